@@ -1,0 +1,50 @@
+// The one small interface every backend (cpu, cuda, gl) implements. A backend holds one resident image:
+// upload it, run any number of resolved plans on it (each reads the uploaded input and writes the
+// resident output), download the output. Each call reports its own time in milliseconds, measured with
+// the backend's clock (device events where there are any; see timer_clock()).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "core/image.hpp"
+#include "core/plan.hpp"
+#include "core/status.hpp"
+
+namespace gpublur {
+
+struct BackendOptions {
+  int device = 0;            // --device N: which GPU (CUDA ordinal, EGL device index)
+  bool half_storage = false;  // GL: RGBA16F textures instead of RGBA32F
+  int threads = 0;           // CPU: worker threads, 0 = hardware concurrency
+};
+
+// What one run did, beyond the time: e.g. which interpolation path gauss-linear took.
+struct RunInfo {
+  double compute_ms = 0;
+  std::string path;  // free text for the report ("texture-hw", "exact-lerp", "compute", "fragment", ...)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;         // "cpu", "cuda", "gl"
+  virtual std::string device_name() const = 0;  // e.g. "NVIDIA H100 80GB HBM3", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  // Which clock the times come from: "cuda-events", "gl-timer-query", "host-clock-glfinish", "host-clock".
+  virtual std::string timer_clock() const = 0;
+
+  // src has 1..4 channels (the pipeline splits wider images). Replaces any resident image.
+  virtual Status upload(const Image& src, double& ms) = 0;
+  // Runs the plan on the resident input into the resident output. May be called repeatedly (bench).
+  virtual Status run(const Plan& plan, RunInfo& info) = 0;
+  // Writes the resident output into dst (resized to the uploaded image's shape).
+  virtual Status download(Image& dst, double& ms) = 0;
+};
+
+// Creates a backend by name ("cpu", "cuda", "gl", or "auto": cuda if a device is present, else gl if EGL
+// works, else cpu). On failure returns null and sets `error` to one clear line.
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opts, std::string& error);
+
+// Backend names compiled into this binary, for help text.
+std::string compiled_backends();
+
+}  // namespace gpublur

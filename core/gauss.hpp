@@ -1,0 +1,29 @@
+// Gaussian kernel math, written once: sampled weights, radius, linear-tap pairs, effective sigma.
+#pragma once
+#include <vector>
+
+namespace gpublur {
+
+// ceil(3 sigma), at least 1: 99.7% of the Gaussian's mass.
+int default_radius(double sigma);
+
+// Sampled, truncated Gaussian exp(-k^2 / (2 sigma^2)) for k = -radius..radius, normalised to sum 1.
+// Index k + radius. Computed in double; backends take the float copy in Plan.
+std::vector<double> gaussian_weights(double sigma, int radius);
+
+// Standard deviation of a symmetric 1D kernel given as weights for -r..r (sum 1).
+double kernel_sigma(const std::vector<double>& weights);
+
+// Bilinear taps for the non-negative half of a symmetric kernel (Rakos / fast-realtime-gpu-blurs):
+// tap 0 is the centre (offset 0, weight w0); tap k >= 1 merges texels (2k-1, 2k) into one sample at
+// offset (2k-1) + w(2k) / (w(2k-1) + w(2k)) with weight w(2k-1) + w(2k); an odd radius leaves a last
+// single texel (offset r, weight w(r)). A sample at x + o is (1-f) * p[floor] + f * p[floor+1] with both
+// texels border-remapped, so with exact interpolation the result equals the discrete convolution.
+// out(x) = weights[0] * s(x) + sum_k weights[k] * (s(x - offsets[k]) + s(x + offsets[k])).
+struct LinearTaps {
+  std::vector<double> offsets;
+  std::vector<double> weights;
+};
+LinearTaps linear_taps(const std::vector<double>& weights_1d);
+
+}  // namespace gpublur

@@ -1,0 +1,48 @@
+// The in-memory image every layer shares: float32, interleaved channels, row-major, no padding.
+// Files of any pixel type are converted to this on read and back on write.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpublur {
+
+enum class PixelType { UInt8, UInt16, Half, Float };
+
+const char* pixel_type_name(PixelType t);  // "uint8", "uint16", "half", "float"
+bool parse_pixel_type(const std::string& s, PixelType& out);
+
+struct Image {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  std::vector<float> data;  // width * height * channels values
+
+  Image() = default;
+  Image(int w, int h, int c) : width(w), height(h), channels(c), data(size_t(w) * h * c, 0.0f) {}
+  size_t pixel_count() const { return size_t(width) * height; }
+  size_t value_count() const { return pixel_count() * channels; }
+  size_t byte_count() const { return value_count() * sizeof(float); }
+  float& at(int x, int y, int c) { return data[(size_t(y) * width + x) * channels + c]; }
+  float at(int x, int y, int c) const { return data[(size_t(y) * width + x) * channels + c]; }
+};
+
+// What a file said about itself, beyond the pixels: enough to write it back faithfully.
+struct ImageMeta {
+  std::string format;                       // "exr" or "png"
+  PixelType pixel_type = PixelType::Float;  // storage type in the file
+  std::vector<std::string> channel_names;   // one per channel (EXR names; PNG: R,G,B,A / Y,A)
+  int alpha_channel = -1;                   // index of alpha, -1 if none
+  bool srgb = false;                        // values are sRGB-encoded (PNG); EXR is linear
+  bool palette = false;                     // PNG was palette-coded (expanded on read)
+  // Metadata carried where the format allows: EXR string attributes, PNG text chunks.
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+struct LoadedImage {
+  Image image;
+  ImageMeta meta;
+};
+
+}  // namespace gpublur

@@ -1,0 +1,40 @@
+// The method registry: the one source of method names, parameters, defaults, ranges, help and sigma mapping.
+// The CLI's help and validation, `gpublur methods` and the report all read from here.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace gpublur {
+
+enum class ParamType { Int, Float, Enum };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Float;
+  std::string default_value;         // textual default; "" with derived = true means "from sigma"
+  bool derived = false;              // default computed from --sigma (described in help)
+  double min = 0, max = 0;           // inclusive range for Int/Float
+  std::vector<std::string> choices;  // for Enum
+  std::string help;
+};
+
+struct MethodSpec {
+  std::string name;
+  std::string summary;
+  std::string sigma_mapping;  // how --sigma sets the parameters, for people
+  bool exact_gaussian = false;
+  std::vector<ParamSpec> params;       // includes the common ones (sigma, radius, border)
+  std::vector<std::string> backends;   // "cpu", "cuda", "gl"
+};
+
+const std::vector<MethodSpec>& method_registry();
+const MethodSpec* find_method(const std::string& name);
+const ParamSpec* find_param(const MethodSpec& m, const std::string& name);
+bool method_on_backend(const MethodSpec& m, const std::string& backend);
+const char* param_type_name(ParamType t);
+
+// Human-readable listing and JSON listing (for `gpublur methods [--json]`).
+std::string registry_text();
+std::string registry_json();
+
+}  // namespace gpublur
