@@ -1,0 +1,54 @@
+// The "cpu" backend: the reference implementations behind the Backend interface. "Upload" and "download"
+// are host copies, so the report's stages mean the same thing on every backend.
+#include <chrono>
+#include <thread>
+
+#include "core/reference/reference.hpp"
+
+namespace gpublur {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const BackendOptions& o) : threads_(o.threads) {}
+  std::string name() const override { return "cpu"; }
+  std::string device_name() const override {
+    const unsigned n = threads_ > 0 ? unsigned(threads_) : std::thread::hardware_concurrency();
+    return "host CPU, " + std::to_string(n) + " threads";
+  }
+  std::string timer_clock() const override { return "host-clock"; }
+
+  Status upload(const Image& src, double& ms) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    input_ = src;
+    ms = ms_since(t0);
+    return Status::success();
+  }
+  Status run(const Plan& plan, RunInfo& info) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = reference_run(plan, input_, output_, threads_);
+    info.compute_ms = ms_since(t0);
+    info.path = plan.method == "gauss-linear" ? "exact-lerp" : "reference";
+    return s;
+  }
+  Status download(Image& dst, double& ms) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    dst = output_;
+    ms = ms_since(t0);
+    return Status::success();
+  }
+
+ private:
+  int threads_;
+  Image input_, output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& opts) { return std::make_unique<CpuBackend>(opts); }
+
+}  // namespace gpublur

@@ -1,0 +1,57 @@
+// Maps backend names to the backends compiled into this binary. "auto": CUDA where a device is present,
+// else GL where an EGL/GL 4.5 context can be made, else the CPU reference.
+#include "core/backend.hpp"
+#include "core/reference/reference.hpp"
+#if GPUBLUR_WITH_CUDA
+#include "gpu/cuda/cuda_backend.hpp"
+#endif
+#if GPUBLUR_WITH_GL
+#include "gpu/gl/gl_backend.hpp"
+#endif
+
+namespace gpublur {
+
+std::string compiled_backends() {
+  std::string s = "cpu";
+#if GPUBLUR_WITH_CUDA
+  s += ", cuda";
+#endif
+#if GPUBLUR_WITH_GL
+  s += ", gl";
+#endif
+  return s;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opts, std::string& error) {
+  error.clear();
+  if (name == "cpu") return make_cpu_backend(opts);
+  if (name == "cuda") {
+#if GPUBLUR_WITH_CUDA
+    return make_cuda_backend(opts, error);
+#else
+    error = "backend 'cuda' is not compiled into this binary (built with: " + compiled_backends() + ")";
+    return nullptr;
+#endif
+  }
+  if (name == "gl") {
+#if GPUBLUR_WITH_GL
+    return make_gl_backend(opts, error);
+#else
+    error = "backend 'gl' is not compiled into this binary (built with: " + compiled_backends() + ")";
+    return nullptr;
+#endif
+  }
+  if (name == "auto") {
+#if GPUBLUR_WITH_CUDA
+    if (cuda_device_present()) return make_cuda_backend(opts, error);
+#endif
+#if GPUBLUR_WITH_GL
+    if (gl_available()) return make_gl_backend(opts, error);
+#endif
+    return make_cpu_backend(opts);
+  }
+  error = "unknown backend '" + name + "' (choose auto, cpu, cuda or gl)";
+  return nullptr;
+}
+
+}  // namespace gpublur

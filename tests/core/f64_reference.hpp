@@ -1,0 +1,48 @@
+// An independent float64 direct 2D Gaussian convolution: its own weights, its own border rules (written as
+// explicit reflections, not core/border.hpp's modulo arithmetic), no separation. The ground truth that
+// every exact-Gaussian implementation is checked against.
+#pragma once
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+
+namespace gpublur::testing {
+
+// Returns the in-range index, or -1 for "reads zero".
+inline int f64_border(int i, int n, const std::string& mode) {
+  if (mode == "zero") return (i < 0 || i >= n) ? -1 : i;
+  if (mode == "clamp") return i < 0 ? 0 : (i >= n ? n - 1 : i);
+  if (mode == "wrap") {
+    while (i < 0) i += n;
+    while (i >= n) i -= n;
+    return i;
+  }
+  // mirror with the edge repeated: -1 -> 0, n -> n-1; reflect until inside
+  while (i < 0 || i >= n) i = i < 0 ? -1 - i : 2 * n - 1 - i;
+  return i;
+}
+
+inline std::vector<double> f64_convolve_2d(const Image& src, double sigma, int radius, const std::string& mode) {
+  std::vector<double> w(size_t(2 * radius + 1));
+  double s = 0;
+  for (int k = -radius; k <= radius; ++k) s += w[size_t(k + radius)] = std::exp(-0.5 * k * k / (sigma * sigma));
+  std::vector<double> out(src.value_count(), 0.0);
+  for (int y = 0; y < src.height; ++y)
+    for (int x = 0; x < src.width; ++x)
+      for (int dy = -radius; dy <= radius; ++dy) {
+        const int yy = f64_border(y + dy, src.height, mode);
+        if (yy < 0) continue;
+        for (int dx = -radius; dx <= radius; ++dx) {
+          const int xx = f64_border(x + dx, src.width, mode);
+          if (xx < 0) continue;
+          const double wt = w[size_t(dy + radius)] * w[size_t(dx + radius)] / (s * s);
+          for (int c = 0; c < src.channels; ++c)
+            out[(size_t(y) * src.width + x) * src.channels + c] += wt * src.at(xx, yy, c);
+        }
+      }
+  return out;
+}
+
+}  // namespace gpublur::testing

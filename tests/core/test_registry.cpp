@@ -1,0 +1,102 @@
+// The registry, plan resolution and the Gaussian math written once in core/.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/gauss.hpp"
+#include "core/plan.hpp"
+#include "core/registry.hpp"
+
+namespace gpublur {
+namespace {
+
+TEST(Registry, EveryMethodDeclaresCommonParamsAndBackends) {
+  std::set<std::string> names;
+  for (const MethodSpec& m : method_registry()) {
+    EXPECT_TRUE(names.insert(m.name).second) << "duplicate " << m.name;
+    EXPECT_FALSE(m.summary.empty()) << m.name;
+    EXPECT_TRUE(method_on_backend(m, "cpu")) << m.name << ": every method has a CPU reference";
+    for (const char* p : {"sigma", "radius", "border"}) EXPECT_NE(find_param(m, p), nullptr) << m.name << " " << p;
+  }
+  for (const char* n : {"copy", "gauss-2d", "gauss-sep", "gauss-linear"}) EXPECT_TRUE(names.count(n)) << n;
+}
+
+TEST(Registry, JsonListsTheSameMethodsAndParams) {
+  const auto j = nlohmann::json::parse(registry_json());
+  ASSERT_EQ(j.size(), method_registry().size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    const MethodSpec& m = method_registry()[i];
+    EXPECT_EQ(j[i]["name"], m.name);
+    ASSERT_EQ(j[i]["params"].size(), m.params.size());
+    for (size_t k = 0; k < m.params.size(); ++k) EXPECT_EQ(j[i]["params"][k]["name"], m.params[k].name);
+  }
+  EXPECT_NE(registry_text().find("gauss-linear"), std::string::npos);
+}
+
+TEST(Plan, DefaultsAndDerivedRadius) {
+  Plan p;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "2.5"}}, p).ok());
+  EXPECT_EQ(p.radius, 8);  // ceil(7.5)
+  EXPECT_EQ(p.border, Border::Clamp);
+  EXPECT_EQ(p.param("impl"), "compute");
+  ASSERT_EQ(p.weights.size(), 17u);
+  double sum = 0;
+  for (float w : p.weights) sum += w;
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+  EXPECT_NEAR(p.effective_sigma, 2.5, 0.05);  // truncation at 3 sigma narrows it slightly
+  EXPECT_LT(p.effective_sigma, 2.5);
+}
+
+TEST(Plan, ValidationErrorsNameTheParameter) {
+  Plan p;
+  Status s = resolve_plan("gauss-sep", {{"sigma", "0"}}, p);
+  EXPECT_NE(s.error.find("--sigma"), std::string::npos) << s.error;
+  s = resolve_plan("gauss-sep", {{"sigma", "abc"}}, p);
+  EXPECT_NE(s.error.find("not a number"), std::string::npos) << s.error;
+  s = resolve_plan("gauss-sep", {{"radius", "2.5"}}, p);
+  EXPECT_NE(s.error.find("integer"), std::string::npos) << s.error;
+  s = resolve_plan("gauss-sep", {{"border", "reflect"}}, p);
+  EXPECT_NE(s.error.find("clamp, mirror, wrap, zero"), std::string::npos) << s.error;
+  s = resolve_plan("gauss-2d", {{"interp", "exact"}}, p);
+  EXPECT_NE(s.error.find("no parameter 'interp'"), std::string::npos) << s.error;
+  s = resolve_plan("blurry", {}, p);
+  EXPECT_NE(s.error.find("unknown method"), std::string::npos) << s.error;
+}
+
+TEST(Gauss, LinearTapsReproduceTheDiscreteKernel) {
+  for (double sigma : {0.5, 1.0, 3.0, 7.3, 48.0})
+    for (int radius : {1, 2, 5, default_radius(sigma)}) {
+      const auto w = gaussian_weights(sigma, radius);
+      const LinearTaps t = linear_taps(w);
+      EXPECT_EQ(t.offsets.size(), size_t(1 + (radius + 1) / 2));
+      // Spread every tap back onto integer texels: must give the discrete kernel exactly.
+      std::vector<double> back(w.size(), 0.0);
+      back[size_t(radius)] += t.weights[0];
+      for (size_t k = 1; k < t.offsets.size(); ++k) {
+        const int i0 = int(std::floor(t.offsets[k]));
+        const double f = t.offsets[k] - i0;
+        for (int s : {-1, 1}) {
+          // +o covers texels i0, i0+1; -o covers -i0, -i0-1 (same weights mirrored)
+          back[size_t(radius + s * i0)] += t.weights[k] * (1 - f);
+          if (f > 0) back[size_t(radius + s * (i0 + 1))] += t.weights[k] * f;
+        }
+      }
+      for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(back[i], w[i], 1e-15) << sigma << " " << radius << " " << i;
+    }
+}
+
+TEST(Gauss, WeightsAreNormalisedSymmetricGaussians) {
+  const auto w = gaussian_weights(4.0, 12);
+  double sum = 0;
+  for (double v : w) sum += v;
+  EXPECT_NEAR(sum, 1.0, 1e-14);
+  for (int k = 0; k <= 12; ++k) EXPECT_DOUBLE_EQ(w[size_t(12 + k)], w[size_t(12 - k)]);
+  EXPECT_NEAR(w[12 + 4] / w[12], std::exp(-0.5), 1e-14);
+  EXPECT_EQ(default_radius(0.5), 2);
+  EXPECT_EQ(default_radius(48), 144);
+}
+
+}  // namespace
+}  // namespace gpublur
