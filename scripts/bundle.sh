@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the portable GPU bundle: Release, sm_90, lean I/O adapter (OpenEXR + libpng, no OpenImageIO),
+# gpublur + the test binaries + the shared libraries an Ubuntu 24.04 machine with only the NVIDIA driver and
+# CUDA 13 lacks, a launcher that sets the library path, and the GPU check script. At most 64 MiB.
+# Usage: scripts/bundle.sh [DEST]   (default: bundle/)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dest=${1:-$root/bundle}
+build=$root/build-bundle
+bash "$root/scripts/build.sh" "$build" -DGPUBLUR_IO=lean -DGPUBLUR_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90
+
+rm -rf "$dest"
+mkdir -p "$dest/bin" "$dest/lib"
+for f in "$build"/bin/*; do
+  [[ -x $f && -f $f ]] && cp "$f" "$dest/bin/"
+done
+strip --strip-unneeded "$dest"/bin/* 2>/dev/null || true
+
+# Libraries every target has (glibc, the C++ runtime, zlib) or that must come from the target (the NVIDIA
+# driver; EGL/GL are loaded at run time by glad, never linked) stay out of the bundle.
+system_re='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libz\.|libcuda\.|libEGL|libGL|libOpenGL)'
+for f in "$dest"/bin/*; do
+  ldd "$f" | awk '/=> \// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  [[ $name =~ $system_re ]] && continue
+  cp -L "$path" "$dest/lib/$name"
+done
+
+cat >"$dest/gpublur" <<'LAUNCH'
+#!/bin/sh
+# Launcher: runs the bundled gpublur with the bundled libraries.
+here=$(dirname "$(readlink -f "$0")")
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/gpublur" "$@"
+LAUNCH
+chmod +x "$dest/gpublur"
+cp "$root/scripts/gpu_check.sh" "$dest/"
+mkdir -p "$dest/testdata" && cp -r "$root/testdata/." "$dest/testdata/"
+
+size=$(du -sb "$dest" | cut -f1)
+echo "[bundle] $dest: $((size / 1024 / 1024)) MiB; libraries: $(ls "$dest/lib" | tr '\n' ' ')"
+if ((size > 64 * 1024 * 1024)); then
+  echo "[bundle] ERROR: over 64 MiB" >&2
+  exit 1
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: set up, build Release, and blur the bundled test images into out/demo with a report.
+# Extra arguments go to `gpublur blur` (e.g. --method gauss-2d --sigma 4 --backend cpu).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/build.sh" "$root/build"
+out=$root/out/demo
+mkdir -p "$out"
+inputs=("$root"/testdata/*.png "$root"/testdata/*.exr)
+echo "[demo] gpublur blur ${#inputs[@]} images from testdata/ -> out/demo (report: out/demo/report.json)"
+"$root/build/bin/gpublur" blur "${inputs[@]}" -o "$out" --sigma 4 --report "$out/report.json" "$@"
+echo "[demo] done:"
+ls -l "$out"
