@@ -3,6 +3,24 @@
 //   "lean" - OpenEXR and libpng directly, for deployments that cannot carry OIIO's dependencies.
 // Readers return float32 pixels: PNG values scaled to [0,1] (still sRGB-encoded; the pipeline linearises),
 // palette PNGs expanded, EXR channels in file order with names kept. Errors always name the file.
+//
+// The details both adapters implement (tests/io checks them):
+// - EXR channel order: EXR headers keep channels sorted by name (A,B,G,R), so "file order" is taken as: no-layer
+//   channels first, then layers by name; within each, R,G,B,Y,A first, then the rest by name
+//   ({A,B,G,N.x,R,Z} -> R,G,B,A,Z,N.x). alpha_channel is the channel named "A".
+// - EXR pixel types: all-half files read as Half, anything else (float, uint) as Float; uint values are kept
+//   as numbers, not scaled. Subsampled and deep files are refused. Writes half unless meta says Float.
+// - EXR windows: the data window is read (width/height are its size); a different display window or a data
+//   window offset is logged and not kept: files are written with data window = display window at (0,0).
+// - Attributes: EXR string attributes and PNG text chunks (tEXt/zTXt/iTXt), under the file's own names
+//   ("comments", "owner", "Description", "Author", ...); structural EXR attributes and OIIO's "oiio:*"
+//   bookkeeping are neither reported nor written. Non-string EXR attributes are not carried.
+// - PNG: 1 gray (Y), 2 gray+alpha (Y,A), 3 RGB, 4 RGBA; 1/2/4-bit gray scaled to 8 bit; palette and tRNS
+//   expanded to RGB(A) 8-bit with meta.palette = true. Values are q / (2^bits - 1), straight alpha, still
+//   sRGB-encoded (meta.srgb = true). Writing: 16-bit for UInt16 (and for Half/Float, which PNG cannot hold),
+//   else 8-bit; values clamped to [0,1] (NaN -> 0) and rounded half up; palette inputs are written back as
+//   8-bit RGB(A), not as a palette; more than 4 channels is an error.
+// - Limits: width*height and the channel count are checked from the header before any pixel is allocated.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,0 +1,235 @@
+// Adapter selection, extension mapping and the checks both adapters share (see io_common.hpp).
+#include "core/io/io_common.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "core/io/image_io.hpp"
+
+#ifndef GPUBLUR_IO_DEFAULT
+#define GPUBLUR_IO_DEFAULT "lean"
+#endif
+
+namespace gpublur {
+
+std::string format_from_extension(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == "exr") return "exr";
+  if (ext == "png") return "png";
+  return "";
+}
+
+std::unique_ptr<ImageIO> make_image_io(const std::string& name) {
+  const std::string n = name.empty() ? std::string(GPUBLUR_IO_DEFAULT) : name;
+  if (n == "lean") return make_lean_io();
+  if (n == "oiio") return make_oiio_io();
+  return nullptr;
+}
+
+#ifndef GPUBLUR_WITH_OIIO
+// Lean builds carry no OIIO at all; asking for it yields null, as the interface promises.
+std::unique_ptr<ImageIO> make_oiio_io() { return nullptr; }
+#endif
+
+namespace io {
+
+namespace {
+const unsigned char kPngMagic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+const unsigned char kExrMagic[4] = {0x76, 0x2f, 0x31, 0x01};
+
+bool starts_with(const unsigned char* b, size_t n, const void* magic, size_t m) {
+  return n >= m && std::memcmp(b, magic, m) == 0;
+}
+}  // namespace
+
+std::string describe_content(const unsigned char* b, size_t n) {
+  if (starts_with(b, n, kPngMagic, 8)) return "png";
+  if (starts_with(b, n, kExrMagic, 4)) return "exr";
+  struct Known { const char* magic; size_t len; const char* name; };
+  static const Known known[] = {
+      {"\xff\xd8\xff", 3, "JPEG"}, {"II*\0", 4, "TIFF"}, {"MM\0*", 4, "TIFF"}, {"GIF8", 4, "GIF"},
+      {"BM", 2, "BMP"}, {"8BPS", 4, "Photoshop PSD"}, {"\x1a\x45\xdf\xa3", 4, "Matroska/WebM"},
+      {"%PDF", 4, "PDF"}, {"PK\x03\x04", 4, "ZIP archive"}, {"\x1f\x8b", 2, "gzip data"},
+      {"#?RADIANCE", 10, "Radiance HDR"}, {"#?RGBE", 6, "Radiance HDR"}, {"SIMPLE", 6, "FITS"},
+  };
+  for (const auto& k : known)
+    if (starts_with(b, n, k.magic, k.len)) return k.name;
+  if (n >= 12 && std::memcmp(b, "RIFF", 4) == 0 && std::memcmp(b + 8, "WEBP", 4) == 0) return "WebP";
+  if (starts_with(b, n, kPngMagic, std::min<size_t>(n, 8)) && n < 8) return "a truncated PNG signature";
+  std::string hex;
+  for (size_t i = 0; i < std::min<size_t>(n, 8); ++i) hex += fmt::format("{}{:02x}", i ? " " : "", b[i]);
+  return fmt::format("unrecognised data (first bytes: {})", hex);
+}
+
+Status preflight_read(const std::string& path, std::string& format) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::fail(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return Status::fail(fmt::format("cannot read '{}': not a regular file", path));
+  format = format_from_extension(path);
+  if (format.empty())
+    return Status::fail(fmt::format("cannot read '{}': unsupported file extension (expected .exr or .png)", path));
+  if (st.st_size == 0) return Status::fail(fmt::format("cannot read '{}': the file is empty (0 bytes)", path));
+
+  unsigned char head[16] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Status::fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  const std::string content = describe_content(head, n);
+  if (content == format) return Status::success();
+  const char* want = format == "exr" ? "EXR" : "PNG";
+  if (content == "png" || content == "exr")
+    return Status::fail(fmt::format("cannot read '{}': the name says {} but the content is {} (mislabelled file)",
+                                    path, want, content == "png" ? "PNG" : "EXR"));
+  return Status::fail(fmt::format("cannot read '{}': not a {} file; the content is {}", path, want, content));
+}
+
+Status check_limits(const std::string& path, uint64_t width, uint64_t height, uint64_t channels,
+                    const ReadLimits& limits) {
+  if (width == 0 || height == 0)
+    return Status::fail(fmt::format("cannot read '{}': the image is empty ({}x{})", path, width, height));
+  // width and height come from 32-bit header fields, so the product cannot overflow 64 bits.
+  if (width * height > limits.max_pixels)
+    return Status::fail(fmt::format("cannot read '{}': {}x{} = {} pixels exceeds the limit of {} pixels", path,
+                                    width, height, width * height, limits.max_pixels));
+  if (channels == 0 || channels > uint64_t(std::max(limits.max_channels, 0)))
+    return Status::fail(fmt::format("cannot read '{}': {} channels (the limit is 1 to {})", path, channels,
+                                    limits.max_channels));
+  return Status::success();
+}
+
+int png_color_type(const std::string& path) {
+  // Signature (8) + IHDR length and type (8) + width, height (8) + bit depth (1): colour type is byte 25.
+  unsigned char b[26] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return -1;
+  size_t n = std::fread(b, 1, sizeof b, f);
+  std::fclose(f);
+  if (n < sizeof b || std::memcmp(b + 12, "IHDR", 4) != 0) return -1;
+  return b[25];
+}
+
+std::vector<int> exr_channel_order(const std::vector<std::string>& names) {
+  auto split = [](const std::string& n) {
+    auto dot = n.find_last_of('.');
+    if (dot == std::string::npos) return std::make_pair(std::string(), n);
+    return std::make_pair(n.substr(0, dot), n.substr(dot + 1));
+  };
+  auto rank = [](const std::string& base) {
+    static const std::map<std::string, int> r = {{"R", 0}, {"G", 1}, {"B", 2}, {"Y", 3}, {"A", 4}};
+    auto it = r.find(base);
+    return it == r.end() ? 5 : it->second;
+  };
+  std::vector<int> order(names.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    auto [la, ba] = split(names[a]);
+    auto [lb, bb] = split(names[b]);
+    if (la != lb) return la < lb;  // "" (no layer) sorts first
+    int ra = rank(ba), rb = rank(bb);
+    if (ra != rb) return ra < rb;
+    return ba < bb;
+  });
+  return order;
+}
+
+int find_alpha(const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == "A") return int(i);
+  return -1;
+}
+
+std::vector<std::string> png_channel_names(int channels) {
+  switch (channels) {
+    case 1: return {"Y"};
+    case 2: return {"Y", "A"};
+    case 3: return {"R", "G", "B"};
+    case 4: return {"R", "G", "B", "A"};
+    default: return {};
+  }
+}
+
+Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,
+                     std::vector<std::string>& names) {
+  format = meta.format.empty() ? format_from_extension(path) : meta.format;
+  if (format != "exr" && format != "png")
+    return Status::fail(fmt::format("cannot write '{}': unsupported format '{}' (expected exr or png)", path,
+                                    format));
+  if (img.width <= 0 || img.height <= 0 || img.channels <= 0)
+    return Status::fail(fmt::format("cannot write '{}': empty image ({}x{}, {} channels)", path, img.width,
+                                    img.height, img.channels));
+  if (img.data.size() != img.value_count())
+    return Status::fail(fmt::format("cannot write '{}': the image holds {} values, expected {}x{}x{}", path,
+                                    img.data.size(), img.width, img.height, img.channels));
+  if (format == "png") {
+    if (img.channels > 4)
+      return Status::fail(fmt::format(
+          "cannot write '{}': PNG holds 1 to 4 channels (gray, gray+alpha, RGB, RGBA), this image has {}; "
+          "write EXR instead",
+          path, img.channels));
+    names = png_channel_names(img.channels);
+    return Status::success();
+  }
+  names = meta.channel_names;
+  if (names.empty()) {
+    names = png_channel_names(std::min(img.channels, 4));
+    for (int c = int(names.size()); c < img.channels; ++c) names.push_back(fmt::format("C{}", c));
+  }
+  if (int(names.size()) != img.channels)
+    return Status::fail(fmt::format("cannot write '{}': {} channel names for {} channels", path, names.size(),
+                                    img.channels));
+  std::set<std::string> seen;
+  for (const auto& n : names) {
+    if (n.empty()) return Status::fail(fmt::format("cannot write '{}': empty channel name", path));
+    if (!seen.insert(n).second)
+      return Status::fail(fmt::format("cannot write '{}': channel name '{}' appears twice", path, n));
+  }
+  return Status::success();
+}
+
+int png_bit_depth(PixelType t) { return t == PixelType::UInt8 ? 8 : 16; }
+
+bool exr_writes_float(PixelType t) { return t == PixelType::Float; }
+
+uint32_t quantize(float v, uint32_t maxval) {
+  if (!(v > 0.0f)) return 0;  // also NaN
+  if (v >= 1.0f) return maxval;
+  // In double the product is exact, so this is round-half-up of the true value.
+  return uint32_t(double(v) * maxval + 0.5);
+}
+
+bool is_structural_exr_attribute(const std::string& name) {
+  static const std::set<std::string> s = {
+      "channels", "compression", "dataWindow", "displayWindow", "lineOrder", "pixelAspectRatio",
+      "screenWindowCenter", "screenWindowWidth", "tiles", "type", "name", "version", "chunkCount",
+      "maxSamplesPerPixel"};
+  return s.count(name) != 0;
+}
+
+bool is_oiio_bookkeeping(const std::string& name) { return name.rfind("oiio:", 0) == 0; }
+
+bool valid_png_text_key(const std::string& key) {
+  if (key.empty() || key.size() > 79 || key.front() == ' ' || key.back() == ' ') return false;
+  if (key.find("  ") != std::string::npos) return false;
+  for (unsigned char c : key)
+    if (c < 32 || (c > 126 && c < 161)) return false;
+  return true;
+}
+
+void remove_partial(const std::string& path) { std::remove(path.c_str()); }
+
+}  // namespace io
+}  // namespace gpublur

@@ -1,0 +1,63 @@
+// Shared by both adapters (internal to core/io): checks done before any decoder runs, the EXR channel order,
+// and the integer <-> float conversions. Both adapters call these so that they agree bit for bit.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/io/image_io.hpp"
+#include "core/status.hpp"
+
+namespace gpublur::io {
+
+// What a file's first bytes say it is: "png", "exr", another known format's name ("JPEG", "TIFF", ...),
+// or "unrecognised data (first bytes: 3c 21 44 4f)".
+std::string describe_content(const unsigned char* bytes, size_t n);
+
+// Before decoding: the file exists, is a regular non-empty file, has a supported extension, and its magic
+// bytes match that extension. On success `format` is "exr" or "png".
+Status preflight_read(const std::string& path, std::string& format);
+
+// Header-only guard against decompression bombs: call before allocating pixels.
+Status check_limits(const std::string& path, uint64_t width, uint64_t height, uint64_t channels,
+                    const ReadLimits& limits);
+
+// PNG only: the IHDR colour type byte (3 = palette), or -1 if the file is too short to say.
+int png_color_type(const std::string& path);
+
+// EXR channel order. EXR headers store channels sorted by name, so "file order" is alphabetical (A,B,G,R):
+// useless for images. Both adapters use this order instead: channels without a layer prefix first, then
+// layers by name; inside a layer R, G, B, Y, A first (in that order), then the rest by name.
+// Example: {A,B,G,N.x,R,Z} -> R,G,B,A,Z,N.x. Returns the permutation: result[i] = input index of channel i.
+std::vector<int> exr_channel_order(const std::vector<std::string>& names);
+// Index of the channel named exactly "A", -1 if none.
+int find_alpha(const std::vector<std::string>& names);
+// PNG channel names for a channel count: Y / Y,A / R,G,B / R,G,B,A.
+std::vector<std::string> png_channel_names(int channels);
+
+// Write-side checks shared by both adapters: sizes, data length, channel names (filled in if empty).
+// `format` is meta.format, or the extension's when empty.
+Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,
+                     std::vector<std::string>& names);
+// PNG bit depth for a pixel type: 16 for uint16 (and half/float, which PNG cannot hold), else 8.
+int png_bit_depth(PixelType t);
+// EXR writes half unless meta asks for float (uint8/uint16 sources become half: enough for 16-bit data).
+bool exr_writes_float(PixelType t);
+
+// Integer sample <-> float in [0,1]. quantize clamps to [0,1] (NaN -> 0) and rounds to nearest.
+inline float dequantize(uint32_t q, uint32_t maxval) { return float(q) / float(maxval); }
+uint32_t quantize(float v, uint32_t maxval);
+
+// EXR header attributes that are part of the file's structure: never carried in meta.attributes.
+bool is_structural_exr_attribute(const std::string& name);
+// OIIO's own bookkeeping ("oiio:ColorSpace", ...), which OIIO also stores in files it writes: neither adapter
+// reports or writes these, so meta.attributes holds the same set whichever adapter wrote or reads a file.
+bool is_oiio_bookkeeping(const std::string& name);
+// PNG text keys must be 1-79 Latin-1 characters with no leading/trailing/double spaces.
+bool valid_png_text_key(const std::string& key);
+
+// Removes a partly written output file after a failed write (best effort).
+void remove_partial(const std::string& path);
+
+}  // namespace gpublur::io

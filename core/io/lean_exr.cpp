@@ -1,0 +1,117 @@
+// EXR through OpenEXR directly. OpenEXR throws (Iex::BaseExc derives from std::exception): every call is
+// inside try/catch and comes back as a Status naming the file.
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
+#include <ImfOutputFile.h>
+#include <ImfStringAttribute.h>
+#include <Imath/half.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <exception>
+
+#include "core/io/io_common.hpp"
+#include "core/io/lean_formats.hpp"
+
+namespace gpublur::io {
+
+Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
+  try {
+    Imf::InputFile file(path.c_str());
+    const Imf::Header& header = file.header();
+    const Imath::Box2i dw = header.dataWindow();
+    const int64_t width = int64_t(dw.max.x) - dw.min.x + 1;
+    const int64_t height = int64_t(dw.max.y) - dw.min.y + 1;
+
+    std::vector<std::string> file_names;
+    std::vector<Imf::PixelType> file_types;
+    for (auto it = header.channels().begin(); it != header.channels().end(); ++it) {
+      if (it.channel().xSampling != 1 || it.channel().ySampling != 1)
+        return Status::fail(fmt::format("cannot read '{}': channel '{}' is subsampled ({}x{}); not supported", path,
+                                        it.name(), it.channel().xSampling, it.channel().ySampling));
+      file_names.push_back(it.name());
+      file_types.push_back(it.channel().type);
+    }
+    // Limits first: nothing proportional to the image is allocated before this check.
+    if (Status st = check_limits(path, uint64_t(std::max<int64_t>(width, 0)), uint64_t(std::max<int64_t>(height, 0)),
+                                 file_names.size(), limits);
+        !st)
+      return st;
+    if (header.displayWindow() != dw)
+      spdlog::warn("'{}': data window differs from the display window; reading the data window only "
+                   "(written back at origin 0,0 with display window = data window)",
+                   path);
+
+    const std::vector<int> order = exr_channel_order(file_names);
+    const int nc = int(file_names.size());
+    Image img(int(width), int(height), nc);
+    ImageMeta meta;
+    meta.format = "exr";
+    meta.pixel_type = PixelType::Half;
+    Imf::FrameBuffer fb;
+    const size_t xstride = sizeof(float) * nc, ystride = xstride * size_t(width);
+    for (int c = 0; c < nc; ++c) {
+      const int src = order[c];
+      meta.channel_names.push_back(file_names[src]);
+      // uint channels are converted to float too; any non-half channel makes the image "float".
+      if (file_types[src] != Imf::HALF) meta.pixel_type = PixelType::Float;
+      fb.insert(file_names[src],
+                Imf::Slice::Make(Imf::FLOAT, img.data.data() + c, dw, xstride, ystride));
+    }
+    meta.alpha_channel = find_alpha(meta.channel_names);
+    for (auto it = header.begin(); it != header.end(); ++it) {
+      if (is_structural_exr_attribute(it.name()) || is_oiio_bookkeeping(it.name())) continue;
+      if (auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
+        meta.attributes.emplace_back(it.name(), s->value());
+    }
+    file.setFrameBuffer(fb);
+    file.readPixels(dw.min.y, dw.max.y);
+    out.image = std::move(img);
+    out.meta = std::move(meta);
+    return Status::success();
+  } catch (const std::exception& e) {
+    return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, e.what()));
+  }
+}
+
+Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta& meta,
+                      const std::vector<std::string>& names) {
+  try {
+    Imf::Header header(img.width, img.height);
+    header.compression() = Imf::ZIP_COMPRESSION;
+    const Imf::PixelType type = exr_writes_float(meta.pixel_type) ? Imf::FLOAT : Imf::HALF;
+    // OutputFile does not convert: half files need a half buffer (Imath::half rounds to nearest even).
+    std::vector<Imath::half> halves;
+    const char* base = reinterpret_cast<const char*>(img.data.data());
+    size_t sample = sizeof(float);
+    if (type == Imf::HALF) {
+      halves.assign(img.data.begin(), img.data.end());
+      base = reinterpret_cast<const char*>(halves.data());
+      sample = sizeof(Imath::half);
+    }
+    Imf::FrameBuffer fb;
+    const size_t xstride = sample * img.channels, ystride = xstride * img.width;
+    for (int c = 0; c < img.channels; ++c) {
+      header.channels().insert(names[c], Imf::Channel(type));
+      fb.insert(names[c], Imf::Slice(type, const_cast<char*>(base + c * sample), xstride, ystride));
+    }
+    for (const auto& [key, value] : meta.attributes) {
+      if (key.empty() || is_structural_exr_attribute(key) || is_oiio_bookkeeping(key)) {
+        spdlog::debug("'{}': attribute '{}' not written (part of the EXR structure)", path, key);
+        continue;
+      }
+      header.insert(key, Imf::StringAttribute(value));
+    }
+    Imf::OutputFile file(path.c_str(), header);
+    file.setFrameBuffer(fb);
+    file.writePixels(img.height);
+  } catch (const std::exception& e) {
+    remove_partial(path);
+    return Status::fail(fmt::format("cannot write '{}': {}", path, e.what()));
+  }
+  return Status::success();
+}
+
+}  // namespace gpublur::io

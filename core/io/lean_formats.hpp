@@ -1,0 +1,20 @@
+// The lean adapter's codecs (internal to core/io): libpng and OpenEXR called directly.
+// Callers run preflight_read / prepare_write (io_common.hpp) first.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/io/image_io.hpp"
+#include "core/status.hpp"
+
+namespace gpublur::io {
+
+Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out);
+Status write_png_lean(const std::string& path, const Image& img, const ImageMeta& meta);
+
+Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out);
+Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta& meta,
+                      const std::vector<std::string>& names);
+
+}  // namespace gpublur::io

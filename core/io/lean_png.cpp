@@ -1,0 +1,221 @@
+// PNG through libpng directly. libpng reports errors by longjmp: every libpng call runs inside a small
+// function that owns the setjmp, holds no C++ objects with destructors, and turns the error into a message.
+#include <fmt/format.h>
+#include <png.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+
+#include "core/io/io_common.hpp"
+#include "core/io/lean_formats.hpp"
+
+namespace gpublur::io {
+
+namespace {
+
+struct PngContext {
+  std::FILE* file = nullptr;
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  char message[512] = {};
+};
+
+void on_error(png_structp png, png_const_charp msg) {
+  auto* ctx = static_cast<PngContext*>(png_get_error_ptr(png));
+  std::snprintf(ctx->message, sizeof ctx->message, "%s", msg ? msg : "unknown libpng error");
+  png_longjmp(png, 1);
+}
+
+void on_warning(png_structp, png_const_charp msg) { spdlog::debug("libpng: {}", msg ? msg : ""); }
+
+// Our own read callback so that a short file says "truncated" instead of libpng's bare "Read Error".
+void on_read(png_structp png, png_bytep data, png_size_t length) {
+  auto* ctx = static_cast<PngContext*>(png_get_io_ptr(png));
+  size_t got = std::fread(data, 1, length, ctx->file);
+  if (got != length)
+    png_error(png, std::feof(ctx->file) ? "unexpected end of file (the file is truncated)" : "read error");
+}
+
+struct PngHeader {
+  png_uint_32 width = 0, height = 0;
+  int bit_depth = 0, color_type = 0, channels = 0;
+};
+
+bool read_header(PngContext& ctx, PngHeader& h) {
+  if (setjmp(png_jmpbuf(ctx.png))) return false;
+  png_set_read_fn(ctx.png, &ctx, on_read);
+  png_read_info(ctx.png, ctx.info);
+  int interlace = 0, compression = 0, filter = 0;
+  png_get_IHDR(ctx.png, ctx.info, &h.width, &h.height, &h.bit_depth, &h.color_type, &interlace, &compression,
+               &filter);
+  // Expand everything to 8 or 16 bits per sample: palettes to RGB, tRNS to a real alpha channel.
+  if (h.color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(ctx.png);
+  if (h.color_type == PNG_COLOR_TYPE_GRAY && h.bit_depth < 8) png_set_expand_gray_1_2_4_to_8(ctx.png);
+  if (png_get_valid(ctx.png, ctx.info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(ctx.png);
+  png_set_interlace_handling(ctx.png);
+  png_read_update_info(ctx.png, ctx.info);
+  h.channels = png_get_channels(ctx.png, ctx.info);
+  h.bit_depth = png_get_bit_depth(ctx.png, ctx.info);
+  return true;
+}
+
+bool read_rows(PngContext& ctx, png_bytepp rows) {
+  if (setjmp(png_jmpbuf(ctx.png))) return false;
+  png_read_image(ctx.png, rows);
+  png_read_end(ctx.png, ctx.info);  // text chunks after the image data, and the file's integrity
+  return true;
+}
+
+}  // namespace
+
+Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
+  PngContext ctx;
+  ctx.file = std::fopen(path.c_str(), "rb");
+  if (!ctx.file) return Status::fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error, on_warning);
+  if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
+  auto cleanup = [&] {
+    png_destroy_read_struct(ctx.png ? &ctx.png : nullptr, ctx.info ? &ctx.info : nullptr, nullptr);
+    std::fclose(ctx.file);
+  };
+  if (!ctx.png || !ctx.info) {
+    cleanup();
+    return Status::fail(fmt::format("cannot read '{}': libpng initialisation failed", path));
+  }
+
+  PngHeader h;
+  if (!read_header(ctx, h)) {
+    std::string msg = ctx.message;
+    cleanup();
+    return Status::fail(fmt::format("cannot read '{}': bad PNG header: {}", path, msg));
+  }
+  if (Status st = check_limits(path, h.width, h.height, h.channels, limits); !st) {
+    cleanup();
+    return st;
+  }
+
+  const size_t bytes_per_sample = h.bit_depth == 16 ? 2 : 1;
+  const size_t row_bytes = size_t(h.width) * h.channels * bytes_per_sample;
+  std::vector<unsigned char> raw(row_bytes * h.height);
+  std::vector<png_bytep> rows(h.height);
+  for (size_t y = 0; y < h.height; ++y) rows[y] = raw.data() + y * row_bytes;
+  if (!read_rows(ctx, rows.data())) {
+    std::string msg = ctx.message;
+    cleanup();
+    return Status::fail(fmt::format("cannot read '{}': corrupt or truncated PNG: {}", path, msg));
+  }
+
+  ImageMeta meta;
+  meta.format = "png";
+  meta.srgb = true;
+  meta.palette = h.color_type == PNG_COLOR_TYPE_PALETTE;
+  meta.pixel_type = h.bit_depth == 16 ? PixelType::UInt16 : PixelType::UInt8;
+  meta.channel_names = png_channel_names(h.channels);
+  meta.alpha_channel = find_alpha(meta.channel_names);
+  png_textp text = nullptr;
+  int num_text = 0;
+  png_get_text(ctx.png, ctx.info, &text, &num_text);
+  for (int i = 0; i < num_text; ++i)
+    if (!is_oiio_bookkeeping(text[i].key))
+      meta.attributes.emplace_back(text[i].key, text[i].text ? std::string(text[i].text, text[i].text_length)
+                                                           : std::string());
+  cleanup();
+
+  Image img(int(h.width), int(h.height), h.channels);
+  const size_t n = img.value_count();
+  if (bytes_per_sample == 2) {
+    for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(uint32_t(raw[2 * i]) << 8 | raw[2 * i + 1], 65535);
+  } else {
+    for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(raw[i], 255);
+  }
+  out.image = std::move(img);
+  out.meta = std::move(meta);
+  return Status::success();
+}
+
+namespace {
+
+struct PngWriteJob {
+  png_uint_32 width, height;
+  int bit_depth, color_type;
+  bool srgb;
+  png_textp text;
+  int num_text;
+  png_bytepp rows;
+};
+
+bool write_all(PngContext& ctx, const PngWriteJob& job) {
+  if (setjmp(png_jmpbuf(ctx.png))) return false;
+  png_init_io(ctx.png, ctx.file);
+  png_set_IHDR(ctx.png, ctx.info, job.width, job.height, job.bit_depth, job.color_type, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (job.srgb) png_set_sRGB(ctx.png, ctx.info, PNG_sRGB_INTENT_PERCEPTUAL);
+  if (job.num_text > 0) png_set_text(ctx.png, ctx.info, job.text, job.num_text);
+  png_write_info(ctx.png, ctx.info);
+  png_write_image(ctx.png, job.rows);
+  png_write_end(ctx.png, ctx.info);
+  return true;
+}
+
+}  // namespace
+
+Status write_png_lean(const std::string& path, const Image& img, const ImageMeta& meta) {
+  const int depth = png_bit_depth(meta.pixel_type);
+  const uint32_t maxval = depth == 16 ? 65535 : 255;
+  const size_t bytes = depth / 8;
+  const size_t row_bytes = size_t(img.width) * img.channels * bytes;
+  std::vector<unsigned char> raw(row_bytes * img.height);
+  for (size_t i = 0; i < img.value_count(); ++i) {
+    uint32_t q = quantize(img.data[i], maxval);
+    if (bytes == 2) {
+      raw[2 * i] = (unsigned char)(q >> 8);
+      raw[2 * i + 1] = (unsigned char)(q & 0xff);
+    } else {
+      raw[i] = (unsigned char)q;
+    }
+  }
+  std::vector<png_bytep> rows(img.height);
+  for (int y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
+
+  // tEXt chunks: keys libpng would reject are skipped with a warning rather than failing the image.
+  std::vector<png_text> text;
+  for (const auto& [key, value] : meta.attributes) {
+    if (is_oiio_bookkeeping(key)) continue;
+    if (!valid_png_text_key(key)) {
+      spdlog::warn("'{}': attribute '{}' is not a valid PNG text key; not written", path, key);
+      continue;
+    }
+    png_text t{};
+    t.compression = PNG_TEXT_COMPRESSION_NONE;
+    t.key = const_cast<char*>(key.c_str());
+    t.text = const_cast<char*>(value.c_str());
+    t.text_length = value.size();
+    text.push_back(t);
+  }
+
+  static const int color_types[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                    PNG_COLOR_TYPE_RGB_ALPHA};
+  PngWriteJob job{png_uint_32(img.width), png_uint_32(img.height), depth, color_types[img.channels], meta.srgb,
+                  text.data(), int(text.size()), rows.data()};
+
+  PngContext ctx;
+  ctx.file = std::fopen(path.c_str(), "wb");
+  if (!ctx.file) return Status::fail(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
+  ctx.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error, on_warning);
+  if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
+  bool ok = ctx.png && ctx.info && write_all(ctx, job);
+  png_destroy_write_struct(ctx.png ? &ctx.png : nullptr, ctx.info ? &ctx.info : nullptr);
+  bool closed = std::fclose(ctx.file) == 0;
+  if (!ok || !closed) {
+    remove_partial(path);
+    return Status::fail(fmt::format("cannot write '{}': {}", path,
+                                    !ok ? (ctx.message[0] ? ctx.message : "libpng initialisation failed")
+                                        : std::strerror(errno)));
+  }
+  return Status::success();
+}
+
+}  // namespace gpublur::io

@@ -1,0 +1,218 @@
+// The "oiio" adapter: OpenImageIO for decoding and encoding. The conversions that decide pixel values
+// (integer <-> float, EXR channel order) are the shared ones in io_common, so both adapters agree exactly.
+#include <Imath/half.h>
+#include <OpenImageIO/imageio.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <map>
+
+#include "core/io/image_io.hpp"
+#include "core/io/io_common.hpp"
+
+namespace gpublur {
+
+namespace {
+
+namespace OIIO = OIIO_NAMESPACE;
+
+// OIIO renames some standard attributes on read and back on write; meta.attributes uses the file's names.
+const std::map<std::string, std::string>& oiio_to_file_names(const std::string& format) {
+  static const std::map<std::string, std::string> exr = {
+      {"ImageDescription", "comments"}, {"Copyright", "owner"}, {"DateTime", "capDate"}};
+  static const std::map<std::string, std::string> png = {
+      {"ImageDescription", "Description"}, {"Artist", "Author"}, {"DocumentName", "Title"}};
+  return format == "exr" ? exr : png;
+}
+
+std::string file_to_oiio_name(const std::string& format, const std::string& key) {
+  for (const auto& [oiio_name, file_name] : oiio_to_file_names(format))
+    if (file_name == key) return oiio_name;
+  return key;
+}
+
+// Attributes OIIO synthesises from the file's structure rather than from stored metadata.
+bool synthesised(const std::string& name) {
+  return io::is_oiio_bookkeeping(name) || name.rfind("openexr:", 0) == 0 || name.rfind("png:", 0) == 0 ||
+         name == "compression" || name == "planarconfig" || name == "ResolutionUnit" ||
+         name == "textureformat" || name == "wrapmodes";
+}
+
+// OIIO error texts can span lines ("...\nPNG read error: ...\nPNG library error"): keep reports one line.
+std::string one_line(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (size_t i; (i = s.find('\n')) != std::string::npos;) s.replace(i, 1, "; ");
+  return s;
+}
+
+class OiioIO final : public ImageIO {
+ public:
+  std::string name() const override { return "oiio"; }
+
+  Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
+    std::string format;
+    if (Status st = io::preflight_read(path, format); !st) return st;
+    OIIO::ImageSpec config;
+    config.attribute("oiio:UnassociatedAlpha", 1);  // keep PNG alpha as stored (OIIO premultiplies by default)
+    auto in = OIIO::ImageInput::open(path, &config);
+    if (!in) return Status::fail(fmt::format("cannot read '{}': {}", path, one_line(OIIO::geterror())));
+    const OIIO::ImageSpec spec = in->spec();
+    if (Status st = io::check_limits(path, uint64_t(std::max(spec.width, 0)), uint64_t(std::max(spec.height, 0)),
+                                     uint64_t(std::max(spec.nchannels, 0)) * uint64_t(std::max(spec.depth, 1)),
+                                     limits);
+        !st)
+      return st;
+    if (spec.deep) return Status::fail(fmt::format("cannot read '{}': deep images are not supported", path));
+    if (spec.x != spec.full_x || spec.y != spec.full_y || spec.width != spec.full_width ||
+        spec.height != spec.full_height)
+      spdlog::warn("'{}': data window differs from the display window; reading the data window only "
+                   "(written back at origin 0,0 with display window = data window)",
+                   path);
+
+    const int w = spec.width, h = spec.height, nc = spec.nchannels;
+    Image img(w, h, nc);
+    ImageMeta meta;
+    meta.format = format;
+    if (format == "png") {
+      const bool sixteen = spec.format == OIIO::TypeDesc::UINT16;
+      const size_t n = img.value_count();
+      bool ok;
+      if (sixteen) {
+        std::vector<uint16_t> raw(n);
+        ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT16, raw.data());
+        for (size_t i = 0; ok && i < n; ++i) img.data[i] = io::dequantize(raw[i], 65535);
+      } else {
+        std::vector<uint8_t> raw(n);
+        ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT8, raw.data());
+        for (size_t i = 0; ok && i < n; ++i) img.data[i] = io::dequantize(raw[i], 255);
+      }
+      if (!ok) return Status::fail(fmt::format("cannot read '{}': corrupt or truncated PNG: {}", path, one_line(in->geterror())));
+      meta.srgb = true;
+      meta.palette = io::png_color_type(path) == 3;
+      meta.pixel_type = sixteen ? PixelType::UInt16 : PixelType::UInt8;
+      meta.channel_names = io::png_channel_names(nc);
+      if (int(meta.channel_names.size()) != nc)
+        return Status::fail(fmt::format("cannot read '{}': unexpected PNG channel count {}", path, nc));
+    } else {
+      // Native channel types, converted here: OIIO would scale uint channels to [0,1], OpenEXR (and we) keep
+      // their values.
+      std::vector<OIIO::TypeDesc> types(nc, spec.format);
+      for (int c = 0; c < nc && c < int(spec.channelformats.size()); ++c) types[c] = spec.channelformats[c];
+      std::vector<size_t> offset(nc, 0);
+      size_t pixel_bytes = 0;
+      for (int c = 0; c < nc; ++c) {
+        if (types[c] != OIIO::TypeDesc::HALF && types[c] != OIIO::TypeDesc::FLOAT &&
+            types[c] != OIIO::TypeDesc::UINT32)
+          return Status::fail(fmt::format("cannot read '{}': unexpected EXR channel type {}", path, types[c].c_str()));
+        offset[c] = pixel_bytes;
+        pixel_bytes += types[c].size();
+      }
+      std::vector<unsigned char> raw(pixel_bytes * img.pixel_count());
+      if (!in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UNKNOWN, raw.data()))
+        return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, one_line(in->geterror())));
+      std::vector<std::string> names(spec.channelnames.begin(), spec.channelnames.end());
+      const std::vector<int> order = io::exr_channel_order(names);
+      for (int c = 0; c < nc; ++c) {
+        const int src = order[c];
+        const OIIO::TypeDesc t = types[src];
+        for (size_t p = 0, np = img.pixel_count(); p < np; ++p) {
+          const unsigned char* v = raw.data() + p * pixel_bytes + offset[src];
+          float f;
+          if (t == OIIO::TypeDesc::HALF) {
+            Imath::half h;
+            std::memcpy(&h, v, sizeof h);
+            f = float(h);
+          } else if (t == OIIO::TypeDesc::FLOAT) {
+            std::memcpy(&f, v, sizeof f);
+          } else {
+            uint32_t u;
+            std::memcpy(&u, v, sizeof u);
+            f = float(u);
+          }
+          img.data[p * nc + c] = f;
+        }
+      }
+      bool all_half = true;
+      for (const auto& t : types) all_half = all_half && t == OIIO::TypeDesc::HALF;
+      meta.pixel_type = all_half ? PixelType::Half : PixelType::Float;
+      for (int c = 0; c < nc; ++c) meta.channel_names.push_back(names[order[c]]);
+    }
+    meta.alpha_channel = io::find_alpha(meta.channel_names);
+    const auto& renames = oiio_to_file_names(format);
+    for (const auto& p : spec.extra_attribs) {
+      if (p.type() != OIIO::TypeDesc::STRING) continue;
+      std::string name = p.name().string();
+      if (synthesised(name)) continue;
+      if (auto it = renames.find(name); it != renames.end()) name = it->second;
+      meta.attributes.emplace_back(name, p.get_string());
+    }
+    in->close();
+    out.image = std::move(img);
+    out.meta = std::move(meta);
+    return Status::success();
+  }
+
+  Status write(const std::string& path, const Image& img, const ImageMeta& meta) override {
+    std::string format;
+    std::vector<std::string> names;
+    if (Status st = io::prepare_write(path, img, meta, format, names); !st) return st;
+    auto out = OIIO::ImageOutput::create(format);
+    if (!out) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(OIIO::geterror())));
+
+    OIIO::TypeDesc type;
+    std::vector<uint8_t> raw8;
+    std::vector<uint16_t> raw16;
+    const void* data = img.data.data();
+    const size_t n = img.value_count();
+    if (format == "png") {
+      if (io::png_bit_depth(meta.pixel_type) == 16) {
+        type = OIIO::TypeDesc::UINT16;
+        raw16.resize(n);
+        for (size_t i = 0; i < n; ++i) raw16[i] = uint16_t(io::quantize(img.data[i], 65535));
+        data = raw16.data();
+      } else {
+        type = OIIO::TypeDesc::UINT8;
+        raw8.resize(n);
+        for (size_t i = 0; i < n; ++i) raw8[i] = uint8_t(io::quantize(img.data[i], 255));
+        data = raw8.data();
+      }
+    } else {
+      type = io::exr_writes_float(meta.pixel_type) ? OIIO::TypeDesc::FLOAT : OIIO::TypeDesc::HALF;
+    }
+    OIIO::ImageSpec spec(img.width, img.height, img.channels, type);
+    spec.channelnames = names;
+    spec.alpha_channel = io::find_alpha(names);
+    if (format == "png") {
+      spec.attribute("oiio:UnassociatedAlpha", 1);  // our alpha is straight; do not un-premultiply
+      if (meta.srgb) spec.attribute("oiio:ColorSpace", "sRGB");
+    } else {
+      spec.attribute("compression", "zip");
+    }
+    for (const auto& [key, value] : meta.attributes) {
+      if (key.empty() || (format == "exr" && io::is_structural_exr_attribute(key)) ||
+          (format == "png" && !io::valid_png_text_key(key)) || synthesised(key)) {
+        spdlog::warn("'{}': attribute '{}' not written", path, key);
+        continue;
+      }
+      spec.attribute(file_to_oiio_name(format, key), value);
+    }
+    if (!out->open(path, spec)) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));
+    // The source is always float (EXR) or already quantised (PNG): OIIO converts float -> half only.
+    const OIIO::TypeDesc src = format == "png" ? type : OIIO::TypeDesc::FLOAT;
+    bool ok = out->write_image(src, data);
+    ok = out->close() && ok;
+    if (!ok) {
+      std::string err = one_line(out->geterror());
+      io::remove_partial(path);
+      return Status::fail(fmt::format("cannot write '{}': {}", path, err));
+    }
+    return Status::success();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ImageIO> make_oiio_io() { return std::make_unique<OiioIO>(); }
+
+}  // namespace gpublur

@@ -1,0 +1,419 @@
+// One conformance suite, run once per adapter built ("lean" always, "oiio" where built): round trips of every
+// supported layout with exact, quantisation-aware value checks, names, alpha, attributes, palettes, windows.
+#include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfOutputFile.h>
+#include <Imath/half.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/io/image_io.hpp"
+#include "tests/io/io_test_util.hpp"
+#include "tests/io/png_fixtures.hpp"
+
+namespace gpublur {
+namespace {
+
+using test::TempDir;
+
+using Attrs = std::vector<std::pair<std::string, std::string>>;
+
+std::vector<std::string> exr_names(int nc) {
+  switch (nc) {
+    case 1: return {"Y"};
+    case 2: return {"Y", "A"};
+    case 3: return {"R", "G", "B"};
+    case 4: return {"R", "G", "B", "A"};
+    default: return {"R", "G", "B", "A", "Z", "N.x"};
+  }
+}
+
+// Every (key, value) in `want` must be read back unchanged.
+void expect_attributes(const Attrs& want, const Attrs& got) {
+  std::map<std::string, std::string> m(got.begin(), got.end());
+  for (const auto& [k, v] : want) {
+    auto it = m.find(k);
+    ASSERT_NE(it, m.end()) << "attribute '" << k << "' missing after the round trip";
+    EXPECT_EQ(it->second, v) << "attribute '" << k << "'";
+  }
+}
+
+// The value a PNG of maxval must hold for v: clamped to [0,1], rounded half up (computed in double).
+uint32_t expected_level(float v, uint32_t maxval) {
+  double c = std::isnan(v) ? 0.0 : std::clamp(double(v), 0.0, 1.0);
+  return uint32_t(std::floor(c * maxval + 0.5));
+}
+
+class IoConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    io_ = make_image_io(GetParam());
+    ASSERT_TRUE(io_) << "adapter " << GetParam() << " not built";
+    ASSERT_EQ(io_->name(), GetParam());
+  }
+  std::unique_ptr<ImageIO> io_;
+  TempDir tmp_;
+};
+
+TEST_P(IoConformance, ExrRoundTripHalfAndFloatAllChannelCounts) {
+  const Attrs attrs = {{"gpublur:note", "blurred with care"}, {"comments", "a comment"}, {"owner", "someone"}};
+  for (PixelType type : {PixelType::Half, PixelType::Float}) {
+    for (int nc : {1, 2, 3, 4, 6}) {
+      SCOPED_TRACE(std::string(pixel_type_name(type)) + " x " + std::to_string(nc) + " channels");
+      // Odd size, HDR and negative values: EXR stores them all.
+      Image img = test::random_image(37, 23, nc, 1000 + nc * 7 + int(type), -2.0f, 6.0f);
+      ImageMeta meta;
+      meta.format = "exr";
+      meta.pixel_type = type;
+      meta.channel_names = exr_names(nc);
+      meta.attributes = attrs;
+      const std::string path = tmp_.path("rt_" + std::to_string(nc) + pixel_type_name(type) + ".exr");
+      ASSERT_TRUE(io_->write(path, img, meta).ok());
+      LoadedImage got;
+      Status st = io_->read(path, ReadLimits{}, got);
+      ASSERT_TRUE(st.ok()) << st.error;
+      ASSERT_EQ(got.image.width, 37);
+      ASSERT_EQ(got.image.height, 23);
+      ASSERT_EQ(got.image.channels, nc);
+      EXPECT_EQ(got.meta.format, "exr");
+      EXPECT_EQ(got.meta.pixel_type, type);
+      EXPECT_EQ(got.meta.channel_names, exr_names(nc));
+      const int alpha = nc == 2 ? 1 : (nc >= 4 ? 3 : -1);
+      EXPECT_EQ(got.meta.alpha_channel, alpha);
+      EXPECT_FALSE(got.meta.srgb);
+      EXPECT_FALSE(got.meta.palette);
+      expect_attributes(attrs, got.meta.attributes);
+      size_t bad = 0;
+      for (size_t i = 0; i < img.data.size(); ++i) {
+        float want = type == PixelType::Half ? float(Imath::half(img.data[i])) : img.data[i];
+        if (got.image.data[i] != want && bad++ < 5)
+          ADD_FAILURE() << "value " << i << ": " << got.image.data[i] << " != " << want;
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+}
+
+TEST_P(IoConformance, ExrChannelOrderIsCanonicalWhateverTheWriteOrder) {
+  // Written in a scrambled order; read back as R,G,B,A, then unlayered extras by name, then layers.
+  const std::vector<std::string> written = {"Z", "B", "N.x", "A", "G", "R", "depth.Z"};
+  const std::vector<std::string> expected = {"R", "G", "B", "A", "Z", "N.x", "depth.Z"};
+  Image img = test::random_image(9, 5, 7, 77, -1.0f, 1.0f);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = written;
+  const std::string path = tmp_.path("order.exr");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  LoadedImage got;
+  Status st = io_->read(path, ReadLimits{}, got);
+  ASSERT_TRUE(st.ok()) << st.error;
+  ASSERT_EQ(got.meta.channel_names, expected);
+  EXPECT_EQ(got.meta.alpha_channel, 3);
+  for (int c = 0; c < 7; ++c) {
+    int src = int(std::find(written.begin(), written.end(), expected[c]) - written.begin());
+    for (int y = 0; y < 5; ++y)
+      for (int x = 0; x < 9; ++x) ASSERT_EQ(got.image.at(x, y, c), img.at(x, y, src)) << expected[c];
+  }
+}
+
+TEST_P(IoConformance, PngRoundTrip8And16BitAllColourTypes) {
+  const Attrs attrs = {{"Comment", "made by a test"}, {"Description", "noise"}, {"Author", "gpublur"},
+                       {"gpublur note", "kept"}};
+  for (PixelType type : {PixelType::UInt8, PixelType::UInt16}) {
+    const uint32_t maxval = type == PixelType::UInt8 ? 255 : 65535;
+    for (int nc : {1, 2, 3, 4}) {
+      SCOPED_TRACE(std::string(pixel_type_name(type)) + " x " + std::to_string(nc) + " channels");
+      // Some values outside [0,1] to check clamping.
+      Image img = test::random_image(41, 19, nc, 2000 + nc * 3 + int(type), -0.2f, 1.2f);
+      img.data[0] = std::nanf("");
+      ImageMeta meta;
+      meta.format = "png";
+      meta.pixel_type = type;
+      meta.srgb = true;
+      meta.attributes = attrs;
+      const std::string path = tmp_.path("rt_" + std::to_string(nc) + pixel_type_name(type) + ".png");
+      Status wst = io_->write(path, img, meta);
+      ASSERT_TRUE(wst.ok()) << wst.error;
+      LoadedImage got;
+      Status st = io_->read(path, ReadLimits{}, got);
+      ASSERT_TRUE(st.ok()) << st.error;
+      ASSERT_EQ(got.image.width, 41);
+      ASSERT_EQ(got.image.height, 19);
+      ASSERT_EQ(got.image.channels, nc);
+      EXPECT_EQ(got.meta.format, "png");
+      EXPECT_EQ(got.meta.pixel_type, type);
+      EXPECT_TRUE(got.meta.srgb);
+      EXPECT_FALSE(got.meta.palette);
+      const std::vector<std::vector<std::string>> names = {{"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
+      EXPECT_EQ(got.meta.channel_names, names[nc - 1]);
+      EXPECT_EQ(got.meta.alpha_channel, nc == 2 ? 1 : (nc == 4 ? 3 : -1));
+      expect_attributes(attrs, got.meta.attributes);
+      size_t bad = 0;
+      for (size_t i = 0; i < img.data.size(); ++i) {
+        const uint32_t q = expected_level(img.data[i], maxval);
+        const float want = float(q) / float(maxval);
+        if (got.image.data[i] != want && bad++ < 5)
+          ADD_FAILURE() << "value " << i << " (" << img.data[i] << "): got " << got.image.data[i] << ", want level "
+                        << q << " = " << want;
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+}
+
+TEST_P(IoConformance, PngFromHalfOrFloatIsWritten16Bit) {
+  Image img = test::random_image(8, 8, 3, 31);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::Float;
+  const std::string path = tmp_.path("float.png");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  LoadedImage got;
+  ASSERT_TRUE(io_->read(path, ReadLimits{}, got).ok());
+  EXPECT_EQ(got.meta.pixel_type, PixelType::UInt16);
+}
+
+TEST_P(IoConformance, PalettePngIsExpandedWithTrnsAlpha) {
+  test::PaletteFixture p;
+  p.width = 13;
+  p.height = 7;
+  p.bit_depth = 4;
+  for (int i = 0; i < 16; ++i) p.palette.push_back({uint8_t(i * 16 + 3), uint8_t(255 - i * 13), uint8_t(i * i)});
+  p.trns = {0, 64, 128, 200, 255, 17};  // shorter than the palette: the rest are opaque
+  for (int i = 0; i < p.width * p.height; ++i) p.indices.push_back(uint8_t((i * 7 + i / 5) % 16));
+  const std::string path = tmp_.path("pal4_trns.png");
+  ASSERT_TRUE(test::write_palette_png(path, p));
+  LoadedImage got;
+  Status st = io_->read(path, ReadLimits{}, got);
+  ASSERT_TRUE(st.ok()) << st.error;
+  ASSERT_EQ(got.image.channels, 4);
+  EXPECT_TRUE(got.meta.palette);
+  EXPECT_TRUE(got.meta.srgb);
+  EXPECT_EQ(got.meta.pixel_type, PixelType::UInt8);
+  EXPECT_EQ(got.meta.alpha_channel, 3);
+  for (int i = 0; i < p.width * p.height; ++i) {
+    const int idx = p.indices[i];
+    const int x = i % p.width, y = i / p.width;
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(got.image.at(x, y, c), float(p.palette[idx][c]) / 255.0f) << i;
+    const int a = idx < int(p.trns.size()) ? p.trns[idx] : 255;
+    ASSERT_EQ(got.image.at(x, y, 3), float(a) / 255.0f) << i;
+  }
+
+  // Written back as plain 8-bit RGBA (no palette), same pixels.
+  const std::string back = tmp_.path("pal4_back.png");
+  ASSERT_TRUE(io_->write(back, got.image, got.meta).ok());
+  LoadedImage again;
+  ASSERT_TRUE(io_->read(back, ReadLimits{}, again).ok());
+  EXPECT_FALSE(again.meta.palette);
+  EXPECT_EQ(again.meta.pixel_type, PixelType::UInt8);
+  EXPECT_EQ(again.image.data, got.image.data);
+}
+
+TEST_P(IoConformance, PalettePngWithoutTrnsIsRgb) {
+  test::PaletteFixture p;
+  p.width = 10;
+  p.height = 6;
+  p.bit_depth = 8;
+  for (int i = 0; i < 200; ++i) p.palette.push_back({uint8_t(i), uint8_t(199 - i), uint8_t((i * 37) & 255)});
+  for (int i = 0; i < p.width * p.height; ++i) p.indices.push_back(uint8_t((i * 53) % 200));
+  const std::string path = tmp_.path("pal8.png");
+  ASSERT_TRUE(test::write_palette_png(path, p));
+  LoadedImage got;
+  Status st = io_->read(path, ReadLimits{}, got);
+  ASSERT_TRUE(st.ok()) << st.error;
+  ASSERT_EQ(got.image.channels, 3);
+  EXPECT_TRUE(got.meta.palette);
+  EXPECT_EQ(got.meta.alpha_channel, -1);
+  for (int i = 0; i < p.width * p.height; ++i)
+    for (int c = 0; c < 3; ++c)
+      ASSERT_EQ(got.image.data[size_t(i) * 3 + c], float(p.palette[p.indices[i]][c]) / 255.0f);
+}
+
+TEST_P(IoConformance, ColorKeyTrnsBecomesAlpha) {
+  const int w = 7, h = 5;
+  for (int nc : {1, 3}) {
+    SCOPED_TRACE(std::to_string(nc) + " channels + tRNS colour key");
+    const std::vector<uint8_t> key(nc, 77);
+    std::vector<uint8_t> v;
+    for (int p = 0; p < w * h; ++p)  // every third pixel is the key colour
+      for (int c = 0; c < nc; ++c) v.push_back(uint8_t(p % 3 == 0 ? 77 : (p * 29 + c * 50) % 256));
+    const std::string path = tmp_.path("key" + std::to_string(nc) + ".png");
+    ASSERT_TRUE(test::write_color_key_png(path, w, h, nc, v, key));
+    LoadedImage got;
+    Status st = io_->read(path, ReadLimits{}, got);
+    ASSERT_TRUE(st.ok()) << st.error;
+    ASSERT_EQ(got.image.channels, nc + 1);
+    EXPECT_EQ(got.meta.alpha_channel, nc);
+    EXPECT_FALSE(got.meta.palette);
+    size_t transparent = 0;
+    for (int p = 0; p < w * h; ++p) {
+      bool is_key = true;
+      for (int c = 0; c < nc; ++c) {
+        ASSERT_EQ(got.image.data[size_t(p) * (nc + 1) + c], float(v[size_t(p) * nc + c]) / 255.0f);
+        is_key = is_key && v[size_t(p) * nc + c] == 77;
+      }
+      ASSERT_EQ(got.image.data[size_t(p) * (nc + 1) + nc], is_key ? 0.0f : 1.0f) << p;
+      transparent += is_key;
+    }
+    EXPECT_GT(transparent, 0u);
+  }
+}
+
+TEST_P(IoConformance, LowBitDepthGrayIsScaledToFullRange) {
+  const int w = 11, h = 3;
+  for (int depth : {1, 2, 4}) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    std::vector<uint8_t> v;
+    for (int i = 0; i < w * h; ++i) v.push_back(uint8_t((i * 5 + 1) % (1 << depth)));
+    const std::string path = tmp_.path("gray" + std::to_string(depth) + ".png");
+    ASSERT_TRUE(test::write_low_depth_gray_png(path, w, h, depth, v));
+    LoadedImage got;
+    Status st = io_->read(path, ReadLimits{}, got);
+    ASSERT_TRUE(st.ok()) << st.error;
+    ASSERT_EQ(got.image.channels, 1);
+    EXPECT_EQ(got.meta.pixel_type, PixelType::UInt8);
+    const int maxv = (1 << depth) - 1;
+    for (int i = 0; i < w * h; ++i) ASSERT_EQ(got.image.data[i], float(v[i] * (255 / maxv)) / 255.0f) << i;
+  }
+}
+
+TEST_P(IoConformance, ExrDataWindowIsReadDisplayWindowDropped) {
+  // Data window (3,5)-(12,11) inside a 20x20 display window: the reader returns the 10x7 data window.
+  const Imath::Box2i dw({3, 5}, {12, 11});
+  Imf::Header header(Imath::Box2i({0, 0}, {19, 19}), dw);
+  header.channels().insert("R", Imf::Channel(Imf::FLOAT));
+  header.channels().insert("G", Imf::Channel(Imf::FLOAT));
+  Image src = test::random_image(10, 7, 2, 555);
+  Imf::FrameBuffer fb;
+  fb.insert("R", Imf::Slice::Make(Imf::FLOAT, src.data.data(), dw, 8, 80));
+  fb.insert("G", Imf::Slice::Make(Imf::FLOAT, src.data.data() + 1, dw, 8, 80));
+  const std::string path = tmp_.path("window.exr");
+  {
+    Imf::OutputFile out(path.c_str(), header);
+    out.setFrameBuffer(fb);
+    out.writePixels(7);
+  }
+  LoadedImage got;
+  Status st = io_->read(path, ReadLimits{}, got);
+  ASSERT_TRUE(st.ok()) << st.error;
+  ASSERT_EQ(got.image.width, 10);
+  ASSERT_EQ(got.image.height, 7);
+  EXPECT_EQ((got.meta.channel_names), (std::vector<std::string>{"R", "G"}));
+  EXPECT_EQ(got.image.data, src.data);
+}
+
+TEST_P(IoConformance, ExrMixedHalfFloatUintChannels) {
+  // uint channels keep their values (not scaled to [0,1]); any non-half channel makes the image "float".
+  const int w = 6, h = 4;
+  Imf::Header header(w, h);
+  header.channels().insert("R", Imf::Channel(Imf::HALF));
+  header.channels().insert("G", Imf::Channel(Imf::FLOAT));
+  header.channels().insert("id", Imf::Channel(Imf::UINT));
+  std::vector<Imath::half> r(w * h);
+  std::vector<float> g(w * h);
+  std::vector<uint32_t> id(w * h);
+  for (int i = 0; i < w * h; ++i) {
+    r[i] = Imath::half(0.1f * i - 0.7f);
+    g[i] = 1000.5f - 37.25f * i;
+    id[i] = uint32_t(i * 4099 + (i == 5 ? 16000000 : 0));
+  }
+  Imf::FrameBuffer fb;
+  fb.insert("R", Imf::Slice(Imf::HALF, (char*)r.data(), sizeof(Imath::half), sizeof(Imath::half) * w));
+  fb.insert("G", Imf::Slice(Imf::FLOAT, (char*)g.data(), sizeof(float), sizeof(float) * w));
+  fb.insert("id", Imf::Slice(Imf::UINT, (char*)id.data(), sizeof(uint32_t), sizeof(uint32_t) * w));
+  const std::string path = tmp_.path("mixed.exr");
+  {
+    Imf::OutputFile out(path.c_str(), header);
+    out.setFrameBuffer(fb);
+    out.writePixels(h);
+  }
+  LoadedImage got;
+  Status st = io_->read(path, ReadLimits{}, got);
+  ASSERT_TRUE(st.ok()) << st.error;
+  ASSERT_EQ(got.meta.channel_names, (std::vector<std::string>{"R", "G", "id"}));
+  EXPECT_EQ(got.meta.pixel_type, PixelType::Float);
+  for (int i = 0; i < w * h; ++i) {
+    ASSERT_EQ(got.image.data[i * 3 + 0], float(r[i])) << i;
+    ASSERT_EQ(got.image.data[i * 3 + 1], g[i]) << i;
+    ASSERT_EQ(got.image.data[i * 3 + 2], float(id[i])) << i;
+  }
+}
+
+TEST_P(IoConformance, WritesPngAtMostFourChannels) {
+  Image img = test::random_image(4, 4, 5, 3);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string path = tmp_.path("five.png");
+  Status st = io_->write(path, img, meta);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error.find(path), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("5"), std::string::npos) << st.error;
+}
+
+TEST_P(IoConformance, WriteErrorsNameTheFile) {
+  Image img = test::random_image(4, 4, 3, 4);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Half;
+  meta.channel_names = {"R", "G", "R"};
+  std::string path = tmp_.path("dup.exr");
+  Status st = io_->write(path, img, meta);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error.find(path), std::string::npos) << st.error;
+
+  meta.channel_names = {"R", "G"};
+  st = io_->write(path, img, meta);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error.find(path), std::string::npos) << st.error;
+
+  meta.channel_names = {"R", "G", "B"};
+  for (const char* fmt : {"exr", "png"}) {
+    meta.format = fmt;
+    path = tmp_.path(std::string("no/such/dir/out.") + fmt);
+    st = io_->write(path, img, meta);
+    ASSERT_FALSE(st.ok()) << fmt;
+    EXPECT_NE(st.error.find(path), std::string::npos) << st.error;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Adapters, IoConformance, ::testing::ValuesIn(test::built_adapters()),
+                         [](const auto& info) { return info.param; });
+
+TEST(IoFactory, DefaultAndNamedAdapters) {
+  auto def = make_image_io();
+  ASSERT_TRUE(def);
+  EXPECT_EQ(def->name(), GPUBLUR_IO_DEFAULT_NAME);
+  auto def2 = make_image_io("");
+  ASSERT_TRUE(def2);
+  EXPECT_EQ(def2->name(), GPUBLUR_IO_DEFAULT_NAME);
+  ASSERT_TRUE(make_image_io("lean"));
+  EXPECT_EQ(make_image_io("lean")->name(), "lean");
+  EXPECT_EQ(make_lean_io()->name(), "lean");
+  EXPECT_FALSE(make_image_io("jpeg"));
+#ifdef GPUBLUR_EXPECT_OIIO
+  ASSERT_TRUE(make_oiio_io());
+  EXPECT_EQ(make_image_io("oiio")->name(), "oiio");
+#else
+  EXPECT_FALSE(make_oiio_io());
+  EXPECT_FALSE(make_image_io("oiio"));
+#endif
+}
+
+TEST(IoFactory, FormatFromExtension) {
+  EXPECT_EQ(format_from_extension("a/b.exr"), "exr");
+  EXPECT_EQ(format_from_extension("B.EXR"), "exr");
+  EXPECT_EQ(format_from_extension("x.Png"), "png");
+  EXPECT_EQ(format_from_extension("x.png.jpg"), "");
+  EXPECT_EQ(format_from_extension("dir.png/file"), "");
+  EXPECT_EQ(format_from_extension("noext"), "");
+  EXPECT_EQ(format_from_extension(".exr"), "exr");
+}
+
+}  // namespace
+}  // namespace gpublur

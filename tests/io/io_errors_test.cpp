@@ -1,0 +1,152 @@
+// Bad inputs, for each adapter: every failure is a Status (never an abort or a throw) naming the file.
+#include <ImfChannelList.h>
+#include <ImfHeader.h>
+#include <ImfOutputFile.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/io/image_io.hpp"
+#include "tests/io/io_test_util.hpp"
+#include "tests/io/png_fixtures.hpp"
+
+namespace gpublur {
+namespace {
+
+using test::TempDir;
+
+class IoErrors : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    io_ = make_image_io(GetParam());
+    ASSERT_TRUE(io_);
+    // Valid files to damage: written by the lean adapter so every adapter sees the same bytes.
+    auto lean = make_lean_io();
+    ImageMeta png;
+    png.format = "png";
+    png.pixel_type = PixelType::UInt8;
+    ASSERT_TRUE(lean->write(tmp_.path("good.png"), test::random_image(64, 48, 3, 9), png).ok());
+    ImageMeta exr;
+    exr.format = "exr";
+    exr.pixel_type = PixelType::Half;
+    exr.channel_names = {"R", "G", "B", "A"};
+    ASSERT_TRUE(lean->write(tmp_.path("good.exr"), test::random_image(64, 48, 4, 10), exr).ok());
+  }
+
+  // Reads `path` expecting failure; the message must name the file and contain `hint` (if given).
+  void expect_fail(const std::string& path, const std::string& hint = "", const ReadLimits& limits = {}) {
+    LoadedImage img;
+    Status st = io_->read(path, limits, img);
+    ASSERT_FALSE(st.ok()) << path << " was read as " << img.image.width << "x" << img.image.height;
+    EXPECT_NE(st.error.find(path), std::string::npos) << "message does not name the file: " << st.error;
+    EXPECT_EQ(st.error.find('\n'), std::string::npos) << "message is not one line: " << st.error;
+    if (!hint.empty()) EXPECT_NE(st.error.find(hint), std::string::npos) << "expected '" << hint << "' in: " << st.error;
+  }
+
+  std::string truncated_copy(const std::string& src, size_t keep, const std::string& name) {
+    auto bytes = test::read_bytes(src);
+    EXPECT_GT(bytes.size(), keep);
+    bytes.resize(keep);
+    test::write_bytes(tmp_.path(name), bytes);
+    return tmp_.path(name);
+  }
+
+  std::unique_ptr<ImageIO> io_;
+  TempDir tmp_;
+};
+
+TEST_P(IoErrors, GoodFilesRead) {
+  LoadedImage img;
+  ASSERT_TRUE(io_->read(tmp_.path("good.png"), {}, img).ok());
+  ASSERT_TRUE(io_->read(tmp_.path("good.exr"), {}, img).ok());
+}
+
+TEST_P(IoErrors, MissingFile) {
+  expect_fail(tmp_.path("nope.png"), "No such file");
+  expect_fail(tmp_.path("nope.exr"), "No such file");
+}
+
+TEST_P(IoErrors, Directory) {
+  std::filesystem::create_directory(tmp_.path("dir.png"));
+  expect_fail(tmp_.path("dir.png"), "not a regular file");
+}
+
+TEST_P(IoErrors, ZeroByteFile) {
+  test::write_bytes(tmp_.path("empty.png"), {});
+  test::write_bytes(tmp_.path("empty.exr"), {});
+  expect_fail(tmp_.path("empty.png"), "empty");
+  expect_fail(tmp_.path("empty.exr"), "empty");
+}
+
+TEST_P(IoErrors, TruncatedPng) {
+  const size_t size = test::read_bytes(tmp_.path("good.png")).size();
+  expect_fail(truncated_copy(tmp_.path("good.png"), size / 2, "half.png"), "truncated");
+  expect_fail(truncated_copy(tmp_.path("good.png"), size - 13, "no_iend.png"));
+  expect_fail(truncated_copy(tmp_.path("good.png"), 20, "cut_header.png"));
+  expect_fail(truncated_copy(tmp_.path("good.png"), 5, "cut_signature.png"));
+}
+
+TEST_P(IoErrors, TruncatedExr) {
+  const size_t size = test::read_bytes(tmp_.path("good.exr")).size();
+  expect_fail(truncated_copy(tmp_.path("good.exr"), size / 2, "half.exr"));
+  expect_fail(truncated_copy(tmp_.path("good.exr"), size - 10, "last_chunk.exr"));
+  expect_fail(truncated_copy(tmp_.path("good.exr"), 40, "cut_header.exr"));
+}
+
+TEST_P(IoErrors, MislabelledFilesSayWhatTheyAre) {
+  std::filesystem::copy_file(tmp_.path("good.png"), tmp_.path("png_inside.exr"));
+  std::filesystem::copy_file(tmp_.path("good.exr"), tmp_.path("exr_inside.png"));
+  expect_fail(tmp_.path("png_inside.exr"), "content is PNG");
+  expect_fail(tmp_.path("exr_inside.png"), "content is EXR");
+  test::write_bytes(tmp_.path("jpeg.exr"), {0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0});
+  expect_fail(tmp_.path("jpeg.exr"), "JPEG");
+  const std::string text = "<!DOCTYPE html><html>not an image</html>";
+  test::write_bytes(tmp_.path("garbage.png"), std::vector<unsigned char>(text.begin(), text.end()));
+  expect_fail(tmp_.path("garbage.png"), "unrecognised");
+}
+
+TEST_P(IoErrors, UnsupportedExtension) {
+  std::filesystem::copy_file(tmp_.path("good.png"), tmp_.path("picture.jpg"));
+  expect_fail(tmp_.path("picture.jpg"), "extension");
+  std::filesystem::copy_file(tmp_.path("good.png"), tmp_.path("noext"));
+  expect_fail(tmp_.path("noext"), "extension");
+}
+
+TEST_P(IoErrors, PixelAndChannelLimits) {
+  ReadLimits tight;
+  tight.max_pixels = 64 * 48 - 1;
+  expect_fail(tmp_.path("good.png"), "exceeds the limit", tight);
+  expect_fail(tmp_.path("good.exr"), "exceeds the limit", tight);
+  tight.max_pixels = 64 * 48;  // exactly at the limit is fine
+  LoadedImage img;
+  EXPECT_TRUE(io_->read(tmp_.path("good.png"), tight, img).ok());
+  EXPECT_TRUE(io_->read(tmp_.path("good.exr"), tight, img).ok());
+
+  ReadLimits few;
+  few.max_channels = 3;
+  expect_fail(tmp_.path("good.exr"), "channels", few);  // 4 channels
+  EXPECT_TRUE(io_->read(tmp_.path("good.png"), few, img).ok());  // 3 channels
+  few.max_channels = 2;
+  expect_fail(tmp_.path("good.png"), "channels", few);
+}
+
+TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
+  // Headers claiming 10^10 pixels (40+ GB as float) with no data behind them: the limit, not the allocator
+  // or a read error, must stop them.
+  test::write_png_header_only(tmp_.path("bomb.png"), 100000, 100000);
+  expect_fail(tmp_.path("bomb.png"), "exceeds the limit");
+
+  const std::string exr = tmp_.path("bomb.exr");
+  {
+    Imf::Header header(100000, 100000);
+    header.channels().insert("R", Imf::Channel(Imf::HALF));
+    Imf::OutputFile out(exr.c_str(), header);  // no pixels written: header and an empty offset table
+  }
+  expect_fail(exr, "exceeds the limit");
+}
+
+INSTANTIATE_TEST_SUITE_P(Adapters, IoErrors, ::testing::ValuesIn(test::built_adapters()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace gpublur
