@@ -14,3 +14,14 @@ bool cuda_device_present(std::string* why = nullptr);
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& opts, std::string& error);
 
 }  // namespace gpublur
+
+namespace gpublur {
+
+// For tests and tools. Fills the resident output with `value` (tests poison it with NaN so that pixels a
+// kernel leaves unwritten fail the comparison). Needs a prior upload.
+Status cuda_fill_output(Backend& cuda_backend, float value);
+// Allocates the device buffers for a width x height x channels image (what upload does first). Fails with
+// a clear message naming the bytes when the device cannot hold it.
+Status cuda_reserve(Backend& cuda_backend, int width, int height, int channels);
+
+}  // namespace gpublur

@@ -1,0 +1,92 @@
+// Device helpers shared by the kernels: per-pixel vector arithmetic for float/float2/float4 pixels,
+// border remapping (core/border.hpp, compiled for the device), and the register-blocked 1D convolution
+// step every Gaussian kernel is built from.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "core/border.hpp"
+
+namespace gpublur::cuda {
+
+// Most taps any plan can have (radius <= 4096 in the registry), rounded up for register blocking.
+constexpr int kMaxTaps = 2 * 4096 + 1 + 16;
+
+template <typename T> __device__ __forceinline__ T vzero();
+template <> __device__ __forceinline__ float vzero<float>() { return 0.f; }
+template <> __device__ __forceinline__ float2 vzero<float2>() { return make_float2(0.f, 0.f); }
+template <> __device__ __forceinline__ float4 vzero<float4>() { return make_float4(0.f, 0.f, 0.f, 0.f); }
+
+__device__ __forceinline__ void vfma(float w, float v, float& a) { a = fmaf(w, v, a); }
+__device__ __forceinline__ void vfma(float w, float2 v, float2& a) {
+  a.x = fmaf(w, v.x, a.x);
+  a.y = fmaf(w, v.y, a.y);
+}
+__device__ __forceinline__ void vfma(float w, float4 v, float4& a) {
+  a.x = fmaf(w, v.x, a.x);
+  a.y = fmaf(w, v.y, a.y);
+  a.z = fmaf(w, v.z, a.z);
+  a.w = fmaf(w, v.w, a.w);
+}
+
+// Linear interpolation a + f (b - a) written as (1-f) a + f b, the reference's form, in full precision.
+__device__ __forceinline__ float vlerp(float a, float b, float f) { return fmaf(f, b, (1.f - f) * a); }
+__device__ __forceinline__ float2 vlerp(float2 a, float2 b, float f) {
+  return make_float2(vlerp(a.x, b.x, f), vlerp(a.y, b.y, f));
+}
+__device__ __forceinline__ float4 vlerp(float4 a, float4 b, float f) {
+  return make_float4(vlerp(a.x, b.x, f), vlerp(a.y, b.y, f), vlerp(a.z, b.z, f), vlerp(a.w, b.w, f));
+}
+__device__ __forceinline__ float vadd(float a, float b) { return a + b; }
+__device__ __forceinline__ float2 vadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ float4 vadd(float4 a, float4 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+// Pixel at a remapped index, zero where the border mode says so (index -1).
+template <typename T>
+__device__ __forceinline__ T load_or_zero(const T* __restrict__ p, long long idx) {
+  return idx < 0 ? vzero<T>() : p[idx];
+}
+
+// K outputs of a 1D convolution, register-blocked along the filter direction:
+//   acc[k] = sum_{t < ntaps} weight(t) * load(k + t)
+// ntaps is a multiple of K (weights past the kernel are zero). Each loaded value feeds K FMAs per channel;
+// the K-value window rotates through registers by compile-time indices, so nothing spills to local memory.
+// `weight` reads __constant__ memory with a warp-uniform index (one LDC per tap for K*channels FMAs).
+template <typename T, int K, typename Weight, typename Load>
+__device__ __forceinline__ void conv_block(Weight weight, int ntaps, Load load, T (&acc)[K]) {
+  T win[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = vzero<T>();
+#pragma unroll
+  for (int k = 0; k < K - 1; ++k) win[k] = load(k);
+  for (int t0 = 0; t0 < ntaps; t0 += K) {
+#pragma unroll
+    for (int s = 0; s < K; ++s) {
+      // Here win[(s + k) % K] holds load(t0 + s + k).
+      win[(s + K - 1) % K] = load(t0 + s + K - 1);
+      const float wt = weight(t0 + s);
+#pragma unroll
+      for (int k = 0; k < K; ++k) vfma(wt, win[(s + k) % K], acc[k]);
+    }
+  }
+}
+
+// Asynchronous global -> shared copy of one pixel (cp.async): tile loads put every load of a thread in
+// flight at once instead of stalling on each. valid = false writes zeros (the zero border) and reads nothing.
+template <typename T>
+__device__ __forceinline__ void cp_async_pixel(T* smem_dst, const T* gsrc, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  constexpr int n = int(sizeof(T));
+  const int src_size = valid ? n : 0;
+  if constexpr (n == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gsrc), "r"(src_size) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gsrc), "n"(n), "r"(src_size)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+inline int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
+}  // namespace gpublur::cuda

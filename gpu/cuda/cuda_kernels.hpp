@@ -1,0 +1,59 @@
+// Host-side launchers of the CUDA kernels, one .cu per method. Internal to gpu/cuda (and its tests/tools).
+// Device images are interleaved float pixels of 1, 2 or 4 channels (3 is padded to 4 on upload), no row
+// padding, so a pixel is one float, float2 or float4 and every access is one aligned vector load/store.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "core/plan.hpp"
+#include "core/status.hpp"
+
+namespace gpublur::cuda {
+
+struct DevImage {
+  void* data = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;  // device channels: 1, 2 or 4
+};
+
+// Turns a failed CUDA call into a Status naming what was being done.
+Status cuda_status(cudaError_t e, const char* what);
+
+// copy.cu
+Status launch_copy(const DevImage& in, const DevImage& out, cudaStream_t s);
+// 3 interleaved channels <-> 4 (alpha slot 0), for the padded device layout.
+Status launch_unpack3(const float* raw3, float* out4, size_t pixels, cudaStream_t s);
+Status launch_pack3(const float* in4, float* raw3, size_t pixels, cudaStream_t s);
+// Fills every value of a buffer (tests poison outputs with NaN).
+Status launch_fill(float* data, size_t values, float value, cudaStream_t s);
+
+// gauss_2d.cu: direct (2r+1)^2 convolution with the outer product of plan.weights.
+Status launch_gauss_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t s,
+                       std::string& path);
+
+// gauss_sep.cu: horizontal then vertical pass. `tmp` has the shape of `in`.
+// Tuning knobs for the timing tool; the defaults are what the backend uses.
+struct SepTuning {
+  int fused_max_radius = 9;  // r <= this: one fused kernel (measured: beats two passes up to r 9 on H200)
+  int fused_tile_h = 32;      // 32 or 64 output rows per fused tile
+};
+SepTuning& sep_tuning();
+Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
+                        cudaStream_t s, std::string& path);
+
+// gauss_linear.cu: bilinear taps; plan.param("interp") picks the texture unit ("hardware") or an exact
+// lerp in the kernel ("exact"). The hardware path samples cudaArrays it owns (state below).
+struct LinearState {
+  cudaArray_t in_array = nullptr;   // copy of the input, refreshed when `in_version` changes
+  cudaArray_t tmp_array = nullptr;  // horizontal pass output, written through a surface
+  int width = 0, height = 0, channels = 0;
+  unsigned long long in_version = ~0ull;
+  void release();
+};
+Status launch_gauss_linear(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
+                           unsigned long long in_version, LinearState& state, cudaStream_t s,
+                           std::string& path);
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,138 @@
+// gauss-2d: direct (2r+1)^2 convolution with the outer product of plan.weights (no separation).
+// A block computes 16 rows x 128 columns; each thread 8 consecutive outputs of one row. For each tap row j
+// the block needs input rows y - r + j of its 16 lines: a ring of 17 shared-memory rows, one new row
+// loaded per j (cp.async, while the others compute), so every input row is fetched once per block. Within a
+// tap row the taps run register-blocked from shared memory with weight w[j] * w[t]. Border remapping happens only
+// when rows are loaded. Radii too large for the ring fall back to a plain global-memory kernel.
+#include <algorithm>
+#include <vector>
+
+#include "gpu/cuda/cuda_common.cuh"
+#include "gpu/cuda/cuda_kernels.hpp"
+
+namespace gpublur::cuda {
+namespace {
+
+__constant__ float c_w[kMaxTaps];
+
+constexpr int K = 8, TL = 16, TA = 128, kThreads = TL * TA / K, kSlots = TL + 1;
+
+template <typename T>
+__device__ __forceinline__ void load_row(const T* __restrict__ in, T* __restrict__ dst, int gy, int a0, int npos,
+                                         int W, Border b, int r) {
+  const T* src = in + size_t(gy < 0 ? 0 : gy) * W;
+  for (int p = threadIdx.x; p < npos; p += kThreads) {
+    const int gx = remap_index(a0 - r + p, W, b);
+    const bool ok = gy >= 0 && gx >= 0;
+    cp_async_pixel(dst + p, ok ? src + gx : in, ok);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) gauss2d_kernel(const T* __restrict__ in, T* __restrict__ out, int W,
+                                                           int H, Border b, int r, int ntaps) {
+  extern __shared__ float4 smem4[];
+  T* s = reinterpret_cast<T*>(smem4);
+  const int npos = TA + ntaps - 1;
+  const int pitch = npos | 1;
+  const int a0 = blockIdx.x * TA, l0 = blockIdx.y * TL;
+  const int line = threadIdx.x % TL, chunk = threadIdx.x / TL;
+
+  // Slot (j + line) % kSlots holds input row l0 - r + j + line at tap row j.
+  for (int i = 0; i < TL; ++i) load_row(in, s + i * pitch, remap_index(l0 - r + i, H, b), a0, npos, W, b, r);
+  cp_async_wait_all();
+  __syncthreads();
+
+  T total[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) total[k] = vzero<T>();
+  for (int j = 0; j <= 2 * r; ++j) {
+    // Prefetch the row tap row j + 1 adds into the slot nobody reads at tap row j.
+    if (j < 2 * r)
+      load_row(in, s + ((j + TL) % kSlots) * pitch, remap_index(l0 - r + j + TL, H, b), a0, npos, W, b, r);
+    const float wy = c_w[j];
+    const T* src = s + ((j + line) % kSlots) * pitch + chunk * K;
+    T acc[K];
+    conv_block<T, K>([&](int t) { return wy * c_w[t]; }, ntaps, [&](int p) { return src[p]; }, acc);
+#pragma unroll
+    for (int k = 0; k < K; ++k) total[k] = vadd(total[k], acc[k]);
+    cp_async_wait_all();
+    __syncthreads();
+  }
+
+  const int y = l0 + line;
+  if (y < H) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int x = a0 + chunk * K + k;
+      if (x < W) out[size_t(y) * W + x] = total[k];
+    }
+  }
+}
+
+template <typename T>
+__global__ void gauss2d_global_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
+                                      int r) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H) return;
+  T total = vzero<T>();
+  for (int j = 0; j <= 2 * r; ++j) {
+    const int gy = remap_index(y - r + j, H, b);
+    if (gy < 0) continue;
+    T acc = vzero<T>();
+    for (int t = 0; t <= 2 * r; ++t) {
+      const int gx = remap_index(x - r + t, W, b);
+      if (gx >= 0) vfma(c_w[j] * c_w[t], in[size_t(gy) * W + gx], acc);
+    }
+    total = vadd(total, acc);
+  }
+  out[size_t(y) * W + x] = total;
+}
+
+template <typename T>
+Status run_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t st, std::string& path) {
+  const int W = in.width, H = in.height, r = plan.radius;
+  const int ntaps = round_up(2 * r + 1, K);
+  std::vector<float> w(ntaps, 0.f);
+  std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
+  Status s = cuda_status(
+      cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
+      "uploading weights");
+  if (!s) return s;
+  const T* src = static_cast<const T*>(in.data);
+  T* dst = static_cast<T*>(out.data);
+  int dev = 0, optin = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  const size_t bytes = size_t(kSlots) * ((TA + ntaps - 1) | 1) * sizeof(T);
+  if (bytes <= size_t(optin)) {
+    auto k = gauss2d_kernel<T>;
+    if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                          "raising the shared-memory limit")))
+      return s;
+    k<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), kThreads, bytes, st>>>(src, dst, W, H, plan.border, r, ntaps);
+    path = "direct-2d-smem";
+  } else {
+    gauss2d_global_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
+                                                                                       plan.border, r);
+    path = "direct-2d-global";
+  }
+  return cuda_status(cudaGetLastError(), "launching gauss-2d");
+}
+
+}  // namespace
+
+Status launch_gauss_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t s,
+                       std::string& path) {
+  if (int(plan.weights.size()) != 2 * plan.radius + 1 || 2 * plan.radius + 1 + 16 > kMaxTaps)
+    return Status::fail("CUDA gauss-2d: plan has " + std::to_string(plan.weights.size()) +
+                        " weights for radius " + std::to_string(plan.radius));
+  switch (in.channels) {
+    case 1: return run_2d<float>(plan, in, out, s, path);
+    case 2: return run_2d<float2>(plan, in, out, s, path);
+    case 4: return run_2d<float4>(plan, in, out, s, path);
+    default: return Status::fail("CUDA gauss-2d: unsupported device channel count");
+  }
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,291 @@
+// gauss-sep: horizontal then vertical pass of 2r+1 taps, shared-memory tiles, register-blocked.
+//  - small radius: one fused kernel per tile (tile + halo loaded once, horizontal pass into a shared
+//    intermediate, vertical pass from it): one device-memory read and write of the image.
+//  - larger radius: two passes through a device-memory intermediate, each a tile of 16 lines x 128 outputs
+//    with its halo in shared memory; each thread computes 8 consecutive outputs along the filter direction.
+//  - radius too large for shared memory: a plain global-memory pass (correct for any radius).
+// Border remapping happens only while loading tiles, never in the tap loops.
+#include <algorithm>
+#include <vector>
+
+#include "gpu/cuda/cuda_common.cuh"
+#include "gpu/cuda/cuda_kernels.hpp"
+
+namespace gpublur::cuda {
+namespace {
+
+__constant__ float c_w[kMaxTaps];
+
+struct ConstWeight {
+  __device__ __forceinline__ float operator()(int t) const { return c_w[t]; }
+};
+
+constexpr int kThreads = 256;
+
+// ---- fused kernel: TW x TH outputs per block, 4 outputs per thread ---------------------------------
+template <typename T, int K, int TW, int TH>
+__global__ void __launch_bounds__(kThreads) sep_fused_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                             int W, int H, Border b, int r, int ntaps) {
+  extern __shared__ float4 smem4[];
+  T* s_in = reinterpret_cast<T*>(smem4);
+  const int rows = TH + ntaps - 1;  // rows the vertical pass reads (padded taps read finite data)
+  const int cols = TW + ntaps - 1;
+  const int pin = cols | 1;         // odd pitch: lanes on consecutive rows hit distinct banks
+  constexpr int pmid = TW + 1;
+  T* s_mid = s_in + rows * pin;
+  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  constexpr int nwarps = kThreads / 32;
+
+  for (int ry = warp; ry < rows; ry += nwarps) {
+    const int gy = remap_index(y0 - r + ry, H, b);
+    T* dst = s_in + ry * pin;
+    const T* src = in + size_t(gy < 0 ? 0 : gy) * W;
+    for (int rx = lane; rx < cols; rx += 32) {
+      const int gx = remap_index(x0 - r + rx, W, b);
+      const bool ok = gx >= 0 && gy >= 0;
+      cp_async_pixel(dst + rx, ok ? src + gx : in, ok);
+    }
+  }
+  cp_async_wait_all();
+  __syncthreads();
+
+  constexpr int hchunks = TW / K;
+  for (int item = threadIdx.x; item < rows * hchunks; item += kThreads) {
+    const int line = item % rows, chunk = item / rows;
+    const T* s = s_in + line * pin + chunk * K;
+    T acc[K];
+    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return s[p]; }, acc);
+    T* d = s_mid + line * pmid + chunk * K;
+#pragma unroll
+    for (int k = 0; k < K; ++k) d[k] = acc[k];
+  }
+  __syncthreads();
+
+  for (int item = threadIdx.x; item < TW * (TH / K); item += kThreads) {
+    const int line = item % TW, chunk = item / TW;
+    const T* s = s_mid + chunk * K * pmid + line;
+    T acc[K];
+    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return s[p * pmid]; }, acc);
+    T* d = s_in + chunk * K * pmid + line;  // output staging, reuses the input tile
+#pragma unroll
+    for (int k = 0; k < K; ++k) d[k * pmid] = acc[k];
+  }
+  __syncthreads();
+
+  for (int ry = warp; ry < TH; ry += nwarps) {
+    const int y = y0 + ry;
+    if (y >= H) break;
+    for (int rx = lane; rx < TW; rx += 32) {
+      const int x = x0 + rx;
+      if (x < W) out[size_t(y) * W + x] = s_in[ry * pmid + rx];
+    }
+  }
+}
+
+template <int TW, int TH>
+size_t fused_smem(int ntaps, size_t elem) {
+  const int rows = TH + ntaps - 1, cols = TW + ntaps - 1;
+  return size_t(rows) * ((cols | 1) + TW + 1) * elem;
+}
+
+// ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
+template <typename T, int K, int TL, int TA, bool HORIZ>
+__global__ void __launch_bounds__(TL * TA / K) sep_pass_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                               int W, int H, Border b, int r, int ntaps) {
+  extern __shared__ float4 smem4[];
+  T* s = reinterpret_cast<T*>(smem4);
+  constexpr int threads = TL * TA / K;
+  const int npos = TA + ntaps - 1;
+  // HORIZ: [line][pos] with an odd pitch; VERT: [pos][line]. Either way lanes of a quarter warp read
+  // distinct banks in the tap loop.
+  const int pitch = HORIZ ? (npos | 1) : TL;
+  const int a0 = (HORIZ ? blockIdx.x : blockIdx.y) * TA;
+  const int l0 = (HORIZ ? blockIdx.y : blockIdx.x) * TL;
+
+  if (HORIZ) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    for (int line = warp; line < TL; line += threads / 32) {
+      const T* src = in + size_t(min(l0 + line, H - 1)) * W;
+      T* dst = s + line * pitch;
+      for (int p = lane; p < npos; p += 32) {
+        const int gx = remap_index(a0 - r + p, W, b);
+        cp_async_pixel(dst + p, gx < 0 ? in : src + gx, gx >= 0);
+      }
+    }
+  } else {
+    for (int i = threadIdx.x; i < npos * TL; i += threads) {
+      const int line = i % TL, p = i / TL;
+      const int gx = min(l0 + line, W - 1);
+      const int gy = remap_index(a0 - r + p, H, b);
+      cp_async_pixel(s + p * TL + line, gy < 0 ? in : in + size_t(gy) * W + gx, gy >= 0);
+    }
+  }
+  cp_async_wait_all();
+  __syncthreads();
+
+  const int line = threadIdx.x % TL, chunk = threadIdx.x / TL;
+  T acc[K];
+  if (HORIZ) {
+    const T* src = s + line * pitch + chunk * K;
+    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
+  } else {
+    const T* src = s + chunk * K * TL + line;
+    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (HORIZ)
+      s[line * pitch + chunk * K + k] = acc[k];
+    else
+      s[(chunk * K + k) * TL + line] = acc[k];
+  }
+  __syncthreads();
+
+  if (HORIZ) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    for (int ln = warp; ln < TL; ln += threads / 32) {
+      const int y = l0 + ln;
+      if (y >= H) break;
+      for (int p = lane; p < TA; p += 32) {
+        const int x = a0 + p;
+        if (x < W) out[size_t(y) * W + x] = s[ln * pitch + p];
+      }
+    }
+  } else {
+    for (int i = threadIdx.x; i < TA * TL; i += threads) {
+      const int ln = i % TL, p = i / TL;
+      const int x = l0 + ln, y = a0 + p;
+      if (x < W && y < H) out[size_t(y) * W + x] = s[p * TL + ln];
+    }
+  }
+}
+
+constexpr int kPassK = 8, kPassTL = 16, kPassTA = 128;
+
+size_t pass_smem(int ntaps, size_t elem) {
+  const int npos = kPassTA + ntaps - 1;
+  return size_t(kPassTL) * ((npos | 1) + 1) * elem;
+}
+
+// ---- any radius: one output per thread straight from global memory ----------------------------------
+template <typename T, bool HORIZ>
+__global__ void sep_global_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
+                                  int r) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H) return;
+  T acc = vzero<T>();
+  for (int t = 0; t <= 2 * r; ++t) {
+    if (HORIZ) {
+      const int gx = remap_index(x - r + t, W, b);
+      if (gx >= 0) vfma(c_w[t], in[size_t(y) * W + gx], acc);
+    } else {
+      const int gy = remap_index(y - r + t, H, b);
+      if (gy >= 0) vfma(c_w[t], in[size_t(gy) * W + x], acc);
+    }
+  }
+  out[size_t(y) * W + x] = acc;
+}
+
+int max_smem_optin() {
+  int dev = 0, v = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  return v;
+}
+
+template <typename KernelPtr>
+Status set_smem(KernelPtr k, size_t bytes) {
+  return cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                     "raising the shared-memory limit");
+}
+
+template <typename T>
+Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out, cudaStream_t st,
+               std::string& path) {
+  const int W = in.width, H = in.height, r = plan.radius;
+  const Border b = plan.border;
+  const T* src = static_cast<const T*>(in.data);
+  T* mid = static_cast<T*>(tmp.data);
+  T* dst = static_cast<T*>(out.data);
+  const SepTuning tune = sep_tuning();
+  const size_t optin = size_t(max_smem_optin());
+
+  // Fused: K = 4 keeps the padded tap count close to 2r+1 at small radii.
+  constexpr int FK = 4, FW = 32;
+  const int fntaps = round_up(2 * r + 1, FK);
+  if (r <= tune.fused_max_radius) {
+    const bool tall = tune.fused_tile_h == 64;
+    const size_t bytes = tall ? fused_smem<FW, 64>(fntaps, sizeof(T)) : fused_smem<FW, 32>(fntaps, sizeof(T));
+    if (bytes <= optin) {
+      std::vector<float> w(fntaps, 0.f);
+      std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
+      Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0,
+                                                     cudaMemcpyHostToDevice, st),
+                             "uploading weights");
+      if (!s) return s;
+      const int th = tall ? 64 : 32;
+      const dim3 grid((W + FW - 1) / FW, (H + th - 1) / th);
+      if (tall) {
+        auto k = sep_fused_kernel<T, FK, FW, 64>;
+        if (!(s = set_smem(k, bytes))) return s;
+        k<<<grid, kThreads, bytes, st>>>(src, dst, W, H, b, r, fntaps);
+      } else {
+        auto k = sep_fused_kernel<T, FK, FW, 32>;
+        if (!(s = set_smem(k, bytes))) return s;
+        k<<<grid, kThreads, bytes, st>>>(src, dst, W, H, b, r, fntaps);
+      }
+      path = tall ? "fused-tile-32x64" : "fused-tile-32x32";
+      return cuda_status(cudaGetLastError(), "launching gauss-sep (fused)");
+    }
+  }
+
+  const int ntaps = round_up(2 * r + 1, kPassK);
+  std::vector<float> w(ntaps, 0.f);
+  std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
+  Status s = cuda_status(
+      cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
+      "uploading weights");
+  if (!s) return s;
+  const size_t bytes = pass_smem(ntaps, sizeof(T));
+  if (bytes <= optin) {
+    auto kh = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, true>;
+    auto kv = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, false>;
+    if (!(s = set_smem(kh, bytes)) || !(s = set_smem(kv, bytes))) return s;
+    constexpr int threads = kPassTL * kPassTA / kPassK;
+    kh<<<dim3((W + kPassTA - 1) / kPassTA, (H + kPassTL - 1) / kPassTL), threads, bytes, st>>>(src, mid, W, H,
+                                                                                               b, r, ntaps);
+    kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + kPassTA - 1) / kPassTA), threads, bytes, st>>>(mid, dst, W, H,
+                                                                                               b, r, ntaps);
+    path = "two-pass-smem";
+    return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes)");
+  }
+  const dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  sep_global_kernel<T, true><<<grid, block, 0, st>>>(src, mid, W, H, b, r);
+  sep_global_kernel<T, false><<<grid, block, 0, st>>>(mid, dst, W, H, b, r);
+  path = "two-pass-global";
+  return cuda_status(cudaGetLastError(), "launching gauss-sep (global memory)");
+}
+
+}  // namespace
+
+SepTuning& sep_tuning() {
+  static SepTuning t;
+  return t;
+}
+
+Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
+                        cudaStream_t s, std::string& path) {
+  if (int(plan.weights.size()) != 2 * plan.radius + 1 || 2 * plan.radius + 1 + 16 > kMaxTaps)
+    return Status::fail("CUDA gauss-sep: plan has " + std::to_string(plan.weights.size()) +
+                        " weights for radius " + std::to_string(plan.radius));
+  switch (in.channels) {
+    case 1: return run_sep<float>(plan, in, tmp, out, s, path);
+    case 2: return run_sep<float2>(plan, in, tmp, out, s, path);
+    case 4: return run_sep<float4>(plan, in, tmp, out, s, path);
+    default: return Status::fail("CUDA gauss-sep: unsupported device channel count");
+  }
+}
+
+}  // namespace gpublur::cuda
