@@ -11,6 +11,7 @@ out=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export GPUBLUR_TESTDATA="$here/testdata"
+export GPUBLUR_REQUIRE_GL=1  # on the GPU machine a missing EGL display is a failure, not a skip
 if [[ -n ${GPUBLUR_GL_DEBS:-} ]]; then
   for f in "$GPUBLUR_GL_DEBS"/*.deb; do dpkg -x "$f" /; done
   ldconfig

@@ -1,0 +1,471 @@
+// The GL backend: textures in, compute/fragment passes, textures out. Executes resolved plans only.
+#include "gpu/gl/gl_backend.hpp"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "gpu/gl/gl_context.hpp"
+#include "gpu/gl/gl_program.hpp"
+#include "gpu/gl/gl_tiles.hpp"
+
+namespace gpublur {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+GLenum channel_format(int channels) {
+  switch (channels) {
+    case 1: return GL_RED;
+    case 2: return GL_RG;
+    case 3: return GL_RGB;
+    default: return GL_RGBA;
+  }
+}
+
+// Sampler wrap mode for each border mode (core/border.hpp); zero also needs a zero border colour.
+GLenum wrap_mode(Border b) {
+  switch (b) {
+    case Border::Clamp: return GL_CLAMP_TO_EDGE;
+    case Border::Mirror: return GL_MIRRORED_REPEAT;
+    case Border::Wrap: return GL_REPEAT;
+    default: return GL_CLAMP_TO_BORDER;
+  }
+}
+
+Status gl_errors(const char* what) {
+  std::string errs;
+  for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
+    errs += errs.empty() ? "" : ", ";
+    errs += e == GL_OUT_OF_MEMORY ? "out of GPU memory" : fmt::format("GL error 0x{:04x}", e);
+  }
+  if (errs.empty()) return Status::success();
+  return Status::fail(fmt::format("GL: {} failed: {}", what, errs));
+}
+
+// Inner-loop iterations per invocation and dispatch for gauss-2d (llvmpipe caps loops at 65535).
+constexpr int kLoopBudget = 16384;
+
+GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
+
+class GlBackend final : public Backend {
+ public:
+  explicit GlBackend(std::unique_ptr<GlContext> ctx, const BackendOptions& opts)
+      : ctx_(std::move(ctx)), half_(opts.half_storage) {}
+
+  ~GlBackend() override {
+    GlCurrent cur(*ctx_);
+    if (!cur.status().ok()) return;  // the context dies with its objects anyway
+    free_textures();
+    for (auto& [key, prog] : programs_) glDeleteProgram(prog);
+    glDeleteBuffers(1, &weights_buf_);
+    glDeleteBuffers(1, &taps_buf_);
+    glDeleteFramebuffers(2, fbo_);
+    glDeleteVertexArrays(1, &vao_);
+    glDeleteQueries(1, &query_);
+    glDeleteSamplers(4, samplers_);
+  }
+
+  Status init() {
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared_);
+    glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &max_invocations_);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture_);
+    tile_h_ = sep_tile(0, max_shared_, max_invocations_);
+    tile_v_ = sep_tile(1, max_shared_, max_invocations_);
+    if (tile_h_.offsets_per_round() < 1 || tile_v_.offsets_per_round() < 1)
+      return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes)", ctx_->renderer(),
+                                      max_shared_));
+    glCreateBuffers(1, &weights_buf_);
+    glCreateBuffers(1, &taps_buf_);
+    glCreateFramebuffers(2, fbo_);
+    glCreateVertexArrays(1, &vao_);
+    glCreateQueries(GL_TIME_ELAPSED, 1, &query_);
+    glCreateSamplers(4, samplers_);
+    const float zero[4] = {0, 0, 0, 0};
+    for (int b = 0; b < 4; ++b) {
+      const GLenum wrap = wrap_mode(Border(b));
+      glSamplerParameteri(samplers_[b], GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+      glSamplerParameteri(samplers_[b], GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+      glSamplerParameteri(samplers_[b], GL_TEXTURE_WRAP_S, GLint(wrap));
+      glSamplerParameteri(samplers_[b], GL_TEXTURE_WRAP_T, GLint(wrap));
+      glSamplerParameterfv(samplers_[b], GL_TEXTURE_BORDER_COLOR, zero);
+    }
+    glDisable(GL_DITHER);
+    glDisable(GL_BLEND);
+    if (Status s = gl_errors("setting up objects"); !s) return s;
+    return probe_timer();
+  }
+
+  std::string name() const override { return "gl"; }
+  std::string device_name() const override { return ctx_->renderer(); }
+  std::string timer_clock() const override { return timer_query_ ? "gl-timer-query" : "host-clock-glfinish"; }
+
+  Status upload(const Image& src, double& ms) override {
+    ms = 0;
+    if (src.channels < 1 || src.channels > 4)
+      return Status::fail(fmt::format("gl: images have 1..4 channels, got {}", src.channels));
+    if (src.width < 1 || src.height < 1) return Status::fail("gl: empty image");
+    if (src.width > max_texture_ || src.height > max_texture_)
+      return Status::fail(fmt::format("gl: {}x{} exceeds the GL texture limit {} on {}", src.width, src.height,
+                                      max_texture_, ctx_->renderer()));
+    if (src.data.size() != src.value_count()) return Status::fail("gl: image data size does not match its shape");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    if (Status s = ensure_textures(src.width, src.height); !s) return s;
+    channels_ = src.channels;
+    ran_ = false;
+    glFinish();
+    const auto t0 = Clock::now();
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download.
+    glTextureSubImage2D(textures_[0], 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
+                        src.data.data());
+    GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
+    glDeleteSync(fence);
+    ms = ms_since(t0);
+    return gl_errors("uploading the image");
+  }
+
+  Status run(const Plan& plan, RunInfo& info) override {
+    info = RunInfo{};
+    if (!width_ || !channels_) return Status::fail("gl: run before upload");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    std::function<void()> work;
+    Status s;
+    if (plan.method == "copy") {
+      s = copy_pass(work);
+      info.path = "compute";
+    } else if (plan.method == "gauss-2d") {
+      s = gauss_2d(plan, work);
+      info.path = "compute";
+    } else if (plan.method == "gauss-sep") {
+      info.path = plan.param("impl");
+      s = info.path == "fragment" ? gauss_sep_fragment(plan, work) : gauss_sep_compute(plan, work);
+    } else if (plan.method == "gauss-linear") {
+      const bool hw = plan.param("interp") == "hardware";
+      info.path = hw ? "sampler-bilinear" : "exact-lerp";
+      s = gauss_linear(plan, hw, work);
+    } else {
+      return Status::fail("gl: method '" + plan.method + "' is not implemented by the GL backend");
+    }
+    if (!s) return s;
+    if (Status e = gl_errors(("preparing " + plan.method).c_str()); !e) return e;
+    timed(work, info.compute_ms);
+    glBindSampler(0, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (Status e = gl_errors(("running " + plan.method + " (" + info.path + ")").c_str()); !e) return e;
+    ran_ = true;
+    return Status::success();
+  }
+
+  Status download(Image& dst, double& ms) override {
+    ms = 0;
+    if (!ran_) return Status::fail("gl: download before run");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    dst = Image(width_, height_, channels_);
+    glFinish();
+    const auto t0 = Clock::now();
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTextureImage(textures_[2], 0, channel_format(channels_), GL_FLOAT, GLsizei(dst.byte_count()),
+                      dst.data.data());
+    ms = ms_since(t0);
+    return gl_errors("downloading the result");
+  }
+
+  // For tests and logs.
+  const SepTile& tile(int axis) const { return axis == 0 ? tile_h_ : tile_v_; }
+
+ private:
+  // Device time of `work`: a GL_TIME_ELAPSED query where the driver fills it, else a host clock between
+  // two glFinish calls.
+  void timed(const std::function<void()>& work, double& ms) {
+    if (timer_query_) {
+      glBeginQuery(GL_TIME_ELAPSED, query_);
+      work();
+      glEndQuery(GL_TIME_ELAPSED);
+      GLuint64 ns = 0;
+      glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+      ms = double(ns) * 1e-6;
+    } else {
+      glFinish();
+      const auto t0 = Clock::now();
+      work();
+      glFinish();
+      ms = ms_since(t0);
+    }
+  }
+
+  // Times a few copies both ways. The query is trusted only where it returns a value that accounts for at
+  // least 5% of the host-clock time of the same work: Mesa llvmpipe returns 0 (or near 0: its compute
+  // dispatches run outside the timed span), a real GPU returns most of it.
+  Status probe_timer() {
+    GLint bits = 0;
+    glGetQueryiv(GL_TIME_ELAPSED, GL_QUERY_COUNTER_BITS, &bits);
+    if (Status s = ensure_textures(512, 512); !s) return s;
+    std::function<void()> work;
+    if (Status s = copy_pass(work); !s) return s;
+    work();  // warm-up: first dispatch pays for shader upload
+    glFinish();
+    const auto t0 = Clock::now();
+    glBeginQuery(GL_TIME_ELAPSED, query_);
+    for (int i = 0; i < 5; ++i) work();
+    glEndQuery(GL_TIME_ELAPSED);
+    glFinish();
+    const double host_ms = ms_since(t0);
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+    const double query_ms = double(ns) * 1e-6;
+    timer_query_ = bits > 0 && query_ms > 0 && query_ms >= 0.05 * host_ms;
+    free_textures();
+    spdlog::debug("GL: {} timer ({} query bits; probe: query {:.4f} ms, host {:.4f} ms)", timer_clock(), bits,
+                  query_ms, host_ms);
+    return gl_errors("probing the GL timer");
+  }
+
+  void free_textures() {
+    glDeleteTextures(3, textures_);
+    glDeleteTextures(1, &accum_);
+    accum_ = 0;
+    for (GLuint& t : textures_) t = 0;
+    width_ = height_ = 0;
+  }
+
+  // textures_: 0 input, 1 intermediate (separable passes), 2 output. Output and intermediate start as NaN
+  // so a pass that writes nothing cannot pass for a result.
+  Status ensure_textures(int w, int h) {
+    if (w == width_ && h == height_ && textures_[0]) return Status::success();
+    free_textures();
+    glCreateTextures(GL_TEXTURE_2D, 3, textures_);
+    const float nan[4] = {NAN, NAN, NAN, NAN};
+    for (GLuint t : textures_) {
+      glTextureStorage2D(t, 1, half_ ? GL_RGBA16F : GL_RGBA32F, w, h);
+      glTextureParameteri(t, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTextureParameteri(t, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glClearTexImage(t, 0, GL_RGBA, GL_FLOAT, nan);
+    }
+    glNamedFramebufferTexture(fbo_[0], GL_COLOR_ATTACHMENT0, textures_[1], 0);
+    glNamedFramebufferTexture(fbo_[1], GL_COLOR_ATTACHMENT0, textures_[2], 0);
+    width_ = w, height_ = h;
+    if (Status s = gl_errors(fmt::format("allocating {}x{} {} textures", w, h, half_ ? "RGBA16F" : "RGBA32F").c_str());
+        !s) {
+      free_textures();
+      return s;
+    }
+    for (GLuint f : fbo_) {
+      const GLenum st = glCheckNamedFramebufferStatus(f, GL_FRAMEBUFFER);
+      if (st != GL_FRAMEBUFFER_COMPLETE)
+        return Status::fail(fmt::format("GL: {} render targets are not complete on {} (status 0x{:04x})",
+                                        half_ ? "RGBA16F" : "RGBA32F", ctx_->renderer(), st));
+    }
+    return Status::success();
+  }
+
+  std::string format_defines() const {
+    return std::string("#define STORE_FORMAT ") + (half_ ? "rgba16f" : "rgba32f") + "\n";
+  }
+
+  // Builds (once) and returns the program made of `files` with `defines`.
+  Status program(const std::vector<std::pair<std::string, GLenum>>& files, const std::string& defines,
+                 GLuint& out) {
+    std::string key = defines;
+    for (const auto& f : files) key += "|" + f.first;
+    if (auto it = programs_.find(key); it != programs_.end()) {
+      out = it->second;
+      return Status::success();
+    }
+    std::vector<ShaderSource> stages;
+    for (const auto& [file, stage] : files) {
+      ShaderSource s;
+      if (Status st = shader_file(file, stage, s); !st) return st;
+      stages.push_back(std::move(s));
+    }
+    if (Status st = build_program(stages, format_defines() + defines, true, out); !st) return st;
+    programs_[key] = out;
+    return Status::success();
+  }
+
+  void set_weights(const std::vector<float>& w) {
+    glNamedBufferData(weights_buf_, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);
+  }
+
+  void bind_io(GLuint prog, GLuint in, GLuint out) {
+    glUseProgram(prog);
+    glBindTextureUnit(0, in);
+    glBindImageTexture(0, out, 0, GL_FALSE, 0, GL_WRITE_ONLY, half_ ? GL_RGBA16F : GL_RGBA32F);
+  }
+
+  Status copy_pass(std::function<void()>& work) {
+    GLuint prog = 0;
+    if (Status s = program({{"copy.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+    work = [this, prog] {
+      bind_io(prog, textures_[0], textures_[2]);
+      glDispatchCompute(groups(width_, 16), groups(height_, 16), 1);
+      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    };
+    return Status::success();
+  }
+
+  Status gauss_2d(const Plan& plan, std::function<void()>& work) {
+    GLuint prog = 0;
+    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+    set_weights(plan.weights);
+    glProgramUniform1i(prog, glGetUniformLocation(prog, "radius"), plan.radius);
+    glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
+    // Kernel rows per dispatch: about kLoopBudget inner iterations per invocation (see gauss_2d.comp).
+    const int cols = 2 * plan.radius + 1;
+    const int rows = std::max(1, kLoopBudget / cols);
+    if (rows < cols && !accum_) {
+      glCreateTextures(GL_TEXTURE_2D, 1, &accum_);
+      glTextureStorage2D(accum_, 1, GL_RGBA32F, width_, height_);
+      if (Status s = gl_errors("allocating the gauss-2d accumulator"); !s) return s;
+    }
+    const GLint u_begin = glGetUniformLocation(prog, "dy_begin"), u_end = glGetUniformLocation(prog, "dy_end"),
+                u_resume = glGetUniformLocation(prog, "resume"), u_last = glGetUniformLocation(prog, "last");
+    const int r = plan.radius;
+    work = [=] {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
+      bind_io(prog, textures_[0], textures_[2]);
+      if (accum_) glBindImageTexture(1, accum_, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
+      for (int b = -r; b <= r; b += rows) {
+        const int e = std::min(r + 1, b + rows);
+        glProgramUniform1i(prog, u_begin, b);
+        glProgramUniform1i(prog, u_end, e);
+        glProgramUniform1i(prog, u_resume, b > -r);
+        glProgramUniform1i(prog, u_last, e == r + 1);
+        glDispatchCompute(groups(width_, 16), groups(height_, 16), 1);
+        glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+      }
+      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    };
+    return Status::success();
+  }
+
+  Status gauss_sep_compute(const Plan& plan, std::function<void()>& work) {
+    GLuint ph = 0, pv = 0;
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_h_.defines(), ph); !s) return s;
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_v_.defines(), pv); !s) return s;
+    set_weights(plan.weights);
+    for (GLuint p : {ph, pv}) {
+      glProgramUniform1i(p, glGetUniformLocation(p, "radius"), plan.radius);
+      glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
+    }
+    work = [this, ph, pv] {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
+      bind_io(ph, textures_[0], textures_[1]);
+      glDispatchCompute(groups(width_, tile_h_.tile()), groups(height_, tile_h_.across_threads()), 1);
+      glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+      bind_io(pv, textures_[1], textures_[2]);
+      glDispatchCompute(groups(width_, tile_v_.across_threads()), groups(height_, tile_v_.tile()), 1);
+      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    };
+    return Status::success();
+  }
+
+  Status gauss_sep_fragment(const Plan& plan, std::function<void()>& work) {
+    GLuint prog = 0;
+    if (Status s = program({{"fullscreen.vert", GL_VERTEX_SHADER}, {"gauss_sep.frag", GL_FRAGMENT_SHADER}}, "",
+                           prog);
+        !s)
+      return s;
+    set_weights(plan.weights);
+    glProgramUniform1i(prog, glGetUniformLocation(prog, "radius"), plan.radius);
+    glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
+    const GLint axis = glGetUniformLocation(prog, "axis");
+    work = [this, prog, axis] {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
+      glUseProgram(prog);
+      glBindVertexArray(vao_);
+      glViewport(0, 0, width_, height_);
+      // Ping-pong: input -> intermediate (horizontal), intermediate -> output (vertical).
+      for (int pass = 0; pass < 2; ++pass) {
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo_[pass]);
+        glProgramUniform1i(prog, axis, pass);
+        glBindTextureUnit(0, textures_[pass]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+      }
+      glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    };
+    return Status::success();
+  }
+
+  Status gauss_linear(const Plan& plan, bool hardware, std::function<void()>& work) {
+    GLuint ph = 0, pv = 0;
+    const std::string hw = fmt::format("#define HARDWARE {}\n", hardware ? 1 : 0);
+    if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 0\n" + hw, ph); !s) return s;
+    if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 1\n" + hw, pv); !s) return s;
+    std::vector<float> taps;
+    for (size_t k = 0; k < plan.tap_offsets.size(); ++k) {
+      taps.push_back(plan.tap_offsets[k]);
+      taps.push_back(plan.tap_weights[k]);
+    }
+    if (taps.empty()) return Status::fail("gl: gauss-linear plan has no taps");
+    glNamedBufferData(taps_buf_, GLsizeiptr(taps.size() * sizeof(float)), taps.data(), GL_STATIC_DRAW);
+    for (GLuint p : {ph, pv}) {
+      glProgramUniform1i(p, glGetUniformLocation(p, "n_taps"), GLint(plan.tap_offsets.size()));
+      glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
+    }
+    const GLuint sampler = hardware ? samplers_[int(plan.border)] : 0;
+    work = [this, ph, pv, sampler] {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, taps_buf_);
+      glBindSampler(0, sampler);
+      bind_io(ph, textures_[0], textures_[1]);
+      glDispatchCompute(groups(width_, 16), groups(height_, 16), 1);
+      glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+      bind_io(pv, textures_[1], textures_[2]);
+      glDispatchCompute(groups(width_, 16), groups(height_, 16), 1);
+      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    };
+    return Status::success();
+  }
+
+  std::unique_ptr<GlContext> ctx_;
+  bool half_ = false;
+  bool timer_query_ = false;
+  bool ran_ = false;
+  GLint max_shared_ = 0, max_invocations_ = 0, max_texture_ = 0;
+  SepTile tile_h_, tile_v_;
+  GLuint textures_[3] = {0, 0, 0};
+  GLuint accum_ = 0;  // gauss-2d running sums across dispatches (RGBA32F whatever the storage)
+  int width_ = 0, height_ = 0, channels_ = 0;
+  GLuint weights_buf_ = 0, taps_buf_ = 0, fbo_[2] = {0, 0}, vao_ = 0, query_ = 0, samplers_[4] = {0, 0, 0, 0};
+  std::map<std::string, GLuint> programs_;
+};
+
+}  // namespace
+
+bool gl_available(std::string* why) {
+  std::string error;
+  auto ctx = GlContext::create(0, error);
+  if (why) *why = error;
+  return ctx != nullptr;
+}
+
+std::unique_ptr<Backend> make_gl_backend(const BackendOptions& opts, std::string& error) {
+  error.clear();
+  auto ctx = GlContext::create(opts.device, error);
+  if (!ctx) return nullptr;
+  auto backend = std::make_unique<GlBackend>(std::move(ctx), opts);
+  if (Status s = backend->init(); !s) {
+    error = s.error;
+    return nullptr;
+  }
+  return backend;
+}
+
+}  // namespace gpublur

@@ -1,0 +1,54 @@
+// gauss-linear: one 1D pass of bilinear taps (AXIS 0 horizontal, 1 vertical).
+// out = tw[0] * s(x) + sum_k tw[k] * (s(x - o_k) + s(x + o_k)), s = linear interpolation between texels.
+// HARDWARE 1: s comes from the sampler (GL_LINEAR, wrap mode = border mode), at normalised coordinates.
+// HARDWARE 0: s fetches the two border-remapped texels and interpolates in full float precision, with the
+//             offset split into integer and fraction so large coordinates lose nothing.
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
+layout(std430, binding = 1) readonly buffer Taps { vec2 taps[]; };  // (offset, weight)
+uniform int n_taps;
+uniform int border;
+
+#if AXIS == 0
+#define DIR ivec2(1, 0)
+#else
+#define DIR ivec2(0, 1)
+#endif
+
+#if !HARDWARE
+// Interpolates between texels i0 and i0 + 1 along the axis with fraction f.
+vec4 lerp_at(ivec2 p, int i0, float f, ivec2 size) {
+  vec4 a = fetch_texel(src, p + i0 * DIR, size, border);
+  if (f == 0.0) return a;
+  vec4 b = fetch_texel(src, p + (i0 + 1) * DIR, size, border);
+  return (1.0 - f) * a + f * b;
+}
+#endif
+
+void main() {
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 size = textureSize(src, 0);
+  if (p.x >= size.x || p.y >= size.y) return;
+#if HARDWARE
+  vec2 inv = 1.0 / vec2(size);
+  vec2 centre = vec2(p) + 0.5;
+  vec4 acc = taps[0].y * texture(src, centre * inv);
+  for (int k = 1; k < n_taps; ++k) {
+    vec2 d = taps[k].x * vec2(DIR);
+    acc += taps[k].y * (texture(src, (centre - d) * inv) + texture(src, (centre + d) * inv));
+  }
+#else
+  vec4 acc = taps[0].y * texelFetch(src, p, 0);
+  for (int k = 1; k < n_taps; ++k) {
+    float o = taps[k].x;
+    int oi = int(floor(o));
+    float of = o - float(oi);
+    // x - o = (x - oi - 1) + (1 - of) when of > 0.
+    vec4 minus = of == 0.0 ? lerp_at(p, -oi, 0.0, size) : lerp_at(p, -oi - 1, 1.0 - of, size);
+    vec4 plus = lerp_at(p, oi, of, size);
+    acc += taps[k].y * (minus + plus);
+  }
+#endif
+  imageStore(dst, p, acc);
+}

@@ -1,0 +1,233 @@
+// The GL backend's context, limits, exactness of render targets, half storage, timing, errors and shader
+// error reporting.
+#include <glad/gl.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "gpu/gl/gl_context.hpp"
+#include "gpu/gl/gl_program.hpp"
+#include "gpu/gl/gl_tiles.hpp"
+#include "gpu/gl/shaders.hpp"
+#include "tests/gl/gl_test_util.hpp"
+
+namespace gpublur::testing {
+namespace {
+
+TEST(GlBackend, DescribesItself) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  EXPECT_EQ(be->name(), "gl");
+  EXPECT_FALSE(be->device_name().empty());
+  const std::string clock = be->timer_clock();
+  EXPECT_TRUE(clock == "gl-timer-query" || clock == "host-clock-glfinish") << clock;
+  std::printf("[ device   ] %s, clock %s\n", be->device_name().c_str(), clock.c_str());
+  std::string why;
+  EXPECT_TRUE(gl_available(&why)) << why;
+}
+
+TEST(GlBackend, ReportsTimes) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const Image src = random_image(257, 129, 4, 7);
+  double up = -1, down = -1;
+  ASSERT_TRUE(be->upload(src, up).ok());
+  RunInfo info;
+  ASSERT_TRUE(be->run(make_plan("gauss-sep", {{"sigma", "3"}}), info).ok());
+  Image out;
+  ASSERT_TRUE(be->download(out, down).ok());
+  EXPECT_GT(up, 0);
+  EXPECT_GT(info.compute_ms, 0);
+  EXPECT_GT(down, 0);
+}
+
+// Radius 0 is the identity: the passes must reproduce every bit, including values far outside [0, 1]
+// (no colour clamping or conversion in the RGBA32F render targets / image stores).
+TEST(GlBackend, RenderTargetsAndImagesAreExact) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  Image src = random_image(61, 37, 4, 11);
+  for (size_t i = 0; i < src.data.size(); ++i) src.data[i] = (src.data[i] - 0.5f) * (i % 3 ? 2000.0f : 1e-6f);
+  for (const char* impl : {"fragment", "compute"}) {
+    SCOPED_TRACE(impl);
+    Image out;
+    ASSERT_TRUE(gl_run(*be, make_plan("gauss-sep", {{"radius", "0"}, {"impl", impl}}), src, out).ok());
+    ASSERT_EQ(out.data.size(), src.data.size());
+    EXPECT_EQ(std::memcmp(out.data.data(), src.data.data(), src.byte_count()), 0);
+  }
+  Image out;
+  ASSERT_TRUE(gl_run(*be, make_plan("copy", {}), src, out).ok());
+  EXPECT_EQ(std::memcmp(out.data.data(), src.data.data(), src.byte_count()), 0);
+}
+
+// RGBA16F storage: input, intermediate and output each round to half (relative 2^-11), so for values in
+// [0, 1) the error stays below 3 * 2^-11 ~ 1.5e-3; above 1e-6 proves the storage really is half.
+TEST(GlBackend, HalfStorageWithinHalfPrecision) {
+  std::string error;
+  Backend* be = shared_gl(true, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const Image src = random_image(67, 41, 3, 5);
+  for (const auto& [method, key, value] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"copy", "", ""}, {"gauss-sep", "impl", "compute"}, {"gauss-sep", "impl", "fragment"},
+           {"gauss-2d", "", ""}, {"gauss-linear", "interp", "exact"}}) {
+    SCOPED_TRACE(method + " " + value);
+    std::map<std::string, std::string> params{{"sigma", "2.5"}, {"border", "mirror"}};
+    if (!key.empty()) params[key] = value;
+    const Plan plan = make_plan(method, params);
+    Image want, got;
+    ASSERT_TRUE(reference_run(plan, src, want).ok());
+    ASSERT_TRUE(gl_run(*be, plan, src, got).ok());
+    const double err = max_abs_diff(got, want);
+    EXPECT_LE(err, 3.0 / 2048);
+    EXPECT_GT(err, 1e-6);
+  }
+}
+
+TEST(GlBackend, WorksFromAnotherThread) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const Image src = random_image(40, 30, 2, 9);
+  const Plan plan = make_plan("gauss-sep", {{"sigma", "1.5"}, {"border", "wrap"}});
+  double ms = 0;
+  ASSERT_TRUE(be->upload(src, ms).ok());
+  Status st;
+  std::thread t([&] {
+    RunInfo info;
+    st = be->run(plan, info);
+  });
+  t.join();
+  ASSERT_TRUE(st.ok()) << st.error;
+  Image got, want;
+  ASSERT_TRUE(be->download(got, ms).ok());
+  ASSERT_TRUE(reference_run(plan, src, want).ok());
+  EXPECT_LE(max_abs_diff(got, want), 1e-5);
+}
+
+TEST(GlBackend, RejectsMisuse) {
+  BackendOptions o;
+  std::string error;
+  auto be = make_gl_backend(o, error);  // a fresh one: nothing uploaded yet
+  GPUBLUR_GL_OR_SKIP(be, error);
+  RunInfo info;
+  double ms = 0;
+  Image out;
+  EXPECT_FALSE(be->run(make_plan("copy", {}), info).ok());
+  EXPECT_FALSE(be->download(out, ms).ok());
+  const Status five = be->upload(Image(4, 4, 5), ms);
+  EXPECT_NE(five.error.find("1..4 channels"), std::string::npos) << five.error;
+  EXPECT_FALSE(be->upload(Image(0, 0, 1), ms).ok());
+  const Status big = be->upload(Image(1 << 20, 1, 1), ms);
+  EXPECT_NE(big.error.find("texture limit"), std::string::npos) << big.error;
+}
+
+// Where EGL finds no vendor library at all, one clear line instead of a crash. Run in a fresh process
+// (death-test child) so the variable is read before libEGL loads.
+TEST(GlBackendDeathTest, NoEglGivesOneClearLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/gpublur_no_vendor.json", 1);
+        setenv("LIBGL_ALWAYS_SOFTWARE", "0", 1);
+        std::string err;
+        auto be = make_gl_backend(BackendOptions{}, err);
+        std::fprintf(stderr, "%s\n", err.c_str());
+        std::exit(be == nullptr && err.rfind("GL: no usable EGL display:", 0) == 0 &&
+                          err.find('\n') == std::string::npos
+                      ? 0
+                      : 1);
+      },
+      ::testing::ExitedWithCode(0), "GL: no usable EGL display");
+}
+
+class GlContextTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    ctx_ = GlContext::create(0, error);
+    GPUBLUR_GL_OR_SKIP(ctx_, error);
+    ASSERT_TRUE(ctx_->make_current().ok());
+  }
+  void TearDown() override {
+    if (ctx_) ctx_->release();
+  }
+  std::unique_ptr<GlContext> ctx_;
+};
+
+TEST_F(GlContextTest, BrokenShaderNamesFileAndLog) {
+  ShaderSource broken{GL_COMPUTE_SHADER, "broken_test.comp",
+                      "layout(local_size_x = 1) in;\nvoid main() {\n  vec4 x = undefined_thing;\n}\n"};
+  GLuint prog = 0;
+  const Status s = build_program({broken}, "", true, prog);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(prog, 0u);
+  EXPECT_NE(s.error.find("broken_test.comp"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("failed to compile"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("undefined_thing"), std::string::npos) << "driver log missing: " << s.error;
+  std::printf("[ message  ] %s\n", s.error.c_str());
+
+  // A link error (fragment shader output without a vertex stage is fine; an undefined function is not).
+  ShaderSource unresolved{GL_COMPUTE_SHADER, "unresolved_test.comp",
+                          "layout(local_size_x = 1) in;\nvoid helper();\nvoid main() { helper(); }\n"};
+  const Status l = build_program({unresolved}, "", false, prog);
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error.find("unresolved_test.comp"), std::string::npos) << l.error;
+
+  ShaderSource missing;
+  const Status m = shader_file("no_such_shader.comp", GL_COMPUTE_SHADER, missing);
+  EXPECT_NE(m.error.find("no_such_shader.comp"), std::string::npos) << m.error;
+}
+
+TEST_F(GlContextTest, EveryShaderIsEmbedded) {
+  const auto& all = embedded_shaders();
+  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep.frag",
+                        "fullscreen.vert", "gauss_linear.comp"}) {
+    ASSERT_TRUE(all.count(f)) << f;
+    EXPECT_FALSE(all.at(f).empty()) << f;
+  }
+}
+
+// The compute tiles fit the device's limits (llvmpipe: 32 KiB shared memory), also for smaller devices.
+TEST_F(GlContextTest, TilesRespectDeviceLimits) {
+  GLint shared = 0, invocations = 0, size[2] = {0, 0};
+  glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+  glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
+  glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 0, &size[0]);
+  glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 1, &size[1]);
+  std::printf("[ limits   ] %s: shared %d B, invocations %d, size %dx%d\n", ctx_->renderer().c_str(), shared,
+              invocations, size[0], size[1]);
+  struct Limits {
+    int shared, invocations, sx, sy;
+  };
+  for (const Limits& l : {Limits{shared, invocations, size[0], size[1]}, Limits{16384, 256, 256, 256},
+                          Limits{32768, 1024, 1024, 1024}, Limits{49152, 1024, 1024, 1024}}) {
+    for (int axis = 0; axis < 2; ++axis) {
+      const SepTile t = sep_tile(axis, l.shared, l.invocations);
+      SCOPED_TRACE(::testing::Message() << "shared " << l.shared << " axis " << axis);
+      EXPECT_LE(t.shared_vec4 * 16, l.shared);
+      EXPECT_LE(t.local_x * t.local_y, l.invocations);
+      EXPECT_LE(t.local_x, l.sx);
+      EXPECT_LE(t.local_y, l.sy);
+      EXPECT_GE(t.offsets_per_round(), 1);
+      EXPECT_LE(t.span() * t.across_threads(), t.shared_vec4);
+      EXPECT_EQ(t.span() % 2, 1);
+    }
+  }
+  // The shader built with the device's tile links (a driver enforces its shared-memory limit at link).
+  for (int axis = 0; axis < 2; ++axis) {
+    ShaderSource s;
+    ASSERT_TRUE(shader_file("gauss_sep.comp", GL_COMPUTE_SHADER, s).ok());
+    GLuint prog = 0;
+    const Status st = build_program({s}, "#define STORE_FORMAT rgba32f\n" + sep_tile(axis, shared, invocations).defines(),
+                                    true, prog);
+    EXPECT_TRUE(st.ok()) << st.error;
+    glDeleteProgram(prog);
+  }
+}
+
+}  // namespace
+}  // namespace gpublur::testing

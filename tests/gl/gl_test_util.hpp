@@ -1,0 +1,73 @@
+// Helpers shared by the GL tests: one backend per process (context creation and shader compiles cost
+// seconds on llvmpipe), plans, error measures.
+#pragma once
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "gpu/gl/gl_backend.hpp"
+#include "tests/core/random_image.hpp"
+
+namespace gpublur::testing {
+
+// Skips only where no EGL display can be made; GPUBLUR_REQUIRE_GL=1 makes that a failure instead.
+#define GPUBLUR_GL_OR_SKIP(backend_ptr, error)                                          \
+  do {                                                                                  \
+    if (!(backend_ptr)) {                                                               \
+      const char* req = std::getenv("GPUBLUR_REQUIRE_GL");                              \
+      if ((error).rfind("GL: no usable EGL display", 0) == 0 && !(req && *req == '1'))  \
+        GTEST_SKIP() << (error);                                                        \
+      FAIL() << (error);                                                                \
+    }                                                                                   \
+  } while (0)
+
+inline Backend* shared_gl(bool half, std::string& error) {
+  static std::map<bool, std::unique_ptr<Backend>> backends;
+  static std::map<bool, std::string> errors;
+  if (!backends.count(half)) {
+    BackendOptions o;
+    o.half_storage = half;
+    backends[half] = make_gl_backend(o, errors[half]);
+  }
+  error = errors[half];
+  return backends[half].get();
+}
+
+inline Plan make_plan(const std::string& method, std::map<std::string, std::string> params) {
+  Plan p;
+  const Status s = resolve_plan(method, params, p);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return p;
+}
+
+// Max |a - b| over all values; infinity where shapes differ or a value is NaN (poison left behind).
+inline double max_abs_diff(const Image& a, const Image& b) {
+  if (a.width != b.width || a.height != b.height || a.channels != b.channels) return INFINITY;
+  double m = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    const double d = std::fabs(double(a.data[i]) - double(b.data[i]));
+    if (std::isnan(d)) return INFINITY;
+    m = std::max(m, d);
+  }
+  return m;
+}
+
+// Runs `plan` on the backend; `out` is poisoned with NaN before the download.
+inline Status gl_run(Backend& be, const Plan& plan, const Image& src, Image& out, RunInfo* info = nullptr) {
+  double ms = 0;
+  if (Status s = be.upload(src, ms); !s) return s;
+  RunInfo ri;
+  if (Status s = be.run(plan, ri); !s) return s;
+  if (info) *info = ri;
+  out = Image(src.width, src.height, src.channels);
+  for (float& v : out.data) v = NAN;
+  return be.download(out, ms);
+}
+
+}  // namespace gpublur::testing
