@@ -1,0 +1,130 @@
+// `gpublur bench`: device-timed methods on synthetic images; a table on stdout and optionally JSON.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "cli/method_options.hpp"
+#include "core/bench.hpp"
+
+namespace gpublur::cli {
+namespace {
+
+struct BenchArgs {
+  std::string backend = "auto";
+  int device = 0;
+  int threads = 0;
+  std::string methods = "all";
+  std::string sigmas = "3";
+  std::string sizes = "1024";
+  int channels = 4;
+  int repeat = 20;
+  int warmup = 3;
+  std::string border;
+  std::vector<std::string> params;
+  std::string json;
+  unsigned seed = 1;
+};
+
+int usage(const std::string& message) {
+  spdlog::error("{}", message);
+  return kExitUsage;
+}
+
+bool parse_sigmas(const std::string& list, std::vector<double>& out) {
+  out.clear();
+  std::istringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (!end || *end) return false;
+    out.push_back(v);
+  }
+  return !out.empty();
+}
+
+int run_bench_command(const BenchArgs& a) {
+  BenchOptions o;
+  o.channels = a.channels;
+  o.repeat = a.repeat;
+  o.warmup = a.warmup;
+  o.seed = a.seed;
+  if (!parse_sigmas(a.sigmas, o.sigmas)) return usage("--sigma '" + a.sigmas + "' is not a comma list of numbers");
+  if (Status s = parse_bench_sizes(a.sizes, o.sizes); !s) return usage(s.error);
+  for (const auto& item : a.params) {
+    std::string name, value;
+    if (!split_param(item, name, value)) return usage("--param '" + item + "' is not name=value");
+    if (name == "sigma") return usage("use --sigma for the sigma list, not --param sigma=");
+    if (o.params.count(name)) return usage("parameter '" + name + "' is given twice");
+    o.params[name] = value;
+  }
+  if (!a.border.empty()) {
+    if (o.params.count("border")) return usage("parameter 'border' is given twice");
+    o.params["border"] = a.border;
+  }
+
+  BackendOptions bo;
+  bo.device = a.device;
+  bo.threads = a.threads;
+  std::string error;
+  std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
+  if (!backend) {
+    spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
+    return kExitFailed;
+  }
+  if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods); !s) return usage(s.error);
+
+  BenchResult r;
+  if (Status s = run_bench(*backend, o, r); !s) return usage(s.error);
+  // With --json - stdout carries only the JSON; the table then goes to stderr.
+  (a.json == "-" ? std::cerr : std::cout) << bench_table(r) << std::flush;
+  if (!a.json.empty()) {
+    const std::string text = bench_json(r, o).dump(2) + "\n";
+    if (a.json == "-") {
+      std::cout << text;
+    } else {
+      std::ofstream f(a.json, std::ios::trunc);
+      f << text;
+      if (!f) {
+        spdlog::error("cannot write {}", a.json);
+        return kExitFailed;
+      }
+    }
+  }
+  return r.failed() ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> add_bench_command(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "time methods on synthetic random images in memory: median/min device time, GB/s, ratio to copy");
+  cmd->add_option("-b,--backend", a->backend, "cpu, cuda, gl, or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "gl", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--device", a->device, "GPU index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", a->threads, "CPU backend worker threads (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("-m,--method", a->methods, "comma list of methods, or all (every method of the backend)")
+      ->capture_default_str();
+  cmd->add_option("--sigma", a->sigmas, "comma list of sigmas")->capture_default_str();
+  cmd->add_option("--size", a->sizes, "comma list of sizes: N (square) or WxH")->capture_default_str();
+  cmd->add_option("--channels", a->channels, "channels per pixel")->check(CLI::Range(1, 4))->capture_default_str();
+  cmd->add_option("--repeat", a->repeat, "timed runs per case")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")->check(CLI::Range(0, 100000))->capture_default_str();
+  cmd->add_option("--border", a->border, "border mode: clamp, mirror, wrap, zero");
+  cmd->add_option("--param", a->params, "method parameter name=value, applied to the methods that have it")
+      ->type_name("NAME=VALUE");
+  cmd->add_option("--json", a->json, "also write the results as JSON to FILE ('-' = stdout)")->type_name("FILE");
+  cmd->add_option("--seed", a->seed, "random image seed")->capture_default_str();
+  cmd->footer(methods_footer());
+  return [a] { return run_bench_command(*a); };
+}
+
+}  // namespace gpublur::cli

@@ -1,0 +1,176 @@
+// `gpublur blur`: files, folders and stdin lists -> blurred files in -o DIR, plus a report.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "cli/method_options.hpp"
+#include "core/backend.hpp"
+#include "core/io/image_io.hpp"
+#include "core/pipeline.hpp"
+#include "core/plan.hpp"
+#include "core/registry.hpp"
+#include "core/report.hpp"
+
+namespace gpublur::cli {
+namespace {
+
+struct BlurArgs {
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  std::string method = "gauss-sep";
+  std::string backend = "auto";
+  int device = 0;
+  std::string format;
+  std::string pixel_type;
+  bool no_linear = false, no_premultiply = false;
+  bool recursive = false, overwrite = false;
+  std::string report;
+  std::string report_format = "json";
+  int threads = 0;
+  int io_threads = 2;
+  std::string io;
+  MethodOptions method_options;
+};
+
+int usage(const std::string& message) {
+  spdlog::error("{}", message);
+  return kExitUsage;
+}
+
+int run_blur(BlurArgs& a) {
+  // Everything that can be a usage error is checked before any work starts.
+  std::map<std::string, std::string> given;
+  if (Status s = a.method_options.given(given); !s) return usage(s.error);
+  Plan plan;
+  if (Status s = resolve_plan(a.method, given, plan); !s) return usage(s.error);
+
+  PipelineOptions po;
+  po.color.linear = !a.no_linear;
+  po.color.premultiply = !a.no_premultiply;
+  po.overwrite = a.overwrite;
+  po.io_threads = a.io_threads;
+  po.make_io = [io = a.io] { return make_image_io(io); };
+  if (!a.pixel_type.empty()) {
+    if (!parse_pixel_type(a.pixel_type, po.pixel_type))
+      return usage("--pixel-type '" + a.pixel_type + "' is not one of: uint8, uint16, half, float");
+    po.has_pixel_type = true;
+    if (!a.format.empty() && !pixel_type_fits(a.format, po.pixel_type))
+      return usage("--pixel-type " + a.pixel_type + " cannot be written as " + a.format +
+                   " (png: uint8, uint16; exr: half, float)");
+  }
+  ReportFormat report_format;
+  if (!parse_report_format(a.report_format, report_format))
+    return usage("--report-format '" + a.report_format + "' is not one of: json, jsonl, csv");
+  if (!make_image_io(a.io)) return usage("image I/O adapter '" + a.io + "' is not built into this binary");
+
+  std::vector<std::string> inputs;
+  for (const auto& in : a.inputs) {
+    if (in == "-") {
+      for (auto& p : read_path_list(std::cin)) inputs.push_back(std::move(p));
+    } else {
+      inputs.push_back(in);
+    }
+  }
+  std::vector<Job> jobs;
+  CollectOptions co{a.output_dir, a.recursive, a.format};
+  if (Status s = collect_jobs(inputs, co, jobs); !s) return usage(s.error);
+  if (jobs.empty()) spdlog::warn("no input images");
+
+  std::error_code ec;
+  std::filesystem::create_directories(a.output_dir, ec);
+  if (ec || !std::filesystem::is_directory(a.output_dir)) {
+    spdlog::error("cannot create output folder {}: {}", a.output_dir, ec ? ec.message() : "not a folder");
+    return kExitFailed;
+  }
+
+  BackendOptions bo;
+  bo.device = a.device;
+  bo.threads = a.threads;
+  std::string error;
+  std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
+  if (!backend) {
+    spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
+    return kExitFailed;
+  }
+  if (!method_on_backend(*find_method(a.method), backend->name()))
+    return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
+  spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backend->name(),
+               backend->device_name(), plan.sigma, plan.radius, jobs.size());
+
+  RunRecord run;
+  run.backend = backend->name();
+  run.device = backend->device_name();
+  run.timer_clock = backend->timer_clock();
+  run.method = plan.method;
+  run.params = plan.params;
+  run.effective_sigma = plan.effective_sigma;
+  run.radius = plan.radius;
+  run.linear = po.color.linear;
+  run.premultiply = po.color.premultiply;
+  run.io = make_image_io(a.io)->name();
+  run_pipeline(jobs, *backend, plan, po, run);
+  run.timer_clock = backend->timer_clock();  // again: a backend may settle its clock on the first runs
+
+  const int failed = run.failed();
+  spdlog::info("{} image(s), {} failed, {:.1f} ms", run.images.size(), failed, run.wall_ms);
+  if (!a.report.empty()) {
+    if (Status s = write_report_file(a.report, run, report_format); !s) {
+      spdlog::error("{}", s.error);
+      return kExitFailed;
+    }
+  }
+  return failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> add_blur_command(CLI::App& app) {
+  auto args = std::make_shared<BlurArgs>();
+  CLI::App* cmd = app.add_subcommand("blur", "blur image files and folders into an output folder");
+  cmd->add_option("inputs", args->inputs,
+                  "files, folders (their .exr/.png files) and '-' for a newline-separated list on stdin")
+      ->required()
+      ->type_name("INPUT");
+  cmd->add_option("-o,--output", args->output_dir,
+                  "output folder (created if missing); outputs mirror input names and never replace an input")
+      ->required()
+      ->type_name("DIR");
+  cmd->add_option("-m,--method", args->method, "blur method (list below)")->capture_default_str();
+  cmd->add_option("-b,--backend", args->backend, "cpu, cuda, gl, or auto (cuda, else gl, else cpu); built: " +
+                                                     compiled_backends())
+      ->check(CLI::IsMember({"cpu", "cuda", "gl", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--device", args->device, "GPU index (CUDA ordinal, EGL device)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("-r,--recursive", args->recursive, "descend into sub-folders, keeping their structure in -o");
+  cmd->add_option("--format", args->format, "write every output in this format (changes the extension)")
+      ->check(CLI::IsMember({"exr", "png"}));
+  cmd->add_option("--pixel-type", args->pixel_type,
+                  "output pixel type (png: uint8, uint16; exr: half, float); default: the input's")
+      ->check(CLI::IsMember({"uint8", "uint16", "half", "float"}));
+  cmd->add_flag("--no-linear", args->no_linear, "blur sRGB (PNG) data as encoded, not in linear light");
+  cmd->add_flag("--no-premultiply", args->no_premultiply,
+                "do not premultiply straight (PNG) alpha for the blur");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "replace existing output files (without it an existing output is an error for that file)");
+  cmd->add_option("--report", args->report, "write the run report to FILE ('-' = stdout; logs stay on stderr)")
+      ->type_name("FILE");
+  cmd->add_option("--report-format", args->report_format, "json (one document), jsonl (a line per image + "
+                                                          "a summary line) or csv")
+      ->check(CLI::IsMember({"json", "jsonl", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "CPU backend worker threads (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--io-threads", args->io_threads, "decode threads (as many again encode)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")
+      ->check(CLI::IsMember({"oiio", "lean"}));
+  args->method_options.add_to(*cmd);
+  cmd->footer(methods_footer());
+  return [args, cmd] { return run_blur(*args); };
+}
+
+}  // namespace gpublur::cli

@@ -1,0 +1,17 @@
+// The subcommands of `gpublur`: each adds itself to the CLI11 app and runs after parsing.
+// Exit status everywhere: 0 success, 1 some work failed, 2 usage error.
+#pragma once
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace gpublur::cli {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+// Each returns the function to call when its subcommand was chosen.
+std::function<int()> add_methods_command(CLI::App& app);
+std::function<int()> add_blur_command(CLI::App& app);
+std::function<int()> add_bench_command(CLI::App& app);
+
+}  // namespace gpublur::cli

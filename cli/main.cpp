@@ -1,0 +1,47 @@
+// gpublur: batch image blurring on the GPU (CUDA, GL) or the CPU reference.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "core/pipeline.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gpublur::cli;
+  // Before any thread exists, so every thread inherits the blocked SIGINT/SIGTERM (see the handler).
+  gpublur::install_interrupt_handler();
+
+  auto logger = spdlog::stderr_color_mt("gpublur");
+  logger->set_pattern("gpublur: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"gpublur " GPUBLUR_VERSION
+               ": blur EXR/PNG images with a named method on a CPU, CUDA or GL backend, with a timing report"};
+  app.set_version_flag("--version", "gpublur " GPUBLUR_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  bool quiet = false;
+  int verbose = 0;
+  app.add_flag("-q,--quiet", quiet, "errors only on stderr");
+  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv: trace)");
+  app.footer("Exit status: 0 all ok, 1 any image (or case) failed, 2 usage error, 130 interrupted.");
+
+  auto methods = add_methods_command(app);
+  auto blur = add_blur_command(app);
+  auto bench = add_bench_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help / version / the error
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  spdlog::set_level(quiet ? spdlog::level::err
+                    : verbose >= 2 ? spdlog::level::trace
+                    : verbose == 1 ? spdlog::level::debug
+                                   : spdlog::level::info);
+
+  if (app.got_subcommand("methods")) return methods();
+  if (app.got_subcommand("blur")) return blur();
+  if (app.got_subcommand("bench")) return bench();
+  return kExitUsage;
+}

@@ -1,0 +1,87 @@
+#include "cli/method_options.hpp"
+
+#include <sstream>
+
+#include "core/registry.hpp"
+
+namespace gpublur::cli {
+
+bool split_param(const std::string& s, std::string& name, std::string& value) {
+  const auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  name = s.substr(0, eq);
+  value = s.substr(eq + 1);
+  return true;
+}
+
+namespace {
+
+std::string describe(const ParamSpec& p) {
+  std::ostringstream o;
+  if (p.type == ParamType::Enum) {
+    for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
+  } else {
+    o << (p.type == ParamType::Int ? "integer" : "number") << " in [" << p.min << ", " << p.max << "]";
+  }
+  o << ", default " << (p.derived ? "from sigma" : p.default_value) << ": " << p.help;
+  return o.str();
+}
+
+}  // namespace
+
+void MethodOptions::add_to(CLI::App& cmd) {
+  // Union of the parameters over all methods, in registry order; note which methods have each.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<const ParamSpec*, std::vector<std::string>>> seen;
+  for (const auto& m : method_registry())
+    for (const auto& p : m.params) {
+      auto& entry = seen[p.name];
+      if (!entry.first) entry.first = &p, order.push_back(p.name);
+      entry.second.push_back(m.name);
+    }
+  const size_t all = method_registry().size();
+  for (const auto& name : order) {
+    if (cmd.get_option_no_throw("--" + name)) continue;  // clashes with a CLI option: --param only
+    const auto& [spec, methods] = seen[name];
+    std::string help = describe(*spec);
+    if (methods.size() < all) {
+      help += " [";
+      for (size_t i = 0; i < methods.size(); ++i) help += (i ? ", " : "") + methods[i];
+      help += " only]";
+    }
+    options_[name] = cmd.add_option("--" + name, values_[name], help)
+                         ->type_name(spec->type == ParamType::Enum    ? "CHOICE"
+                                     : spec->type == ParamType::Int ? "INT"
+                                                                    : "FLOAT")
+                         ->group("Method parameters (from the registry)");
+  }
+  cmd.add_option("--param", param_list_, "any method parameter as name=value (repeatable)")
+      ->type_name("NAME=VALUE")
+      ->group("Method parameters (from the registry)");
+}
+
+Status MethodOptions::given(std::map<std::string, std::string>& out) const {
+  out.clear();
+  for (const auto& [name, opt] : options_)
+    if (opt->count() > 0) out[name] = values_.at(name);
+  for (const auto& item : param_list_) {
+    std::string name, value;
+    if (!split_param(item, name, value)) return Status::fail("--param '" + item + "' is not name=value");
+    if (out.count(name)) return Status::fail("parameter '" + name + "' is given twice");
+    out[name] = value;
+  }
+  return Status::success();
+}
+
+std::string methods_footer() {
+  std::ostringstream o;
+  o << "Methods (details: gpublur methods):\n";
+  for (const auto& m : method_registry()) {
+    o << "  " << m.name << std::string(m.name.size() < 14 ? 14 - m.name.size() : 1, ' ') << m.summary << " [";
+    for (size_t i = 0; i < m.backends.size(); ++i) o << (i ? ", " : "") << m.backends[i];
+    o << "]\n";
+  }
+  return o.str();
+}
+
+}  // namespace gpublur::cli

@@ -1,0 +1,33 @@
+// Method parameters on the command line, generated from the registry: every parameter of every method is
+// an option --name VALUE (so a new method's parameters appear without touching the CLI), plus
+// --param name=value for any of them. Values stay text: resolve_plan validates them against the registry.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core/status.hpp"
+
+namespace gpublur::cli {
+
+class MethodOptions {
+ public:
+  // Adds the generated options to `cmd` (names that clash with an existing option are left to --param).
+  void add_to(CLI::App& cmd);
+  // The parameters given (by --name or --param), name -> text; a name given twice is a usage error.
+  Status given(std::map<std::string, std::string>& out) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::map<std::string, CLI::Option*> options_;
+  std::vector<std::string> param_list_;
+};
+
+// Help footer: the registry's methods, one line each.
+std::string methods_footer();
+// "name=value" -> (name, value); false when there is no '=' or no name.
+bool split_param(const std::string& s, std::string& name, std::string& value);
+
+}  // namespace gpublur::cli

@@ -1,0 +1,245 @@
+#include "core/bench.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/plan.hpp"
+#include "core/registry.hpp"
+
+namespace gpublur {
+
+int BenchResult::failed() const {
+  int n = 0;
+  for (const auto& c : cases) n += c.error.empty() ? 0 : 1;
+  return n;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// The parameters a method gets: sigma, then each extra one it declares.
+std::map<std::string, std::string> params_for(const MethodSpec& m, double sigma,
+                                              const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> p{{"sigma", number(sigma)}};
+  for (const auto& [k, v] : extra)
+    if (find_param(m, k)) p[k] = v;
+  return p;
+}
+
+}  // namespace
+
+Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out) {
+  out.clear();
+  if (list == "all") {
+    for (const auto& m : method_registry())
+      if (method_on_backend(m, backend)) out.push_back(m.name);
+    return Status::success();
+  }
+  for (const auto& name : split(list, ',')) {
+    const MethodSpec* m = find_method(name);
+    if (!m) return Status::fail("unknown method '" + name + "' (see `gpublur methods`)");
+    if (!method_on_backend(*m, backend))
+      return Status::fail("method '" + name + "' is not implemented on backend '" + backend + "'");
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  if (out.empty()) return Status::fail("--method: no method given");
+  return Status::success();
+}
+
+Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out) {
+  out.clear();
+  for (const auto& item : split(list, ',')) {
+    int w = 0, h = 0;
+    char x = 0, extra = 0;
+    const int n = std::sscanf(item.c_str(), "%d%c%d%c", &w, &x, &h, &extra);
+    if (n == 1) h = w;
+    if (!((n == 1) || (n == 3 && (x == 'x' || x == 'X'))) || w < 1 || h < 1 || w > 65536 || h > 65536)
+      return Status::fail("--size '" + item + "' is not N or WxH with 1 <= N <= 65536");
+    out.emplace_back(w, h);
+  }
+  if (out.empty()) return Status::fail("--size: no size given");
+  return Status::success();
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result) {
+  result = BenchResult{};
+  result.backend = backend.name();
+  result.device = backend.device_name();
+  result.timer_clock = backend.timer_clock();
+  if (opts.channels < 1 || opts.channels > 4) return Status::fail("--channels must be 1..4");
+  if (opts.repeat < 1) return Status::fail("--repeat must be at least 1");
+  if (opts.warmup < 0) return Status::fail("--warmup must be at least 0");
+  if (opts.sigmas.empty()) return Status::fail("--sigma: no sigma given");
+
+  // Extra parameters must belong to at least one method benchmarked (a typo should not pass silently).
+  for (const auto& [k, v] : opts.params) {
+    bool used = false;
+    for (const auto& name : opts.methods) used = used || find_param(*find_method(name), k);
+    if (!used) return Status::fail("no benchmarked method has a parameter '" + k + "'");
+  }
+  // The list of cases: copy first (once per size), then each method x sigma. Resolve every plan up front.
+  struct Planned {
+    Plan plan;
+    double sigma;
+  };
+  std::vector<Planned> planned;
+  const MethodSpec* copy = find_method("copy");
+  if (!copy) return Status::fail("the registry has no 'copy' method");
+  {
+    Planned p{{}, opts.sigmas.front()};
+    if (Status s = resolve_plan("copy", params_for(*copy, p.sigma, opts.params), p.plan); !s) return s;
+    planned.push_back(std::move(p));
+  }
+  for (const auto& name : opts.methods) {
+    if (name == "copy") continue;
+    for (double sigma : opts.sigmas) {
+      Planned p{{}, sigma};
+      if (Status s = resolve_plan(name, params_for(*find_method(name), sigma, opts.params), p.plan); !s)
+        return Status::fail(name + ", sigma " + number(sigma) + ": " + s.error);
+      planned.push_back(std::move(p));
+    }
+  }
+
+  std::mt19937 rng(opts.seed);
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  for (const auto& [w, h] : opts.sizes) {
+    Image img(w, h, opts.channels);
+    for (float& v : img.data) v = uni(rng);
+    double upload_ms = 0;
+    Status up = backend.upload(img, upload_ms);
+    double copy_median = 0;
+    for (const Planned& p : planned) {
+      BenchCase c;
+      c.method = p.plan.method;
+      c.width = w, c.height = h, c.channels = opts.channels;
+      c.sigma = c.method == "copy" ? 0 : p.sigma;
+      c.params = p.plan.params;
+      c.effective_sigma = p.plan.effective_sigma;
+      c.radius = p.plan.radius;
+      c.upload_ms = upload_ms;
+      if (!up) {
+        c.error = "upload of a " + std::to_string(w) + "x" + std::to_string(h) + " image: " + up.error;
+      } else {
+        RunInfo info;
+        for (int i = 0; i < opts.warmup + opts.repeat && c.error.empty(); ++i) {
+          info = RunInfo{};
+          if (Status s = backend.run(p.plan, info); !s)
+            c.error = s.error;
+          else if (i >= opts.warmup)
+            c.times_ms.push_back(info.compute_ms);
+        }
+        c.path = info.path;
+      }
+      if (c.error.empty()) {
+        c.median_ms = median_of(c.times_ms);
+        c.min_ms = *std::min_element(c.times_ms.begin(), c.times_ms.end());
+        const double bytes = 2.0 * double(w) * h * opts.channels * sizeof(float);
+        c.gbps = c.median_ms > 0 ? bytes / (c.median_ms * 1e-3) / 1e9 : 0;
+        if (c.method == "copy") copy_median = c.median_ms;
+        c.ratio_to_copy = copy_median > 0 ? c.median_ms / copy_median : 0;
+        spdlog::debug("bench {} {}x{}x{} sigma {}: median {:.4f} ms", c.method, w, h, c.channels, c.sigma,
+                      c.median_ms);
+      } else {
+        spdlog::error("bench {} {}x{}x{} sigma {}: {}", c.method, w, h, c.channels, c.sigma, c.error);
+      }
+      result.cases.push_back(std::move(c));
+    }
+  }
+  result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
+  return Status::success();
+}
+
+std::string bench_table(const BenchResult& r) {
+  std::ostringstream o;
+  o << "backend " << r.backend << ", device " << r.device << ", clock " << r.timer_clock << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %11s %2s %7s %6s %11s %11s %9s %8s  %s\n", "method", "size", "c",
+                "sigma", "radius", "median_ms", "min_ms", "GB/s", "x copy", "path");
+  o << line;
+  for (const auto& c : r.cases) {
+    const std::string size = std::to_string(c.width) + "x" + std::to_string(c.height);
+    const std::string sigma = c.method == "copy" ? "-" : number(c.sigma);
+    if (!c.error.empty()) {
+      std::snprintf(line, sizeof line, "%-14s %11s %2d %7s %6d  error: ", c.method.c_str(), size.c_str(),
+                    c.channels, sigma.c_str(), c.radius);
+      o << line << c.error << "\n";
+      continue;
+    }
+    std::snprintf(line, sizeof line, "%-14s %11s %2d %7s %6d %11.4f %11.4f %9.2f %8.2f  %s\n", c.method.c_str(),
+                  size.c_str(), c.channels, sigma.c_str(), c.radius, c.median_ms, c.min_ms, c.gbps,
+                  c.ratio_to_copy, c.path.c_str());
+    o << line;
+  }
+  return o.str();
+}
+
+nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
+  using nlohmann::json;
+  json cases = json::array();
+  for (const auto& c : r.cases) {
+    json params = json::object();
+    for (const auto& [k, v] : c.params) params[k] = v;
+    json j{{"method", c.method},
+           {"width", c.width},
+           {"height", c.height},
+           {"channels", c.channels},
+           {"sigma", c.sigma},
+           {"radius", c.radius},
+           {"effective_sigma", c.effective_sigma},
+           {"params", params},
+           {"path", c.path},
+           {"upload_ms", c.upload_ms},
+           {"times_ms", c.times_ms},
+           {"median_ms", c.median_ms},
+           {"min_ms", c.min_ms},
+           {"gbps", c.gbps},
+           {"ratio_to_copy", c.ratio_to_copy},
+           {"status", c.error.empty() ? "ok" : "error"},
+           {"error", c.error}};
+    cases.push_back(std::move(j));
+  }
+  json sizes = json::array();
+  for (const auto& [w, h] : opts.sizes) sizes.push_back({w, h});
+  return json{{"schema_version", 1},
+              {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
+              {"backend", {{"name", r.backend}, {"device", r.device}, {"timer_clock", r.timer_clock}}},
+              {"settings",
+               {{"methods", opts.methods},
+                {"sigmas", opts.sigmas},
+                {"sizes", sizes},
+                {"channels", opts.channels},
+                {"repeat", opts.repeat},
+                {"warmup", opts.warmup},
+                {"seed", opts.seed},
+                {"bytes_per_value", 4},
+                {"gbps_definition", "2 * width * height * channels * 4 bytes / median_ms"}}},
+              {"cases", cases},
+              {"summary", {{"cases", r.cases.size()}, {"failed", r.failed()}}}};
+}
+
+}  // namespace gpublur

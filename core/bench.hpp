@@ -1,0 +1,64 @@
+// `gpublur bench`: device-timed compute of methods on synthetic random images held in memory (no files).
+// Per image size: upload once, time `copy` first (the floor: one read and one write of the image), then every
+// (method, sigma) case: warm-up runs, then `repeat` timed runs; median and min of RunInfo.compute_ms.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/backend.hpp"
+#include "core/status.hpp"
+
+namespace gpublur {
+
+struct BenchOptions {
+  std::vector<std::string> methods;  // registry names, "copy" may be among them (it always runs)
+  std::vector<double> sigmas{3};
+  std::vector<std::pair<int, int>> sizes{{1024, 1024}};
+  int channels = 4;
+  int repeat = 20;
+  int warmup = 3;
+  // Extra parameters (border, --param name=value): each applied to the methods that declare it.
+  std::map<std::string, std::string> params;
+  unsigned seed = 1;
+};
+
+struct BenchCase {
+  std::string method;
+  int width = 0, height = 0, channels = 0;
+  double sigma = 0;
+  std::map<std::string, std::string> params;  // resolved
+  double effective_sigma = 0;
+  int radius = 0;
+  std::string path;  // RunInfo.path
+  double upload_ms = 0;
+  std::vector<double> times_ms;
+  double median_ms = 0, min_ms = 0;
+  double gbps = 0;           // 2 * w*h*c*4 bytes / median
+  double ratio_to_copy = 0;  // median / copy median of the same size and channels
+  std::string error;
+};
+
+struct BenchResult {
+  std::string backend, device, timer_clock;
+  std::vector<BenchCase> cases;
+  int failed() const;
+};
+
+// "all" (every registry method the backend implements) or a comma list; errors are usage errors.
+Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out);
+// "1024,4096x2048" -> {1024,1024},{4096,2048}.
+Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out);
+
+// Checks every plan first (a bad parameter is a usage error, returned before anything runs), then runs.
+// Failures of single runs are recorded in their case and the rest go on.
+Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result);
+
+double median_of(std::vector<double> v);
+std::string bench_table(const BenchResult& r);
+nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts);
+
+}  // namespace gpublur

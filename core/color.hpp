@@ -1,0 +1,45 @@
+// Colour handling around the blur: sRGB PNG data is blurred in linear light, straight alpha is premultiplied
+// for the blur (a blur of straight-alpha colour bleeds transparent pixels' colour into visible ones), and both
+// are undone for the output format. EXR is linear and premultiplied by convention, so it is left alone.
+// Also: splitting images wider than 4 channels into groups, since backends take 1..4 channels.
+#pragma once
+#include <string>
+
+#include "core/image.hpp"
+
+namespace gpublur {
+
+// The exact sRGB transfer functions (IEC 61966-2-1), in float on values nominally in [0,1].
+float srgb_to_linear(float v);
+float linear_to_srgb(float v);
+
+struct ColorOptions {
+  bool linear = true;       // --no-linear turns off: sRGB data is blurred as encoded
+  bool premultiply = true;  // --no-premultiply turns off: alpha is left as it is
+};
+
+// What the working pixels are after to_working, so from_working can undo the right things.
+struct ColorState {
+  bool srgb_encoded = false;  // colour channels still hold sRGB-encoded values
+  bool premultiplied = false; // colour channels are multiplied by alpha
+  int alpha_channel = -1;
+};
+
+// Converts file pixels (as read; meta says what they are) to the blur's working space, in place.
+ColorState to_working(Image& img, const ImageMeta& meta, const ColorOptions& opt);
+
+// Converts working pixels to what `out_format` ("png": sRGB, straight alpha; "exr": linear, premultiplied)
+// expects, in place, and sets out_meta.srgb to whether the written values are sRGB-encoded.
+void from_working(Image& img, const ColorState& state, const std::string& out_format, const ColorOptions& opt,
+                  ImageMeta& out_meta);
+
+// In-place helpers (alpha_channel must be valid): colour channels are every channel but alpha.
+void premultiply_alpha(Image& img, int alpha_channel);
+void unpremultiply_alpha(Image& img, int alpha_channel);  // alpha <= 0 gives colour 0
+
+// Channel groups of at most 4 (backends take 1..4 channels): copy channels [first, first+count) out of src,
+// and back into dst (same width/height).
+Image extract_channels(const Image& src, int first, int count);
+void insert_channels(const Image& part, int first, Image& dst);
+
+}  // namespace gpublur

@@ -1,0 +1,472 @@
+#include "core/pipeline.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fcntl.h>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <pthread.h>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "core/parallel.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gpublur {
+
+// ---------------------------------------------------------------------------------------------------------
+// Inputs and output paths
+
+namespace {
+// Like format_from_extension (core/io), kept here so gpublur_core does not link the I/O adapters.
+std::string extension_format(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".exr" ? "exr" : ext == ".png" ? "png" : "";
+}
+}  // namespace
+
+bool is_image_name(const std::string& path) { return !extension_format(path).empty(); }
+
+std::vector<std::string> read_path_list(std::istream& in) {
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+namespace {
+
+std::string real_path(const fs::path& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::absolute(p).lexically_normal().string() : r.string();
+}
+
+bool hidden(const fs::path& p) {
+  const std::string n = p.filename().string();
+  return !n.empty() && n[0] == '.';
+}
+
+// rel is the path to mirror under the output folder; the extension changes when the format does.
+Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& opts) {
+  Job j;
+  j.input = input.string();
+  const std::string in_format = extension_format(j.input);
+  if (in_format.empty()) {
+    j.error = j.input + ": not an .exr or .png file";
+    return j;
+  }
+  fs::path out = fs::path(opts.output_dir) / rel;
+  if (!opts.format.empty() && opts.format != in_format) out.replace_extension("." + opts.format);
+  j.output = out.lexically_normal().string();
+  j.format = opts.format.empty() ? in_format : opts.format;
+  return j;
+}
+
+}  // namespace
+
+Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs) {
+  jobs.clear();
+  const std::string out_real = real_path(opts.output_dir);
+  for (const std::string& arg : inputs) {
+    std::error_code ec;
+    const fs::path p(arg);
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::pair<fs::path, fs::path>> found;  // (file, path relative to the folder)
+      auto consider = [&](const fs::directory_entry& e) {
+        std::error_code e2;
+        if (!e.is_regular_file(e2) || hidden(e.path()) || !is_image_name(e.path().string())) return;
+        found.emplace_back(e.path(), e.path().lexically_relative(p));
+      };
+      if (opts.recursive) {
+        fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
+        if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
+        for (; it != end; it.increment(ec)) {
+          if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
+          std::error_code e2;
+          // Skip hidden folders and the output folder (a re-run must not take its own outputs as inputs).
+          if (it->is_directory(e2) && (hidden(it->path()) || real_path(it->path()) == out_real)) {
+            it.disable_recursion_pending();
+            continue;
+          }
+          consider(*it);
+        }
+      } else {
+        fs::directory_iterator it(p, ec), end;
+        if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
+        for (; it != end; it.increment(ec)) {
+          if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
+          consider(*it);
+        }
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty()) spdlog::warn("{}: no .exr or .png files in this folder", arg);
+      for (const auto& [file, rel] : found) jobs.push_back(make_job(file, rel, opts));
+    } else if (fs::exists(p, ec)) {
+      jobs.push_back(make_job(p, p.filename(), opts));
+    } else {
+      Job j;
+      j.input = arg;
+      j.error = arg + ": no such file or folder";
+      jobs.push_back(j);
+    }
+  }
+
+  // Never write over an input, and never two inputs into one output: both are usage errors.
+  std::set<std::string> input_reals;
+  for (const Job& j : jobs) input_reals.insert(real_path(j.input));
+  std::map<std::string, const Job*> by_output;
+  for (const Job& j : jobs) {
+    if (j.output.empty()) continue;
+    const std::string r = real_path(j.output);
+    if (input_reals.count(r))
+      return Status::fail("output " + j.output + " for input " + j.input +
+                          " would overwrite an input; choose another -o folder or --format");
+    auto [it, inserted] = by_output.emplace(r, &j);
+    if (!inserted)
+      return Status::fail("inputs " + it->second->input + " and " + j.input + " both map to output " +
+                          j.output);
+  }
+  return Status::success();
+}
+
+bool pixel_type_fits(const std::string& format, PixelType t) {
+  if (format == "png") return t == PixelType::UInt8 || t == PixelType::UInt16;
+  if (format == "exr") return t == PixelType::Half || t == PixelType::Float;
+  return false;
+}
+
+Status output_pixel_type(const std::string& out_format, const ImageMeta& in, const PixelType* forced,
+                         PixelType& out) {
+  if (forced) {
+    if (!pixel_type_fits(out_format, *forced))
+      return Status::fail(std::string("pixel type ") + pixel_type_name(*forced) + " cannot be written as " +
+                          out_format + " (png: uint8, uint16; exr: half, float)");
+    out = *forced;
+    return Status::success();
+  }
+  if (pixel_type_fits(out_format, in.pixel_type)) {
+    out = in.pixel_type;
+  } else if (out_format == "exr") {
+    out = in.pixel_type == PixelType::UInt8 ? PixelType::Half : PixelType::Float;
+  } else {
+    out = PixelType::UInt16;
+  }
+  return Status::success();
+}
+
+std::string temp_path_for(const std::string& output) {
+  const fs::path p(output);
+  return (p.parent_path() /
+          ("." + p.stem().string() + ".tmp-" + std::to_string(getpid()) + p.extension().string()))
+      .string();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Temporary outputs and interruption
+
+namespace {
+
+struct TempRegistry {
+  std::mutex mutex;
+  std::condition_variable idle;
+  std::set<std::string> temps;
+  int writing = 0;
+  bool cancelled = false;
+};
+
+TempRegistry& temps() {
+  static TempRegistry r;
+  return r;
+}
+
+// Test hook: a pause inside each write, so tests can interrupt a run while a temporary file exists.
+int write_delay_ms() {
+  static const int ms = [] {
+    const char* s = std::getenv("GPUBLUR_TEST_WRITE_DELAY_MS");
+    return s ? std::atoi(s) : 0;
+  }();
+  return ms;
+}
+
+// Moves tmp to final; without overwrite, refuses an existing final atomically where the filesystem can.
+Status move_into_place(const std::string& tmp, const std::string& final_path, bool overwrite) {
+  if (!overwrite) {
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_path.c_str(), RENAME_NOREPLACE) == 0)
+      return Status::success();
+    if (errno == EEXIST) return Status::fail("output " + final_path + " exists (use --overwrite to replace it)");
+    if (errno != EINVAL && errno != ENOSYS)
+      return Status::fail(final_path + ": cannot rename " + tmp + " into place: " + std::strerror(errno));
+#endif
+    std::error_code ec;
+    if (fs::exists(final_path, ec))
+      return Status::fail("output " + final_path + " exists (use --overwrite to replace it)");
+  }
+  if (std::rename(tmp.c_str(), final_path.c_str()) != 0)
+    return Status::fail(final_path + ": cannot rename " + tmp + " into place: " + std::strerror(errno));
+  return Status::success();
+}
+
+// Writes through `write` to a registered temporary name, then renames. The temporary is removed on any
+// error, and by the interrupt thread if a signal comes while it exists.
+template <typename F>
+Status guarded_write(const std::string& output, bool overwrite, F write) {
+  TempRegistry& r = temps();
+  const std::string tmp = temp_path_for(output);
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.cancelled) return Status::fail(output + ": interrupted");
+    r.temps.insert(tmp);
+    ++r.writing;
+  }
+  Status s = write(tmp);
+  // Adapters name the file they were given; say the output's name, not the temporary's.
+  for (size_t at; !s.ok() && (at = s.error.find(tmp)) != std::string::npos;) s.error.replace(at, tmp.size(), output);
+  std::unique_lock<std::mutex> lock(r.mutex);
+  if (s.ok() && write_delay_ms() > 0)
+    r.idle.wait_for(lock, std::chrono::milliseconds(write_delay_ms()), [&] { return r.cancelled; });
+  if (r.cancelled) s = Status::fail(output + ": interrupted");
+  if (s.ok()) s = move_into_place(tmp, output, overwrite);
+  if (!s.ok()) ::unlink(tmp.c_str());
+  r.temps.erase(tmp);
+  --r.writing;
+  r.idle.notify_all();
+  return s;
+}
+
+}  // namespace
+
+void install_interrupt_handler() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    TempRegistry& r = temps();
+    std::unique_lock<std::mutex> lock(r.mutex);
+    r.cancelled = true;
+    spdlog::warn("interrupted ({}): removing temporary outputs and stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    // Writes under way finish their current call, see `cancelled` and remove their own temporary. A second
+    // signal stops waiting: the temporaries are removed now (one being created this instant could survive).
+    r.idle.notify_all();
+    const timespec no_wait{0, 0};
+    while (r.writing > 0) {
+      r.idle.wait_for(lock, std::chrono::milliseconds(50));
+      if (sigtimedwait(&set, nullptr, &no_wait) > 0) break;
+    }
+    for (const auto& t : r.temps) ::unlink(t.c_str());
+    std::fflush(nullptr);
+    _exit(130);
+  }).detach();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The pipeline
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Backend and I/O messages usually name the file; where one does not, say which file it was.
+std::string naming(const std::string& input, const std::string& msg) {
+  return msg.find(input) != std::string::npos ? msg : input + ": " + msg;
+}
+
+struct Work {
+  size_t index = 0;
+  LoadedImage loaded;
+  ColorState colour;
+  ImageRecord rec;
+};
+
+Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& rec) {
+  // Backends take 1..4 channels: wider images go through in groups, all channels blurred.
+  const bool whole = img.channels <= 4;
+  for (int first = 0; first < img.channels; first += 4) {
+    const int count = std::min(4, img.channels - first);
+    Image part = whole ? Image() : extract_channels(img, first, count);
+    Image& src = whole ? img : part;
+    double ms = 0;
+    if (Status s = backend.upload(src, ms); !s) return s;
+    rec.ms.upload += ms;
+    RunInfo info;
+    if (Status s = backend.run(plan, info); !s) return s;
+    rec.ms.compute += info.compute_ms;
+    if (!info.path.empty()) rec.path = info.path;
+    Image out;
+    if (Status s = backend.download(out, ms); !s) return s;
+    rec.ms.download += ms;
+    if (out.width != img.width || out.height != img.height || out.channels != count)
+      return Status::fail("backend returned a " + std::to_string(out.width) + "x" + std::to_string(out.height) +
+                          "x" + std::to_string(out.channels) + " image");
+    if (whole)
+      img = std::move(out);
+    else
+      insert_channels(out, first, img);
+  }
+  return Status::success();
+}
+
+void log_result(const ImageRecord& r) {
+  if (r.ok)
+    spdlog::info("{} -> {}  ({}x{}x{}, {:.1f} ms)", r.input, r.output, r.width, r.height, r.channels,
+                 r.ms.total());
+  else
+    spdlog::error("{}", r.error);
+}
+
+}  // namespace
+
+void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& plan, const PipelineOptions& opts,
+                  RunRecord& run) {
+  const auto t0 = Clock::now();
+  const size_t n = jobs.size();
+  run.images.assign(n, ImageRecord{});
+  std::mutex log_mutex;  // one line per finished image, whole
+  auto finish = [&](size_t i, ImageRecord rec) {
+    rec.ok = rec.error.empty();
+    std::lock_guard<std::mutex> lock(log_mutex);
+    log_result(rec);
+    run.images[i] = std::move(rec);
+  };
+
+  const int threads = std::max(1, opts.io_threads);
+  BoundedQueue<Work> decoded{size_t(threads)}, computed{size_t(threads)};
+  std::atomic<size_t> next{0};
+  std::atomic<int> readers_left{threads};
+
+  auto reader = [&] {
+    std::unique_ptr<ImageIO> io = opts.make_io ? opts.make_io() : nullptr;
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      const Job& job = jobs[i];
+      Work w;
+      w.index = i;
+      w.rec.input = job.input;
+      w.rec.output = job.output;
+      if (!job.error.empty()) {
+        w.rec.error = job.error;
+        finish(i, std::move(w.rec));
+        continue;
+      }
+      std::error_code ec;
+      if (!opts.overwrite && fs::exists(job.output, ec)) {
+        w.rec.error = job.input + ": output " + job.output + " exists (use --overwrite to replace it)";
+        finish(i, std::move(w.rec));
+        continue;
+      }
+      if (!io) {
+        w.rec.error = job.input + ": no image I/O adapter";
+        finish(i, std::move(w.rec));
+        continue;
+      }
+      try {
+        const auto tr = Clock::now();
+        Status s = io->read(job.input, opts.limits, w.loaded);
+        if (s) {
+          const Image& img = w.loaded.image;
+          w.rec.width = img.width, w.rec.height = img.height, w.rec.channels = img.channels;
+          w.rec.pixel_type = pixel_type_name(w.loaded.meta.pixel_type);
+          if (img.channels < 1 || img.value_count() != img.data.size())
+            s = Status::fail("reader returned an inconsistent image");
+        }
+        if (!s) {
+          w.rec.error = naming(job.input, s.error);
+          finish(i, std::move(w.rec));
+          continue;
+        }
+        w.colour = to_working(w.loaded.image, w.loaded.meta, opts.color);
+        w.rec.ms.read = ms_since(tr);
+      } catch (const std::exception& e) {
+        w.rec.error = naming(job.input, e.what());
+        finish(i, std::move(w.rec));
+        continue;
+      }
+      decoded.push(std::move(w));
+    }
+    if (--readers_left == 0) decoded.close();
+  };
+
+  auto writer = [&] {
+    std::unique_ptr<ImageIO> io = opts.make_io ? opts.make_io() : nullptr;
+    while (auto item = computed.pop()) {
+      Work& w = *item;
+      const Job& job = jobs[w.index];
+      if (!io) {
+        w.rec.error = job.input + ": no image I/O adapter";
+        finish(w.index, std::move(w.rec));
+        continue;
+      }
+      try {
+        const auto tw = Clock::now();
+        ImageMeta meta = w.loaded.meta;
+        meta.format = job.format;
+        Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
+                                     meta.pixel_type);
+        if (s) {
+          from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
+          std::error_code ec;
+          fs::create_directories(fs::path(job.output).parent_path(), ec);
+          s = guarded_write(job.output, opts.overwrite,
+                            [&](const std::string& tmp) { return io->write(tmp, w.loaded.image, meta); });
+        }
+        w.rec.ms.write = ms_since(tw);
+        if (!s) w.rec.error = naming(job.input, s.error);
+      } catch (const std::exception& e) {
+        w.rec.error = naming(job.input, e.what());
+      }
+      w.loaded = LoadedImage{};  // free the pixels before the next image
+      finish(w.index, std::move(w.rec));
+    }
+  };
+
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(reader);
+  for (int t = 0; t < threads; ++t) pool.emplace_back(writer);
+
+  // The backend stage runs here: one GPU context, one thread.
+  while (auto item = decoded.pop()) {
+    Work& w = *item;
+    Status s;
+    try {
+      s = run_backend(backend, plan, w.loaded.image, w.rec);
+    } catch (const std::exception& e) {
+      s = Status::fail(e.what());
+    }
+    if (!s) {
+      w.rec.error = naming(w.rec.input, s.error);
+      finish(w.index, std::move(w.rec));
+      continue;
+    }
+    computed.push(std::move(w));
+  }
+  computed.close();
+  for (auto& t : pool) t.join();
+  run.wall_ms = ms_since(t0);
+}
+
+}  // namespace gpublur

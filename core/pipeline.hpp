@@ -1,0 +1,81 @@
+// The batch pipeline of `gpublur blur`: inputs -> jobs (output paths decided up front, so collisions and
+// "output == input" are usage errors before any work), then per image:
+//   read + to working colour space (I/O threads) -> upload/run/download per <=4-channel group (the calling
+//   thread, which owns the backend) -> back to the file's colour space + write to a temporary name + rename
+//   (I/O threads).
+// The stages hand over through bounded queues, so memory stays flat for any number of files.
+// A bad file is an error for that file; the batch goes on.
+#pragma once
+#include <functional>
+#include <istream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/color.hpp"
+#include "core/image.hpp"
+#include "core/io/image_io.hpp"
+#include "core/plan.hpp"
+#include "core/report.hpp"
+#include "core/status.hpp"
+
+namespace gpublur {
+
+struct Job {
+  std::string input;
+  std::string output;  // may be "" when error is set
+  std::string format;  // output format: "exr" or "png" ("" when error is set)
+  std::string error;   // set when the job is known to fail before reading (missing file, wrong extension)
+};
+
+struct CollectOptions {
+  std::string output_dir;
+  bool recursive = false;
+  std::string format;  // "" keeps each file's format; "exr"/"png" changes format and extension
+};
+
+// True for names ending in .exr or .png (any case): what folder scans pick up.
+bool is_image_name(const std::string& path);
+// A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped.
+std::vector<std::string> read_path_list(std::istream& in);
+
+// Expands files and folders into jobs with their output paths. Folder scans are non-recursive unless
+// opts.recursive (then the relative structure under the folder is kept), pick only .exr/.png files, skip
+// dot-files and the output folder itself, and are sorted. Returns a usage error (nothing processed) when an
+// output path equals any input (compared as real paths) or two inputs map to the same output.
+Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
+
+// The pixel type written: `forced` if given (must fit the format), else the input's when the format is kept,
+// else uint8 -> half, uint16 -> float (png -> exr) and half/float -> uint16 (exr -> png).
+bool pixel_type_fits(const std::string& format, PixelType t);
+Status output_pixel_type(const std::string& out_format, const ImageMeta& in, const PixelType* forced,
+                         PixelType& out);
+
+// Hidden temporary name beside `output`, keeping its extension (adapters pick the format by it):
+// "dir/.name.tmp-<pid>.ext".
+std::string temp_path_for(const std::string& output);
+
+struct PipelineOptions {
+  ColorOptions color;
+  bool has_pixel_type = false;
+  PixelType pixel_type = PixelType::Float;
+  bool overwrite = false;  // replace existing outputs; without it an existing output is an error for that file
+  int io_threads = 2;      // decode threads and, as many again, encode threads
+  // Makes one I/O adapter per I/O thread (e.g. make_image_io(name)); passed in so core does not link the
+  // adapters.
+  std::function<std::unique_ptr<ImageIO>()> make_io;
+  ReadLimits limits;
+};
+
+// Runs every job; fills run.images (in job order) and run.wall_ms. The backend is used from the calling
+// thread only.
+void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& plan, const PipelineOptions& opts,
+                  RunRecord& run);
+
+// Blocks SIGINT/SIGTERM in this thread (call before any other thread starts, so all inherit it) and starts
+// a thread that waits for them: it removes every temporary output in flight, waits for writes under way to
+// stop, and exits the process with status 130. No partial output is left.
+void install_interrupt_handler();
+
+}  // namespace gpublur

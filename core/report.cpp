@@ -1,0 +1,141 @@
+#include "core/report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace gpublur {
+
+using nlohmann::json;
+
+int RunRecord::failed() const {
+  int n = 0;
+  for (const auto& i : images) n += i.ok ? 0 : 1;
+  return n;
+}
+
+bool parse_report_format(const std::string& s, ReportFormat& out) {
+  if (s == "json") return out = ReportFormat::Json, true;
+  if (s == "jsonl") return out = ReportFormat::Jsonl, true;
+  if (s == "csv") return out = ReportFormat::Csv, true;
+  return false;
+}
+
+json image_json(const ImageRecord& r) {
+  return json{{"input", r.input},
+              {"output", r.output},
+              {"width", r.width},
+              {"height", r.height},
+              {"channels", r.channels},
+              {"pixel_type", r.pixel_type},
+              {"status", r.ok ? "ok" : "error"},
+              {"error", r.error},
+              {"path", r.path},
+              {"timings_ms",
+               {{"read", r.ms.read},
+                {"upload", r.ms.upload},
+                {"compute", r.ms.compute},
+                {"download", r.ms.download},
+                {"write", r.ms.write},
+                {"total", r.ms.total()}}}};
+}
+
+json summary_json(const RunRecord& run) {
+  const int n = int(run.images.size());
+  return json{{"images", n},
+              {"failed", run.failed()},
+              {"wall_ms", run.wall_ms},
+              {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0}};
+}
+
+namespace {
+
+json header_json(const RunRecord& run) {
+  json params = json::object();
+  for (const auto& [k, v] : run.params) params[k] = v;
+  return json{{"schema_version", kReportSchemaVersion},
+              {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
+              {"backend", {{"name", run.backend}, {"device", run.device}, {"timer_clock", run.timer_clock}}},
+              {"method",
+               {{"name", run.method},
+                {"params", params},
+                {"effective_sigma", run.effective_sigma},
+                {"radius", run.radius}}},
+              {"colour", {{"linear", run.linear}, {"premultiply", run.premultiply}}},
+              {"io", run.io}};
+}
+
+}  // namespace
+
+json report_json(const RunRecord& run) {
+  json j = header_json(run);
+  json images = json::array();
+  for (const auto& r : run.images) images.push_back(image_json(r));
+  j["images"] = std::move(images);
+  j["summary"] = summary_json(run);
+  return j;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::Json: os << report_json(run).dump(2) << "\n"; break;
+    case ReportFormat::Jsonl: {
+      // One line per image, then one summary line carrying the run-level fields, so each line stands alone.
+      for (const auto& r : run.images) {
+        json j = image_json(r);
+        j["type"] = "image";
+        os << j.dump() << "\n";
+      }
+      json s = header_json(run);
+      s["type"] = "summary";
+      s["summary"] = summary_json(run);
+      os << s.dump() << "\n";
+      break;
+    }
+    case ReportFormat::Csv: {
+      os << "input,output,width,height,channels,pixel_type,status,error,path,read_ms,upload_ms,compute_ms,"
+            "download_ms,write_ms,total_ms\n";
+      for (const auto& r : run.images) {
+        os << csv_field(r.input) << ',' << csv_field(r.output) << ',' << r.width << ',' << r.height << ','
+           << r.channels << ',' << r.pixel_type << ',' << (r.ok ? "ok" : "error") << ',' << csv_field(r.error)
+           << ',' << csv_field(r.path) << ',' << r.ms.read << ',' << r.ms.upload << ',' << r.ms.compute << ','
+           << r.ms.download << ',' << r.ms.write << ',' << r.ms.total() << "\n";
+      }
+      break;
+    }
+  }
+}
+
+Status write_report_file(const std::string& path, const RunRecord& run, ReportFormat format) {
+  if (path == "-") {
+    write_report(std::cout, run, format);
+    std::cout.flush();
+    return std::cout ? Status::success() : Status::fail("report: cannot write to stdout");
+  }
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return Status::fail("report " + path + ": cannot open " + tmp + " for writing");
+    write_report(f, run, format);
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return Status::fail("report " + path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::fail("report " + path + ": cannot rename " + tmp + " into place");
+  }
+  return Status::success();
+}
+
+}  // namespace gpublur

@@ -1,0 +1,60 @@
+// The run report: one JSON document (schema in docs/report.schema.json), or JSON Lines / CSV for streaming
+// into other tools. Built from plain structs so the pipeline does not depend on the output format.
+#pragma once
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.hpp"
+
+namespace gpublur {
+
+constexpr int kReportSchemaVersion = 1;
+
+struct StageTimes {
+  double read = 0, upload = 0, compute = 0, download = 0, write = 0;
+  double total() const { return read + upload + compute + download + write; }
+};
+
+struct ImageRecord {
+  std::string input;
+  std::string output;  // "" when no output was planned (e.g. an input that does not exist)
+  int width = 0, height = 0, channels = 0;
+  std::string pixel_type;  // of the input file, "" if it could not be read
+  bool ok = false;
+  std::string error;       // "" when ok
+  std::string path;        // RunInfo.path of the backend run(s)
+  StageTimes ms;
+};
+
+struct RunRecord {
+  std::string backend, device, timer_clock;
+  std::string method;
+  std::map<std::string, std::string> params;  // resolved, as text
+  double effective_sigma = 0;
+  int radius = 0;
+  bool linear = true, premultiply = true;
+  std::string io;  // I/O adapter name
+  std::vector<ImageRecord> images;
+  double wall_ms = 0;
+
+  int failed() const;
+};
+
+enum class ReportFormat { Json, Jsonl, Csv };
+bool parse_report_format(const std::string& s, ReportFormat& out);
+
+nlohmann::json report_json(const RunRecord& run);     // the whole document
+nlohmann::json image_json(const ImageRecord& image);  // one images[] entry
+nlohmann::json summary_json(const RunRecord& run);    // the summary object
+
+void write_report(std::ostream& os, const RunRecord& run, ReportFormat format);
+// `path` "-" writes to stdout; a file is written to a temporary name and renamed.
+Status write_report_file(const std::string& path, const RunRecord& run, ReportFormat format);
+
+std::string csv_field(const std::string& s);  // quoted when it holds a comma, quote or newline
+
+}  // namespace gpublur

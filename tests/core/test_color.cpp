@@ -1,0 +1,151 @@
+// Colour handling: exact sRGB transfer functions, premultiplied alpha, channel groups.
+#include <cmath>
+#include <gtest/gtest.h>
+
+#include "core/color.hpp"
+#include "tests/core/random_image.hpp"
+
+namespace gpublur {
+namespace {
+
+TEST(Color, SrgbKnownValues) {
+  EXPECT_FLOAT_EQ(srgb_to_linear(0.0f), 0.0f);
+  EXPECT_FLOAT_EQ(srgb_to_linear(1.0f), 1.0f);
+  EXPECT_NEAR(srgb_to_linear(0.5f), 0.214041140, 1e-7);       // ((0.5+0.055)/1.055)^2.4
+  EXPECT_NEAR(srgb_to_linear(0.04045f), 0.04045 / 12.92, 1e-9);  // linear segment
+  EXPECT_NEAR(linear_to_srgb(0.0031308f), 0.0031308 * 12.92, 1e-7);
+  EXPECT_NEAR(linear_to_srgb(0.18f), 0.461356129, 1e-6);
+}
+
+TEST(Color, SrgbRoundTripEvery8And16BitCode) {
+  double worst = 0;
+  for (int v = 0; v <= 65535; ++v) {
+    const float x = float(v) / 65535.0f;
+    worst = std::max(worst, double(std::fabs(linear_to_srgb(srgb_to_linear(x)) - x)));
+  }
+  EXPECT_LT(worst, 2e-7);
+  // 8-bit codes survive the round trip exactly after quantisation.
+  for (int v = 0; v <= 255; ++v)
+    EXPECT_EQ(int(std::lround(linear_to_srgb(srgb_to_linear(v / 255.0f)) * 255.0f)), v);
+}
+
+TEST(Color, SrgbIsMonotonic) {
+  float prev = -1;
+  for (int v = 0; v <= 4096; ++v) {
+    const float y = srgb_to_linear(v / 4096.0f);
+    EXPECT_GT(y, prev);
+    prev = y;
+  }
+}
+
+TEST(Color, PremultiplyRoundTrip) {
+  Image img = testing::random_image(17, 9, 4, 11);
+  for (size_t i = 0; i < img.pixel_count(); ++i) img.data[i * 4 + 3] = 0.05f + 0.95f * img.data[i * 4 + 3];
+  const Image orig = img;
+  premultiply_alpha(img, 3);
+  for (size_t i = 0; i < img.pixel_count(); ++i)
+    for (int k = 0; k < 3; ++k) EXPECT_FLOAT_EQ(img.data[i * 4 + k], orig.data[i * 4 + k] * orig.data[i * 4 + 3]);
+  unpremultiply_alpha(img, 3);
+  for (size_t i = 0; i < img.value_count(); ++i) EXPECT_NEAR(img.data[i], orig.data[i], 1e-6);
+}
+
+TEST(Color, UnpremultiplyZeroAlphaGivesZeroColour) {
+  Image img(2, 1, 2);  // gray + alpha
+  img.data = {0.3f, 0.0f, 0.2f, 0.5f};
+  unpremultiply_alpha(img, 1);
+  EXPECT_EQ(img.data[0], 0.0f);
+  EXPECT_EQ(img.data[1], 0.0f);
+  EXPECT_FLOAT_EQ(img.data[2], 0.4f);
+}
+
+ImageMeta png_rgba() {
+  ImageMeta m;
+  m.format = "png";
+  m.pixel_type = PixelType::UInt8;
+  m.channel_names = {"R", "G", "B", "A"};
+  m.alpha_channel = 3;
+  m.srgb = true;
+  return m;
+}
+
+TEST(Color, PngWorkingSpaceIsLinearPremultipliedAndBack) {
+  Image img = testing::random_image(8, 5, 4, 3);
+  const Image orig = img;
+  const ColorState st = to_working(img, png_rgba(), ColorOptions{});
+  EXPECT_FALSE(st.srgb_encoded);
+  EXPECT_TRUE(st.premultiplied);
+  for (size_t i = 0; i < img.pixel_count(); ++i) {
+    const float a = orig.data[i * 4 + 3];
+    EXPECT_EQ(img.data[i * 4 + 3], a);  // alpha is never transformed
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(img.data[i * 4 + k], srgb_to_linear(orig.data[i * 4 + k]) * a, 1e-7);
+  }
+  ImageMeta out;
+  from_working(img, st, "png", ColorOptions{}, out);
+  EXPECT_TRUE(out.srgb);
+  for (size_t i = 0; i < img.value_count(); ++i) EXPECT_NEAR(img.data[i], orig.data[i], 2e-5);
+}
+
+TEST(Color, PngToExrStaysLinearAndPremultiplied) {
+  Image img = testing::random_image(4, 4, 4, 5);
+  const Image orig = img;
+  const ColorState st = to_working(img, png_rgba(), ColorOptions{});
+  const Image working = img;
+  ImageMeta out;
+  from_working(img, st, "exr", ColorOptions{}, out);
+  EXPECT_FALSE(out.srgb);
+  EXPECT_EQ(img.data, working.data);
+  EXPECT_NE(img.data, orig.data);
+}
+
+TEST(Color, ExrIsLeftAlone) {
+  Image img = testing::random_image(6, 3, 4, 9);
+  const Image orig = img;
+  ImageMeta m;
+  m.format = "exr";
+  m.pixel_type = PixelType::Half;
+  m.alpha_channel = 3;
+  const ColorState st = to_working(img, m, ColorOptions{});
+  EXPECT_TRUE(st.premultiplied);
+  EXPECT_EQ(img.data, orig.data);
+  ImageMeta out;
+  from_working(img, st, "exr", ColorOptions{}, out);
+  EXPECT_EQ(img.data, orig.data);
+}
+
+TEST(Color, SwitchesTurnConversionsOff) {
+  Image img = testing::random_image(5, 5, 4, 21);
+  const Image orig = img;
+  ColorOptions off;
+  off.linear = false;
+  off.premultiply = false;
+  const ColorState st = to_working(img, png_rgba(), off);
+  EXPECT_TRUE(st.srgb_encoded);
+  EXPECT_EQ(img.data, orig.data);
+  ImageMeta out;
+  from_working(img, st, "png", off, out);
+  EXPECT_TRUE(out.srgb);
+  EXPECT_EQ(img.data, orig.data);
+
+  // Only linear off: premultiplied in the encoded values.
+  ColorOptions nolin;
+  nolin.linear = false;
+  img = orig;
+  to_working(img, png_rgba(), nolin);
+  EXPECT_FLOAT_EQ(img.data[0], orig.data[0] * orig.data[3]);
+}
+
+TEST(Color, ChannelGroupsRoundTrip) {
+  const Image img = testing::random_image(7, 3, 10, 4);
+  Image back(7, 3, 10);
+  for (int first = 0; first < 10; first += 4) {
+    const int count = std::min(4, 10 - first);
+    Image part = extract_channels(img, first, count);
+    ASSERT_EQ(part.channels, count);
+    EXPECT_EQ(part.at(2, 1, 0), img.at(2, 1, first));
+    insert_channels(part, first, back);
+  }
+  EXPECT_EQ(back.data, img.data);
+}
+
+}  // namespace
+}  // namespace gpublur

@@ -1,0 +1,287 @@
+// The batch pipeline's pieces: input expansion and output mapping, pixel types, temp names, the bounded
+// queue, a run of wide (more than 4 channel) images through the CPU backend, and bench helpers.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "core/bench.hpp"
+#include "core/io/image_io.hpp"
+#include "core/parallel.hpp"
+#include "core/pipeline.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/core/random_image.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gpublur {
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() /
+            ("gpublur-pipeline-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  fs::path operator/(const std::string& s) const { return path_ / s; }
+  std::string str() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+void touch(const fs::path& p) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << "x";
+}
+
+std::map<std::string, std::string> outputs_by_input(const std::vector<Job>& jobs) {
+  std::map<std::string, std::string> m;
+  for (const auto& j : jobs) m[fs::path(j.input).lexically_normal().string()] = j.output;
+  return m;
+}
+
+TEST(Pipeline, ImageNamesAreExrOrPngAnyCase) {
+  EXPECT_TRUE(is_image_name("a/b.PNG"));
+  EXPECT_TRUE(is_image_name("x.Exr"));
+  EXPECT_FALSE(is_image_name("x.jpg"));
+  EXPECT_FALSE(is_image_name("png"));
+}
+
+TEST(Pipeline, PathListFromStdin) {
+  std::istringstream in("a.png\r\n\n  \nsub/b.exr  \n");
+  const auto v = read_path_list(in);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0], "a.png");
+  EXPECT_EQ(v[1], "sub/b.exr");
+}
+
+TEST(Pipeline, FolderIsFlatUnlessRecursive) {
+  TempDir d;
+  touch(d / "in/a.png");
+  touch(d / "in/B.EXR");
+  touch(d / "in/notes.txt");
+  touch(d / "in/.hidden.png");
+  touch(d / "in/sub/c.png");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 2u);
+  auto m = outputs_by_input(jobs);
+  EXPECT_EQ(m[(d / "in/a.png").string()], (d / "out/a.png").string());
+  EXPECT_EQ(m[(d / "in/B.EXR").string()], (d / "out/B.EXR").string());
+
+  o.recursive = true;
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 3u);
+  m = outputs_by_input(jobs);
+  EXPECT_EQ(m[(d / "in/sub/c.png").string()], (d / "out/sub/c.png").string());
+  for (const auto& j : jobs) EXPECT_EQ(j.error, "");
+}
+
+TEST(Pipeline, RecursiveScanSkipsTheOutputFolderInsideTheInput) {
+  TempDir d;
+  touch(d / "in/a.png");
+  touch(d / "in/out/a.png");  // a previous run's output
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "in/out").string(), true, ""};
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].output, (d / "in/out/a.png").string());
+}
+
+TEST(Pipeline, FormatChangesExtension) {
+  TempDir d;
+  touch(d / "a.png");
+  touch(d / "b.exr");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, "exr"};
+  ASSERT_TRUE(collect_jobs({(d / "a.png").string(), (d / "b.exr").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].output, (d / "out/a.exr").string());
+  EXPECT_EQ(jobs[0].format, "exr");
+  EXPECT_EQ(jobs[1].output, (d / "out/b.exr").string());
+}
+
+TEST(Pipeline, OutputEqualToAnInputIsRefused) {
+  TempDir d;
+  touch(d / "a.png");
+  std::vector<Job> jobs;
+  // -o is the input's own folder, reached through a different spelling.
+  CollectOptions o{(d / "." / "").string(), false, ""};
+  Status s = collect_jobs({(d / "a.png").string()}, o, jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite an input"), std::string::npos) << s.error;
+
+  // Another input's output landing on this input is refused too: x/a.png -> d/a.png where d/a.png is an input.
+  touch(d / "x/a.png");
+  o.output_dir = d.str();
+  o.format = "";
+  s = collect_jobs({(d / "x/a.png").string(), (d / "x").string() + "/../a.png"}, o, jobs);
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(Pipeline, TwoInputsOneOutputIsRefused) {
+  TempDir d;
+  touch(d / "x/a.png");
+  touch(d / "y/a.png");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  const Status s = collect_jobs({(d / "x").string(), (d / "y/a.png").string()}, o, jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("both map to output"), std::string::npos) << s.error;
+}
+
+TEST(Pipeline, MissingAndUnsupportedInputsAreFileErrors) {
+  TempDir d;
+  touch(d / "a.jpg");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  ASSERT_TRUE(collect_jobs({(d / "nope.png").string(), (d / "a.jpg").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_NE(jobs[0].error.find("nope.png"), std::string::npos);
+  EXPECT_NE(jobs[1].error.find("a.jpg"), std::string::npos);
+}
+
+TEST(Pipeline, OutputPixelTypes) {
+  ImageMeta in;
+  in.pixel_type = PixelType::UInt8;
+  PixelType t;
+  ASSERT_TRUE(output_pixel_type("png", in, nullptr, t).ok());
+  EXPECT_EQ(t, PixelType::UInt8);
+  ASSERT_TRUE(output_pixel_type("exr", in, nullptr, t).ok());
+  EXPECT_EQ(t, PixelType::Half);
+  in.pixel_type = PixelType::UInt16;
+  ASSERT_TRUE(output_pixel_type("exr", in, nullptr, t).ok());
+  EXPECT_EQ(t, PixelType::Float);
+  in.pixel_type = PixelType::Half;
+  ASSERT_TRUE(output_pixel_type("png", in, nullptr, t).ok());
+  EXPECT_EQ(t, PixelType::UInt16);
+  const PixelType forced = PixelType::Float;
+  EXPECT_FALSE(output_pixel_type("png", in, &forced, t).ok());
+  ASSERT_TRUE(output_pixel_type("exr", in, &forced, t).ok());
+  EXPECT_EQ(t, PixelType::Float);
+}
+
+TEST(Pipeline, TempNameIsHiddenBesideTheOutputWithItsExtension) {
+  const std::string t = temp_path_for("out/sub/pic.png");
+  EXPECT_EQ(t, "out/sub/.pic.tmp-" + std::to_string(getpid()) + ".png");
+}
+
+TEST(Pipeline, BoundedQueueKeepsOrderAndBound) {
+  BoundedQueue<int> q(2);
+  std::atomic<int> pushed{0};
+  std::thread producer([&] {
+    for (int i = 0; i < 100; ++i) {
+      q.push(i);
+      ++pushed;
+    }
+    q.close();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_LE(pushed.load(), 3);  // blocked by the bound (2 queued, at most one more about to be counted)
+  int expect = 0;
+  while (auto v = q.pop()) EXPECT_EQ(*v, expect++);
+  producer.join();
+  EXPECT_EQ(expect, 100);
+}
+
+// More than 4 channels go through the backend in groups; the result must equal the blur of every channel.
+TEST(Pipeline, WideExrIsBlurredInGroupsAllChannels) {
+  auto io = make_lean_io();
+  ASSERT_TRUE(io);
+  TempDir d;
+  Image img = testing::random_image(37, 23, 7, 5);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"A", "B", "G", "R", "Z", "mask.a", "mask.b"};
+  meta.alpha_channel = 0;
+  ASSERT_TRUE(io->write((d / "wide.exr").string(), img, meta).ok());
+  LoadedImage in;
+  ASSERT_TRUE(io->read((d / "wide.exr").string(), ReadLimits{}, in).ok());
+
+  std::vector<Job> jobs;
+  ASSERT_TRUE(collect_jobs({(d / "wide.exr").string()}, {(d / "out").string(), false, ""}, jobs).ok());
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1.7"}, {"border", "wrap"}}, plan).ok());
+  auto backend = make_cpu_backend(BackendOptions{});
+  PipelineOptions po;
+  po.make_io = [] { return make_lean_io(); };
+  RunRecord run;
+  run_pipeline(jobs, *backend, plan, po, run);
+  ASSERT_EQ(run.images.size(), 1u);
+  ASSERT_TRUE(run.images[0].ok) << run.images[0].error;
+  EXPECT_EQ(run.images[0].channels, 7);
+
+  LoadedImage out;
+  ASSERT_TRUE(io->read((d / "out/wide.exr").string(), ReadLimits{}, out).ok());
+  EXPECT_EQ(out.meta.channel_names, in.meta.channel_names);
+  Image expect;
+  ASSERT_TRUE(reference_run(plan, in.image, expect).ok());
+  ASSERT_EQ(out.image.value_count(), expect.value_count());
+  double worst = 0;
+  for (size_t i = 0; i < expect.value_count(); ++i)
+    worst = std::max(worst, double(std::fabs(out.image.data[i] - expect.data[i])));
+  EXPECT_LT(worst, 1e-6);
+  EXPECT_NE(out.image.data, in.image.data);  // it was blurred
+  // No temporary left beside the output.
+  for (const auto& e : fs::directory_iterator(d / "out")) EXPECT_EQ(e.path().filename(), "wide.exr");
+}
+
+TEST(Bench, SizesMethodsAndMedian) {
+  std::vector<std::pair<int, int>> sizes;
+  ASSERT_TRUE(parse_bench_sizes("1024,640x480", sizes).ok());
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[0], std::make_pair(1024, 1024));
+  EXPECT_EQ(sizes[1], std::make_pair(640, 480));
+  EXPECT_FALSE(parse_bench_sizes("12y4", sizes).ok());
+  EXPECT_FALSE(parse_bench_sizes("0", sizes).ok());
+  std::vector<std::string> methods;
+  ASSERT_TRUE(resolve_bench_methods("all", "cpu", methods).ok());
+  EXPECT_GE(methods.size(), 3u);
+  EXPECT_FALSE(resolve_bench_methods("gauss-sep,nope", "cpu", methods).ok());
+  EXPECT_DOUBLE_EQ(median_of({5, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
+}
+
+TEST(Bench, CpuRunHasCopyFirstAndRatios) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  BenchOptions o;
+  o.methods = {"gauss-sep", "copy"};
+  o.sigmas = {1, 2};
+  o.sizes = {{64, 48}};
+  o.channels = 3;
+  o.repeat = 3;
+  o.warmup = 1;
+  o.params = {{"border", "mirror"}};
+  BenchResult r;
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 3u);  // copy once, gauss-sep at two sigmas
+  EXPECT_EQ(r.cases[0].method, "copy");
+  EXPECT_DOUBLE_EQ(r.cases[0].ratio_to_copy, 1.0);
+  for (const auto& c : r.cases) {
+    EXPECT_EQ(c.error, "");
+    EXPECT_EQ(c.times_ms.size(), 3u);
+    EXPECT_LE(c.min_ms, c.median_ms);
+    EXPECT_GT(c.gbps, 0);
+    EXPECT_EQ(c.params.at("border"), "mirror");
+  }
+  EXPECT_EQ(r.cases[2].params.at("sigma"), "2");
+  const auto j = bench_json(r, o);
+  EXPECT_EQ(j["cases"].size(), 3u);
+  EXPECT_EQ(j["backend"]["name"], "cpu");
+  EXPECT_NE(bench_table(r).find("gauss-sep"), std::string::npos);
+
+  o.params = {{"nonsense", "1"}};
+  EXPECT_FALSE(run_bench(*backend, o, r).ok());
+}
+
+}  // namespace
+}  // namespace gpublur

@@ -1,0 +1,109 @@
+// The report: fields, formats, and the JSON document against docs/report.schema.json.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+#include "core/report.hpp"
+#include "tests/e2e/schema_check.hpp"
+
+namespace gpublur {
+namespace {
+
+nlohmann::json load_schema() {
+  std::ifstream f(GPUBLUR_SOURCE_DIR "/docs/report.schema.json");
+  EXPECT_TRUE(f.good());
+  return nlohmann::json::parse(f);
+}
+
+RunRecord sample_run() {
+  RunRecord run;
+  run.backend = "cpu";
+  run.device = "test cpu";
+  run.timer_clock = "host-clock";
+  run.method = "gauss-sep";
+  run.params = {{"sigma", "2.5"}, {"radius", "8"}, {"border", "mirror"}, {"impl", "compute"}};
+  run.effective_sigma = 2.49;
+  run.radius = 8;
+  run.io = "lean";
+  ImageRecord ok;
+  ok.input = "in/a,b.png";
+  ok.output = "out/a,b.png";
+  ok.width = 7, ok.height = 3, ok.channels = 4;
+  ok.pixel_type = "uint8";
+  ok.ok = true;
+  ok.path = "reference";
+  ok.ms = {1.5, 0.25, 3.0, 0.25, 2.0};
+  ImageRecord bad;
+  bad.input = "in/bad.exr";
+  bad.output = "out/bad.exr";
+  bad.error = "in/bad.exr: truncated file, \"quoted\"";
+  run.images = {ok, bad};
+  run.wall_ms = 10;
+  return run;
+}
+
+TEST(Report, JsonHasEveryFieldAndMatchesSchema) {
+  const RunRecord run = sample_run();
+  const nlohmann::json j = report_json(run);
+  EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
+  EXPECT_EQ(j["tool"]["name"], "gpublur");
+  EXPECT_EQ(j["tool"]["version"], GPUBLUR_VERSION);
+  EXPECT_EQ(j["backend"]["timer_clock"], "host-clock");
+  EXPECT_EQ(j["method"]["params"]["border"], "mirror");
+  EXPECT_EQ(j["method"]["radius"], 8);
+  ASSERT_EQ(j["images"].size(), 2u);
+  EXPECT_EQ(j["images"][0]["status"], "ok");
+  EXPECT_DOUBLE_EQ(j["images"][0]["timings_ms"]["total"].get<double>(), 7.0);
+  EXPECT_EQ(j["images"][1]["status"], "error");
+  EXPECT_EQ(j["summary"]["images"], 2);
+  EXPECT_EQ(j["summary"]["failed"], 1);
+  EXPECT_DOUBLE_EQ(j["summary"]["images_per_second"].get<double>(), 100.0);  // 1 ok image in 10 ms
+  const auto errors = testing::schema_errors(load_schema(), j);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
+TEST(Report, SchemaCheckerCatchesViolations) {
+  nlohmann::json j = report_json(sample_run());
+  j["images"][0].erase("timings_ms");
+  j["summary"]["failed"] = "one";
+  j["extra"] = 1;
+  const auto errors = testing::schema_errors(load_schema(), j);
+  EXPECT_EQ(errors.size(), 3u);
+}
+
+TEST(Report, JsonLinesOneLinePerImagePlusSummary) {
+  std::ostringstream o;
+  write_report(o, sample_run(), ReportFormat::Jsonl);
+  std::istringstream in(o.str());
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["type"], "image");
+  EXPECT_EQ(lines[1]["error"], "in/bad.exr: truncated file, \"quoted\"");
+  EXPECT_EQ(lines[2]["type"], "summary");
+  EXPECT_EQ(lines[2]["summary"]["failed"], 1);
+  EXPECT_EQ(lines[2]["method"]["name"], "gauss-sep");
+}
+
+TEST(Report, CsvHeaderAndQuotedRows) {
+  std::ostringstream o;
+  write_report(o, sample_run(), ReportFormat::Csv);
+  std::istringstream in(o.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("input,output,width,height,channels,pixel_type,status,error,path,read_ms", 0), 0u);
+  EXPECT_EQ(lines[1].rfind("\"in/a,b.png\",\"out/a,b.png\",7,3,4,uint8,ok,,reference,1.5,", 0), 0u);
+  EXPECT_NE(lines[2].find("\"in/bad.exr: truncated file, \"\"quoted\"\"\""), std::string::npos);
+  EXPECT_EQ(csv_field("plain"), "plain");
+}
+
+TEST(Report, FormatNames) {
+  ReportFormat f;
+  EXPECT_TRUE(parse_report_format("csv", f));
+  EXPECT_EQ(f, ReportFormat::Csv);
+  EXPECT_FALSE(parse_report_format("xml", f));
+}
+
+}  // namespace
+}  // namespace gpublur

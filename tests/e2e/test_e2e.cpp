@@ -1,0 +1,459 @@
+// End-to-end tests of the gpublur binary: folders with good and bad files, exit codes, outputs that decode,
+// no temporary or partial files, the report against docs/report.schema.json, usage errors, stdin lists,
+// --recursive, report formats, overwrite policy, interruption, bench, and a CUDA request without a device.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <random>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/color.hpp"
+#include "core/io/image_io.hpp"
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/e2e/schema_check.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace gpublur {
+namespace {
+
+struct Result {
+  int rc = -1;  // exit status; -1 if killed by a signal (a crash)
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("gpublur-e2e-" + std::to_string(getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    io_ = make_lean_io();
+    ASSERT_TRUE(io_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path at(const std::string& rel) const { return dir_ / rel; }
+
+  // Runs the binary with `args` (already shell-quoted where needed); stdin from `stdin_text` if given.
+  Result run(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
+    const fs::path out = dir_ / ".stdout", err = dir_ / ".stderr", in = dir_ / ".stdin";
+    std::ofstream(in) << stdin_text;
+    const std::string cmd = env + " " + quote(GPUBLUR_BIN) + " " + args + " <" + quote(in.string()) + " >" +
+                            quote(out.string()) + " 2>" + quote(err.string());
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    fs::remove(out), fs::remove(err), fs::remove(in);
+    return r;
+  }
+
+  // Random pixels (never constant), written with the lean adapter.
+  void make_image(const std::string& rel, int w, int h, int c, PixelType t, uint32_t seed) {
+    Image img(w, h, c);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (float& v : img.data) v = u(rng);
+    ImageMeta meta;
+    meta.format = format_from_extension(rel);
+    meta.pixel_type = t;
+    static const char* rgba[] = {"R", "G", "B", "A"};
+    for (int k = 0; k < c; ++k)
+      meta.channel_names.push_back(meta.format == "png" ? (c <= 2 ? (k ? "A" : "Y") : rgba[k])
+                                   : c <= 4                ? rgba[k]
+                                                           : "ch" + std::to_string(k));
+    meta.alpha_channel = (c == 2 || c == 4) ? c - 1 : -1;
+    meta.srgb = meta.format == "png";
+    fs::create_directories(at(rel).parent_path());
+    ASSERT_TRUE(io_->write(at(rel).string(), img, meta).ok()) << rel;
+  }
+
+  void make_bad_files(const std::string& folder) {
+    std::ofstream(at(folder + "/zero.png"));  // zero bytes
+    make_image(folder + "/.full.exr", 64, 48, 4, PixelType::Half, 99);
+    const std::string full = slurp(at(folder + "/.full.exr"));
+    fs::remove(at(folder + "/.full.exr"));
+    std::ofstream(at(folder + "/truncated.exr"), std::ios::binary) << full.substr(0, full.size() / 2);
+    make_image(folder + "/.real.png", 8, 8, 3, PixelType::UInt8, 98);
+    fs::rename(at(folder + "/.real.png"), at(folder + "/mislabelled.exr"));
+  }
+
+  LoadedImage decode(const fs::path& p) {
+    LoadedImage li;
+    const Status s = io_->read(p.string(), ReadLimits{}, li);
+    EXPECT_TRUE(s.ok()) << s.error;
+    return li;
+  }
+
+  // Anything in `folder` (recursively) that is not a finished output: hidden temporaries.
+  static std::vector<std::string> leftovers(const fs::path& folder) {
+    std::vector<std::string> v;
+    if (!fs::exists(folder)) return v;
+    for (const auto& e : fs::recursive_directory_iterator(folder))
+      if (e.path().filename().string()[0] == '.' || e.path().string().find(".tmp-") != std::string::npos)
+        v.push_back(e.path().string());
+    return v;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<ImageIO> io_;
+};
+
+json load_schema() { return json::parse(slurp(GPUBLUR_SOURCE_DIR "/docs/report.schema.json")); }
+
+TEST_F(E2E, GoodAndBadFilesInOneFolder) {
+  make_image("in/rgba8.png", 41, 29, 4, PixelType::UInt8, 1);
+  make_image("in/gray16.png", 33, 17, 1, PixelType::UInt16, 2);
+  make_image("in/half.exr", 40, 30, 4, PixelType::Half, 3);
+  make_image("in/wide.exr", 21, 13, 6, PixelType::Float, 4);
+  make_bad_files("in");
+  std::ofstream(at("in/readme.txt")) << "not an image";
+
+  const Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("out").string()) +
+                       " --backend cpu --sigma 1.5 --report " + quote(at("report.json").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+
+  // Good files: written, decodable, same shape and pixel type.
+  const std::map<std::string, std::tuple<int, int, int, PixelType>> good = {
+      {"rgba8.png", {41, 29, 4, PixelType::UInt8}},
+      {"gray16.png", {33, 17, 1, PixelType::UInt16}},
+      {"half.exr", {40, 30, 4, PixelType::Half}},
+      {"wide.exr", {21, 13, 6, PixelType::Float}}};
+  for (const auto& [name, shape] : good) {
+    ASSERT_TRUE(fs::exists(at("out/" + name))) << name;
+    const LoadedImage li = decode(at("out/" + name));
+    EXPECT_EQ(li.image.width, std::get<0>(shape)) << name;
+    EXPECT_EQ(li.image.height, std::get<1>(shape)) << name;
+    EXPECT_EQ(li.image.channels, std::get<2>(shape)) << name;
+    EXPECT_EQ(li.meta.pixel_type, std::get<3>(shape)) << name;
+    EXPECT_NE(li.image.data, decode(at("in/" + name)).image.data) << name << " was not blurred";
+  }
+  // Bad files: named in the log, no output, nothing partial or temporary anywhere.
+  for (const char* bad : {"zero.png", "truncated.exr", "mislabelled.exr"}) {
+    EXPECT_NE(r.err.find(bad), std::string::npos) << bad << " not named in:\n" << r.err;
+    EXPECT_FALSE(fs::exists(at(std::string("out/") + bad))) << bad;
+  }
+  EXPECT_FALSE(fs::exists(at("out/readme.txt")));
+  EXPECT_TRUE(leftovers(at("out")).empty()) << leftovers(at("out")).front();
+  size_t n = 0;
+  for (auto it = fs::directory_iterator(at("out")); it != fs::directory_iterator(); ++it) ++n;
+  EXPECT_EQ(n, good.size());
+
+  // The report: valid against the schema, one entry per image with the right status.
+  const json rep = json::parse(slurp(at("report.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  ASSERT_EQ(rep["images"].size(), 7u);
+  EXPECT_EQ(rep["summary"]["images"], 7);
+  EXPECT_EQ(rep["summary"]["failed"], 3);
+  EXPECT_EQ(rep["backend"]["name"], "cpu");
+  EXPECT_EQ(rep["method"]["name"], "gauss-sep");
+  EXPECT_EQ(rep["method"]["params"]["sigma"], "1.5");
+  EXPECT_EQ(rep["method"]["radius"], 5);
+  for (const auto& img : rep["images"]) {
+    const std::string name = fs::path(img["input"].get<std::string>()).filename();
+    if (good.count(name)) {
+      EXPECT_EQ(img["status"], "ok") << name;
+      EXPECT_EQ(img["error"], "") << name;
+      EXPECT_GT(img["timings_ms"]["total"].get<double>(), 0) << name;
+      EXPECT_EQ(img["width"], std::get<0>(good.at(name)));
+    } else {
+      EXPECT_EQ(img["status"], "error") << name;
+      EXPECT_NE(img["error"].get<std::string>().find(name), std::string::npos) << img["error"];
+    }
+  }
+}
+
+TEST_F(E2E, AllGoodExitsZeroAndPngKeepsAlpha) {
+  make_image("a.png", 16, 12, 2, PixelType::UInt8, 7);
+  const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -b cpu");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const LoadedImage li = decode(at("o/a.png"));
+  EXPECT_EQ(li.image.channels, 2);
+  EXPECT_EQ(li.meta.alpha_channel, 1);
+}
+
+TEST_F(E2E, UsageErrorsExitTwoAndWriteNothing) {
+  make_image("in/a.png", 8, 8, 3, PixelType::UInt8, 5);
+  make_image("in/sub/a.png", 8, 8, 3, PixelType::UInt8, 6);
+  const std::string in = quote(at("in/a.png").string()), out = " -o " + quote(at("out").string()) + " -b cpu";
+  struct Case {
+    std::string args, expect;
+  };
+  const std::vector<Case> cases = {
+      {"blur " + in + out + " --method no-such-method", "unknown method"},
+      {"blur " + in + out + " --sigma 1000", "outside"},
+      {"blur " + in + out + " --sigma abc", "not a number"},
+      {"blur " + in + out + " --border sideways", "not one of"},
+      {"blur " + in + out + " --method gauss-2d --impl fragment", "has no parameter"},
+      {"blur " + in + out + " --param sigma", "not name=value"},
+      {"blur " + in + out + " --sigma 2 --param sigma=3", "given twice"},
+      {"blur " + in + out + " --format png --pixel-type half", "cannot be written"},
+      {"blur " + in + " -o " + quote(at("in").string()) + " -b cpu", "would overwrite an input"},
+      {"blur " + in + " " + quote(at("in/sub/a.png").string()) + out, "both map to output"},
+      {"blur " + in + out + " --no-such-option", "not expected"},
+      {"blur " + in, "--output"},
+      {"nonsense", ""},
+      {"bench -b cpu --size 0", "--size"},
+      {"bench -b cpu --method nope", "unknown method"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.rc, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(at("out"))) << c.args;
+  }
+}
+
+TEST_F(E2E, MethodsJsonParses) {
+  const Result r = run("methods --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  bool sep = false;
+  for (const auto& m : j) {
+    EXPECT_TRUE(m["params"].is_array());
+    sep = sep || m["name"] == "gauss-sep";
+  }
+  EXPECT_TRUE(sep);
+  const Result text = run("methods");
+  EXPECT_EQ(text.rc, 0);
+  EXPECT_NE(text.out.find("gauss-2d"), std::string::npos);
+}
+
+TEST_F(E2E, StdinListAndReportToStdout) {
+  make_image("x/one.png", 9, 7, 3, PixelType::UInt8, 10);
+  make_image("y/two.exr", 9, 7, 1, PixelType::Float, 11);
+  const std::string list = at("x/one.png").string() + "\n\n" + at("y/two.exr").string() + "\n";
+  const Result r = run("blur - -o " + quote(at("out").string()) + " -b cpu --report -", list);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(at("out/one.png")));
+  EXPECT_TRUE(fs::exists(at("out/two.exr")));
+  const json rep = json::parse(r.out);  // stdout holds only the report; logs went to stderr
+  EXPECT_EQ(rep["summary"]["images"], 2);
+  EXPECT_TRUE(testing::schema_errors(load_schema(), rep).empty());
+}
+
+TEST_F(E2E, RecursiveKeepsStructureFlatDoesNot) {
+  make_image("in/top.png", 8, 6, 3, PixelType::UInt8, 12);
+  make_image("in/a/b/deep.exr", 8, 6, 4, PixelType::Half, 13);
+  Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("flat").string()) + " -b cpu");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(at("flat/top.png")));
+  EXPECT_FALSE(fs::exists(at("flat/a")));
+  r = run("blur " + quote(at("in").string()) + " -o " + quote(at("rec").string()) + " -b cpu --recursive");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(at("rec/top.png")));
+  EXPECT_TRUE(fs::exists(at("rec/a/b/deep.exr")));
+  EXPECT_EQ(decode(at("rec/a/b/deep.exr")).image.channels, 4);
+}
+
+TEST_F(E2E, JsonlAndCsvShapes) {
+  make_image("in/a.png", 8, 6, 3, PixelType::UInt8, 14);
+  make_image("in/b.exr", 8, 6, 3, PixelType::Half, 15);
+  std::ofstream(at("in/c.png"));  // zero bytes: an error row
+  Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("o1").string()) +
+                 " -b cpu --report - --report-format jsonl");
+  EXPECT_EQ(r.rc, 1);
+  std::istringstream lines(r.out);
+  std::vector<json> js;
+  for (std::string l; std::getline(lines, l);) js.push_back(json::parse(l));
+  ASSERT_EQ(js.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(js[i]["type"], "image");
+  EXPECT_EQ(js[3]["type"], "summary");
+  EXPECT_EQ(js[3]["summary"]["failed"], 1);
+
+  r = run("blur " + quote(at("in").string()) + " -o " + quote(at("o2").string()) + " -b cpu --report " +
+          quote(at("r.csv").string()) + " --report-format csv");
+  EXPECT_EQ(r.rc, 1);
+  std::istringstream csv(slurp(at("r.csv")));
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(csv, l);) rows.push_back(l);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].rfind("input,output,width,height,channels,pixel_type,status,error,path,", 0), 0u);
+  EXPECT_NE(rows[1].find(",ok,"), std::string::npos);
+  EXPECT_NE(rows[3].find(",error,"), std::string::npos);
+}
+
+TEST_F(E2E, ExistingOutputsNeedOverwrite) {
+  make_image("a.exr", 8, 6, 4, PixelType::Float, 16);
+  const std::string args = "blur " + quote(at("a.exr").string()) + " -o " + quote(at("o").string()) + " -b cpu";
+  ASSERT_EQ(run(args).rc, 0);
+  const auto before = fs::last_write_time(at("o/a.exr"));
+  const Result again = run(args);
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_NE(again.err.find("--overwrite"), std::string::npos) << again.err;
+  EXPECT_EQ(fs::last_write_time(at("o/a.exr")), before);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(run(args + " --overwrite --sigma 3").rc, 0);
+  EXPECT_NE(fs::last_write_time(at("o/a.exr")), before);
+  EXPECT_TRUE(leftovers(at("o")).empty());
+}
+
+TEST_F(E2E, FormatAndPixelTypeChange) {
+  make_image("a.png", 10, 8, 4, PixelType::UInt8, 17);
+  Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -b cpu --format exr");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_TRUE(fs::exists(at("o/a.exr")));
+  EXPECT_FALSE(fs::exists(at("o/a.png")));
+  EXPECT_EQ(decode(at("o/a.exr")).meta.pixel_type, PixelType::Half);
+  r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("p").string()) +
+          " -b cpu --pixel-type uint16 --method gauss-2d --border mirror --radius 4");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(decode(at("p/a.png")).meta.pixel_type, PixelType::UInt16);
+}
+
+// PNG data is blurred in linear light and re-encoded: the output equals encode(blur(decode(input))) computed
+// here with the CPU reference, and differs from blurring the encoded values (--no-linear).
+TEST_F(E2E, PngIsBlurredInLinearLight) {
+  make_image("a.png", 23, 19, 3, PixelType::UInt16, 20);
+  const LoadedImage in = decode(at("a.png"));
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "2"}}, plan).ok());
+  Image lin = in.image, expect_linear, expect_encoded;
+  for (float& v : lin.data) v = srgb_to_linear(v);
+  ASSERT_TRUE(reference_run(plan, lin, expect_linear).ok());
+  for (float& v : expect_linear.data) v = linear_to_srgb(v);
+  ASSERT_TRUE(reference_run(plan, in.image, expect_encoded).ok());
+
+  ASSERT_EQ(run("blur " + quote(at("a.png").string()) + " -o " + quote(at("lin").string()) + " -b cpu --sigma 2").rc, 0);
+  ASSERT_EQ(run("blur " + quote(at("a.png").string()) + " -o " + quote(at("enc").string()) +
+                " -b cpu --sigma 2 --no-linear").rc, 0);
+  const Image got_linear = decode(at("lin/a.png")).image, got_encoded = decode(at("enc/a.png")).image;
+  double err_lin = 0, err_enc = 0, apart = 0;
+  for (size_t i = 0; i < expect_linear.value_count(); ++i) {
+    err_lin = std::max(err_lin, double(std::fabs(got_linear.data[i] - expect_linear.data[i])));
+    err_enc = std::max(err_enc, double(std::fabs(got_encoded.data[i] - expect_encoded.data[i])));
+    apart = std::max(apart, double(std::fabs(got_linear.data[i] - got_encoded.data[i])));
+  }
+  EXPECT_LT(err_lin, 1.0 / 65535);  // within uint16 quantisation
+  EXPECT_LT(err_enc, 1.0 / 65535);
+  EXPECT_GT(apart, 0.01);
+}
+
+// Straight alpha is premultiplied for the blur: colour of fully transparent pixels must not bleed into
+// opaque ones. Left half: alpha 0 with random strong red; right half: opaque, red 0, random green/blue.
+TEST_F(E2E, TransparentColourDoesNotBleed) {
+  Image img(16, 6, 4);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.2f, 1.0f);
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 16; ++x) {
+      const bool opaque = x >= 8;
+      img.at(x, y, 0) = opaque ? 0.0f : u(rng);
+      img.at(x, y, 1) = opaque ? u(rng) : 0.0f;
+      img.at(x, y, 2) = opaque ? u(rng) : 0.0f;
+      img.at(x, y, 3) = opaque ? 1.0f : 0.0f;
+    }
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt16;
+  meta.channel_names = {"R", "G", "B", "A"};
+  meta.alpha_channel = 3;
+  meta.srgb = true;
+  ASSERT_TRUE(io_->write(at("a.png").string(), img, meta).ok());
+  ASSERT_EQ(run("blur " + quote(at("a.png").string()) + " -o " + quote(at("p").string()) + " -b cpu").rc, 0);
+  ASSERT_EQ(run("blur " + quote(at("a.png").string()) + " -o " + quote(at("s").string()) +
+                " -b cpu --no-premultiply").rc, 0);
+  const Image pre = decode(at("p/a.png")).image, straight = decode(at("s/a.png")).image;
+  float red_pre = 0, red_straight = 0;
+  for (int y = 0; y < 6; ++y)
+    for (int x = 8; x < 16; ++x) {
+      red_pre = std::max(red_pre, pre.at(x, y, 0));
+      red_straight = std::max(red_straight, straight.at(x, y, 0));
+    }
+  EXPECT_EQ(red_pre, 0.0f);
+  EXPECT_GT(red_straight, 0.05f);
+  EXPECT_LT(pre.at(8, 0, 3), 1.0f);  // alpha itself is blurred
+  EXPECT_GT(pre.at(8, 0, 3), 0.0f);
+}
+
+// Ctrl-C while an output is being written: exit 130, the temporary removed, no partial output.
+TEST_F(E2E, InterruptLeavesNoPartialOutput) {
+  make_image("a.png", 32, 32, 3, PixelType::UInt8, 18);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("GPUBLUR_TEST_WRITE_DELAY_MS", "20000", 1);
+    const std::string in = at("a.png").string(), out = at("o").string();
+    freopen("/dev/null", "w", stderr);
+    execl(GPUBLUR_BIN, GPUBLUR_BIN, "blur", in.c_str(), "-o", out.c_str(), "-b", "cpu", (char*)nullptr);
+    _exit(127);
+  }
+  // Wait for the temporary to appear (written, held open by the test delay).
+  bool seen = false;
+  for (int i = 0; i < 1000 && !seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen = !leftovers(at("o")).empty();
+  }
+  EXPECT_TRUE(seen) << "no temporary output appeared";
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(leftovers(at("o")).empty()) << leftovers(at("o")).front();
+  EXPECT_FALSE(fs::exists(at("o/a.png")));
+}
+
+TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
+  const Result r = run("bench -b cpu --method gauss-sep,gauss-2d --sigma 1,2 --size 32,40x24 --channels 2 "
+                       "--repeat 3 --warmup 1 --border wrap --json " + quote(at("b.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("copy"), std::string::npos);
+  EXPECT_NE(r.out.find("x copy"), std::string::npos);
+  const json j = json::parse(slurp(at("b.json")));
+  ASSERT_EQ(j["cases"].size(), 2u * (1 + 2 * 2));
+  EXPECT_EQ(j["cases"][0]["method"], "copy");
+  EXPECT_EQ(j["cases"][5]["method"], "copy");
+  EXPECT_EQ(j["cases"][5]["width"], 40);
+  for (const auto& c : j["cases"]) {
+    EXPECT_EQ(c["status"], "ok");
+    EXPECT_EQ(c["times_ms"].size(), 3u);
+    EXPECT_EQ(c["params"]["border"], "wrap");
+    EXPECT_GT(c["ratio_to_copy"].get<double>(), 0);
+  }
+  EXPECT_EQ(j["backend"]["timer_clock"], "host-clock");
+}
+
+// This machine has the CUDA toolkit but no device: one clear error line, a non-zero exit, no crash.
+TEST_F(E2E, CudaWithoutDeviceIsOneClearError) {
+  make_image("a.png", 8, 8, 3, PixelType::UInt8, 19);
+  const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -b cuda");
+  if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present here";
+  EXPECT_EQ(r.rc, 1) << "exit " << r.rc << " (-1 = killed by a signal)\n" << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+  const Result b = run("bench -b cuda --size 16 --repeat 1");
+  EXPECT_EQ(b.rc, 1) << b.err;
+}
+
+}  // namespace
+}  // namespace gpublur
