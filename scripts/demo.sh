@@ -9,6 +9,6 @@ out=$root/out/demo
 mkdir -p "$out"
 inputs=("$root"/testdata/*.png "$root"/testdata/*.exr)
 echo "[demo] gpublur blur ${#inputs[@]} images from testdata/ -> out/demo (report: out/demo/report.json)"
-"$root/build/bin/gpublur" blur "${inputs[@]}" -o "$out" --sigma 4 --report "$out/report.json" "$@"
+"$root/build/bin/gpublur" blur "${inputs[@]}" -o "$out" --overwrite --sigma 4 --report "$out/report.json" "$@"
 echo "[demo] done:"
 ls -l "$out"
