@@ -34,7 +34,9 @@ LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin
 LAUNCH
 chmod +x "$dest/gpublur"
 cp "$root/scripts/gpu_check.sh" "$dest/"
-mkdir -p "$dest/testdata" && cp -r "$root/testdata/." "$dest/testdata/"
+mkdir -p "$dest/testdata" "$dest/docs"
+cp -r "$root/testdata/." "$dest/testdata/"
+cp "$root/docs/report.schema.json" "$dest/docs/"  # the e2e tests validate reports against it
 
 size=$(du -sb "$dest" | cut -f1)
 echo "[bundle] $dest: $((size / 1024 / 1024)) MiB; libraries: $(ls "$dest/lib" | tr '\n' ' ')"

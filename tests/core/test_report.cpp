@@ -1,4 +1,5 @@
 // The report: fields, formats, and the JSON document against docs/report.schema.json.
+#include "tests/test_paths.hpp"
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -10,7 +11,7 @@ namespace gpublur {
 namespace {
 
 nlohmann::json load_schema() {
-  std::ifstream f(GPUBLUR_SOURCE_DIR "/docs/report.schema.json");
+  std::ifstream f(gpublur::testing::source_dir() + "/docs/report.schema.json");
   EXPECT_TRUE(f.good());
   return nlohmann::json::parse(f);
 }

@@ -1,6 +1,7 @@
 // End-to-end tests of the gpublur binary: folders with good and bad files, exit codes, outputs that decode,
 // no temporary or partial files, the report against docs/report.schema.json, usage errors, stdin lists,
 // --recursive, report formats, overwrite policy, interruption, bench, and a CUDA request without a device.
+#include "tests/test_paths.hpp"
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -63,7 +64,7 @@ class E2E : public ::testing::Test {
   Result run(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
     const fs::path out = dir_ / ".stdout", err = dir_ / ".stderr", in = dir_ / ".stdin";
     std::ofstream(in) << stdin_text;
-    const std::string cmd = env + " " + quote(GPUBLUR_BIN) + " " + args + " <" + quote(in.string()) + " >" +
+    const std::string cmd = env + " " + quote(gpublur::testing::gpublur_bin()) + " " + args + " <" + quote(in.string()) + " >" +
                             quote(out.string()) + " 2>" + quote(err.string());
     const int status = std::system(cmd.c_str());
     Result r;
@@ -125,7 +126,7 @@ class E2E : public ::testing::Test {
   std::unique_ptr<ImageIO> io_;
 };
 
-json load_schema() { return json::parse(slurp(GPUBLUR_SOURCE_DIR "/docs/report.schema.json")); }
+json load_schema() { return json::parse(slurp(gpublur::testing::source_dir() + "/docs/report.schema.json")); }
 
 TEST_F(E2E, GoodAndBadFilesInOneFolder) {
   make_image("in/rgba8.png", 41, 29, 4, PixelType::UInt8, 1);
@@ -397,13 +398,14 @@ TEST_F(E2E, TransparentColourDoesNotBleed) {
 // Ctrl-C while an output is being written: exit 130, the temporary removed, no partial output.
 TEST_F(E2E, InterruptLeavesNoPartialOutput) {
   make_image("a.png", 32, 32, 3, PixelType::UInt8, 18);
+  const std::string bin = gpublur::testing::gpublur_bin();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     setenv("GPUBLUR_TEST_WRITE_DELAY_MS", "20000", 1);
     const std::string in = at("a.png").string(), out = at("o").string();
     freopen("/dev/null", "w", stderr);
-    execl(GPUBLUR_BIN, GPUBLUR_BIN, "blur", in.c_str(), "-o", out.c_str(), "-b", "cpu", (char*)nullptr);
+    execl(bin.c_str(), bin.c_str(), "blur", in.c_str(), "-o", out.c_str(), "-b", "cpu", (char*)nullptr);
     _exit(127);
   }
   // Wait for the temporary to appear (written, held open by the test delay).

@@ -1,3 +1,4 @@
+#include "tests/test_paths.hpp"
 #include "tests/io/io_test_util.hpp"
 
 #include <unistd.h>
@@ -46,6 +47,6 @@ std::vector<std::string> built_adapters() {
   return names;
 }
 
-std::string testdata_dir() { return GPUBLUR_TESTDATA_DIR; }
+std::string testdata_dir() { return gpublur::testing::testdata_dir_path(); }
 
 }  // namespace gpublur::test
