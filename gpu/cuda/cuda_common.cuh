@@ -72,6 +72,38 @@ __device__ __forceinline__ void conv_block(Weight weight, int ntaps, Load load, 
   }
 }
 
+// conv_block for any ntaps (no zero-weight padding): whole K-tap steps, then the last ntaps % K taps with
+// compile-time window indices behind a warp-uniform guard. Loads reach load(ntaps + K - 2), as conv_block's.
+template <typename T, int K, typename Weight, typename Load>
+__device__ __forceinline__ void conv_block_any(Weight weight, int ntaps, Load load, T (&acc)[K]) {
+  T win[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = vzero<T>();
+#pragma unroll
+  for (int k = 0; k < K - 1; ++k) win[k] = load(k);
+  const int full = ntaps - ntaps % K;
+  int t0 = 0;
+  for (; t0 < full; t0 += K) {
+#pragma unroll
+    for (int s = 0; s < K; ++s) {
+      win[(s + K - 1) % K] = load(t0 + s + K - 1);
+      const float wt = weight(t0 + s);
+#pragma unroll
+      for (int k = 0; k < K; ++k) vfma(wt, win[(s + k) % K], acc[k]);
+    }
+  }
+  const int rem = ntaps - full;
+#pragma unroll
+  for (int s = 0; s < K - 1; ++s) {
+    if (s < rem) {
+      win[(s + K - 1) % K] = load(t0 + s + K - 1);
+      const float wt = weight(t0 + s);
+#pragma unroll
+      for (int k = 0; k < K; ++k) vfma(wt, win[(s + k) % K], acc[k]);
+    }
+  }
+}
+
 // Asynchronous global -> shared copy of one pixel (cp.async): tile loads put every load of a thread in
 // flight at once instead of stalling on each. valid = false writes zeros (the zero border) and reads nothing.
 template <typename T>
@@ -86,6 +118,30 @@ __device__ __forceinline__ void cp_async_pixel(T* smem_dst, const T* gsrc, bool 
                  : "memory");
 }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+// Groups, for double buffering: commit what this thread issued so far; wait until at most N groups pend.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait_group() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// conv_block with a compile-time tap count NT (any NT, no zero padding): fully unrolled, so each weight is
+// an immediate constant-bank operand of its FMAs (no weight loads, no loop overhead).
+template <typename T, int K, int NT, typename Weight, typename Load>
+__device__ __forceinline__ void conv_fixed(Weight weight, Load load, T (&acc)[K]) {
+  T win[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = vzero<T>();
+#pragma unroll
+  for (int k = 0; k < K - 1; ++k) win[k] = load(k);
+#pragma unroll
+  for (int t = 0; t < NT; ++t) {
+    win[(t + K - 1) % K] = load(t + K - 1);
+    const float wt = weight(t);
+#pragma unroll
+    for (int k = 0; k < K; ++k) vfma(wt, win[(t + k) % K], acc[k]);
+  }
+}
 
 inline int round_up(int v, int m) { return (v + m - 1) / m * m; }
 

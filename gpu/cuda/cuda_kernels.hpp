@@ -35,9 +35,14 @@ Status launch_gauss_2d(const Plan& plan, const DevImage& in, const DevImage& out
 
 // gauss_sep.cu: horizontal then vertical pass. `tmp` has the shape of `in`.
 // Tuning knobs for the timing tool; the defaults are what the backend uses.
+// Defaults from H100 measurements (docs/performance.md, cuda_kernel_timing 4096 4 25 sep).
 struct SepTuning {
-  int fused_max_radius = 9;  // r <= this: one fused kernel (measured: beats two passes up to r 9 on H200)
-  int fused_tile_h = 32;      // 32 or 64 output rows per fused tile
+  int fused_max_radius = 12;  // r <= this: one fused kernel
+  int fused_kind = 1;         // 1: 64-wide tile, compile-time radius (r <= 12); 0: 32-wide tile (any r)
+  int fused_tile_h = 0;       // 32 or 64 output rows per fused tile; 0: 64 up to r 9, 32 above (spills)
+  int pass_pipelined = 2;     // two passes: persistent double-buffered blocks. 0 no, 1 yes, 2 for r 30..48
+  bool pass_pad_taps = false;  // two passes: pad taps to a multiple of 8 with zero weights (previous)
+  bool pass_wide = false;      // two passes: 16 x 256 tiles of 512 threads instead of 16 x 128 / 256
 };
 SepTuning& sep_tuning();
 Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,

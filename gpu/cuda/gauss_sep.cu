@@ -3,9 +3,13 @@
 //    intermediate, vertical pass from it): one device-memory read and write of the image.
 //  - larger radius: two passes through a device-memory intermediate, each a tile of 16 lines x 128 outputs
 //    with its halo in shared memory; each thread computes 8 consecutive outputs along the filter direction.
+//    Pipelined variant: persistent blocks with two tile buffers, the next tile's load overlapping the math.
+//  - radius <= 12: a fused kernel with the radius as a template parameter, 64-wide tiles, in-place
+//    horizontal pass (less shared memory, fewer halo re-reads, no padded taps).
 //  - radius too large for shared memory: a plain global-memory pass (correct for any radius).
 // Border remapping happens only while loading tiles, never in the tap loops.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -55,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) sep_fused_kernel(const T* __restrict
     const int line = item % rows, chunk = item / rows;
     const T* s = s_in + line * pin + chunk * K;
     T acc[K];
-    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return s[p]; }, acc);
+    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return s[p]; }, acc);
     T* d = s_mid + line * pmid + chunk * K;
 #pragma unroll
     for (int k = 0; k < K; ++k) d[k] = acc[k];
@@ -66,7 +70,7 @@ __global__ void __launch_bounds__(kThreads) sep_fused_kernel(const T* __restrict
     const int line = item % TW, chunk = item / TW;
     const T* s = s_mid + chunk * K * pmid + line;
     T acc[K];
-    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return s[p * pmid]; }, acc);
+    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return s[p * pmid]; }, acc);
     T* d = s_in + chunk * K * pmid + line;  // output staging, reuses the input tile
 #pragma unroll
     for (int k = 0; k < K; ++k) d[k * pmid] = acc[k];
@@ -87,6 +91,97 @@ template <int TW, int TH>
 size_t fused_smem(int ntaps, size_t elem) {
   const int rows = TH + ntaps - 1, cols = TW + ntaps - 1;
   return size_t(rows) * ((cols | 1) + TW + 1) * elem;
+}
+
+// ---- fused kernel, compile-time radius R: 64 x TH outputs per block, 8 outputs per thread ------------
+// The horizontal pass overwrites its own input rows (32 rows per step, a warp's lanes on consecutive rows),
+// so shared memory holds only the (TH + 2R) x (64 + 2R) input tile; the vertical pass stores its 8 outputs
+// per thread straight from registers (a warp writes 32 consecutive pixels of a row). Taps are exactly
+// 2R + 1, unrolled, with the weights as constant-bank operands of the FMAs.
+constexpr int kFixedTW = 64, kFixedK = 8, kFixedMaxR = 12;
+
+template <typename T, int R, int TH>
+__global__ void __launch_bounds__(kThreads, 2) sep_fused_fixed_kernel(const T* __restrict__ in,
+                                                                      T* __restrict__ out, int W, int H,
+                                                                      Border b) {
+  constexpr int TW = kFixedTW, K = kFixedK, NT = 2 * R + 1;
+  constexpr int rows = TH + 2 * R, cols = TW + 2 * R, pitch = cols | 1;
+  static_assert(TW / K == kThreads / 32, "one warp per horizontal chunk");
+  extern __shared__ float4 smem4[];
+  T* s = reinterpret_cast<T*>(smem4);
+  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  constexpr int nwarps = kThreads / 32;
+
+  for (int ry = warp; ry < rows; ry += nwarps) {
+    const int gy = remap_index(y0 - R + ry, H, b);
+    T* dst = s + ry * pitch;
+    const T* src = in + size_t(gy < 0 ? 0 : gy) * W;
+    for (int rx = lane; rx < cols; rx += 32) {
+      const int gx = remap_index(x0 - R + rx, W, b);
+      const bool ok = gx >= 0 && gy >= 0;
+      cp_async_pixel(dst + rx, ok ? src + gx : in, ok);
+    }
+  }
+  cp_async_wait_all();
+  __syncthreads();
+
+  // Horizontal: warp w computes columns [8w, 8w + 8) of rows g*32 + lane. Each step touches only its own
+  // 32 rows, so one barrier (all reads of those rows done) before writing back in place suffices.
+#pragma unroll 1
+  for (int g = 0; g < (rows + 31) / 32; ++g) {
+    const int line = g * 32 + lane;
+    const bool active = line < rows;
+    T* row = s + (active ? line : 0) * pitch + warp * K;
+    T acc[K];
+    conv_fixed<T, K, NT>(ConstWeight{}, [&](int p) { return row[p]; }, acc);
+    __syncthreads();
+    if (active) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) row[k] = acc[k];
+    }
+  }
+  __syncthreads();
+
+  // Vertical: thread (col, chunk) computes rows chunk*8 .. chunk*8+7 of column col.
+  const int col = threadIdx.x % TW, x = x0 + col;
+#pragma unroll 1
+  for (int chunk = threadIdx.x / TW; chunk < TH / K; chunk += kThreads / TW) {
+    const T* src = s + chunk * K * pitch + col;
+    T acc[K];
+    conv_fixed<T, K, NT>(ConstWeight{}, [&](int p) { return src[p * pitch]; }, acc);
+    if (x < W) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int y = y0 + chunk * K + k;
+        if (y < H) out[size_t(y) * W + x] = acc[k];
+      }
+    }
+  }
+}
+
+template <int R, int TH>
+constexpr size_t fixed_smem(size_t elem) {
+  return size_t(TH + 2 * R) * ((kFixedTW + 2 * R) | 1) * elem;
+}
+
+// Launches sep_fused_fixed_kernel<T, R, TH> for the runtime radius r (R = 0 .. kFixedMaxR).
+template <typename T, int TH, int R = 0>
+Status launch_fixed(int r, const T* in, T* out, int W, int H, Border b, size_t optin, cudaStream_t st) {
+  if constexpr (R > kFixedMaxR) {
+    return Status::fail("CUDA gauss-sep: no fixed-radius fused kernel for radius " + std::to_string(r));
+  } else {
+    if (r != R) return launch_fixed<T, TH, R + 1>(r, in, out, W, H, b, optin, st);
+    constexpr size_t bytes = fixed_smem<R, TH>(sizeof(T));
+    if (bytes > optin) return Status::fail("CUDA gauss-sep: fused tile does not fit shared memory");
+    auto k = sep_fused_fixed_kernel<T, R, TH>;
+    Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                           "raising the shared-memory limit");
+    if (!s) return s;
+    const dim3 grid((W + kFixedTW - 1) / kFixedTW, (H + TH - 1) / TH);
+    k<<<grid, kThreads, bytes, st>>>(in, out, W, H, b);
+    return cuda_status(cudaGetLastError(), "launching gauss-sep (fused, fixed radius)");
+  }
 }
 
 // ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
@@ -128,10 +223,10 @@ __global__ void __launch_bounds__(TL * TA / K) sep_pass_kernel(const T* __restri
   T acc[K];
   if (HORIZ) {
     const T* src = s + line * pitch + chunk * K;
-    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
+    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
   } else {
     const T* src = s + chunk * K * TL + line;
-    conv_block<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
+    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
   }
   __syncthreads();
 #pragma unroll
@@ -164,9 +259,114 @@ __global__ void __launch_bounds__(TL * TA / K) sep_pass_kernel(const T* __restri
 
 constexpr int kPassK = 8, kPassTL = 16, kPassTA = 128;
 
-size_t pass_smem(int ntaps, size_t elem) {
-  const int npos = kPassTA + ntaps - 1;
+size_t pass_smem(int ntaps, size_t elem, int ta = kPassTA) {
+  const int npos = ta + ntaps - 1;
   return size_t(kPassTL) * ((npos | 1) + 1) * elem;
+}
+
+// ---- one pass, pipelined: persistent blocks walk tiles (same tile shape as sep_pass_kernel) with two
+// shared-memory buffers; the cp.async load of the next tile is in flight while this tile is computed, so
+// DRAM/L2 traffic overlaps the FMAs inside every block instead of only across blocks.
+template <typename T, int TL, int TA, bool HORIZ>
+__device__ __forceinline__ void pass_load(const T* __restrict__ in, T* s, int W, int H, Border b, int r,
+                                          int npos, int pitch, int a0, int l0) {
+  constexpr int threads = TL * TA / kPassK;
+  if (HORIZ) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    for (int line = warp; line < TL; line += threads / 32) {
+      const T* src = in + size_t(min(l0 + line, H - 1)) * W;
+      T* dst = s + line * pitch;
+      for (int p = lane; p < npos; p += 32) {
+        const int gx = remap_index(a0 - r + p, W, b);
+        cp_async_pixel(dst + p, gx < 0 ? in : src + gx, gx >= 0);
+      }
+    }
+  } else {
+    for (int i = threadIdx.x; i < npos * TL; i += threads) {
+      const int line = i % TL, p = i / TL;
+      const int gx = min(l0 + line, W - 1);
+      const int gy = remap_index(a0 - r + p, H, b);
+      cp_async_pixel(s + p * TL + line, gy < 0 ? in : in + size_t(gy) * W + gx, gy >= 0);
+    }
+  }
+}
+
+template <typename T, int TL, int TA, bool HORIZ>
+__global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T* __restrict__ in,
+                                                                         T* __restrict__ out, int W, int H,
+                                                                         Border b, int r, int ntaps) {
+  constexpr int K = kPassK, threads = TL * TA / K;
+  extern __shared__ float4 smem4[];
+  const int npos = TA + ntaps - 1;
+  const int pitch = HORIZ ? (npos | 1) : TL;
+  const int buf_elems = HORIZ ? TL * pitch : npos * TL;
+  T* const buf0 = reinterpret_cast<T*>(smem4);
+  const int len_a = HORIZ ? W : H, len_l = HORIZ ? H : W;
+  const int tiles_a = (len_a + TA - 1) / TA, tiles_l = (len_l + TL - 1) / TL, ntiles = tiles_a * tiles_l;
+  // Same order as sep_pass_kernel's grid: neighbouring blocks share halos in L2.
+  auto origin = [&](int tile, int& a0, int& l0) {
+    if (HORIZ) {
+      a0 = (tile % tiles_a) * TA, l0 = (tile / tiles_a) * TL;
+    } else {
+      l0 = (tile % tiles_l) * TL, a0 = (tile / tiles_l) * TA;
+    }
+  };
+
+  int tile = blockIdx.x, cur = 0, a0 = 0, l0 = 0;
+  if (tile < ntiles) {
+    origin(tile, a0, l0);
+    pass_load<T, TL, TA, HORIZ>(in, buf0, W, H, b, r, npos, pitch, a0, l0);
+  }
+  cp_async_commit();
+  const int line = threadIdx.x % TL, chunk = threadIdx.x / TL;
+  for (; tile < ntiles; tile += gridDim.x, cur ^= 1) {
+    T* s = buf0 + cur * buf_elems;
+    const int next = tile + gridDim.x;
+    int na0 = 0, nl0 = 0;
+    if (next < ntiles) {
+      origin(next, na0, nl0);
+      pass_load<T, TL, TA, HORIZ>(in, buf0 + (cur ^ 1) * buf_elems, W, H, b, r, npos, pitch, na0, nl0);
+    }
+    cp_async_commit();
+    cp_async_wait_group<1>();  // this tile's group is done; the next one may still be in flight
+    __syncthreads();
+
+    T acc[K];
+    if (HORIZ) {
+      const T* src = s + line * pitch + chunk * K;
+      conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
+    } else {
+      const T* src = s + chunk * K * TL + line;
+      conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
+    }
+    __syncthreads();  // all reads of s done: it becomes the staging tile (HORIZ) / the next prefetch target
+    if (HORIZ) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) s[line * pitch + chunk * K + k] = acc[k];
+      __syncthreads();
+      const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+      for (int ln = warp; ln < TL; ln += threads / 32) {
+        const int y = l0 + ln;
+        if (y >= H) break;
+        for (int p = lane; p < TA; p += 32) {
+          const int x = a0 + p;
+          if (x < W) out[size_t(y) * W + x] = s[ln * pitch + p];
+        }
+      }
+      __syncthreads();  // staging reads done before the next iteration prefetches into s
+    } else {
+      // Straight from registers: for each k a warp stores 2 runs of TL consecutive pixels.
+      const int x = l0 + line;
+      if (x < W) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          const int y = a0 + chunk * K + k;
+          if (y < H) out[size_t(y) * W + x] = acc[k];
+        }
+      }
+    }
+    a0 = na0, l0 = nl0;
+  }
 }
 
 // ---- any radius: one output per thread straight from global memory ----------------------------------
@@ -212,6 +412,18 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
   const SepTuning tune = sep_tuning();
   const size_t optin = size_t(max_smem_optin());
 
+  if (tune.fused_kind == 1 && r <= kFixedMaxR && r <= tune.fused_max_radius) {
+    Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, plan.weights.data(), plan.weights.size() * sizeof(float),
+                                                   0, cudaMemcpyHostToDevice, st),
+                           "uploading weights");
+    if (!s) return s;
+    const bool tall = tune.fused_tile_h == 64 || (tune.fused_tile_h == 0 && r <= 9);
+    s = tall ? launch_fixed<T, 64>(r, src, dst, W, H, b, optin, st)
+             : launch_fixed<T, 32>(r, src, dst, W, H, b, optin, st);
+    if (s) path = tall ? "fused-fixed-64x64" : "fused-fixed-64x32";
+    return s;
+  }
+
   // Fused: K = 4 keeps the padded tap count close to 2r+1 at small radii.
   constexpr int FK = 4, FW = 32;
   const int fntaps = round_up(2 * r + 1, FK);
@@ -241,7 +453,8 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
     }
   }
 
-  const int ntaps = round_up(2 * r + 1, kPassK);
+  // Pass kernels take any tap count; padding to a multiple of kPassK (zero weights) is the old behaviour.
+  const int ntaps = tune.pass_pad_taps ? round_up(2 * r + 1, kPassK) : 2 * r + 1;
   std::vector<float> w(ntaps, 0.f);
   std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
   Status s = cuda_status(
@@ -249,6 +462,44 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
       "uploading weights");
   if (!s) return s;
   const size_t bytes = pass_smem(ntaps, sizeof(T));
+  const bool pipelined = tune.pass_pipelined == 1 || (tune.pass_pipelined == 2 && r >= 30 && r <= 48);
+  if (pipelined && 2 * bytes <= optin) {
+    auto kh = sep_pass_pipe_kernel<T, kPassTL, kPassTA, true>;
+    auto kv = sep_pass_pipe_kernel<T, kPassTL, kPassTA, false>;
+    if (!(s = set_smem(kh, 2 * bytes)) || !(s = set_smem(kv, 2 * bytes))) return s;
+    constexpr int threads = kPassTL * kPassTA / kPassK;
+    int dev = 0, sms = 0, per_sm_h = 0, per_sm_v = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (!(s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_h, kh, threads, 2 * bytes),
+                          "querying occupancy")) ||
+        !(s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_v, kv, threads, 2 * bytes),
+                          "querying occupancy")))
+      return s;
+    const long long tiles_h = (long long)((W + kPassTA - 1) / kPassTA) * ((H + kPassTL - 1) / kPassTL);
+    const long long tiles_v = (long long)((W + kPassTL - 1) / kPassTL) * ((H + kPassTA - 1) / kPassTA);
+    const int gh = int(std::max(1LL, std::min<long long>(tiles_h, (long long)sms * std::max(1, per_sm_h))));
+    const int gv = int(std::max(1LL, std::min<long long>(tiles_v, (long long)sms * std::max(1, per_sm_v))));
+    kh<<<gh, threads, 2 * bytes, st>>>(src, mid, W, H, b, r, ntaps);
+    kv<<<gv, threads, 2 * bytes, st>>>(mid, dst, W, H, b, r, ntaps);
+    path = "two-pass-pipelined";
+    return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, pipelined)");
+  }
+  // Wide tiles (256 outputs, 512 threads): a smaller halo share per output at large radii.
+  const size_t bytes_wide = pass_smem(ntaps, sizeof(T), 2 * kPassTA);
+  if (tune.pass_wide && bytes_wide <= optin) {
+    constexpr int TA = 2 * kPassTA;
+    auto kh = sep_pass_kernel<T, kPassK, kPassTL, TA, true>;
+    auto kv = sep_pass_kernel<T, kPassK, kPassTL, TA, false>;
+    if (!(s = set_smem(kh, bytes_wide)) || !(s = set_smem(kv, bytes_wide))) return s;
+    constexpr int threads = kPassTL * TA / kPassK;
+    kh<<<dim3((W + TA - 1) / TA, (H + kPassTL - 1) / kPassTL), threads, bytes_wide, st>>>(src, mid, W, H, b, r,
+                                                                                         ntaps);
+    kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + TA - 1) / TA), threads, bytes_wide, st>>>(mid, dst, W, H, b, r,
+                                                                                         ntaps);
+    path = "two-pass-smem-wide";
+    return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, wide tiles)");
+  }
   if (bytes <= optin) {
     auto kh = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, true>;
     auto kv = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, false>;

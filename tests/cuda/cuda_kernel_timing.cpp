@@ -1,8 +1,15 @@
 // Kernel timing for tuning the CUDA backend (the user-facing benchmark is `gpublur bench`).
-// Usage: cuda_kernel_timing [size=4096] [channels=4] [repeats=20] [sep-only]
-// sep-only: just copy and the default gauss-sep at sigma 3, 12, 48 (for profiling under ncu).
+// Usage: cuda_kernel_timing [size=4096] [channels=4] [repeats=20] [mode=all]
+// mode sep-only: just copy and the default gauss-sep at sigma 3, 12, 48 (for profiling under ncu).
+// mode sep: copy, then gauss-sep at sigma 1, 3, 4, 5, 12, 24, 48: the default path and every kernel variant.
+// mode check: every gauss-sep variant (not only the default the tests run) against the CPU reference on
+// random images (4 borders, 1-4 channels, sizes off the tile grid, sigma 0.5-64); exit 1 if any is off
+// by more than 1e-5. Modes combine with commas ("sep,check"); "all" = sep + gauss-linear + gauss-2d.
 // Random image, CUDA-event time of each run(), 3 warm-ups, median and min of `repeats`, ratio to copy.
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -12,6 +19,7 @@
 
 #include "core/gauss.hpp"
 #include "core/plan.hpp"
+#include "core/reference/reference.hpp"
 #include "gpu/cuda/cuda_backend.hpp"
 #include "gpu/cuda/cuda_kernels.hpp"
 
@@ -51,6 +59,100 @@ Plan plan_for(const std::string& method, double sigma, std::map<std::string, std
     std::exit(2);
   }
   return p;
+}
+
+// gauss-sep kernel variants selectable through cuda::SepTuning (radius limits: when the variant applies).
+struct SepVariant {
+  const char* name;
+  int max_radius;  // the variant is a different kernel only up to this radius
+  std::function<void(cuda::SepTuning&)> set;
+};
+
+std::vector<SepVariant> sep_variants() {
+  return {
+      {"fused-fixed 64x64", 12, [](cuda::SepTuning& t) { t.fused_max_radius = 12, t.fused_kind = 1, t.fused_tile_h = 64; }},
+      {"fused-fixed 64x32", 12, [](cuda::SepTuning& t) { t.fused_max_radius = 12, t.fused_kind = 1, t.fused_tile_h = 32; }},
+      {"fused-32x32 (old)", 16, [](cuda::SepTuning& t) { t.fused_max_radius = 16, t.fused_kind = 0, t.fused_tile_h = 32; }},
+      {"two-pass", 1 << 20, [](cuda::SepTuning& t) { t.fused_max_radius = -1, t.pass_pipelined = 0, t.pass_pad_taps = false; }},
+      {"two-pass wide 16x256", 1 << 20, [](cuda::SepTuning& t) { t.fused_max_radius = -1, t.pass_pipelined = 0, t.pass_wide = true; }},
+      {"two-pass padded (old)", 1 << 20, [](cuda::SepTuning& t) { t.fused_max_radius = -1, t.pass_pipelined = 0, t.pass_pad_taps = true; }},
+      {"two-pass-pipelined", 1 << 20, [](cuda::SepTuning& t) { t.fused_max_radius = -1, t.pass_pipelined = 1; }},
+  };
+}
+
+Image random_image(int w, int h, int c, uint32_t seed) {
+  Image img(w, h, c);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (float& v : img.data) v = u(rng);
+  return img;
+}
+
+// Max abs error of every variant (and the default) vs reference_run; false if any exceeds 1e-5.
+bool check_variants(Backend& b) {
+  auto& tune = cuda::sep_tuning();
+  const cuda::SepTuning defaults = tune;
+  std::vector<SepVariant> vars = sep_variants();
+  vars.insert(vars.begin(), {"default", 1 << 20, [](cuda::SepTuning&) {}});
+  std::vector<double> worst(vars.size(), 0.0);
+  std::vector<std::string> worst_case(vars.size());
+  struct Sz { int w, h; };
+  const Sz sizes[] = {{1023, 517}, {37, 29}, {4097, 33}, {1, 1}};
+  uint32_t seed = 99;
+  bool ok = true;
+  for (const Sz& sz : sizes)
+    for (int c = 1; c <= 4; ++c) {
+      if (sz.w == 4097 && c != 4 && c != 1) continue;
+      const Image src = random_image(sz.w, sz.h, c, seed++);
+      double ms = 0;
+      if (Status s = b.upload(src, ms); !s) {
+        std::fprintf(stderr, "%s\n", s.error.c_str());
+        return false;
+      }
+      for (const char* border : {"clamp", "mirror", "wrap", "zero"})
+        for (double sigma : {0.5, 1.0, 2.0, 3.0, 4.0, 5.4, 12.0, 24.0, 48.0, 64.0}) {
+          Plan plan = plan_for("gauss-sep", sigma, {{"border", border}});
+          Image want;
+          if (!reference_run(plan, src, want)) return false;
+          for (size_t v = 0; v < vars.size(); ++v) {
+            if (plan.radius > vars[v].max_radius) continue;
+            tune = defaults;
+            vars[v].set(tune);
+            RunInfo info;
+            Image got;
+            double d_ms = 0;
+            if (!cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN()) || !b.run(plan, info) ||
+                !b.download(got, d_ms) || got.data.size() != want.data.size()) {
+              std::fprintf(stderr, "check: %s failed to run\n", vars[v].name);
+              tune = defaults;
+              return false;
+            }
+            double err = 0;
+            for (size_t i = 0; i < want.data.size(); ++i) {
+              const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
+              err = std::max(err, std::isnan(d) ? std::numeric_limits<double>::infinity() : d);
+            }
+            if (err > 1e-5) ok = false;
+            if (err > 1e-5 || err > worst[v]) {
+              if (err > 1e-5)
+                std::printf("CHECK FAIL %s path=%s %dx%dx%d border=%s sigma=%g: max abs error %.3g\n",
+                            vars[v].name, info.path.c_str(), sz.w, sz.h, c, border, sigma, err);
+              if (err > worst[v]) {
+                worst[v] = err;
+                char buf[160];
+                std::snprintf(buf, sizeof buf, "%s %dx%dx%d %s sigma=%g", info.path.c_str(), sz.w, sz.h, c,
+                              border, sigma);
+                worst_case[v] = buf;
+              }
+            }
+          }
+        }
+    }
+  tune = defaults;
+  for (size_t v = 0; v < vars.size(); ++v)
+    std::printf("check %-20s max abs error %.3g (%s)\n", vars[v].name, worst[v], worst_case[v].c_str());
+  std::printf("check: %s\n", ok ? "all variants within 1e-5" : "FAILED");
+  return ok;
 }
 
 }  // namespace
@@ -93,7 +195,9 @@ int main(int argc, char** argv) {
   };
   row("copy", copy);
 
-  if (argc > 4 && std::string(argv[4]) == "sep-only") {
+  const std::string mode = argc > 4 ? argv[4] : "all";
+  auto has = [&](const char* m) { return ("," + mode + ",").find("," + std::string(m) + ",") != std::string::npos; };
+  if (has("sep-only")) {
     for (double sigma : {3.0, 12.0, 48.0}) {
       Result r;
       if (time_plan(*b, plan_for("gauss-sep", sigma), repeats, r)) row("gauss-sep sigma=" + std::to_string(int(sigma)), r);
@@ -102,33 +206,35 @@ int main(int argc, char** argv) {
   }
   auto& tune = cuda::sep_tuning();
   const cuda::SepTuning defaults = tune;
-  for (double sigma : {1.0, 3.0, 5.0, 12.0, 48.0}) {
-    const std::string s = " sigma=" + std::to_string(int(sigma));
-    Result r;
-    tune = defaults;
-    if (time_plan(*b, plan_for("gauss-sep", sigma), repeats, r)) row("gauss-sep" + s, r);
-    if (default_radius(sigma) <= 24) {
-      // Alternatives for tuning: the other fused tile height, and the two-pass kernel.
-      tune.fused_max_radius = 24;
-      tune.fused_tile_h = defaults.fused_tile_h == 32 ? 64 : 32;
-      if (time_plan(*b, plan_for("gauss-sep", sigma), repeats, r)) row("gauss-sep (alt tile)" + s, r);
+  if (has("sep") || has("all")) {
+    for (double sigma : {1.0, 3.0, 4.0, 5.0, 12.0, 24.0, 48.0}) {
+      const std::string s = " sigma=" + std::to_string(int(sigma));
+      Result r;
       tune = defaults;
-      tune.fused_max_radius = -1;
-      if (time_plan(*b, plan_for("gauss-sep", sigma), repeats, r)) row("gauss-sep (two-pass)" + s, r);
+      if (time_plan(*b, plan_for("gauss-sep", sigma), repeats, r)) row("gauss-sep" + s, r);
+      for (const SepVariant& v : sep_variants()) {
+        if (default_radius(sigma) > v.max_radius) continue;
+        tune = defaults;
+        v.set(tune);
+        if (time_plan(*b, plan_for("gauss-sep", sigma), repeats, r)) row(std::string("  ") + v.name + s, r);
+      }
       tune = defaults;
     }
   }
-  for (double sigma : {3.0, 12.0, 48.0}) {
-    const std::string s = " sigma=" + std::to_string(int(sigma));
-    Result r;
-    for (const char* interp : {"exact", "hardware"})
-      if (time_plan(*b, plan_for("gauss-linear", sigma, {{"interp", interp}}), repeats, r))
-        row(std::string("gauss-linear/") + interp + s, r);
+  if (has("all")) {
+    for (double sigma : {3.0, 12.0, 48.0}) {
+      const std::string s = " sigma=" + std::to_string(int(sigma));
+      Result r;
+      for (const char* interp : {"exact", "hardware"})
+        if (time_plan(*b, plan_for("gauss-linear", sigma, {{"interp", interp}}), repeats, r))
+          row(std::string("gauss-linear/") + interp + s, r);
+    }
+    for (double sigma : {3.0, 12.0, 48.0}) {
+      Result r;
+      if (time_plan(*b, plan_for("gauss-2d", sigma), sigma > 20 ? 3 : repeats, r))
+        row("gauss-2d sigma=" + std::to_string(int(sigma)), r);
+    }
   }
-  for (double sigma : {3.0, 12.0, 48.0}) {
-    Result r;
-    if (time_plan(*b, plan_for("gauss-2d", sigma), sigma > 20 ? 3 : repeats, r))
-      row("gauss-2d sigma=" + std::to_string(int(sigma)), r);
-  }
+  if (has("check")) return check_variants(*b) ? 0 : 1;
   return 0;
 }
