@@ -53,10 +53,10 @@ else
   failed+=("sanitizer-missing")
 fi
 
-bench() {  # bench NAME ARGS...: one table into bench.txt, its JSON into bench_NAME.json
+bench() {  # bench NAME ARGS...: one table into bench.txt, its JSON into bench_NAME.json (10 timed runs: gauss-2d is slow)
   local name=$1
   shift
-  step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma 3,12,48 --size 1024,4096 --channels 4 \
+  step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma 3,12,48 --size 1024,4096 --channels 4 --repeat 10 \
     --json "$out/bench_$name.json" "$@"
 }
 bench cuda --backend cuda --method all
