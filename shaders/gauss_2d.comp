@@ -1,39 +1,85 @@
-// gauss-2d: direct 2D convolution, (2r+1)^2 border-remapped fetches per pixel with weight w[dy] * w[dx].
-// Each kernel row is summed first and then weighted by w[dy]: the same products, summed in an order that
-// keeps float rounding small at large radii (up to 385^2 taps at sigma 64).
-// One dispatch covers kernel rows dy_begin..dy_end-1; long kernels take several dispatches that carry the
-// running sum in an RGBA32F accumulator. That keeps each invocation's loop short: Mesa llvmpipe silently
-// stops loops after 65535 iterations, and short dispatches are kinder to any GPU scheduler.
-layout(local_size_x = 16, local_size_y = 16) in;
+// gauss-2d: direct 2D convolution, weight w[dy] * w[dx] for every one of the (2r+1)^2 taps, from
+// shared-memory blocks. A group of 256 invocations owns TH rows x TW columns of outputs; each invocation
+// makes 4 consecutive outputs of one row from a register window (as in gauss_sep.comp). The taps are walked
+// in blocks of CY kernel rows x CX kernel columns: each block loads (TH + CY - 1) x (TW + CX) texels into
+// shared memory (border-remapped once per texel) and applies its CY x CX taps from there. Each kernel row's
+// part is summed first and then weighted by w[dy]: the same products, in an order that keeps float rounding
+// small at large radii. Horizontal taps are padded with zero weights to a multiple of 4 (NTAPS).
+// Kernel rows dy_begin..dy_end-1 (0-based) per dispatch: one dispatch of all rows on GPUs; Mesa llvmpipe
+// silently ends a shader's loops after 65535 iterations in all, so there the host splits the rows over
+// several dispatches that carry the running sum in an RGBA32F accumulator (resume / last).
+layout(local_size_x = 256) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(binding = 1, rgba32f) uniform image2D accum;
-layout(std430, binding = 0) readonly buffer Weights { float w[]; };
-uniform int radius;
+#if WEIGHTS_UBO
+layout(std140, binding = 0) uniform Weights { vec4 w4[NTAPS / 4]; };
+#else
+layout(std430, binding = 0) readonly buffer Weights { vec4 w4[]; };
+#endif
 uniform int border;
 uniform int dy_begin;
 uniform int dy_end;
 uniform bool resume;  // start from accum instead of zero
 uniform bool last;    // write the result to dst instead of accum
 
+#define P 4
+#define ROWS (TH + CY - 1)
+#define COLS (TW + CX)
+shared vec4 blk[ROWS * PITCH];
+
+float weight(int j) { return w4[j >> 2][j & 3]; }
+
 void main() {
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   ivec2 size = textureSize(src, 0);
-  if (p.x >= size.x || p.y >= size.y) return;
-  vec4 acc = resume ? imageLoad(accum, p) : vec4(0.0);
-  for (int dy = dy_begin; dy < dy_end; ++dy) {
-    int y = remap_index(p.y + dy, size.y, border);
-    if (y < 0) continue;
-    vec4 row = vec4(0.0);
-    for (int dx = -radius; dx <= radius; ++dx) {
-      int x = remap_index(p.x + dx, size.x, border);
-      if (x < 0) continue;
-      row += w[dx + radius] * texelFetch(src, ivec2(x, y), 0);
+  int li = int(gl_LocalInvocationIndex);
+  ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
+  // Neighbouring invocations on neighbouring rows (odd PITCH: different banks).
+  int ly = li % TH, x0 = (li / TH) * P;
+  ivec2 o = org + ivec2(x0, ly);
+  bool live = o.x < size.x && o.y < size.y;
+  vec4 acc[P];
+  for (int p = 0; p < P; ++p) acc[p] = (resume && live) ? imageLoad(accum, o + ivec2(p, 0)) : vec4(0.0);
+
+  for (int ylo = dy_begin; ylo < dy_end; ylo += CY) {
+    int cy = min(dy_end - ylo, CY);
+    for (int xlo = 0; xlo < NTAPS; xlo += CX) {
+      int cx = min(NTAPS - xlo, CX);
+      int cols = TW + cx;
+      for (int i = li; i < (TH + cy - 1) * cols; i += 256) {
+        int r = i / cols, cc = i - r * cols;
+        int x = remap_index(org.x - RADIUS + xlo + cc, size.x, border);
+        int y = remap_index(org.y - RADIUS + ylo + r, size.y, border);
+        blk[r * PITCH + cc] = (x < 0 || y < 0) ? vec4(0.0) : texelFetch(src, ivec2(x, y), 0);
+      }
+      barrier();
+      for (int dy = 0; dy < cy; ++dy) {
+        int s = (ly + dy) * PITCH + x0;
+        vec4 row[P];
+        for (int p = 0; p < P; ++p) row[p] = vec4(0.0);
+        vec4 win[P];
+        for (int q = 0; q < P; ++q) win[q] = blk[s + q];
+        for (int t0 = 0; t0 < cx; t0 += P) {
+          vec4 nxt[P];
+          for (int q = 0; q < P; ++q) nxt[q] = blk[s + t0 + P + q];
+          for (int tt = 0; tt < P; ++tt) {
+            float wt = weight(xlo + t0 + tt);
+            for (int p = 0; p < P; ++p) row[p] += wt * (p + tt < P ? win[p + tt] : nxt[p + tt - P]);
+          }
+          for (int q = 0; q < P; ++q) win[q] = nxt[q];
+        }
+        float wy = weight(ylo + dy);
+        for (int p = 0; p < P; ++p) acc[p] += wy * row[p];
+      }
+      barrier();
     }
-    acc += w[dy + radius] * row;
   }
-  if (last)
-    imageStore(dst, p, acc);
-  else
-    imageStore(accum, p, acc);
+  if (!live) return;
+  for (int p = 0; p < P; ++p) {
+    if (o.x + p >= size.x) break;
+    if (last)
+      imageStore(dst, o + ivec2(p, 0), acc[p]);
+    else
+      imageStore(accum, o + ivec2(p, 0), acc[p]);
+  }
 }

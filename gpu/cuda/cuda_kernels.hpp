@@ -43,6 +43,14 @@ struct SepTuning {
   int pass_pipelined = 2;     // two passes: persistent double-buffered blocks. 0 no, 1 yes, 2 for r 30..48
   bool pass_pad_taps = false;  // two passes: pad taps to a multiple of 8 with zero weights (previous)
   bool pass_wide = false;      // two passes: 16 x 256 tiles of 512 threads instead of 16 x 128 / 256
+  // Two passes, tile shape: 0 16 lines x 128 outputs, 8 per thread, 256 threads (the kernels above);
+  // 1 8 x 256, 16 outputs per thread, 128 threads, >= 3 blocks/SM; 2 8 x 256, 8 per thread, 256 threads,
+  // >= 3 blocks/SM. -1: shape 2 for pass_large_min_radius <= r <= pass_large_max_radius (measured faster at
+  // r 72 and 144; 192 is the largest radius checked on a device), else 0. Shapes 1/2 take precedence over
+  // pass_pipelined / pass_wide.
+  int pass_shape = -1;
+  int pass_large_min_radius = 48;
+  int pass_large_max_radius = 192;
 };
 SepTuning& sep_tuning();
 Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,

@@ -6,6 +6,8 @@
 //    Pipelined variant: persistent blocks with two tile buffers, the next tile's load overlapping the math.
 //  - radius <= 12: a fused kernel with the radius as a template parameter, 64-wide tiles, in-place
 //    horizontal pass (less shared memory, fewer halo re-reads, no padded taps).
+//  - radius 48..192: the same two passes with 8 lines x 256 outputs per block, >= 3 blocks/SM (less halo
+//    traffic, more resident warps; SepTuning::pass_shape).
 //  - radius too large for shared memory: a plain global-memory pass (correct for any radius).
 // Border remapping happens only while loading tiles, never in the tap loops.
 #include <algorithm>
@@ -186,8 +188,8 @@ Status launch_fixed(int r, const T* in, T* out, int W, int H, Border b, size_t o
 
 // ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
 template <typename T, int K, int TL, int TA, bool HORIZ>
-__global__ void __launch_bounds__(TL * TA / K) sep_pass_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                               int W, int H, Border b, int r, int ntaps) {
+__device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
+                                          int r, int ntaps) {
   extern __shared__ float4 smem4[];
   T* s = reinterpret_cast<T*>(smem4);
   constexpr int threads = TL * TA / K;
@@ -257,11 +259,27 @@ __global__ void __launch_bounds__(TL * TA / K) sep_pass_kernel(const T* __restri
   }
 }
 
+template <typename T, int K, int TL, int TA, bool HORIZ>
+__global__ void __launch_bounds__(TL * TA / K) sep_pass_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                               int W, int H, Border b, int r, int ntaps) {
+  pass_tile<T, K, TL, TA, HORIZ>(in, out, W, H, b, r, ntaps);
+}
+
+// The same pass with a minimum of MINB resident blocks per SM (register cap 64K / (MINB x threads)), for the
+// large-radius shapes: 8 lines x 256 outputs (70 KB of shared memory at r 144, 3 blocks/SM fit) load a third
+// less halo than 16 x 128 tiles (544 vs 2 x 416 positions per 256 outputs and line).
+template <typename T, int K, int TL, int TA, bool HORIZ, int MINB>
+__global__ void __launch_bounds__(TL * TA / K, MINB) sep_pass_lb_kernel(const T* __restrict__ in,
+                                                                        T* __restrict__ out, int W, int H,
+                                                                        Border b, int r, int ntaps) {
+  pass_tile<T, K, TL, TA, HORIZ>(in, out, W, H, b, r, ntaps);
+}
+
 constexpr int kPassK = 8, kPassTL = 16, kPassTA = 128;
 
-size_t pass_smem(int ntaps, size_t elem, int ta = kPassTA) {
+size_t pass_smem(int ntaps, size_t elem, int ta = kPassTA, int tl = kPassTL) {
   const int npos = ta + ntaps - 1;
-  return size_t(kPassTL) * ((npos | 1) + 1) * elem;
+  return size_t(tl) * ((npos | 1) + 1) * elem;
 }
 
 // ---- one pass, pipelined: persistent blocks walk tiles (same tile shape as sep_pass_kernel) with two
@@ -401,6 +419,30 @@ Status set_smem(KernelPtr k, size_t bytes) {
                      "raising the shared-memory limit");
 }
 
+// Both passes of shape (K, TL, TA, MINB); launched = false (nothing launched) when the tile does not fit.
+template <typename T, int K, int TL, int TA, int MINB>
+Status launch_pass_lb(const T* src, T* mid, T* dst, int W, int H, Border b, int r, int ntaps, size_t optin,
+                      cudaStream_t st, bool& launched) {
+  launched = false;
+  const size_t bytes = pass_smem(ntaps, sizeof(T), TA, TL);
+  if (bytes > optin) return Status::success();
+  auto kh = sep_pass_lb_kernel<T, K, TL, TA, true, MINB>;
+  auto kv = sep_pass_lb_kernel<T, K, TL, TA, false, MINB>;
+  Status s;
+  if (!(s = set_smem(kh, bytes)) || !(s = set_smem(kv, bytes))) return s;
+  // MINB blocks need most of the SM's shared memory: ask for the largest carveout.
+  for (auto k : {kh, kv})
+    if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                               int(cudaSharedmemCarveoutMaxShared)),
+                          "setting the shared-memory carveout")))
+      return s;
+  constexpr int threads = TL * TA / K;
+  kh<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), threads, bytes, st>>>(src, mid, W, H, b, r, ntaps);
+  kv<<<dim3((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(mid, dst, W, H, b, r, ntaps);
+  launched = true;
+  return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, 8-line tiles)");
+}
+
 template <typename T>
 Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out, cudaStream_t st,
                std::string& path) {
@@ -461,6 +503,18 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
       cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
       "uploading weights");
   if (!s) return s;
+  const bool large = r >= tune.pass_large_min_radius && r <= tune.pass_large_max_radius;
+  const int shape = tune.pass_shape >= 0 ? tune.pass_shape : (large ? 2 : 0);
+  if (shape == 1 || shape == 2) {
+    bool launched = false;
+    s = shape == 1 ? launch_pass_lb<T, 16, 8, 256, 3>(src, mid, dst, W, H, b, r, ntaps, optin, st, launched)
+                   : launch_pass_lb<T, 8, 8, 256, 3>(src, mid, dst, W, H, b, r, ntaps, optin, st, launched);
+    if (!s) return s;
+    if (launched) {
+      path = shape == 1 ? "two-pass-8x256-k16" : "two-pass-8x256-k8";
+      return s;
+    }
+  }
   const size_t bytes = pass_smem(ntaps, sizeof(T));
   const bool pipelined = tune.pass_pipelined == 1 || (tune.pass_pipelined == 2 && r >= 30 && r <= 48);
   if (pipelined && 2 * bytes <= optin) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -54,8 +55,18 @@ Status gl_errors(const char* what) {
   return Status::fail(fmt::format("GL: {} failed: {}", what, errs));
 }
 
-// Inner-loop iterations per invocation and dispatch for gauss-2d (llvmpipe caps loops at 65535).
-constexpr int kLoopBudget = 16384;
+// Loop iterations per invocation and dispatch for gauss-2d on llvmpipe (it ends a shader's loops after
+// 65535 iterations in all); counted as if no loop were unrolled.
+constexpr long kLoopBudget = 16384;
+
+// gauss-sep compute: the fused single-dispatch shader up to this radius (CUDA measured the crossover at
+// ~9 on an H200: the fused tile's horizontal pass recomputes the halo rows). GPUBLUR_GL_FUSED_MAX_RADIUS
+// overrides it (-1: never fuse), for measuring both forms.
+constexpr int kFusedMaxRadius = 9;
+int fused_max_radius() {
+  const char* env = std::getenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
+  return env && *env ? std::atoi(env) : kFusedMaxRadius;
+}
 
 GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
 
@@ -83,9 +94,11 @@ class GlBackend final : public Backend {
     glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared_);
     glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &max_invocations_);
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture_);
+    glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &max_ubo_);
+    llvmpipe_ = ctx_->renderer().find("llvmpipe") != std::string::npos;
     tile_h_ = sep_tile(0, max_shared_, max_invocations_);
     tile_v_ = sep_tile(1, max_shared_, max_invocations_);
-    if (tile_h_.offsets_per_round() < 1 || tile_v_.offsets_per_round() < 1)
+    if (tile_h_.offsets_per_round() < tile_h_.per || tile_v_.offsets_per_round() < tile_v_.per)
       return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes)", ctx_->renderer(),
                                       max_shared_));
     glCreateBuffers(1, &weights_buf_);
@@ -300,8 +313,16 @@ class GlBackend final : public Backend {
     return Status::success();
   }
 
-  void set_weights(const std::vector<float>& w) {
+  // The 1D weights padded with zeros to a multiple of kSepPer taps (the shaders' chunks), bound both as a
+  // uniform block and as a storage buffer at binding 0 (the shader declares one of them).
+  void set_weights(const Plan& plan) {
+    std::vector<float> w = plan.weights;
+    w.resize(size_t(padded_taps(plan.radius)), 0.0f);
     glNamedBufferData(weights_buf_, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);
+  }
+  void bind_weights() {
+    glBindBufferBase(GL_UNIFORM_BUFFER, 0, weights_buf_);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
   }
 
   void bind_io(GLuint prog, GLuint in, GLuint out) {
@@ -322,34 +343,46 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_2d(const Plan& plan, std::function<void()>& work) {
+    const Conv2dTile tile = conv2d_tile(plan.radius, max_shared_);
+    if (tile.cx < 1 || tile.cy < 1)
+      return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes) for gauss-2d",
+                                      ctx_->renderer(), max_shared_));
     GLuint prog = 0;
-    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
-    set_weights(plan.weights);
-    glProgramUniform1i(prog, glGetUniformLocation(prog, "radius"), plan.radius);
+    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, tile.defines(max_ubo_), prog); !s) return s;
+    set_weights(plan);
     glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
-    // Kernel rows per dispatch: about kLoopBudget inner iterations per invocation (see gauss_2d.comp).
-    const int cols = 2 * plan.radius + 1;
-    const int rows = std::max(1, kLoopBudget / cols);
-    if (rows < cols && !accum_) {
+    // Kernel rows per dispatch: all of them, except on llvmpipe (its loop limit, see gauss_2d.comp), where a
+    // dispatch takes whole CY-row blocks up to about kLoopBudget loop iterations per invocation.
+    const int taps_y = 2 * plan.radius + 1;
+    int rows = taps_y;
+    if (llvmpipe_) {
+      const long bx = (padded_taps(plan.radius) + tile.cx - 1) / tile.cx;
+      const long loads = (long(tile.th + tile.cy - 1) * (tile.tw + tile.cx) + 255) / 256;
+      const long per_row = bx * (tile.cx / kSepPer * 32 + 16);
+      const long per_block = bx * loads + tile.cy * per_row;
+      rows = int(std::max(1L, kLoopBudget / per_block)) * tile.cy;
+    }
+    if (rows < taps_y && !accum_) {
       glCreateTextures(GL_TEXTURE_2D, 1, &accum_);
       glTextureStorage2D(accum_, 1, GL_RGBA32F, width_, height_);
       if (Status s = gl_errors("allocating the gauss-2d accumulator"); !s) return s;
     }
     const GLint u_begin = glGetUniformLocation(prog, "dy_begin"), u_end = glGetUniformLocation(prog, "dy_end"),
                 u_resume = glGetUniformLocation(prog, "resume"), u_last = glGetUniformLocation(prog, "last");
-    const int r = plan.radius;
+    spdlog::debug("GL gauss-2d: r {} block {}x{} taps, {} kernel rows per dispatch", plan.radius, tile.cx, tile.cy,
+                  rows);
     work = [=] {
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
+      bind_weights();
       bind_io(prog, textures_[0], textures_[2]);
       if (accum_) glBindImageTexture(1, accum_, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
-      for (int b = -r; b <= r; b += rows) {
-        const int e = std::min(r + 1, b + rows);
+      for (int b = 0; b < taps_y; b += rows) {
+        const int e = std::min(taps_y, b + rows);
         glProgramUniform1i(prog, u_begin, b);
         glProgramUniform1i(prog, u_end, e);
-        glProgramUniform1i(prog, u_resume, b > -r);
-        glProgramUniform1i(prog, u_last, e == r + 1);
-        glDispatchCompute(groups(width_, 16), groups(height_, 16), 1);
-        glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+        glProgramUniform1i(prog, u_resume, b > 0);
+        glProgramUniform1i(prog, u_last, e == taps_y);
+        glDispatchCompute(groups(width_, tile.tw), groups(height_, tile.th), 1);
+        if (e < taps_y) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
       }
       glMemoryBarrier(GL_ALL_BARRIER_BITS);
     };
@@ -357,16 +390,32 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_sep_compute(const Plan& plan, std::function<void()>& work) {
-    GLuint ph = 0, pv = 0;
-    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_h_.defines(), ph); !s) return s;
-    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_v_.defines(), pv); !s) return s;
-    set_weights(plan.weights);
-    for (GLuint p : {ph, pv}) {
-      glProgramUniform1i(p, glGetUniformLocation(p, "radius"), plan.radius);
-      glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
+    const FusedTile ft = fused_tile(plan.radius, max_shared_, max_invocations_);
+    if (plan.radius <= fused_max_radius() && ft.th > 0) {
+      GLuint prog = 0;
+      std::vector<float> w = plan.weights;
+      w.resize(size_t(padded_taps(plan.radius)), 0.0f);
+      const std::string defines = ft.defines() + "#define WEIGHT_LIST " + glsl_floats(w.data(), int(w.size())) + "\n";
+      if (Status s = program({{"gauss_sep_fused.comp", GL_COMPUTE_SHADER}}, defines, prog); !s) return s;
+      glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
+      spdlog::debug("GL gauss-sep: fused {}x{} tiles, r {}", ft.tw, ft.th, plan.radius);
+      work = [this, prog, ft] {
+        bind_io(prog, textures_[0], textures_[2]);
+        glDispatchCompute(groups(width_, ft.tw), groups(height_, ft.th), 1);
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+      };
+      return Status::success();
     }
+    GLuint ph = 0, pv = 0;
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_h_.defines(plan.radius, max_ubo_), ph); !s)
+      return s;
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_v_.defines(plan.radius, max_ubo_), pv); !s)
+      return s;
+    set_weights(plan);
+    for (GLuint p : {ph, pv}) glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
+    spdlog::debug("GL gauss-sep: two passes, r {}", plan.radius);
     work = [this, ph, pv] {
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
+      bind_weights();
       bind_io(ph, textures_[0], textures_[1]);
       glDispatchCompute(groups(width_, tile_h_.tile()), groups(height_, tile_h_.across_threads()), 1);
       glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
@@ -378,24 +427,25 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_sep_fragment(const Plan& plan, std::function<void()>& work) {
-    GLuint prog = 0;
-    if (Status s = program({{"fullscreen.vert", GL_VERTEX_SHADER}, {"gauss_sep.frag", GL_FRAGMENT_SHADER}}, "",
-                           prog);
-        !s)
-      return s;
-    set_weights(plan.weights);
-    glProgramUniform1i(prog, glGetUniformLocation(prog, "radius"), plan.radius);
-    glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
-    const GLint axis = glGetUniformLocation(prog, "axis");
-    work = [this, prog, axis] {
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights_buf_);
-      glUseProgram(prog);
+    GLuint prog[2] = {0, 0};
+    const int taps = padded_taps(plan.radius);
+    const std::string defines = fmt::format("#define RADIUS {}\n#define NTAPS {}\n#define WEIGHTS_UBO {}\n",
+                                            plan.radius, taps, taps * 4 <= max_ubo_ ? 1 : 0);
+    for (int axis = 0; axis < 2; ++axis)
+      if (Status s = program({{"fullscreen.vert", GL_VERTEX_SHADER}, {"gauss_sep.frag", GL_FRAGMENT_SHADER}},
+                             defines + fmt::format("#define AXIS {}\n", axis), prog[axis]);
+          !s)
+        return s;
+    set_weights(plan);
+    for (GLuint p : prog) glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
+    work = [this, p0 = prog[0], p1 = prog[1]] {
+      bind_weights();
       glBindVertexArray(vao_);
       glViewport(0, 0, width_, height_);
       // Ping-pong: input -> intermediate (horizontal), intermediate -> output (vertical).
       for (int pass = 0; pass < 2; ++pass) {
+        glUseProgram(pass ? p1 : p0);
         glBindFramebuffer(GL_FRAMEBUFFER, fbo_[pass]);
-        glProgramUniform1i(prog, axis, pass);
         glBindTextureUnit(0, textures_[pass]);
         glDrawArrays(GL_TRIANGLES, 0, 3);
       }
@@ -405,21 +455,22 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_linear(const Plan& plan, bool hardware, std::function<void()>& work) {
-    GLuint ph = 0, pv = 0;
-    const std::string hw = fmt::format("#define HARDWARE {}\n", hardware ? 1 : 0);
-    if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 0\n" + hw, ph); !s) return s;
-    if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 1\n" + hw, pv); !s) return s;
+    if (plan.tap_offsets.empty()) return Status::fail("gl: gauss-linear plan has no taps");
+    // Per tap: offset, weight, and the offset's integer part and fraction (exact path).
     std::vector<float> taps;
+    int reach = 0;
     for (size_t k = 0; k < plan.tap_offsets.size(); ++k) {
-      taps.push_back(plan.tap_offsets[k]);
-      taps.push_back(plan.tap_weights[k]);
+      const float o = plan.tap_offsets[k], oi = std::floor(o);
+      taps.insert(taps.end(), {o, plan.tap_weights[k], oi, o - oi});
+      reach = std::max(reach, int(oi) + 1);
     }
-    if (taps.empty()) return Status::fail("gl: gauss-linear plan has no taps");
+    const std::string defines = fmt::format("#define HARDWARE {}\n#define N_TAPS {}\n#define MAX_REACH {}\n",
+                                            hardware ? 1 : 0, plan.tap_offsets.size(), reach);
+    GLuint ph = 0, pv = 0;
+    if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 0\n" + defines, ph); !s) return s;
+    if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 1\n" + defines, pv); !s) return s;
     glNamedBufferData(taps_buf_, GLsizeiptr(taps.size() * sizeof(float)), taps.data(), GL_STATIC_DRAW);
-    for (GLuint p : {ph, pv}) {
-      glProgramUniform1i(p, glGetUniformLocation(p, "n_taps"), GLint(plan.tap_offsets.size()));
-      glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
-    }
+    for (GLuint p : {ph, pv}) glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
     const GLuint sampler = hardware ? samplers_[int(plan.border)] : 0;
     work = [this, ph, pv, sampler] {
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, taps_buf_);
@@ -438,7 +489,8 @@ class GlBackend final : public Backend {
   bool half_ = false;
   bool timer_query_ = false;
   bool ran_ = false;
-  GLint max_shared_ = 0, max_invocations_ = 0, max_texture_ = 0;
+  GLint max_shared_ = 0, max_invocations_ = 0, max_texture_ = 0, max_ubo_ = 0;
+  bool llvmpipe_ = false;  // Mesa's CPU driver: loop limit (gauss-2d dispatch split)
   SepTile tile_h_, tile_v_;
   GLuint textures_[3] = {0, 0, 0};
   GLuint accum_ = 0;  // gauss-2d running sums across dispatches (RGBA32F whatever the storage)

@@ -6,6 +6,8 @@
 
 namespace gpublur {
 
+int padded_taps(int radius) { return (2 * radius + 1 + kSepPer - 1) / kSepPer * kSepPer; }
+
 int SepTile::along_threads() const { return axis == 0 ? local_x : local_y; }
 int SepTile::across_threads() const { return axis == 0 ? local_y : local_x; }
 
@@ -14,9 +16,16 @@ int SepTile::span() const {
   return s % 2 ? s : s - 1;
 }
 
-std::string SepTile::defines() const {
-  return fmt::format("#define AXIS {}\n#define LOCAL_X {}\n#define LOCAL_Y {}\n#define PER {}\n#define SPAN {}\n",
-                     axis, local_x, local_y, per, span());
+int SepTile::offsets_per_round() const { return std::max(0, (span() - tile()) / per * per); }
+
+std::string SepTile::defines(int radius, int max_ubo_bytes) const {
+  const int taps = padded_taps(radius);
+  // Weights in a uniform block (constant cache) where they fit, else a storage buffer.
+  const bool ubo = taps * 4 <= max_ubo_bytes;
+  return fmt::format(
+      "#define AXIS {}\n#define LOCAL_X {}\n#define LOCAL_Y {}\n#define PER {}\n#define SPAN {}\n#define RADIUS {}\n"
+      "#define NTAPS {}\n#define OPR {}\n#define WEIGHTS_UBO {}\n",
+      axis, local_x, local_y, per, span(), radius, taps, std::min(offsets_per_round(), taps), ubo ? 1 : 0);
 }
 
 SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations) {
@@ -27,17 +36,83 @@ SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations) {
   // Horizontal: 4 rows of 64 threads, 4 outputs each -> 256-pixel row tiles, loads coalesced along x.
   // Vertical: 16 columns (256 contiguous bytes per row read) of 16 threads, 4 outputs each -> 64-row tiles.
   if (axis == 0) {
-    t.local_x = 64, t.local_y = threads / 64, t.per = 4;
+    t.local_x = 64, t.local_y = threads / 64;
   } else {
-    t.local_x = 16, t.local_y = threads / 16, t.per = 4;
+    t.local_x = 16, t.local_y = threads / 16;
   }
-  // At most 32 KiB: horizontally 256 offsets per round (one round up to radius 127), vertically 64; leaves
-  // room for several groups per SM. Never more than the device allows.
-  const int bytes = std::min(max_shared_bytes, 32768);
+  // Up to 48 KiB (NVIDIA's GL limit; llvmpipe has 32): more offsets per load round. Never more than the
+  // device allows.
+  const int bytes = std::min(max_shared_bytes, 49152);
   t.shared_vec4 = bytes / 16 / t.across_threads() * t.across_threads();
-  // The shared line must hold at least one tile plus one offset; shrink the outputs per thread if not.
-  while (t.per > 1 && t.span() < t.tile() + 1) --t.per;
+  // The line must hold a tile plus one chunk of offsets: fewer threads along the axis if not.
+  while (t.along_threads() > 1 && t.offsets_per_round() < t.per) (axis == 0 ? t.local_x : t.local_y) /= 2;
   return t;
+}
+
+int FusedTile::in_pitch() const {
+  const int w = tw + padded_taps(radius);
+  return w % 2 ? w : w + 1;
+}
+int FusedTile::mid_pitch() const { return tw % 2 ? tw : tw + 1; }
+int FusedTile::shared_vec4() const { return (th + padded_taps(radius)) * std::max(in_pitch(), mid_pitch()); }
+
+std::string FusedTile::defines() const {
+  return fmt::format("#define RADIUS {}\n#define NTAPS {}\n#define TW {}\n#define TH {}\n#define NT {}\n#define PIN {}\n#define PMID {}\n",
+                     radius, padded_taps(radius), tw, th, threads, in_pitch(), mid_pitch());
+}
+
+FusedTile fused_tile(int radius, int max_shared_bytes, int max_invocations) {
+  FusedTile t;
+  t.radius = radius;
+  t.threads = std::min(256, max_invocations);
+  const int bytes = std::min(max_shared_bytes, 49152);
+  for (int th : {32, 24, 16, 8}) {
+    t.th = th;
+    if (t.shared_vec4() * 16 <= bytes) return t;
+  }
+  t.th = 0;
+  return t;
+}
+
+int Conv2dTile::pitch() const {
+  const int w = tw + cx;
+  return w % 2 ? w : w + 1;
+}
+
+std::string Conv2dTile::defines(int max_ubo_bytes) const {
+  const int taps = padded_taps(radius);
+  return fmt::format("#define RADIUS {}\n#define NTAPS {}\n#define TW {}\n#define TH {}\n#define CX {}\n#define CY {}\n"
+                     "#define PITCH {}\n#define WEIGHTS_UBO {}\n",
+                     radius, taps, tw, th, cx, cy, pitch(), taps * 4 <= max_ubo_bytes ? 1 : 0);
+}
+
+Conv2dTile conv2d_tile(int radius, int max_shared_bytes) {
+  Conv2dTile best;
+  best.radius = radius;
+  const int budget = std::min(max_shared_bytes, 49152) / 16;
+  const int taps_x = padded_taps(radius), taps_y = 2 * radius + 1;
+  long best_taps = 0;
+  for (int cx = kSepPer; cx <= taps_x; cx += kSepPer) {
+    Conv2dTile t = best;
+    t.cx = cx;
+    t.cy = std::min(taps_y, budget / t.pitch() - t.th + 1);
+    if (t.cy < 1) break;
+    // Taps per block, discounted by the padding the last block of each axis wastes.
+    const int bx = (taps_x + cx - 1) / cx, by = (taps_y + t.cy - 1) / t.cy;
+    const long useful = long(taps_x) * taps_y * 1000 / (long(bx) * by);
+    if (useful > best_taps) best_taps = useful, best = t;
+  }
+  return best;
+}
+
+std::string glsl_floats(const float* w, int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    std::string v = fmt::format("{:.9g}", double(w[i]));
+    if (v.find_first_of(".e") == std::string::npos) v += ".0";  // a GLSL float literal, not an int
+    s += (i ? ", " : "") + v;
+  }
+  return s;
 }
 
 }  // namespace gpublur

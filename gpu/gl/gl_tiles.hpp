@@ -1,24 +1,64 @@
-// Work-group shapes for the shared-memory separable pass (shaders/gauss_sep.comp), derived from the
-// device's limits so they hold on every driver (llvmpipe: 32 KiB shared memory; NVIDIA: 48 KiB).
+// Work-group shapes for the shared-memory Gaussian shaders (shaders/gauss_sep.comp, gauss_sep_fused.comp,
+// gauss_2d.comp), derived from the device's limits so they hold on every driver (llvmpipe: 32 KiB shared
+// memory; NVIDIA: 48 KiB). The radius is compiled into the shaders (constant loop bounds: the compiler
+// unrolls the tap loops and drops the window's bounds tests).
 #pragma once
 #include <string>
 
 namespace gpublur {
 
+// Outputs per invocation along the filter axis, and the granularity the weights are padded to (zero weights
+// at the end), so tap loops run in whole chunks of one vec4 of weights.
+constexpr int kSepPer = 4;
+
+// Taps 2r+1 rounded up to a multiple of kSepPer.
+int padded_taps(int radius);
+
 struct SepTile {
   int local_x = 0, local_y = 0;  // work-group size
-  int per = 0;                   // outputs per thread along the pass axis
+  int per = kSepPer;             // outputs per thread along the pass axis
   int shared_vec4 = 0;           // shared array size in vec4s (16 bytes each)
   int along_threads() const;     // threads along the pass axis
   int across_threads() const;
-  int tile() const { return along_threads() * per; }          // outputs per line per group
-  int span() const;              // shared texels per line (odd: lines start on different banks)
-  int offsets_per_round() const { return span() - tile() + 1; }  // kernel offsets per shared load
-  int axis = 0;                  // 0 horizontal, 1 vertical
-  std::string defines() const;   // #defines for gauss_sep.comp
+  int tile() const { return along_threads() * per; }  // outputs per line per group
+  int span() const;  // shared texels per line (odd: lines start on different banks)
+  // Kernel offsets applied per shared-memory load: a multiple of per; the line holds tile + offsets texels.
+  int offsets_per_round() const;
+  int axis = 0;  // 0 horizontal, 1 vertical
+  std::string defines(int radius, int max_ubo_bytes) const;  // #defines for gauss_sep.comp
 };
 
 // max_shared_bytes: GL_MAX_COMPUTE_SHARED_MEMORY_SIZE; max_invocations: GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS.
 SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations);
+
+// The fused gauss-sep tile (shaders/gauss_sep_fused.comp): a group loads (TW + NTAPS) x (TH + NTAPS) texels
+// once, runs the horizontal pass into shared memory (over the same array) and the vertical pass out.
+struct FusedTile {
+  int tw = 32, th = 0;  // output tile; th == 0: the radius does not fit (use two passes)
+  int threads = 256;
+  int radius = 0;
+  int in_pitch() const;   // odd, >= tw + padded_taps(radius)
+  int mid_pitch() const;  // odd, >= tw
+  int shared_vec4() const;
+  std::string defines() const;
+};
+
+// The largest tile height (32, 24, 16 or 8) whose shared array fits; th = 0 where none does.
+FusedTile fused_tile(int radius, int max_shared_bytes, int max_invocations);
+
+// The gauss-2d block (shaders/gauss_2d.comp): TW x TH outputs per group of 256, kernel taps in blocks of
+// CY rows x CX columns (CX a multiple of kSepPer) with (TH + CY - 1) x (TW + CX) texels in shared memory.
+struct Conv2dTile {
+  int tw = 64, th = 16, cx = 0, cy = 0, radius = 0;
+  int pitch() const;  // odd, >= tw + cx
+  int shared_vec4() const { return (th + cy - 1) * pitch(); }
+  std::string defines(int max_ubo_bytes) const;
+};
+
+// Picks CX x CY with the most taps per block that fits the shared memory.
+Conv2dTile conv2d_tile(int radius, int max_shared_bytes);
+
+// `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
+std::string glsl_floats(const float* w, int n);
 
 }  // namespace gpublur

@@ -184,7 +184,7 @@ TEST_F(GlContextTest, BrokenShaderNamesFileAndLog) {
 
 TEST_F(GlContextTest, EveryShaderIsEmbedded) {
   const auto& all = embedded_shaders();
-  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep.frag",
+  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep_fused.comp", "gauss_sep.frag",
                         "fullscreen.vert", "gauss_linear.comp"}) {
     ASSERT_TRUE(all.count(f)) << f;
     EXPECT_FALSE(all.at(f).empty()) << f;
@@ -212,7 +212,9 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
       EXPECT_LE(t.local_x * t.local_y, l.invocations);
       EXPECT_LE(t.local_x, l.sx);
       EXPECT_LE(t.local_y, l.sy);
-      EXPECT_GE(t.offsets_per_round(), 1);
+      EXPECT_GE(t.offsets_per_round(), t.per);
+      EXPECT_EQ(t.offsets_per_round() % t.per, 0);
+      EXPECT_LE(t.tile() + t.offsets_per_round(), t.span());
       EXPECT_LE(t.span() * t.across_threads(), t.shared_vec4);
       EXPECT_EQ(t.span() % 2, 1);
     }
@@ -222,8 +224,8 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
     ShaderSource s;
     ASSERT_TRUE(shader_file("gauss_sep.comp", GL_COMPUTE_SHADER, s).ok());
     GLuint prog = 0;
-    const Status st = build_program({s}, "#define STORE_FORMAT rgba32f\n" + sep_tile(axis, shared, invocations).defines(),
-                                    true, prog);
+    const Status st = build_program(
+        {s}, "#define STORE_FORMAT rgba32f\n" + sep_tile(axis, shared, invocations).defines(48, 16384), true, prog);
     EXPECT_TRUE(st.ok()) << st.error;
     glDeleteProgram(prog);
   }

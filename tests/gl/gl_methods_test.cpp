@@ -1,6 +1,7 @@
 // Every GL method variant against the CPU reference: 4 border modes x 1-4 channels x odd sizes x sigma
 // 0.5..130, random images, outputs poisoned with NaN before each download.
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "tests/gl/gl_test_util.hpp"
@@ -94,6 +95,50 @@ INSTANTIATE_TEST_SUITE_P(AllBorders, GlMethods,
                                             ::testing::Values(Border::Clamp, Border::Mirror, Border::Wrap,
                                                               Border::Zero)),
                          variant_name);
+
+}  // namespace
+}  // namespace gpublur::testing
+
+namespace gpublur::testing {
+namespace {
+
+// gauss-sep compute picks the fused single-dispatch shader for small radii and two passes above; force
+// each form over the same cases (GPUBLUR_GL_FUSED_MAX_RADIUS, read per run) so both stay exact for every
+// border, including radii where the fused tile needs its smaller heights (shared-memory limit).
+TEST(GlSepForms, FusedAndTwoPassMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const char* old = std::getenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
+  const std::string saved = old ? old : "";
+  uint32_t seed = 100;
+  for (const char* limit : {"-1", "24"}) {
+    setenv("GPUBLUR_GL_FUSED_MAX_RADIUS", limit, 1);
+    double worst = 0;
+    for (Border border : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero}) {
+      for (const Case& c : std::vector<Case>{{1, 1, 1}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {40, 33, 8}}) {
+        const int ch = 1 + int(border);
+        SCOPED_TRACE(::testing::Message() << "fused max radius " << limit << " " << border_name(border) << " "
+                                          << c.w << "x" << c.h << "x" << ch << " sigma " << c.sigma);
+        const Plan plan = make_plan("gauss-sep", {{"sigma", std::to_string(c.sigma)},
+                                                  {"border", border_name(border)}, {"impl", "compute"}});
+        const Image src = random_image(c.w, c.h, ch, seed++);
+        Image want, got;
+        ASSERT_TRUE(reference_run(plan, src, want).ok());
+        const Status s = gl_run(*be, plan, src, got);
+        ASSERT_TRUE(s.ok()) << s.error;
+        const double err = max_abs_diff(got, want);
+        EXPECT_LE(err, 1e-5);
+        worst = std::max(worst, err);
+      }
+    }
+    std::printf("[ measured ] gauss-sep compute, fused up to radius %s: max abs error %.3g\n", limit, worst);
+  }
+  if (old)
+    setenv("GPUBLUR_GL_FUSED_MAX_RADIUS", saved.c_str(), 1);
+  else
+    unsetenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
+}
 
 }  // namespace
 }  // namespace gpublur::testing
