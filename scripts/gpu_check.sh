@@ -53,11 +53,14 @@ else
   failed+=("sanitizer-missing")
 fi
 
-bench() {  # bench NAME ARGS...: one table into bench.txt, its JSON into bench_NAME.json (10 timed runs: gauss-2d is slow)
+# bench NAME ARGS...: one table into bench.txt, its JSON as NAME.json into bench_json.tar (the device tool
+# returns few files). 10 timed runs per case: gauss-2d at sigma 48 takes seconds a run.
+json_dir=$(mktemp -d)
+bench() {
   local name=$1
   shift
-  step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma 3,12,48 --size 1024,4096 --channels 4 --repeat 10 \
-    --json "$out/bench_$name.json" "$@"
+  step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma 3,12,48 --size 1024,4096 --channels 4 \
+    --repeat 10 --json "$json_dir/$name.json" "$@"
 }
 bench cuda --backend cuda --method all
 bench gl --backend gl --method all
@@ -65,6 +68,9 @@ bench gl --backend gl --method all
 bench gl_fragment --backend gl --method gauss-sep --param impl=fragment
 bench cuda_linear_exact --backend cuda --method gauss-linear --param interp=exact
 bench gl_linear_exact --backend gl --method gauss-linear --param interp=exact
+# GL gauss-sep with the fused small-radius shader switched off, to compare the two compute forms.
+GPUBLUR_GL_FUSED_MAX_RADIUS=-1 bench gl_twopass --backend gl --method gauss-sep
+tar -C "$json_dir" -cf "$out/bench_json.tar" .
 cat "$out/bench.txt"
 
 if ((${#failed[@]})); then
