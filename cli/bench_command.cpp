@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/backend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/method_options.hpp"
 #include "core/bench.hpp"
@@ -14,9 +15,7 @@ namespace gpublur::cli {
 namespace {
 
 struct BenchArgs {
-  std::string backend = "auto";
-  int device = 0;
-  int threads = 0;
+  BackendArgs backend;
   std::string methods = "all";
   std::string sigmas = "3";
   std::string sizes = "1024";
@@ -68,15 +67,8 @@ int run_bench_command(const BenchArgs& a) {
     o.params["border"] = a.border;
   }
 
-  BackendOptions bo;
-  bo.device = a.device;
-  bo.threads = a.threads;
-  std::string error;
-  std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
-  if (!backend) {
-    spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
-    return kExitFailed;
-  }
+  std::unique_ptr<Backend> backend = open_backend(a.backend);
+  if (!backend) return kExitFailed;
   if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods); !s) return usage(s.error);
 
   BenchResult r;
@@ -105,12 +97,7 @@ std::function<int()> add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench", "time methods on synthetic random images in memory: median/min device time, GB/s, ratio to copy");
-  cmd->add_option("-b,--backend", a->backend, "cpu, cuda, gl, or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "gl", "auto"}))
-      ->capture_default_str();
-  cmd->add_option("--device", a->device, "GPU index")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", a->threads, "CPU backend worker threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
+  add_backend_options(cmd, a->backend);
   cmd->add_option("-m,--method", a->methods, "comma list of methods, or all (every method of the backend)")
       ->capture_default_str();
   cmd->add_option("--sigma", a->sigmas, "comma list of sigmas")->capture_default_str();

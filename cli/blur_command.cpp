@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/backend_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/method_options.hpp"
 #include "core/backend.hpp"
@@ -21,15 +22,13 @@ struct BlurArgs {
   std::vector<std::string> inputs;
   std::string output_dir;
   std::string method = "gauss-sep";
-  std::string backend = "auto";
-  int device = 0;
+  BackendArgs backend;
   std::string format;
   std::string pixel_type;
   bool no_linear = false, no_premultiply = false;
   bool recursive = false, overwrite = false;
   std::string report;
   std::string report_format = "json";
-  int threads = 0;
   int io_threads = 2;
   std::string io;
   MethodOptions method_options;
@@ -86,15 +85,8 @@ int run_blur(BlurArgs& a) {
     return kExitFailed;
   }
 
-  BackendOptions bo;
-  bo.device = a.device;
-  bo.threads = a.threads;
-  std::string error;
-  std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
-  if (!backend) {
-    spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
-    return kExitFailed;
-  }
+  std::unique_ptr<Backend> backend = open_backend(a.backend);
+  if (!backend) return kExitFailed;
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
   spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backend->name(),
@@ -104,6 +96,7 @@ int run_blur(BlurArgs& a) {
   run.backend = backend->name();
   run.device = backend->device_name();
   run.timer_clock = backend->timer_clock();
+  run.storage = backend->storage();
   run.method = plan.method;
   run.params = plan.params;
   run.effective_sigma = plan.effective_sigma;
@@ -139,11 +132,7 @@ std::function<int()> add_blur_command(CLI::App& app) {
       ->required()
       ->type_name("DIR");
   cmd->add_option("-m,--method", args->method, "blur method (list below)")->capture_default_str();
-  cmd->add_option("-b,--backend", args->backend, "cpu, cuda, gl, or auto (cuda, else gl, else cpu); built: " +
-                                                     compiled_backends())
-      ->check(CLI::IsMember({"cpu", "cuda", "gl", "auto"}))
-      ->capture_default_str();
-  cmd->add_option("--device", args->device, "GPU index (CUDA ordinal, EGL device)")->check(CLI::NonNegativeNumber);
+  add_backend_options(cmd, args->backend);
   cmd->add_flag("-r,--recursive", args->recursive, "descend into sub-folders, keeping their structure in -o");
   cmd->add_option("--format", args->format, "write every output in this format (changes the extension)")
       ->check(CLI::IsMember({"exr", "png"}));
@@ -161,8 +150,6 @@ std::function<int()> add_blur_command(CLI::App& app) {
                                                           "a summary line) or csv")
       ->check(CLI::IsMember({"json", "jsonl", "csv"}))
       ->capture_default_str();
-  cmd->add_option("--threads", args->threads, "CPU backend worker threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--io-threads", args->io_threads, "decode threads (as many again encode)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

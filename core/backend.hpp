@@ -31,6 +31,8 @@ class Backend {
   virtual std::string device_name() const = 0;  // e.g. "NVIDIA H100 80GB HBM3", "llvmpipe (LLVM 15.0.6, 256 bits)"
   // Which clock the times come from: "cuda-events", "gl-timer-query", "host-clock-glfinish", "host-clock".
   virtual std::string timer_clock() const = 0;
+  // Element format of images on the device: "float32" (CPU, CUDA) or the GL texture format (rgba32f/rgba16f).
+  virtual std::string storage() const { return "float32"; }
 
   // src has 1..4 channels (the pipeline splits wider images). Replaces any resident image.
   virtual Status upload(const Image& src, double& ms) = 0;

@@ -91,6 +91,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   result.backend = backend.name();
   result.device = backend.device_name();
   result.timer_clock = backend.timer_clock();
+  result.storage = backend.storage();
   if (opts.channels < 1 || opts.channels > 4) return Status::fail("--channels must be 1..4");
   if (opts.repeat < 1) return Status::fail("--repeat must be at least 1");
   if (opts.warmup < 0) return Status::fail("--warmup must be at least 0");
@@ -176,7 +177,8 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
 
 std::string bench_table(const BenchResult& r) {
   std::ostringstream o;
-  o << "backend " << r.backend << ", device " << r.device << ", clock " << r.timer_clock << "\n";
+  o << "backend " << r.backend << ", device " << r.device << ", clock " << r.timer_clock << ", storage " << r.storage
+    << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %11s %2s %7s %6s %11s %11s %9s %8s  %s\n", "method", "size", "c",
                 "sigma", "radius", "median_ms", "min_ms", "GB/s", "x copy", "path");
@@ -227,7 +229,7 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
   for (const auto& [w, h] : opts.sizes) sizes.push_back({w, h});
   return json{{"schema_version", 1},
               {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
-              {"backend", {{"name", r.backend}, {"device", r.device}, {"timer_clock", r.timer_clock}}},
+              {"backend", {{"name", r.backend}, {"device", r.device}, {"timer_clock", r.timer_clock}, {"storage", r.storage}}},
               {"settings",
                {{"methods", opts.methods},
                 {"sigmas", opts.sigmas},

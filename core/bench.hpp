@@ -43,7 +43,7 @@ struct BenchCase {
 };
 
 struct BenchResult {
-  std::string backend, device, timer_clock;
+  std::string backend, device, timer_clock, storage;
   std::vector<BenchCase> cases;
   int failed() const;
 };

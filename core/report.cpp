@@ -56,7 +56,7 @@ json header_json(const RunRecord& run) {
   for (const auto& [k, v] : run.params) params[k] = v;
   return json{{"schema_version", kReportSchemaVersion},
               {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
-              {"backend", {{"name", run.backend}, {"device", run.device}, {"timer_clock", run.timer_clock}}},
+              {"backend", {{"name", run.backend}, {"device", run.device}, {"timer_clock", run.timer_clock}, {"storage", run.storage}}},
               {"method",
                {{"name", run.method},
                 {"params", params},

@@ -31,7 +31,7 @@ struct ImageRecord {
 };
 
 struct RunRecord {
-  std::string backend, device, timer_clock;
+  std::string backend, device, timer_clock, storage;
   std::string method;
   std::map<std::string, std::string> params;  // resolved, as text
   double effective_sigma = 0;

@@ -21,6 +21,7 @@ RunRecord sample_run() {
   run.backend = "cpu";
   run.device = "test cpu";
   run.timer_clock = "host-clock";
+  run.storage = "float32";
   run.method = "gauss-sep";
   run.params = {{"sigma", "2.5"}, {"radius", "8"}, {"border", "mirror"}, {"impl", "compute"}};
   run.effective_sigma = 2.49;
@@ -50,6 +51,7 @@ TEST(Report, JsonHasEveryFieldAndMatchesSchema) {
   EXPECT_EQ(j["tool"]["name"], "gpublur");
   EXPECT_EQ(j["tool"]["version"], GPUBLUR_VERSION);
   EXPECT_EQ(j["backend"]["timer_clock"], "host-clock");
+  EXPECT_EQ(j["backend"]["storage"], "float32");
   EXPECT_EQ(j["method"]["params"]["border"], "mirror");
   EXPECT_EQ(j["method"]["radius"], 8);
   ASSERT_EQ(j["images"].size(), 2u);

@@ -442,6 +442,7 @@ TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
     EXPECT_GT(c["ratio_to_copy"].get<double>(), 0);
   }
   EXPECT_EQ(j["backend"]["timer_clock"], "host-clock");
+  EXPECT_EQ(j["backend"]["storage"], "float32");
 }
 
 // This machine has the CUDA toolkit but no device: one clear error line, a non-zero exit, no crash.
