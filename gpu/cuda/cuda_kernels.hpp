@@ -51,6 +51,13 @@ struct SepTuning {
   int pass_shape = -1;
   int pass_large_min_radius = 48;
   int pass_large_max_radius = 192;
+  // Two passes on tensor cores (mma.sync tf32, 3xTF32 split, RGBA images only): 0 never, 1 wherever the
+  // tile fits, 2 for pass_tc_min_radius <= r <= pass_tc_max_radius. Takes precedence over pass_shape.
+  // Off by default: correct (<= 1.1e-6) but slower than shape 2 on the H100 (sigma 48: 1.742 vs 1.537 ms,
+  // docs/performance.md round 4). Env GPUBLUR_CUDA_SEP_TC overrides the default.
+  int pass_tc = 0;
+  int pass_tc_min_radius = 48;
+  int pass_tc_max_radius = 192;
 };
 SepTuning& sep_tuning();
 Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
