@@ -8,7 +8,14 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
+#ifdef TAP_LIST
+// Compile-time taps (the host's default): offsets and weights are immediates of the unrolled tap loop.
+const float tap_data[N_TAPS * 4] = float[](TAP_LIST);
+#define TAP(k) vec4(tap_data[4 * (k)], tap_data[4 * (k) + 1], tap_data[4 * (k) + 2], tap_data[4 * (k) + 3])
+#else
 layout(std430, binding = 1) readonly buffer Taps { vec4 taps[]; };
+#define TAP(k) taps[k]
+#endif
 uniform int border;
 
 #if AXIS == 0
@@ -34,18 +41,18 @@ void main() {
 #if HARDWARE
   vec2 inv = 1.0 / vec2(size);
   vec2 centre = vec2(p) + 0.5;
-  vec4 acc = taps[0].y * texture(src, centre * inv);
+  vec4 acc = TAP(0).y * texture(src, centre * inv);
   for (int k = 1; k < N_TAPS; ++k) {
-    vec2 d = taps[k].x * vec2(DIR);
-    acc += taps[k].y * (texture(src, (centre - d) * inv) + texture(src, (centre + d) * inv));
+    vec2 d = TAP(k).x * vec2(DIR);
+    acc += TAP(k).y * (texture(src, (centre - d) * inv) + texture(src, (centre + d) * inv));
   }
 #else
-  vec4 acc = taps[0].y * texelFetch(src, p, 0);
+  vec4 acc = TAP(0).y * texelFetch(src, p, 0);
   int a = AXIS == 0 ? p.x : p.y, n = AXIS == 0 ? size.x : size.y;
   if (a > MAX_REACH && a + MAX_REACH < n) {
     // Interior: s(x +- o) from texels x +- oi and the next one out; x - o = (x - oi - 1) + (1 - of).
     for (int k = 1; k < N_TAPS; ++k) {
-      vec4 t = taps[k];
+      vec4 t = TAP(k);
       int oi = int(t.z);
       float of = t.w;
       vec4 m0 = texelFetch(src, p - oi * DIR, 0), m1 = texelFetch(src, p - (oi + 1) * DIR, 0);
@@ -54,7 +61,7 @@ void main() {
     }
   } else {
     for (int k = 1; k < N_TAPS; ++k) {
-      vec4 t = taps[k];
+      vec4 t = TAP(k);
       int oi = int(t.z);
       float of = t.w;
       vec4 minus = of == 0.0 ? lerp_at(p, -oi, 0.0, size) : lerp_at(p, -oi - 1, 1.0 - of, size);

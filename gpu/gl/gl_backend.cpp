@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cmath>
 #include <functional>
@@ -59,13 +60,63 @@ Status gl_errors(const char* what) {
 // 65535 iterations in all); counted as if no loop were unrolled.
 constexpr long kLoopBudget = 16384;
 
-// gauss-sep compute: the fused single-dispatch shader up to this radius (CUDA measured the crossover at
-// ~9 on an H200: the fused tile's horizontal pass recomputes the halo rows). GPUBLUR_GL_FUSED_MAX_RADIUS
-// overrides it (-1: never fuse), for measuring both forms.
-constexpr int kFusedMaxRadius = 9;
+// gauss-sep compute: the fused single-dispatch shader up to this radius. Off by default: on an H100 (NVIDIA
+// GL caps a group at 48 KiB of shared memory, so the fused tile is only 32x32 with a 52x53 input) it took
+// 0.92 ms at radius 9 against 0.70 ms for the two passes with 16 KiB tiles (docs/performance.md, GL).
+// GPUBLUR_GL_FUSED_MAX_RADIUS overrides it (-1: never fuse), for measuring both forms.
+constexpr int kFusedMaxRadius = -1;
 int fused_max_radius() {
   const char* env = std::getenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
   return env && *env ? std::atoi(env) : kFusedMaxRadius;
+}
+
+// Tuning knobs read per run, for measuring shader variants on one binary (docs/performance.md, GL):
+// GPUBLUR_GL_SEP_PER: outputs per invocation of the two-pass gauss-sep shader, 4 (default) or 8.
+int sep_per() {
+  const char* env = std::getenv("GPUBLUR_GL_SEP_PER");
+  return env && std::atoi(env) == 8 ? 8 : kSepPer;
+}
+// GPUBLUR_GL_UNROLL=1 / 0: the shaders start with NVIDIA's `#pragma optionNV(unroll all)` (other compilers
+// ignore unknown pragmas) / never do; unset: where measured faster on an H100 (`by_default`).
+bool unroll_pragma(bool by_default) {
+  const char* env = std::getenv("GPUBLUR_GL_UNROLL");
+  return env && *env ? std::atoi(env) == 1 : by_default;
+}
+// GPUBLUR_GL_SHARED_LIMIT=BYTES: the tile choosers plan for at most this much shared memory per group
+// (fewer bytes: more groups resident per SM), never more than the device's limit; unset: `by_default`.
+int shared_budget(int device_max, int by_default) {
+  const char* env = std::getenv("GPUBLUR_GL_SHARED_LIMIT");
+  const int lim = env && *env ? std::atoi(env) : by_default;
+  return lim > 0 ? std::min(lim, device_max) : device_max;
+}
+// GPUBLUR_GL_LINEAR_CONST_TAPS=1: gauss-linear's taps as compile-time constants instead of a storage buffer
+// (measured the same on an H100, so off by default).
+bool linear_const_taps() {
+  const char* env = std::getenv("GPUBLUR_GL_LINEAR_CONST_TAPS");
+  return env && *env && std::atoi(env) == 1;
+}
+// GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
+// NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
+void dump_binary(GLuint prog, const std::string& key) {
+  const char* dir = std::getenv("GPUBLUR_GL_DUMP_DIR");
+  if (!dir || !*dir) return;
+  GLint len = 0;
+  glGetProgramiv(prog, GL_PROGRAM_BINARY_LENGTH, &len);
+  if (len <= 0) return;
+  std::vector<char> bin(size_t(len), 0);
+  GLenum format = 0;
+  glGetProgramBinary(prog, len, nullptr, &format, bin.data());
+  const std::string name = fmt::format("{}/{:016x}.bin", dir, std::hash<std::string>{}(key));
+  if (FILE* f = std::fopen(name.c_str(), "wb")) {
+    std::fwrite(bin.data(), 1, bin.size(), f);
+    std::fclose(f);
+  }
+  if (FILE* f = std::fopen((std::string(dir) + "/index.txt").c_str(), "a")) {
+    std::string one_line = key;
+    for (char& c : one_line) c = c == '\n' ? ' ' : c;
+    std::fprintf(f, "%s %s\n", name.c_str(), one_line.c_str());
+    std::fclose(f);
+  }
 }
 
 GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
@@ -125,6 +176,7 @@ class GlBackend final : public Backend {
   std::string name() const override { return "gl"; }
   std::string device_name() const override { return ctx_->renderer(); }
   std::string timer_clock() const override { return timer_query_ ? "gl-timer-query" : "host-clock-glfinish"; }
+  std::string storage() const override { return half_ ? "rgba16f" : "rgba32f"; }
 
   Status upload(const Image& src, double& ms) override {
     ms = 0;
@@ -295,8 +347,9 @@ class GlBackend final : public Backend {
 
   // Builds (once) and returns the program made of `files` with `defines`.
   Status program(const std::vector<std::pair<std::string, GLenum>>& files, const std::string& defines,
-                 GLuint& out) {
-    std::string key = defines;
+                 GLuint& out, bool unroll_by_default = false) {
+    const std::string all_defines = (unroll_pragma(unroll_by_default) ? "#pragma optionNV(unroll all)\n" : "") + defines;
+    std::string key = all_defines;
     for (const auto& f : files) key += "|" + f.first;
     if (auto it = programs_.find(key); it != programs_.end()) {
       out = it->second;
@@ -308,16 +361,17 @@ class GlBackend final : public Backend {
       if (Status st = shader_file(file, stage, s); !st) return st;
       stages.push_back(std::move(s));
     }
-    if (Status st = build_program(stages, format_defines() + defines, true, out); !st) return st;
+    if (Status st = build_program(stages, format_defines() + all_defines, true, out); !st) return st;
     programs_[key] = out;
+    dump_binary(out, key);
     return Status::success();
   }
 
-  // The 1D weights padded with zeros to a multiple of kSepPer taps (the shaders' chunks), bound both as a
-  // uniform block and as a storage buffer at binding 0 (the shader declares one of them).
+  // The 1D weights padded with zeros to a multiple of kMaxSepPer taps (the shaders' chunks), bound both as
+  // a uniform block and as a storage buffer at binding 0 (the shader declares one of them).
   void set_weights(const Plan& plan) {
     std::vector<float> w = plan.weights;
-    w.resize(size_t(padded_taps(plan.radius)), 0.0f);
+    w.resize(size_t(padded_taps(plan.radius, kMaxSepPer)), 0.0f);
     glNamedBufferData(weights_buf_, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);
   }
   void bind_weights() {
@@ -343,12 +397,14 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_2d(const Plan& plan, std::function<void()>& work) {
-    const Conv2dTile tile = conv2d_tile(plan.radius, max_shared_);
+    const Conv2dTile tile = conv2d_tile(plan.radius, shared_budget(max_shared_, 0));
     if (tile.cx < 1 || tile.cy < 1)
       return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes) for gauss-2d",
                                       ctx_->renderer(), max_shared_));
     GLuint prog = 0;
-    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, tile.defines(max_ubo_), prog); !s) return s;
+    // Unrolled: 61.7 -> 19.0 ms at radius 36 on an H100, the same at radius 9; radius 144 not yet measured.
+    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, tile.defines(max_ubo_), prog, plan.radius <= 36); !s)
+      return s;
     set_weights(plan);
     glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
     // Kernel rows per dispatch: all of them, except on llvmpipe (its loop limit, see gauss_2d.comp), where a
@@ -390,7 +446,7 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_sep_compute(const Plan& plan, std::function<void()>& work) {
-    const FusedTile ft = fused_tile(plan.radius, max_shared_, max_invocations_);
+    const FusedTile ft = fused_tile(plan.radius, shared_budget(max_shared_, 0), max_invocations_);
     if (plan.radius <= fused_max_radius() && ft.th > 0) {
       GLuint prog = 0;
       std::vector<float> w = plan.weights;
@@ -406,21 +462,33 @@ class GlBackend final : public Backend {
       };
       return Status::success();
     }
+    // Shared memory per group for the two passes, as measured best on an H100 at 4096^2 (docs/performance.md,
+    // GL): small tiles (more resident groups) for small radii, the whole 48 KiB (fewer load rounds) plus the
+    // unrolled round loop for large ones.
+    const int shared =
+        shared_budget(max_shared_, plan.radius <= 9 ? 16384 : plan.radius <= 36 ? 24576 : 0);
+    const bool unroll = plan.radius > 36;
+    SepTile th = tile_h_, tv = tile_v_;
+    if (const int per = sep_per(); per != kSepPer || shared != max_shared_) {
+      const SepTile h = sep_tile(0, shared, max_invocations_, per), v = sep_tile(1, shared, max_invocations_, per);
+      if (h.offsets_per_round() >= per && v.offsets_per_round() >= per) th = h, tv = v;
+    }
     GLuint ph = 0, pv = 0;
-    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_h_.defines(plan.radius, max_ubo_), ph); !s)
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, th.defines(plan.radius, max_ubo_), ph, unroll); !s)
       return s;
-    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tile_v_.defines(plan.radius, max_ubo_), pv); !s)
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tv.defines(plan.radius, max_ubo_), pv, unroll); !s)
       return s;
     set_weights(plan);
     for (GLuint p : {ph, pv}) glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
-    spdlog::debug("GL gauss-sep: two passes, r {}", plan.radius);
-    work = [this, ph, pv] {
+    spdlog::debug("GL gauss-sep: two passes, r {}, {} outputs per invocation, groups {}x{} / {}x{}", plan.radius,
+                  th.per, th.local_x, th.local_y, tv.local_x, tv.local_y);
+    work = [this, ph, pv, th, tv] {
       bind_weights();
       bind_io(ph, textures_[0], textures_[1]);
-      glDispatchCompute(groups(width_, tile_h_.tile()), groups(height_, tile_h_.across_threads()), 1);
+      glDispatchCompute(groups(width_, th.tile()), groups(height_, th.across_threads()), 1);
       glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
       bind_io(pv, textures_[1], textures_[2]);
-      glDispatchCompute(groups(width_, tile_v_.across_threads()), groups(height_, tile_v_.tile()), 1);
+      glDispatchCompute(groups(width_, tv.across_threads()), groups(height_, tv.tile()), 1);
       glMemoryBarrier(GL_ALL_BARRIER_BITS);
     };
     return Status::success();
@@ -464,8 +532,11 @@ class GlBackend final : public Backend {
       taps.insert(taps.end(), {o, plan.tap_weights[k], oi, o - oi});
       reach = std::max(reach, int(oi) + 1);
     }
-    const std::string defines = fmt::format("#define HARDWARE {}\n#define N_TAPS {}\n#define MAX_REACH {}\n",
-                                            hardware ? 1 : 0, plan.tap_offsets.size(), reach);
+    std::string defines = fmt::format("#define HARDWARE {}\n#define N_TAPS {}\n#define MAX_REACH {}\n",
+                                      hardware ? 1 : 0, plan.tap_offsets.size(), reach);
+    // Compile-time taps: offsets and weights become immediates (no buffer loads in the tap loop).
+    if (linear_const_taps())
+      defines += "#define TAP_LIST " + glsl_floats(taps.data(), int(taps.size())) + "\n";
     GLuint ph = 0, pv = 0;
     if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 0\n" + defines, ph); !s) return s;
     if (Status s = program({{"gauss_linear.comp", GL_COMPUTE_SHADER}}, "#define AXIS 1\n" + defines, pv); !s) return s;

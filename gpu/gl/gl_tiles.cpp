@@ -6,7 +6,7 @@
 
 namespace gpublur {
 
-int padded_taps(int radius) { return (2 * radius + 1 + kSepPer - 1) / kSepPer * kSepPer; }
+int padded_taps(int radius, int per) { return (2 * radius + 1 + per - 1) / per * per; }
 
 int SepTile::along_threads() const { return axis == 0 ? local_x : local_y; }
 int SepTile::across_threads() const { return axis == 0 ? local_y : local_x; }
@@ -19,7 +19,7 @@ int SepTile::span() const {
 int SepTile::offsets_per_round() const { return std::max(0, (span() - tile()) / per * per); }
 
 std::string SepTile::defines(int radius, int max_ubo_bytes) const {
-  const int taps = padded_taps(radius);
+  const int taps = padded_taps(radius, per);
   // Weights in a uniform block (constant cache) where they fit, else a storage buffer.
   const bool ubo = taps * 4 <= max_ubo_bytes;
   return fmt::format(
@@ -28,9 +28,10 @@ std::string SepTile::defines(int radius, int max_ubo_bytes) const {
       axis, local_x, local_y, per, span(), radius, taps, std::min(offsets_per_round(), taps), ubo ? 1 : 0);
 }
 
-SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations) {
+SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations, int per) {
   SepTile t;
   t.axis = axis;
+  t.per = per;
   // 256 threads where allowed (the GL minimum is 1024); fewer only on a very small device.
   const int threads = std::min(256, std::max(64, max_invocations));
   // Horizontal: 4 rows of 64 threads, 4 outputs each -> 256-pixel row tiles, loads coalesced along x.
@@ -38,7 +39,7 @@ SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations) {
   if (axis == 0) {
     t.local_x = 64, t.local_y = threads / 64;
   } else {
-    t.local_x = 16, t.local_y = threads / 16;
+    t.local_x = 16, t.local_y = std::max(1, threads / 16 * kSepPer / per);
   }
   // Up to 48 KiB (NVIDIA's GL limit; llvmpipe has 32): more offsets per load round. Never more than the
   // device allows.

@@ -11,8 +11,10 @@ namespace gpublur {
 // at the end), so tap loops run in whole chunks of one vec4 of weights.
 constexpr int kSepPer = 4;
 
-// Taps 2r+1 rounded up to a multiple of kSepPer.
-int padded_taps(int radius);
+// Taps 2r+1 rounded up to a multiple of `per` (the outputs per invocation of the shader using them).
+int padded_taps(int radius, int per = kSepPer);
+// The weights buffer is padded to this many taps, enough for every `per` the shaders use (4 or 8).
+constexpr int kMaxSepPer = 8;
 
 struct SepTile {
   int local_x = 0, local_y = 0;  // work-group size
@@ -29,7 +31,9 @@ struct SepTile {
 };
 
 // max_shared_bytes: GL_MAX_COMPUTE_SHARED_MEMORY_SIZE; max_invocations: GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS.
-SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations);
+// per: outputs per invocation, 4 or 8 (8 halves the shared-memory loads per output; vertical groups then
+// have half the threads so a line still holds a tile plus a useful round of offsets).
+SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations, int per = kSepPer);
 
 // The fused gauss-sep tile (shaders/gauss_sep_fused.comp): a group loads (TW + NTAPS) x (TH + NTAPS) texels
 // once, runs the horizontal pass into shared memory (over the same array) and the vertical pass out.

@@ -205,9 +205,11 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   };
   for (const Limits& l : {Limits{shared, invocations, size[0], size[1]}, Limits{16384, 256, 256, 256},
                           Limits{32768, 1024, 1024, 1024}, Limits{49152, 1024, 1024, 1024}}) {
-    for (int axis = 0; axis < 2; ++axis) {
-      const SepTile t = sep_tile(axis, l.shared, l.invocations);
-      SCOPED_TRACE(::testing::Message() << "shared " << l.shared << " axis " << axis);
+    for (int i = 0; i < 4; ++i) {
+      const int axis = i % 2, per = i < 2 ? kSepPer : kMaxSepPer;
+      const SepTile t = sep_tile(axis, l.shared, l.invocations, per);
+      SCOPED_TRACE(::testing::Message() << "shared " << l.shared << " axis " << axis << " per " << per);
+      EXPECT_EQ(t.per, per);
       EXPECT_LE(t.shared_vec4 * 16, l.shared);
       EXPECT_LE(t.local_x * t.local_y, l.invocations);
       EXPECT_LE(t.local_x, l.sx);

@@ -140,5 +140,60 @@ TEST(GlSepForms, FusedAndTwoPassMatchReference) {
     unsetenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
 }
 
+// The tuning variants measured on NVIDIA (docs/performance.md, GL) stay exact: the two-pass shader with 8
+// outputs per invocation (GPUBLUR_GL_SEP_PER=8: other tile shapes, taps padded to 8, several load rounds at
+// sigma 12 on llvmpipe's 32 KiB), NVIDIA's unroll pragma in every shader (GPUBLUR_GL_UNROLL=1, ignored
+// elsewhere), other shared-memory budgets (GPUBLUR_GL_SHARED_LIMIT) and gauss-linear's compile-time taps.
+TEST(GlSepForms, TuningVariantsMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const std::vector<const char*> names = {"GPUBLUR_GL_SEP_PER", "GPUBLUR_GL_UNROLL", "GPUBLUR_GL_FUSED_MAX_RADIUS",
+                                          "GPUBLUR_GL_SHARED_LIMIT", "GPUBLUR_GL_LINEAR_CONST_TAPS"};
+  std::vector<std::pair<bool, std::string>> saved;
+  for (const char* n : names) {
+    const char* v = std::getenv(n);
+    saved.emplace_back(v != nullptr, v ? v : "");
+  }
+  // Values per config, in the order of `names` ("" = unset).
+  const std::vector<std::vector<const char*>> configs = {
+      {"8", "1", "-1", "", "1"}, {"8", "0", "9", "16384", ""}, {"4", "1", "24", "49152", ""}};
+  uint32_t seed = 300;
+  for (const auto& cfg : configs) {
+    std::string label;
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (*cfg[k]) setenv(names[k], cfg[k], 1); else unsetenv(names[k]);
+      label += std::string(" ") + names[k] + "=" + cfg[k];
+    }
+    double worst = 0;
+    for (Border border : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero}) {
+      for (const Case& c : std::vector<Case>{{1, 1, 1}, {45, 70, 1.5}, {300, 37, 5}, {37, 150, 12}, {21, 19, 3}}) {
+        const int ch = 1 + (int(border) + 1) % 4;
+        for (const char* method : {"gauss-sep", "gauss-linear"}) {
+          if (std::string(method) == "gauss-linear" && c.sigma > 5) continue;  // llvmpipe time
+          SCOPED_TRACE(::testing::Message() << method << label << " " << border_name(border) << " " << c.w << "x"
+                                            << c.h << "x" << ch << " sigma " << c.sigma);
+          const bool sep = std::string(method) == "gauss-sep";
+          const Plan plan = make_plan(method, {{"sigma", std::to_string(c.sigma)}, {"border", border_name(border)},
+                                               sep ? std::pair<const std::string, std::string>{"impl", "compute"}
+                                                   : std::pair<const std::string, std::string>{"interp", "exact"}});
+          const Image src = random_image(c.w, c.h, ch, seed++);
+          Image want, got;
+          ASSERT_TRUE(reference_run(plan, src, want).ok());
+          const Status s = gl_run(*be, plan, src, got);
+          ASSERT_TRUE(s.ok()) << s.error;
+          const double err = max_abs_diff(got, want);
+          EXPECT_LE(err, 1e-5);
+          worst = std::max(worst, err);
+        }
+      }
+    }
+    std::printf("[ measured ]%s: max abs error %.3g\n", label.c_str(), worst);
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (saved[k].first) setenv(names[k], saved[k].second.c_str(), 1); else unsetenv(names[k]);
+  }
+}
+
 }  // namespace
 }  // namespace gpublur::testing
