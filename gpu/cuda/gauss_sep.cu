@@ -34,6 +34,28 @@ struct ConstWeight {
 
 constexpr int kThreads = 256;
 
+// The fused kernels' input tile: image rows [gy0, gy0 + rows) x columns [gx0, gx0 + cols) into shared rows of
+// `pitch` pixels, one warp per row, the border mode applied once here (zero reads as cp.async zero-fill).
+// Returns after the copies have landed and the block has synchronised.
+template <typename T>
+__device__ __forceinline__ void load_tile_async(const T* __restrict__ in, T* s, int pitch, int rows, int cols,
+                                                int gx0, int gy0, int W, int H, Border b) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  constexpr int nwarps = kThreads / 32;
+  for (int ry = warp; ry < rows; ry += nwarps) {
+    const int gy = remap_index(gy0 + ry, H, b);
+    T* dst = s + ry * pitch;
+    const T* src = in + size_t(gy < 0 ? 0 : gy) * W;
+    for (int rx = lane; rx < cols; rx += 32) {
+      const int gx = remap_index(gx0 + rx, W, b);
+      const bool ok = gx >= 0 && gy >= 0;
+      cp_async_pixel(dst + rx, ok ? src + gx : in, ok);
+    }
+  }
+  cp_async_wait_all();
+  __syncthreads();
+}
+
 // ---- fused kernel: TW x TH outputs per block, 4 outputs per thread ---------------------------------
 template <typename T, int K, int TW, int TH>
 __global__ void __launch_bounds__(kThreads) sep_fused_kernel(const T* __restrict__ in, T* __restrict__ out,
@@ -49,18 +71,7 @@ __global__ void __launch_bounds__(kThreads) sep_fused_kernel(const T* __restrict
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   constexpr int nwarps = kThreads / 32;
 
-  for (int ry = warp; ry < rows; ry += nwarps) {
-    const int gy = remap_index(y0 - r + ry, H, b);
-    T* dst = s_in + ry * pin;
-    const T* src = in + size_t(gy < 0 ? 0 : gy) * W;
-    for (int rx = lane; rx < cols; rx += 32) {
-      const int gx = remap_index(x0 - r + rx, W, b);
-      const bool ok = gx >= 0 && gy >= 0;
-      cp_async_pixel(dst + rx, ok ? src + gx : in, ok);
-    }
-  }
-  cp_async_wait_all();
-  __syncthreads();
+  load_tile_async(in, s_in, pin, rows, cols, x0 - r, y0 - r, W, H, b);
 
   constexpr int hchunks = TW / K;
   for (int item = threadIdx.x; item < rows * hchunks; item += kThreads) {
@@ -119,20 +130,8 @@ __global__ void __launch_bounds__(kThreads, 2) sep_fused_fixed_kernel(const T* _
   T* s = reinterpret_cast<T*>(smem4);
   const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  constexpr int nwarps = kThreads / 32;
 
-  for (int ry = warp; ry < rows; ry += nwarps) {
-    const int gy = remap_index(y0 - R + ry, H, b);
-    T* dst = s + ry * pitch;
-    const T* src = in + size_t(gy < 0 ? 0 : gy) * W;
-    for (int rx = lane; rx < cols; rx += 32) {
-      const int gx = remap_index(x0 - R + rx, W, b);
-      const bool ok = gx >= 0 && gy >= 0;
-      cp_async_pixel(dst + rx, ok ? src + gx : in, ok);
-    }
-  }
-  cp_async_wait_all();
-  __syncthreads();
+  load_tile_async(in, s, pitch, rows, cols, x0 - R, y0 - R, W, H, b);
 
   // Horizontal: warp w computes columns [8w, 8w + 8) of rows g*32 + lane. Each step touches only its own
   // 32 rows, so one barrier (all reads of those rows done) before writing back in place suffices.
