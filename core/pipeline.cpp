@@ -22,6 +22,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/io/image_io.hpp"
 #include "core/parallel.hpp"
 
 namespace fs = std::filesystem;
@@ -31,16 +32,7 @@ namespace gpublur {
 // ---------------------------------------------------------------------------------------------------------
 // Inputs and output paths
 
-namespace {
-// Like format_from_extension (core/io), kept here so gpublur_core does not link the I/O adapters.
-std::string extension_format(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".exr" ? "exr" : ext == ".png" ? "png" : "";
-}
-}  // namespace
-
-bool is_image_name(const std::string& path) { return !extension_format(path).empty(); }
+bool is_image_name(const std::string& path) { return !format_from_extension(path).empty(); }
 
 std::vector<std::string> read_path_list(std::istream& in) {
   std::vector<std::string> out;
@@ -69,7 +61,7 @@ bool hidden(const fs::path& p) {
 Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& opts) {
   Job j;
   j.input = input.string();
-  const std::string in_format = extension_format(j.input);
+  const std::string in_format = format_from_extension(j.input);
   if (in_format.empty()) {
     j.error = j.input + ": not an .exr or .png file";
     return j;

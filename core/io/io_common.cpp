@@ -20,16 +20,6 @@
 
 namespace gpublur {
 
-std::string format_from_extension(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  auto dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot + 1);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (ext == "exr") return "exr";
-  if (ext == "png") return "png";
-  return "";
-}
 
 std::unique_ptr<ImageIO> make_image_io(const std::string& name) {
   const std::string n = name.empty() ? std::string(GPUBLUR_IO_DEFAULT) : name;
