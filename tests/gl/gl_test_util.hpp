@@ -70,4 +70,14 @@ inline Status gl_run(Backend& be, const Plan& plan, const Image& src, Image& out
   return be.download(out, ms);
 }
 
+// Max abs difference between the GL result of `plan` on `src` and the CPU reference's, in `err`.
+inline Status gl_error_vs_reference(Backend& be, const Plan& plan, const Image& src, double& err,
+                                    RunInfo* info = nullptr) {
+  Image want, got;
+  if (Status s = reference_run(plan, src, want); !s) return Status::fail("reference: " + s.error);
+  if (Status s = gl_run(be, plan, src, got, info); !s) return s;
+  err = max_abs_diff(got, want);
+  return Status::success();
+}
+
 }  // namespace gpublur::testing
