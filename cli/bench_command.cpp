@@ -22,6 +22,7 @@ struct BenchArgs {
   int channels = 4;
   int repeat = 20;
   int warmup = 3;
+  double warmup_ms = 200;
   std::string border;
   std::vector<std::string> params;
   std::string json;
@@ -52,6 +53,7 @@ int run_bench_command(const BenchArgs& a) {
   o.channels = a.channels;
   o.repeat = a.repeat;
   o.warmup = a.warmup;
+  o.warmup_ms = a.warmup_ms;
   o.seed = a.seed;
   if (!parse_sigmas(a.sigmas, o.sigmas)) return usage("--sigma '" + a.sigmas + "' is not a comma list of numbers");
   if (Status s = parse_bench_sizes(a.sizes, o.sizes); !s) return usage(s.error);
@@ -105,6 +107,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--channels", a->channels, "channels per pixel")->check(CLI::Range(1, 4))->capture_default_str();
   cmd->add_option("--repeat", a->repeat, "timed runs per case")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->check(CLI::Range(0, 100000))->capture_default_str();
+  cmd->add_option("--warmup-ms", a->warmup_ms,
+                  "per case, keep the device busy this long before the warm-up runs (steady clocks)")
+      ->check(CLI::Range(0.0, 600000.0))
+      ->capture_default_str();
   cmd->add_option("--border", a->border, "border mode: clamp, mirror, wrap, zero");
   cmd->add_option("--param", a->params, "method parameter name=value, applied to the methods that have it")
       ->type_name("NAME=VALUE");

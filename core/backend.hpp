@@ -40,6 +40,12 @@ class Backend {
   virtual Status run(const Plan& plan, RunInfo& info) = 0;
   // Writes the resident output into dst (resized to the uploaded image's shape).
   virtual Status download(Image& dst, double& ms) = 0;
+  // Untimed: keeps the device busy with the plan for at least min_ms of wall time (at least one run), so that
+  // timed runs after it see steady-state clocks. Measured on an H100: after a host-bound pause (an upload)
+  // the SM clock falls to ~600 MHz and GL's short synchronous runs do not raise it again (docs/performance.md).
+  // The default calls run() in a loop; a backend whose run() waits for the device overrides it to queue
+  // runs back to back.
+  virtual Status warm_up(const Plan& plan, double min_ms);
 };
 
 // Creates a backend by name ("cpu", "cuda", "gl", or "auto": cuda if a device is present, else gl if EGL

@@ -95,6 +95,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   if (opts.channels < 1 || opts.channels > 4) return Status::fail("--channels must be 1..4");
   if (opts.repeat < 1) return Status::fail("--repeat must be at least 1");
   if (opts.warmup < 0) return Status::fail("--warmup must be at least 0");
+  if (!(opts.warmup_ms >= 0)) return Status::fail("--warmup-ms must be at least 0");
   if (opts.sigmas.empty()) return Status::fail("--sigma: no sigma given");
 
   // Extra parameters must belong to at least one method benchmarked (a typo should not pass silently).
@@ -147,6 +148,8 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
         c.error = "upload of a " + std::to_string(w) + "x" + std::to_string(h) + " image: " + up.error;
       } else {
         RunInfo info;
+        if (opts.warmup_ms > 0)
+          if (Status s = backend.warm_up(p.plan, opts.warmup_ms); !s) c.error = s.error;
         for (int i = 0; i < opts.warmup + opts.repeat && c.error.empty(); ++i) {
           info = RunInfo{};
           if (Status s = backend.run(p.plan, info); !s)
@@ -237,6 +240,7 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
                 {"channels", opts.channels},
                 {"repeat", opts.repeat},
                 {"warmup", opts.warmup},
+                {"warmup_ms", opts.warmup_ms},
                 {"seed", opts.seed},
                 {"bytes_per_value", 4},
                 {"gbps_definition", "2 * width * height * channels * 4 bytes / median_ms"}}},

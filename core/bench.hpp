@@ -1,6 +1,7 @@
 // `gpublur bench`: device-timed compute of methods on synthetic random images held in memory (no files).
 // Per image size: upload once, time `copy` first (the floor: one read and one write of the image), then every
-// (method, sigma) case: warm-up runs, then `repeat` timed runs; median and min of RunInfo.compute_ms.
+// (method, sigma) case: Backend::warm_up for warmup_ms, `warmup` untimed runs, then `repeat` timed runs; median
+// and min of RunInfo.compute_ms.
 #pragma once
 #include <map>
 #include <string>
@@ -21,6 +22,7 @@ struct BenchOptions {
   int channels = 4;
   int repeat = 20;
   int warmup = 3;
+  double warmup_ms = 200;  // per case, the device kept busy this long first (steady clocks)
   // Extra parameters (border, --param name=value): each applied to the methods that declare it.
   std::map<std::string, std::string> params;
   unsigned seed = 1;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -211,25 +212,7 @@ class GlBackend final : public Backend {
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
     std::function<void()> work;
-    Status s;
-    if (plan.method == "copy") {
-      s = copy_pass(work);
-      info.path = "compute";
-    } else if (plan.method == "gauss-2d") {
-      s = gauss_2d(plan, work);
-      info.path = "compute";
-    } else if (plan.method == "gauss-sep") {
-      info.path = plan.param("impl");
-      s = info.path == "fragment" ? gauss_sep_fragment(plan, work) : gauss_sep_compute(plan, work);
-    } else if (plan.method == "gauss-linear") {
-      const bool hw = plan.param("interp") == "hardware";
-      info.path = hw ? "sampler-bilinear" : "exact-lerp";
-      s = gauss_linear(plan, hw, work);
-    } else {
-      return Status::fail("gl: method '" + plan.method + "' is not implemented by the GL backend");
-    }
-    if (!s) return s;
-    if (Status e = gl_errors(("preparing " + plan.method).c_str()); !e) return e;
+    if (Status s = prepare(plan, work, info.path); !s) return s;
     timed(work, info.compute_ms);
     glBindSampler(0, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -238,6 +221,59 @@ class GlBackend final : public Backend {
     return Status::success();
   }
 
+  // Runs queued back to back (at most two in flight, no timer query) so the GPU stays busy while the host
+  // waits: run()'s synchronous short runs leave it idle often enough that NVIDIA keeps a low clock.
+  Status warm_up(const Plan& plan, double min_ms) override {
+    if (!width_ || !channels_) return Status::fail("gl: warm-up before upload");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    std::function<void()> work;
+    std::string path;
+    if (Status s = prepare(plan, work, path); !s) return s;
+    std::deque<GLsync> in_flight;
+    auto wait_oldest = [&] {
+      glClientWaitSync(in_flight.front(), GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
+      glDeleteSync(in_flight.front());
+      in_flight.pop_front();
+    };
+    const auto t0 = Clock::now();
+    do {
+      work();
+      in_flight.push_back(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+      glFlush();
+      if (in_flight.size() > 2) wait_oldest();
+    } while (ms_since(t0) < min_ms);
+    while (!in_flight.empty()) wait_oldest();
+    glBindSampler(0, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return gl_errors(("warming up " + plan.method + " (" + path + ")").c_str());
+  }
+
+ private:
+  // Selects and binds the program(s) of the plan; `work` then issues its dispatches/draws.
+  Status prepare(const Plan& plan, std::function<void()>& work, std::string& path) {
+    Status s;
+    if (plan.method == "copy") {
+      s = copy_pass(work);
+      path = "compute";
+    } else if (plan.method == "gauss-2d") {
+      s = gauss_2d(plan, work);
+      path = "compute";
+    } else if (plan.method == "gauss-sep") {
+      path = plan.param("impl");
+      s = path == "fragment" ? gauss_sep_fragment(plan, work) : gauss_sep_compute(plan, work);
+    } else if (plan.method == "gauss-linear") {
+      const bool hw = plan.param("interp") == "hardware";
+      path = hw ? "sampler-bilinear" : "exact-lerp";
+      s = gauss_linear(plan, hw, work);
+    } else {
+      return Status::fail("gl: method '" + plan.method + "' is not implemented by the GL backend");
+    }
+    if (!s) return s;
+    return gl_errors(("preparing " + plan.method).c_str());
+  }
+
+ public:
   Status download(Image& dst, double& ms) override {
     ms = 0;
     if (!ran_) return Status::fail("gl: download before run");
@@ -402,8 +438,9 @@ class GlBackend final : public Backend {
       return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes) for gauss-2d",
                                       ctx_->renderer(), max_shared_));
     GLuint prog = 0;
-    // Unrolled: 61.7 -> 19.0 ms at radius 36 on an H100, the same at radius 9; radius 144 not yet measured.
-    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, tile.defines(max_ubo_), prog, plan.radius <= 36); !s)
+    // NVIDIA's unroll pragma at every radius: on an H100 61.7 -> 19.0 ms at radius 36, 927 -> 355 ms at radius
+    // 144, the same at radius 9 (docs/performance.md, GL).
+    if (Status s = program({{"gauss_2d.comp", GL_COMPUTE_SHADER}}, tile.defines(max_ubo_), prog, true); !s)
       return s;
     set_weights(plan);
     glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));

@@ -1,5 +1,6 @@
 // The batch pipeline's pieces: input expansion and output mapping, pixel types, temp names, the bounded
 // queue, a run of wide (more than 4 channel) images through the CPU backend, and bench helpers.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -281,6 +282,54 @@ TEST(Bench, CpuRunHasCopyFirstAndRatios) {
 
   o.params = {{"nonsense", "1"}};
   EXPECT_FALSE(run_bench(*backend, o, r).ok());
+}
+
+// Counts calls, so the test can see that bench keeps the device busy before timing (steady clocks).
+class CountingBackend : public Backend {
+ public:
+  std::unique_ptr<Backend> inner = make_cpu_backend(BackendOptions{});
+  int runs = 0;
+  std::vector<double> warm_ups;
+  std::string name() const override { return "cpu"; }
+  std::string device_name() const override { return "counting"; }
+  std::string timer_clock() const override { return "host-clock"; }
+  Status upload(const Image& src, double& ms) override { return inner->upload(src, ms); }
+  Status run(const Plan& plan, RunInfo& info) override {
+    ++runs;
+    return inner->run(plan, info);
+  }
+  Status download(Image& dst, double& ms) override { return inner->download(dst, ms); }
+  Status warm_up(const Plan& plan, double min_ms) override {
+    warm_ups.push_back(min_ms);
+    return Backend::warm_up(plan, min_ms);  // the default: run() until min_ms have passed
+  }
+};
+
+TEST(Bench, WarmUpKeepsTheDeviceBusyFirst) {
+  CountingBackend be;
+  BenchOptions o;
+  o.methods = {"copy"};
+  o.sizes = {{32, 32}};
+  o.repeat = 2;
+  o.warmup = 1;
+  o.warmup_ms = 30;
+  BenchResult r;
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(be.warm_ups, std::vector<double>{30});
+  EXPECT_GE(ms, 30);
+  EXPECT_GT(be.runs, 1 + 2 + 1);  // the warm-up ran at least once beyond the counted runs
+  ASSERT_EQ(r.cases.size(), 1u);
+  EXPECT_EQ(r.cases[0].times_ms.size(), 2u);
+  EXPECT_EQ(bench_json(r, o)["settings"]["warmup_ms"], 30);
+
+  be.warm_ups.clear();
+  o.warmup_ms = 0;  // off
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  EXPECT_TRUE(be.warm_ups.empty());
+  o.warmup_ms = -1;
+  EXPECT_FALSE(run_bench(be, o, r).ok());
 }
 
 }  // namespace
