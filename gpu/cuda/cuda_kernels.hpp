@@ -51,13 +51,14 @@ struct SepTuning {
   int pass_shape = -1;
   int pass_large_min_radius = 48;
   int pass_large_max_radius = 192;
-  // Two passes on tensor cores (mma.sync tf32, 3xTF32 split, RGBA images only): 0 never, 1 wherever the
-  // tile fits, 2 for pass_tc_min_radius <= r <= pass_tc_max_radius. Takes precedence over pass_shape.
-  // Off by default: correct (<= 1.1e-6) but slower than shape 2 on the H100 (sigma 48: 1.742 vs 1.537 ms,
-  // docs/performance.md round 4). Env GPUBLUR_CUDA_SEP_TC overrides the default.
-  int pass_tc = 0;
-  int pass_tc_min_radius = 48;
-  int pass_tc_max_radius = 192;
+  // Two passes on tensor cores with FP16 operands split in two (gauss_sep_tc16.cu, RGBA only): 0 never,
+  // 1 wherever the tile fits, 2 for pass_tc16_min_radius <= r <= pass_tc16_max_radius. Takes precedence
+  // over pass_shape. H100: sigma 48 1.146 ms vs 1.538 for shape 2, sigma 24 0.773 vs 0.874; sigma 12 (r 36)
+  // 0.613 vs 0.551 pipelined (docs/performance.md, round 5). 192 = sigma 64, the largest radius timed.
+  // Env GPUBLUR_CUDA_SEP_TC16 overrides the default.
+  int pass_tc16 = 2;
+  int pass_tc16_min_radius = 48;
+  int pass_tc16_max_radius = 192;
 };
 SepTuning& sep_tuning();
 Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,

@@ -8,20 +8,19 @@
 //    horizontal pass (less shared memory, fewer halo re-reads, no padded taps).
 //  - radius 48..192: the same two passes with 8 lines x 256 outputs per block, >= 3 blocks/SM (less halo
 //    traffic, more resident warps; SepTuning::pass_shape).
-//  - optional (SepTuning::pass_tc, off by default: slower than the SIMT passes on the H100), RGBA only: the
-//    two passes on tensor cores (3xTF32 banded-Toeplitz MMAs).
+//  - RGBA, radius 48..192: the two passes on tensor cores, FP16 operands split in two (gauss_sep_tc16.cu;
+//    SepTuning::pass_tc16). A 3xTF32 version measured slower than the SIMT passes and was removed.
 //  - radius too large for shared memory: a plain global-memory pass (correct for any radius).
 // Border remapping happens only while loading tiles, never in the tap loops.
 #include <algorithm>
-#include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/gauss_sep_tc16.hpp"
 
 namespace gpublur::cuda {
 namespace {
@@ -411,140 +410,6 @@ __global__ void sep_global_kernel(const T* __restrict__ in, T* __restrict__ out,
   out[size_t(y) * W + x] = acc;
 }
 
-// ---- one pass on tensor cores, 3xTF32 (RGBA only) ---------------------------------------------------
-// The pass as a banded-Toeplitz GEMM per warp: D (16 rows = 4 lines x 4 channels, 8 outputs) +=
-// A (16 rows x 8 input positions, the tile) * B_c (8 positions x 8 outputs, B_c[k][n] = w[8c + k - n]).
-// mma.sync m16n8k8 tf32 keeps 10 mantissa bits, so each operand is split x = big + small (big: x with the low
-// 13 bits cleared, exact; small = x - big) and a chunk is big*big + big*small + small*big (small*small,
-// ~2^-22 relative, dropped). Tensor cores accumulate with truncation, so the three MMAs of one chunk start
-// from zero (errors at the scale of one chunk's sum) and the chunk result is added to the FP32 accumulator
-// with ordinary round-to-nearest FADDs. A warp owns 4 lines x 64 outputs (8 n-blocks, accumulators in
-// registers); the B_c fragments of every lane come precomputed (big/small) from a small global table
-// (L1-resident); the A fragment of an input chunk is loaded and split once and feeds all 8 n-blocks.
-// Tile: 8 lines x 256 outputs, 256 threads, >= 3 blocks/SM (70 KB of shared memory at r 144).
-// Layouts, both conflict-free for the A loads (lanes: 4 positions x 2 lines x 4 channels):
-// horizontal [line][pos] with a line pitch = 4 mod 8 pixels; vertical [pos][8 lines] with the line index
-// XOR-swizzled by 2 * (pos % 4).
-constexpr int kTcTL = 8, kTcTA = 256, kTcNB = 8, kTcMaxChunks = 128, kTcLanesD = 11;
-__device__ float4 g_tc_tab[kTcMaxChunks * kTcLanesD];  // [chunk c][tig - gid + 7]
-
-// Chunks of 8 taps a warp walks per n-block: c = 0 .. (2r + 7) / 8 (w[8c + k - n], k - n in [-7, 7]).
-inline int tc_chunks(int ntaps) { return (ntaps + 6) / 8 + 1; }
-// Tile positions read: the last warp's last chunk ends 7 positions past the halo (zero weights there).
-inline int tc_npos(int chunks) { return kTcTA + 8 * chunks - 8; }
-inline int tc_hpitch(int npos) { return (npos + 3) / 8 * 8 + 4; }
-inline size_t tc_smem(int chunks) {
-  const int npos = tc_npos(chunks);
-  return size_t(std::max(kTcTL * tc_hpitch(npos), npos * kTcTL)) * sizeof(float4);
-}
-
-__device__ __forceinline__ unsigned tf32_big(float x) { return __float_as_uint(x) & 0xffffe000u; }
-
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1,
-                                         const float (&c)[4]) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%10,%11,%12,%13};\n"
-      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c[0]), "f"(c[1]), "f"(c[2]),
-        "f"(c[3]));
-}
-
-// One input chunk q of a warp: A from shared memory (4 values per lane), then n-blocks j with c = q - j.
-template <bool CHECK>
-__device__ __forceinline__ void tc_step(const float* __restrict__ sa, int d1, int d2,
-                                        const float4* __restrict__ tab, int q, int chunks,
-                                        float (&acc)[kTcNB][4]) {
-  const float x[4] = {sa[0], sa[d1], sa[d2], sa[d1 + d2]};
-  unsigned ab[4], as[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    ab[i] = tf32_big(x[i]);
-    as[i] = __float_as_uint(x[i] - __uint_as_float(ab[i]));
-  }
-  const float zero[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-  for (int j = 0; j < kTcNB; ++j) {
-    const int c = q - j;
-    if (CHECK && (c < 0 || c >= chunks)) continue;
-    const float4 wv = __ldg(tab + c * kTcLanesD);  // (big w0, big w1, small w0, small w1)
-    float t[4];
-    mma_tf32(t, as, __float_as_uint(wv.x), __float_as_uint(wv.y), zero);
-    mma_tf32(t, ab, __float_as_uint(wv.z), __float_as_uint(wv.w), t);
-    mma_tf32(t, ab, __float_as_uint(wv.x), __float_as_uint(wv.y), t);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) acc[j][i] += t[i];
-  }
-}
-
-template <bool HORIZ>
-__global__ void __launch_bounds__(kTcTL * kTcTA / 8, 3) sep_pass_tc_kernel(const float4* __restrict__ in,
-                                                                          float4* __restrict__ out, int W,
-                                                                          int H, Border b, int r,
-                                                                          int chunks) {
-  constexpr int TL = kTcTL, TA = kTcTA, NB = kTcNB, threads = TL * TA / 8;
-  static_assert(threads / 32 == (TL / 4) * (TA / (8 * NB)), "one warp per 4 lines x 64 outputs");
-  extern __shared__ float4 smem4[];
-  float4* s = smem4;
-  const int npos = TA + 8 * chunks - 8;
-  const int pitch = (npos + 3) / 8 * 8 + 4;
-  const int a0 = (HORIZ ? blockIdx.x : blockIdx.y) * TA;
-  const int l0 = (HORIZ ? blockIdx.y : blockIdx.x) * TL;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-
-  if (HORIZ) {
-    for (int line = warp; line < TL; line += threads / 32) {
-      const float4* src = in + size_t(min(l0 + line, H - 1)) * W;
-      float4* dst = s + line * pitch;
-      for (int p = lane; p < npos; p += 32) {
-        const int gx = remap_index(a0 - r + p, W, b);
-        cp_async_pixel(dst + p, gx < 0 ? in : src + gx, gx >= 0);
-      }
-    }
-  } else {
-    for (int i = threadIdx.x; i < npos * TL; i += threads) {
-      const int line = i % TL, p = i / TL;
-      const int gx = min(l0 + line, W - 1);
-      const int gy = remap_index(a0 - r + p, H, b);
-      cp_async_pixel(s + p * TL + (line ^ ((p & 3) << 1)), gy < 0 ? in : in + size_t(gy) * W + gx, gy >= 0);
-    }
-  }
-  cp_async_wait_all();
-  __syncthreads();
-
-  const int gid = lane >> 2, tig = lane & 3, ch = gid & 3;
-  const int lg = warp & 1, O = (warp >> 1) * (8 * NB);
-  const int line = 4 * lg + (gid >> 2);  // a0/a2 rows; a1/a3 rows are line + 2
-  const float* sf = reinterpret_cast<const float*>(s);
-  int off, d1, d2, qstep;
-  if (HORIZ) {
-    off = line * pitch * 4 + (O + tig) * 4 + ch;
-    d1 = 2 * pitch * 4, d2 = 16, qstep = 32;
-  } else {
-    off = (O + tig) * TL * 4 + (line ^ (tig << 1)) * 4 + ch;
-    d1 = (((line + 2) ^ (tig << 1)) - (line ^ (tig << 1))) * 4, d2 = 4 * TL * 4, qstep = 8 * TL * 4;
-  }
-  const float4* tab = g_tc_tab + (tig - gid + 7);
-  float acc[NB][4];
-#pragma unroll
-  for (int j = 0; j < NB; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-  const int qend = NB + chunks - 1;
-  int q = 0;
-  for (; q < NB - 1; ++q) tc_step<true>(sf + off + q * qstep, d1, d2, tab, q, chunks, acc);
-  for (; q < chunks; ++q) tc_step<false>(sf + off + q * qstep, d1, d2, tab, q, chunks, acc);
-  for (; q < qend; ++q) tc_step<true>(sf + off + q * qstep, d1, d2, tab, q, chunks, acc);
-
-  // acc[j][0..3]: (line, pos 2 tig), (line, 2 tig + 1), (line + 2, 2 tig), (line + 2, 2 tig + 1), channel ch.
-  float* of = reinterpret_cast<float*>(out);
-#pragma unroll
-  for (int j = 0; j < NB; ++j)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int ln = l0 + line + (i >> 1) * 2, pos = a0 + O + 8 * j + 2 * tig + (i & 1);
-      const int x = HORIZ ? pos : ln, y = HORIZ ? ln : pos;
-      if (x < W && y < H) of[(size_t(y) * W + x) * 4 + ch] = acc[j][i];
-    }
-}
-
 int max_smem_optin() {
   int dev = 0, v = 0;
   cudaGetDevice(&dev);
@@ -580,49 +445,6 @@ Status launch_pass_lb(const T* src, T* mid, T* dst, int W, int H, Border b, int 
   kv<<<dim3((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(mid, dst, W, H, b, r, ntaps);
   launched = true;
   return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, 8-line tiles)");
-}
-
-// Both passes on tensor cores (RGBA); launched = false when the table or the tile does not fit.
-Status launch_pass_tc(const float4* src, float4* mid, float4* dst, int W, int H, Border b, int r,
-                      const std::vector<float>& weights, size_t optin, cudaStream_t st, bool& launched) {
-  launched = false;
-  const int ntaps = 2 * r + 1, chunks = tc_chunks(ntaps);
-  const size_t bytes = tc_smem(chunks);
-  if (chunks > kTcMaxChunks || bytes > optin || int(weights.size()) < ntaps) return Status::success();
-  // Per chunk and lane offset d = tig - gid: B fragment values w[8c + d], w[8c + d + 4], big and small.
-  std::vector<float4> tab(size_t(chunks) * kTcLanesD);
-  auto wv = [&](int i) { return i >= 0 && i < ntaps ? weights[i] : 0.f; };
-  auto big = [](float x) {
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    u &= 0xffffe000u;
-    std::memcpy(&x, &u, 4);
-    return x;
-  };
-  for (int c = 0; c < chunks; ++c)
-    for (int e = 0; e < kTcLanesD; ++e) {
-      const float w0 = wv(8 * c + e - 7), w1 = wv(8 * c + e - 7 + 4);
-      tab[size_t(c) * kTcLanesD + e] = make_float4(big(w0), big(w1), w0 - big(w0), w1 - big(w1));
-    }
-  Status s = cuda_status(cudaMemcpyToSymbolAsync(g_tc_tab, tab.data(), tab.size() * sizeof(float4), 0,
-                                                 cudaMemcpyHostToDevice, st),
-                         "uploading tensor-core weight table");
-  if (!s) return s;
-  auto kh = sep_pass_tc_kernel<true>;
-  auto kv = sep_pass_tc_kernel<false>;
-  if (!(s = set_smem(kh, bytes)) || !(s = set_smem(kv, bytes))) return s;
-  for (auto k : {kh, kv})
-    if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                               int(cudaSharedmemCarveoutMaxShared)),
-                          "setting the shared-memory carveout")))
-      return s;
-  constexpr int threads = kTcTL * kTcTA / 8;
-  kh<<<dim3((W + kTcTA - 1) / kTcTA, (H + kTcTL - 1) / kTcTL), threads, bytes, st>>>(src, mid, W, H, b, r,
-                                                                                     chunks);
-  kv<<<dim3((W + kTcTL - 1) / kTcTL, (H + kTcTA - 1) / kTcTA), threads, bytes, st>>>(mid, dst, W, H, b, r,
-                                                                                     chunks);
-  launched = true;
-  return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, tensor cores 3xTF32)");
 }
 
 template <typename T>
@@ -687,14 +509,14 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
   if (!s) return s;
   const bool large = r >= tune.pass_large_min_radius && r <= tune.pass_large_max_radius;
   if constexpr (std::is_same_v<T, float4>) {
-    const bool tc = tune.pass_tc == 1 || (tune.pass_tc == 2 && r >= tune.pass_tc_min_radius &&
-                                          r <= tune.pass_tc_max_radius);
-    if (tc) {
+    const bool tc16 = tune.pass_tc16 == 1 || (tune.pass_tc16 == 2 && r >= tune.pass_tc16_min_radius &&
+                                              r <= tune.pass_tc16_max_radius);
+    if (tc16) {
       bool launched = false;
-      s = launch_pass_tc(src, mid, dst, W, H, b, r, plan.weights, optin, st, launched);
+      s = launch_sep_tc16(src, mid, dst, W, H, b, r, plan.weights, optin, st, launched);
       if (!s) return s;
       if (launched) {
-        path = "two-pass-tc-3xtf32";
+        path = "two-pass-tc-2xfp16";
         return s;
       }
     }
@@ -773,8 +595,8 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
 SepTuning& sep_tuning() {
   static SepTuning t = [] {
     SepTuning d;
-    // GPUBLUR_CUDA_SEP_TC=0/1/2 overrides pass_tc (0 restores the SIMT passes without a rebuild).
-    if (const char* e = std::getenv("GPUBLUR_CUDA_SEP_TC"); e && *e >= '0' && *e <= '2') d.pass_tc = *e - '0';
+    // GPUBLUR_CUDA_SEP_TC16=0/1/2 overrides pass_tc16 (0 restores the SIMT passes without a rebuild).
+    if (const char* e = std::getenv("GPUBLUR_CUDA_SEP_TC16"); e && *e >= '0' && *e <= '2') d.pass_tc16 = *e - '0';
     return d;
   }();
   return t;

@@ -70,16 +70,16 @@ struct SepVariant {
 
 std::vector<SepVariant> sep_variants() {
   return {
-      {"fused-fixed 64x64", 12, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = 12, t.fused_kind = 1, t.fused_tile_h = 64; }},
-      {"fused-fixed 64x32", 12, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = 12, t.fused_kind = 1, t.fused_tile_h = 32; }},
-      {"fused-32x32 (old)", 16, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = 16, t.fused_kind = 0, t.fused_tile_h = 32; }},
-      {"two-pass", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 0, t.pass_pad_taps = false; }},
-      {"two-pass wide 16x256", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 0, t.pass_wide = true; }},
-      {"two-pass padded (old)", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 0, t.pass_pad_taps = true; }},
-      {"two-pass-pipelined", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 1; }},
-      {"two-pass 8x256 k16", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = -1, t.pass_shape = 1; }},
-      {"two-pass 8x256 k8", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 0, t.fused_max_radius = -1, t.pass_shape = 2; }},
-      {"two-pass tc 3xTF32", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc = 1, t.fused_max_radius = -1; }},
+      {"fused-fixed 64x64", 12, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = 12, t.fused_kind = 1, t.fused_tile_h = 64; }},
+      {"fused-fixed 64x32", 12, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = 12, t.fused_kind = 1, t.fused_tile_h = 32; }},
+      {"fused-32x32 (old)", 16, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = 16, t.fused_kind = 0, t.fused_tile_h = 32; }},
+      {"two-pass", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 0, t.pass_pad_taps = false; }},
+      {"two-pass wide 16x256", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 0, t.pass_wide = true; }},
+      {"two-pass padded (old)", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 0, t.pass_pad_taps = true; }},
+      {"two-pass-pipelined", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = -1, t.pass_shape = 0, t.pass_pipelined = 1; }},
+      {"two-pass 8x256 k16", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = -1, t.pass_shape = 1; }},
+      {"two-pass 8x256 k8", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 0, t.fused_max_radius = -1, t.pass_shape = 2; }},
+      {"two-pass tc 2xFP16", 1 << 20, [](cuda::SepTuning& t) { t.pass_tc16 = 1, t.fused_max_radius = -1; }},
   };
 }
 
