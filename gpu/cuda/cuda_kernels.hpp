@@ -53,12 +53,12 @@ struct SepTuning {
   int pass_large_max_radius = 192;
   // Two passes on tensor cores with FP16 operands split in two (gauss_sep_tc16.cu, RGBA only): 0 never,
   // 1 wherever the tile fits, 2 for pass_tc16_min_radius <= r <= pass_tc16_max_radius. Takes precedence
-  // over pass_shape. H100: sigma 48 1.146 ms vs 1.538 for shape 2, sigma 24 0.773 vs 0.874; sigma 12 (r 36)
-  // 0.613 vs 0.551 pipelined (docs/performance.md, round 5). 192 = sigma 64, the largest radius timed.
-  // Env GPUBLUR_CUDA_SEP_TC16 overrides the default.
+  // over pass_shape. H100 (docs/performance.md, round 5): faster than every SIMT pass from r 48 (sigma 16:
+  // 0.630 vs 0.657 ms) to r 300 (sigma 100: 2.39 vs 3.08), slower at r 36 (0.593 vs 0.547 pipelined).
+  // 300 is the largest radius timed. Env GPUBLUR_CUDA_SEP_TC16 overrides the default.
   int pass_tc16 = 2;
   int pass_tc16_min_radius = 48;
-  int pass_tc16_max_radius = 192;
+  int pass_tc16_max_radius = 300;
 };
 SepTuning& sep_tuning();
 Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,

@@ -8,7 +8,7 @@
 //    horizontal pass (less shared memory, fewer halo re-reads, no padded taps).
 //  - radius 48..192: the same two passes with 8 lines x 256 outputs per block, >= 3 blocks/SM (less halo
 //    traffic, more resident warps; SepTuning::pass_shape).
-//  - RGBA, radius 48..192: the two passes on tensor cores, FP16 operands split in two (gauss_sep_tc16.cu;
+//  - RGBA, radius 48..300: the two passes on tensor cores, FP16 operands split in two (gauss_sep_tc16.cu;
 //    SepTuning::pass_tc16). A 3xTF32 version measured slower than the SIMT passes and was removed.
 //  - radius too large for shared memory: a plain global-memory pass (correct for any radius).
 // Border remapping happens only while loading tiles, never in the tap loops.

@@ -152,17 +152,24 @@ __global__ void __launch_bounds__(kThreads, 3) sep_pass_tc16_kernel(const float4
   for (; q < q_full; ++q) chunk_step<false>(sf, row0, row1, pos0, pstride, tab, q, dmax, acc, ok);
   for (; q < chunks; ++q) chunk_step<true>(sf, row0, row1, pos0, pstride, tab, q, dmax, acc, ok);
 
-  if (__syncthreads_and(ok)) {
-    // acc[j][i]: line + 2 * (i >> 1), position O + 8 j + 2 tig + (i & 1), channel ch.
-    float* of = reinterpret_cast<float*>(out);
+  if (__syncthreads_and(ok)) {  // also: every warp is done reading the tile
+    // The outputs go through shared memory (the tile's layouts, odd pitch / swizzle: conflict-free), so
+    // that the device-memory stores are whole float4 pixels, coalesced. acc[j][i]: line + 2 * (i >> 1),
+    // position O + 8 j + 2 tig + (i & 1), channel ch.
+    constexpr int spitch = kTA | 1;
+    float* sw = reinterpret_cast<float*>(s);
 #pragma unroll
     for (int j = 0; j < kNB; ++j)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int ln = l0 + line + (i >> 1) * 2, pos = a0 + O + 8 * j + 2 * tig + (i & 1);
-        const int x = HORIZ ? pos : ln, y = HORIZ ? ln : pos;
-        if (x < W && y < H) of[(size_t(y) * W + x) * 4 + ch] = acc[j][i] * unscale;
-      }
+      for (int i = 0; i < 4; ++i)
+        sw[tile_index<HORIZ>(line + (i >> 1) * 2, O + 8 * j + 2 * tig + (i & 1), spitch) * 4 + ch] =
+            acc[j][i] * unscale;
+    __syncthreads();
+    for (int i = threadIdx.x; i < kTL * kTA; i += kThreads) {
+      const int ln = HORIZ ? i / kTA : i % kTL, p = HORIZ ? i % kTA : i / kTL;
+      const int x = HORIZ ? a0 + p : l0 + ln, y = HORIZ ? l0 + ln : a0 + p;
+      if (x < W && y < H) out[size_t(y) * W + x] = s[tile_index<HORIZ>(ln, p, spitch)];
+    }
     return;
   }
   // A value FP16 cannot hold: plain FP32 taps from the same tile (rare: HDR beyond 65504, NaN, Inf).

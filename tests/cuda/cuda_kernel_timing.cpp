@@ -1,7 +1,7 @@
 // Kernel timing for tuning the CUDA backend (the user-facing benchmark is `gpublur bench`).
 // Usage: cuda_kernel_timing [size=4096] [channels=4] [repeats=20] [mode=all]
 // mode sep-only: just copy and the default gauss-sep at sigma 3, 12, 48 (for profiling under ncu).
-// mode sep: copy, then gauss-sep at sigma 1, 3, 4, 5, 12, 24, 48: the default path and every kernel variant.
+// mode sep: copy, then gauss-sep at sigma 1, 3, 4, 5, 8, 12, 16, 24, 48, 64, 100: the default path and every kernel variant.
 // mode check: every gauss-sep variant (not only the default the tests run) against the CPU reference on
 // random images (4 borders, 1-4 channels, sizes off the tile grid, sigma 0.5-64); exit 1 if any is off
 // by more than 1e-5. Modes combine with commas ("sep,check"); "all" = sep + gauss-linear + gauss-2d.
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
   auto& tune = cuda::sep_tuning();
   const cuda::SepTuning defaults = tune;
   if (has("sep") || has("all")) {
-    for (double sigma : {1.0, 3.0, 4.0, 5.0, 12.0, 24.0, 48.0}) {
+    for (double sigma : {1.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 24.0, 48.0, 64.0, 100.0}) {
       const std::string s = " sigma=" + std::to_string(int(sigma));
       Result r;
       tune = defaults;
