@@ -190,20 +190,12 @@ Status launch_fixed(int r, const T* in, T* out, int W, int H, Border b, size_t o
   }
 }
 
-// ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
-template <typename T, int K, int TL, int TA, bool HORIZ>
-__device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
-                                          int r, int ntaps) {
-  extern __shared__ float4 smem4[];
-  T* s = reinterpret_cast<T*>(smem4);
-  constexpr int threads = TL * TA / K;
-  const int npos = TA + ntaps - 1;
-  // HORIZ: [line][pos] with an odd pitch; VERT: [pos][line]. Either way lanes of a quarter warp read
-  // distinct banks in the tap loop.
-  const int pitch = HORIZ ? (npos | 1) : TL;
-  const int a0 = (HORIZ ? blockIdx.x : blockIdx.y) * TA;
-  const int l0 = (HORIZ ? blockIdx.y : blockIdx.x) * TL;
-
+// A pass tile: lines l0.. x positions a0 - r .. a0 - r + npos (border remapped here only; lines past the
+// image repeat the last one), cp.async into HORIZ [line][pos] (row pitch `pitch`) or VERT [pos][line].
+template <typename T, int TL, int TA, bool HORIZ, int THREADS>
+__device__ __forceinline__ void pass_load(const T* __restrict__ in, T* s, int W, int H, Border b, int r,
+                                          int npos, int pitch, int a0, int l0) {
+  constexpr int threads = THREADS;
   if (HORIZ) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     for (int line = warp; line < TL; line += threads / 32) {
@@ -222,6 +214,23 @@ __device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restric
       cp_async_pixel(s + p * TL + line, gy < 0 ? in : in + size_t(gy) * W + gx, gy >= 0);
     }
   }
+}
+
+// ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
+template <typename T, int K, int TL, int TA, bool HORIZ>
+__device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
+                                          int r, int ntaps) {
+  extern __shared__ float4 smem4[];
+  T* s = reinterpret_cast<T*>(smem4);
+  constexpr int threads = TL * TA / K;
+  const int npos = TA + ntaps - 1;
+  // HORIZ: [line][pos] with an odd pitch; VERT: [pos][line]. Either way lanes of a quarter warp read
+  // distinct banks in the tap loop.
+  const int pitch = HORIZ ? (npos | 1) : TL;
+  const int a0 = (HORIZ ? blockIdx.x : blockIdx.y) * TA;
+  const int l0 = (HORIZ ? blockIdx.y : blockIdx.x) * TL;
+
+  pass_load<T, TL, TA, HORIZ, threads>(in, s, W, H, b, r, npos, pitch, a0, l0);
   cp_async_wait_all();
   __syncthreads();
 
@@ -290,30 +299,6 @@ size_t pass_smem(int ntaps, size_t elem, int ta = kPassTA, int tl = kPassTL) {
 // shared-memory buffers; the cp.async load of the next tile is in flight while this tile is computed, so
 // DRAM/L2 traffic overlaps the FMAs inside every block instead of only across blocks.
 template <typename T, int TL, int TA, bool HORIZ>
-__device__ __forceinline__ void pass_load(const T* __restrict__ in, T* s, int W, int H, Border b, int r,
-                                          int npos, int pitch, int a0, int l0) {
-  constexpr int threads = TL * TA / kPassK;
-  if (HORIZ) {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    for (int line = warp; line < TL; line += threads / 32) {
-      const T* src = in + size_t(min(l0 + line, H - 1)) * W;
-      T* dst = s + line * pitch;
-      for (int p = lane; p < npos; p += 32) {
-        const int gx = remap_index(a0 - r + p, W, b);
-        cp_async_pixel(dst + p, gx < 0 ? in : src + gx, gx >= 0);
-      }
-    }
-  } else {
-    for (int i = threadIdx.x; i < npos * TL; i += threads) {
-      const int line = i % TL, p = i / TL;
-      const int gx = min(l0 + line, W - 1);
-      const int gy = remap_index(a0 - r + p, H, b);
-      cp_async_pixel(s + p * TL + line, gy < 0 ? in : in + size_t(gy) * W + gx, gy >= 0);
-    }
-  }
-}
-
-template <typename T, int TL, int TA, bool HORIZ>
 __global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T* __restrict__ in,
                                                                          T* __restrict__ out, int W, int H,
                                                                          Border b, int r, int ntaps) {
@@ -337,7 +322,7 @@ __global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T
   int tile = blockIdx.x, cur = 0, a0 = 0, l0 = 0;
   if (tile < ntiles) {
     origin(tile, a0, l0);
-    pass_load<T, TL, TA, HORIZ>(in, buf0, W, H, b, r, npos, pitch, a0, l0);
+    pass_load<T, TL, TA, HORIZ, threads>(in, buf0, W, H, b, r, npos, pitch, a0, l0);
   }
   cp_async_commit();
   const int line = threadIdx.x % TL, chunk = threadIdx.x / TL;
@@ -347,7 +332,7 @@ __global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T
     int na0 = 0, nl0 = 0;
     if (next < ntiles) {
       origin(next, na0, nl0);
-      pass_load<T, TL, TA, HORIZ>(in, buf0 + (cur ^ 1) * buf_elems, W, H, b, r, npos, pitch, na0, nl0);
+      pass_load<T, TL, TA, HORIZ, threads>(in, buf0 + (cur ^ 1) * buf_elems, W, H, b, r, npos, pitch, na0, nl0);
     }
     cp_async_commit();
     cp_async_wait_group<1>();  // this tile's group is done; the next one may still be in flight
