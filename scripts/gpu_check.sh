@@ -53,6 +53,11 @@ else
   failed+=("sanitizer-missing")
 fi
 
+# Every CUDA gauss-sep kernel variant (not only the defaults the tests run) against the CPU reference.
+if [[ -x $here/bin/cuda_kernel_timing ]]; then
+  step "gauss-sep-variants" "$out/tests.log" "$here/bin/cuda_kernel_timing" 256 4 3 check
+fi
+
 # bench NAME ARGS...: one table into bench.txt, its JSON as NAME.json into bench_json.tar (the device tool
 # returns few files). 10 timed runs per case: gauss-2d at sigma 48 takes seconds a run.
 json_dir=$(mktemp -d)
