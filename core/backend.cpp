@@ -15,4 +15,13 @@ Status Backend::warm_up(const Plan& plan, double min_ms) {
   return Status::success();
 }
 
+Status Backend::run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info) {
+  ms.clear();
+  for (int i = 0; i < n; ++i) {
+    if (Status s = run(plan, info); !s) return s;
+    ms.push_back(info.compute_ms);
+  }
+  return Status::success();
+}
+
 }  // namespace gpublur

@@ -150,12 +150,15 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
         RunInfo info;
         if (opts.warmup_ms > 0)
           if (Status s = backend.warm_up(p.plan, opts.warmup_ms); !s) c.error = s.error;
-        for (int i = 0; i < opts.warmup + opts.repeat && c.error.empty(); ++i) {
-          info = RunInfo{};
-          if (Status s = backend.run(p.plan, info); !s)
+        std::vector<double> times;
+        if (c.error.empty()) {
+          if (Status s = backend.run_repeated(p.plan, opts.warmup + opts.repeat, times, info); !s)
             c.error = s.error;
-          else if (i >= opts.warmup)
-            c.times_ms.push_back(info.compute_ms);
+          else if (int(times.size()) != opts.warmup + opts.repeat)
+            c.error = "backend returned " + std::to_string(times.size()) + " times for " +
+                      std::to_string(opts.warmup + opts.repeat) + " runs";
+          else
+            c.times_ms.assign(times.begin() + opts.warmup, times.end());
         }
         c.path = info.path;
       }
