@@ -1,14 +1,16 @@
 // gauss-2d: direct 2D convolution, weight w[dy] * w[dx] for every one of the (2r+1)^2 taps, from
-// shared-memory blocks. A group of 256 invocations owns TH rows x TW columns of outputs; each invocation
-// makes 4 consecutive outputs of one row from a register window (as in gauss_sep.comp). The taps are walked
+// shared-memory blocks. A group of NT invocations owns TH rows x TW columns of outputs; each invocation
+// makes P consecutive outputs of one row from a register window (as in gauss_sep.comp). The taps are walked
 // in blocks of CY kernel rows x CX kernel columns: each block loads (TH + CY - 1) x (TW + CX) texels into
-// shared memory (border-remapped once per texel) and applies its CY x CX taps from there. Each kernel row's
+// shared memory (border-remapped once per texel) and applies its CY x CX taps from there. P (4 or 8) outputs
+// per invocation, NT = TW / P x TH invocations: 8 halves the shared loads per FMA (4 outputs: one 16-byte
+// load per 16 FMAs, which on an H100 costs as many shared-memory cycles as the FMAs take). Each kernel row's
 // part is summed first and then weighted by w[dy]: the same products, in an order that keeps float rounding
-// small at large radii. Horizontal taps are padded with zero weights to a multiple of 4 (NTAPS).
+// small at large radii. Horizontal taps are padded with zero weights to a multiple of P (NTAPS).
 // Kernel rows dy_begin..dy_end-1 (0-based) per dispatch: one dispatch of all rows on GPUs; Mesa llvmpipe
 // silently ends a shader's loops after 65535 iterations in all, so there the host splits the rows over
 // several dispatches that carry the running sum in an RGBA32F accumulator (resume / last).
-layout(local_size_x = 256) in;
+layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(binding = 1, rgba32f) uniform image2D accum;
@@ -23,7 +25,6 @@ uniform int dy_end;
 uniform bool resume;  // start from accum instead of zero
 uniform bool last;    // write the result to dst instead of accum
 
-#define P 4
 #define ROWS (TH + CY - 1)
 #define COLS (TW + CX)
 shared vec4 blk[ROWS * PITCH];
@@ -46,7 +47,7 @@ void main() {
     for (int xlo = 0; xlo < NTAPS; xlo += CX) {
       int cx = min(NTAPS - xlo, CX);
       int cols = TW + cx;
-      for (int i = li; i < (TH + cy - 1) * cols; i += 256) {
+      for (int i = li; i < (TH + cy - 1) * cols; i += NT) {
         int r = i / cols, cc = i - r * cols;
         int x = remap_index(org.x - RADIUS + xlo + cc, size.x, border);
         int y = remap_index(org.y - RADIUS + ylo + r, size.y, border);

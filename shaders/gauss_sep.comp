@@ -2,10 +2,14 @@
 // A group owns LOCAL_X x LOCAL_Y threads; along the pass axis each thread makes PER consecutive outputs
 // from a register window, so a group covers TILE outputs on each of its lines. SPAN is odd so that lines
 // start on different banks. The kernel's taps (NTAPS: 2r+1 padded with zero weights to a multiple of PER)
-// are walked in rounds of OPR: each round loads TILE + OPR texels per line into shared memory
-// (border-remapped once per texel) and applies OPR taps from there, so any radius fits the shared memory.
+// are walked in rounds of up to OPR: each round loads TILE + its taps texels per line into shared memory
+// (border-remapped once per texel) and applies those taps from there, so any radius fits the shared memory.
 // The tap loop runs in chunks of PER taps: PER shared loads and one vec4 of weights feed PER x PER vec4
-// FMAs, with no bounds tests (RADIUS is a compile-time constant; the chunk's inner loops unroll).
+// FMAs, with no bounds tests.
+// BALANCED 1: NROUNDS rounds of exactly OPR taps (the host balances them and pads NTAPS to NROUNDS x OPR
+// with zero weights), so every loop's trip count is a compile-time constant, except the round loop's
+// where OUTER_UNIFORM (there NVIDIA's unroll pragma unrolls the chunk loops but not the round loop).
+// Which form is faster depends on the radius (H100: docs/performance.md, GL round 4).
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
@@ -15,6 +19,18 @@ layout(std140, binding = 0) uniform Weights { vec4 w4[NTAPS / 4]; };
 layout(std430, binding = 0) readonly buffer Weights { vec4 w4[]; };
 #endif
 uniform int border;
+#ifndef OUTER_UNIFORM
+#define OUTER_UNIFORM 0
+#endif
+#ifndef BALANCED
+#define BALANCED 1
+#endif
+#if OUTER_UNIFORM
+uniform int n_outer;  // = NROUNDS from the host: NVIDIA's unroll pragma then leaves the round loop rolled
+#define ROUND_BOUND n_outer
+#else
+#define ROUND_BOUND NROUNDS
+#endif
 
 #if AXIS == 0
 #define ALONG LOCAL_X
@@ -24,6 +40,9 @@ uniform int border;
 #define ACROSS LOCAL_X
 #endif
 #define TILE (ALONG * PER)
+#define NT (LOCAL_X * LOCAL_Y)
+#define N_LOAD (TILE + OPR)  // texels per line and round
+#define LOAD_ITERS ((ACROSS * N_LOAD + NT - 1) / NT)
 
 shared vec4 line[ACROSS * SPAN];
 
@@ -45,13 +64,30 @@ void main() {
   vec4 acc[PER];
   for (int p = 0; p < PER; ++p) acc[p] = vec4(0.0);
 
+#if BALANCED
+  for (int round = 0; round < ROUND_BOUND; ++round) {
+    int lo = round * OPR;
+#define CNT OPR
+#define NLOAD N_LOAD
+#else
+  // The previous form (BALANCED 0): rounds of up to OPR taps, the last one shorter; trip counts computed at
+  // run time (measured faster on an H100 at radius 9 and 144, docs/performance.md, GL round 4).
   for (int lo = 0; lo < NTAPS; lo += OPR) {
     int cnt = min(NTAPS - lo, OPR);
     int n_load = TILE + cnt;
+#define CNT cnt
+#define NLOAD n_load
+#endif
     // Load mapping: neighbouring invocations on neighbouring texels of a row (coalesced reads).
-    for (int i = li; i < ACROSS * n_load; i += ALONG * ACROSS) {
+#if BALANCED
+    for (int k = 0; k < LOAD_ITERS; ++k) {
+      int i = li + k * NT;
+      if (i >= ACROSS * NLOAD) break;
+#else
+    for (int i = li; i < ACROSS * NLOAD; i += NT) {
+#endif
 #if AXIS == 0
-      int j = i % n_load, l = i / n_load;
+      int j = i % NLOAD, l = i / NLOAD;
 #else
       int l = i % ACROSS, j = i / ACROSS;
 #endif
@@ -72,7 +108,7 @@ void main() {
     int s = base + la * PER;
     vec4 win[PER];
     for (int q = 0; q < PER; ++q) win[q] = line[s + q];
-    for (int t0 = 0; t0 < cnt; t0 += PER) {
+    for (int t0 = 0; t0 < CNT; t0 += PER) {
       vec4 nxt[PER];
       for (int q = 0; q < PER; ++q) nxt[q] = line[s + t0 + PER + q];
       for (int tt = 0; tt < PER; ++tt) {

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/gauss.hpp"
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_program.hpp"
 #include "gpu/gl/gl_tiles.hpp"
@@ -71,10 +72,45 @@ int fused_max_radius() {
   return env && *env ? std::atoi(env) : kFusedMaxRadius;
 }
 
+// gauss-sep compute: the sliding fused shader (gauss_sep_slide.comp) up to this radius where its ring fits.
+// Off by default: on an H100 it took 1.01 / 5.65 ms at radius 9 / 36 against 0.70 / 1.16 ms for the two
+// passes (docs/performance.md, GL round 4). GPUBLUR_GL_SLIDE_MAX_RADIUS overrides it (-1: never),
+// GPUBLUR_GL_SLIDE=TWxPR[xSH] picks its shape.
+constexpr int kSlideMaxRadius = -1;
+int slide_max_radius() {
+  const char* env = std::getenv("GPUBLUR_GL_SLIDE_MAX_RADIUS");
+  return env && *env ? std::atoi(env) : kSlideMaxRadius;
+}
+std::string slide_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_SLIDE");
+  return env ? env : "";
+}
+
+// GPUBLUR_GL_SEP_ROUNDS=balanced|plain: the two-pass shader's form (gauss_sep.comp BALANCED 1|0); unset:
+// `by_default`.
+bool sep_balanced(bool by_default) {
+  const char* env = std::getenv("GPUBLUR_GL_SEP_ROUNDS");
+  if (env && std::string(env) == "balanced") return true;
+  if (env && std::string(env) == "plain") return false;
+  return by_default;
+}
+// GPUBLUR_GL_OUTER=const: the outer loops of the gauss-sep shaders (load rounds, strip steps) get a
+// compile-time trip count too; unset: the host passes it as a uniform, so that NVIDIA's unroll pragma
+// unrolls the inner loops only (docs/performance.md, GL round 4).
+std::string outer_define() {
+  const char* env = std::getenv("GPUBLUR_GL_OUTER");
+  return std::string("#define OUTER_UNIFORM ") + (env && std::string(env) == "const" ? "0" : "1") + "\n";
+}
+
 // Tuning knobs read per run, for measuring shader variants on one binary (docs/performance.md, GL):
 // GPUBLUR_GL_SEP_PER: outputs per invocation of the two-pass gauss-sep shader, 4 (default) or 8.
 int sep_per() {
   const char* env = std::getenv("GPUBLUR_GL_SEP_PER");
+  return env && std::atoi(env) == 8 ? 8 : kSepPer;
+}
+// GPUBLUR_GL_2D_PER: outputs per invocation of gauss_2d.comp, 4 (default) or 8.
+int conv2d_per() {
+  const char* env = std::getenv("GPUBLUR_GL_2D_PER");
   return env && std::atoi(env) == 8 ? 8 : kSepPer;
 }
 // GPUBLUR_GL_UNROLL=1 / 0: the shaders start with NVIDIA's `#pragma optionNV(unroll all)` (other compilers
@@ -95,6 +131,12 @@ int shared_budget(int device_max, int by_default) {
 bool linear_const_taps() {
   const char* env = std::getenv("GPUBLUR_GL_LINEAR_CONST_TAPS");
   return env && *env && std::atoi(env) == 1;
+}
+// GPUBLUR_GL_LINEAR_EXACT=fetch: gauss-linear's exact path as 4 texelFetch per tap pair and output (the
+// form before the H100 round 4; 1.65x CUDA there) instead of the split taps through shared memory.
+bool linear_exact_fetch() {
+  const char* env = std::getenv("GPUBLUR_GL_LINEAR_EXACT");
+  return env && std::string(env) == "fetch";
 }
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
@@ -249,6 +291,39 @@ class GlBackend final : public Backend {
     return gl_errors(("warming up " + plan.method + " (" + path + ")").c_str());
   }
 
+  // With timer queries: the n runs queued back to back, one query each, results read at the end (the GPU
+  // stays busy, so its clock stays up). With the host clock every run is timed alone (glFinish around it).
+  Status run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info) override {
+    if (!timer_query_) return Backend::run_repeated(plan, n, ms, info);
+    ms.clear();
+    info = RunInfo{};
+    if (!width_ || !channels_) return Status::fail("gl: run before upload");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    std::function<void()> work;
+    if (Status s = prepare(plan, work, info.path); !s) return s;
+    std::vector<GLuint> queries(size_t(std::max(n, 0)));
+    if (n > 0) glCreateQueries(GL_TIME_ELAPSED, n, queries.data());
+    for (GLuint q : queries) {
+      glBeginQuery(GL_TIME_ELAPSED, q);
+      work();
+      glEndQuery(GL_TIME_ELAPSED);
+      glFlush();
+    }
+    for (GLuint q : queries) {
+      GLuint64 ns = 0;
+      glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+      ms.push_back(double(ns) * 1e-6);
+    }
+    if (n > 0) glDeleteQueries(n, queries.data());
+    glBindSampler(0, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (Status e = gl_errors(("running " + plan.method + " (" + info.path + ")").c_str()); !e) return e;
+    ran_ = true;
+    info.compute_ms = ms.empty() ? 0 : ms.back();
+    return Status::success();
+  }
+
  private:
   // Selects and binds the program(s) of the plan; `work` then issues its dispatches/draws.
   Status prepare(const Plan& plan, std::function<void()>& work, std::string& path) {
@@ -264,7 +339,7 @@ class GlBackend final : public Backend {
       s = path == "fragment" ? gauss_sep_fragment(plan, work) : gauss_sep_compute(plan, work);
     } else if (plan.method == "gauss-linear") {
       const bool hw = plan.param("interp") == "hardware";
-      path = hw ? "sampler-bilinear" : "exact-lerp";
+      path = hw ? "sampler-bilinear" : linear_exact_fetch() ? "exact-lerp" : "exact-split-taps";
       s = gauss_linear(plan, hw, work);
     } else {
       return Status::fail("gl: method '" + plan.method + "' is not implemented by the GL backend");
@@ -405,9 +480,10 @@ class GlBackend final : public Backend {
 
   // The 1D weights padded with zeros to a multiple of kMaxSepPer taps (the shaders' chunks), bound both as
   // a uniform block and as a storage buffer at binding 0 (the shader declares one of them).
-  void set_weights(const Plan& plan) {
-    std::vector<float> w = plan.weights;
-    w.resize(size_t(padded_taps(plan.radius, kMaxSepPer)), 0.0f);
+  void set_weights(const Plan& plan, int min_count = 0) { set_weights(plan.weights, plan.radius, min_count); }
+  // `weights` (2 radius + 1 of them) padded with zeros to at least `min_count`.
+  void set_weights(std::vector<float> w, int radius, int min_count) {
+    w.resize(size_t(std::max(padded_taps(radius, kMaxSepPer), min_count)), 0.0f);
     glNamedBufferData(weights_buf_, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);
   }
   void bind_weights() {
@@ -433,7 +509,7 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_2d(const Plan& plan, std::function<void()>& work) {
-    const Conv2dTile tile = conv2d_tile(plan.radius, shared_budget(max_shared_, 0));
+    const Conv2dTile tile = conv2d_tile(plan.radius, shared_budget(max_shared_, 0), conv2d_per());
     if (tile.cx < 1 || tile.cy < 1)
       return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes) for gauss-2d",
                                       ctx_->renderer(), max_shared_));
@@ -449,9 +525,9 @@ class GlBackend final : public Backend {
     const int taps_y = 2 * plan.radius + 1;
     int rows = taps_y;
     if (llvmpipe_) {
-      const long bx = (padded_taps(plan.radius) + tile.cx - 1) / tile.cx;
-      const long loads = (long(tile.th + tile.cy - 1) * (tile.tw + tile.cx) + 255) / 256;
-      const long per_row = bx * (tile.cx / kSepPer * 32 + 16);
+      const long bx = (padded_taps(plan.radius, tile.per) + tile.cx - 1) / tile.cx;
+      const long loads = (long(tile.th + tile.cy - 1) * (tile.tw + tile.cx) + tile.threads() - 1) / tile.threads();
+      const long per_row = bx * (tile.cx / tile.per * (tile.per * tile.per + 4 * tile.per) + 4 * tile.per);
       const long per_block = bx * loads + tile.cy * per_row;
       rows = int(std::max(1L, kLoopBudget / per_block)) * tile.cy;
     }
@@ -483,6 +559,16 @@ class GlBackend final : public Backend {
   }
 
   Status gauss_sep_compute(const Plan& plan, std::function<void()>& work) {
+    return separable(plan.weights, plan.radius, plan.border, work);
+  }
+
+  // A separable convolution out(x) = sum_k w[k + radius] in(x + k) along x, then along y (gauss-sep, and
+  // gauss-linear's exact taps), in the compute form picked for the radius.
+  Status separable(const std::vector<float>& weights, int radius, Border border, std::function<void()>& work) {
+    Plan plan;  // the fields the forms below read
+    plan.weights = weights;
+    plan.radius = radius;
+    plan.border = border;
     const FusedTile ft = fused_tile(plan.radius, shared_budget(max_shared_, 0), max_invocations_);
     if (plan.radius <= fused_max_radius() && ft.th > 0) {
       GLuint prog = 0;
@@ -499,26 +585,60 @@ class GlBackend final : public Backend {
       };
       return Status::success();
     }
-    // Shared memory per group for the two passes, as measured best on an H100 at 4096^2 (docs/performance.md,
-    // GL): small tiles (more resident groups) for small radii, the whole 48 KiB (fewer load rounds) plus the
-    // unrolled round loop for large ones.
+    // Output rows per strip: the 2r halo rows filtered twice stay under ~1/8 of the work; llvmpipe takes
+    // short strips (its loop-iteration limit, see gauss_2d.comp).
+    const SlideTile st = slide_tile(plan.radius, shared_budget(max_shared_, 0), max_invocations_,
+                                    llvmpipe_ ? 32 : std::max(256, 16 * plan.radius), slide_spec());
+    if (plan.radius <= slide_max_radius() && st.tw > 0) {
+      GLuint prog = 0;
+      std::vector<float> w = plan.weights;
+      w.resize(size_t(padded_taps(plan.radius)), 0.0f);
+      const std::string defines =
+          st.defines() + outer_define() + "#define WEIGHT_LIST " + glsl_floats(w.data(), int(w.size())) + "\n";
+      // No unroll pragma by default (the form is off by default; with the pragma NVIDIA's compile of the
+      // radius-36 program takes seconds). H100: 0.99 / 42.6 ms at radius 9 / 36 without, 1.01 / 5.65 with it.
+      if (Status s = program({{"gauss_sep_slide.comp", GL_COMPUTE_SHADER}}, defines, prog); !s) return s;
+      glProgramUniform1i(prog, glGetUniformLocation(prog, "border"), int(plan.border));
+      glProgramUniform1i(prog, glGetUniformLocation(prog, "n_outer"), st.steps());
+      spdlog::debug("GL gauss-sep: sliding strips {}x{}, {} rows per step, r {}", st.tw, st.sh, st.pr, plan.radius);
+      work = [this, prog, st] {
+        bind_io(prog, textures_[0], textures_[2]);
+        glDispatchCompute(groups(width_, st.tw), groups(height_, st.sh), 1);
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+      };
+      return Status::success();
+    }
+    // The two passes as measured best on an H100 at 4096^2 (docs/performance.md, GL rounds 3 and 4), radii
+    // between the measured ones (9, 36, 144) take the rule of the next measured one:
+    //   r <= 9:  16 KiB tiles (more resident groups), the previous form, no pragma      0.70 ms at r 9
+    //   r <= 36: 24 KiB tiles, balanced rounds + NVIDIA's unroll pragma                 1.16 ms at r 36
+    //   r > 36:  the device's 48 KiB (fewer load rounds), the previous form + pragma    3.20 ms at r 144
     const int shared =
         shared_budget(max_shared_, plan.radius <= 9 ? 16384 : plan.radius <= 36 ? 24576 : 0);
-    const bool unroll = plan.radius > 36;
+    const bool unroll = plan.radius > 9;
+    const bool balanced = sep_balanced(plan.radius > 9 && plan.radius <= 36);
     SepTile th = tile_h_, tv = tile_v_;
     if (const int per = sep_per(); per != kSepPer || shared != max_shared_) {
       const SepTile h = sep_tile(0, shared, max_invocations_, per), v = sep_tile(1, shared, max_invocations_, per);
       if (h.offsets_per_round() >= per && v.offsets_per_round() >= per) th = h, tv = v;
     }
     GLuint ph = 0, pv = 0;
-    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, th.defines(plan.radius, max_ubo_), ph, unroll); !s)
+    const std::string outer = outer_define();
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}},
+                           th.defines(plan.radius, max_ubo_, balanced) + outer, ph, unroll);
+        !s)
       return s;
-    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}}, tv.defines(plan.radius, max_ubo_), pv, unroll); !s)
+    if (Status s = program({{"gauss_sep.comp", GL_COMPUTE_SHADER}},
+                           tv.defines(plan.radius, max_ubo_, balanced) + outer, pv, unroll);
+        !s)
       return s;
-    set_weights(plan);
+    glProgramUniform1i(ph, glGetUniformLocation(ph, "n_outer"), th.rounds(plan.radius));
+    glProgramUniform1i(pv, glGetUniformLocation(pv, "n_outer"), tv.rounds(plan.radius));
+    set_weights(plan, std::max(th.weight_count(plan.radius), tv.weight_count(plan.radius)));
     for (GLuint p : {ph, pv}) glProgramUniform1i(p, glGetUniformLocation(p, "border"), int(plan.border));
-    spdlog::debug("GL gauss-sep: two passes, r {}, {} outputs per invocation, groups {}x{} / {}x{}", plan.radius,
-                  th.per, th.local_x, th.local_y, tv.local_x, tv.local_y);
+    spdlog::debug("GL gauss-sep: two passes, r {}, {} outputs per invocation, groups {}x{} / {}x{}, {} rounds, {} B "
+                  "shared, unroll pragma {}", plan.radius, th.per, th.local_x, th.local_y, tv.local_x, tv.local_y,
+                  balanced ? "balanced" : "plain", shared, unroll_pragma(unroll));
     work = [this, ph, pv, th, tv] {
       bind_weights();
       bind_io(ph, textures_[0], textures_[1]);
@@ -561,6 +681,15 @@ class GlBackend final : public Backend {
 
   Status gauss_linear(const Plan& plan, bool hardware, std::function<void()>& work) {
     if (plan.tap_offsets.empty()) return Status::fail("gl: gauss-linear plan has no taps");
+    if (!hardware && !linear_exact_fetch()) {
+      // The exact path as the CPU reference computes it: the split bilinear taps as one discrete kernel
+      // (core/gauss.hpp linear_exact_kernel), run by the shared-memory separable shaders: a tap costs a
+      // shared load used by 4 outputs instead of a texelFetch per output.
+      int reach = 0;
+      const std::vector<double> k = linear_exact_kernel(plan.tap_offsets, plan.tap_weights, reach);
+      const std::vector<float> w(k.begin(), k.end());
+      return separable(w, reach, plan.border, work);
+    }
     // Per tap: offset, weight, and the offset's integer part and fraction (exact path).
     std::vector<float> taps;
     int reach = 0;

@@ -1,6 +1,7 @@
 #include "gpu/gl/gl_tiles.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -18,14 +19,29 @@ int SepTile::span() const {
 
 int SepTile::offsets_per_round() const { return std::max(0, (span() - tile()) / per * per); }
 
-std::string SepTile::defines(int radius, int max_ubo_bytes) const {
-  const int taps = padded_taps(radius, per);
+int SepTile::rounds(int radius) const {
+  const int taps = padded_taps(radius, per), opr = std::max(per, std::min(offsets_per_round(), taps));
+  return (taps + opr - 1) / opr;
+}
+
+int SepTile::round_taps(int radius) const {
+  const int n = rounds(radius), taps = padded_taps(radius, per);
+  return ((taps + n - 1) / n + per - 1) / per * per;
+}
+
+std::string SepTile::defines(int radius, int max_ubo_bytes, bool balanced) const {
+  // Balanced rounds: NROUNDS rounds of OPR taps each (OPR <= offsets_per_round), NTAPS = NROUNDS x OPR
+  // (zero weights past 2r+1), so every loop in the shader has a compile-time trip count. Otherwise rounds
+  // of offsets_per_round taps, the last one shorter, NTAPS = 2r+1 padded to a multiple of per.
+  const int n = rounds(radius), padded = padded_taps(radius, per);
+  const int opr = balanced ? round_taps(radius) : std::min(offsets_per_round(), padded);
+  const int taps = balanced ? n * opr : padded;
   // Weights in a uniform block (constant cache) where they fit, else a storage buffer.
   const bool ubo = taps * 4 <= max_ubo_bytes;
   return fmt::format(
       "#define AXIS {}\n#define LOCAL_X {}\n#define LOCAL_Y {}\n#define PER {}\n#define SPAN {}\n#define RADIUS {}\n"
-      "#define NTAPS {}\n#define OPR {}\n#define WEIGHTS_UBO {}\n",
-      axis, local_x, local_y, per, span(), radius, taps, std::min(offsets_per_round(), taps), ubo ? 1 : 0);
+      "#define NTAPS {}\n#define OPR {}\n#define NROUNDS {}\n#define WEIGHTS_UBO {}\n#define BALANCED {}\n",
+      axis, local_x, local_y, per, span(), radius, taps, opr, n, ubo ? 1 : 0, balanced ? 1 : 0);
 }
 
 SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations, int per) {
@@ -75,25 +91,62 @@ FusedTile fused_tile(int radius, int max_shared_bytes, int max_invocations) {
   return t;
 }
 
+std::string SlideTile::defines() const {
+  return fmt::format(
+      "#define RADIUS {}\n#define NTAPS {}\n#define TW {}\n#define PR {}\n#define SH {}\n#define NT {}\n", radius,
+      padded_taps(radius), tw, pr, sh, threads());
+}
+
+SlideTile slide_tile(int radius, int max_shared_bytes, int max_invocations, int sh, const std::string& spec) {
+  SlideTile t;
+  t.radius = radius;
+  const auto fits = [&](const SlideTile& c) {
+    return c.tw >= 4 && c.tw % 4 == 0 && c.pr >= 4 && c.pr % 4 == 0 && c.threads() <= max_invocations &&
+           c.shared_bytes() <= std::min(max_shared_bytes, 49152);
+  };
+  const auto with_sh = [&](SlideTile c, int rows) {
+    c.sh = std::max(c.pr, (rows + c.pr - 1) / c.pr * c.pr);
+    return c;
+  };
+  if (!spec.empty()) {
+    int tw = 0, pr = 0, rows = 0;
+    const int n = std::sscanf(spec.c_str(), "%dx%dx%d", &tw, &pr, &rows);
+    t.tw = tw, t.pr = pr;
+    if (n < 2 || !fits(t)) {
+      t.tw = 0;
+      return t;
+    }
+    return with_sh(t, n == 3 ? rows : sh);
+  }
+  for (int tw : {64, 32, 16}) {
+    t.tw = tw;
+    t.pr = 16;
+    if (fits(t)) return with_sh(t, sh);
+  }
+  t.tw = 0;
+  return t;
+}
+
 int Conv2dTile::pitch() const {
   const int w = tw + cx;
   return w % 2 ? w : w + 1;
 }
 
 std::string Conv2dTile::defines(int max_ubo_bytes) const {
-  const int taps = padded_taps(radius);
+  const int taps = padded_taps(radius, per);
   return fmt::format("#define RADIUS {}\n#define NTAPS {}\n#define TW {}\n#define TH {}\n#define CX {}\n#define CY {}\n"
-                     "#define PITCH {}\n#define WEIGHTS_UBO {}\n",
-                     radius, taps, tw, th, cx, cy, pitch(), taps * 4 <= max_ubo_bytes ? 1 : 0);
+                     "#define PITCH {}\n#define WEIGHTS_UBO {}\n#define P {}\n#define NT {}\n",
+                     radius, taps, tw, th, cx, cy, pitch(), taps * 4 <= max_ubo_bytes ? 1 : 0, per, threads());
 }
 
-Conv2dTile conv2d_tile(int radius, int max_shared_bytes) {
+Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per) {
   Conv2dTile best;
   best.radius = radius;
+  best.per = per;
   const int budget = std::min(max_shared_bytes, 49152) / 16;
-  const int taps_x = padded_taps(radius), taps_y = 2 * radius + 1;
+  const int taps_x = padded_taps(radius, per), taps_y = 2 * radius + 1;
   long best_taps = 0;
-  for (int cx = kSepPer; cx <= taps_x; cx += kSepPer) {
+  for (int cx = per; cx <= taps_x; cx += per) {
     Conv2dTile t = best;
     t.cx = cx;
     t.cy = std::min(taps_y, budget / t.pitch() - t.th + 1);

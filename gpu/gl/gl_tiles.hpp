@@ -27,7 +27,12 @@ struct SepTile {
   // Kernel offsets applied per shared-memory load: a multiple of per; the line holds tile + offsets texels.
   int offsets_per_round() const;
   int axis = 0;  // 0 horizontal, 1 vertical
-  std::string defines(int radius, int max_ubo_bytes) const;  // #defines for gauss_sep.comp
+  int rounds(int radius) const;      // shared-memory load rounds for 2r+1 taps
+  int round_taps(int radius) const;  // taps per round (balanced; <= offsets_per_round, a multiple of per)
+  // Taps the shader reads: rounds x round_taps >= 2r+1 (the weights buffer is padded with zeros to this).
+  int weight_count(int radius) const { return rounds(radius) * round_taps(radius); }
+  // #defines for gauss_sep.comp; balanced: rounds of equal length (BALANCED 1), else the previous form.
+  std::string defines(int radius, int max_ubo_bytes, bool balanced = true) const;
 };
 
 // max_shared_bytes: GL_MAX_COMPUTE_SHARED_MEMORY_SIZE; max_invocations: GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS.
@@ -50,17 +55,35 @@ struct FusedTile {
 // The largest tile height (32, 24, 16 or 8) whose shared array fits; th = 0 where none does.
 FusedTile fused_tile(int radius, int max_shared_bytes, int max_invocations);
 
-// The gauss-2d block (shaders/gauss_2d.comp): TW x TH outputs per group of 256, kernel taps in blocks of
+// The sliding fused gauss-sep strip (shaders/gauss_sep_slide.comp): TW columns x SH rows of outputs per
+// group of TW x PR / 4 invocations, PR rows per step, a ring of 2r + 2 PR horizontally filtered rows.
+struct SlideTile {
+  int tw = 0, pr = 16, sh = 256, radius = 0;  // tw == 0: does not fit
+  int threads() const { return tw * pr / 4; }
+  int ring_rows() const { return 2 * radius + 2 * pr; }
+  int shared_bytes() const { return ring_rows() * tw * 16; }
+  int steps() const { return (2 * radius + pr - 1) / pr + sh / pr; }  // STEPS in the shader
+  std::string defines() const;  // without WEIGHT_LIST
+};
+
+// `spec` "TWxPR" or "TWxPRxSH" (GPUBLUR_GL_SLIDE) or "" for the default: the widest TW of 64 / 32 / 16 with
+// PR 16 whose ring fits max_shared_bytes; SH = `sh` rounded up to a multiple of PR. tw = 0 where nothing
+// fits or the spec is malformed.
+SlideTile slide_tile(int radius, int max_shared_bytes, int max_invocations, int sh, const std::string& spec = "");
+
+// The gauss-2d block (shaders/gauss_2d.comp): TW x TH outputs per group of TW / per x TH, kernel taps in blocks of
 // CY rows x CX columns (CX a multiple of kSepPer) with (TH + CY - 1) x (TW + CX) texels in shared memory.
 struct Conv2dTile {
   int tw = 64, th = 16, cx = 0, cy = 0, radius = 0;
+  int per = kSepPer;  // outputs per invocation (4 or 8); CX and the padded taps are multiples of it
+  int threads() const { return tw / per * th; }
   int pitch() const;  // odd, >= tw + cx
   int shared_vec4() const { return (th + cy - 1) * pitch(); }
   std::string defines(int max_ubo_bytes) const;
 };
 
 // Picks CX x CY with the most taps per block that fits the shared memory.
-Conv2dTile conv2d_tile(int radius, int max_shared_bytes);
+Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 
 // `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
 std::string glsl_floats(const float* w, int n);

@@ -183,8 +183,8 @@ TEST_F(GlContextTest, BrokenShaderNamesFileAndLog) {
 
 TEST_F(GlContextTest, EveryShaderIsEmbedded) {
   const auto& all = embedded_shaders();
-  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep_fused.comp", "gauss_sep.frag",
-                        "fullscreen.vert", "gauss_linear.comp"}) {
+  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep_fused.comp",
+                        "gauss_sep_slide.comp", "gauss_sep.frag", "fullscreen.vert", "gauss_linear.comp"}) {
     ASSERT_TRUE(all.count(f)) << f;
     EXPECT_FALSE(all.at(f).empty()) << f;
   }
@@ -218,8 +218,31 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
       EXPECT_LE(t.tile() + t.offsets_per_round(), t.span());
       EXPECT_LE(t.span() * t.across_threads(), t.shared_vec4);
       EXPECT_EQ(t.span() % 2, 1);
+      // Balanced load rounds: every round fits the line, the weights cover 2r+1 taps with less than one
+      // chunk of padding per round.
+      for (int radius : {1, 9, 36, 144, 390}) {
+        const int opr = t.round_taps(radius), n = t.rounds(radius);
+        EXPECT_LE(opr, t.offsets_per_round()) << radius;
+        EXPECT_EQ(opr % t.per, 0) << radius;
+        EXPECT_GE(t.weight_count(radius), 2 * radius + 1) << radius;
+        EXPECT_LT(t.weight_count(radius) - padded_taps(radius, t.per), n * t.per) << radius;
+      }
+    }
+    // Sliding strips: the default shape fits, or none does (then tw == 0 and gauss-sep takes two passes).
+    for (int radius : {1, 9, 36, 144}) {
+      const SlideTile st = slide_tile(radius, l.shared, l.invocations, 100);
+      if (st.tw == 0) continue;
+      EXPECT_LE(st.shared_bytes(), l.shared) << radius;
+      EXPECT_LE(st.threads(), std::min(l.invocations, l.sx)) << radius;
+      EXPECT_EQ(st.sh % st.pr, 0) << radius;
+      EXPECT_GE(st.sh, 100) << radius;
     }
   }
+  EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "16x8x64").sh, 64);
+  EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "16x8").sh, 256);
+  EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "bad").tw, 0);
+  EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "64x64").tw, 0);  // 1024 threads fit, its ring does not
+  EXPECT_EQ(slide_tile(9, 49152, 1024, 256).tw, 32);
   // The shader built with the device's tile links (a driver enforces its shared-memory limit at link).
   for (int axis = 0; axis < 2; ++axis) {
     ShaderSource s;

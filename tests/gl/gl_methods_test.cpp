@@ -43,7 +43,7 @@ const std::vector<Variant>& variants() {
       {"gauss_2d", "gauss-2d", "", "", "compute", 1e-5, k2dCases},
       {"gauss_sep_compute", "gauss-sep", "impl", "compute", "compute", 1e-5, kSepCases},
       {"gauss_sep_fragment", "gauss-sep", "impl", "fragment", "fragment", 1e-5, kSepCases},
-      {"gauss_linear_exact", "gauss-linear", "interp", "exact", "exact-lerp", 1e-5, kSepCases},
+      {"gauss_linear_exact", "gauss-linear", "interp", "exact", "exact-split-taps", 1e-5, kSepCases},
       {"gauss_linear_hardware", "gauss-linear", "interp", "hardware", "sampler-bilinear", kHardwareBound,
        kSepCases},
   };
@@ -139,21 +139,46 @@ TEST(GlSepForms, FusedAndTwoPassMatchReference) {
 // The tuning variants measured on NVIDIA (docs/performance.md, GL) stay exact: the two-pass shader with 8
 // outputs per invocation (GPUBLUR_GL_SEP_PER=8: other tile shapes, taps padded to 8, several load rounds at
 // sigma 12 on llvmpipe's 32 KiB), NVIDIA's unroll pragma in every shader (GPUBLUR_GL_UNROLL=1, ignored
-// elsewhere), other shared-memory budgets (GPUBLUR_GL_SHARED_LIMIT) and gauss-linear's compile-time taps.
+// elsewhere), other shared-memory budgets (GPUBLUR_GL_SHARED_LIMIT), gauss-linear's texelFetch exact path and
+// compile-time taps, the sliding fused strips in other shapes (GPUBLUR_GL_SLIDE*), gauss-2d with 8 outputs
+// per invocation (GPUBLUR_GL_2D_PER) and constant outer trip counts (GPUBLUR_GL_OUTER).
 TEST(GlSepForms, TuningVariantsMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  const std::vector<const char*> names = {"GPUBLUR_GL_SEP_PER", "GPUBLUR_GL_UNROLL", "GPUBLUR_GL_FUSED_MAX_RADIUS",
-                                          "GPUBLUR_GL_SHARED_LIMIT", "GPUBLUR_GL_LINEAR_CONST_TAPS"};
-  std::vector<std::pair<bool, std::string>> saved;
+  const std::vector<const char*> names = {"GPUBLUR_GL_SEP_PER",          "GPUBLUR_GL_UNROLL",
+                                          "GPUBLUR_GL_FUSED_MAX_RADIUS", "GPUBLUR_GL_SHARED_LIMIT",
+                                          "GPUBLUR_GL_LINEAR_CONST_TAPS", "GPUBLUR_GL_SLIDE_MAX_RADIUS",
+                                          "GPUBLUR_GL_SLIDE",            "GPUBLUR_GL_LINEAR_EXACT",
+                                          "GPUBLUR_GL_2D_PER",           "GPUBLUR_GL_OUTER",
+                                          "GPUBLUR_GL_SEP_ROUNDS"};
+  // Restores the environment however the test ends (a failed ASSERT returns early), so later tests run
+  // with the defaults.
+  struct SavedEnv {
+    std::vector<const char*> names;
+    std::vector<std::pair<bool, std::string>> values;
+    ~SavedEnv() {
+      for (size_t k = 0; k < names.size(); ++k) {
+        if (values[k].first) setenv(names[k], values[k].second.c_str(), 1); else unsetenv(names[k]);
+      }
+    }
+  } saved{names, {}};
   for (const char* n : names) {
     const char* v = std::getenv(n);
-    saved.emplace_back(v != nullptr, v ? v : "");
+    saved.values.emplace_back(v != nullptr, v ? v : "");
   }
   // Values per config, in the order of `names` ("" = unset).
+  // Two passes (8 per invocation) + the texelFetch exact path; fused up to r 9, two passes in 16 KiB above;
+  // fused up to r 24, two passes above; sliding strips (off by default) in two shapes: taller strips than
+  // llvmpipe's default with 8 rows per step, and 8-invocation groups with 4 rows per step.
+  // gauss-2d with 8 outputs per invocation; outer loops with constant trip counts; both two-pass forms
+  // (balanced / plain rounds) at every radius.
   const std::vector<std::vector<const char*>> configs = {
-      {"8", "1", "-1", "", "1"}, {"8", "0", "9", "16384", ""}, {"4", "1", "24", "49152", ""}};
+      {"8", "1", "-1", "", "1", "-1", "", "fetch", "8", "", "balanced"},
+      {"8", "0", "9", "16384", "", "", "", "", "", "const", "balanced"},
+      {"4", "1", "24", "49152", "", "-1", "", "", "8", "", "plain"},
+      {"", "", "", "", "", "99", "16x8x64", "", "", "const", ""},
+      {"", "", "", "", "", "99", "8x4", "", "", "", ""}};
   uint32_t seed = 300;
   for (const auto& cfg : configs) {
     std::string label;
@@ -165,14 +190,19 @@ TEST(GlSepForms, TuningVariantsMatchReference) {
     for (Border border : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero}) {
       for (const Case& c : std::vector<Case>{{1, 1, 1}, {45, 70, 1.5}, {300, 37, 5}, {37, 150, 12}, {21, 19, 3}}) {
         const int ch = 1 + (int(border) + 1) % 4;
-        for (const char* method : {"gauss-sep", "gauss-linear"}) {
+        for (const char* method : {"gauss-sep", "gauss-linear", "gauss-2d"}) {
           if (std::string(method) == "gauss-linear" && c.sigma > 5) continue;  // llvmpipe time
+          // The second sliding shape: gauss-sep at the small radii only (llvmpipe time; the first covers 36).
+          if (std::string(cfg[6]) == "8x4" && (std::string(method) != "gauss-sep" || c.sigma > 5)) continue;
+          // gauss-2d: small cases, only in the configs that change its shader (GPUBLUR_GL_2D_PER).
+          if (std::string(method) == "gauss-2d" && (c.sigma > 5 || c.w * c.h > 5000 || !*cfg[8])) continue;
           SCOPED_TRACE(::testing::Message() << method << label << " " << border_name(border) << " " << c.w << "x"
                                             << c.h << "x" << ch << " sigma " << c.sigma);
-          const bool sep = std::string(method) == "gauss-sep";
-          const Plan plan = make_plan(method, {{"sigma", std::to_string(c.sigma)}, {"border", border_name(border)},
-                                               sep ? std::pair<const std::string, std::string>{"impl", "compute"}
-                                                   : std::pair<const std::string, std::string>{"interp", "exact"}});
+          std::map<std::string, std::string> params{{"sigma", std::to_string(c.sigma)},
+                                                    {"border", border_name(border)}};
+          if (std::string(method) == "gauss-sep") params["impl"] = "compute";
+          if (std::string(method) == "gauss-linear") params["interp"] = "exact";
+          const Plan plan = make_plan(method, params);
           const Image src = random_image(c.w, c.h, ch, seed++);
           double err = 0;
           const Status s = gl_error_vs_reference(*be, plan, src, err);
@@ -183,9 +213,6 @@ TEST(GlSepForms, TuningVariantsMatchReference) {
       }
     }
     std::printf("[ measured ]%s: max abs error %.3g\n", label.c_str(), worst);
-  }
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (saved[k].first) setenv(names[k], saved[k].second.c_str(), 1); else unsetenv(names[k]);
   }
 }
 
