@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 
 namespace gpublur {
 
@@ -41,6 +43,24 @@ LinearTaps linear_taps(const std::vector<double>& w) {
     t.weights.push_back(a + b);
   }
   return t;
+}
+
+std::vector<double> linear_exact_kernel(const std::vector<float>& tap_offsets,
+                                        const std::vector<float>& tap_weights, int& reach) {
+  std::map<int, double> split;  // texel offset -> weight
+  if (!tap_weights.empty()) split[0] += tap_weights[0];
+  for (size_t k = 1; k < tap_offsets.size() && k < tap_weights.size(); ++k) {
+    for (double o : {-double(tap_offsets[k]), double(tap_offsets[k])}) {
+      const double fl = std::floor(o), f = o - fl;
+      split[int(fl)] += tap_weights[k] * (1.0 - f);
+      if (f != 0.0) split[int(fl) + 1] += tap_weights[k] * f;
+    }
+  }
+  reach = 0;
+  for (const auto& [d, w] : split) reach = std::max(reach, std::abs(d));
+  std::vector<double> kernel(size_t(2 * reach + 1), 0.0);
+  for (const auto& [d, w] : split) kernel[size_t(d + reach)] = w;
+  return kernel;
 }
 
 }  // namespace gpublur

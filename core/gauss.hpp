@@ -26,4 +26,12 @@ struct LinearTaps {
 };
 LinearTaps linear_taps(const std::vector<double>& weights_1d);
 
+// gauss-linear's taps (a Plan's tap_offsets / tap_weights) with exact interpolation, as one discrete kernel:
+// each sample s(x -+ o_k) = (1 - f) p[floor] + f p[floor + 1] split into its two texels with weights
+// w_k (1 - f) and w_k f, summed per texel offset. Returns the weights for offsets -reach..reach (index
+// offset + reach). The CPU reference and the GPU "exact" paths all run this kernel, so they compute the
+// same function as a full-precision bilinear fetch of border-remapped texels.
+std::vector<double> linear_exact_kernel(const std::vector<float>& tap_offsets,
+                                        const std::vector<float>& tap_weights, int& reach);
+
 }  // namespace gpublur

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/border.hpp"
+#include "core/gauss.hpp"
 #include "core/reference/row_threads.hpp"
 
 namespace gpublur {
@@ -25,18 +26,13 @@ std::vector<Tap> discrete_taps(const Plan& p) {
   return taps;
 }
 
-// Both halves of the symmetric bilinear taps (core/gauss.hpp linear_taps), each sample split into its two
-// texels with exact interpolation weights (1-f, f): the same function as a full-precision bilinear fetch
-// of two border-remapped texels.
-std::vector<Tap> linear_taps_split(const Plan& p) {
-  std::vector<Tap> taps{{0, p.tap_weights[0]}};
-  for (size_t k = 1; k < p.tap_offsets.size(); ++k) {
-    for (double o : {-double(p.tap_offsets[k]), double(p.tap_offsets[k])}) {
-      const double fl = std::floor(o), f = o - fl;
-      taps.push_back({int(fl), p.tap_weights[k] * (1.0 - f)});
-      if (f != 0.0) taps.push_back({int(fl) + 1, p.tap_weights[k] * f});
-    }
-  }
+// gauss-linear with exact interpolation: the discrete kernel of its split bilinear taps (core/gauss.hpp).
+std::vector<Tap> linear_exact_taps(const Plan& p) {
+  int reach = 0;
+  const std::vector<double> k = linear_exact_kernel(p.tap_offsets, p.tap_weights, reach);
+  std::vector<Tap> taps;
+  for (int d = -reach; d <= reach; ++d)
+    if (k[size_t(d + reach)] != 0.0) taps.push_back({d, k[size_t(d + reach)]});
   return taps;
 }
 
@@ -119,7 +115,7 @@ Status reference_run(const Plan& plan, const Image& src, Image& dst, int threads
   } else if (plan.method == "gauss-2d") {
     gauss_2d(plan, src, dst, threads);
   } else if (plan.method == "gauss-sep" || plan.method == "gauss-linear") {
-    const std::vector<Tap> taps = plan.method == "gauss-sep" ? discrete_taps(plan) : linear_taps_split(plan);
+    const std::vector<Tap> taps = plan.method == "gauss-sep" ? discrete_taps(plan) : linear_exact_taps(plan);
     Image tmp(src.width, src.height, src.channels);  // float32 between passes, as on the GPU
     horizontal(taps, plan.border, src, tmp, threads);
     vertical(taps, plan.border, tmp, dst, threads);

@@ -28,24 +28,10 @@ __device__ __forceinline__ void vfma(float w, float4 v, float4& a) {
   a.w = fmaf(w, v.w, a.w);
 }
 
-// Linear interpolation a + f (b - a) written as (1-f) a + f b, the reference's form, in full precision.
-__device__ __forceinline__ float vlerp(float a, float b, float f) { return fmaf(f, b, (1.f - f) * a); }
-__device__ __forceinline__ float2 vlerp(float2 a, float2 b, float f) {
-  return make_float2(vlerp(a.x, b.x, f), vlerp(a.y, b.y, f));
-}
-__device__ __forceinline__ float4 vlerp(float4 a, float4 b, float f) {
-  return make_float4(vlerp(a.x, b.x, f), vlerp(a.y, b.y, f), vlerp(a.z, b.z, f), vlerp(a.w, b.w, f));
-}
 __device__ __forceinline__ float vadd(float a, float b) { return a + b; }
 __device__ __forceinline__ float2 vadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
 __device__ __forceinline__ float4 vadd(float4 a, float4 b) {
   return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-}
-
-// Pixel at a remapped index, zero where the border mode says so (index -1).
-template <typename T>
-__device__ __forceinline__ T load_or_zero(const T* __restrict__ p, long long idx) {
-  return idx < 0 ? vzero<T>() : p[idx];
 }
 
 // K outputs of a 1D convolution, register-blocked along the filter direction:

@@ -87,6 +87,20 @@ TEST(Gauss, LinearTapsReproduceTheDiscreteKernel) {
     }
 }
 
+// The exact gauss-linear kernel (what the reference and the GPU exact paths run) from a Plan's float taps:
+// the discrete kernel again, up to the float rounding of the tap offsets.
+TEST(Gauss, LinearExactKernelIsTheDiscreteKernel) {
+  for (double sigma : {0.5, 3.0, 7.3, 48.0}) {
+    Plan p;
+    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}, {"interp", "exact"}}, p).ok());
+    int reach = -1;
+    const std::vector<double> k = linear_exact_kernel(p.tap_offsets, p.tap_weights, reach);
+    ASSERT_EQ(reach, p.radius) << sigma;
+    ASSERT_EQ(k.size(), p.weights.size());
+    for (size_t i = 0; i < k.size(); ++i) EXPECT_NEAR(k[i], p.weights[i], 1e-7) << sigma << " " << i;
+  }
+}
+
 TEST(Gauss, WeightsAreNormalisedSymmetricGaussians) {
   const auto w = gaussian_weights(4.0, 12);
   double sum = 0;
