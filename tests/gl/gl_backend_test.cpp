@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "gpu/gl/gl_context.hpp"
@@ -199,6 +200,32 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 1, &size[1]);
   std::printf("[ limits   ] %s: shared %d B, invocations %d, size %dx%d\n", ctx_->renderer().c_str(), shared,
               invocations, size[0], size[1]);
+  // What a GLSL shader could use beyond plain FP32 (docs/performance.md): matrix (tensor-core) and subgroup
+  // extensions the driver lists.
+  GLint n_ext = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &n_ext);
+  std::string found;
+  for (GLint i = 0; i < n_ext; ++i) {
+    const std::string e = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, GLuint(i)));
+    for (const char* key : {"cooperative", "matrix", "subgroup", "shuffle", "spirv", "half_float", "float16"})
+      if (e.find(key) != std::string::npos) {
+        found += " " + e;
+        break;
+      }
+  }
+  EXPECT_GT(n_ext, 0);
+  std::printf("[ limits   ] %d extensions; matrix/subgroup/SPIR-V/half ones:%s\n", n_ext, found.c_str());
+  // With GL_ARB_gl_spirv the driver also lists the SPIR-V extensions a shader module may use (GL 4.6 enums;
+  // on a 4.5 context the query may fail: that reads as none).
+  GLint n_spv = 0;
+  glGetIntegerv(0x9554 /* GL_NUM_SPIR_V_EXTENSIONS */, &n_spv);
+  std::string spv;
+  for (GLint i = 0; i < n_spv; ++i)
+    if (const GLubyte* e = glGetStringi(0x9553 /* GL_SPIR_V_EXTENSIONS */, GLuint(i)))
+      spv += std::string(" ") + reinterpret_cast<const char*>(e);
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  std::printf("[ limits   ] SPIR-V extensions (%d):%s\n", n_spv, spv.c_str());
   struct Limits {
     int shared, invocations, sx, sy;
   };
