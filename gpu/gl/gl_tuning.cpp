@@ -1,0 +1,117 @@
+// GL tuning knobs: defaults measured on an H100 and env overrides for measuring shader variants on one binary
+// (docs/performance.md, GL). Read per run.
+#include "gpu/gl/gl_tuning.hpp"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpu/gl/gl_tiles.hpp"
+
+namespace gpublur {
+
+// gauss-sep compute: the fused single-dispatch shader up to this radius. Off by default: on an H100 (NVIDIA
+// GL caps a group at 48 KiB of shared memory, so the fused tile is only 32x32 with a 52x53 input) it took
+// 0.92 ms at radius 9 against 0.70 ms for the two passes with 16 KiB tiles (docs/performance.md, GL).
+// GPUBLUR_GL_FUSED_MAX_RADIUS overrides it (-1: never fuse), for measuring both forms.
+int fused_max_radius() {
+  const char* env = std::getenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
+  return env && *env ? std::atoi(env) : kFusedMaxRadius;
+}
+
+// gauss-sep compute: the sliding fused shader (gauss_sep_slide.comp) up to this radius where its ring fits.
+// Off by default: on an H100 it took 1.01 / 5.65 ms at radius 9 / 36 against 0.70 / 1.16 ms for the two
+// passes (docs/performance.md, GL round 4). GPUBLUR_GL_SLIDE_MAX_RADIUS overrides it (-1: never),
+// GPUBLUR_GL_SLIDE=TWxPR[xSH] picks its shape.
+int slide_max_radius() {
+  const char* env = std::getenv("GPUBLUR_GL_SLIDE_MAX_RADIUS");
+  return env && *env ? std::atoi(env) : kSlideMaxRadius;
+}
+std::string slide_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_SLIDE");
+  return env ? env : "";
+}
+
+// GPUBLUR_GL_SEP_ROUNDS=balanced|plain: the two-pass shader's form (gauss_sep.comp BALANCED 1|0); unset:
+// `by_default`.
+bool sep_balanced(bool by_default) {
+  const char* env = std::getenv("GPUBLUR_GL_SEP_ROUNDS");
+  if (env && std::string(env) == "balanced") return true;
+  if (env && std::string(env) == "plain") return false;
+  return by_default;
+}
+// GPUBLUR_GL_OUTER=const: the outer loops of the gauss-sep shaders (load rounds, strip steps) get a
+// compile-time trip count too; unset: the host passes it as a uniform, so that NVIDIA's unroll pragma
+// unrolls the inner loops only (docs/performance.md, GL round 4).
+std::string outer_define() {
+  const char* env = std::getenv("GPUBLUR_GL_OUTER");
+  return std::string("#define OUTER_UNIFORM ") + (env && std::string(env) == "const" ? "0" : "1") + "\n";
+}
+
+// Tuning knobs read per run, for measuring shader variants on one binary (docs/performance.md, GL):
+// GPUBLUR_GL_SEP_PER: outputs per invocation of the two-pass gauss-sep shader, 4 (default) or 8.
+int sep_per() {
+  const char* env = std::getenv("GPUBLUR_GL_SEP_PER");
+  return env && std::atoi(env) == 8 ? 8 : kSepPer;
+}
+// GPUBLUR_GL_2D_PER: outputs per invocation of gauss_2d.comp, 4 (default) or 8.
+int conv2d_per() {
+  const char* env = std::getenv("GPUBLUR_GL_2D_PER");
+  return env && std::atoi(env) == 8 ? 8 : kSepPer;
+}
+// GPUBLUR_GL_UNROLL=1 / 0: the shaders start with NVIDIA's `#pragma optionNV(unroll all)` (other compilers
+// ignore unknown pragmas) / never do; unset: where measured faster on an H100 (`by_default`).
+bool unroll_pragma(bool by_default) {
+  const char* env = std::getenv("GPUBLUR_GL_UNROLL");
+  return env && *env ? std::atoi(env) == 1 : by_default;
+}
+// GPUBLUR_GL_SHARED_LIMIT=BYTES: the tile choosers plan for at most this much shared memory per group
+// (fewer bytes: more groups resident per SM), never more than the device's limit; unset: `by_default`.
+int shared_budget(int device_max, int by_default) {
+  const char* env = std::getenv("GPUBLUR_GL_SHARED_LIMIT");
+  const int lim = env && *env ? std::atoi(env) : by_default;
+  return lim > 0 ? std::min(lim, device_max) : device_max;
+}
+// GPUBLUR_GL_LINEAR_CONST_TAPS=1: gauss-linear's taps as compile-time constants instead of a storage buffer
+// (measured the same on an H100, so off by default).
+bool linear_const_taps() {
+  const char* env = std::getenv("GPUBLUR_GL_LINEAR_CONST_TAPS");
+  return env && *env && std::atoi(env) == 1;
+}
+// GPUBLUR_GL_LINEAR_EXACT=fetch: gauss-linear's exact path as 4 texelFetch per tap pair and output (the
+// form before the H100 round 4; 1.65x CUDA there) instead of the split taps through shared memory.
+bool linear_exact_fetch() {
+  const char* env = std::getenv("GPUBLUR_GL_LINEAR_EXACT");
+  return env && std::string(env) == "fetch";
+}
+// GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
+// NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
+void dump_binary(GLuint prog, const std::string& key) {
+  const char* dir = std::getenv("GPUBLUR_GL_DUMP_DIR");
+  if (!dir || !*dir) return;
+  GLint len = 0;
+  glGetProgramiv(prog, GL_PROGRAM_BINARY_LENGTH, &len);
+  if (len <= 0) return;
+  std::vector<char> bin(size_t(len), 0);
+  GLenum format = 0;
+  glGetProgramBinary(prog, len, nullptr, &format, bin.data());
+  const std::string name = fmt::format("{}/{:016x}.bin", dir, std::hash<std::string>{}(key));
+  if (FILE* f = std::fopen(name.c_str(), "wb")) {
+    std::fwrite(bin.data(), 1, bin.size(), f);
+    std::fclose(f);
+  }
+  if (FILE* f = std::fopen((std::string(dir) + "/index.txt").c_str(), "a")) {
+    std::string one_line = key;
+    for (char& c : one_line) c = c == '\n' ? ' ' : c;
+    std::fprintf(f, "%s %s\n", name.c_str(), one_line.c_str());
+    std::fclose(f);
+  }
+}
+
+}  // namespace gpublur

@@ -1,0 +1,27 @@
+// GL tuning knobs (gl_tuning.cpp): each returns the measured default unless its GPUBLUR_GL_* environment
+// variable overrides it. Internal to gpu/gl.
+#pragma once
+#include <glad/gl.h>
+
+#include <string>
+
+namespace gpublur {
+
+// gauss-sep compute: the fused single-dispatch shader up to this radius (-1: never, the default).
+constexpr int kFusedMaxRadius = -1;
+int fused_max_radius();                      // GPUBLUR_GL_FUSED_MAX_RADIUS
+// gauss-sep compute: the sliding fused shader up to this radius (-1: never, the default).
+constexpr int kSlideMaxRadius = -1;
+int slide_max_radius();                      // GPUBLUR_GL_SLIDE_MAX_RADIUS
+std::string slide_spec();                    // GPUBLUR_GL_SLIDE=TWxPR[xSH]
+bool sep_balanced(bool by_default);          // GPUBLUR_GL_SEP_ROUNDS=balanced|plain
+std::string outer_define();                  // GPUBLUR_GL_OUTER=const
+int sep_per();                               // GPUBLUR_GL_SEP_PER=8
+int conv2d_per();                            // GPUBLUR_GL_2D_PER=8
+bool unroll_pragma(bool by_default);         // GPUBLUR_GL_UNROLL=1|0
+int shared_budget(int device_max, int by_default);  // GPUBLUR_GL_SHARED_LIMIT=BYTES
+bool linear_const_taps();                    // GPUBLUR_GL_LINEAR_CONST_TAPS=1
+bool linear_exact_fetch();                   // GPUBLUR_GL_LINEAR_EXACT=fetch
+void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
+
+}  // namespace gpublur
