@@ -151,45 +151,31 @@ class GlBackend final : public Backend {
 
   Status run(const Plan& plan, RunInfo& info) override {
     info = RunInfo{};
-    if (!width_ || !channels_) return Status::fail("gl: run before upload");
-    GlCurrent cur(*ctx_);
-    if (!cur.status()) return cur.status();
-    std::function<void()> work;
-    if (Status s = prepare(plan, work, info.path); !s) return s;
-    timed(work, info.compute_ms);
-    glBindSampler(0, 0);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    if (Status e = gl_errors(("running " + plan.method + " (" + info.path + ")").c_str()); !e) return e;
-    ran_ = true;
-    return Status::success();
+    return with_work(plan, "running", info.path, [&](const std::function<void()>& work) {
+      timed(work, info.compute_ms);
+    });
   }
 
   // Runs queued back to back (at most two in flight, no timer query) so the GPU stays busy while the host
   // waits: run()'s synchronous short runs leave it idle often enough that NVIDIA keeps a low clock.
   Status warm_up(const Plan& plan, double min_ms) override {
-    if (!width_ || !channels_) return Status::fail("gl: warm-up before upload");
-    GlCurrent cur(*ctx_);
-    if (!cur.status()) return cur.status();
-    std::function<void()> work;
     std::string path;
-    if (Status s = prepare(plan, work, path); !s) return s;
-    std::deque<GLsync> in_flight;
-    auto wait_oldest = [&] {
-      glClientWaitSync(in_flight.front(), GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
-      glDeleteSync(in_flight.front());
-      in_flight.pop_front();
-    };
-    const auto t0 = Clock::now();
-    do {
-      work();
-      in_flight.push_back(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
-      glFlush();
-      if (in_flight.size() > 2) wait_oldest();
-    } while (ms_since(t0) < min_ms);
-    while (!in_flight.empty()) wait_oldest();
-    glBindSampler(0, 0);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    return gl_errors(("warming up " + plan.method + " (" + path + ")").c_str());
+    return with_work(plan, "warming up", path, [&](const std::function<void()>& work) {
+      std::deque<GLsync> in_flight;
+      auto wait_oldest = [&] {
+        glClientWaitSync(in_flight.front(), GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
+        glDeleteSync(in_flight.front());
+        in_flight.pop_front();
+      };
+      const auto t0 = Clock::now();
+      do {
+        work();
+        in_flight.push_back(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+        glFlush();
+        if (in_flight.size() > 2) wait_oldest();
+      } while (ms_since(t0) < min_ms);
+      while (!in_flight.empty()) wait_oldest();
+    });
   }
 
   // With timer queries: the n runs queued back to back, one query each, results read at the end (the GPU
@@ -198,31 +184,24 @@ class GlBackend final : public Backend {
     if (!timer_query_) return Backend::run_repeated(plan, n, ms, info);
     ms.clear();
     info = RunInfo{};
-    if (!width_ || !channels_) return Status::fail("gl: run before upload");
-    GlCurrent cur(*ctx_);
-    if (!cur.status()) return cur.status();
-    std::function<void()> work;
-    if (Status s = prepare(plan, work, info.path); !s) return s;
-    std::vector<GLuint> queries(size_t(std::max(n, 0)));
-    if (n > 0) glCreateQueries(GL_TIME_ELAPSED, n, queries.data());
-    for (GLuint q : queries) {
-      glBeginQuery(GL_TIME_ELAPSED, q);
-      work();
-      glEndQuery(GL_TIME_ELAPSED);
-      glFlush();
-    }
-    for (GLuint q : queries) {
-      GLuint64 ns = 0;
-      glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-      ms.push_back(double(ns) * 1e-6);
-    }
-    if (n > 0) glDeleteQueries(n, queries.data());
-    glBindSampler(0, 0);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    if (Status e = gl_errors(("running " + plan.method + " (" + info.path + ")").c_str()); !e) return e;
-    ran_ = true;
+    const Status s = with_work(plan, "running", info.path, [&](const std::function<void()>& work) {
+      std::vector<GLuint> queries(size_t(std::max(n, 0)));
+      if (n > 0) glCreateQueries(GL_TIME_ELAPSED, n, queries.data());
+      for (GLuint q : queries) {
+        glBeginQuery(GL_TIME_ELAPSED, q);
+        work();
+        glEndQuery(GL_TIME_ELAPSED);
+        glFlush();
+      }
+      for (GLuint q : queries) {
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+        ms.push_back(double(ns) * 1e-6);
+      }
+      if (n > 0) glDeleteQueries(n, queries.data());
+    });
     info.compute_ms = ms.empty() ? 0 : ms.back();
-    return Status::success();
+    return s;
   }
 
  private:
@@ -247,6 +226,23 @@ class GlBackend final : public Backend {
     }
     if (!s) return s;
     return gl_errors(("preparing " + plan.method).c_str());
+  }
+
+  // The frame of run / warm_up / run_repeated: an uploaded image, the context current, the plan's programs
+  // bound; `body` issues the work; then the bindings are reset and GL errors reported.
+  template <typename Body>
+  Status with_work(const Plan& plan, const char* doing, std::string& path, Body body) {
+    if (!width_ || !channels_) return Status::fail(std::string("gl: ") + doing + " before any upload");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    std::function<void()> work;
+    if (Status s = prepare(plan, work, path); !s) return s;
+    body(work);
+    glBindSampler(0, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (Status e = gl_errors(fmt::format("{} {} ({})", doing, plan.method, path).c_str()); !e) return e;
+    ran_ = true;
+    return Status::success();
   }
 
  public:

@@ -23,12 +23,18 @@ struct ForceTc16 {
   ~ForceTc16() { cuda::sep_tuning() = saved; }
 };
 
-Status run_cuda(Backend& b, const Plan& plan, const Image& src, Image& got, RunInfo& info) {
+// The reference and the CUDA run of `plan` on `src` (output poisoned with NaN first); the path must be the
+// tensor-core one.
+void run_both(Backend& b, const Plan& plan, const Image& src, Image& want, Image& got) {
+  ASSERT_TRUE(reference_run(plan, src, want).ok());
   double ms = 0;
-  if (Status s = b.upload(src, ms); !s) return s;
-  if (Status s = cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN()); !s) return s;
-  if (Status s = b.run(plan, info); !s) return s;
-  return b.download(got, ms);
+  RunInfo info;
+  Status s = b.upload(src, ms);
+  if (s) s = cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN());
+  if (s) s = b.run(plan, info);
+  if (s) s = b.download(got, ms);
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(info.path, "two-pass-tc-2xfp16");
 }
 
 TEST(CudaSepTc16, MatchesReferenceAtEveryRadius) {
@@ -43,11 +49,7 @@ TEST(CudaSepTc16, MatchesReferenceAtEveryRadius) {
         const Plan plan = make_plan("gauss-sep", sigma, border);
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " " + border + " sigma " + num_text(sigma));
         Image want, got;
-        ASSERT_TRUE(reference_run(plan, src, want).ok());
-        RunInfo info;
-        const Status s = run_cuda(*backend, plan, src, got, info);
-        ASSERT_TRUE(s.ok()) << s.error;
-        EXPECT_EQ(info.path, "two-pass-tc-2xfp16");
+        ASSERT_NO_FATAL_FAILURE(run_both(*backend, plan, src, want, got));
         double err = 0;
         for (size_t i = 0; i < want.data.size(); ++i) {
           const double d = std::fabs(double(got.data[i]) - want.data[i]);
@@ -73,11 +75,7 @@ TEST(CudaSepTc16, ValuesBeyondHalfRangeAndNonFinite) {
   for (const char* border : {"clamp", "zero"}) {
     const Plan plan = make_plan("gauss-sep", 12.0, border);  // r 36: fallback tiles and fast tiles both
     Image want, got;
-    ASSERT_TRUE(reference_run(plan, src, want).ok());
-    RunInfo info;
-    const Status s = run_cuda(*backend, plan, src, got, info);
-    ASSERT_TRUE(s.ok()) << s.error;
-    EXPECT_EQ(info.path, "two-pass-tc-2xfp16");
+    ASSERT_NO_FATAL_FAILURE(run_both(*backend, plan, src, want, got));
     size_t nan = 0, inf = 0, mismatched = 0;
     double rel = 0;
     for (size_t i = 0; i < want.data.size(); ++i) {
