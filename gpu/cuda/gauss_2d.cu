@@ -28,7 +28,9 @@ __device__ __forceinline__ void load_row(const T* __restrict__ in, T* __restrict
   }
 }
 
-template <typename T>
+// PADDED: ntaps is a multiple of K (zero weights past 2r + 1) and the tap loop has no tail step; else ntaps =
+// 2r + 1 and conv_block_any runs the last ntaps % K taps as a tail.
+template <typename T, bool PADDED>
 __global__ void __launch_bounds__(kThreads) gauss2d_kernel(const T* __restrict__ in, T* __restrict__ out, int W,
                                                            int H, Border b, int r, int ntaps) {
   extern __shared__ float4 smem4[];
@@ -53,7 +55,10 @@ __global__ void __launch_bounds__(kThreads) gauss2d_kernel(const T* __restrict__
     const float wy = c_w[j];
     const T* src = s + ((j + line) % kSlots) * pitch + chunk * K;
     T acc[K];
-    conv_block<T, K>([&](int t) { return wy * c_w[t]; }, ntaps, [&](int p) { return src[p]; }, acc);
+    if constexpr (PADDED)
+      conv_block<T, K>([&](int t) { return wy * c_w[t]; }, ntaps, [&](int p) { return src[p]; }, acc);
+    else
+      conv_block_any<T, K>([&](int t) { return wy * c_w[t]; }, ntaps, [&](int p) { return src[p]; }, acc);
 #pragma unroll
     for (int k = 0; k < K; ++k) total[k] = vadd(total[k], acc[k]);
     cp_async_wait_all();
@@ -92,7 +97,12 @@ __global__ void gauss2d_global_kernel(const T* __restrict__ in, T* __restrict__ 
 template <typename T>
 Status run_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t st, std::string& path) {
   const int W = in.width, H = in.height, r = plan.radius;
-  const int ntaps = round_up(2 * r + 1, K);
+  // Taps per row: padded with zero weights to a multiple of K where that adds at most 1/16 more, else exactly
+  // 2r + 1 with a tail step. H100, 4096^2 RGBA: exact 1.49 vs padded 1.569 ms at r 9, 15.51 vs 15.55 at r 36,
+  // padded 214.8 vs exact 225.5 at r 144 (docs/performance.md, CUDA round 5).
+  const int exact = 2 * r + 1, padded_taps = round_up(exact, K);
+  const bool padded = padded_taps - exact <= exact / 16;
+  const int ntaps = padded ? padded_taps : exact;
   std::vector<float> w(ntaps, 0.f);
   std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
   Status s = cuda_status(
@@ -106,7 +116,7 @@ Status run_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStr
   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
   const size_t bytes = size_t(kSlots) * ((TA + ntaps - 1) | 1) * sizeof(T);
   if (bytes <= size_t(optin)) {
-    auto k = gauss2d_kernel<T>;
+    auto k = padded ? gauss2d_kernel<T, true> : gauss2d_kernel<T, false>;
     if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                           "raising the shared-memory limit")))
       return s;

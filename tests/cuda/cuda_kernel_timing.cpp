@@ -4,7 +4,8 @@
 // mode sep: copy, then gauss-sep at sigma 1, 3, 4, 5, 8, 12, 16, 24, 48, 64, 100: the default path and every kernel variant.
 // mode check: every gauss-sep variant (not only the default the tests run) against the CPU reference on
 // random images (4 borders, 1-4 channels, sizes off the tile grid, sigma 0.5-64); exit 1 if any is off
-// by more than 1e-5. Modes combine with commas ("sep,check"); "all" = sep + gauss-linear + gauss-2d.
+// by more than 1e-5. mode 2d: copy and gauss-2d at sigma 3, 12, 48. Modes combine with commas ("sep,check");
+// "all" = sep + gauss-linear + 2d.
 // Random image, CUDA-event time of each run(), 3 warm-ups, median and min of `repeats`, ratio to copy.
 #include <algorithm>
 #include <cmath>
@@ -232,6 +233,8 @@ int main(int argc, char** argv) {
         if (time_plan(*b, plan_for("gauss-linear", sigma, {{"interp", interp}}), repeats, r))
           row(std::string("gauss-linear/") + interp + s, r);
     }
+  }
+  if (has("all") || has("2d")) {
     for (double sigma : {3.0, 12.0, 48.0}) {
       Result r;
       if (time_plan(*b, plan_for("gauss-2d", sigma), sigma > 20 ? 3 : repeats, r))
