@@ -8,8 +8,8 @@
 // are exact in FP32. The weights are scaled by 2^S (max weight in [1, 2)) so their lo parts stay normal;
 // the output is scaled back by 2^-S, exactly. Tensor cores add with truncation, so each chunk's three MMAs
 // start from zero and the chunk goes into the FP32 accumulator with a round-to-nearest FADD.
-// Why not 3xTF32 (gauss_sep.cu): m16n8k16 FP16 covers 16 positions per MMA, TF32 m16n8k8 only 8, so the
-// same accuracy takes half the MMAs (docs/performance.md, CUDA round 5).
+// Why not 3xTF32 (round 4, measured slower and removed): m16n8k16 FP16 covers 16 positions per MMA, TF32
+// m16n8k8 only 8, so the same accuracy takes half the MMAs (docs/performance.md, CUDA round 5).
 // Range: FP16 ends at 65504. A block whose tile holds a value beyond that (or NaN/Inf: a NaN times a zero
 // weight of the band would leak into outputs outside its radius) computes its outputs with plain FP32 FMAs
 // from the same tile instead; the result is the same function either way.
