@@ -216,6 +216,18 @@ __device__ __forceinline__ void pass_load(const T* __restrict__ in, T* s, int W,
   }
 }
 
+// This thread's K consecutive outputs of line `line` from a loaded pass tile (layouts as pass_load's).
+template <typename T, int K, int TL, bool HORIZ>
+__device__ __forceinline__ void pass_conv(const T* s, int pitch, int line, int chunk, int ntaps, T (&acc)[K]) {
+  if (HORIZ) {
+    const T* src = s + line * pitch + chunk * K;
+    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
+  } else {
+    const T* src = s + chunk * K * TL + line;
+    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
+  }
+}
+
 // ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
 template <typename T, int K, int TL, int TA, bool HORIZ>
 __device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
@@ -236,13 +248,7 @@ __device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restric
 
   const int line = threadIdx.x % TL, chunk = threadIdx.x / TL;
   T acc[K];
-  if (HORIZ) {
-    const T* src = s + line * pitch + chunk * K;
-    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
-  } else {
-    const T* src = s + chunk * K * TL + line;
-    conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
-  }
+  pass_conv<T, K, TL, HORIZ>(s, pitch, line, chunk, ntaps, acc);
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -339,13 +345,7 @@ __global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T
     __syncthreads();
 
     T acc[K];
-    if (HORIZ) {
-      const T* src = s + line * pitch + chunk * K;
-      conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p]; }, acc);
-    } else {
-      const T* src = s + chunk * K * TL + line;
-      conv_block_any<T, K>(ConstWeight{}, ntaps, [&](int p) { return src[p * TL]; }, acc);
-    }
+    pass_conv<T, K, TL, HORIZ>(s, pitch, line, chunk, ntaps, acc);
     __syncthreads();  // all reads of s done: it becomes the staging tile (HORIZ) / the next prefetch target
     if (HORIZ) {
 #pragma unroll
