@@ -110,15 +110,15 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     double sigma;
   };
   std::vector<Planned> planned;
-  const MethodSpec* copy = find_method("copy");
-  if (!copy) return Status::fail("the registry has no 'copy' method");
+  const MethodSpec* copy = bandwidth_floor_method();
+  if (!copy) return Status::fail("the registry has no bandwidth-floor method");
   {
     Planned p{{}, opts.sigmas.front()};
-    if (Status s = resolve_plan("copy", params_for(*copy, p.sigma, opts.params), p.plan); !s) return s;
+    if (Status s = resolve_plan(copy->name, params_for(*copy, p.sigma, opts.params), p.plan); !s) return s;
     planned.push_back(std::move(p));
   }
   for (const auto& name : opts.methods) {
-    if (name == "copy") continue;
+    if (name == copy->name) continue;
     for (double sigma : opts.sigmas) {
       Planned p{{}, sigma};
       if (Status s = resolve_plan(name, params_for(*find_method(name), sigma, opts.params), p.plan); !s)
@@ -139,7 +139,8 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       BenchCase c;
       c.method = p.plan.method;
       c.width = w, c.height = h, c.channels = opts.channels;
-      c.sigma = c.method == "copy" ? 0 : p.sigma;
+      c.floor = c.method == copy->name;
+      c.sigma = c.floor ? 0 : p.sigma;
       c.params = p.plan.params;
       c.effective_sigma = p.plan.effective_sigma;
       c.radius = p.plan.radius;
@@ -167,7 +168,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
         c.min_ms = *std::min_element(c.times_ms.begin(), c.times_ms.end());
         const double bytes = 2.0 * double(w) * h * opts.channels * sizeof(float);
         c.gbps = c.median_ms > 0 ? bytes / (c.median_ms * 1e-3) / 1e9 : 0;
-        if (c.method == "copy") copy_median = c.median_ms;
+        if (c.floor) copy_median = c.median_ms;
         c.ratio_to_copy = copy_median > 0 ? c.median_ms / copy_median : 0;
         spdlog::debug("bench {} {}x{}x{} sigma {}: median {:.4f} ms", c.method, w, h, c.channels, c.sigma,
                       c.median_ms);
@@ -191,7 +192,7 @@ std::string bench_table(const BenchResult& r) {
   o << line;
   for (const auto& c : r.cases) {
     const std::string size = std::to_string(c.width) + "x" + std::to_string(c.height);
-    const std::string sigma = c.method == "copy" ? "-" : number(c.sigma);
+    const std::string sigma = c.floor ? "-" : number(c.sigma);
     if (!c.error.empty()) {
       std::snprintf(line, sizeof line, "%-14s %11s %2d %7s %6d  error: ", c.method.c_str(), size.c_str(),
                     c.channels, sigma.c_str(), c.radius);

@@ -30,6 +30,7 @@ struct BenchOptions {
 
 struct BenchCase {
   std::string method;
+  bool floor = false;  // the bandwidth-floor method (copy): what ratio_to_copy divides by
   int width = 0, height = 0, channels = 0;
   double sigma = 0;
   std::map<std::string, std::string> params;  // resolved

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "core/gauss.hpp"
+#include "core/methods/recipe.hpp"
 #include "core/registry.hpp"
 
 namespace gpublur {
@@ -39,18 +39,19 @@ std::string number_text(double v, ParamType t) {
 }  // namespace
 
 Status resolve_plan(const std::string& method, const std::map<std::string, std::string>& given, Plan& out) {
-  const MethodSpec* m = find_method(method);
-  if (!m) return Status::fail("unknown method '" + method + "' (see `gpublur methods`)");
+  const Recipe* recipe = find_recipe(method);
+  if (!recipe) return Status::fail("unknown method '" + method + "' (see `gpublur methods`)");
+  const MethodSpec& m = recipe->spec;
   for (const auto& [name, value] : given)
-    if (!find_param(*m, name)) return Status::fail("method '" + method + "' has no parameter '" + name + "'");
+    if (!find_param(m, name)) return Status::fail("method '" + method + "' has no parameter '" + name + "'");
 
   out = Plan{};
   out.method = method;
-  std::map<std::string, double> nums;
-  // Validate in declaration order so derived defaults can use earlier values (radius from sigma).
-  for (const ParamSpec& p : m->params) {
+  Params params;
+  for (const ParamSpec& p : m.params) {
     auto it = given.find(p.name);
     const bool set = it != given.end();
+    if (set) params.given_.insert(p.name);
     if (p.type == ParamType::Enum) {
       const std::string v = set ? it->second : p.default_value;
       bool known = false;
@@ -60,43 +61,56 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
         for (const auto& c : p.choices) all += (all.empty() ? "" : ", ") + c;
         return Status::fail("--" + p.name + " '" + v + "' is not one of: " + all);
       }
-      out.params[p.name] = v;
+      out.params[p.name] = params.texts[p.name] = v;
       continue;
     }
+    if (!set && p.derived) continue;  // the recipe derives it (and records the value in out.params)
     double v = 0;
     if (set) {
       if (!parse_number(it->second, p.type, v))
         return Status::fail("--" + p.name + " '" + it->second + "' is not " +
                             (p.type == ParamType::Int ? "an integer" : "a number"));
-    } else if (p.derived) {
-      if (p.name == "radius") v = default_radius(nums.at("sigma"));
     } else {
       parse_number(p.default_value, p.type, v);
     }
     if (v < p.min || v > p.max)
       return Status::fail("--" + p.name + " " + number_text(v, p.type) + " is outside [" +
                           number_text(p.min, p.type) + ", " + number_text(p.max, p.type) + "]");
-    nums[p.name] = v;
+    params.nums[p.name] = v;
     out.params[p.name] = number_text(v, p.type);
   }
 
-  parse_border(out.params.at("border"), out.border);
-  out.sigma = nums.at("sigma");
-  out.radius = int(nums.at("radius"));
-  if (method == "copy") {
-    out.radius = 0;
-    out.effective_sigma = 0;
-    return Status::success();
-  }
-  const std::vector<double> w = gaussian_weights(out.sigma, out.radius);
-  out.weights.assign(w.begin(), w.end());
-  out.effective_sigma = kernel_sigma(w);
-  if (method == "gauss-linear") {
-    const LinearTaps t = linear_taps(w);
-    out.tap_offsets.assign(t.offsets.begin(), t.offsets.end());
-    out.tap_weights.assign(t.weights.begin(), t.weights.end());
-  }
+  if (auto b = out.params.find("border"); b != out.params.end()) parse_border(b->second, out.border);
+  if (auto s = params.nums.find("sigma"); s != params.nums.end()) out.sigma = s->second;
+  if (Status s = recipe->build(params, out); !s) return s;
+  if (Status s = validate_program(out.program); !s)
+    return Status::fail("method '" + method + "' built an invalid program: " + s.error);
+  out.details["program"] = program_text(out.program);
+  for (const ParamSpec& p : m.params)
+    if (!out.params.count(p.name))
+      return Status::fail("method '" + method + "' left parameter '" + p.name + "' unresolved");
   return Status::success();
+}
+
+std::string program_text(const Program& p) {
+  std::string s;
+  for (const Pass& pass : p.passes) {
+    if (!s.empty()) s += "; ";
+    s += op_name(pass.op);
+    std::string args;
+    auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
+    if (pass.op == Op::Conv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d || pass.op == Op::MovingAverage)
+      arg(pass.axis == 0 ? "x" : "y");
+    if (!pass.taps.empty()) arg(std::to_string(pass.taps.size()) + " taps");
+    if (!pass.widths.empty()) {
+      std::string w;
+      for (int x : pass.widths) w += (w.empty() ? "" : ",") + std::to_string(x);
+      arg("w " + w);
+    }
+    if (pass.op == Op::Sat) arg("extend " + std::to_string(pass.extend));
+    s += "(" + args + ") " + std::to_string(pass.src) + "->" + std::to_string(pass.dst);
+  }
+  return s;
 }
 
 }  // namespace gpublur

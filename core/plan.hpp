@@ -1,34 +1,41 @@
-// A resolved method plan: everything a backend needs to execute a method, with every parameter decided.
-// Backends execute plans; they never pick parameters themselves.
+// A resolved method plan: everything a backend needs to execute a method, with every parameter decided by the
+// method's recipe (core/methods/). Backends execute the plan's program of passes; they never pick parameters
+// themselves and never look at the method's name.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/border.hpp"
+#include "core/program.hpp"
 #include "core/status.hpp"
 
 namespace gpublur {
 
 struct Plan {
-  std::string method;   // registry name
+  std::string method;   // registry name (for reports and logs only)
   Border border = Border::Clamp;
   double sigma = 0;     // requested
-  int radius = 0;       // resolved
-  // Normalised 1D Gaussian for offsets -radius..radius (index k + radius); gauss-2d uses the outer product.
-  std::vector<float> weights;
-  // gauss-linear: non-negative half of the bilinear taps (see core/gauss.hpp, linear_taps).
-  std::vector<float> tap_offsets;
-  std::vector<float> tap_weights;
-  double effective_sigma = 0;  // standard deviation of the kernel actually applied
+  int radius = 0;       // how far the whole program reads beyond an output pixel (report)
+  Program program;
+  double effective_sigma = 0;  // standard deviation of the kernel the program applies (the recipe's prediction)
+  // Max abs difference every backend keeps to the CPU reference on values in [0, 1] (the registry-driven
+  // test asserts it): 1e-5 where the arithmetic is the reference's up to float rounding; a recipe states a
+  // measured bound where hardware arithmetic differs (e.g. the texture unit's 8-bit interpolation weights).
+  double tolerance = 1e-5;
   // Every registry parameter with its resolved textual value (what the report prints).
   std::map<std::string, std::string> params;
+  // What the recipe derived, for the report (e.g. box widths), name -> text.
+  std::map<std::string, std::string> details;
 
   const std::string& param(const std::string& name) const;  // resolved value; throws if not declared
 };
 
-// Validates `given` (name -> text) against the registry entry of `method` and fills `out`.
-// Errors name the parameter and the allowed range or choices: they are usage errors.
+// Validates `given` (name -> text) against the registry entry of `method`, then builds the plan with the
+// method's recipe. Errors name the parameter and the allowed range or choices: they are usage errors.
 Status resolve_plan(const std::string& method, const std::map<std::string, std::string>& given, Plan& out);
+
+// "box1d(x, w 5,5,7) 0->2; box1d(y, ...) 2->1": the program in one line, for logs and the report.
+std::string program_text(const Program& p);
 
 }  // namespace gpublur

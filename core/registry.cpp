@@ -5,61 +5,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/methods/recipe.hpp"
+
 namespace gpublur {
-namespace {
-
-std::vector<ParamSpec> common_params() {
-  return {
-      {"sigma", ParamType::Float, "2", false, 0.1, 512, {},
-       "standard deviation of the Gaussian the method stands for, in pixels"},
-      {"radius", ParamType::Int, "", true, 0, 4096, {},
-       "kernel half-width in pixels (default ceil(3*sigma))"},
-      {"border", ParamType::Enum, "clamp", false, 0, 0, {"clamp", "mirror", "wrap", "zero"},
-       "what pixels outside the image read: clamp (edge), mirror (edge repeated), wrap, zero"},
-  };
-}
-
-std::vector<MethodSpec> build() {
-  std::vector<MethodSpec> r;
-  {
-    MethodSpec m{"copy", "no blur: upload, copy on the device, download; the bandwidth floor",
-                 "sigma is ignored", false, common_params(), {"cpu", "cuda", "gl"}};
-    r.push_back(m);
-  }
-  {
-    MethodSpec m{"gauss-2d", "direct 2D convolution with the sampled Gaussian, (2r+1)^2 taps",
-                 "radius = ceil(3*sigma); weights exp(-(x^2+y^2)/(2 sigma^2)), normalised", true,
-                 common_params(), {"cpu", "cuda", "gl"}};
-    r.push_back(m);
-  }
-  {
-    MethodSpec m{"gauss-sep", "separable Gaussian: a horizontal then a vertical pass of 2r+1 taps",
-                 "radius = ceil(3*sigma); 1D weights exp(-x^2/(2 sigma^2)), normalised", true,
-                 common_params(), {"cpu", "cuda", "gl"}};
-    m.params.push_back({"impl", ParamType::Enum, "compute", false, 0, 0, {"compute", "fragment"},
-                        "GL only: compute shader with shared-memory tiles, or fragment-shader ping-pong "
-                        "(the thesis's form); CPU and CUDA compute the same function either way"});
-    r.push_back(m);
-  }
-  {
-    MethodSpec m{"gauss-linear",
-                 "separable Gaussian with bilinear taps: two texels per fetch, about half the fetches",
-                 "radius = ceil(3*sigma); texel pairs merged at offset i + w(i+1)/(w(i)+w(i+1))", true,
-                 common_params(), {"cpu", "cuda", "gl"}};
-    m.params.push_back({"interp", ParamType::Enum, "hardware", false, 0, 0, {"hardware", "exact"},
-                        "hardware: the texture unit interpolates (low-precision fixed-point weights on "
-                        "GPUs); exact: full-precision interpolation in the shader/kernel. The CPU always "
-                        "interpolates exactly"});
-    r.push_back(m);
-  }
-  return r;
-}
-
-}  // namespace
-
 const std::vector<MethodSpec>& method_registry() {
-  static const std::vector<MethodSpec> registry = build();
+  static const std::vector<MethodSpec> registry = [] {
+    std::vector<MethodSpec> r;
+    for (const Recipe& recipe : recipes()) r.push_back(recipe.spec);
+    return r;
+  }();
   return registry;
+}
+
+const MethodSpec* bandwidth_floor_method() {
+  for (const auto& m : method_registry())
+    if (m.bandwidth_floor) return &m;
+  return nullptr;
 }
 
 const MethodSpec* find_method(const std::string& name) {
@@ -128,6 +89,7 @@ std::string registry_json() {
                  {"summary", m.summary},
                  {"sigma_mapping", m.sigma_mapping},
                  {"exact_gaussian", m.exact_gaussian},
+                 {"bandwidth_floor", m.bandwidth_floor},
                  {"backends", m.backends},
                  {"params", params}});
   }

@@ -1,5 +1,6 @@
 // The method registry: the one source of method names, parameters, defaults, ranges, help and sigma mapping.
-// The CLI's help and validation, `gpublur methods` and the report all read from here.
+// The CLI's help and validation, `gpublur methods` and the report all read from here. The entries are the
+// recipes' (core/methods/): a method declares itself once, in its own file.
 #pragma once
 #include <string>
 #include <vector>
@@ -22,13 +23,16 @@ struct MethodSpec {
   std::string name;
   std::string summary;
   std::string sigma_mapping;  // how --sigma sets the parameters, for people
-  bool exact_gaussian = false;
+  bool exact_gaussian = false;  // applies the sampled Gaussian exactly (effective sigma = that of its kernel)
+  bool bandwidth_floor = false; // no filtering: one read and one write of the image (bench's floor)
   std::vector<ParamSpec> params;       // includes the common ones (sigma, radius, border)
   std::vector<std::string> backends;   // "cpu", "cuda", "gl"
 };
 
 const std::vector<MethodSpec>& method_registry();
 const MethodSpec* find_method(const std::string& name);
+// The method that measures the bandwidth floor (bench times it first and divides by it).
+const MethodSpec* bandwidth_floor_method();
 const ParamSpec* find_param(const MethodSpec& m, const std::string& name);
 bool method_on_backend(const MethodSpec& m, const std::string& backend);
 const char* param_type_name(ParamType t);

@@ -18,9 +18,13 @@ TEST(Registry, EveryMethodDeclaresCommonParamsAndBackends) {
     EXPECT_TRUE(names.insert(m.name).second) << "duplicate " << m.name;
     EXPECT_FALSE(m.summary.empty()) << m.name;
     EXPECT_TRUE(method_on_backend(m, "cpu")) << m.name << ": every method has a CPU reference";
-    for (const char* p : {"sigma", "radius", "border"}) EXPECT_NE(find_param(m, p), nullptr) << m.name << " " << p;
+    for (const char* p : {"sigma", "border"}) EXPECT_NE(find_param(m, p), nullptr) << m.name << " " << p;
+    // A sampled, truncated Gaussian has a settable radius.
+    if (m.exact_gaussian) EXPECT_NE(find_param(m, "radius"), nullptr) << m.name;
   }
-  for (const char* n : {"copy", "gauss-2d", "gauss-sep", "gauss-linear"}) EXPECT_TRUE(names.count(n)) << n;
+  for (const char* n : {"copy", "gauss-2d", "gauss-sep", "gauss-linear", "box"}) EXPECT_TRUE(names.count(n)) << n;
+  ASSERT_NE(bandwidth_floor_method(), nullptr);
+  EXPECT_EQ(bandwidth_floor_method()->name, "copy");
 }
 
 TEST(Registry, JsonListsTheSameMethodsAndParams) {
@@ -41,9 +45,19 @@ TEST(Plan, DefaultsAndDerivedRadius) {
   EXPECT_EQ(p.radius, 8);  // ceil(7.5)
   EXPECT_EQ(p.border, Border::Clamp);
   EXPECT_EQ(p.param("impl"), "compute");
-  ASSERT_EQ(p.weights.size(), 17u);
+  // The program: conv1d along x into an intermediate, then along y into the output, 17 normalised taps.
+  ASSERT_EQ(p.program.passes.size(), 2u);
+  const Pass &h = p.program.passes[0], &v = p.program.passes[1];
+  EXPECT_EQ(h.op, Op::Conv1d);
+  EXPECT_EQ(h.axis, 0);
+  EXPECT_EQ(v.axis, 1);
+  EXPECT_EQ(h.src, 0);
+  EXPECT_EQ(h.dst, v.src);
+  EXPECT_EQ(v.dst, 1);
+  EXPECT_TRUE(separable_pair(p.program, 0));
+  ASSERT_EQ(h.taps.size(), 17u);
   double sum = 0;
-  for (float w : p.weights) sum += w;
+  for (float w : h.taps) sum += w;
   EXPECT_NEAR(sum, 1.0, 1e-6);
   EXPECT_NEAR(p.effective_sigma, 2.5, 0.05);  // truncation at 3 sigma narrows it slightly
   EXPECT_LT(p.effective_sigma, 2.5);
@@ -91,13 +105,23 @@ TEST(Gauss, LinearTapsReproduceTheDiscreteKernel) {
 // the discrete kernel again, up to the float rounding of the tap offsets.
 TEST(Gauss, LinearExactKernelIsTheDiscreteKernel) {
   for (double sigma : {0.5, 3.0, 7.3, 48.0}) {
-    Plan p;
-    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}, {"interp", "exact"}}, p).ok());
+    Plan hw, ex;
+    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}}, hw).ok());
+    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}, {"interp", "exact"}}, ex).ok());
+    const Pass& taps = hw.program.passes[0];
+    ASSERT_EQ(taps.op, Op::Bilinear1d);
     int reach = -1;
-    const std::vector<double> k = linear_exact_kernel(p.tap_offsets, p.tap_weights, reach);
-    ASSERT_EQ(reach, p.radius) << sigma;
-    ASSERT_EQ(k.size(), p.weights.size());
-    for (size_t i = 0; i < k.size(); ++i) EXPECT_NEAR(k[i], p.weights[i], 1e-7) << sigma << " " << i;
+    const std::vector<double> k = linear_exact_kernel(taps.offsets, taps.taps, reach);
+    ASSERT_EQ(reach, hw.radius) << sigma;
+    // The exact form's program is that kernel as a conv1d; both stand for the discrete Gaussian.
+    const Pass& conv = ex.program.passes[0];
+    ASSERT_EQ(conv.op, Op::Conv1d);
+    ASSERT_EQ(k.size(), conv.taps.size());
+    const std::vector<double> g = gaussian_weights(sigma, hw.radius);
+    for (size_t i = 0; i < k.size(); ++i) {
+      EXPECT_NEAR(k[i], conv.taps[i], 1e-7) << sigma << " " << i;
+      EXPECT_NEAR(k[i], g[i], 1e-7) << sigma << " " << i;
+    }
   }
 }
 

@@ -1,0 +1,29 @@
+// gauss-2d: the direct 2D convolution with the sampled Gaussian (compute-shader seed 10.1, thesis 3.2).
+#include "core/gauss.hpp"
+#include "core/methods/recipe.hpp"
+
+namespace gpublur {
+
+Recipe gauss_2d_recipe() {
+  Recipe r;
+  r.spec.name = "gauss-2d";
+  r.spec.summary = "direct 2D convolution with the sampled Gaussian, (2r+1)^2 taps";
+  r.spec.sigma_mapping = "radius = ceil(3*sigma); weights exp(-(x^2+y^2)/(2 sigma^2)), normalised";
+  r.spec.exact_gaussian = true;
+  r.spec.params = {sigma_param(), radius_param(), border_param()};
+  r.spec.backends = {"cpu", "cuda", "gl"};
+  r.build = [](const Params& p, Plan& plan) {
+    plan.radius = gaussian_radius_param(p, plan);
+    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
+    Pass pass;
+    pass.op = Op::Conv2d;
+    pass.border = plan.border;
+    pass.taps.assign(w.begin(), w.end());
+    plan.program.passes.push_back(pass);
+    plan.effective_sigma = kernel_sigma(w);
+    return Status::success();
+  };
+  return r;
+}
+
+}  // namespace gpublur

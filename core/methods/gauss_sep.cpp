@@ -1,0 +1,33 @@
+// gauss-sep: the separable Gaussian, a horizontal then a vertical pass of 2r+1 taps (compute-shader seed
+// 10.2-10.3, thesis 3.3). Backends fuse the two passes where that is faster (the schedule).
+#include "core/gauss.hpp"
+#include "core/methods/recipe.hpp"
+
+namespace gpublur {
+
+Recipe gauss_sep_recipe() {
+  Recipe r;
+  r.spec.name = "gauss-sep";
+  r.spec.summary = "separable Gaussian: a horizontal then a vertical pass of 2r+1 taps";
+  r.spec.sigma_mapping = "radius = ceil(3*sigma); 1D weights exp(-x^2/(2 sigma^2)), normalised";
+  r.spec.exact_gaussian = true;
+  r.spec.params = {sigma_param(), radius_param(), border_param()};
+  r.spec.params.push_back({"impl", ParamType::Enum, "compute", false, 0, 0, {"compute", "fragment"},
+                           "GL only: compute shader with shared-memory tiles, or fragment-shader ping-pong "
+                           "(the thesis's form); CPU and CUDA compute the same function either way"});
+  r.spec.backends = {"cpu", "cuda", "gl"};
+  r.build = [](const Params& p, Plan& plan) {
+    plan.radius = gaussian_radius_param(p, plan);
+    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
+    Pass pass;
+    pass.op = Op::Conv1d;
+    pass.taps.assign(w.begin(), w.end());
+    if (p.text("impl") == "fragment") pass.hint = "fragment";
+    separable_passes(plan, pass);
+    plan.effective_sigma = kernel_sigma(w);
+    return Status::success();
+  };
+  return r;
+}
+
+}  // namespace gpublur

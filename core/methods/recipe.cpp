@@ -1,0 +1,63 @@
+// What recipes share: the parameter accessors, the common parameters, the catalogue and program builders.
+#include "core/methods/recipe.hpp"
+
+#include <stdexcept>
+
+#include "core/gauss.hpp"
+
+namespace gpublur {
+
+double Params::num(const std::string& name) const {
+  auto it = nums.find(name);
+  if (it == nums.end()) throw std::out_of_range("parameter '" + name + "' is not resolved");
+  return it->second;
+}
+
+const std::string& Params::text(const std::string& name) const {
+  auto it = texts.find(name);
+  if (it == texts.end()) throw std::out_of_range("parameter '" + name + "' is not resolved");
+  return it->second;
+}
+
+ParamSpec sigma_param() {
+  return {"sigma", ParamType::Float, "2", false, 0.1, 512, {},
+          "standard deviation of the Gaussian the method stands for, in pixels"};
+}
+
+ParamSpec radius_param() {
+  return {"radius", ParamType::Int, "", true, 0, 4096, {}, "kernel half-width in pixels (default ceil(3*sigma))"};
+}
+
+ParamSpec border_param() {
+  return {"border", ParamType::Enum, "clamp", false, 0, 0, {"clamp", "mirror", "wrap", "zero"},
+          "what pixels outside the image read: clamp (edge), mirror (edge repeated), wrap, zero"};
+}
+
+const std::vector<Recipe>& recipes() {
+  static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
+                                          gauss_linear_recipe(), box_recipe()};
+  return all;
+}
+
+const Recipe* find_recipe(const std::string& name) {
+  for (const Recipe& r : recipes())
+    if (r.spec.name == name) return &r;
+  return nullptr;
+}
+
+int gaussian_radius_param(const Params& p, Plan& plan) {
+  const int r = p.given("radius") ? p.integer("radius") : default_radius(plan.sigma);
+  plan.params["radius"] = std::to_string(r);
+  return r;
+}
+
+void separable_passes(Plan& plan, Pass pass) {
+  const int mid = plan.program.add_image({});
+  pass.border = plan.border;
+  pass.axis = 0, pass.src = 0, pass.dst = mid;
+  plan.program.passes.push_back(pass);
+  pass.axis = 1, pass.src = mid, pass.dst = 1;
+  plan.program.passes.push_back(pass);
+}
+
+}  // namespace gpublur

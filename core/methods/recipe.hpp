@@ -1,0 +1,62 @@
+// A method is a recipe written once, here in core/methods/<method>.cpp: its registry entry (name, summary,
+// parameters with type/default/range/help, backends), how --sigma sets its parameters, the effective sigma it
+// predicts, and a builder that turns resolved parameters into a Plan (a program of passes over primitives,
+// core/program.hpp). Nothing outside core/methods/ names a method.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/registry.hpp"
+#include "core/status.hpp"
+
+namespace gpublur {
+
+// A recipe's view of its resolved parameters: numbers and enum choices after validation. Parameters with a
+// derived default (ParamSpec::derived) are present only when the user gave them.
+class Params {
+ public:
+  double num(const std::string& name) const;
+  int integer(const std::string& name) const { return int(num(name)); }
+  const std::string& text(const std::string& name) const;
+  bool given(const std::string& name) const { return given_.count(name) > 0; }
+
+  std::map<std::string, double> nums;
+  std::map<std::string, std::string> texts;
+  std::set<std::string> given_;
+};
+
+struct Recipe {
+  MethodSpec spec;
+  // Fills plan.program, plan.radius, plan.effective_sigma and, where it applies, plan.tolerance,
+  // plan.details and the resolved values of derived parameters in plan.params. plan.method, .border,
+  // .sigma and .params (as given or defaulted) are set before. Errors are usage errors.
+  Status (*build)(const Params& p, Plan& plan) = nullptr;
+};
+
+// Every method, in the order `gpublur methods` lists them (core/methods/catalogue.cpp).
+const std::vector<Recipe>& recipes();
+const Recipe* find_recipe(const std::string& name);
+
+// Parameters every method takes: sigma, and border; `radius` for methods with a truncated kernel.
+ParamSpec sigma_param();
+ParamSpec radius_param();
+ParamSpec border_param();
+
+// The radius of a sampled Gaussian: --radius if given, else ceil(3 sigma); recorded in plan.params.
+int gaussian_radius_param(const Params& p, Plan& plan);
+
+// Program builders shared by recipes.
+// in -> tmp -> out: `op` along x then along y with the same settings (the separable pattern).
+void separable_passes(Plan& plan, Pass pass);
+
+// The recipes, one per file.
+Recipe copy_recipe();
+Recipe gauss_2d_recipe();
+Recipe gauss_sep_recipe();
+Recipe gauss_linear_recipe();
+Recipe box_recipe();
+
+}  // namespace gpublur

@@ -1,0 +1,144 @@
+#include "core/program.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpublur {
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::Copy: return "copy";
+    case Op::Conv1d: return "conv1d";
+    case Op::Conv2d: return "conv2d";
+    case Op::Bilinear1d: return "bilinear1d";
+    case Op::Box1d: return "box1d";
+    case Op::MovingAverage: return "moving-average";
+    case Op::Sat: return "sat";
+    case Op::SatBox: return "sat-box";
+    case Op::Box2d: return "box2d";
+    default: return "?";
+  }
+}
+
+int Pass::radius() const {
+  switch (op) {
+    case Op::Conv1d:
+    case Op::Conv2d: return int(taps.size() / 2);
+    case Op::Bilinear1d: {
+      int r = 0;
+      for (float o : offsets) r = std::max(r, int(std::ceil(o)));
+      return r;
+    }
+    case Op::Box1d:
+    case Op::MovingAverage:
+    case Op::SatBox:
+    case Op::Box2d: {
+      int r = 0;
+      for (int w : widths) r += w / 2;
+      return r;
+    }
+    default: return 0;
+  }
+}
+
+Program::Program() : images{ImageDecl{}, ImageDecl{}} {}
+
+int Program::add_image(ImageDecl d) {
+  images.push_back(d);
+  return int(images.size()) - 1;
+}
+
+void image_size(const Program& p, int i, int w, int h, int& iw, int& ih) {
+  const int d = p.images[size_t(i)].divisor;
+  iw = (w + d - 1) / d;
+  ih = (h + d - 1) / d;
+}
+
+Status validate_program(const Program& p) {
+  auto fail = [](size_t i, const std::string& what) {
+    return Status::fail("program pass " + std::to_string(i) + ": " + what);
+  };
+  if (p.images.size() < 2) return Status::fail("program: no input/output images");
+  for (int i : {0, 1}) {
+    const ImageDecl& d = p.images[size_t(i)];
+    if (d.pad != 0 || d.divisor != 1 || d.f64) return Status::fail("program: input/output must be plain images");
+  }
+  for (const ImageDecl& d : p.images)
+    if (d.pad < 0 || d.divisor < 1) return Status::fail("program: bad image declaration");
+  if (p.passes.empty()) return Status::fail("program: no passes");
+  const int n = int(p.images.size());
+  for (size_t i = 0; i < p.passes.size(); ++i) {
+    const Pass& s = p.passes[i];
+    if (s.src < 0 || s.src >= n || s.dst < 0 || s.dst >= n) return fail(i, "image index out of range");
+    if (s.src == s.dst) return fail(i, "reads and writes the same image");
+    if (s.dst == 0) return fail(i, "writes the input");
+    if (s.axis != 0 && s.axis != 1) return fail(i, "axis must be 0 or 1");
+    const ImageDecl &src = p.images[size_t(s.src)], &dst = p.images[size_t(s.dst)];
+    const bool f64_out = s.op == Op::Sat;
+    if (dst.f64 != f64_out) return fail(i, std::string(op_name(s.op)) + " writes a wrong element type");
+    if (src.f64 != (s.op == Op::SatBox)) return fail(i, std::string(op_name(s.op)) + " reads a wrong element type");
+    if (src.divisor != dst.divisor) return fail(i, "changes resolution (no resampling primitive yet)");
+    const bool odd_taps = s.taps.size() % 2 == 1;
+    switch (s.op) {
+      case Op::Conv1d:
+      case Op::Conv2d:
+        if (!odd_taps) return fail(i, "needs an odd number of taps");
+        break;
+      case Op::Bilinear1d:
+        if (s.offsets.empty() || s.offsets.size() != s.taps.size() || s.offsets[0] != 0.0f)
+          return fail(i, "bilinear taps need matching offsets and weights, offset 0 first");
+        break;
+      case Op::Box1d:
+      case Op::MovingAverage:
+      case Op::SatBox:
+      case Op::Box2d:
+        if (s.widths.empty()) return fail(i, "needs box widths");
+        for (int w : s.widths)
+          if (w < 1 || w % 2 == 0) return fail(i, "box widths must be odd and positive");
+        if ((s.op == Op::SatBox || s.op == Op::Box2d) && s.widths.size() != 1)
+          return fail(i, "a 2D box pass takes one width");
+        break;
+      default: break;
+    }
+    // Padding. The line and tap primitives work on unpadded images; the 2D box and the table primitives
+    // carry cascades in padded intermediates. A padded source is read only inside its area (a table lookup
+    // before its first row/column reads 0, the inclusive table's empty sum).
+    const bool padded_op = s.op == Op::Copy || s.op == Op::Box2d || s.op == Op::Sat || s.op == Op::SatBox;
+    if (!padded_op && (src.pad != 0 || dst.pad != 0)) return fail(i, std::string(op_name(s.op)) + " takes unpadded images");
+    if (s.op == Op::Sat) {
+      if (s.extend < 0 || (s.extend > 0 && src.pad != 0)) return fail(i, "only an unpadded source is extended");
+      if (dst.pad != src.pad + s.extend) return fail(i, "table padding must be source padding + extend");
+    } else if (s.op == Op::SatBox && dst.pad + s.radius() > src.pad) {
+      return fail(i, "a table lookup reads beyond its table");
+    } else if (src.pad > 0 && dst.pad + s.radius() > src.pad) {
+      return fail(i, "reads beyond its padded source");
+    }
+  }
+  return Status::success();
+}
+
+bool separable_pair(const Program& p, size_t i) {
+  if (i + 1 >= p.passes.size()) return false;
+  const Pass &a = p.passes[i], &b = p.passes[i + 1];
+  if (a.op != Op::Conv1d || b.op != Op::Conv1d || a.axis != 0 || b.axis != 1) return false;
+  if (a.taps != b.taps || a.border != b.border || a.dst != b.src || a.dst < 2) return false;
+  const ImageDecl& mid = p.images[size_t(a.dst)];
+  if (mid.pad != 0 || mid.f64 || p.images[size_t(a.src)].divisor != mid.divisor) return false;
+  for (size_t j = 0; j < p.passes.size(); ++j)
+    if (j != i + 1 && p.passes[j].src == a.dst) return false;
+  return true;
+}
+
+bool box_pair(const Program& p, size_t i) {
+  if (i + 1 >= p.passes.size()) return false;
+  const Pass &a = p.passes[i], &b = p.passes[i + 1];
+  if ((a.op != Op::Box1d && a.op != Op::MovingAverage) || b.op != a.op || a.axis != 0 || b.axis != 1) return false;
+  if (a.widths != b.widths || a.border != b.border || a.dst != b.src || a.dst < 2) return false;
+  const ImageDecl& mid = p.images[size_t(a.dst)];
+  if (mid.pad != 0 || mid.f64) return false;
+  for (size_t j = 0; j < p.passes.size(); ++j)
+    if (j != i + 1 && p.passes[j].src == a.dst) return false;
+  return true;
+}
+
+}  // namespace gpublur

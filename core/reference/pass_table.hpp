@@ -1,0 +1,29 @@
+// The CPU reference's primitives: one function per Op, one file each (core/reference/passes/), found
+// through one table. Each is written as plainly as its definition allows, in float64 arithmetic.
+#pragma once
+#include "core/image.hpp"
+#include "core/plan.hpp"
+#include "core/reference/cpu_image.hpp"
+#include "core/status.hpp"
+
+namespace gpublur {
+
+using CpuPassFn = Status (*)(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// The table, indexed by Op; null where the CPU has no implementation.
+CpuPassFn cpu_pass(Op op);
+
+// The primitives (passes/<name>.cpp).
+Status cpu_copy(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_conv1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_conv2d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_bilinear1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_box1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_sat_box(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_box2d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here.
+Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads);
+
+}  // namespace gpublur
