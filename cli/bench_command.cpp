@@ -100,7 +100,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "time methods on synthetic random images in memory: median/min device time, GB/s, ratio to copy");
   add_backend_options(cmd, a->backend);
-  cmd->add_option("-m,--method", a->methods, "comma list of methods, or all (every method of the backend)")
+  cmd->add_option("-m,--method", a->methods,
+                  "comma list of methods, or all (every method of the backend); a method may carry its own "
+                  "settings as name:param=value[:param=value], e.g. box:impl=sat")
       ->capture_default_str();
   cmd->add_option("--sigma", a->sigmas, "comma list of sigmas")->capture_default_str();
   cmd->add_option("--size", a->sizes, "comma list of sizes: N (square) or WxH")->capture_default_str();

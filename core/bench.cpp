@@ -44,6 +44,23 @@ std::map<std::string, std::string> params_for(const MethodSpec& m, double sigma,
   return p;
 }
 
+// "box:impl=sat:passes=4" -> name "box", {impl: sat, passes: 4}. Errors are usage errors.
+Status split_variant(const std::string& entry, std::string& name, std::map<std::string, std::string>& params) {
+  std::vector<std::string> parts;
+  std::string cur;
+  std::istringstream in(entry);
+  while (std::getline(in, cur, ':')) parts.push_back(cur);
+  name = parts.empty() ? "" : parts[0];
+  params.clear();
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status::fail("method variant '" + entry + "': '" + parts[i] + "' is not name=value");
+    params[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out) {
@@ -53,12 +70,17 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
       if (method_on_backend(m, backend)) out.push_back(m.name);
     return Status::success();
   }
-  for (const auto& name : split(list, ',')) {
+  for (const auto& entry : split(list, ',')) {
+    std::string name;
+    std::map<std::string, std::string> variant;
+    if (Status s = split_variant(entry, name, variant); !s) return s;
     const MethodSpec* m = find_method(name);
     if (!m) return Status::fail("unknown method '" + name + "' (see `gpublur methods`)");
     if (!method_on_backend(*m, backend))
       return Status::fail("method '" + name + "' is not implemented on backend '" + backend + "'");
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    for (const auto& [k, v] : variant)
+      if (!find_param(*m, k)) return Status::fail("method '" + name + "' has no parameter '" + k + "'");
+    if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
   }
   if (out.empty()) return Status::fail("--method: no method given");
   return Status::success();
@@ -99,30 +121,44 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   if (opts.sigmas.empty()) return Status::fail("--sigma: no sigma given");
 
   // Extra parameters must belong to at least one method benchmarked (a typo should not pass silently).
+  auto spec_of = [](const std::string& entry) {
+    std::string name;
+    std::map<std::string, std::string> variant;
+    split_variant(entry, name, variant);
+    return find_method(name);
+  };
+  for (const auto& entry : opts.methods)
+    if (!spec_of(entry)) return Status::fail("unknown method '" + entry + "'");
   for (const auto& [k, v] : opts.params) {
     bool used = false;
-    for (const auto& name : opts.methods) used = used || find_param(*find_method(name), k);
+    for (const auto& entry : opts.methods) used = used || find_param(*spec_of(entry), k);
     if (!used) return Status::fail("no benchmarked method has a parameter '" + k + "'");
   }
   // The list of cases: copy first (once per size), then each method x sigma. Resolve every plan up front.
   struct Planned {
     Plan plan;
     double sigma;
+    std::string label;  // the method as listed, variant included ("box:impl=sat")
   };
   std::vector<Planned> planned;
   const MethodSpec* copy = bandwidth_floor_method();
   if (!copy) return Status::fail("the registry has no bandwidth-floor method");
   {
-    Planned p{{}, opts.sigmas.front()};
+    Planned p{{}, opts.sigmas.front(), copy->name};
     if (Status s = resolve_plan(copy->name, params_for(*copy, p.sigma, opts.params), p.plan); !s) return s;
     planned.push_back(std::move(p));
   }
-  for (const auto& name : opts.methods) {
-    if (name == copy->name) continue;
+  for (const auto& entry : opts.methods) {
+    if (entry == copy->name) continue;
+    std::string name;
+    std::map<std::string, std::string> variant;
+    if (Status s = split_variant(entry, name, variant); !s) return s;
     for (double sigma : opts.sigmas) {
-      Planned p{{}, sigma};
-      if (Status s = resolve_plan(name, params_for(*find_method(name), sigma, opts.params), p.plan); !s)
-        return Status::fail(name + ", sigma " + number(sigma) + ": " + s.error);
+      Planned p{{}, sigma, entry};
+      std::map<std::string, std::string> params = params_for(*find_method(name), sigma, opts.params);
+      for (const auto& [k, v] : variant) params[k] = v;  // the variant's own settings win
+      if (Status s = resolve_plan(name, params, p.plan); !s)
+        return Status::fail(entry + ", sigma " + number(sigma) + ": " + s.error);
       planned.push_back(std::move(p));
     }
   }
@@ -137,9 +173,9 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     double copy_median = 0;
     for (const Planned& p : planned) {
       BenchCase c;
-      c.method = p.plan.method;
+      c.method = p.label;
       c.width = w, c.height = h, c.channels = opts.channels;
-      c.floor = c.method == copy->name;
+      c.floor = p.plan.method == copy->name;
       c.sigma = c.floor ? 0 : p.sigma;
       c.params = p.plan.params;
       c.effective_sigma = p.plan.effective_sigma;
@@ -187,19 +223,19 @@ std::string bench_table(const BenchResult& r) {
   o << "backend " << r.backend << ", device " << r.device << ", clock " << r.timer_clock << ", storage " << r.storage
     << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-14s %11s %2s %7s %6s %11s %11s %9s %8s  %s\n", "method", "size", "c",
+  std::snprintf(line, sizeof line, "%-22s %11s %2s %7s %6s %11s %11s %9s %8s  %s\n", "method", "size", "c",
                 "sigma", "radius", "median_ms", "min_ms", "GB/s", "x copy", "path");
   o << line;
   for (const auto& c : r.cases) {
     const std::string size = std::to_string(c.width) + "x" + std::to_string(c.height);
     const std::string sigma = c.floor ? "-" : number(c.sigma);
     if (!c.error.empty()) {
-      std::snprintf(line, sizeof line, "%-14s %11s %2d %7s %6d  error: ", c.method.c_str(), size.c_str(),
+      std::snprintf(line, sizeof line, "%-22s %11s %2d %7s %6d  error: ", c.method.c_str(), size.c_str(),
                     c.channels, sigma.c_str(), c.radius);
       o << line << c.error << "\n";
       continue;
     }
-    std::snprintf(line, sizeof line, "%-14s %11s %2d %7s %6d %11.4f %11.4f %9.2f %8.2f  %s\n", c.method.c_str(),
+    std::snprintf(line, sizeof line, "%-22s %11s %2d %7s %6d %11.4f %11.4f %9.2f %8.2f  %s\n", c.method.c_str(),
                   size.c_str(), c.channels, sigma.c_str(), c.radius, c.median_ms, c.min_ms, c.gbps,
                   c.ratio_to_copy, c.path.c_str());
     o << line;
