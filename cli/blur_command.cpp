@@ -99,6 +99,7 @@ int run_blur(BlurArgs& a) {
   run.storage = backend->storage();
   run.method = plan.method;
   run.params = plan.params;
+  run.details = plan.details;
   run.effective_sigma = plan.effective_sigma;
   run.radius = plan.radius;
   run.linear = po.color.linear;

@@ -44,7 +44,17 @@ void MethodOptions::add_to(CLI::App& cmd) {
     if (cmd.get_option_no_throw("--" + name)) continue;  // clashes with a CLI option: --param only
     const auto& [spec, methods] = seen[name];
     std::string help = describe(*spec);
-    if (methods.size() < all) {
+    // A name that means different things to different methods (e.g. --impl): each method's own line.
+    bool differs = false;
+    for (const auto& mname : methods) {
+      const ParamSpec* q = find_param(*find_method(mname), name);
+      differs = differs || q->choices != spec->choices || q->help != spec->help;
+    }
+    if (differs) {
+      help.clear();
+      for (const auto& mname : methods)
+        help += (help.empty() ? "" : "\n") + mname + ": " + describe(*find_param(*find_method(mname), name));
+    } else if (methods.size() < all) {
       help += " [";
       for (size_t i = 0; i < methods.size(); ++i) help += (i ? ", " : "") + methods[i];
       help += " only]";

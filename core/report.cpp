@@ -54,12 +54,15 @@ namespace {
 json header_json(const RunRecord& run) {
   json params = json::object();
   for (const auto& [k, v] : run.params) params[k] = v;
+  json details = json::object();
+  for (const auto& [k, v] : run.details) details[k] = v;
   return json{{"schema_version", kReportSchemaVersion},
               {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
               {"backend", {{"name", run.backend}, {"device", run.device}, {"timer_clock", run.timer_clock}, {"storage", run.storage}}},
               {"method",
                {{"name", run.method},
                 {"params", params},
+                {"details", details},
                 {"effective_sigma", run.effective_sigma},
                 {"radius", run.radius}}},
               {"colour", {{"linear", run.linear}, {"premultiply", run.premultiply}}},

@@ -34,6 +34,7 @@ struct RunRecord {
   std::string backend, device, timer_clock, storage;
   std::string method;
   std::map<std::string, std::string> params;  // resolved, as text
+  std::map<std::string, std::string> details;  // what the recipe derived (Plan::details: the program, ...)
   double effective_sigma = 0;
   int radius = 0;
   bool linear = true, premultiply = true;
