@@ -14,6 +14,7 @@ export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The test binaries find their files and gpublur in the bundle, not where they were built.
 export GPUBLUR_TESTDATA="$here/testdata" GPUBLUR_SOURCE_DIR="$here" GPUBLUR_BIN="$here/bin/gpublur"
 export GPUBLUR_REQUIRE_GL=1  # on the GPU machine a missing EGL display is a failure, not a skip
+export GPUBLUR_MATRIX_LARGE=1  # the registry-driven test at 1023x517 (CI: 203x117)
 if [[ -n ${GPUBLUR_GL_DEBS:-} ]]; then
   for f in "$GPUBLUR_GL_DEBS"/*.deb; do dpkg -x "$f" /; done
   ldconfig
@@ -64,11 +65,17 @@ json_dir=$(mktemp -d)
 bench() {
   local name=$1
   shift
-  step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma 3,12,48 --size 1024,4096 --channels 4 \
-    --repeat 10 --json "$json_dir/$name.json" "$@"
+  step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma "${SIGMAS:-3,12,48}" --size 1024,4096 \
+    --channels 4 --repeat 10 --json "$json_dir/$name.json" "$@"
 }
 bench cuda --backend cuda --method all
 bench gl --backend gl --method all
+# Box: every impl at sigma 3..200 (the separable target: <= 2.5x copy, flat in sigma); the direct 2D box only
+# where its w^2 reads per pixel take seconds, not hours.
+SIGMAS=3,12,48,200 bench cuda_box --backend cuda --method box,box:impl=moving-average,box:impl=sat
+SIGMAS=3,12,48,200 bench gl_box --backend gl --method box,box:impl=moving-average,box:impl=sat
+SIGMAS=3,12 bench box_2d_cuda --backend cuda --method box:impl=2d
+SIGMAS=3,12 bench box_2d_gl --backend gl --method box:impl=2d
 # The variants the defaults leave out: GL's fragment-shader gauss-sep, and gauss-linear with exact interpolation.
 bench gl_fragment --backend gl --method gauss-sep --param impl=fragment
 bench cuda_linear_exact --backend cuda --method gauss-linear --param interp=exact

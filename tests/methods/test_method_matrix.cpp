@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,8 +31,13 @@ struct Case {
 };
 
 // Sizes: a single pixel, a tiny image smaller than most kernels, and an odd size bigger than the GPUs'
-// tiles (CI-sized stand-in for 1023x517: llvmpipe runs every case of the GL column here).
-const std::vector<std::pair<int, int>> kSizes = {{1, 1}, {7, 3}, {203, 117}};
+// tiles: 203x117 in CI (llvmpipe runs every case of the GL column there), 1023x517 where
+// GPUBLUR_MATRIX_LARGE=1 (the GPU check sets it).
+std::vector<std::pair<int, int>> sizes() {
+  const char* large = std::getenv("GPUBLUR_MATRIX_LARGE");
+  if (large && std::string(large) == "1") return {{1, 1}, {7, 3}, {1023, 517}};
+  return {{1, 1}, {7, 3}, {203, 117}};
+}
 // Sigmas: a small kernel and one whose reach exceeds the tiny sizes.
 const std::vector<double> kSigmas = {1.5, 5.0};
 
@@ -59,7 +65,7 @@ std::vector<Case> all_cases() {
       for (const std::string& backend : m.backends)
         for (const std::string border : {"clamp", "mirror", "wrap", "zero"})
           for (int c = 1; c <= 4; ++c)
-            for (auto [w, h] : kSizes)
+            for (auto [w, h] : sizes())
               for (double sigma : kSigmas) {
                 if (m.bandwidth_floor && sigma != kSigmas[0]) continue;
                 Case k;
