@@ -14,6 +14,7 @@ export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The test binaries find their files and gpublur in the bundle, not where they were built.
 export GPUBLUR_TESTDATA="$here/testdata" GPUBLUR_SOURCE_DIR="$here" GPUBLUR_BIN="$here/bin/gpublur"
 export GPUBLUR_REQUIRE_GL=1  # on the GPU machine a missing EGL display is a failure, not a skip
+export GPUBLUR_REQUIRE_CUDA=1  # likewise for the registry-driven test's CUDA cases
 export GPUBLUR_MATRIX_LARGE=1  # the registry-driven test at 1023x517 (CI: 203x117)
 if [[ -n ${GPUBLUR_GL_DEBS:-} ]]; then
   for f in "$GPUBLUR_GL_DEBS"/*.deb; do dpkg -x "$f" /; done

@@ -110,7 +110,14 @@ TEST_P(MethodMatrix, MatchesTheCpuReference) {
   ASSERT_TRUE(resolve_plan(k.method, k.params, plan).ok());
   std::string why;
   Backend* b = backend_for(k.backend, why);
-  if (!b) GTEST_SKIP() << "backend " << k.backend << " unavailable: " << why;
+  if (!b) {
+    // The GPU check sets GPUBLUR_REQUIRE_GL / GPUBLUR_REQUIRE_CUDA: there a missing backend is a failure.
+    std::string var = "GPUBLUR_REQUIRE_" + k.backend;
+    for (char& ch : var) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    const char* required = std::getenv(var.c_str());
+    if (required && std::string(required) == "1") FAIL() << "backend " << k.backend << " required but unavailable: " << why;
+    GTEST_SKIP() << "backend " << k.backend << " unavailable: " << why;
+  }
 
   const Image src = testing::random_image(k.width, k.height, k.channels, 1234u + unsigned(k.channels));
   Image ref, out;
