@@ -102,6 +102,12 @@ class MadFunction {
   }
   void seed(double s, double mad) { cache_[s] = mad; }
   int evaluations() const { return evaluations_; }
+  // A known point in [lo, hi] below `mad` (a seed the search did not visit), if any.
+  void improve_within(double lo, double hi, double& s, double& mad) const {
+    for (auto it = cache_.lower_bound(lo); it != cache_.end() && it->first <= hi; ++it)
+      if (it->second < mad) s = it->first, mad = it->second;
+  }
+
  private:
   Resident& input_;
   const Image& target_;
@@ -192,8 +198,10 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
       }
     }
   }
-  // x is the lowest point of the final bracket (Brent keeps it so): a local minimum to the tolerance, or the
-  // best point where MAD(s) steps with ceil(3 s).
+  // x is the lowest point Brent found in the final bracket: a local minimum to the tolerance, or the best
+  // point where MAD(s) steps with ceil(3 s). A seeded point inside the bracket may be lower still (an exact
+  // method: MAD 0 at the requested sigma).
+  f.improve_within(left, right, x, fx);
   out.sigma = x;
   out.mad = fx;
   out.evaluations = f.evaluations();
