@@ -13,5 +13,6 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 std::function<int()> add_methods_command(CLI::App& app);
 std::function<int()> add_blur_command(CLI::App& app);
 std::function<int()> add_bench_command(CLI::App& app);
+std::function<int()> add_quality_command(CLI::App& app);
 
 }  // namespace gpublur::cli

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   auto methods = add_methods_command(app);
   auto blur = add_blur_command(app);
   auto bench = add_bench_command(app);
+  auto quality = add_quality_command(app);
 
   try {
     app.parse(argc, argv);
@@ -43,5 +44,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("methods")) return methods();
   if (app.got_subcommand("blur")) return blur();
   if (app.got_subcommand("bench")) return bench();
+  if (app.got_subcommand("quality")) return quality();
   return kExitUsage;
 }

@@ -334,6 +334,21 @@ void log_result(const ImageRecord& r) {
 
 }  // namespace
 
+Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limits, const ColorOptions& color,
+                    LoadedImage& out, ColorState& state) {
+  out = LoadedImage{};
+  state = ColorState{};
+  if (Status s = io.read(path, limits, out); !s) {
+    out = LoadedImage{};  // nothing half-read is passed on
+    return s;
+  }
+  const Image& img = out.image;
+  if (img.channels < 1 || img.value_count() != img.data.size())
+    return Status::fail("reader returned an inconsistent image");
+  state = to_working(out.image, out.meta, color);
+  return Status::success();
+}
+
 void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& plan, const PipelineOptions& opts,
                   RunRecord& run) {
   const auto t0 = Clock::now();
@@ -378,20 +393,17 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
       }
       try {
         const auto tr = Clock::now();
-        Status s = io->read(job.input, opts.limits, w.loaded);
-        if (s) {
+        Status s = read_working(*io, job.input, opts.limits, opts.color, w.loaded, w.colour);
+        if (w.loaded.image.width > 0 || w.loaded.image.channels > 0) {  // read, if inconsistent
           const Image& img = w.loaded.image;
           w.rec.width = img.width, w.rec.height = img.height, w.rec.channels = img.channels;
           w.rec.pixel_type = pixel_type_name(w.loaded.meta.pixel_type);
-          if (img.channels < 1 || img.value_count() != img.data.size())
-            s = Status::fail("reader returned an inconsistent image");
         }
         if (!s) {
           w.rec.error = naming(job.input, s.error);
           finish(i, std::move(w.rec));
           continue;
         }
-        w.colour = to_working(w.loaded.image, w.loaded.meta, opts.color);
         w.rec.ms.read = ms_since(tr);
       } catch (const std::exception& e) {
         w.rec.error = naming(job.input, e.what());

@@ -68,6 +68,13 @@ struct PipelineOptions {
   ReadLimits limits;
 };
 
+// Reads `path` with `io` and converts it to the blur's working space as `opts` says (linear light,
+// premultiplied alpha; core/color.hpp): what the pipeline does to every input before the backend sees it, so
+// other tools (`gpublur quality`) read images exactly as the blur does. out.image is kept when the reader
+// returned an inconsistent image (so callers can still report its size) and cleared on a failed read.
+Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limits, const ColorOptions& color,
+                    LoadedImage& out, ColorState& state);
+
 // Runs every job; fills run.images (in job order) and run.wall_ms. The backend is used from the calling
 // thread only.
 void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& plan, const PipelineOptions& opts,

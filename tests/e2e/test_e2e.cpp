@@ -20,6 +20,7 @@
 #include "core/io/image_io.hpp"
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
+#include "tests/e2e/run_binary.hpp"
 #include "tests/e2e/schema_check.hpp"
 
 namespace fs = std::filesystem;
@@ -28,23 +29,9 @@ using nlohmann::json;
 namespace gpublur {
 namespace {
 
-struct Result {
-  int rc = -1;  // exit status; -1 if killed by a signal (a crash)
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using Result = gpublur::testing::RunResult;
+using gpublur::testing::quote;
+using gpublur::testing::slurp;
 
 class E2E : public ::testing::Test {
  protected:
@@ -62,17 +49,7 @@ class E2E : public ::testing::Test {
 
   // Runs the binary with `args` (already shell-quoted where needed); stdin from `stdin_text` if given.
   Result run(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
-    const fs::path out = dir_ / ".stdout", err = dir_ / ".stderr", in = dir_ / ".stdin";
-    std::ofstream(in) << stdin_text;
-    const std::string cmd = env + " " + quote(gpublur::testing::gpublur_bin()) + " " + args + " <" + quote(in.string()) + " >" +
-                            quote(out.string()) + " 2>" + quote(err.string());
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    fs::remove(out), fs::remove(err), fs::remove(in);
-    return r;
+    return gpublur::testing::run_gpublur(args, dir_, stdin_text, env);
   }
 
   // Random pixels (never constant), written with the lean adapter.

@@ -1,0 +1,555 @@
+#include "core/quality.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/pipeline.hpp"
+#include "core/quality_images.hpp"
+#include "core/registry.hpp"
+
+namespace gpublur {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string exact_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);  // round-trips: the plan gets exactly this sigma
+  return buf;
+}
+
+// One image on the backend for many plans. An image of at most 4 channels is uploaded once and every plan
+// runs on the resident copy (Backend::run reads the uploaded input each time); a wider one goes through in
+// channel groups, uploaded again for every plan.
+class Resident {
+ public:
+  Resident(Backend& backend, const Image& src) : backend_(backend), src_(src) {}
+
+  Status run(const Plan& plan, Image& dst) {
+    if (src_.channels < 1 || src_.value_count() != src_.data.size())
+      return Status::fail("inconsistent image (" + std::to_string(src_.channels) + " channels)");
+    const bool whole = src_.channels <= 4;
+    if (!whole) dst = Image(src_.width, src_.height, src_.channels);
+    for (int first = 0; first < src_.channels; first += 4) {
+      const int count = std::min(4, src_.channels - first);
+      double ms = 0;
+      if (!whole || !uploaded_) {
+        Status s = whole ? backend_.upload(src_, ms) : backend_.upload(extract_channels(src_, first, count), ms);
+        if (!s) return s;
+        uploaded_ = whole;
+      }
+      RunInfo info;
+      if (Status s = backend_.run(plan, info); !s) return s;
+      Image out;
+      if (Status s = backend_.download(out, ms); !s) return s;
+      if (out.width != src_.width || out.height != src_.height || out.channels != count)
+        return Status::fail("backend returned a " + std::to_string(out.width) + "x" + std::to_string(out.height) +
+                            "x" + std::to_string(out.channels) + " image");
+      if (whole)
+        dst = std::move(out);
+      else
+        insert_channels(out, first, dst);
+    }
+    return Status::success();
+  }
+
+ private:
+  Backend& backend_;
+  const Image& src_;
+  bool uploaded_ = false;
+};
+
+double mean_abs_difference(const Image& a, const Image& b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) sum += std::abs(double(a.data[i]) - double(b.data[i]));
+  return a.data.empty() ? 0 : sum / double(a.data.size());
+}
+
+bool all_finite(const Image& img) {
+  for (float v : img.data)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// MAD(s) against `target`, memoised by the exact s (the same s gives the same plan and output).
+class MadFunction {
+ public:
+  MadFunction(Resident& input, const Image& target) : input_(input), target_(target) {}
+
+  Status eval(double s, double& mad) {
+    if (auto it = cache_.find(s); it != cache_.end()) {
+      mad = it->second;
+      return Status::success();
+    }
+    Plan plan;
+    if (Status st = exact_gaussian_plan(s, plan); !st) return st;
+    Image out;
+    if (Status st = input_.run(plan, out); !st) return st;
+    mad = mean_abs_difference(target_, out);
+    if (!std::isfinite(mad)) return Status::fail("reference Gaussian of sigma " + exact_text(s) + " is not finite");
+    cache_[s] = mad;
+    ++evaluations_;
+    return Status::success();
+  }
+  void seed(double s, double mad) { cache_[s] = mad; }
+  int evaluations() const { return evaluations_; }
+  // A known point in [lo, hi] below `mad` (a seed the search did not visit), if any.
+  void improve_within(double lo, double hi, double& s, double& mad) const {
+    for (auto it = cache_.lower_bound(lo); it != cache_.end() && it->first <= hi; ++it)
+      if (it->second < mad) s = it->first, mad = it->second;
+  }
+
+ private:
+  Resident& input_;
+  const Image& target_;
+  std::map<double, double> cache_;
+  int evaluations_ = 0;
+};
+
+Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out) {
+  out = SigmaFit{};
+  const double lo = o.min_sigma, hi = o.max_sigma;
+  if (!(lo > 0) || !(hi > lo) || !(o.tolerance > 0)) return Status::fail("bad fit limits or tolerance");
+  auto F = [&](double s, double& v) -> Status {
+    if (f.evaluations() >= o.max_evaluations)
+      return Status::fail("fit did not converge in " + std::to_string(o.max_evaluations) + " evaluations");
+    return f.eval(s, v);
+  };
+
+  // Bracket: a < b < c with f(b) <= f(a), f(c), widening geometrically while the minimum is at an edge.
+  double ratio = 1.15;
+  double b = std::clamp(std::isfinite(guess) ? guess : lo, lo * ratio, hi / ratio);
+  double a = b / ratio, c = b * ratio;
+  double fa, fb, fc;
+  if (Status s = F(a, fa); !s) return s;
+  if (Status s = F(b, fb); !s) return s;
+  if (Status s = F(c, fc); !s) return s;
+  while (!(fb <= fa && fb <= fc)) {
+    ratio *= 1.6;
+    if (fa < fc) {  // downhill to the left
+      if (a <= lo) break;  // the minimum lies in [lo, b]
+      c = b, fc = fb, b = a, fb = fa;
+      a = std::max(lo, b / ratio);
+      if (Status s = F(a, fa); !s) return s;
+    } else {  // downhill to the right
+      if (c >= hi) break;  // the minimum lies in [b, hi]
+      a = b, fa = fb, b = c, fb = fc;
+      c = std::min(hi, b * ratio);
+      if (Status s = F(c, fc); !s) return s;
+    }
+  }
+
+  // Brent's localmin (Brent 1973, ch. 5) on [a, c], started at the best of the three points. With an
+  // absolute tolerance t it stops when every point of the remaining interval is within 2t of x.
+  double x, fx;
+  if (fb <= fa && fb <= fc)
+    x = b, fx = fb;
+  else if (fa < fc)
+    x = a, fx = fa, c = b;  // minimum at the low limit: search [lo, b]
+  else
+    x = c, fx = fc, a = b;  // at the high limit: search [b, hi]
+  const double golden = 0.5 * (3 - std::sqrt(5.0));
+  const double t = 0.5 * o.tolerance;
+  double w = x, v = x, fw = fx, fv = fx, d = 0, e = 0;
+  double left = a, right = c;
+  for (;;) {
+    const double m = 0.5 * (left + right);
+    const double tol = 1e-10 * std::abs(x) + t, t2 = 2 * tol;
+    if (std::abs(x - m) <= t2 - 0.5 * (right - left)) break;
+    double p = 0, q = 0, r = 0;
+    if (std::abs(e) > tol) {  // parabola through x, w, v
+      r = (x - w) * (fx - fv);
+      q = (x - v) * (fx - fw);
+      p = (x - v) * q - (x - w) * r;
+      q = 2 * (q - r);
+      if (q > 0) p = -p; else q = -q;
+      r = e;
+      e = d;
+    }
+    if (std::abs(p) < std::abs(0.5 * q * r) && p > q * (left - x) && p < q * (right - x)) {
+      d = p / q;
+      const double u = x + d;
+      if (u - left < t2 || right - u < t2) d = x < m ? tol : -tol;
+    } else {
+      e = (x < m ? right : left) - x;
+      d = golden * e;
+    }
+    const double u = x + (std::abs(d) >= tol ? d : (d > 0 ? tol : -tol));
+    double fu;
+    if (Status s = F(u, fu); !s) return s;
+    if (fu < fx || (fu == fx && u < x)) {  // ties go to the smaller sigma (flat MAD: e.g. no blur at all)
+      (u < x ? right : left) = x;
+      v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
+    } else {
+      (u < x ? left : right) = u;
+      if (fu <= fw || w == x) {
+        v = w, fv = fw, w = u, fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u, fv = fu;
+      }
+    }
+  }
+  // x is the lowest point Brent found in the final bracket: a local minimum to the tolerance, or the best
+  // point where MAD(s) steps with ceil(3 s). A seeded point inside the bracket may be lower still (an exact
+  // method: MAD 0 at the requested sigma).
+  f.improve_within(left, right, x, fx);
+  out.sigma = x;
+  out.mad = fx;
+  out.evaluations = f.evaluations();
+  out.at_limit = x - lo <= o.tolerance || hi - x <= o.tolerance;
+  return Status::success();
+}
+
+// A starting point for the fit: the family's sigma s whose truncated kernel has the predicted standard
+// deviation (plan.effective_sigma), found by bisection (the kernel's sd grows with s). For exact methods that
+// is the requested sigma; the kernel's sd is below s by ~1.3% at s >= 1 (truncation at ceil(3 s)) and by far
+// more below s ~ 0.4 (s = 0.3, radius 1: sd 0.088). No prediction (0): the lower search limit.
+double fit_guess(const Plan& plan, const FitOptions& o) {
+  auto sd = [](double s) {
+    Plan g;
+    return exact_gaussian_plan(s, g) ? g.effective_sigma : s;
+  };
+  const double pred = plan.effective_sigma;
+  if (!(pred > sd(o.min_sigma))) return o.min_sigma;
+  if (!(pred < sd(o.max_sigma))) return o.max_sigma;
+  double lo = o.min_sigma, hi = o.max_sigma;
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (sd(mid) < pred ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+Status exact_gaussian_plan(double sigma, Plan& out) {
+  return resolve_plan("gauss-sep", {{"sigma", exact_text(sigma)}, {"border", "clamp"}}, out);
+}
+
+Status run_on_backend(Backend& backend, const Plan& plan, const Image& src, Image& dst) {
+  Resident r(backend, src);
+  return r.run(plan, dst);
+}
+
+ErrorStats compare_images(const Image& a, const Image& b) {
+  ErrorStats e;
+  double sum = 0, sq = 0, mx = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    const double d = std::abs(double(a.data[i]) - double(b.data[i]));
+    sum += d, sq += d * d, mx = std::max(mx, d);
+  }
+  const double n = double(std::max<size_t>(1, a.data.size()));
+  e.max_abs = mx;
+  e.mean_abs = sum / n;
+  e.psnr_db = sq > 0 ? 10 * std::log10(n / sq) : kInf;  // peak 1: 10 log10(1 / mse)
+  return e;
+}
+
+Status fit_effective_sigma(Backend& backend, const Image& input, const Image& target, double guess,
+                           const FitOptions& opts, SigmaFit& out) {
+  if (input.width != target.width || input.height != target.height || input.channels != target.channels)
+    return Status::fail("fit: input and target differ in shape");
+  Resident r(backend, input);
+  MadFunction f(r, target);
+  return fit_with(f, guess, opts, out);
+}
+
+Status kernel_sigma_of_method(const Plan& plan, Backend& backend, double& sigma) {
+  const double scale = std::max({plan.sigma, plan.effective_sigma, 0.5});
+  int half = int(std::ceil(4 * scale)) + 4;
+  for (;;) {
+    const int n = 2 * half + 1;
+    if (n > 16385) return Status::fail("impulse response still reaches the border of a 16385 px image");
+    Image img(n, n, 1);
+    img.at(half, half, 0) = 1.0f;
+    Image out;
+    if (Status s = run_on_backend(backend, plan, img, out); !s) return s;
+    double total = 0, frame = 0;
+    std::vector<double> column(size_t(n), 0.0);
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const double v = out.at(x, y, 0);
+        column[size_t(x)] += v;
+        total += std::abs(v);
+        if (x == 0 || y == 0 || x == n - 1 || y == n - 1) frame += std::abs(v);
+      }
+    if (!std::isfinite(total) || total == 0) return Status::fail("impulse response is zero or not finite");
+    if (frame > 1e-6 * total) {
+      half = int(std::ceil(half * 1.5));
+      continue;
+    }
+    double sum = 0, first = 0;
+    for (int x = 0; x < n; ++x) sum += column[size_t(x)], first += (x - half) * column[size_t(x)];
+    const double mean = first / sum;
+    double var = 0;
+    for (int x = 0; x < n; ++x) var += (x - half - mean) * (x - half - mean) * column[size_t(x)];
+    sigma = std::sqrt(std::max(0.0, var / sum));
+    return Status::success();
+  }
+}
+
+std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& paths, ImageIO& io,
+                                              const ColorOptions& color, const ReadLimits& limits) {
+  std::vector<QualityInput> v;
+  for (const auto& p : paths) {
+    QualityInput in;
+    in.name = p;
+    try {
+      LoadedImage loaded;
+      ColorState state;
+      if (Status s = read_working(io, p, limits, color, loaded, state); !s)
+        in.error = s.error.find(p) != std::string::npos ? s.error : p + ": " + s.error;
+      else
+        in.image = std::move(loaded.image);
+    } catch (const std::exception& e) {
+      in.error = p + ": " + e.what();
+    }
+    v.push_back(std::move(in));
+  }
+  return v;
+}
+
+std::vector<QualityInput> builtin_quality_inputs(int size) {
+  std::vector<QualityInput> v;
+  for (auto& g : quality_test_images(size)) v.push_back({g.name, std::move(g.image), ""});
+  return v;
+}
+
+int QualityResult::failed() const {
+  int n = 0;
+  for (const auto& q : images) n += q.error.empty() ? 0 : 1;
+  return n;
+}
+
+Status measure_quality(Backend& backend, const Plan& plan, const std::vector<QualityInput>& inputs,
+                       const QualityOptions& opts, QualityResult& out) {
+  using Clock = std::chrono::steady_clock;
+  out = QualityResult{};
+  out.backend = backend.name();
+  out.device = backend.device_name();
+  out.method = plan.method;
+  out.params = plan.params;
+  out.sigma = plan.sigma;
+  out.predicted_sigma = plan.effective_sigma;
+  out.tolerance = opts.fit.tolerance;
+  const MethodSpec* m = find_method(plan.method);
+  if (!m) return Status::fail("unknown method '" + plan.method + "'");
+  if (!method_on_backend(*m, backend.name()))
+    return Status::fail("method '" + plan.method + "' is not implemented on backend '" + backend.name() + "'");
+  Plan reference;
+  if (Status s = exact_gaussian_plan(plan.sigma, reference); !s) return s;
+  if (opts.impulse) {
+    if (Status s = kernel_sigma_of_method(plan, backend, out.impulse_sigma); !s)
+      return Status::fail("impulse response of " + plan.method + ": " + s.error);
+    out.has_impulse = true;
+  }
+  const double guess = fit_guess(plan, opts.fit);
+
+  for (const QualityInput& in : inputs) {
+    ImageQuality q;
+    q.name = in.name;
+    q.width = in.image.width, q.height = in.image.height, q.channels = in.image.channels;
+    q.error = in.error;
+    const auto t0 = Clock::now();
+    if (q.error.empty()) {
+      try {
+        Resident resident(backend, in.image);
+        Image target, at_sigma;
+        Status s = resident.run(plan, target);
+        if (s && !all_finite(target)) s = Status::fail("the method's output has values that are not finite");
+        if (s) s = resident.run(reference, at_sigma);
+        if (s) {
+          q.vs_sigma = compare_images(target, at_sigma);
+          MadFunction f(resident, target);
+          f.seed(plan.sigma, q.vs_sigma.mean_abs);  // MAD(sigma) is the mean abs error just measured
+          SigmaFit fit;
+          s = fit_with(f, guess, opts.fit, fit);
+          if (s) {
+            q.effective_sigma = fit.sigma;
+            q.fit_mad = fit.mad;
+            q.fit_evaluations = fit.evaluations;
+            q.fit_at_limit = fit.at_limit;
+            Plan g;
+            if (exact_gaussian_plan(fit.sigma, g)) q.fit_kernel_sigma = g.effective_sigma;
+          }
+        }
+        if (!s) q.error = in.name + ": " + s.error;
+      } catch (const std::exception& e) {
+        q.error = in.name + ": " + e.what();
+      }
+    }
+    q.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (q.error.empty())
+      spdlog::info("{}: effective sigma {:.4f} ({} Gaussians, {:.0f} ms){}", q.name, q.effective_sigma,
+                   q.fit_evaluations, q.ms, q.fit_at_limit ? ", at the search limit" : "");
+    else
+      spdlog::error("{}", q.error);
+    out.images.push_back(std::move(q));
+  }
+
+  QualityMean& mean = out.mean;
+  std::vector<double> sigmas;
+  for (const auto& q : out.images) {
+    if (!q.error.empty()) continue;
+    ++mean.count;
+    sigmas.push_back(q.effective_sigma);
+    mean.effective_sigma += q.effective_sigma;
+    mean.fit_kernel_sigma += q.fit_kernel_sigma;
+    mean.psnr_db += q.vs_sigma.psnr_db;
+    mean.max_abs += q.vs_sigma.max_abs;
+    mean.mean_abs += q.vs_sigma.mean_abs;
+  }
+  if (mean.count > 0) {
+    const double n = mean.count;
+    mean.effective_sigma /= n, mean.fit_kernel_sigma /= n, mean.psnr_db /= n;
+    mean.max_abs /= n, mean.mean_abs /= n;
+    mean.effective_sigma_median = median(sigmas);
+    double ss = 0;
+    for (double s : sigmas) ss += (s - mean.effective_sigma) * (s - mean.effective_sigma);
+    mean.effective_sigma_stddev = mean.count > 1 ? std::sqrt(ss / (n - 1)) : 0;
+  }
+  return Status::success();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+nlohmann::json psnr_json(double v) { return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+}  // namespace
+
+std::string quality_table(const QualityResult& r) {
+  std::ostringstream o;
+  o << "quality of " << r.method;
+  for (const auto& [k, v] : r.params) o << " " << k << "=" << v;
+  o << " on " << r.backend << " (" << r.device << ")\n";
+  o << "reference: exact Gaussian (gauss-sep, clamp, radius ceil(3 sigma)); effective sigma = the one closest in "
+       "mean abs difference (to "
+    << general(r.tolerance) << "); errors against sigma " << general(r.sigma) << "\n";
+  o << "predicted sigma (sd of the method's kernel) " << fixed(r.predicted_sigma, 4);
+  if (r.has_impulse) o << ", impulse-response sd " << fixed(r.impulse_sigma, 4);
+  o << "\n";
+  // The name column fits the longest name up to 60 characters; longer ones keep their end (the file name).
+  int width = 12;
+  for (const auto& q : r.images) width = std::max(width, int(std::min<size_t>(q.name.size(), 60)));
+  char line[400];
+  std::snprintf(line, sizeof line, "%-*s %11s %10s %10s %10s %9s %10s %10s\n", width, "image", "size", "eff_sigma",
+                "fit_sd", "pred_sd", "PSNR_dB", "max_abs", "mean_abs");
+  o << line;
+  for (const auto& q : r.images) {
+    const std::string size = std::to_string(q.width) + "x" + std::to_string(q.height) + "x" + std::to_string(q.channels);
+    const std::string name = int(q.name.size()) > width ? "..." + q.name.substr(q.name.size() - size_t(width - 3)) : q.name;
+    if (!q.error.empty()) {
+      o << name << std::string(size_t(width) + 1 - name.size(), ' ') << "error: " << q.error << "\n";
+      continue;
+    }
+    std::snprintf(line, sizeof line, "%-*s %11s %10s %10s %10s %9s %10s %10s%s\n", width, name.c_str(), size.c_str(),
+                  fixed(q.effective_sigma, 4).c_str(), fixed(q.fit_kernel_sigma, 4).c_str(),
+                  fixed(r.predicted_sigma, 4).c_str(), fixed(q.vs_sigma.psnr_db, 2).c_str(),
+                  general(q.vs_sigma.max_abs).c_str(), general(q.vs_sigma.mean_abs).c_str(),
+                  q.fit_at_limit ? "  (at search limit)" : "");
+    o << line;
+  }
+  const QualityMean& m = r.mean;
+  if (m.count > 0) {
+    const std::string label = "mean of " + std::to_string(m.count);
+    std::snprintf(line, sizeof line, "%-*s %11s %10s %10s %10s %9s %10s %10s\n", width, label.c_str(), "",
+                  fixed(m.effective_sigma, 4).c_str(), fixed(m.fit_kernel_sigma, 4).c_str(),
+                  fixed(r.predicted_sigma, 4).c_str(), fixed(m.psnr_db, 2).c_str(), general(m.max_abs).c_str(),
+                  general(m.mean_abs).c_str());
+    o << line;
+    if (m.count > 1)
+      o << "effective sigma: median " << fixed(m.effective_sigma_median, 4) << ", standard deviation "
+        << fixed(m.effective_sigma_stddev, 4) << "\n";
+  }
+  return o.str();
+}
+
+nlohmann::json quality_json(const QualityResult& r) {
+  using nlohmann::json;
+  json images = json::array();
+  for (const auto& q : r.images) {
+    json j{{"name", q.name},
+           {"width", q.width},
+           {"height", q.height},
+           {"channels", q.channels},
+           {"status", q.error.empty() ? "ok" : "error"},
+           {"error", q.error},
+           {"ms", q.ms}};
+    if (q.error.empty()) {
+      j["effective_sigma"] = q.effective_sigma;
+      j["fit_kernel_sigma"] = q.fit_kernel_sigma;
+      j["fit_mad"] = q.fit_mad;
+      j["fit_evaluations"] = q.fit_evaluations;
+      j["fit_at_limit"] = q.fit_at_limit;
+      j["psnr_db"] = psnr_json(q.vs_sigma.psnr_db);
+      j["identical"] = std::isinf(q.vs_sigma.psnr_db);
+      j["max_abs"] = q.vs_sigma.max_abs;
+      j["mean_abs"] = q.vs_sigma.mean_abs;
+    }
+    images.push_back(std::move(j));
+  }
+  json params = json::object();
+  for (const auto& [k, v] : r.params) params[k] = v;
+  const QualityMean& m = r.mean;
+  json mean{{"count", m.count}};
+  if (m.count > 0) {
+    mean["effective_sigma"] = m.effective_sigma;
+    mean["effective_sigma_median"] = m.effective_sigma_median;
+    mean["effective_sigma_stddev"] = m.effective_sigma_stddev;
+    mean["fit_kernel_sigma"] = m.fit_kernel_sigma;
+    mean["psnr_db"] = psnr_json(m.psnr_db);
+    mean["identical"] = std::isinf(m.psnr_db);
+    mean["max_abs"] = m.max_abs;
+    mean["mean_abs"] = m.mean_abs;
+  }
+  return json{{"schema_version", 1},
+              {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
+              {"method", r.method},
+              {"params", params},
+              {"sigma", r.sigma},
+              {"predicted_sigma", r.predicted_sigma},
+              {"impulse_sigma", r.has_impulse ? json(r.impulse_sigma) : json(nullptr)},
+              {"backend", r.backend},
+              {"device", r.device},
+              {"reference",
+               {{"method", "gauss-sep"},
+                {"border", "clamp"},
+                {"radius", "ceil(3 sigma)"},
+                {"fit_metric", "mean absolute difference over all pixels and channels"},
+                {"fit_tolerance", r.tolerance}}},
+              {"images", images},
+              {"mean", mean},
+              {"summary", {{"images", r.images.size()}, {"failed", r.failed()}}}};
+}
+
+}  // namespace gpublur

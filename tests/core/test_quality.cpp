@@ -1,0 +1,369 @@
+// `gpublur quality` and core/quality: the thesis's effective-sigma fit and the error against the exact Gaussian.
+// Everything runs on the CPU backend on small images (the fit's cost is its ~15-25 reference Gaussians).
+#include "tests/test_paths.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/color.hpp"
+#include "core/io/image_io.hpp"
+#include "core/pipeline.hpp"
+#include "core/quality.hpp"
+#include "core/quality_images.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/core/random_image.hpp"
+#include "tests/e2e/run_binary.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gpublur {
+namespace {
+
+constexpr int kSmall = 96;  // built-in images for the tests: every kind of content, a CI-sized cost
+
+std::unique_ptr<Backend> cpu() { return make_cpu_backend(BackendOptions{}); }
+
+Plan plan_of(const std::string& method, std::map<std::string, std::string> params) {
+  Plan p;
+  const Status s = resolve_plan(method, params, p);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return p;
+}
+
+Image run_plan(Backend& b, const Plan& p, const Image& src) {
+  Image out;
+  const Status s = run_on_backend(b, p, src, out);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The built-in set
+
+TEST(QualityImages, FourDeterministicImagesInRange) {
+  const auto a = quality_test_images(64), b = quality_test_images(64);
+  ASSERT_EQ(a.size(), 4u);
+  const char* names[] = {"pink-noise", "edges", "texture", "mixed"};
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].name);
+    EXPECT_EQ(a[i].name, names[i]);
+    EXPECT_EQ(a[i].image.width, 64);
+    EXPECT_EQ(a[i].image.height, 64);
+    EXPECT_EQ(a[i].image.channels, 3);
+    EXPECT_EQ(a[i].image.data, b[i].image.data);  // fixed seeds
+    float lo = 1, hi = 0;
+    for (float v : a[i].image.data) lo = std::min(lo, v), hi = std::max(hi, v);
+    EXPECT_GE(lo, 0.0f);
+    EXPECT_LE(hi, 1.0f);
+    EXPECT_GT(hi - lo, 0.5f);  // real contrast, never constant
+  }
+  EXPECT_EQ(quality_test_images(kQualityImageSize).front().image.width, 512);
+}
+
+// 1/f: octave cells 2..size with amplitude ~ cell, so neighbouring-pixel differences are small against the
+// spread of the image (most energy at large scales), unlike white noise.
+TEST(QualityImages, PinkNoiseHasMostEnergyAtLargeScales) {
+  const Image p = pink_noise_image(128, 128, 1, 7);
+  double mean = 0;
+  for (float v : p.data) mean += v;
+  mean /= double(p.data.size());
+  double var = 0, diff = 0;
+  for (int y = 0; y < 128; ++y)
+    for (int x = 0; x < 128; ++x) {
+      var += (p.at(x, y, 0) - mean) * (p.at(x, y, 0) - mean);
+      if (x > 0) diff += std::pow(p.at(x, y, 0) - p.at(x - 1, y, 0), 2);
+    }
+  var /= 128.0 * 128, diff /= 128.0 * 127;
+  EXPECT_LT(diff, 0.05 * var);  // white noise would give diff = 2 var
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (1) Exact methods give back their sigma
+
+TEST(Quality, ExactMethodsGiveBackTheirSigma) {
+  auto b = cpu();
+  const auto inputs = builtin_quality_inputs(kSmall);
+  for (const char* method : {"gauss-sep", "gauss-2d"})
+    for (double sigma : {1.5, 3.0, 8.0}) {
+      SCOPED_TRACE(std::string(method) + " sigma " + std::to_string(sigma));
+      const Plan plan = plan_of(method, {{"sigma", std::to_string(sigma)}});
+      QualityOptions o;
+      o.impulse = false;
+      QualityResult r;
+      ASSERT_TRUE(measure_quality(*b, plan, inputs, o, r).ok());
+      ASSERT_EQ(r.images.size(), 4u);
+      for (const auto& q : r.images) {
+        ASSERT_TRUE(q.error.empty()) << q.error;
+        EXPECT_NEAR(q.effective_sigma, sigma, 0.005 * sigma) << q.name;
+        EXPECT_NEAR(q.effective_sigma, sigma, 1e-3) << q.name;  // in fact to the fit's tolerance
+        EXPECT_LT(q.fit_evaluations, 30) << q.name;
+        EXPECT_FALSE(q.fit_at_limit);
+        // The fitted Gaussian is the method's kernel: its standard deviation is the plan's prediction.
+        EXPECT_NEAR(q.fit_kernel_sigma, plan.effective_sigma, 1e-3 * sigma) << q.name;
+      }
+      EXPECT_NEAR(r.mean.effective_sigma, sigma, 0.005 * sigma);
+      EXPECT_EQ(r.mean.count, 4);
+    }
+}
+
+// The same without measure_quality's shortcut (MAD at the requested sigma is already known): the search alone,
+// started 30% off on either side and at small sigmas, finds the sigma to its tolerance.
+TEST(Quality, SearchFindsTheSigmaFromAnyStart) {
+  auto b = cpu();
+  const Image img = quality_test_images(64)[3].image;
+  for (double sigma : {0.3, 0.5, 1.5, 3.0, 8.0})
+    for (double start : {0.7, 1.3}) {
+      SCOPED_TRACE("sigma " + std::to_string(sigma) + " start x" + std::to_string(start));
+      Plan plan;
+      ASSERT_TRUE(exact_gaussian_plan(sigma, plan).ok());
+      const Image target = run_plan(*b, plan_of("gauss-2d", {{"sigma", std::to_string(sigma)}}), img);
+      SigmaFit fit;
+      const Status s = fit_effective_sigma(*b, img, target, sigma * start, FitOptions{}, fit);
+      ASSERT_TRUE(s.ok()) << s.error;
+      EXPECT_NEAR(fit.sigma, sigma, std::min(1e-3, 0.005 * sigma));
+      EXPECT_LE(fit.evaluations, 30);
+      EXPECT_LT(fit.mad, 1e-4);
+    }
+}
+
+// A guess far off on either side: the bracket widens until it holds the minimum.
+TEST(Quality, BracketWidensWhenTheMinimumIsAtItsEdge) {
+  auto b = cpu();
+  const Image img = quality_test_images(64)[0].image;
+  const Image target = run_plan(*b, plan_of("gauss-sep", {{"sigma", "6"}}), img);
+  for (double guess : {0.4, 60.0}) {
+    SigmaFit fit;
+    ASSERT_TRUE(fit_effective_sigma(*b, img, target, guess, FitOptions{}, fit).ok());
+    EXPECT_NEAR(fit.sigma, 6.0, 1e-3) << "guess " << guess;
+    EXPECT_FALSE(fit.at_limit);
+    EXPECT_LE(fit.evaluations, 40) << "guess " << guess;
+  }
+  // No blur at all: the minimum lies at the lower search limit, and says so.
+  SigmaFit fit;
+  ASSERT_TRUE(fit_effective_sigma(*b, img, img, 3.0, FitOptions{}, fit).ok());
+  EXPECT_TRUE(fit.at_limit);
+  EXPECT_LT(fit.sigma, FitOptions{}.min_sigma + 1e-3);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (2) The impulse response
+
+TEST(Quality, ImpulseVarianceEqualsPlanEffectiveSigma) {
+  auto b = cpu();
+  for (const auto& params : std::vector<std::map<std::string, std::string>>{
+           {{"sigma", "0.5"}}, {{"sigma", "1.5"}}, {{"sigma", "3"}}, {{"sigma", "8"}},
+           {{"sigma", "4"}, {"radius", "6"}}, {{"sigma", "3"}, {"radius", "20"}, {"border", "wrap"}}}) {
+    for (const char* method : {"gauss-sep", "gauss-2d"}) {
+      const Plan plan = plan_of(method, params);
+      double sd = 0;
+      ASSERT_TRUE(kernel_sigma_of_method(plan, *b, sd).ok());
+      EXPECT_NEAR(sd, plan.effective_sigma, 1e-5 * plan.effective_sigma)
+          << method << " sigma " << plan.sigma << " radius " << plan.param("radius");
+    }
+  }
+  double sd = -1;
+  ASSERT_TRUE(kernel_sigma_of_method(plan_of("copy", {}), *b, sd).ok());
+  EXPECT_EQ(sd, 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (3) On a smooth image the fit is a variance match: it agrees with the impulse response
+
+TEST(Quality, FitAgreesWithImpulseSigmaOnASmoothImage) {
+  auto b = cpu();
+  std::vector<QualityInput> smooth{{"smooth", smooth_noise_image(128, 128, 3, 32, 11), ""}};
+  // Kernels that are not the reference Gaussian: truncated well inside 3 sigma (box-like; effective sigma
+  // far from sigma), and one reaching beyond ceil(3 sigma). The lead adds box here.
+  for (const auto& params : std::vector<std::map<std::string, std::string>>{
+           {{"sigma", "4"}, {"radius", "6"}}, {{"sigma", "6"}, {"radius", "5"}}, {{"sigma", "3"}, {"radius", "20"}}}) {
+    const Plan plan = plan_of("gauss-sep", params);
+    QualityResult r;
+    ASSERT_TRUE(measure_quality(*b, plan, smooth, QualityOptions{}, r).ok());
+    ASSERT_TRUE(r.has_impulse);
+    const ImageQuality& q = r.images.at(0);
+    ASSERT_TRUE(q.error.empty()) << q.error;
+    SCOPED_TRACE("sigma " + plan.param("sigma") + " radius " + plan.param("radius") + ": fit " +
+                 std::to_string(q.effective_sigma) + ", fitted kernel sd " + std::to_string(q.fit_kernel_sigma) +
+                 ", impulse sd " + std::to_string(r.impulse_sigma));
+    // The acceptance check: the fitted sigma within 2% of the impulse-response sigma.
+    EXPECT_NEAR(q.effective_sigma, r.impulse_sigma, 0.02 * r.impulse_sigma);
+    // Like for like (the fitted Gaussian's own truncated kernel against the method's kernel), much closer.
+    EXPECT_NEAR(q.fit_kernel_sigma, r.impulse_sigma, 0.005 * r.impulse_sigma);
+    // And the method is not the Gaussian it was asked for: the effective sigma is not the requested one.
+    if (plan.param("radius") != "20") {
+      EXPECT_GT(std::abs(q.effective_sigma - plan.sigma), 0.1 * plan.sigma);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (4) Errors against the exact Gaussian of the requested sigma
+
+void expect_consistent(const ErrorStats& e) {
+  EXPECT_GE(e.max_abs, e.mean_abs);
+  if (std::isinf(e.psnr_db)) {
+    EXPECT_EQ(e.max_abs, 0.0);
+    EXPECT_EQ(e.mean_abs, 0.0);
+  } else {
+    EXPECT_GT(e.mean_abs, 0.0);
+    // mean^2 <= mse <= max^2
+    EXPECT_LE(e.psnr_db, -20 * std::log10(e.mean_abs) + 1e-9);
+    EXPECT_GE(e.psnr_db, -20 * std::log10(e.max_abs) - 1e-9);
+  }
+}
+
+TEST(Quality, CompareImages) {
+  Image a(2, 1, 2), b(2, 1, 2);
+  a.data = {0.5f, 0.5f, 0.5f, 0.5f};
+  b.data = {0.5f, 0.5f, 0.5f, 0.5f};
+  ErrorStats e = compare_images(a, b);
+  EXPECT_TRUE(std::isinf(e.psnr_db) && e.psnr_db > 0);
+  EXPECT_EQ(e.max_abs, 0.0);
+  b.data = {0.5f, 0.25f, 0.5f, 0.5f};  // one error of 0.25 in four values
+  e = compare_images(a, b);
+  EXPECT_DOUBLE_EQ(e.max_abs, 0.25);
+  EXPECT_DOUBLE_EQ(e.mean_abs, 0.0625);
+  EXPECT_NEAR(e.psnr_db, 10 * std::log10(4.0 / (0.25 * 0.25)), 1e-12);
+  expect_consistent(e);
+}
+
+TEST(Quality, ErrorsAreZeroForExactAndFiniteForTruncated) {
+  auto b = cpu();
+  const auto inputs = builtin_quality_inputs(64);
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult sep, two_d, cut;
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-sep", {{"sigma", "2"}}), inputs, o, sep).ok());
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-2d", {{"sigma", "2"}}), inputs, o, two_d).ok());
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-sep", {{"sigma", "2"}, {"radius", "3"}}), inputs, o, cut).ok());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    SCOPED_TRACE(inputs[i].name);
+    // gauss-sep is the reference itself: bit-identical.
+    const ErrorStats& s = sep.images[i].vs_sigma;
+    EXPECT_TRUE(std::isinf(s.psnr_db));
+    EXPECT_EQ(s.max_abs, 0.0);
+    EXPECT_EQ(s.mean_abs, 0.0);
+    // gauss-2d computes the same function in another order: float rounding only.
+    const ErrorStats& d = two_d.images[i].vs_sigma;
+    EXPECT_LT(d.max_abs, 1e-5);
+    EXPECT_GT(d.psnr_db, 100);
+    expect_consistent(d);
+    // Truncated at 1.5 sigma: a real, finite error.
+    const ErrorStats& c = cut.images[i].vs_sigma;
+    EXPECT_TRUE(std::isfinite(c.psnr_db));
+    EXPECT_LT(c.psnr_db, 80);
+    EXPECT_GT(c.max_abs, 1e-3);
+    expect_consistent(c);
+  }
+  EXPECT_TRUE(std::isinf(sep.mean.psnr_db));
+  EXPECT_TRUE(std::isfinite(cut.mean.psnr_db));
+  const nlohmann::json j = quality_json(sep);
+  EXPECT_TRUE(j["images"][0]["psnr_db"].is_null());
+  EXPECT_TRUE(j["images"][0]["identical"].get<bool>());
+  EXPECT_TRUE(quality_json(cut)["mean"]["psnr_db"].is_number());
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Inputs: read as the blur reads them; wide images in groups of 4; a bad file is that file's error
+
+TEST(Quality, InputsAreReadAsTheBlurReadsThem) {
+  auto io = make_image_io();
+  ASSERT_TRUE(io);
+  const std::string png = testing::source_dir() + "/testdata/sprites_rgba8.png";
+  const auto inputs = read_quality_inputs({png, "/nonexistent/missing.png"}, *io);
+  ASSERT_EQ(inputs.size(), 2u);
+  ASSERT_TRUE(inputs[0].error.empty()) << inputs[0].error;
+  EXPECT_NE(inputs[1].error.find("missing.png"), std::string::npos) << inputs[1].error;
+  LoadedImage raw;
+  ASSERT_TRUE(io->read(png, ReadLimits{}, raw).ok());
+  Image expect = raw.image;
+  to_working(expect, raw.meta, ColorOptions{});  // linear light, premultiplied
+  EXPECT_EQ(inputs[0].image.data, expect.data);
+  EXPECT_NE(inputs[0].image.data, raw.image.data);
+
+  auto b = cpu();
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-sep", {{"sigma", "1.5"}}), inputs, o, r).ok());
+  EXPECT_TRUE(r.images[0].error.empty());
+  EXPECT_NEAR(r.images[0].effective_sigma, 1.5, 1e-3);
+  EXPECT_FALSE(r.images[1].error.empty());
+  EXPECT_EQ(r.failed(), 1);
+  EXPECT_EQ(r.mean.count, 1);
+}
+
+TEST(Quality, WideImagesGoInGroupsOfFour) {
+  auto b = cpu();
+  std::vector<QualityInput> in{{"six", testing::random_image(40, 30, 6, 5), ""}};
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-2d", {{"sigma", "2.5"}}), in, o, r).ok());
+  ASSERT_TRUE(r.images[0].error.empty()) << r.images[0].error;
+  EXPECT_EQ(r.images[0].channels, 6);
+  EXPECT_NEAR(r.images[0].effective_sigma, 2.5, 1e-3);
+  EXPECT_LT(r.images[0].vs_sigma.max_abs, 1e-5);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (5) The command, end to end
+
+class QualityCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpublur-quality-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  testing::RunResult run(const std::string& args) { return testing::run_gpublur(args, dir_); }
+  fs::path dir_;
+};
+
+TEST_F(QualityCli, JsonOnOneTestdataPng) {
+  const std::string png = testing::source_dir() + "/testdata/icon_palette.png";
+  const auto r = run("quality --method gauss-sep --sigma 2 --backend cpu --json " + testing::quote(png));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);  // stdout is only the JSON
+  EXPECT_EQ(j["method"], "gauss-sep");
+  EXPECT_EQ(j["params"]["sigma"], "2");
+  EXPECT_EQ(j["params"]["radius"], "6");
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_TRUE(j["device"].is_string());
+  EXPECT_DOUBLE_EQ(j["sigma"].get<double>(), 2.0);
+  EXPECT_NEAR(j["predicted_sigma"].get<double>(), j["impulse_sigma"].get<double>(), 1e-5);
+  ASSERT_EQ(j["images"].size(), 1u);
+  const auto& im = j["images"][0];
+  EXPECT_EQ(im["name"], png);
+  EXPECT_EQ(im["status"], "ok");
+  EXPECT_EQ(im["width"], 160);
+  EXPECT_EQ(im["height"], 120);
+  EXPECT_EQ(im["channels"], 4);
+  EXPECT_NEAR(im["effective_sigma"].get<double>(), 2.0, 1e-3);
+  for (const char* k : {"fit_kernel_sigma", "fit_mad", "max_abs", "mean_abs"}) EXPECT_TRUE(im[k].is_number()) << k;
+  EXPECT_TRUE(im["psnr_db"].is_null());  // identical to the reference: infinite
+  EXPECT_EQ(j["mean"]["count"], 1);
+  EXPECT_NEAR(j["mean"]["effective_sigma"].get<double>(), 2.0, 1e-3);
+  EXPECT_EQ(j["summary"]["failed"], 0);
+  EXPECT_NE(r.err.find("eff_sigma"), std::string::npos);  // the table went to stderr
+}
+
+TEST_F(QualityCli, UsageErrorsAndABadFile) {
+  EXPECT_EQ(run("quality --method no-such-method -b cpu").rc, 2);
+  EXPECT_EQ(run("quality --method gauss-sep --sigma -1 -b cpu").rc, 2);
+  EXPECT_EQ(run("quality --method gauss-sep --interp exact -b cpu").rc, 2);  // gauss-linear's parameter
+  const std::string png = testing::source_dir() + "/testdata/icon_palette.png";
+  const auto r = run("quality -m gauss-linear --sigma 1 -b cpu " + testing::quote((dir_ / "missing.png").string()) +
+                     " " + testing::quote(png));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("missing.png"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("icon_palette.png"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mean of 1"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace gpublur
