@@ -177,20 +177,30 @@ TEST(Quality, FitAgreesWithImpulseSigmaOnASmoothImage) {
   auto b = cpu();
   std::vector<QualityInput> smooth{{"smooth", smooth_noise_image(128, 128, 3, 32, 11), ""}};
   // Kernels that are not the reference Gaussian: truncated well inside 3 sigma (box-like; effective sigma
-  // far from sigma), and one reaching beyond ceil(3 sigma). The lead adds box here.
-  for (const auto& params : std::vector<std::map<std::string, std::string>>{
-           {{"sigma", "4"}, {"radius", "6"}}, {{"sigma", "6"}, {"radius", "5"}}, {{"sigma", "3"}, {"radius", "20"}}}) {
-    const Plan plan = plan_of("gauss-sep", params);
+  // far from sigma), and one reaching beyond ceil(3 sigma); box cascades (1 pass: a plain box; 3 passes of
+  // Kovesi widths; the thesis's width 9, 2 iterations).
+  for (const auto& [method, params] : std::vector<std::pair<std::string, std::map<std::string, std::string>>>{
+           {"gauss-sep", {{"sigma", "4"}, {"radius", "6"}}},
+           {"gauss-sep", {{"sigma", "6"}, {"radius", "5"}}},
+           {"gauss-sep", {{"sigma", "3"}, {"radius", "20"}}},
+           {"box", {{"sigma", "4"}, {"passes", "1"}}},
+           {"box", {{"sigma", "4"}, {"passes", "3"}}},
+           {"box", {{"width", "9"}, {"passes", "2"}}}}) {
+    const Plan plan = plan_of(method, params);
+    const bool gauss = method == "gauss-sep";
     QualityResult r;
     ASSERT_TRUE(measure_quality(*b, plan, smooth, QualityOptions{}, r).ok());
     ASSERT_TRUE(r.has_impulse);
     const ImageQuality& q = r.images.at(0);
     ASSERT_TRUE(q.error.empty()) << q.error;
-    SCOPED_TRACE("sigma " + plan.param("sigma") + " radius " + plan.param("radius") + ": fit " +
+    SCOPED_TRACE(method + " sigma " + plan.param("sigma") + (gauss ? " radius " + plan.param("radius") : " widths " + plan.param("width")) + ": fit " +
                  std::to_string(q.effective_sigma) + ", fitted kernel sd " + std::to_string(q.fit_kernel_sigma) +
                  ", impulse sd " + std::to_string(r.impulse_sigma));
     // The acceptance check: the fitted sigma within 2% of the impulse-response sigma.
     EXPECT_NEAR(q.effective_sigma, r.impulse_sigma, 0.02 * r.impulse_sigma);
+    // The impulse response is the recipe's predicted kernel.
+    EXPECT_NEAR(r.impulse_sigma, plan.effective_sigma, 1e-5 * plan.effective_sigma);
+    if (!gauss) continue;
     // Like for like (the fitted Gaussian's own truncated kernel against the method's kernel), much closer.
     EXPECT_NEAR(q.fit_kernel_sigma, r.impulse_sigma, 0.005 * r.impulse_sigma);
     // And the method is not the Gaussian it was asked for: the effective sigma is not the requested one.
