@@ -1,16 +1,13 @@
-// `copy` (the bandwidth floor: one read and one write of the image) and the layout helpers around it.
+// copy: dst = src over dst's stored area. Same shape without padding (the `copy` method's program): one
+// read and one write of the image, the bandwidth floor every bench divides by. Otherwise (padded images of a
+// cascade) one thread per destination pixel, an unpadded source read with the border mode outside.
+#include <algorithm>
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
 
 namespace gpublur::cuda {
-
-Status cuda_status(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return Status::success();
-  return Status::fail(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
-}
-
 namespace {
 
 // 16-byte vector copy, grid-stride; the scalar tail covers value counts that are not multiples of 4.
@@ -21,60 +18,46 @@ __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ 
   if (blockIdx.x == 0 && threadIdx.x < tail) out_tail[threadIdx.x] = in_tail[threadIdx.x];
 }
 
-__global__ void unpack3_kernel(const float* __restrict__ raw3, float4* __restrict__ out4, size_t pixels) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += stride)
-    out4[i] = make_float4(raw3[3 * i], raw3[3 * i + 1], raw3[3 * i + 2], 0.f);
+template <typename T>
+__global__ void copy_remap_kernel(const T* __restrict__ src, int sstride, int spad, T* __restrict__ dst, int dstride,
+                                  int dpad, int W, int H, Border b) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= dstride) return;
+  for (int row = blockIdx.y; row < H + 2 * dpad; row += gridDim.y)
+    dst[size_t(row) * dstride + i] = read_pixel(src, sstride, spad, W, H, i - dpad, row - dpad, b);
 }
 
-__global__ void pack3_kernel(const float4* __restrict__ in4, float* __restrict__ raw3, size_t pixels) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += stride) {
-    const float4 v = in4[i];
-    raw3[3 * i] = v.x;
-    raw3[3 * i + 1] = v.y;
-    raw3[3 * i + 2] = v.z;
-  }
-}
-
-__global__ void fill_kernel(float* __restrict__ p, size_t n, float v) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = v;
-}
-
-// Enough blocks to fill the GPU several times over; grid-stride loops do the rest.
-int grid_for(size_t items, int block) {
-  const size_t want = (items + block - 1) / block;
-  return int(want < 1 ? 1 : (want > 132 * 32 ? 132 * 32 : want));
+template <typename T>
+Status copy_remap(const DevImage& src, const DevImage& dst, Border b, cudaStream_t s) {
+  const dim3 grid((dst.stride() + 127) / 128, std::min(dst.rows(), 65535));
+  copy_remap_kernel<T><<<grid, 128, 0, s>>>(static_cast<const T*>(src.data), src.stride(), src.pad,
+                                            static_cast<T*>(dst.data), dst.stride(), dst.pad, dst.width,
+                                            dst.height, b);
+  return cuda_status(cudaGetLastError(), "launching copy (padded)");
 }
 
 }  // namespace
 
-Status launch_copy(const DevImage& in, const DevImage& out, cudaStream_t s) {
-  const size_t n = size_t(in.width) * in.height * in.channels;
-  const size_t n4 = n / 4;
-  const int tail = int(n - n4 * 4);
-  const float* fin = static_cast<const float*>(in.data);
-  float* fout = static_cast<float*>(out.data);
-  copy_kernel<<<grid_for(n4, 256), 256, 0, s>>>(reinterpret_cast<const float4*>(fin),
-                                                 reinterpret_cast<float4*>(fout), n4, fin + n4 * 4,
-                                                 fout + n4 * 4, tail);
-  return cuda_status(cudaGetLastError(), "launching copy");
-}
-
-Status launch_unpack3(const float* raw3, float* out4, size_t pixels, cudaStream_t s) {
-  unpack3_kernel<<<grid_for(pixels, 256), 256, 0, s>>>(raw3, reinterpret_cast<float4*>(out4), pixels);
-  return cuda_status(cudaGetLastError(), "launching 3->4 channel unpack");
-}
-
-Status launch_pack3(const float* in4, float* raw3, size_t pixels, cudaStream_t s) {
-  pack3_kernel<<<grid_for(pixels, 256), 256, 0, s>>>(reinterpret_cast<const float4*>(in4), raw3, pixels);
-  return cuda_status(cudaGetLastError(), "launching 4->3 channel pack");
-}
-
-Status launch_fill(float* data, size_t values, float value, cudaStream_t s) {
-  fill_kernel<<<grid_for(values, 256), 256, 0, s>>>(data, values, value);
-  return cuda_status(cudaGetLastError(), "launching fill");
+Status launch_copy(const DevImage& src, const DevImage& dst, Border b, cudaStream_t s, std::string& path) {
+  if (src.pad == 0 && dst.pad == 0 && src.width == dst.width && src.height == dst.height) {
+    const size_t n = size_t(src.width) * src.height * src.channels;
+    const size_t n4 = n / 4;
+    const int tail = int(n - n4 * 4);
+    const float* fin = static_cast<const float*>(src.data);
+    float* fout = static_cast<float*>(dst.data);
+    copy_kernel<<<grid_for(n4, 256), 256, 0, s>>>(reinterpret_cast<const float4*>(fin),
+                                                   reinterpret_cast<float4*>(fout), n4, fin + n4 * 4,
+                                                   fout + n4 * 4, tail);
+    path = "copy-kernel";
+    return cuda_status(cudaGetLastError(), "launching copy");
+  }
+  path = "copy-remap";
+  switch (dst.channels) {
+    case 1: return copy_remap<float>(src, dst, b, s);
+    case 2: return copy_remap<float2>(src, dst, b, s);
+    case 4: return copy_remap<float4>(src, dst, b, s);
+    default: return Status::fail("CUDA copy: unsupported device channel count");
+  }
 }
 
 }  // namespace gpublur::cuda
