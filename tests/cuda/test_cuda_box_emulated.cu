@@ -25,6 +25,7 @@
 
 #include "core/box.hpp"
 #include "core/plan.hpp"
+#include "core/random_image.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/box_cascade.cuh"
 
@@ -227,14 +228,6 @@ Image reference(const Image& src, const std::vector<int>& widths, Border b, int 
   Image out;
   EXPECT_TRUE(reference_run(plan, src, out, 1).ok());
   return out;
-}
-
-Image random_image(int w, int h, int c, uint32_t seed) {
-  Image img(w, h, c);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (float& v : img.data) v = u(rng);
-  return img;
 }
 
 // box_rows_kernel on every (row, segment) of a W x H image of V pixels; returns the max abs error.
