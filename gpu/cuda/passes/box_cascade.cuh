@@ -30,9 +30,9 @@ struct DeviceBlock {
 
 // Most consecutive outputs per thread (registers), odd.
 template <typename V> constexpr int box_smax();
-template <> constexpr int box_smax<float>() { return 25; }
-template <> constexpr int box_smax<float2>() { return 21; }
-template <> constexpr int box_smax<float4>() { return 17; }
+template <> constexpr int box_smax<float>() { return 33; }
+template <> constexpr int box_smax<float2>() { return 25; }
+template <> constexpr int box_smax<float4>() { return 21; }
 
 template <typename V>
 __host__ __device__ __forceinline__ V vsub(const V& a, const V& b) {
@@ -118,6 +118,11 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
                                                        int S, DP base, FP tot, Store store) {
   constexpr int K = VecInfo<V>::K;
   const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
+  // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
+  // keeps the same item in every box, and its registers already hold the values leaving its window (its own
+  // outputs of the box before), so they are not read back.
+  const bool one_round = nl * ((len - (bw.w[0] - 1) + S - 1) / S) <= nth;
+  V vals[SMAX];
   {  // The first box's chunk totals, from shared memory (later boxes' come from registers).
     const int nin = (len + S - 1) / S;
     for (int i = tid; i < nl * nin; i += nth) {
@@ -125,7 +130,16 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
       const auto in = s + l * ls;
       const int q0 = c * S, cnt = min(S, len - q0);
       V t = vzero<V>();
-      for (int k = 0; k < cnt; ++k) t = vadd(t, V(in[(q0 + k) * ps]));
+      if (one_round && i == tid) {
+#pragma unroll
+        for (int k = 0; k < SMAX; ++k)
+          if (k < cnt) {
+            vals[k] = V(in[(q0 + k) * ps]);
+            t = vadd(t, vals[k]);
+          }
+      } else {
+        for (int k = 0; k < cnt; ++k) t = vadd(t, V(in[(q0 + k) * ps]));
+      }
 #pragma unroll
       for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(t, q);
     }
@@ -145,12 +159,13 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
       const int l = active ? i % nl : 0, c = active ? i / nl : 0;
       const auto in = s + l * ls;
       const int j0 = c * S, cnt = active ? min(S, len_out - j0) : 0;
-      V vals[SMAX];
       V tsum = vzero<V>();
       if (active) {
+        if (!one_round) {
 #pragma unroll
-        for (int k = 0; k < SMAX; ++k)
-          if (k < cnt) vals[k] = V(in[(j0 + k) * ps]);  // the values leaving the window
+          for (int k = 0; k < SMAX; ++k)
+            if (k < cnt) vals[k] = V(in[(j0 + k) * ps]);  // the values leaving the window
+        }
         // Window sum at j0: inputs j0 .. j0 + w - 1 = chunks c .. c + m - 1 and r values of chunk c + m.
         V part = vzero<V>();
         for (int k = 0; k < r; ++k) part = vadd(part, V(in[((c + m) * S + k) * ps]));

@@ -14,7 +14,8 @@
 namespace gpublur::cuda {
 namespace {
 
-constexpr int kThreads = 128;
+// One warp per block: a 4096-line image is only 128 warps, spread over as many SMs as possible.
+constexpr int kThreads = 32;
 constexpr size_t kScratchBudget = size_t(512) << 20;  // line buffers per batch
 
 template <typename T>
