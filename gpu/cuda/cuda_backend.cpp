@@ -280,13 +280,17 @@ class CudaBackend final : public Backend {
       }
     std::vector<int> slot_of(n, -1), slot_free_from;  // a slot is free for images first used at >= that pass
     std::vector<size_t> slot_need;
+    std::vector<size_t> order;  // intermediates by first use
     for (size_t k = 2; k < n; ++k) {
       const ImageDecl& d = prog.images[k];
       int iw = 0, ih = 0;
       image_size(prog, int(k), w_, h_, iw, ih);
       cuda::DevImage& im = images_[k];
       im.width = iw, im.height = ih, im.channels = cd_, im.pad = d.pad, im.f64 = d.f64;
-      if (first[k] < 0) continue;  // declared, never used
+      if (first[k] >= 0) order.push_back(k);  // else declared, never used
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+    for (size_t k : order) {
       int slot = -1;
       for (size_t q = 0; q < slot_free_from.size() && slot < 0; ++q)
         if (slot_free_from[q] <= first[k]) slot = int(q);
@@ -297,19 +301,27 @@ class CudaBackend final : public Backend {
       }
       slot_of[k] = slot;
       slot_free_from[size_t(slot)] = last[k] + 2;
-      slot_need[size_t(slot)] = std::max(slot_need[size_t(slot)], im.bytes());
+      slot_need[size_t(slot)] = std::max(slot_need[size_t(slot)], images_[k].bytes());
     }
     if (slots_.size() < slot_need.size()) slots_.resize(slot_need.size());
-    for (size_t q = 0; q < slot_need.size(); ++q) {
-      if (q == 0 && slot_need[q] <= capacity_) continue;
-      std::string what = "intermediate image";
-      for (size_t k = 2; k < n; ++k)
-        if (slot_of[k] == int(q)) {
-          const cuda::DevImage& im = images_[k];
-          what += " " + std::to_string(k) + " (" + std::to_string(im.stride()) + " x " + std::to_string(im.rows()) +
-                  " x " + std::to_string(im.channels) + (im.f64 ? " float64)" : " float32)");
-        }
-      if (Status s = slots_[q].ensure(slot_need[q], what, name_); !s) return s;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Status s;
+      for (size_t q = 0; q < slot_need.size() && s; ++q) {
+        if (q == 0 && slot_need[q] <= capacity_) continue;
+        std::string what = "intermediate image";
+        for (size_t k = 2; k < n; ++k)
+          if (slot_of[k] == int(q)) {
+            const cuda::DevImage& im = images_[k];
+            what += " " + std::to_string(k) + " (" + std::to_string(im.stride()) + " x " + std::to_string(im.rows()) +
+                    " x " + std::to_string(im.channels) + (im.f64 ? " float64)" : " float32)");
+          }
+        s = slots_[q].ensure(slot_need[q], what, name_);
+      }
+      if (s) break;
+      if (attempt == 1) return s;
+      // Buffers kept for earlier programs may hold the memory: give them all back and try once more.
+      for (Buffer& b : slots_) b.free();
+      scratch_.free();
     }
     for (size_t k = 2; k < n; ++k)
       if (slot_of[k] >= 0) {
