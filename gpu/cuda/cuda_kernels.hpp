@@ -113,6 +113,7 @@ struct BoxTuning {
   int min_segment = 64;  // shortest segment (outputs) before the moving-average fallback
   bool force_global = false;  // always the moving-average kernel (global memory, one thread per line)
 };
+// Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius) and GPUBLUR_CUDA_BOX_SMEM (smem_budget) override the defaults.
 BoxTuning& box_tuning();
 // Scratch bytes launch_box1d needs (the moving-average fallback's line buffers); 0 for the shared-memory
 // schedules.

@@ -18,6 +18,7 @@
 //
 // The block-level cascade and the planning of chunks and segments: box_cascade.cuh.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "gpu/cuda/passes/box_cascade.cuh"
@@ -243,7 +244,13 @@ Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, con
 }  // namespace
 
 BoxTuning& box_tuning() {
-  static BoxTuning t;
+  static BoxTuning t = [] {
+    BoxTuning d;
+    // GPUBLUR_CUDA_BOX_FUSED=R and GPUBLUR_CUDA_BOX_SMEM=bytes override the defaults (bench without a rebuild).
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
+    return d;
+  }();
   return t;
 }
 
