@@ -435,6 +435,46 @@ TEST(CudaBoxEmulated, FusedTilesMatchReference) {
   std::printf("[ measured ] emulated box1d fused x/y tiles: max abs error %.3g\n", worst);
 }
 
+// moving_average_line (the moving-average kernel's per-thread walk, also Box1d's global fallback) on the host.
+template <typename V>
+double moving_average_error(int n, const std::vector<int>& widths, Border b) {
+  constexpr int K = cuda::VecInfo<V>::K;
+  const BoxWidths bw = widths_of(widths);
+  const Image src = random_image(n, 1, K, 17u + unsigned(n));
+  const Image want = reference(src, widths, b, 0, false);
+  std::vector<V> in(static_cast<size_t>(n)), out(static_cast<size_t>(n));
+  std::vector<V> buf(static_cast<size_t>(n + 2 * bw.reach));
+  std::memcpy(in.data(), src.data.data(), in.size() * sizeof(V));
+  std::vector<int> written(size_t(n), 0);
+  cuda::moving_average_line<V>(
+      n, b, bw, [&](int a) -> V { return in.at(size_t(a)); }, [&](int q) -> V& { return buf.at(size_t(q)); },
+      [&](int j) -> V& {
+        ++written.at(size_t(j));
+        return out.at(size_t(j));
+      });
+  double err = 0;
+  for (int j = 0; j < n; ++j) {
+    EXPECT_EQ(written[size_t(j)], 1) << j;
+    for (int c = 0; c < K; ++c) err = std::max(err, std::fabs(double(comp_of(out[size_t(j)], c)) - want.data[size_t(j) * K + c]));
+  }
+  return err;
+}
+
+TEST(CudaBoxEmulated, MovingAverageLinesMatchReference) {
+  double worst = 0;
+  for (const Case& c : cases_all())
+    for (Border b : kBorders) {
+      SCOPED_TRACE("n " + std::to_string(c.n) + " border " + border_name(b) + " widths[0] " +
+                   std::to_string(c.widths[0]) + " x" + std::to_string(c.widths.size()));
+      const double e4 = moving_average_error<float4>(c.n, c.widths, b);
+      const double e1 = moving_average_error<float>(c.n, c.widths, b);
+      EXPECT_LE(e4, 1e-5);
+      EXPECT_LE(e1, 1e-5);
+      worst = std::max({worst, e1, e4});
+    }
+  std::printf("[ measured ] moving-average lines: max abs error %.3g\n", worst);
+}
+
 // The plans the kernels get on an H100 (half an SM per block: 115712 bytes), 4096^2 RGBA, Kovesi's 3 widths at
 // sigma 3, 12, 48, 200: whole rows, columns in segments whose halo stays a fraction of the segment.
 TEST(CudaBoxEmulated, PlansFor4096Rgba) {

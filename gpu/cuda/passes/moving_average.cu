@@ -24,34 +24,14 @@ __global__ void __launch_bounds__(kThreads) moving_average_kernel(const T* __res
                                                                   Border b, BoxWidths bw, int line0, int nlines) {
   const int li = blockIdx.x * blockDim.x + threadIdx.x;
   if (li >= nlines) return;
-  const int line = line0 + li, n = axis == 0 ? W : H, R = bw.reach;
+  const int line = line0 + li, n = axis == 0 ? W : H;
   const size_t step = axis == 0 ? 1 : size_t(W);  // between positions of a line in the images
   const T* s_line = src + (axis == 0 ? size_t(line) * W : size_t(line));
   T* d_line = dst + (axis == 0 ? size_t(line) * W : size_t(line));
   T* b_line = buf + li;  // position q at b_line[q * nlines]
-  int len = n + 2 * R;   // the current box's input: positions 0 .. len - 1
-  for (int st = 0; st < bw.n; ++st) {
-    const int w = bw.w[st], len_out = len - (w - 1);
-    const bool first = st == 0, last = st + 1 == bw.n;
-    auto in = [&](int q) -> T {
-      if (!first) return b_line[size_t(q) * nlines];
-      const int a = remap_index(q - R, n, b);
-      return a < 0 ? vzero<T>() : s_line[size_t(a) * step];
-    };
-    DSum<T> sum;
-    sum.zero();
-    for (int q = 0; q < w; ++q) sum.add(in(q));
-    const double inv = 1.0 / double(w);
-    for (int j = 0; j < len_out; ++j) {
-      const T o = sum.scaled(inv);
-      if (j + 1 < len_out) sum.add_sub(in(j + w), in(j));  // reads in(j) before out(j) replaces it
-      if (last)
-        d_line[size_t(j) * step] = o;
-      else
-        b_line[size_t(j) * nlines] = o;
-    }
-    len = len_out;
-  }
+  moving_average_line<T>(
+      n, b, bw, [&](int a) -> T { return s_line[size_t(a) * step]; },
+      [&](int q) -> T& { return b_line[size_t(q) * nlines]; }, [&](int j) -> T& { return d_line[size_t(j) * step]; });
 }
 
 template <typename T>
