@@ -1,5 +1,7 @@
-// The CUDA backend: device, stream, events, device buffers, pinned staging. Kernels live in one .cu per
-// method (cuda_kernels.hpp); this file only moves data and times it.
+// The CUDA backend: device, stream, events, device buffers, pinned staging. It runs a plan's program of
+// passes (core/program.hpp) through the pass table (pass_table.hpp; kernels in passes/<primitive>.cu): the
+// program's intermediate images live in device buffers kept across runs, assigned by lifetime so that images
+// whose passes are over share one. This file only moves data, allocates and times.
 #include "gpu/cuda/cuda_backend.hpp"
 
 #include <cuda_runtime_api.h>
@@ -9,6 +11,7 @@
 #include <cstring>
 
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/pass_table.hpp"
 
 namespace gpublur {
 namespace {
@@ -32,6 +35,8 @@ class CudaBackend final : public Backend {
     if (stream_) cudaStreamSynchronize(stream_);
     linear_.release();
     free_buffers();
+    for (Buffer& b : slots_) b.free();
+    scratch_.free();
     for (int i = 0; i < 2; ++i) {
       if (pinned_[i]) cudaFreeHost(pinned_[i]);
       if (chunk_done_[i]) cudaEventDestroy(chunk_done_[i]);
@@ -75,6 +80,9 @@ class CudaBackend final : public Backend {
     const size_t bytes = size_t(w) * size_t(h) * size_t(cd) * sizeof(float);
     if (bytes > capacity_) {
       free_buffers();
+      // Intermediates and scratch were sized for the smaller image: give their memory back first.
+      for (Buffer& b : slots_) b.free();
+      scratch_.free();
       for (void** p : {&d_in_, &d_out_, &d_tmp_}) {
         const cudaError_t e = cudaMalloc(p, bytes);
         if (e != cudaSuccess) {
@@ -136,27 +144,37 @@ class CudaBackend final : public Backend {
     info = RunInfo{};
     if (!resident_) return Status::fail("CUDA: run before upload");
     cudaSetDevice(device_);
-    const DevImage in{d_in_, w_, h_, cd_}, out{d_out_, w_, h_, cd_}, tmp{d_tmp_, w_, h_, cd_};
+    const Program& prog = plan.program;
+    // Everything host-side before the timed section: checks, the images, scratch.
+    if (Status s = validate_program(prog); !s) return Status::fail("CUDA: " + s.error);
+    for (const Pass& pass : prog.passes)
+      if (!cuda::cuda_pass(pass.op))
+        return Status::fail(std::string("CUDA backend has no implementation of the primitive ") + op_name(pass.op));
+    Status s = prepare_images(prog);
+    if (!s) return s;
+    cuda::PassContext ctx{prog, images_, stream_, version_, linear_, nullptr, 0};
+    size_t scratch = 0;
+    for (size_t i = 0; i < prog.passes.size(); ++i)
+      if (const cuda::PassEntry* e = cuda::cuda_pass(prog.passes[i].op); e->scratch)
+        scratch = std::max(scratch, e->scratch(ctx, i));
+    if (scratch > 0 && !(s = scratch_.ensure(scratch, "scratch for line buffers", name_))) return s;
+    ctx.scratch = scratch_.p;
+    ctx.scratch_bytes = scratch_.cap;
+
     cudaEventRecord(ev0_, stream_);
-    Status s;
-    if (plan.method == "copy") {
-      s = cuda::launch_copy(in, out, stream_);
-      info.path = "copy-kernel";
-    } else if (plan.method == "gauss-2d") {
-      s = cuda::launch_gauss_2d(plan, in, out, stream_, info.path);
-    } else if (plan.method == "gauss-sep") {
-      s = cuda::launch_gauss_sep(plan, in, tmp, out, stream_, info.path);
-    } else if (plan.method == "gauss-linear") {
-      s = cuda::launch_gauss_linear(plan, in, tmp, out, version_, linear_, stream_, info.path);
-    } else {
-      return Status::fail("CUDA backend has no implementation of method '" + plan.method + "'");
-    }
-    if (!s) {
-      cudaStreamSynchronize(stream_);
-      return s;
+    for (size_t i = 0; i < prog.passes.size();) {
+      int consumed = 1;
+      std::string path;
+      s = cuda::cuda_pass(prog.passes[i].op)->run(ctx, i, consumed, path);
+      if (!s) {
+        cudaStreamSynchronize(stream_);
+        return s;
+      }
+      info.path += (info.path.empty() ? "" : "+") + path;
+      i += size_t(std::max(consumed, 1));
     }
     cudaEventRecord(ev1_, stream_);
-    s = finish(plan.method.c_str(), info.compute_ms);
+    s = finish("running the program", info.compute_ms);
     if (s) has_output_ = true;
     return s;
   }
@@ -218,6 +236,101 @@ class CudaBackend final : public Backend {
     return s;
   }
 
+  // A device buffer that only grows (kept across runs).
+  struct Buffer {
+    void* p = nullptr;
+    size_t cap = 0;
+    void free() {
+      if (p) cudaFree(p);
+      p = nullptr;
+      cap = 0;
+    }
+    Status ensure(size_t bytes, const std::string& what, const std::string& device) {
+      if (bytes <= cap) return Status::success();
+      free();
+      const cudaError_t e = cudaMalloc(&p, bytes);
+      if (e == cudaSuccess) {
+        cap = bytes;
+        return Status::success();
+      }
+      cudaGetLastError();  // allocation failures are not sticky; clear it
+      p = nullptr;
+      size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      return Status::fail("CUDA: out of device memory: " + what + " needs " + bytes_text(bytes) + ", " +
+                          bytes_text(free_b) + " free on " + device + " (" + cudaGetErrorString(e) + ")");
+    }
+  };
+
+  // images_[i] for the program: 0 and 1 the resident input and output, 2.. intermediates in slots assigned by
+  // lifetime (first pass touching it .. last pass touching it, plus one pass: a schedule may run a pass with
+  // the next one in one kernel, so an image is reused only once two passes have gone by). The first slot is
+  // the third resident buffer when the image fits it (the separable pair's intermediate always does).
+  Status prepare_images(const Program& prog) {
+    const size_t n = prog.images.size();
+    images_.assign(n, cuda::DevImage{});
+    images_[0] = cuda::DevImage{d_in_, w_, h_, cd_};
+    images_[1] = cuda::DevImage{d_out_, w_, h_, cd_};
+    if (n <= 2) return Status::success();
+    std::vector<int> first(n, -1), last(n, -1);
+    for (size_t j = 0; j < prog.passes.size(); ++j)
+      for (int k : {prog.passes[j].src, prog.passes[j].dst}) {
+        if (first[size_t(k)] < 0) first[size_t(k)] = int(j);
+        last[size_t(k)] = int(j);
+      }
+    std::vector<int> slot_of(n, -1), slot_free_from;  // a slot is free for images first used at >= that pass
+    std::vector<size_t> slot_need;
+    std::vector<size_t> order;  // intermediates by first use
+    for (size_t k = 2; k < n; ++k) {
+      const ImageDecl& d = prog.images[k];
+      int iw = 0, ih = 0;
+      image_size(prog, int(k), w_, h_, iw, ih);
+      cuda::DevImage& im = images_[k];
+      im.width = iw, im.height = ih, im.channels = cd_, im.pad = d.pad, im.f64 = d.f64;
+      if (first[k] >= 0) order.push_back(k);  // else declared, never used
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+    for (size_t k : order) {
+      int slot = -1;
+      for (size_t q = 0; q < slot_free_from.size() && slot < 0; ++q)
+        if (slot_free_from[q] <= first[k]) slot = int(q);
+      if (slot < 0) {
+        slot = int(slot_free_from.size());
+        slot_free_from.push_back(0);
+        slot_need.push_back(0);
+      }
+      slot_of[k] = slot;
+      slot_free_from[size_t(slot)] = last[k] + 2;
+      slot_need[size_t(slot)] = std::max(slot_need[size_t(slot)], images_[k].bytes());
+    }
+    if (slots_.size() < slot_need.size()) slots_.resize(slot_need.size());
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Status s;
+      for (size_t q = 0; q < slot_need.size() && s; ++q) {
+        if (q == 0 && slot_need[q] <= capacity_) continue;
+        std::string what = "intermediate image";
+        for (size_t k = 2; k < n; ++k)
+          if (slot_of[k] == int(q)) {
+            const cuda::DevImage& im = images_[k];
+            what += " " + std::to_string(k) + " (" + std::to_string(im.stride()) + " x " + std::to_string(im.rows()) +
+                    " x " + std::to_string(im.channels) + (im.f64 ? " float64)" : " float32)");
+          }
+        s = slots_[q].ensure(slot_need[q], what, name_);
+      }
+      if (s) break;
+      if (attempt == 1) return s;
+      // Buffers kept for earlier programs may hold the memory: give them all back and try once more.
+      for (Buffer& b : slots_) b.free();
+      scratch_.free();
+    }
+    for (size_t k = 2; k < n; ++k)
+      if (slot_of[k] >= 0) {
+        const size_t q = size_t(slot_of[k]);
+        images_[k].data = q == 0 && slot_need[q] <= capacity_ ? d_tmp_ : slots_[q].p;
+      }
+    return Status::success();
+  }
+
   void free_buffers() {
     for (void** p : {&d_in_, &d_out_, &d_tmp_}) {
       if (*p) cudaFree(*p);
@@ -239,6 +352,9 @@ class CudaBackend final : public Backend {
   bool resident_ = false, has_output_ = false;
   unsigned long long version_ = 0;
   cuda::LinearState linear_;
+  std::vector<Buffer> slots_;  // intermediate images
+  Buffer scratch_;
+  std::vector<cuda::DevImage> images_;
 };
 
 }  // namespace

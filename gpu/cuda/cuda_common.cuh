@@ -11,10 +11,11 @@ namespace gpublur::cuda {
 // Most taps any plan can have (radius <= 4096 in the registry), rounded up for register blocking.
 constexpr int kMaxTaps = 2 * 4096 + 1 + 16;
 
-template <typename T> __device__ __forceinline__ T vzero();
-template <> __device__ __forceinline__ float vzero<float>() { return 0.f; }
-template <> __device__ __forceinline__ float2 vzero<float2>() { return make_float2(0.f, 0.f); }
-template <> __device__ __forceinline__ float4 vzero<float4>() { return make_float4(0.f, 0.f, 0.f, 0.f); }
+// Pixel-vector helpers (host and device: tests/cuda emulate the box kernels' block logic on the host).
+template <typename T> __host__ __device__ __forceinline__ T vzero();
+template <> __host__ __device__ __forceinline__ float vzero<float>() { return 0.f; }
+template <> __host__ __device__ __forceinline__ float2 vzero<float2>() { return make_float2(0.f, 0.f); }
+template <> __host__ __device__ __forceinline__ float4 vzero<float4>() { return make_float4(0.f, 0.f, 0.f, 0.f); }
 
 __device__ __forceinline__ void vfma(float w, float v, float& a) { a = fmaf(w, v, a); }
 __device__ __forceinline__ void vfma(float w, float2 v, float2& a) {
@@ -28,9 +29,9 @@ __device__ __forceinline__ void vfma(float w, float4 v, float4& a) {
   a.w = fmaf(w, v.w, a.w);
 }
 
-__device__ __forceinline__ float vadd(float a, float b) { return a + b; }
-__device__ __forceinline__ float2 vadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float4 vadd(float4 a, float4 b) {
+__host__ __device__ __forceinline__ float vadd(float a, float b) { return a + b; }
+__host__ __device__ __forceinline__ float2 vadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__host__ __device__ __forceinline__ float4 vadd(float4 a, float4 b) {
   return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
@@ -60,7 +61,7 @@ __device__ __forceinline__ void conv_block(Weight weight, int ntaps, Load load, 
 
 // conv_block for any ntaps (no zero-weight padding): whole K-tap steps, then the last ntaps % K taps with
 // compile-time window indices behind a warp-uniform guard. Loads reach load(ntaps + K - 2), as conv_block's.
-// Not a replacement for conv_block on padded taps: gauss-2d at r 144 on an H100 ran 214.8 ms with
+// Not a replacement for conv_block on padded taps: conv2d at r 144 on an H100 ran 214.8 ms with
 // conv_block, 225.5 with this one on 289 taps, 231.1 with this one on 296 padded taps (the tail's code costs
 // the main loop); at r 9 this one on 19 taps beat conv_block on 24 (1.49 vs 1.569 ms).
 template <typename T, int K, typename Weight, typename Load>
@@ -133,5 +134,42 @@ __device__ __forceinline__ void conv_fixed(Weight weight, Load load, T (&acc)[K]
 }
 
 inline int round_up(int v, int m) { return (v + m - 1) / m * m; }
+
+// Enough blocks to fill the GPU several times over; grid-stride loops do the rest.
+inline int grid_for(size_t items, int block) {
+  const size_t want = (items + block - 1) / block;
+  return int(want < 1 ? 1 : (want > 132 * 32 ? 132 * 32 : want));
+}
+
+// Component access of a pixel vector by an index that is a compile-time constant after unrolling (the
+// vector stays in registers).
+template <typename T> struct VecInfo;
+template <> struct VecInfo<float> { static constexpr int K = 1; };
+template <> struct VecInfo<float2> { static constexpr int K = 2; };
+template <> struct VecInfo<float4> { static constexpr int K = 4; };
+__host__ __device__ __forceinline__ float vget(const float& v, int) { return v; }
+__host__ __device__ __forceinline__ float vget(const float2& v, int i) { return i == 0 ? v.x : v.y; }
+__host__ __device__ __forceinline__ float vget(const float4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+__host__ __device__ __forceinline__ void vset(float& v, int, float x) { v = x; }
+__host__ __device__ __forceinline__ void vset(float2& v, int i, float x) { (i == 0 ? v.x : v.y) = x; }
+__host__ __device__ __forceinline__ void vset(float4& v, int i, float x) {
+  (i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w) = x;
+}
+
+// A pixel of a program image (core/program.hpp) at (x, y) of the input's frame: stored pixels as they are;
+// outside the stored area the border mode on [0, w) x [0, h) (only unpadded images are read there; zero -> 0).
+// `base` points at stored pixel (-pad, -pad), rows of `stride` pixels.
+template <typename T>
+__device__ __forceinline__ T read_pixel(const T* __restrict__ base, int stride, int pad, int w, int h, int x, int y,
+                                        Border b) {
+  if (x < -pad || y < -pad || x >= w + pad || y >= h + pad) {
+    x = remap_index(x, w, b);
+    y = remap_index(y, h, b);
+    if (x < 0 || y < 0) return vzero<T>();
+  }
+  return base[size_t(y + pad) * size_t(stride) + size_t(x + pad)];
+}
 
 }  // namespace gpublur::cuda

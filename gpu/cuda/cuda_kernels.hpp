@@ -1,40 +1,55 @@
-// Host-side launchers of the CUDA kernels, one .cu per method. Internal to gpu/cuda (and its tests/tools).
-// Device images are interleaved float pixels of 1, 2 or 4 channels (3 is padded to 4 on upload), no row
-// padding, so a pixel is one float, float2 or float4 and every access is one aligned vector load/store.
+// Host-side launchers of the CUDA primitives, one .cu per primitive under passes/, and their tuning knobs.
+// Internal to gpu/cuda (and its tests/tools). The backend finds them through the pass table (pass_table.hpp);
+// nothing here knows which method a program came from.
+// Device images are interleaved float pixels of 1, 2 or 4 channels (3 is padded to 4 on upload), rows of
+// (width + 2 pad) pixels with no row padding, so a pixel is one float, float2 or float4 and every access is one
+// aligned vector load/store. Summed-area tables hold float64 values.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
-#include "core/plan.hpp"
+#include "core/border.hpp"
+#include "core/program.hpp"
 #include "core/status.hpp"
 
 namespace gpublur::cuda {
 
+// One image of a program on the device (core/program.hpp): `data` points at the stored pixel (-pad, -pad).
 struct DevImage {
   void* data = nullptr;
-  int width = 0;
+  int width = 0;     // without padding
   int height = 0;
   int channels = 0;  // device channels: 1, 2 or 4
+  int pad = 0;
+  bool f64 = false;  // float64 values (summed-area tables)
+  int stride() const { return width + 2 * pad; }  // pixels per stored row
+  int rows() const { return height + 2 * pad; }
+  size_t bytes() const { return size_t(stride()) * size_t(rows()) * size_t(channels) * (f64 ? 8u : 4u); }
 };
 
 // Turns a failed CUDA call into a Status naming what was being done.
 Status cuda_status(cudaError_t e, const char* what);
+// The current device's shared memory: the opt-in maximum per block, and per SM; its SM count.
+int max_smem_optin();
+int smem_per_sm();
+int sm_count();
 
-// copy.cu
-Status launch_copy(const DevImage& in, const DevImage& out, cudaStream_t s);
-// 3 interleaved channels <-> 4 (alpha slot 0), for the padded device layout.
+// layout.cu: 3 interleaved channels <-> 4 (alpha slot 0), for the padded device layout; filling a buffer
+// (tests poison outputs with NaN).
 Status launch_unpack3(const float* raw3, float* out4, size_t pixels, cudaStream_t s);
 Status launch_pack3(const float* in4, float* raw3, size_t pixels, cudaStream_t s);
-// Fills every value of a buffer (tests poison outputs with NaN).
 Status launch_fill(float* data, size_t values, float value, cudaStream_t s);
 
-// gauss_2d.cu: direct (2r+1)^2 convolution with the outer product of plan.weights.
-Status launch_gauss_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t s,
-                       std::string& path);
+// passes/copy.cu: dst = src over dst's stored area (an unpadded source read with the border mode outside).
+// Same shape, no padding: the bandwidth floor (one 16-byte vector copy, path "copy-kernel").
+Status launch_copy(const DevImage& src, const DevImage& dst, Border b, cudaStream_t s, std::string& path);
 
-// gauss_sep.cu: horizontal then vertical pass. `tmp` has the shape of `in`.
-// Tuning knobs for the timing tool; the defaults are what the backend uses.
+// passes/conv1d.cu: Conv1d passes (taps for offsets -r..r). axes = 3: the separable pair, along x src -> mid
+// then along y mid -> dst (fused into one kernel where the schedule says; mid may then stay unwritten);
+// axes = 1: along x only, src -> dst; axes = 2: along y only, src -> dst.
+// Tuning knobs for the timing tool and tests; the defaults are what the backend uses.
 // Defaults from H100 measurements (docs/performance.md, cuda_kernel_timing 4096 4 25 sep).
 struct SepTuning {
   int fused_max_radius = 12;  // r <= this: one fused kernel
@@ -51,7 +66,7 @@ struct SepTuning {
   int pass_shape = -1;
   int pass_large_min_radius = 48;
   int pass_large_max_radius = 192;
-  // Two passes on tensor cores with FP16 operands split in two (gauss_sep_tc16.cu, RGBA only): 0 never,
+  // Two passes on tensor cores with FP16 operands split in two (passes/conv1d_tc16.cu, RGBA only): 0 never,
   // 1 wherever the tile fits, 2 for pass_tc16_min_radius <= r <= pass_tc16_max_radius. Takes precedence
   // over pass_shape. H100 (docs/performance.md, round 5): faster than every SIMT pass from r 48 (sigma 16:
   // 0.630 vs 0.657 ms) to r 300 (sigma 100: 2.39 vs 3.08), slower at r 36 (0.593 vs 0.547 pipelined).
@@ -61,20 +76,67 @@ struct SepTuning {
   int pass_tc16_max_radius = 300;
 };
 SepTuning& sep_tuning();
-Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
-                        cudaStream_t s, std::string& path);
+Status launch_conv1d(const std::vector<float>& taps, Border b, const DevImage& src, const DevImage& mid,
+                     const DevImage& dst, int axes, cudaStream_t s, std::string& path);
 
-// gauss_linear.cu: bilinear taps; plan.param("interp") picks the texture unit ("hardware") or an exact
-// lerp in the kernel ("exact"). The hardware path samples cudaArrays it owns (state below).
+// passes/conv2d.cu: direct (2r+1)^2 convolution with the outer product taps (x) taps.
+Status launch_conv2d(const std::vector<float>& taps, Border b, const DevImage& src, const DevImage& dst,
+                     cudaStream_t s, std::string& path);
+
+// passes/bilinear1d.cu: Bilinear1d through the texture unit (its 8-bit interpolation weights: a bounded
+// difference to the reference, stated by the recipe's tolerance). axes as launch_conv1d's; the pair samples
+// an array copy of src and writes its intermediate into a second array through a surface (mid stays
+// unwritten). The arrays live in LinearState; the copy of the uploaded input is refreshed only when
+// `src_version` changes (0: src is not the uploaded input, copy it every run).
 struct LinearState {
-  cudaArray_t in_array = nullptr;   // copy of the input, refreshed when `in_version` changes
-  cudaArray_t tmp_array = nullptr;  // horizontal pass output, written through a surface
+  cudaArray_t in_array = nullptr;   // copy of the source
+  cudaArray_t tmp_array = nullptr;  // the pair's horizontal output, written through a surface
   int width = 0, height = 0, channels = 0;
   unsigned long long in_version = ~0ull;
   void release();
 };
-Status launch_gauss_linear(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
-                           unsigned long long in_version, LinearState& state, cudaStream_t s,
-                           std::string& path);
+Status launch_bilinear1d(const Pass& pass, const DevImage& src, const DevImage& dst, int axes,
+                         unsigned long long src_version, LinearState& state, cudaStream_t s, std::string& path);
+
+// passes/box1d.cu: Box1d, the cascade of boxes pass.widths (at most kMaxBoxes) along pass.axis on the
+// border-extended line. Schedules: whole lines (or segments with their halo) in shared memory, each box a
+// running sum re-anchored per chunk on a float64 prefix of chunk totals; the x/y pair fused into one 2D-tile
+// kernel for small reach (BoxTuning); lines too long for shared memory fall back to the moving-average kernel.
+constexpr int kMaxBoxes = 8;
+struct BoxTuning {
+  // box_pair with total reach R <= this runs as one kernel (2D tiles, x and y fused). 0: never. The default
+  // keeps the cost independent of the width (the separate passes); the timing tool's `box` mode times both.
+  int fused_max_radius = 0;
+  // Shared memory per block for the line kernels; 0: half an SM (two blocks per SM; lines split into
+  // segments with their halo where a whole line does not fit). max_smem_optin(): whole lines, one block/SM.
+  int smem_budget = 0;
+  int min_segment = 64;  // shortest segment (outputs) before the moving-average fallback
+  bool force_global = false;  // always the moving-average kernel (global memory, one thread per line)
+};
+// Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius) and GPUBLUR_CUDA_BOX_SMEM (smem_budget) override the defaults.
+BoxTuning& box_tuning();
+// Scratch bytes launch_box1d needs (the moving-average fallback's line buffers); 0 for the shared-memory
+// schedules.
+size_t box1d_scratch(const Pass& pass, const DevImage& src);
+// pair: passes i, i + 1 are core's box_pair (pass along x src -> mid, then y mid -> dst). fused = true when
+// both ran (one kernel); otherwise only `pass` ran (src -> mid for a pair, src -> dst otherwise).
+Status launch_box1d(const Pass& pass, const DevImage& src, const DevImage& mid, const DevImage& dst, bool pair,
+                    void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path, bool& fused);
+
+// passes/moving_average.cu: the same function as Box1d, as one thread per line walking it with float64
+// running sums (the Intel article's compute shader), the cascade's later boxes in place in a line buffer
+// (scratch, lines in batches that fit scratch_bytes).
+size_t moving_average_scratch(const std::vector<int>& widths, int axis, const DevImage& img);
+Status launch_moving_average(const std::vector<int>& widths, int axis, Border b, const DevImage& src,
+                             const DevImage& dst, void* scratch, size_t scratch_bytes, cudaStream_t s,
+                             std::string& path);
+
+// passes/sat.cu: the inclusive float64 summed-area table of src extended by pass.extend (table = dst).
+Status launch_sat(const Pass& pass, const DevImage& src, const DevImage& table, cudaStream_t s, std::string& path);
+// passes/sat_box.cu: the w x w window mean from four table lookups per pixel (before the table: 0).
+Status launch_sat_box(const Pass& pass, const DevImage& table, const DevImage& dst, cudaStream_t s,
+                      std::string& path);
+// passes/box2d.cu: the direct w x w window mean (w^2 reads per pixel).
+Status launch_box2d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
 }  // namespace gpublur::cuda

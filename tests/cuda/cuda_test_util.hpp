@@ -2,12 +2,16 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "core/plan.hpp"
+#include "core/reference/reference.hpp"
 #include "gpu/cuda/cuda_backend.hpp"
 
 namespace gpublur::testing {
@@ -50,6 +54,42 @@ inline Plan make_plan(const std::string& method, double sigma, const std::string
   const Status s = resolve_plan(method, given, p);
   EXPECT_TRUE(s.ok()) << s.error;
   return p;
+}
+
+// GPUBLUR_CUDA_TEST_SMALL=1: small images only (compute-sanitizer runs).
+inline bool small_mode() {
+  const char* e = std::getenv("GPUBLUR_CUDA_TEST_SMALL");
+  return e && std::string(e) == "1";
+}
+
+// Runs `plan` on the uploaded `src` (output poisoned with NaN first, so unwritten pixels fail) and compares with
+// the CPU reference: max abs difference (infinity where a value is NaN or the shapes differ). Fails the test
+// (ADD_FAILURE) if the run fails. `path`: the schedule the backend reports.
+inline double run_vs_reference(Backend& b, const Plan& plan, const Image& src, std::string& path) {
+  Image want, got;
+  if (Status s = reference_run(plan, src, want); !s) {
+    ADD_FAILURE() << "reference: " << s.error;
+    return std::numeric_limits<double>::infinity();
+  }
+  RunInfo info;
+  double ms = 0;
+  Status s = cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN());
+  if (s) s = b.run(plan, info);
+  if (s) s = b.download(got, ms);
+  path = info.path;
+  if (!s) {
+    ADD_FAILURE() << s.error;
+    return std::numeric_limits<double>::infinity();
+  }
+  if (got.width != want.width || got.height != want.height || got.channels != want.channels ||
+      got.data.size() != want.data.size())
+    return std::numeric_limits<double>::infinity();
+  double err = 0;
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
+    err = std::max(err, std::isnan(d) ? std::numeric_limits<double>::infinity() : d);
+  }
+  return err;
 }
 
 }  // namespace gpublur::testing

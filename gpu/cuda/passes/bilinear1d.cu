@@ -1,18 +1,14 @@
-// gauss-linear: separable Gaussian with bilinear taps (core/gauss.hpp linear_taps): per pass
+// bilinear1d: taps at fractional offsets (core/gauss.hpp linear_taps), per pass
 //   out(x) = tw[0] s(x) + sum_k tw[k] (s(x - o_k) + s(x + o_k)),  s(p) = (1-f) in[floor p] + f in[floor p + 1]
-// with both texels border-remapped. Two interpolation paths:
-//  - "hardware": the texture unit filters (cudaArray + linear filtering; borders through address modes:
-//    clamp, and zero as border colour 0, with unnormalised coordinates; mirror and wrap need normalised
-//    ones). Its weights are fixed point with 8 fractional bits, so results differ from the reference by a
-//    bounded amount (tests/cuda measure it). The horizontal pass writes a second array through a surface.
-//  - "exact": the same samples interpolated in full precision, computed as the CPU reference does: the
-//    split taps as one discrete kernel (core/gauss.hpp linear_exact_kernel) run by gauss-sep's kernels
-//    (shared-memory tiles, tensor cores at large radii). Until round 5 this path fetched and lerped two texels
-//    per sample from global memory (0.88 / 2.83 / 11.3 ms at sigma 3 / 12 / 48 on an H100).
+// with both texels border-remapped, sampled by the texture unit (cudaArray + linear filtering; borders through
+// address modes: clamp, and zero as border colour 0, with unnormalised coordinates; mirror and wrap need
+// normalised ones). Its weights are fixed point with 8 fractional bits, so results differ from the reference
+// (which interpolates exactly) by a bounded amount: the recipe states it as the plan's tolerance.
+// The x-then-y pair samples an array copy of its source (refreshed once per upload when that is the input) and
+// writes its intermediate into a second array through a surface; a lone pass samples the copy and writes the
+// destination image. (A program wanting exact interpolation states the split taps as a Conv1d: conv1d.cu.)
 #include <string>
 #include <vector>
-
-#include "core/gauss.hpp"
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
@@ -31,7 +27,8 @@ __device__ __forceinline__ T tex_at(cudaTextureObject_t t, float px, float py, b
   return norm ? tex2D<T>(t, px * inv_w, py * inv_h) : tex2D<T>(t, px, py);
 }
 
-template <typename T, bool HORIZ>
+// SURF: the output goes into the pair's intermediate array through a surface, else into `out`.
+template <typename T, bool HORIZ, bool SURF>
 __global__ void linear_tex_kernel(cudaTextureObject_t tex, cudaSurfaceObject_t surf_out, T* __restrict__ out,
                                   int W, int H, bool norm, int ntaps) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -50,7 +47,7 @@ __global__ void linear_tex_kernel(cudaTextureObject_t tex, cudaSurfaceObject_t s
       v = vadd(tex_at<T>(tex, cx, cy - o, norm, inv_w, inv_h), tex_at<T>(tex, cx, cy + o, norm, inv_w, inv_h));
     vfma(c_tw[k], v, acc);
   }
-  if (HORIZ)
+  if (SURF)
     surf2Dwrite(acc, surf_out, x * int(sizeof(T)), y);
   else
     out[size_t(y) * W + x] = acc;
@@ -91,15 +88,15 @@ Status alloc_array(cudaArray_t& a, int w, int h, const char* what) {
 }
 
 template <typename T>
-Status run_linear(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
+Status run_linear(const Pass& pass, const DevImage& in, const DevImage& out, int axes,
                   unsigned long long in_version, LinearState& state, cudaStream_t st, std::string& path) {
   const int W = in.width, H = in.height;
-  const int ntaps = int(plan.tap_offsets.size());
-  Status s = cuda_status(cudaMemcpyToSymbolAsync(c_off, plan.tap_offsets.data(), ntaps * sizeof(float), 0,
+  const int ntaps = int(pass.offsets.size());
+  Status s = cuda_status(cudaMemcpyToSymbolAsync(c_off, pass.offsets.data(), ntaps * sizeof(float), 0,
                                                  cudaMemcpyHostToDevice, st),
                          "uploading tap offsets");
   if (!s) return s;
-  s = cuda_status(cudaMemcpyToSymbolAsync(c_tw, plan.tap_weights.data(), ntaps * sizeof(float), 0,
+  s = cuda_status(cudaMemcpyToSymbolAsync(c_tw, pass.taps.data(), ntaps * sizeof(float), 0,
                                           cudaMemcpyHostToDevice, st),
                   "uploading tap weights");
   if (!s) return s;
@@ -114,18 +111,31 @@ Status run_linear(const Plan& plan, const DevImage& in, const DevImage& tmp, con
     state.channels = in.channels;
     state.in_version = ~0ull;
   }
-  if (state.in_version != in_version) {
+  if (in_version == 0 || state.in_version != in_version) {
     const size_t row = size_t(W) * sizeof(T);
     s = cuda_status(cudaMemcpy2DToArrayAsync(state.in_array, 0, 0, in.data, row, row, H,
                                              cudaMemcpyDeviceToDevice, st),
-                    "copying the input into its texture array");
+                    "copying the source into its texture array");
     if (!s) return s;
-    state.in_version = in_version;
+    state.in_version = in_version == 0 ? ~0ull : in_version;
   }
   bool norm = false;
-  cudaTextureObject_t tin = make_texture(state.in_array, plan.border, norm, s);
+  cudaTextureObject_t tin = make_texture(state.in_array, pass.border, norm, s);
   if (!s) return s;
-  cudaTextureObject_t ttmp = make_texture(state.tmp_array, plan.border, norm, s);
+  T* dst = static_cast<T*>(out.data);
+  if (axes != 3) {
+    if (axes == 1)
+      linear_tex_kernel<T, true, false><<<grid, block, 0, st>>>(tin, 0, dst, W, H, norm, ntaps);
+    else
+      linear_tex_kernel<T, false, false><<<grid, block, 0, st>>>(tin, 0, dst, W, H, norm, ntaps);
+    s = cuda_status(cudaGetLastError(), "launching bilinear1d (texture)");
+    // Destroy the object only once the kernel that uses it has finished.
+    cudaStreamSynchronize(st);
+    cudaDestroyTextureObject(tin);
+    path = axes == 1 ? "texture-hw-x" : "texture-hw-y";
+    return s;
+  }
+  cudaTextureObject_t ttmp = make_texture(state.tmp_array, pass.border, norm, s);
   if (!s) {
     cudaDestroyTextureObject(tin);
     return s;
@@ -136,9 +146,9 @@ Status run_linear(const Plan& plan, const DevImage& in, const DevImage& tmp, con
   cudaSurfaceObject_t surf = 0;
   s = cuda_status(cudaCreateSurfaceObject(&surf, &rd), "creating surface object");
   if (s) {
-    linear_tex_kernel<T, true><<<grid, block, 0, st>>>(tin, surf, nullptr, W, H, norm, ntaps);
-    linear_tex_kernel<T, false><<<grid, block, 0, st>>>(ttmp, 0, static_cast<T*>(out.data), W, H, norm, ntaps);
-    s = cuda_status(cudaGetLastError(), "launching gauss-linear (texture)");
+    linear_tex_kernel<T, true, true><<<grid, block, 0, st>>>(tin, surf, nullptr, W, H, norm, ntaps);
+    linear_tex_kernel<T, false, false><<<grid, block, 0, st>>>(ttmp, 0, dst, W, H, norm, ntaps);
+    s = cuda_status(cudaGetLastError(), "launching bilinear1d (texture)");
     // Destroy the objects only once the kernels that use them have finished.
     cudaStreamSynchronize(st);
     cudaDestroySurfaceObject(surf);
@@ -159,27 +169,18 @@ void LinearState::release() {
   in_version = ~0ull;
 }
 
-Status launch_gauss_linear(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
-                           unsigned long long in_version, LinearState& state, cudaStream_t s,
-                           std::string& path) {
-  if (plan.tap_offsets.empty() || plan.tap_offsets.size() != plan.tap_weights.size() ||
-      plan.tap_offsets.size() > size_t(kMaxLinearTaps))
-    return Status::fail("CUDA gauss-linear: plan has " + std::to_string(plan.tap_offsets.size()) +
-                        " tap offsets and " + std::to_string(plan.tap_weights.size()) + " tap weights");
-  if (plan.param("interp") == "exact") {
-    Plan sep = plan;
-    const std::vector<double> k = linear_exact_kernel(plan.tap_offsets, plan.tap_weights, sep.radius);
-    sep.weights.assign(k.begin(), k.end());
-    std::string sep_path;
-    Status st = launch_gauss_sep(sep, in, tmp, out, s, sep_path);
-    path = "exact-split-taps/" + sep_path;
-    return st;
-  }
-  switch (in.channels) {
-    case 1: return run_linear<float>(plan, in, tmp, out, in_version, state, s, path);
-    case 2: return run_linear<float2>(plan, in, tmp, out, in_version, state, s, path);
-    case 4: return run_linear<float4>(plan, in, tmp, out, in_version, state, s, path);
-    default: return Status::fail("CUDA gauss-linear: unsupported device channel count");
+Status launch_bilinear1d(const Pass& pass, const DevImage& src, const DevImage& dst, int axes,
+                         unsigned long long src_version, LinearState& state, cudaStream_t s, std::string& path) {
+  if (pass.offsets.empty() || pass.offsets.size() != pass.taps.size() || pass.offsets.size() > size_t(kMaxLinearTaps))
+    return Status::fail("CUDA bilinear1d: pass has " + std::to_string(pass.offsets.size()) + " tap offsets and " +
+                        std::to_string(pass.taps.size()) + " tap weights (at most " +
+                        std::to_string(kMaxLinearTaps) + ")");
+  if (axes < 1 || axes > 3) return Status::fail("CUDA bilinear1d: bad axes");
+  switch (src.channels) {
+    case 1: return run_linear<float>(pass, src, dst, axes, src_version, state, s, path);
+    case 2: return run_linear<float2>(pass, src, dst, axes, src_version, state, s, path);
+    case 4: return run_linear<float4>(pass, src, dst, axes, src_version, state, s, path);
+    default: return Status::fail("CUDA bilinear1d: unsupported device channel count");
   }
 }
 

@@ -1,4 +1,4 @@
-// gauss-2d: direct (2r+1)^2 convolution with the outer product of plan.weights (no separation).
+// conv2d: direct (2r+1)^2 convolution with the outer product taps (x) taps (no separation).
 // A block computes 16 rows x 128 columns; each thread 8 consecutive outputs of one row. For each tap row j
 // the block needs input rows y - r + j of its 16 lines: a ring of 17 shared-memory rows, one new row
 // loaded per j (cp.async, while the others compute), so every input row is fetched once per block. Within a
@@ -31,7 +31,7 @@ __device__ __forceinline__ void load_row(const T* __restrict__ in, T* __restrict
 // PADDED: ntaps is a multiple of K (zero weights past 2r + 1) and the tap loop has no tail step; else ntaps =
 // 2r + 1 and conv_block_any runs the last ntaps % K taps as a tail.
 template <typename T, bool PADDED>
-__global__ void __launch_bounds__(kThreads) gauss2d_kernel(const T* __restrict__ in, T* __restrict__ out, int W,
+__global__ void __launch_bounds__(kThreads) conv2d_kernel(const T* __restrict__ in, T* __restrict__ out, int W,
                                                            int H, Border b, int r, int ntaps) {
   extern __shared__ float4 smem4[];
   T* s = reinterpret_cast<T*>(smem4);
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kThreads) gauss2d_kernel(const T* __restrict__
 }
 
 template <typename T>
-__global__ void gauss2d_global_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
+__global__ void conv2d_global_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
                                       int r) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= W || y >= H) return;
@@ -95,8 +95,9 @@ __global__ void gauss2d_global_kernel(const T* __restrict__ in, T* __restrict__ 
 }
 
 template <typename T>
-Status run_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t st, std::string& path) {
-  const int W = in.width, H = in.height, r = plan.radius;
+Status run_2d(const std::vector<float>& taps, Border border, const DevImage& in, const DevImage& out,
+              cudaStream_t st, std::string& path) {
+  const int W = in.width, H = in.height, r = int(taps.size() / 2);
   // Taps per row: padded with zero weights to a multiple of K where that adds at most 1/16 more, else exactly
   // 2r + 1 with a tail step. H100, 4096^2 RGBA: exact 1.49 vs padded 1.569 ms at r 9, 15.51 vs 15.55 at r 36,
   // padded 214.8 vs exact 225.5 at r 144 (docs/performance.md, CUDA round 5).
@@ -104,44 +105,42 @@ Status run_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStr
   const bool padded = padded_taps - exact <= exact / 16;
   const int ntaps = padded ? padded_taps : exact;
   std::vector<float> w(ntaps, 0.f);
-  std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
+  std::copy(taps.begin(), taps.end(), w.begin());
   Status s = cuda_status(
       cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
       "uploading weights");
   if (!s) return s;
   const T* src = static_cast<const T*>(in.data);
   T* dst = static_cast<T*>(out.data);
-  int dev = 0, optin = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  const int optin = max_smem_optin();
   const size_t bytes = size_t(kSlots) * ((TA + ntaps - 1) | 1) * sizeof(T);
   if (bytes <= size_t(optin)) {
-    auto k = padded ? gauss2d_kernel<T, true> : gauss2d_kernel<T, false>;
+    auto k = padded ? conv2d_kernel<T, true> : conv2d_kernel<T, false>;
     if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                           "raising the shared-memory limit")))
       return s;
-    k<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), kThreads, bytes, st>>>(src, dst, W, H, plan.border, r, ntaps);
+    k<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), kThreads, bytes, st>>>(src, dst, W, H, border, r, ntaps);
     path = "direct-2d-smem";
   } else {
-    gauss2d_global_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
-                                                                                       plan.border, r);
+    conv2d_global_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
+                                                                                       border, r);
     path = "direct-2d-global";
   }
-  return cuda_status(cudaGetLastError(), "launching gauss-2d");
+  return cuda_status(cudaGetLastError(), "launching conv2d");
 }
 
 }  // namespace
 
-Status launch_gauss_2d(const Plan& plan, const DevImage& in, const DevImage& out, cudaStream_t s,
-                       std::string& path) {
-  if (int(plan.weights.size()) != 2 * plan.radius + 1 || 2 * plan.radius + 1 + 16 > kMaxTaps)
-    return Status::fail("CUDA gauss-2d: plan has " + std::to_string(plan.weights.size()) +
-                        " weights for radius " + std::to_string(plan.radius));
-  switch (in.channels) {
-    case 1: return run_2d<float>(plan, in, out, s, path);
-    case 2: return run_2d<float2>(plan, in, out, s, path);
-    case 4: return run_2d<float4>(plan, in, out, s, path);
-    default: return Status::fail("CUDA gauss-2d: unsupported device channel count");
+Status launch_conv2d(const std::vector<float>& taps, Border b, const DevImage& src, const DevImage& dst,
+                     cudaStream_t s, std::string& path) {
+  if (taps.size() % 2 != 1 || taps.size() + 16 > size_t(kMaxTaps))
+    return Status::fail("CUDA conv2d: " + std::to_string(taps.size()) + " taps (odd, at most " +
+                        std::to_string(kMaxTaps - 16) + ")");
+  switch (src.channels) {
+    case 1: return run_2d<float>(taps, b, src, dst, s, path);
+    case 2: return run_2d<float2>(taps, b, src, dst, s, path);
+    case 4: return run_2d<float4>(taps, b, src, dst, s, path);
+    default: return Status::fail("CUDA conv2d: unsupported device channel count");
   }
 }
 

@@ -1,4 +1,5 @@
-// `copy` (the bandwidth floor: one read and one write of the image) and the layout helpers around it.
+// The device layout's helpers: CUDA errors as Status, device attributes, the 3 <-> 4 channel (un)packing of
+// uploads and downloads, and filling a buffer.
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -13,12 +14,11 @@ Status cuda_status(cudaError_t e, const char* what) {
 
 namespace {
 
-// 16-byte vector copy, grid-stride; the scalar tail covers value counts that are not multiples of 4.
-__global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ out, size_t n4,
-                            const float* __restrict__ in_tail, float* __restrict__ out_tail, int tail) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) out[i] = in[i];
-  if (blockIdx.x == 0 && threadIdx.x < tail) out_tail[threadIdx.x] = in_tail[threadIdx.x];
+int device_attribute(cudaDeviceAttr a) {
+  int dev = 0, v = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&v, a, dev);
+  return v;
 }
 
 __global__ void unpack3_kernel(const float* __restrict__ raw3, float4* __restrict__ out4, size_t pixels) {
@@ -42,24 +42,30 @@ __global__ void fill_kernel(float* __restrict__ p, size_t n, float v) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = v;
 }
 
-// Enough blocks to fill the GPU several times over; grid-stride loops do the rest.
-int grid_for(size_t items, int block) {
-  const size_t want = (items + block - 1) / block;
-  return int(want < 1 ? 1 : (want > 132 * 32 ? 132 * 32 : want));
-}
-
 }  // namespace
 
-Status launch_copy(const DevImage& in, const DevImage& out, cudaStream_t s) {
-  const size_t n = size_t(in.width) * in.height * in.channels;
-  const size_t n4 = n / 4;
-  const int tail = int(n - n4 * 4);
-  const float* fin = static_cast<const float*>(in.data);
-  float* fout = static_cast<float*>(out.data);
-  copy_kernel<<<grid_for(n4, 256), 256, 0, s>>>(reinterpret_cast<const float4*>(fin),
-                                                 reinterpret_cast<float4*>(fout), n4, fin + n4 * 4,
-                                                 fout + n4 * 4, tail);
-  return cuda_status(cudaGetLastError(), "launching copy");
+int max_smem_optin() {
+  static thread_local int dev = -1, v = 0;
+  int cur = 0;
+  cudaGetDevice(&cur);
+  if (cur != dev) dev = cur, v = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  return v;
+}
+
+int smem_per_sm() {
+  static thread_local int dev = -1, v = 0;
+  int cur = 0;
+  cudaGetDevice(&cur);
+  if (cur != dev) dev = cur, v = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  return v;
+}
+
+int sm_count() {
+  static thread_local int dev = -1, v = 0;
+  int cur = 0;
+  cudaGetDevice(&cur);
+  if (cur != dev) dev = cur, v = device_attribute(cudaDevAttrMultiProcessorCount);
+  return v;
 }
 
 Status launch_unpack3(const float* raw3, float* out4, size_t pixels, cudaStream_t s) {

@@ -1,4 +1,4 @@
-// gauss-sep passes on tensor cores with FP16 operands split in two ("2xFP16"), RGBA float32 images.
+// conv1d passes on tensor cores with FP16 operands split in two ("2xFP16"), RGBA float32 images.
 //
 // Each pass is a banded-Toeplitz GEMM per warp: D (16 rows = 4 lines x 4 channels, 8 outputs) += A (16 rows x
 // 16 input positions, from the shared tile) x B_d (16 positions x 8 outputs, B_d[k][n] = w[8d + k - n]),
@@ -24,7 +24,7 @@
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
-#include "gpu/cuda/gauss_sep_tc16.hpp"
+#include "gpu/cuda/passes/conv1d_tc16.hpp"
 
 namespace gpublur::cuda {
 namespace {
@@ -201,8 +201,9 @@ bool tc16_fits(int r, size_t optin) {
   return tc16_dmax(r) + 2 <= kMaxD && 2 * r + 1 <= kMaxTaps && tc16_smem(r) <= optin;
 }
 
-Status launch_sep_tc16(const float4* src, float4* mid, float4* dst, int W, int H, Border b, int r,
-                       const std::vector<float>& weights, size_t optin, cudaStream_t st, bool& launched) {
+Status launch_sep_tc16(const float4* h_in, float4* h_out, const float4* v_in, float4* v_out, int axes, int W,
+                       int H, Border b, int r, const std::vector<float>& weights, size_t optin, cudaStream_t st,
+                       bool& launched) {
   launched = false;
   const int ntaps = 2 * r + 1;
   if (!tc16_fits(r, optin) || int(weights.size()) < ntaps) return Status::success();
@@ -245,10 +246,12 @@ Status launch_sep_tc16(const float4* src, float4* mid, float4* dst, int W, int H
                           "setting the shared-memory carveout")))
       return s;
   }
-  kh<<<dim3((W + kTA - 1) / kTA, (H + kTL - 1) / kTL), kThreads, bytes, st>>>(src, mid, W, H, b, r, unscale);
-  kv<<<dim3((W + kTL - 1) / kTL, (H + kTA - 1) / kTA), kThreads, bytes, st>>>(mid, dst, W, H, b, r, unscale);
+  if (axes & 1)
+    kh<<<dim3((W + kTA - 1) / kTA, (H + kTL - 1) / kTL), kThreads, bytes, st>>>(h_in, h_out, W, H, b, r, unscale);
+  if (axes & 2)
+    kv<<<dim3((W + kTL - 1) / kTL, (H + kTA - 1) / kTA), kThreads, bytes, st>>>(v_in, v_out, W, H, b, r, unscale);
   launched = true;
-  return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, tensor cores 2xFP16)");
+  return cuda_status(cudaGetLastError(), "launching conv1d (two passes, tensor cores 2xFP16)");
 }
 
 }  // namespace gpublur::cuda

@@ -1,16 +1,19 @@
-// gauss-sep: horizontal then vertical pass of 2r+1 taps, shared-memory tiles, register-blocked.
+// conv1d: out(x) = sum_k taps[k + r] in(x + k) along an axis, 2r+1 taps, shared-memory tiles, register-blocked.
+// The separable pair (core's separable_pair: along x then y through an intermediate nothing else reads) is
+// scheduled as one unit:
 //  - small radius: one fused kernel per tile (tile + halo loaded once, horizontal pass into a shared
 //    intermediate, vertical pass from it): one device-memory read and write of the image.
-//  - larger radius: two passes through a device-memory intermediate, each a tile of 16 lines x 128 outputs
+//  - larger radius: two passes through the device-memory intermediate, each a tile of 16 lines x 128 outputs
 //    with its halo in shared memory; each thread computes 8 consecutive outputs along the filter direction.
 //    Pipelined variant: persistent blocks with two tile buffers, the next tile's load overlapping the math.
 //  - radius <= 12: a fused kernel with the radius as a template parameter, 64-wide tiles, in-place
 //    horizontal pass (less shared memory, fewer halo re-reads, no padded taps).
 //  - radius 48..192: the same two passes with 8 lines x 256 outputs per block, >= 3 blocks/SM (less halo
 //    traffic, more resident warps; SepTuning::pass_shape).
-//  - RGBA, radius 48..300: the two passes on tensor cores, FP16 operands split in two (gauss_sep_tc16.cu;
+//  - RGBA, radius 48..300: the two passes on tensor cores, FP16 operands split in two (conv1d_tc16.cu;
 //    SepTuning::pass_tc16). A 3xTF32 version measured slower than the SIMT passes and was removed.
 //  - radius too large for shared memory: a plain global-memory pass (correct for any radius).
+// A lone pass (one axis) runs the pass kernel of that axis that the pair would use.
 // Border remapping happens only while loading tiles, never in the tap loops.
 #include <algorithm>
 #include <cstdlib>
@@ -20,7 +23,7 @@
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
-#include "gpu/cuda/gauss_sep_tc16.hpp"
+#include "gpu/cuda/passes/conv1d_tc16.hpp"
 
 namespace gpublur::cuda {
 namespace {
@@ -175,18 +178,18 @@ constexpr size_t fixed_smem(size_t elem) {
 template <typename T, int TH, int R = 0>
 Status launch_fixed(int r, const T* in, T* out, int W, int H, Border b, size_t optin, cudaStream_t st) {
   if constexpr (R > kFixedMaxR) {
-    return Status::fail("CUDA gauss-sep: no fixed-radius fused kernel for radius " + std::to_string(r));
+    return Status::fail("CUDA conv1d: no fixed-radius fused kernel for radius " + std::to_string(r));
   } else {
     if (r != R) return launch_fixed<T, TH, R + 1>(r, in, out, W, H, b, optin, st);
     constexpr size_t bytes = fixed_smem<R, TH>(sizeof(T));
-    if (bytes > optin) return Status::fail("CUDA gauss-sep: fused tile does not fit shared memory");
+    if (bytes > optin) return Status::fail("CUDA conv1d: fused tile does not fit shared memory");
     auto k = sep_fused_fixed_kernel<T, R, TH>;
     Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                            "raising the shared-memory limit");
     if (!s) return s;
     const dim3 grid((W + kFixedTW - 1) / kFixedTW, (H + TH - 1) / TH);
     k<<<grid, kThreads, bytes, st>>>(in, out, W, H, b);
-    return cuda_status(cudaGetLastError(), "launching gauss-sep (fused, fixed radius)");
+    return cuda_status(cudaGetLastError(), "launching conv1d pair (fused, fixed radius)");
   }
 }
 
@@ -395,23 +398,17 @@ __global__ void sep_global_kernel(const T* __restrict__ in, T* __restrict__ out,
   out[size_t(y) * W + x] = acc;
 }
 
-int max_smem_optin() {
-  int dev = 0, v = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-  return v;
-}
-
 template <typename KernelPtr>
 Status set_smem(KernelPtr k, size_t bytes) {
   return cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                      "raising the shared-memory limit");
 }
 
-// Both passes of shape (K, TL, TA, MINB); launched = false (nothing launched) when the tile does not fit.
+// The passes of shape (K, TL, TA, MINB) that `axes` asks for; launched = false (nothing launched) when the
+// tile does not fit.
 template <typename T, int K, int TL, int TA, int MINB>
-Status launch_pass_lb(const T* src, T* mid, T* dst, int W, int H, Border b, int r, int ntaps, size_t optin,
-                      cudaStream_t st, bool& launched) {
+Status launch_pass_lb(const T* h_in, T* h_out, const T* v_in, T* v_out, int axes, int W, int H, Border b, int r,
+                      int ntaps, size_t optin, cudaStream_t st, bool& launched) {
   launched = false;
   const size_t bytes = pass_smem(ntaps, sizeof(T), TA, TL);
   if (bytes > optin) return Status::success();
@@ -426,26 +423,33 @@ Status launch_pass_lb(const T* src, T* mid, T* dst, int W, int H, Border b, int 
                           "setting the shared-memory carveout")))
       return s;
   constexpr int threads = TL * TA / K;
-  kh<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), threads, bytes, st>>>(src, mid, W, H, b, r, ntaps);
-  kv<<<dim3((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(mid, dst, W, H, b, r, ntaps);
+  if (axes & 1) kh<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), threads, bytes, st>>>(h_in, h_out, W, H, b, r, ntaps);
+  if (axes & 2) kv<<<dim3((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(v_in, v_out, W, H, b, r, ntaps);
   launched = true;
-  return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, 8-line tiles)");
+  return cuda_status(cudaGetLastError(), "launching conv1d (two passes, 8-line tiles)");
 }
 
+// axes: 3 the pair (src -> mid along x, mid -> dst along y), 1 along x src -> dst, 2 along y src -> dst.
 template <typename T>
-Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out, cudaStream_t st,
-               std::string& path) {
-  const int W = in.width, H = in.height, r = plan.radius;
-  const Border b = plan.border;
+Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, const DevImage& tmp,
+               const DevImage& out, int axes, cudaStream_t st, std::string& path) {
+  const int W = in.width, H = in.height, r = int(taps.size() / 2);
   const T* src = static_cast<const T*>(in.data);
-  T* mid = static_cast<T*>(tmp.data);
   T* dst = static_cast<T*>(out.data);
+  // The horizontal pass reads h_in and writes h_out, the vertical one v_in -> v_out.
+  const bool pair = axes == 3, do_h = (axes & 1) != 0, do_v = (axes & 2) != 0;
+  T* mid = pair ? static_cast<T*>(tmp.data) : nullptr;
+  const T* h_in = src;
+  T* h_out = pair ? mid : dst;
+  const T* v_in = pair ? mid : src;
+  T* v_out = dst;
+  const char* suffix = pair ? "" : do_h ? "-x" : "-y";
   const SepTuning tune = sep_tuning();
   const size_t optin = size_t(max_smem_optin());
 
-  if (tune.fused_kind == 1 && r <= kFixedMaxR && r <= tune.fused_max_radius) {
-    Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, plan.weights.data(), plan.weights.size() * sizeof(float),
-                                                   0, cudaMemcpyHostToDevice, st),
+  if (pair && tune.fused_kind == 1 && r <= kFixedMaxR && r <= tune.fused_max_radius) {
+    Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, taps.data(), taps.size() * sizeof(float), 0,
+                                                   cudaMemcpyHostToDevice, st),
                            "uploading weights");
     if (!s) return s;
     const bool tall = tune.fused_tile_h == 64 || (tune.fused_tile_h == 0 && r <= 9);
@@ -458,12 +462,12 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
   // Fused: K = 4 keeps the padded tap count close to 2r+1 at small radii.
   constexpr int FK = 4, FW = 32;
   const int fntaps = round_up(2 * r + 1, FK);
-  if (r <= tune.fused_max_radius) {
+  if (pair && r <= tune.fused_max_radius) {
     const bool tall = tune.fused_tile_h == 64;
     const size_t bytes = tall ? fused_smem<FW, 64>(fntaps, sizeof(T)) : fused_smem<FW, 32>(fntaps, sizeof(T));
     if (bytes <= optin) {
       std::vector<float> w(fntaps, 0.f);
-      std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
+      std::copy(taps.begin(), taps.end(), w.begin());
       Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0,
                                                      cudaMemcpyHostToDevice, st),
                              "uploading weights");
@@ -480,14 +484,14 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
         k<<<grid, kThreads, bytes, st>>>(src, dst, W, H, b, r, fntaps);
       }
       path = tall ? "fused-tile-32x64" : "fused-tile-32x32";
-      return cuda_status(cudaGetLastError(), "launching gauss-sep (fused)");
+      return cuda_status(cudaGetLastError(), "launching conv1d pair (fused)");
     }
   }
 
   // Pass kernels take any tap count; padding to a multiple of kPassK (zero weights) is the old behaviour.
   const int ntaps = tune.pass_pad_taps ? round_up(2 * r + 1, kPassK) : 2 * r + 1;
   std::vector<float> w(ntaps, 0.f);
-  std::copy(plan.weights.begin(), plan.weights.end(), w.begin());
+  std::copy(taps.begin(), taps.end(), w.begin());
   Status s = cuda_status(
       cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
       "uploading weights");
@@ -498,10 +502,10 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
                                               r <= tune.pass_tc16_max_radius);
     if (tc16) {
       bool launched = false;
-      s = launch_sep_tc16(src, mid, dst, W, H, b, r, plan.weights, optin, st, launched);
+      s = launch_sep_tc16(h_in, h_out, v_in, v_out, axes, W, H, b, r, taps, optin, st, launched);
       if (!s) return s;
       if (launched) {
-        path = "two-pass-tc-2xfp16";
+        path = std::string("two-pass-tc-2xfp16") + suffix;
         return s;
       }
     }
@@ -509,11 +513,12 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
   const int shape = tune.pass_shape >= 0 ? tune.pass_shape : (large ? 2 : 0);
   if (shape == 1 || shape == 2) {
     bool launched = false;
-    s = shape == 1 ? launch_pass_lb<T, 16, 8, 256, 3>(src, mid, dst, W, H, b, r, ntaps, optin, st, launched)
-                   : launch_pass_lb<T, 8, 8, 256, 3>(src, mid, dst, W, H, b, r, ntaps, optin, st, launched);
+    s = shape == 1
+            ? launch_pass_lb<T, 16, 8, 256, 3>(h_in, h_out, v_in, v_out, axes, W, H, b, r, ntaps, optin, st, launched)
+            : launch_pass_lb<T, 8, 8, 256, 3>(h_in, h_out, v_in, v_out, axes, W, H, b, r, ntaps, optin, st, launched);
     if (!s) return s;
     if (launched) {
-      path = shape == 1 ? "two-pass-8x256-k16" : "two-pass-8x256-k8";
+      path = std::string(shape == 1 ? "two-pass-8x256-k16" : "two-pass-8x256-k8") + suffix;
       return s;
     }
   }
@@ -524,9 +529,8 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
     auto kv = sep_pass_pipe_kernel<T, kPassTL, kPassTA, false>;
     if (!(s = set_smem(kh, 2 * bytes)) || !(s = set_smem(kv, 2 * bytes))) return s;
     constexpr int threads = kPassTL * kPassTA / kPassK;
-    int dev = 0, sms = 0, per_sm_h = 0, per_sm_v = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    const int sms = sm_count();
+    int per_sm_h = 0, per_sm_v = 0;
     if (!(s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_h, kh, threads, 2 * bytes),
                           "querying occupancy")) ||
         !(s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_v, kv, threads, 2 * bytes),
@@ -536,10 +540,10 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
     const long long tiles_v = (long long)((W + kPassTL - 1) / kPassTL) * ((H + kPassTA - 1) / kPassTA);
     const int gh = int(std::max(1LL, std::min<long long>(tiles_h, (long long)sms * std::max(1, per_sm_h))));
     const int gv = int(std::max(1LL, std::min<long long>(tiles_v, (long long)sms * std::max(1, per_sm_v))));
-    kh<<<gh, threads, 2 * bytes, st>>>(src, mid, W, H, b, r, ntaps);
-    kv<<<gv, threads, 2 * bytes, st>>>(mid, dst, W, H, b, r, ntaps);
-    path = "two-pass-pipelined";
-    return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, pipelined)");
+    if (do_h) kh<<<gh, threads, 2 * bytes, st>>>(h_in, h_out, W, H, b, r, ntaps);
+    if (do_v) kv<<<gv, threads, 2 * bytes, st>>>(v_in, v_out, W, H, b, r, ntaps);
+    path = std::string("two-pass-pipelined") + suffix;
+    return cuda_status(cudaGetLastError(), "launching conv1d (two passes, pipelined)");
   }
   // Wide tiles (256 outputs, 512 threads): a smaller halo share per output at large radii.
   const size_t bytes_wide = pass_smem(ntaps, sizeof(T), 2 * kPassTA);
@@ -549,30 +553,34 @@ Status run_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const 
     auto kv = sep_pass_kernel<T, kPassK, kPassTL, TA, false>;
     if (!(s = set_smem(kh, bytes_wide)) || !(s = set_smem(kv, bytes_wide))) return s;
     constexpr int threads = kPassTL * TA / kPassK;
-    kh<<<dim3((W + TA - 1) / TA, (H + kPassTL - 1) / kPassTL), threads, bytes_wide, st>>>(src, mid, W, H, b, r,
-                                                                                         ntaps);
-    kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + TA - 1) / TA), threads, bytes_wide, st>>>(mid, dst, W, H, b, r,
-                                                                                         ntaps);
-    path = "two-pass-smem-wide";
-    return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes, wide tiles)");
+    if (do_h)
+      kh<<<dim3((W + TA - 1) / TA, (H + kPassTL - 1) / kPassTL), threads, bytes_wide, st>>>(h_in, h_out, W, H, b,
+                                                                                           r, ntaps);
+    if (do_v)
+      kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + TA - 1) / TA), threads, bytes_wide, st>>>(v_in, v_out, W, H, b,
+                                                                                           r, ntaps);
+    path = std::string("two-pass-smem-wide") + suffix;
+    return cuda_status(cudaGetLastError(), "launching conv1d (two passes, wide tiles)");
   }
   if (bytes <= optin) {
     auto kh = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, true>;
     auto kv = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, false>;
     if (!(s = set_smem(kh, bytes)) || !(s = set_smem(kv, bytes))) return s;
     constexpr int threads = kPassTL * kPassTA / kPassK;
-    kh<<<dim3((W + kPassTA - 1) / kPassTA, (H + kPassTL - 1) / kPassTL), threads, bytes, st>>>(src, mid, W, H,
-                                                                                               b, r, ntaps);
-    kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + kPassTA - 1) / kPassTA), threads, bytes, st>>>(mid, dst, W, H,
-                                                                                               b, r, ntaps);
-    path = "two-pass-smem";
-    return cuda_status(cudaGetLastError(), "launching gauss-sep (two passes)");
+    if (do_h)
+      kh<<<dim3((W + kPassTA - 1) / kPassTA, (H + kPassTL - 1) / kPassTL), threads, bytes, st>>>(h_in, h_out, W,
+                                                                                                 H, b, r, ntaps);
+    if (do_v)
+      kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + kPassTA - 1) / kPassTA), threads, bytes, st>>>(v_in, v_out, W,
+                                                                                                 H, b, r, ntaps);
+    path = std::string("two-pass-smem") + suffix;
+    return cuda_status(cudaGetLastError(), "launching conv1d (two passes)");
   }
   const dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
-  sep_global_kernel<T, true><<<grid, block, 0, st>>>(src, mid, W, H, b, r);
-  sep_global_kernel<T, false><<<grid, block, 0, st>>>(mid, dst, W, H, b, r);
-  path = "two-pass-global";
-  return cuda_status(cudaGetLastError(), "launching gauss-sep (global memory)");
+  if (do_h) sep_global_kernel<T, true><<<grid, block, 0, st>>>(h_in, h_out, W, H, b, r);
+  if (do_v) sep_global_kernel<T, false><<<grid, block, 0, st>>>(v_in, v_out, W, H, b, r);
+  path = std::string("two-pass-global") + suffix;
+  return cuda_status(cudaGetLastError(), "launching conv1d (global memory)");
 }
 
 }  // namespace
@@ -587,16 +595,17 @@ SepTuning& sep_tuning() {
   return t;
 }
 
-Status launch_gauss_sep(const Plan& plan, const DevImage& in, const DevImage& tmp, const DevImage& out,
-                        cudaStream_t s, std::string& path) {
-  if (int(plan.weights.size()) != 2 * plan.radius + 1 || 2 * plan.radius + 1 + 16 > kMaxTaps)
-    return Status::fail("CUDA gauss-sep: plan has " + std::to_string(plan.weights.size()) +
-                        " weights for radius " + std::to_string(plan.radius));
-  switch (in.channels) {
-    case 1: return run_sep<float>(plan, in, tmp, out, s, path);
-    case 2: return run_sep<float2>(plan, in, tmp, out, s, path);
-    case 4: return run_sep<float4>(plan, in, tmp, out, s, path);
-    default: return Status::fail("CUDA gauss-sep: unsupported device channel count");
+Status launch_conv1d(const std::vector<float>& taps, Border b, const DevImage& src, const DevImage& mid,
+                     const DevImage& dst, int axes, cudaStream_t s, std::string& path) {
+  if (taps.size() % 2 != 1 || taps.size() + 16 > size_t(kMaxTaps))
+    return Status::fail("CUDA conv1d: " + std::to_string(taps.size()) + " taps (odd, at most " +
+                        std::to_string(kMaxTaps - 16) + ")");
+  if (axes < 1 || axes > 3) return Status::fail("CUDA conv1d: bad axes");
+  switch (src.channels) {
+    case 1: return run_sep<float>(taps, b, src, mid, dst, axes, s, path);
+    case 2: return run_sep<float2>(taps, b, src, mid, dst, axes, s, path);
+    case 4: return run_sep<float4>(taps, b, src, mid, dst, axes, s, path);
+    default: return Status::fail("CUDA conv1d: unsupported device channel count");
   }
 }
 

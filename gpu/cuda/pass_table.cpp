@@ -1,0 +1,128 @@
+// The table of CUDA primitives and their schedules (which passes run as one unit). The kernels live in
+// passes/<primitive>.cu (cuda_kernels.hpp declares their launchers).
+#include "gpu/cuda/pass_table.hpp"
+
+#include <array>
+
+namespace gpublur::cuda {
+namespace {
+
+const DevImage& img(const PassContext& c, int i) { return c.images[size_t(i)]; }
+
+Status run_copy(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_copy(img(c, p.src), img(c, p.dst), p.border, c.stream, path);
+}
+
+// The separable pair runs as one unit (fused kernels, pipelined passes, tensor cores); a lone pass runs the
+// pass kernel of its axis.
+Status run_conv1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (separable_pair(c.program, i)) {
+    const Pass& q = c.program.passes[i + 1];
+    consumed = 2;
+    return launch_conv1d(p.taps, p.border, img(c, p.src), img(c, p.dst), img(c, q.dst), 3, c.stream, path);
+  }
+  consumed = 1;
+  return launch_conv1d(p.taps, p.border, img(c, p.src), DevImage{}, img(c, p.dst), p.axis == 0 ? 1 : 2, c.stream,
+                       path);
+}
+
+Status run_conv2d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_conv2d(p.taps, p.border, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+Status run_bilinear1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  const unsigned long long version = p.src == 0 ? c.input_version : 0;
+  if (bilinear_pair(c.program, i)) {
+    consumed = 2;
+    return launch_bilinear1d(p, img(c, p.src), img(c, c.program.passes[i + 1].dst), 3, version, c.linear, c.stream,
+                             path);
+  }
+  consumed = 1;
+  return launch_bilinear1d(p, img(c, p.src), img(c, p.dst), p.axis == 0 ? 1 : 2, version, c.linear, c.stream, path);
+}
+
+Status run_box1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  const bool pair = box_pair(c.program, i);
+  const DevImage& dst = pair ? img(c, c.program.passes[i + 1].dst) : img(c, p.dst);
+  bool fused = false;
+  Status s = launch_box1d(p, img(c, p.src), img(c, p.dst), dst, pair, c.scratch, c.scratch_bytes, c.stream, path,
+                          fused);
+  consumed = fused ? 2 : 1;
+  return s;
+}
+
+size_t scratch_box1d(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return box1d_scratch(p, img(c, p.src));
+}
+
+Status run_moving_average(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_moving_average(p.widths, p.axis, p.border, img(c, p.src), img(c, p.dst), c.scratch,
+                               c.scratch_bytes, c.stream, path);
+}
+
+size_t scratch_moving_average(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return moving_average_scratch(p.widths, p.axis, img(c, p.src));
+}
+
+Status run_sat(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_sat(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+Status run_sat_box(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_sat_box(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+Status run_box2d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_box2d(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+}  // namespace
+
+bool bilinear_pair(const Program& p, size_t i) {
+  if (i + 1 >= p.passes.size()) return false;
+  const Pass &a = p.passes[i], &b = p.passes[i + 1];
+  if (a.op != Op::Bilinear1d || b.op != Op::Bilinear1d || a.axis != 0 || b.axis != 1) return false;
+  if (a.taps != b.taps || a.offsets != b.offsets || a.border != b.border || a.dst != b.src || a.dst < 2) return false;
+  const ImageDecl& mid = p.images[size_t(a.dst)];
+  if (mid.pad != 0 || mid.f64 || p.images[size_t(a.src)].divisor != mid.divisor) return false;
+  for (size_t j = 0; j < p.passes.size(); ++j)
+    if (j != i + 1 && p.passes[j].src == a.dst) return false;
+  return true;
+}
+
+const PassEntry* cuda_pass(Op op) {
+  static const std::array<PassEntry, size_t(Op::kCount)> table = [] {
+    std::array<PassEntry, size_t(Op::kCount)> t{};
+    t[size_t(Op::Copy)] = {run_copy, nullptr};
+    t[size_t(Op::Conv1d)] = {run_conv1d, nullptr};
+    t[size_t(Op::Conv2d)] = {run_conv2d, nullptr};
+    t[size_t(Op::Bilinear1d)] = {run_bilinear1d, nullptr};
+    t[size_t(Op::Box1d)] = {run_box1d, scratch_box1d};
+    t[size_t(Op::MovingAverage)] = {run_moving_average, scratch_moving_average};
+    t[size_t(Op::Sat)] = {run_sat, nullptr};
+    t[size_t(Op::SatBox)] = {run_sat_box, nullptr};
+    t[size_t(Op::Box2d)] = {run_box2d, nullptr};
+    return t;
+  }();
+  const size_t i = size_t(op);
+  return i < table.size() && table[i].run ? &table[i] : nullptr;
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,284 @@
+// box1d: a cascade of boxes of the odd widths w_1..w_n along an axis, on the line extended once by
+// R = sum (w_i - 1) / 2 with the border mode (core/reference/passes/box1d.cpp is the definition). The cost does
+// not depend on the widths: each box is a running sum.
+//
+// Schedule: a block holds lines in shared memory, extended by R on both sides, and runs the whole cascade
+// there, so device memory sees one read and one write of the image per axis.
+//  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
+//    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows.
+//  - columns (y): a strip of 32 bytes per row (2 float4 or 8 float value columns: whole 32-byte sectors, any
+//    channel count) down the column; the box runs on each value column, independent of channels. Results go
+//    straight from registers to device memory (each store instruction writes whole sectors).
+//  - lines longer than the block's shared memory (BoxTuning::smem_budget, by default half an SM so that two
+//    blocks share one and overlap their loads with each other's math) are cut into segments, each loaded with
+//    its halo of R (from L2: neighbouring segments run in neighbouring blocks); lines whose halo alone does not
+//    fit run the moving-average kernel (global memory, one thread per line).
+//  - the x/y pair (core's box_pair) may run as one kernel on 2D tiles with their halo (BoxTuning::
+//    fused_max_radius): one read and one write of the image instead of two of each, the halo read from L2.
+//
+// The block-level cascade and the planning of chunks and segments: box_cascade.cuh.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "gpu/cuda/passes/box_cascade.cuh"
+
+namespace gpublur::cuda {
+namespace {
+
+constexpr int kLineThreads = 256;
+constexpr int kFusedTW = 64, kFusedTH = 32;
+
+// Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row.
+template <typename T, int SMAX>
+__global__ void __launch_bounds__(kLineThreads, 2)
+    box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, BoxWidths bw, int S, int seg_len,
+                    int nseg, unsigned base_off, unsigned tot_off) {
+  extern __shared__ float4 smem4[];
+  char* sm = reinterpret_cast<char*>(smem4);
+  T* s = reinterpret_cast<T*>(sm);
+  const int row = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg;
+  const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R;
+  const T* src = in + size_t(row) * W;
+  for (int q = threadIdx.x; q < len; q += blockDim.x) {
+    const int x = remap_index(a0 - R + q, W, b);
+    cp_async_pixel(s + q, x < 0 ? in : src + x, x >= 0);
+  }
+  cp_async_wait_all();
+  __syncthreads();
+  cascade_lines<DeviceBlock, T, SMAX, true>(s, 1, 0, 1, len, bw, S, reinterpret_cast<double*>(sm + base_off),
+                               reinterpret_cast<float*>(sm + tot_off), NoStore{});
+  T* dst = out + size_t(row) * W;
+  const int n = min(seg_len, W - a0);
+  for (int j = threadIdx.x; j < n; j += blockDim.x) dst[a0 + j] = s[j];
+}
+
+// Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment).
+template <typename V, int SMAX>
+__global__ void __launch_bounds__(kLineThreads, 2)
+    box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b, BoxWidths bw, int S,
+                    int seg_len, int nseg, unsigned base_off, unsigned tot_off) {
+  constexpr int NL = int(32 / sizeof(V));
+  extern __shared__ float4 smem4[];
+  char* sm = reinterpret_cast<char*>(smem4);
+  V* s = reinterpret_cast<V*>(sm);  // [position][lane]
+  const int strip = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg;
+  const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R, col0 = strip * NL;
+  for (int i = threadIdx.x; i < len * NL; i += blockDim.x) {
+    const int q = i / NL, col = col0 + i % NL;
+    const int y = remap_index(a0 - R + q, H, b);
+    const bool ok = y >= 0 && col < rowv;
+    cp_async_pixel(s + i, ok ? in + size_t(y) * rowv + col : in, ok);
+  }
+  cp_async_wait_all();
+  __syncthreads();
+  cascade_lines<DeviceBlock, V, SMAX, false>(s, NL, 1, NL, len, bw, S, reinterpret_cast<double*>(sm + base_off),
+                                reinterpret_cast<float*>(sm + tot_off), [&](int l, int j, const V& v) {
+                                  const int col = col0 + l, y = a0 + j;
+                                  if (col < rowv && y < H) out[size_t(y) * rowv + col] = v;
+                                });
+}
+
+// The x/y pair on a 64 x 32 output tile: the (32 + 2R) x (64 + 2R) input tile, the cascade along its rows
+// (outputs left in place at columns 0..63), then along its first 64 columns, stored from registers.
+template <typename T, int SMAX>
+__global__ void __launch_bounds__(kLineThreads)
+    box_fused_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, BoxWidths bw, int S_rows,
+                     int S_cols, unsigned base_off, unsigned tot_off) {
+  extern __shared__ float4 smem4[];
+  char* sm = reinterpret_cast<char*>(smem4);
+  T* s = reinterpret_cast<T*>(sm);
+  const int R = bw.reach, rows = kFusedTH + 2 * R, cols = kFusedTW + 2 * R, pitch = cols | 1;
+  const int x0 = blockIdx.x * kFusedTW, y0 = blockIdx.y * kFusedTH;
+  for (int i = threadIdx.x; i < rows * cols; i += blockDim.x) {
+    const int ry = i / cols, rx = i % cols;
+    const int gy = remap_index(y0 - R + ry, H, b), gx = remap_index(x0 - R + rx, W, b);
+    const bool ok = gx >= 0 && gy >= 0;
+    cp_async_pixel(s + ry * pitch + rx, ok ? in + size_t(gy) * W + gx : in, ok);
+  }
+  cp_async_wait_all();
+  __syncthreads();
+  double* base = reinterpret_cast<double*>(sm + base_off);
+  float* tot = reinterpret_cast<float*>(sm + tot_off);
+  cascade_lines<DeviceBlock, T, SMAX, true>(s, rows, pitch, 1, cols, bw, S_rows, base, tot, NoStore{});
+  cascade_lines<DeviceBlock, T, SMAX, false>(s, kFusedTW, 1, pitch, rows, bw, S_cols, base, tot,
+                                             [&](int l, int j, const T& v) {
+                                               const int x = x0 + l, y = y0 + j;
+                                               if (x < W && y < H) out[size_t(y) * W + x] = v;
+                                             });
+}
+
+size_t line_budget() {
+  const BoxTuning& t = box_tuning();
+  const size_t optin = size_t(max_smem_optin());
+  const size_t want = t.smem_budget > 0 ? size_t(t.smem_budget) : size_t(smem_per_sm()) / 2 - 1024;
+  return std::min(want, optin);
+}
+
+bool plan_box_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K, int smax_v, LinePlan& out) {
+  return plan_lines(n, bw, nl, vbytes, K, smax_v, kLineThreads, line_budget(), box_tuning().min_segment, out);
+}
+
+template <typename KernelPtr>
+Status prepare_kernel(KernelPtr k, size_t bytes) {
+  Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                         "raising the shared-memory limit");
+  if (s)
+    s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         int(cudaSharedmemCarveoutMaxShared)),
+                    "setting the shared-memory carveout");
+  return s;
+}
+
+std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
+
+template <typename T>
+bool plan_rows(const DevImage& img, const BoxWidths& bw, LinePlan& p) {
+  return plan_box_lines(img.width, bw, 1, sizeof(T), VecInfo<T>::K, box_smax<T>(), p);
+}
+
+template <typename T>
+Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const LinePlan& p,
+                cudaStream_t st, std::string& path) {
+  auto k = box_rows_kernel<T, box_smax<T>()>;
+  if (Status s = prepare_kernel(k, p.smem.bytes); !s) return s;
+  const long long blocks = (long long)src.height * p.nseg;
+  if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
+  k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data),
+                                                          src.width, b, bw, p.S, p.seg_len, p.nseg,
+                                                          unsigned(p.smem.base_off), unsigned(p.smem.tot_off));
+  path = "box1d-rows" + seg_text(p.nseg);
+  return cuda_status(cudaGetLastError(), "launching box1d (rows)");
+}
+
+// Columns: float4 values where a row is a whole number of them, else floats.
+bool cols_vec4(const DevImage& img) { return (size_t(img.width) * img.channels) % 4 == 0; }
+
+template <typename V>
+bool plan_cols(const DevImage& img, const BoxWidths& bw, LinePlan& p) {
+  return plan_box_lines(img.height, bw, int(32 / sizeof(V)), sizeof(V), VecInfo<V>::K, box_smax<V>(), p);
+}
+
+template <typename V>
+Status run_cols(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const LinePlan& p,
+                cudaStream_t st, std::string& path) {
+  constexpr int NL = int(32 / sizeof(V));
+  const int rowv = int(size_t(src.width) * src.channels * sizeof(float) / sizeof(V));
+  const long long blocks = (long long)((rowv + NL - 1) / NL) * p.nseg;
+  if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
+  auto k = box_cols_kernel<V, box_smax<V>()>;
+  if (Status s = prepare_kernel(k, p.smem.bytes); !s) return s;
+  k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
+                                                          rowv, src.height, b, bw, p.S, p.seg_len, p.nseg,
+                                                          unsigned(p.smem.base_off), unsigned(p.smem.tot_off));
+  path = "box1d-cols" + seg_text(p.nseg);
+  return cuda_status(cudaGetLastError(), "launching box1d (columns)");
+}
+
+// The fused pair's chunks and shared memory (both cascades share the prefix / total arrays).
+struct FusedPlan {
+  int S_rows = 0, S_cols = 0;
+  SmemLayout smem;
+};
+
+template <typename T>
+bool plan_fused(const BoxWidths& bw, FusedPlan& p) {
+  constexpr int K = VecInfo<T>::K;
+  const int R = bw.reach, rows = kFusedTH + 2 * R, cols = kFusedTW + 2 * R, pitch = cols | 1;
+  const int h1 = bw.w[0] - 1;
+  p.S_rows = choose_chunk(box_smax<T>(), kLineThreads, [&](int s) { return (long long)rows * ((cols - h1 + s - 1) / s); });
+  p.S_cols = choose_chunk(box_smax<T>(), kLineThreads, [&](int s) { return (long long)kFusedTW * ((rows - h1 + s - 1) / s); });
+  // Both cascades share the prefix and total arrays: room for the larger of each.
+  const SmemLayout a = smem_layout(0, cols, p.S_rows, rows, K), c = smem_layout(0, rows, p.S_cols, kFusedTW, K);
+  p.smem.base_off = (size_t(rows) * pitch * sizeof(T) + 15) / 16 * 16;
+  p.smem.tot_off = p.smem.base_off + std::max(a.tot_off - a.base_off, c.tot_off - c.base_off);
+  p.smem.bytes = p.smem.tot_off + std::max(a.bytes - a.tot_off, c.bytes - c.tot_off);
+  return p.smem.bytes <= size_t(max_smem_optin());
+}
+
+template <typename T>
+Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const FusedPlan& p,
+                 cudaStream_t st, std::string& path) {
+  auto k = box_fused_kernel<T, box_smax<T>()>;
+  if (Status s = prepare_kernel(k, p.smem.bytes); !s) return s;
+  const dim3 grid((src.width + kFusedTW - 1) / kFusedTW, (src.height + kFusedTH - 1) / kFusedTH);
+  k<<<grid, kLineThreads, p.smem.bytes, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width,
+                                              src.height, b, bw, p.S_rows, p.S_cols, unsigned(p.smem.base_off),
+                                              unsigned(p.smem.tot_off));
+  path = "box1d-fused-2d";
+  return cuda_status(cudaGetLastError(), "launching box1d (fused x/y tiles)");
+}
+
+// Whether the pass runs in shared memory (and how), per channel type.
+template <typename T>
+bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, LinePlan& p) {
+  if (box_tuning().force_global) return false;
+  if (axis == 0) return plan_rows<T>(img, bw, p);
+  return cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
+}
+
+template <typename T>
+Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, const DevImage& mid,
+                 const DevImage& dst, bool pair, void* scratch, size_t scratch_bytes, cudaStream_t st,
+                 std::string& path, bool& fused) {
+  const BoxTuning& tune = box_tuning();
+  if (pair && !tune.force_global && bw.reach <= tune.fused_max_radius) {
+    FusedPlan fp;
+    if (plan_fused<T>(bw, fp)) {
+      fused = true;
+      return run_fused<T>(src, dst, pass.border, bw, fp, st, path);
+    }
+  }
+  const DevImage& out = pair ? mid : dst;
+  LinePlan p;
+  if (!plan_axis<T>(src, pass.axis, bw, p)) {
+    Status s = launch_moving_average(pass.widths, pass.axis, pass.border, src, out, scratch, scratch_bytes, st, path);
+    path = (pass.axis == 0 ? "box1d-global-rows" : "box1d-global-cols");
+    return s;
+  }
+  if (pass.axis == 0) return run_rows<T>(src, out, pass.border, bw, p, st, path);
+  return cols_vec4(src) ? run_cols<float4>(src, out, pass.border, bw, p, st, path)
+                        : run_cols<float>(src, out, pass.border, bw, p, st, path);
+}
+
+}  // namespace
+
+BoxTuning& box_tuning() {
+  static BoxTuning t = [] {
+    BoxTuning d;
+    // GPUBLUR_CUDA_BOX_FUSED=R and GPUBLUR_CUDA_BOX_SMEM=bytes override the defaults (bench without a rebuild).
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
+    return d;
+  }();
+  return t;
+}
+
+size_t box1d_scratch(const Pass& pass, const DevImage& src) {
+  BoxWidths bw;
+  if (!box_widths(pass.widths, "box1d", bw)) return 0;
+  LinePlan p;
+  bool smem = false;
+  switch (src.channels) {
+    case 1: smem = plan_axis<float>(src, pass.axis, bw, p); break;
+    case 2: smem = plan_axis<float2>(src, pass.axis, bw, p); break;
+    case 4: smem = plan_axis<float4>(src, pass.axis, bw, p); break;
+    default: return 0;
+  }
+  return smem ? 0 : moving_average_scratch(pass.widths, pass.axis, src);
+}
+
+Status launch_box1d(const Pass& pass, const DevImage& src, const DevImage& mid, const DevImage& dst, bool pair,
+                    void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path, bool& fused) {
+  fused = false;
+  BoxWidths bw;
+  if (Status st = box_widths(pass.widths, "box1d", bw); !st) return st;
+  switch (src.channels) {
+    case 1: return run_box1d<float>(pass, bw, src, mid, dst, pair, scratch, scratch_bytes, s, path, fused);
+    case 2: return run_box1d<float2>(pass, bw, src, mid, dst, pair, scratch, scratch_bytes, s, path, fused);
+    case 4: return run_box1d<float4>(pass, bw, src, mid, dst, pair, scratch, scratch_bytes, s, path, fused);
+    default: return Status::fail("CUDA box1d: unsupported device channel count");
+  }
+}
+
+}  // namespace gpublur::cuda

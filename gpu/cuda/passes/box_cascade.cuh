@@ -1,0 +1,262 @@
+// Box1d's block-level core (passes/box1d.cu): the cascade of boxes on lines held in shared memory, and the host
+// planning of chunks, segments and shared memory. The device code is written against a block policy
+// (thread index, barrier, warp shuffle) and pointer types, so that tests/cuda can run the same code on the host
+// with an emulated block (threads and barriers) and race-checking pointers; the kernels use DeviceBlock and
+// plain pointers.
+//
+// One box on a line (cascade_lines): thread items are chunks of S (odd: conflict-free banks) consecutive
+// outputs. The window sum at a chunk's first output comes from a float64 exclusive prefix of float32 chunk
+// totals (scan_chunks) plus the first w mod S values of one chunk; the chunk's later outputs follow by a float32
+// running sum with Kahan compensation (win += in(j + w) - in(j)). So no float32 sum runs longer than one chunk
+// and the long prefix is float64: within ~5e-7 of the float64 reference for values in [0, 1] (emulated on the
+// CPU for 1..8 boxes of widths 1..4097). Each box's outputs replace its inputs in place, shifted to start at
+// position 0 (output j = mean of inputs j .. j + w - 1): chunks go in rounds of one item per thread, in the
+// order (chunk, line), so a round reads only positions at or after its chunks' starts, which earlier rounds
+// never write; one barrier per round separates its reads from its writes. Chunk totals for the next box come
+// from the registers holding the outputs.
+#pragma once
+#include <algorithm>
+
+#include "gpu/cuda/passes/box_common.cuh"
+
+namespace gpublur::cuda {
+
+struct DeviceBlock {
+  __device__ __forceinline__ static int tid() { return int(threadIdx.x); }
+  __device__ __forceinline__ static int nth() { return int(blockDim.x); }
+  __device__ __forceinline__ static void sync() { __syncthreads(); }
+  __device__ __forceinline__ static double shfl_up(double v, int o) { return __shfl_up_sync(0xffffffffu, v, o); }
+};
+
+// Most consecutive outputs per thread (registers), odd.
+template <typename V> constexpr int box_smax();
+template <> constexpr int box_smax<float>() { return 33; }
+template <> constexpr int box_smax<float2>() { return 25; }
+template <> constexpr int box_smax<float4>() { return 21; }
+
+template <typename V>
+__host__ __device__ __forceinline__ V vsub(const V& a, const V& b) {
+  V r;
+#pragma unroll
+  for (int c = 0; c < VecInfo<V>::K; ++c) vset(r, c, vget(a, c) - vget(b, c));
+  return r;
+}
+
+template <typename V>
+__host__ __device__ __forceinline__ V vscale(const V& a, float s) {
+  V r;
+#pragma unroll
+  for (int c = 0; c < VecInfo<V>::K; ++c) vset(r, c, vget(a, c) * s);
+  return r;
+}
+
+// sum += x with Kahan compensation (comp carries the lost low part).
+template <typename V>
+__host__ __device__ __forceinline__ void kahan_add(V& sum, V& comp, const V& x) {
+#pragma unroll
+  for (int c = 0; c < VecInfo<V>::K; ++c) {
+    const float y = vget(x, c) - vget(comp, c);
+    const float t = vget(sum, c) + y;
+    vset(comp, c, (t - vget(sum, c)) - y);
+    vset(sum, c, t);
+  }
+}
+
+// base[c * nseq + q] = sum of tot[c' * nseq + q] for c' < c, c = 0..nin (float64), for the nseq sequences q.
+// Few long sequences: a warp each; many short ones: a thread each. No barrier inside.
+#pragma nv_exec_check_disable
+template <typename Blk, typename FP, typename DP>
+__host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, int nin, int nseq) {
+  const int tid = Blk::tid(), nth = Blk::nth(), lane = tid & 31, warp = tid >> 5, nwarps = nth >> 5;
+  if (nin > 32 && nseq <= 4 * nwarps) {
+    const int E = (nin + 31) / 32;
+    for (int q0 = 0; q0 < nseq; q0 += nwarps) {  // the same trip count in every warp (shuffles)
+      const int q = q0 + warp;
+      const bool on = q < nseq;
+      const int c0 = on ? min(nin, lane * E) : 0, c1 = on ? min(nin, c0 + E) : 0;
+      double local = 0.0;
+      for (int c = c0; c < c1; ++c) local += double(float(tot[c * nseq + q]));
+      double incl = local;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const double y = Blk::shfl_up(incl, o);
+        if (lane >= o) incl += y;
+      }
+      double acc = incl - local;
+      for (int c = c0; c < c1; ++c) {
+        base[c * nseq + q] = acc;
+        acc += double(float(tot[c * nseq + q]));
+      }
+      if (on && lane == 31) base[nin * nseq + q] = incl;
+    }
+  } else {
+    for (int q = tid; q < nseq; q += nth) {
+      double acc = 0.0;
+      for (int c = 0; c < nin; ++c) {
+        base[c * nseq + q] = acc;
+        acc += double(float(tot[c * nseq + q]));
+      }
+      base[nin * nseq + q] = acc;
+    }
+  }
+}
+
+struct NoStore {
+  template <typename V>
+  __host__ __device__ void operator()(int, int, const V&) const {}
+};
+
+// The cascade on nl lines in shared memory: line l's position q at s[l * ls + q * ps], q in [0, len). After box
+// i, positions [0, len - sum_{<=i} (w - 1)) hold its outputs; after the last, [0, len - 2R) the result, which
+// goes back into shared memory (LAST_TO_SMEM, followed by a barrier) or to store(line, position, value).
+// base / tot: float64 prefixes and float32 chunk totals, (ceil(len / S) + 1) * nl * K and ceil(len / S) * nl * K
+// entries. The caller has loaded s and synchronised. Every thread of the block calls it.
+#pragma nv_exec_check_disable
+template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, typename VP, typename DP, typename FP,
+          typename Store>
+__host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int ps, int len, const BoxWidths& bw,
+                                                       int S, DP base, FP tot, Store store) {
+  constexpr int K = VecInfo<V>::K;
+  const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
+  // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
+  // keeps the same item in every box, and its registers already hold the values leaving its window (its own
+  // outputs of the box before), so they are not read back.
+  const bool one_round = nl * ((len - (bw.w[0] - 1) + S - 1) / S) <= nth;
+  V vals[SMAX];
+  {  // The first box's chunk totals, from shared memory (later boxes' come from registers).
+    const int nin = (len + S - 1) / S;
+    for (int i = tid; i < nl * nin; i += nth) {
+      const int l = i % nl, c = i / nl;
+      const auto in = s + l * ls;
+      const int q0 = c * S, cnt = min(S, len - q0);
+      V t = vzero<V>();
+      if (one_round && i == tid) {
+#pragma unroll
+        for (int k = 0; k < SMAX; ++k)
+          if (k < cnt) {
+            vals[k] = V(in[(q0 + k) * ps]);
+            t = vadd(t, vals[k]);
+          }
+      } else {
+        for (int k = 0; k < cnt; ++k) t = vadd(t, V(in[(q0 + k) * ps]));
+      }
+#pragma unroll
+      for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(t, q);
+    }
+  }
+  for (int st = 0; st < bw.n; ++st) {
+    const int w = bw.w[st], len_out = len - (w - 1);
+    const int nin = (len + S - 1) / S, nout = (len_out + S - 1) / S;
+    const bool last = st + 1 == bw.n;
+    Blk::sync();  // this box's inputs and chunk totals are in place
+    scan_chunks<Blk>(tot, base, nin, nseq);
+    Blk::sync();
+    const int m = w / S, r = w - m * S;
+    const float inv = 1.0f / float(w);
+    for (int i0 = 0; i0 < nl * nout; i0 += nth) {  // rounds: the same trip count in every thread
+      const int i = i0 + tid;
+      const bool active = i < nl * nout;
+      const int l = active ? i % nl : 0, c = active ? i / nl : 0;
+      const auto in = s + l * ls;
+      const int j0 = c * S, cnt = active ? min(S, len_out - j0) : 0;
+      V tsum = vzero<V>();
+      if (active) {
+        if (!one_round) {
+#pragma unroll
+          for (int k = 0; k < SMAX; ++k)
+            if (k < cnt) vals[k] = V(in[(j0 + k) * ps]);  // the values leaving the window
+        }
+        // Window sum at j0: inputs j0 .. j0 + w - 1 = chunks c .. c + m - 1 and r values of chunk c + m.
+        V part = vzero<V>();
+        for (int k = 0; k < r; ++k) part = vadd(part, V(in[((c + m) * S + k) * ps]));
+        const auto b1 = base + ((c + m) * nseq + l * K);
+        const auto b0 = base + (c * nseq + l * K);
+        V win, comp = vzero<V>();
+#pragma unroll
+        for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
+#pragma unroll
+        for (int k = 0; k < SMAX; ++k)
+          if (k < cnt) {
+            const V o = vscale(win, inv);
+            if (k + 1 < cnt) kahan_add(win, comp, vsub(V(in[(j0 + k + w) * ps]), vals[k]));
+            vals[k] = o;
+            tsum = vadd(tsum, o);
+          }
+      }
+      if (!last || LAST_TO_SMEM) {
+        Blk::sync();  // every read of the positions this round writes is done
+        if (active) {
+#pragma unroll
+          for (int k = 0; k < SMAX; ++k)
+            if (k < cnt) in[(j0 + k) * ps] = vals[k];
+          if (!last) {
+#pragma unroll
+            for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(tsum, q);
+          }
+        }
+      } else if (active) {
+#pragma unroll
+        for (int k = 0; k < SMAX; ++k)
+          if (k < cnt) store(l, j0 + k, vals[k]);
+      }
+    }
+    len = len_out;
+  }
+  if (LAST_TO_SMEM) Blk::sync();
+}
+
+// ---- host planning -------------------------------------------------------------------------------------
+
+// Shared memory of a block: the lines, then the float64 prefixes, then the float32 totals.
+struct SmemLayout {
+  size_t base_off = 0, tot_off = 0, bytes = 0;
+};
+inline SmemLayout smem_layout(size_t values_bytes, int len, int S, int nl, int K) {
+  const size_t nin = size_t((len + S - 1) / S);
+  SmemLayout L;
+  L.base_off = (values_bytes + 15) / 16 * 16;
+  L.tot_off = L.base_off + (nin + 1) * size_t(nl) * size_t(K) * sizeof(double);
+  L.bytes = L.tot_off + nin * size_t(nl) * size_t(K) * sizeof(float);
+  return L;
+}
+
+// The smallest odd S <= smax that needs no more rounds of nth threads than smax does, for `items_of(S)`
+// thread items.
+template <typename F>
+int choose_chunk(int smax_v, int nth, F items_of) {
+  const long long rounds = (items_of(smax_v) + nth - 1) / nth;
+  for (int S = 1; S < smax_v; S += 2)
+    if (items_of(S) <= rounds * nth) return S;
+  return smax_v;
+}
+
+// How a line pass runs: segments of seg_len outputs (nseg per line), each loaded with its halo of R on both
+// sides; chunk S; shared memory.
+struct LinePlan {
+  int seg_len = 0, nseg = 0, S = 0;
+  SmemLayout smem;
+};
+
+// n: line length; nl: lines per block; vbytes, K: one value and its components; nth threads per block. The
+// fewest segments whose block fits `budget` bytes, segments no shorter than min_seg (or the line); false when
+// none does.
+inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K, int smax_v, int nth, size_t budget,
+                       int min_seg, LinePlan& out) {
+  int prev = -1;
+  for (int nseg = 1;; ++nseg) {
+    const int seg_len = (n + nseg - 1) / nseg;
+    if (seg_len == prev) continue;
+    prev = seg_len;
+    if (nseg > 1 && seg_len < std::min(std::max(1, min_seg), n)) return false;
+    const int len = seg_len + 2 * bw.reach, len1 = len - (bw.w[0] - 1);
+    const int S = choose_chunk(smax_v, nth, [&](int s) { return (long long)nl * ((len1 + s - 1) / s); });
+    const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K);
+    if (L.bytes <= budget) {
+      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.smem = L;
+      return true;
+    }
+    if (seg_len == 1) return false;
+  }
+}
+
+}  // namespace gpublur::cuda

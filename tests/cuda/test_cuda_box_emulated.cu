@@ -1,0 +1,500 @@
+// Box1d's block-level code (gpu/cuda/passes/box_cascade.cuh: the cascade on lines in shared memory, chunk and
+// segment planning) run on the host: a block of 256 std::threads with barriers and emulated warp shuffles, the
+// shared-memory arrays behind pointers that check bounds and flag races (two threads touching one element
+// between the same two barriers, one of them writing). The loads and stores around it mirror the kernels of
+// gpu/cuda/passes/box1d.cu. Results are compared with the CPU reference. No device needed: these run everywhere
+// and check the index math, the in-place rounds and the barrier placement; the compiled kernels are checked on
+// a GPU by the other tests.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <initializer_list>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/box.hpp"
+#include "core/plan.hpp"
+#include "core/random_image.hpp"
+#include "core/reference/reference.hpp"
+#include "gpu/cuda/passes/box_cascade.cuh"
+
+namespace gpublur::testing {
+namespace {
+
+using cuda::BoxWidths;
+
+class Barrier {
+ public:
+  Barrier(int n, std::function<void()> done) : n_(n), done_(std::move(done)) {}
+  void wait() {
+    std::unique_lock<std::mutex> lk(m_);
+    const long gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      if (done_) done_();
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lk, [&] { return gen_ != gen; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  long gen_ = 0;
+  std::function<void()> done_;
+};
+
+// The block policy of cascade_lines, emulated (one block at a time).
+struct Emu {
+  static inline thread_local int t = 0;
+  static inline int n = 0;
+  static inline std::unique_ptr<Barrier> bar;
+  static inline std::vector<std::unique_ptr<Barrier>> warp_bar;
+  static inline std::vector<double> shfl;
+  static inline std::atomic<long> epoch{0};  // block barriers passed
+  static int tid() { return t; }
+  static int nth() { return n; }
+  static void sync() { bar->wait(); }
+  static double shfl_up(double v, int o) {
+    const int w = t / 32, lane = t % 32;
+    shfl[size_t(t)] = v;
+    warp_bar[size_t(w)]->wait();
+    const double r = lane >= o ? shfl[size_t(t - o)] : v;
+    warp_bar[size_t(w)]->wait();
+    return r;
+  }
+};
+
+template <typename F>
+void run_block(int nth, F body) {
+  Emu::n = nth;
+  Emu::epoch = 0;
+  Emu::bar = std::make_unique<Barrier>(nth, [] { ++Emu::epoch; });
+  Emu::warp_bar.clear();
+  for (int w = 0; w < (nth + 31) / 32; ++w) Emu::warp_bar.push_back(std::make_unique<Barrier>(32, nullptr));
+  Emu::shfl.assign(size_t(nth), 0.0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < nth; ++i)
+    threads.emplace_back([&body, i] {
+      Emu::t = i;
+      body();
+    });
+  for (std::thread& th : threads) th.join();
+}
+
+// Accesses to one shared-memory array: bounds, and races between barriers.
+struct Shadow {
+  struct Cell {
+    long we = -1, re = -1;
+    int wt = -1, rt = -1;
+    bool rmulti = false;
+  };
+  std::string name;
+  std::vector<Cell> cells;
+  std::mutex m;
+  std::vector<std::string> errors;
+  Shadow(std::string nm, size_t n) : name(std::move(nm)), cells(n) {}
+  void error(const std::string& e) {
+    if (errors.size() < 8) errors.push_back(name + ": " + e);
+  }
+  bool check(long i) {
+    if (i >= 0 && size_t(i) < cells.size()) return true;
+    error("index " + std::to_string(i) + " out of bounds (" + std::to_string(cells.size()) + ")");
+    return false;
+  }
+  bool read(long i) {
+    std::lock_guard<std::mutex> lk(m);
+    if (!check(i)) return false;
+    const long e = Emu::epoch;
+    Cell& c = cells[size_t(i)];
+    if (c.we == e && c.wt != Emu::t)
+      error("thread " + std::to_string(Emu::t) + " reads " + std::to_string(i) + " written by thread " +
+            std::to_string(c.wt) + " since the last barrier");
+    if (c.re != e) {
+      c.re = e, c.rt = Emu::t, c.rmulti = false;
+    } else if (c.rt != Emu::t) {
+      c.rmulti = true;
+    }
+    return true;
+  }
+  bool write(long i) {
+    std::lock_guard<std::mutex> lk(m);
+    if (!check(i)) return false;
+    const long e = Emu::epoch;
+    Cell& c = cells[size_t(i)];
+    if (c.we == e && c.wt != Emu::t)
+      error("threads " + std::to_string(c.wt) + " and " + std::to_string(Emu::t) + " write " + std::to_string(i));
+    if (c.re == e && (c.rmulti || c.rt != Emu::t))
+      error("thread " + std::to_string(Emu::t) + " writes " + std::to_string(i) + " read by thread " +
+            std::to_string(c.rt) + " since the last barrier");
+    c.we = e, c.wt = Emu::t;
+    return true;
+  }
+};
+
+template <typename T>
+struct ChkPtr {
+  T* p;
+  Shadow* sh;
+  long off;
+  ChkPtr operator+(long d) const { return ChkPtr{p, sh, off + d}; }
+  struct Ref {
+    T* p;
+    Shadow* sh;
+    long i;
+    operator T() const { return sh->read(i) ? p[i] : T{}; }
+    const Ref& operator=(const T& v) const {
+      if (sh->write(i)) p[i] = v;
+      return *this;
+    }
+  };
+  Ref operator[](long i) const { return Ref{p, sh, off + i}; }
+};
+
+// A block's shared memory as the kernels lay it out: values, float64 prefixes, float32 totals.
+template <typename V>
+struct Smem {
+  std::vector<V> values;
+  std::vector<double> base;
+  std::vector<float> tot;
+  Shadow sv, sb, st;
+  // Arrays for cascades over (len, S, nl) each, as the kernels size them.
+  Smem(size_t nvalues, std::initializer_list<std::array<int, 3>> cascades) : sv("values", nvalues), sb("base", 0), st("tot", 0) {
+    size_t nb = 0, nt = 0;
+    for (const auto& [len, S, nl] : cascades) {
+      const cuda::SmemLayout L = cuda::smem_layout(0, len, S, nl, cuda::VecInfo<V>::K);
+      nb = std::max(nb, (L.tot_off - L.base_off) / sizeof(double));
+      nt = std::max(nt, (L.bytes - L.tot_off) / sizeof(float));
+    }
+    values.assign(nvalues, V{});
+    base.assign(nb, std::nan(""));
+    tot.assign(nt, std::nanf(""));
+    sb.cells.resize(nb);
+    st.cells.resize(nt);
+  }
+  ChkPtr<V> v() { return {values.data(), &sv, 0}; }
+  ChkPtr<double> b() { return {base.data(), &sb, 0}; }
+  ChkPtr<float> t() { return {tot.data(), &st, 0}; }
+  void expect_clean() {
+    for (Shadow* s : {&sv, &sb, &st})
+      for (const std::string& e : s->errors) ADD_FAILURE() << e;
+  }
+};
+
+// Threads per emulated block: the kernels' 256 in some cases, 64 elsewhere (the same code with more rounds;
+// OS threads are slow to synchronise).
+constexpr int kThreads = 256;
+
+BoxWidths widths_of(const std::vector<int>& w) {
+  BoxWidths bw;
+  EXPECT_TRUE(cuda::box_widths(w, "test", bw).ok());
+  return bw;
+}
+
+float comp_of(const float& v, int) { return v; }
+float comp_of(const float2& v, int c) { return c == 0 ? v.x : v.y; }
+float comp_of(const float4& v, int c) { return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w; }
+
+// The CPU reference of a Box1d pass (or the x/y pair) on a random image.
+Image reference(const Image& src, const std::vector<int>& widths, Border b, int axis, bool pair) {
+  Plan plan;
+  plan.border = b;
+  Pass pass;
+  pass.op = Op::Box1d;
+  pass.widths = widths;
+  pass.border = b;
+  pass.axis = axis;
+  if (pair) {
+    const int mid = plan.program.add_image({});
+    pass.axis = 0, pass.src = 0, pass.dst = mid;
+    plan.program.passes.push_back(pass);
+    pass.axis = 1, pass.src = mid, pass.dst = 1;
+  }
+  plan.program.passes.push_back(pass);
+  Image out;
+  EXPECT_TRUE(reference_run(plan, src, out, 1).ok());
+  return out;
+}
+
+// box_rows_kernel on every (row, segment) of a W x H image of V pixels; returns the max abs error.
+template <typename V>
+double emulate_rows(int W, int H, const std::vector<int>& widths, Border b, int nseg, int nth) {
+  constexpr int K = cuda::VecInfo<V>::K;
+  const BoxWidths bw = widths_of(widths);
+  const Image src = random_image(W, H, K, 7u + unsigned(W * 31 + H));
+  const Image want = reference(src, widths, b, 0, false);
+  const int R = bw.reach, seg_len = (W + nseg - 1) / nseg, len = seg_len + 2 * R;
+  const int S = cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) {
+    return (long long)((len - (bw.w[0] - 1) + s - 1) / s);
+  });
+  double err = 0;
+  for (int row = 0; row < H; ++row)
+    for (int a0 = 0; a0 < W; a0 += seg_len) {
+      Smem<V> sm(size_t(len), {{len, S, 1}});
+      for (int q = 0; q < len; ++q) {
+        const int x = remap_index(a0 - R + q, W, b);
+        V v{};
+        if (x >= 0) std::memcpy(&v, &src.data[(size_t(row) * W + x) * K], sizeof(V));
+        sm.values[size_t(q)] = v;
+      }
+      run_block(nth, [&] {
+        cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), true>(sm.v(), 1, 0, 1, len, bw, S, sm.b(), sm.t(),
+                                                               cuda::NoStore{});
+      });
+      sm.expect_clean();
+      for (int j = 0; j < seg_len && a0 + j < W; ++j)
+        for (int c = 0; c < K; ++c)
+          err = std::max(err, std::fabs(double(comp_of(sm.values[size_t(j)], c)) -
+                                        want.data[(size_t(row) * W + a0 + j) * K + c]));
+    }
+  return err;
+}
+
+// box_cols_kernel on every (strip, segment) of an image of W x H with C channels (rowv = W * C floats; V =
+// float4 when that is a whole number of them, the kernels' choice).
+template <typename V>
+double emulate_cols(int W, int H, int C, const std::vector<int>& widths, Border b, int nseg, int nth) {
+  constexpr int K = cuda::VecInfo<V>::K, NL = int(32 / sizeof(V));
+  const BoxWidths bw = widths_of(widths);
+  const Image src = random_image(W, H, C, 11u + unsigned(W * 17 + H));
+  const Image want = reference(src, widths, b, 1, false);
+  const int rowv = W * C / K;
+  const int R = bw.reach, seg_len = (H + nseg - 1) / nseg, len = seg_len + 2 * R;
+  const int S = cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) {
+    return (long long)NL * ((len - (bw.w[0] - 1) + s - 1) / s);
+  });
+  std::vector<int> stored(size_t(W) * H * C / K, 0);
+  std::vector<V> got(stored.size());
+  std::mutex m;
+  for (int col0 = 0; col0 < rowv; col0 += NL)
+    for (int a0 = 0; a0 < H; a0 += seg_len) {
+      Smem<V> sm(size_t(len) * NL, {{len, S, NL}});
+      for (int q = 0; q < len; ++q)
+        for (int l = 0; l < NL; ++l) {
+          const int y = remap_index(a0 - R + q, H, b), col = col0 + l;
+          V v{};
+          if (y >= 0 && col < rowv) std::memcpy(&v, &src.data[(size_t(y) * rowv + col) * K], sizeof(V));
+          sm.values[size_t(q) * NL + l] = v;
+        }
+      run_block(nth, [&] {
+        cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), false>(
+            sm.v(), NL, 1, NL, len, bw, S, sm.b(), sm.t(), [&](int l, int j, const V& v) {
+              const int col = col0 + l, y = a0 + j;
+              if (col < rowv && y < H) {
+                std::lock_guard<std::mutex> lk(m);
+                ++stored[size_t(y) * rowv + col];
+                got[size_t(y) * rowv + col] = v;
+              }
+            });
+      });
+      sm.expect_clean();
+    }
+  double err = 0;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i], 1) << "value " << i << " stored " << stored[i] << " times";
+    for (int c = 0; c < K; ++c) err = std::max(err, std::fabs(double(comp_of(got[i], c)) - want.data[i * K + c]));
+  }
+  return err;
+}
+
+// box_fused_kernel on every 64 x 32 tile of a W x H image of V pixels.
+template <typename V>
+double emulate_fused(int W, int H, const std::vector<int>& widths, Border b, int nth) {
+  constexpr int K = cuda::VecInfo<V>::K, TW = 64, TH = 32;
+  const BoxWidths bw = widths_of(widths);
+  const Image src = random_image(W, H, K, 13u + unsigned(W * 7 + H));
+  const Image want = reference(src, widths, b, 0, true);
+  const int R = bw.reach, rows = TH + 2 * R, cols = TW + 2 * R, pitch = cols | 1, h1 = bw.w[0] - 1;
+  const int S_rows = cuda::choose_chunk(cuda::box_smax<V>(), nth,
+                                        [&](int s) { return (long long)rows * ((cols - h1 + s - 1) / s); });
+  const int S_cols = cuda::choose_chunk(cuda::box_smax<V>(), nth,
+                                        [&](int s) { return (long long)TW * ((rows - h1 + s - 1) / s); });
+  std::vector<int> stored(size_t(W) * H, 0);
+  std::vector<V> got(stored.size());
+  std::mutex m;
+  for (int y0 = 0; y0 < H; y0 += TH)
+    for (int x0 = 0; x0 < W; x0 += TW) {
+      Smem<V> sm(size_t(rows) * pitch, {{cols, S_rows, rows}, {rows, S_cols, TW}});
+      for (int ry = 0; ry < rows; ++ry)
+        for (int rx = 0; rx < cols; ++rx) {
+          const int gy = remap_index(y0 - R + ry, H, b), gx = remap_index(x0 - R + rx, W, b);
+          V v{};
+          if (gx >= 0 && gy >= 0) std::memcpy(&v, &src.data[(size_t(gy) * W + gx) * K], sizeof(V));
+          sm.values[size_t(ry) * pitch + rx] = v;
+        }
+      run_block(nth, [&] {
+        cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), true>(sm.v(), rows, pitch, 1, cols, bw, S_rows, sm.b(),
+                                                               sm.t(), cuda::NoStore{});
+        cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), false>(
+            sm.v(), TW, 1, pitch, rows, bw, S_cols, sm.b(), sm.t(), [&](int l, int j, const V& v) {
+              const int x = x0 + l, y = y0 + j;
+              if (x < W && y < H) {
+                std::lock_guard<std::mutex> lk(m);
+                ++stored[size_t(y) * W + x];
+                got[size_t(y) * W + x] = v;
+              }
+            });
+      });
+      sm.expect_clean();
+    }
+  double err = 0;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i], 1) << "pixel " << i << " stored " << stored[i] << " times";
+    for (int c = 0; c < K; ++c) err = std::max(err, std::fabs(double(comp_of(got[i], c)) - want.data[i * K + c]));
+  }
+  return err;
+}
+
+const Border kBorders[] = {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero};
+
+struct Case {
+  int n;                    // line length
+  std::vector<int> widths;  // the cascade
+  int nseg;                 // segments per line
+  int nth = 64;             // threads per block
+};
+
+// Short and long lines, one box and eight, widths beyond the line, segments with halos.
+std::vector<Case> cases_all() {
+  return {{1, {1}, 1},          {1, {5, 5, 7}, 1},         {7, {3, 3, 3, 3, 3, 3, 3, 3}, 1},
+          {37, {23, 25, 25}, 1}, {300, {5, 5, 7}, 1},       {300, {5, 5, 7}, 3},
+          {300, {95, 97, 97}, 2}, {61, {1, 3, 5, 7, 9, 11, 13, 15}, 2}, {9, {4097}, 1},
+          {700, {3, 3, 5}, 1},   {4114, {5, 5, 7}, 1, kThreads}};  // rounds of chunks; a 4096 row at sigma 3
+}
+
+// GPUBLUR_CUDA_TEST_SMALL=1 (sanitizer runs) leaves out the 4096-pixel row.
+std::vector<Case> cases() {
+  const char* small = std::getenv("GPUBLUR_CUDA_TEST_SMALL");
+  if (small && std::string(small) == "1") {
+    std::vector<Case> c = cases_all();
+    c.pop_back();
+    return c;
+  }
+  return cases_all();
+}
+
+TEST(CudaBoxEmulated, RowsMatchReference) {
+  double worst = 0;
+  for (const Case& c : cases())
+    for (Border b : kBorders) {
+      SCOPED_TRACE("n " + std::to_string(c.n) + " nseg " + std::to_string(c.nseg) + " border " + border_name(b) +
+                   " widths[0] " + std::to_string(c.widths[0]) + " x" + std::to_string(c.widths.size()));
+      const double e4 = emulate_rows<float4>(c.n, 1, c.widths, b, c.nseg, c.nth);
+      const double e2 = emulate_rows<float2>(c.n, 1, c.widths, b, c.nseg, c.nth);
+      const double e1 = emulate_rows<float>(c.n, 1, c.widths, b, c.nseg, c.nth);
+      EXPECT_LE(e4, 1e-5);
+      EXPECT_LE(e2, 1e-5);
+      EXPECT_LE(e1, 1e-5);
+      worst = std::max({worst, e1, e2, e4});
+    }
+  std::printf("[ measured ] emulated box1d rows: max abs error %.3g\n", worst);
+}
+
+TEST(CudaBoxEmulated, ColumnsMatchReference) {
+  double worst = 0;
+  for (const Case& c : cases())
+    for (Border b : kBorders) {
+      SCOPED_TRACE("n " + std::to_string(c.n) + " nseg " + std::to_string(c.nseg) + " border " + border_name(b) +
+                   " widths[0] " + std::to_string(c.widths[0]) + " x" + std::to_string(c.widths.size()));
+      const double e4 = emulate_cols<float4>(3, c.n, 4, c.widths, b, c.nseg, c.nth);  // 3 RGBA columns: a partial strip
+      const double e1 = emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth);   // 10 floats: 2 strips, one partial
+      EXPECT_LE(e4, 1e-5);
+      EXPECT_LE(e1, 1e-5);
+      worst = std::max({worst, e1, e4});
+    }
+  std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
+}
+
+TEST(CudaBoxEmulated, FusedTilesMatchReference) {
+  double worst = 0;
+  for (const auto& widths : std::vector<std::vector<int>>{{5, 5, 7}, {1}, {3, 3, 3, 3, 3, 3, 3, 3}, {9, 11}})
+    for (Border b : kBorders)
+      for (const auto& [w, h] : {std::pair{70, 40}, std::pair{7, 3}, std::pair{1, 1}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " border " + border_name(b) + " widths[0] " +
+                     std::to_string(widths[0]) + " x" + std::to_string(widths.size()));
+        const double e4 = emulate_fused<float4>(w, h, widths, b, w > 64 ? kThreads : 64);
+        const double e1 = emulate_fused<float>(w, h, widths, b, 64);
+        EXPECT_LE(e4, 1e-5);
+        EXPECT_LE(e1, 1e-5);
+        worst = std::max({worst, e1, e4});
+      }
+  std::printf("[ measured ] emulated box1d fused x/y tiles: max abs error %.3g\n", worst);
+}
+
+// moving_average_line (the moving-average kernel's per-thread walk, also Box1d's global fallback) on the host.
+template <typename V>
+double moving_average_error(int n, const std::vector<int>& widths, Border b) {
+  constexpr int K = cuda::VecInfo<V>::K;
+  const BoxWidths bw = widths_of(widths);
+  const Image src = random_image(n, 1, K, 17u + unsigned(n));
+  const Image want = reference(src, widths, b, 0, false);
+  std::vector<V> in(static_cast<size_t>(n)), out(static_cast<size_t>(n));
+  std::vector<V> buf(static_cast<size_t>(n + 2 * bw.reach));
+  std::memcpy(in.data(), src.data.data(), in.size() * sizeof(V));
+  std::vector<int> written(size_t(n), 0);
+  cuda::moving_average_line<V>(
+      n, b, bw, [&](int a) -> V { return in.at(size_t(a)); }, [&](int q) -> V& { return buf.at(size_t(q)); },
+      [&](int j) -> V& {
+        ++written.at(size_t(j));
+        return out.at(size_t(j));
+      });
+  double err = 0;
+  for (int j = 0; j < n; ++j) {
+    EXPECT_EQ(written[size_t(j)], 1) << j;
+    for (int c = 0; c < K; ++c) err = std::max(err, std::fabs(double(comp_of(out[size_t(j)], c)) - want.data[size_t(j) * K + c]));
+  }
+  return err;
+}
+
+TEST(CudaBoxEmulated, MovingAverageLinesMatchReference) {
+  double worst = 0;
+  for (const Case& c : cases_all())
+    for (Border b : kBorders) {
+      SCOPED_TRACE("n " + std::to_string(c.n) + " border " + border_name(b) + " widths[0] " +
+                   std::to_string(c.widths[0]) + " x" + std::to_string(c.widths.size()));
+      const double e4 = moving_average_error<float4>(c.n, c.widths, b);
+      const double e1 = moving_average_error<float>(c.n, c.widths, b);
+      EXPECT_LE(e4, 1e-5);
+      EXPECT_LE(e1, 1e-5);
+      worst = std::max({worst, e1, e4});
+    }
+  std::printf("[ measured ] moving-average lines: max abs error %.3g\n", worst);
+}
+
+// The plans the kernels get on an H100 (half an SM per block: 115712 bytes), 4096^2 RGBA, Kovesi's 3 widths at
+// sigma 3, 12, 48, 200: whole rows, columns in segments whose halo stays a fraction of the segment.
+TEST(CudaBoxEmulated, PlansFor4096Rgba) {
+  const size_t budget = 233472 / 2 - 1024;
+  for (double sigma : {3.0, 12.0, 48.0, 200.0}) {
+    const BoxWidths bw = widths_of(kovesi_widths(sigma, 3));
+    cuda::LinePlan rows, cols;
+    ASSERT_TRUE(cuda::plan_lines(4096, bw, 1, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, rows));
+    ASSERT_TRUE(cuda::plan_lines(4096, bw, 2, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, cols));
+    EXPECT_EQ(rows.nseg, 1) << sigma;
+    EXPECT_EQ(rows.S % 2, 1);
+    EXPECT_EQ(cols.S % 2, 1);
+    EXPECT_LE(rows.smem.bytes, budget);
+    EXPECT_LE(cols.smem.bytes, budget);
+    std::printf("[ measured ] sigma %g (R %d): rows S %d, %d segment(s), %zu bytes; columns S %d, %d segment(s) of "
+                "%d (+%d halo rows), %zu bytes\n",
+                sigma, bw.reach, rows.S, rows.nseg, rows.smem.bytes, cols.S, cols.nseg, cols.seg_len, 2 * bw.reach,
+                cols.smem.bytes);
+  }
+}
+
+}  // namespace
+}  // namespace gpublur::testing
