@@ -7,7 +7,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:-$root/bundle}
 build=$root/build-bundle
-bash "$root/scripts/build.sh" "$build" -DGPUBLUR_IO=lean -DGPUBLUR_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90
+# Extra CMake arguments (e.g. -DGPUBLUR_GL=OFF for a CUDA-only bundle) in GPUBLUR_BUNDLE_CMAKE_ARGS.
+# shellcheck disable=SC2086
+bash "$root/scripts/build.sh" "$build" -DGPUBLUR_IO=lean -DGPUBLUR_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  ${GPUBLUR_BUNDLE_CMAKE_ARGS:-}
 
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib"
