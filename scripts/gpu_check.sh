@@ -44,7 +44,7 @@ done
 if command -v compute-sanitizer >/dev/null && [[ -x $here/bin/test_cuda ]]; then
   # Small images and sigma <= 12 keep the instrumented runs to minutes; the out-of-memory test is left out
   # because its deliberate cudaMalloc failure counts as an API error under the sanitizer.
-  filter=${GPUBLUR_SANITIZER_FILTER:--*OutOfMemory*}
+  filter=${GPUBLUR_SANITIZER_FILTER:--*OutOfMemory*:CudaBoxEmulated.*}
   for tool in memcheck racecheck; do
     step "sanitizer-$tool" "$out/sanitizer.log" env GPUBLUR_CUDA_TEST_SMALL=1 GPUBLUR_CUDA_TEST_MAX_SIGMA=12 \
       compute-sanitizer --tool "$tool" --error-exitcode 1 \
@@ -55,9 +55,11 @@ else
   failed+=("sanitizer-missing")
 fi
 
-# Every CUDA gauss-sep kernel variant (not only the defaults the tests run) against the CPU reference.
+# Every CUDA gauss-sep kernel variant and every box schedule (not only the defaults the tests run) against the
+# CPU reference; then the box schedules timed beside the copy kernel at sigma 3, 12, 48, 200 (4096^2 RGBA).
 if [[ -x $here/bin/cuda_kernel_timing ]]; then
-  step "gauss-sep-variants" "$out/tests.log" "$here/bin/cuda_kernel_timing" 256 4 3 check
+  step "cuda-variants" "$out/tests.log" "$here/bin/cuda_kernel_timing" 256 4 3 check,box-check
+  step "cuda-box-timing" "$out/bench.txt" "$here/bin/cuda_kernel_timing" 4096 4 20 box
 fi
 
 # bench NAME ARGS...: one table into bench.txt, its JSON as NAME.json into bench_json.tar (the device tool
