@@ -21,7 +21,7 @@ namespace {
 struct BlurArgs {
   std::vector<std::string> inputs;
   std::string output_dir;
-  std::string method = "gauss-sep";
+  std::string method = default_method() ? default_method()->name : "";
   BackendArgs backend;
   std::string format;
   std::string pixel_type;

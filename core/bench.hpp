@@ -16,7 +16,7 @@
 namespace gpublur {
 
 struct BenchOptions {
-  std::vector<std::string> methods;  // registry names, "copy" may be among them (it always runs)
+  std::vector<std::string> methods;  // registry names (or name:param=value variants); the floor always runs
   std::vector<double> sigmas{3};
   std::vector<std::pair<int, int>> sizes{{1024, 1024}};
   int channels = 4;

@@ -239,7 +239,9 @@ double median(std::vector<double> v) {
 }  // namespace
 
 Status exact_gaussian_plan(double sigma, Plan& out) {
-  return resolve_plan("gauss-sep", {{"sigma", exact_text(sigma)}, {"border", "clamp"}}, out);
+  const MethodSpec* ref = quality_reference_method();
+  if (!ref) return Status::fail("the registry has no quality reference method");
+  return resolve_plan(ref->name, {{"sigma", exact_text(sigma)}, {"border", "clamp"}}, out);
 }
 
 Status run_on_backend(Backend& backend, const Plan& plan, const Image& src, Image& dst) {
@@ -542,7 +544,7 @@ nlohmann::json quality_json(const QualityResult& r) {
               {"backend", r.backend},
               {"device", r.device},
               {"reference",
-               {{"method", "gauss-sep"},
+               {{"method", quality_reference_method() ? quality_reference_method()->name : ""},
                 {"border", "clamp"},
                 {"radius", "ceil(3 sigma)"},
                 {"fit_metric", "mean absolute difference over all pixels and channels"},

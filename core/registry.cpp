@@ -23,6 +23,18 @@ const MethodSpec* bandwidth_floor_method() {
   return nullptr;
 }
 
+const MethodSpec* quality_reference_method() {
+  for (const auto& m : method_registry())
+    if (m.quality_reference) return &m;
+  return nullptr;
+}
+
+const MethodSpec* default_method() {
+  for (const auto& m : method_registry())
+    if (m.default_method) return &m;
+  return nullptr;
+}
+
 const MethodSpec* find_method(const std::string& name) {
   for (const auto& m : method_registry())
     if (m.name == name) return &m;

@@ -25,6 +25,10 @@ struct MethodSpec {
   std::string sigma_mapping;  // how --sigma sets the parameters, for people
   bool exact_gaussian = false;  // applies the sampled Gaussian exactly (effective sigma = that of its kernel)
   bool bandwidth_floor = false; // no filtering: one read and one write of the image (bench's floor)
+  // The exact Gaussian `quality` compares against and fits with (sampled, truncated at ceil(3 sigma)), and the
+  // method `blur` runs when none is named.
+  bool quality_reference = false;
+  bool default_method = false;
   std::vector<ParamSpec> params;       // includes the common ones (sigma, radius, border)
   std::vector<std::string> backends;   // "cpu", "cuda", "gl"
 };
@@ -33,6 +37,8 @@ const std::vector<MethodSpec>& method_registry();
 const MethodSpec* find_method(const std::string& name);
 // The method that measures the bandwidth floor (bench times it first and divides by it).
 const MethodSpec* bandwidth_floor_method();
+const MethodSpec* quality_reference_method();
+const MethodSpec* default_method();
 const ParamSpec* find_param(const MethodSpec& m, const std::string& name);
 bool method_on_backend(const MethodSpec& m, const std::string& backend);
 const char* param_type_name(ParamType t);

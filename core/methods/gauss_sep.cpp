@@ -11,6 +11,8 @@ Recipe gauss_sep_recipe() {
   r.spec.summary = "separable Gaussian: a horizontal then a vertical pass of 2r+1 taps";
   r.spec.sigma_mapping = "radius = ceil(3*sigma); 1D weights exp(-x^2/(2 sigma^2)), normalised";
   r.spec.exact_gaussian = true;
+  r.spec.quality_reference = true;  // exact and the fastest exact Gaussian on every backend
+  r.spec.default_method = true;
   r.spec.params = {sigma_param(), radius_param(), border_param()};
   r.spec.params.push_back({"impl", ParamType::Enum, "compute", false, 0, 0, {"compute", "fragment"},
                            "GL only: compute shader with shared-memory tiles, or fragment-shader ping-pong "
