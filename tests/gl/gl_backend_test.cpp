@@ -184,8 +184,9 @@ TEST_F(GlContextTest, BrokenShaderNamesFileAndLog) {
 
 TEST_F(GlContextTest, EveryShaderIsEmbedded) {
   const auto& all = embedded_shaders();
-  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep_fused.comp",
-                        "gauss_sep_slide.comp", "gauss_sep.frag", "fullscreen.vert", "gauss_linear.comp"}) {
+  for (const char* f : {"common.glsl", "copy.comp", "conv2d.comp", "conv1d.comp", "conv1d_fused.comp",
+                        "conv1d_slide.comp", "conv1d.frag", "fullscreen.vert", "bilinear1d.comp", "box1d.comp",
+                        "moving_average.comp", "sat.comp", "sat_box.comp", "box2d.comp"}) {
     ASSERT_TRUE(all.count(f)) << f;
     EXPECT_FALSE(all.at(f).empty()) << f;
   }
@@ -273,7 +274,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   // The shader built with the device's tile links (a driver enforces its shared-memory limit at link).
   for (int axis = 0; axis < 2; ++axis) {
     ShaderSource s;
-    ASSERT_TRUE(shader_file("gauss_sep.comp", GL_COMPUTE_SHADER, s).ok());
+    ASSERT_TRUE(shader_file("conv1d.comp", GL_COMPUTE_SHADER, s).ok());
     GLuint prog = 0;
     const Status st = build_program(
         {s}, "#define STORE_FORMAT rgba32f\n" + sep_tile(axis, shared, invocations).defines(48, 16384), true, prog);

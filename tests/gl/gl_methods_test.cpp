@@ -39,13 +39,17 @@ const std::vector<Case> kCopyCases = {{1, 1, 1}, {7, 3, 1}, {67, 41, 1}, {1023, 
 
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
-      {"copy", "copy", "", "", "compute", 1e-5, kCopyCases},
-      {"gauss_2d", "gauss-2d", "", "", "compute", 1e-5, k2dCases},
-      {"gauss_sep_compute", "gauss-sep", "impl", "compute", "compute", 1e-5, kSepCases},
-      {"gauss_sep_fragment", "gauss-sep", "impl", "fragment", "fragment", 1e-5, kSepCases},
-      {"gauss_linear_exact", "gauss-linear", "interp", "exact", "exact-split-taps", 1e-5, kSepCases},
+      {"copy", "copy", "", "", "copy", 1e-5, kCopyCases},
+      {"gauss_2d", "gauss-2d", "", "", "conv2d", 1e-5, k2dCases},
+      {"gauss_sep_compute", "gauss-sep", "impl", "compute", "conv1d-two-pass", 1e-5, kSepCases},
+      {"gauss_sep_fragment", "gauss-sep", "impl", "fragment", "conv1d-fragment", 1e-5, kSepCases},
+      {"gauss_linear_exact", "gauss-linear", "interp", "exact", "conv1d-two-pass", 1e-5, kSepCases},
       {"gauss_linear_hardware", "gauss-linear", "interp", "hardware", "sampler-bilinear", kHardwareBound,
        kSepCases},
+      {"box_sep", "box", "impl", "separable", "box1d-tiles", 1e-5, kSepCases},
+      {"box_ma", "box", "impl", "moving-average", "moving-average", 1e-5, kSepCases},
+      {"box_sat", "box", "impl", "sat", "sat-doubling+sat-box", 1e-5, k2dCases},
+      {"box_2d", "box", "impl", "2d", "box2d-direct", 1e-5, k2dCases},
   };
   return v;
 }
@@ -89,7 +93,7 @@ std::string variant_name(const ::testing::TestParamInfo<GlMethods::ParamType>& i
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBorders, GlMethods,
-                         ::testing::Combine(::testing::Range<size_t>(0, 6),
+                         ::testing::Combine(::testing::Range<size_t>(0, 10),
                                             ::testing::Values(Border::Clamp, Border::Mirror, Border::Wrap,
                                                               Border::Zero)),
                          variant_name);
@@ -174,7 +178,7 @@ TEST(GlSepForms, TuningVariantsMatchReference) {
   // gauss-2d with 8 outputs per invocation; outer loops with constant trip counts; both two-pass forms
   // (balanced / plain rounds) at every radius.
   const std::vector<std::vector<const char*>> configs = {
-      {"8", "1", "-1", "", "1", "-1", "", "fetch", "8", "", "balanced"},
+      {"8", "1", "-1", "", "1", "-1", "", "", "8", "", "balanced"},
       {"8", "0", "9", "16384", "", "", "", "", "", "const", "balanced"},
       {"4", "1", "24", "49152", "", "-1", "", "", "8", "", "plain"},
       {"", "", "", "", "", "99", "16x8x64", "", "", "const", ""},
