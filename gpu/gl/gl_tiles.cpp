@@ -176,8 +176,9 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
   for (int w : widths) list += (list.empty() ? "" : ", ") + std::to_string(w);
   return fmt::format(
       "#define AXIS {}\n#define NT {}\n#define TC {}\n#define LS {}\n#define NS {}\n#define N {}\n#define PITCH {}\n"
-      "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n",
-      axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals ? 1 : 0);
+      "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n#define F64 {}\n",
+      axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals ? 1 : 0,
+      f64 ? 1 : 0);
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec) {

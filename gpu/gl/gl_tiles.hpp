@@ -95,6 +95,7 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 struct BoxTile {
   int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
   bool totals = false;
+  bool f64 = false;  // float64 sums instead of compensated float32 (GPUBLUR_GL_BOX_F64)
   int segs() const { return threads / lines; }  // invocations per line
   int span() const { return segs() * per; }
   int outputs() const { return span() - 2 * reach; }

@@ -91,6 +91,12 @@ std::string box_tile_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TILE");
   return env ? env : "";
 }
+// GPUBLUR_GL_BOX_F64=1: box1d.comp sums in float64 instead of compensated float32 (TwoSum pairs), the default
+// because float/double conversions run at 16 per clock per SM on an H100 (a quarter of its FP64 rate).
+bool box_f64() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_F64");
+  return env && *env && std::atoi(env) == 1;
+}
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
 void dump_binary(GLuint prog, const std::string& key) {

@@ -22,6 +22,7 @@ bool unroll_pragma(bool by_default);         // GPUBLUR_GL_UNROLL=1|0
 int shared_budget(int device_max, int by_default);  // GPUBLUR_GL_SHARED_LIMIT=BYTES
 bool linear_const_taps();                    // GPUBLUR_GL_LINEAR_CONST_TAPS=1
 std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|lines
+bool box_f64();                              // GPUBLUR_GL_BOX_F64=1
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 
 }  // namespace gpublur
