@@ -90,12 +90,13 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 // positions of the border-extended source in shared memory (a vec4 per position), runs the cascade of boxes
 // in place, one box after the other, and stores outputs() = span() - 2 reach positions of each line. Each
 // invocation owns `per` consecutive positions of one line (odd, so neighbouring invocations fall on different
-// banks) and makes their outputs with a float64 running sum; where a box is wider than `per`, its first window
-// sum takes the other invocations' totals (`totals`, float64 in shared memory).
+// banks) and makes their outputs with a running sum; where a box is wider than `per`, its first window sum
+// takes the other blocks' totals (`totals` 1) or, for boxes wider than 2 log2(segs()) blocks, the line's
+// prefix sums from a scan of the totals (`totals` 2), kept in shared memory.
 struct BoxTile {
   int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
-  bool totals = false;
-  bool f64 = false;  // float64 sums instead of compensated float32 (GPUBLUR_GL_BOX_F64)
+  int totals = 0;  // 0 none, 1 block totals, 2 scanned prefixes
+  int sums = 0;    // 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64 (GPUBLUR_GL_BOX_SUMS)
   int segs() const { return threads / lines; }  // invocations per line
   int span() const { return segs() * per; }
   int outputs() const { return span() - 2 * reach; }
@@ -106,10 +107,11 @@ struct BoxTile {
 
 // The tile for a cascade of `widths` (reach = sum of w / 2): the most positions per invocation (odd, up to 9)
 // that fit the shared memory, then the most lines per group (32 .. 1) that keep the halo under 1/7 of the
-// positions loaded; failing that one line if it still stores >= 32 positions, else lines = 0.
+// positions loaded and store >= 16 per line; failing that one line if it still stores >= 32, else lines = 0.
 // `spec` "LINESxPER" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit).
+// `totals_spec` "direct" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
-                 const std::string& spec = "");
+                 const std::string& spec = "", const std::string& totals_spec = "");
 
 // `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
 std::string glsl_floats(const float* w, int n);

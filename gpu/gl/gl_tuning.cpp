@@ -91,11 +91,21 @@ std::string box_tile_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TILE");
   return env ? env : "";
 }
-// GPUBLUR_GL_BOX_F64=1: box1d.comp sums in float64 instead of compensated float32 (TwoSum pairs), the default
-// because float/double conversions run at 16 per clock per SM on an H100 (a quarter of its FP64 rate).
-bool box_f64() {
-  const char* env = std::getenv("GPUBLUR_GL_BOX_F64");
-  return env && *env && std::atoi(env) == 1;
+// GPUBLUR_GL_BOX_SUMS: box1d.comp's running sums: fast2sum (default: float pairs, Fast2Sum updates, exact for
+// non-negative values), twosum (float pairs, TwoSum updates, exact for any signs: 16 instead of 10 FP32
+// operations per value and box), f64 (float64: 3 conversions per value and box, which run at 16 per clock
+// per SM on an H100, a quarter of its FP64 rate). Returns box1d.comp's SUMS (0, 1, 2).
+int box_sums() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_SUMS");
+  const std::string v = env ? env : "";
+  return v == "f64" ? 2 : v == "twosum" ? 1 : 0;
+}
+// GPUBLUR_GL_BOX_TOTALS=direct|scan: how box1d.comp starts windows wider than an invocation's block: whole
+// blocks' totals one by one, or two lookups in the line's prefix sums (a scan of the totals per box); unset:
+// the totals up to 2 log2(blocks per line) of them, the scan beyond (box_tile).
+std::string box_totals_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_TOTALS");
+  return env ? env : "";
 }
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).

@@ -22,7 +22,8 @@ bool unroll_pragma(bool by_default);         // GPUBLUR_GL_UNROLL=1|0
 int shared_budget(int device_max, int by_default);  // GPUBLUR_GL_SHARED_LIMIT=BYTES
 bool linear_const_taps();                    // GPUBLUR_GL_LINEAR_CONST_TAPS=1
 std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|lines
-bool box_f64();                              // GPUBLUR_GL_BOX_F64=1
+int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
+std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|scan
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 
 }  // namespace gpublur

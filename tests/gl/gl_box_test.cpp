@@ -147,9 +147,10 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
   std::printf("[ measured ] box1d at the tile limit: max abs error %.3g\n", worst);
 }
 
-// The knobs: line walkers for every box1d pass (GPUBLUR_GL_BOX_TILE=lines), float64 sums in the tiles
-// (GPUBLUR_GL_BOX_F64=1).
-TEST(GlBox1d, LineWalkersAndFloat64Sums) {
+// The knobs: line walkers for every box1d pass (GPUBLUR_GL_BOX_TILE=lines), the other sum forms in the tiles
+// (GPUBLUR_GL_BOX_SUMS: TwoSum pairs, float64), each form of window start (GPUBLUR_GL_BOX_TOTALS: block
+// totals one by one, the scan of them) for boxes narrow and wide relative to the blocks.
+TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
@@ -162,9 +163,17 @@ TEST(GlBox1d, LineWalkersAndFloat64Sums) {
     std::printf("[ measured ] box1d as line walkers: max abs error %.3g\n",
                 run_box_cases(*be, "separable", cases, "moving-average", 1300));
   }
-  ScopedEnv env("GPUBLUR_GL_BOX_F64", "1");
-  std::printf("[ measured ] box1d tiles, float64 sums: max abs error %.3g\n",
-              run_box_cases(*be, "separable", cases, "box1d-tiles", 1400));
+  uint32_t seed = 1400;
+  for (const char* sums : {"twosum", "f64"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
+    std::printf("[ measured ] box1d tiles, %s sums: max abs error %.3g\n", sums,
+                run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
+  }
+  for (const char* totals : {"direct", "scan"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
+    std::printf("[ measured ] box1d tiles, window starts from %s totals: max abs error %.3g\n", totals,
+                run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
+  }
 }
 
 // MovingAverage, the Intel article's line walkers: 1 box (texture to texture), 2 boxes (one line buffer),
