@@ -6,13 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <deque>
-#include <cmath>
 #include <functional>
 #include <limits>
-#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
