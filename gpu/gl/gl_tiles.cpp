@@ -181,7 +181,7 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
-                 const std::string& totals_spec) {
+                 const std::string& totals_spec, int axis) {
   BoxTile t;
   int max_w = 1;
   for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
@@ -219,7 +219,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.span() * 16 + c.threads * 32 > budget) continue;
     for (int lines = std::min(32, t.threads / 8); lines >= 1; lines /= 2) {
       c.lines = lines;
-      if (fits(c) && c.outputs() >= 16 && c.outputs() >= 12 * c.reach) return with_totals(c);
+      const int halo_ratio = axis == 1 && lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
+      if (fits(c) && c.outputs() >= 16 && c.outputs() >= halo_ratio * c.reach) return with_totals(c);
     }
     c.lines = 1;
     if (fits(c) && c.outputs() >= 32) return with_totals(c);

@@ -1,9 +1,10 @@
 // box1d: the cascade of boxes along one axis on the border-extended line, with running sums
 // (shaders/box1d.comp): a group holds a few lines x (outputs + 2 reach) positions in shared memory and runs
 // the boxes there one after the other, so the image is read and written once per axis whatever the widths
-// and the number of boxes; compensated float32 sums (GPUBLUR_GL_BOX_SUMS picks others). The tile (gl_tiles.hpp box_tile) takes the most lines per group
-// that keep the halo under 1/7 of the loads; where even one line does not fit (reach beyond ~1100 on a 48 KiB
-// device, ~600 on llvmpipe's 32 KiB) the pass runs as the line walkers of moving-average.
+// and the number of boxes; compensated float32 sums (GPUBLUR_GL_BOX_SUMS picks others). The tile
+// (gl_tiles.hpp box_tile) takes the most lines per group that keep the halo a small part of the loads; where
+// even one line does not fit (reach beyond ~1130 on a 48 KiB device, ~620 on llvmpipe's 32 KiB) the pass runs
+// as the line walkers of moving-average.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -18,7 +19,8 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const GlLimits& lim = ctx.limits();
   const std::string spec = box_tile_spec();
   BoxTile tile = spec == "lines" ? BoxTile{}
-                                 : box_tile(pass.widths, lim.max_shared, lim.max_invocations, spec, box_totals_spec());
+                                 : box_tile(pass.widths, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
+                                            pass.axis);
   tile.sums = box_sums();
   if (tile.lines == 0) {
     spdlog::debug("GL box1d: reach {} as line walkers", pass.radius());
