@@ -159,6 +159,77 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per) {
   return best;
 }
 
+int BoxTile::pitch() const {
+  // Loads put neighbouring invocations on neighbouring lines at the same position where lines are columns
+  // (box1d.comp, AXIS 1): with 8 / lines positions per 8 invocations, a pitch of 8 / lines (mod 8) spreads
+  // them over the 8 groups of 4 banks a vec4 access uses; 8 or more lines need an odd pitch.
+  const int n = span();
+  if (lines <= 1) return n;
+  const int want = lines >= 8 ? 1 : 8 / lines;
+  int p = n;
+  while (p % 8 != want && !(lines > 8 && p % 2 == 1)) ++p;
+  return p;
+}
+
+std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
+  std::string list;
+  for (int w : widths) list += (list.empty() ? "" : ", ") + std::to_string(w);
+  return fmt::format(
+      "#define AXIS {}\n#define NT {}\n#define TC {}\n#define LS {}\n#define NS {}\n#define N {}\n#define PITCH {}\n"
+      "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n#define SUMS {}\n",
+      axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals, sums);
+}
+
+BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
+                 const std::string& totals_spec, int axis) {
+  BoxTile t;
+  int max_w = 1;
+  for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
+  t.threads = 256;
+  while (t.threads > max_invocations) t.threads /= 2;
+  const int budget = std::min(max_shared_bytes, 49152);
+  // The window starts: own values only; block totals while a window spans at most 2 log2(segs) of them (the
+  // scan's steps, each a load and two barriers); the scan beyond.
+  auto with_totals = [&](BoxTile c) {
+    int steps = 0;
+    while ((1 << steps) < c.segs()) ++steps;
+    c.totals = max_w <= c.per ? 0 : (max_w - c.per) / c.per <= 2 * steps ? 1 : 2;
+    if (c.totals && totals_spec == "direct") c.totals = 1;
+    if (c.totals && totals_spec == "scan") c.totals = 2;
+    return c;
+  };
+  auto fits = [&](BoxTile c) {
+    if (c.lines < 1 || c.per < 1 || c.per % 2 == 0 || c.threads % c.lines != 0) return false;
+    c = with_totals(c);
+    return c.outputs() >= 1 && c.shared_bytes() <= budget;
+  };
+  if (!spec.empty()) {
+    int lines = 0, per = 0;
+    BoxTile c = t;
+    if (std::sscanf(spec.c_str(), "%dx%d", &lines, &per) == 2) c.lines = lines, c.per = per;
+    if (fits(c)) return with_totals(c);
+    t.lines = 0;
+    return t;
+  }
+  // Positions per invocation: the most that fit with the totals (a group of one line: no pitch padding, the
+  // others pad at most 7 positions per line, checked below).
+  for (int per = 9; per >= 1; per -= 2) {
+    BoxTile c = t;
+    c.per = per, c.lines = 1;
+    if (c.span() * 16 + c.threads * 32 > budget) continue;
+    for (int lines = std::min(32, t.threads / 8); lines >= 1; lines /= 2) {
+      c.lines = lines;
+      const int halo_ratio = axis == 1 && lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
+      if (fits(c) && c.outputs() >= 16 && c.outputs() >= halo_ratio * c.reach) return with_totals(c);
+    }
+    c.lines = 1;
+    if (fits(c) && c.outputs() >= 32) return with_totals(c);
+    break;
+  }
+  t.lines = 0;
+  return t;
+}
+
 std::string glsl_floats(const float* w, int n) {
   std::string s;
   for (int i = 0; i < n; ++i) {

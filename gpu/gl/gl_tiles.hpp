@@ -1,9 +1,10 @@
-// Work-group shapes for the shared-memory Gaussian shaders (shaders/gauss_sep.comp, gauss_sep_fused.comp,
-// gauss_2d.comp), derived from the device's limits so they hold on every driver (llvmpipe: 32 KiB shared
+// Work-group shapes for the shared-memory Gaussian shaders (shaders/conv1d.comp, conv1d_fused.comp,
+// conv2d.comp), derived from the device's limits so they hold on every driver (llvmpipe: 32 KiB shared
 // memory; NVIDIA: 48 KiB). The radius is compiled into the shaders (constant loop bounds: the compiler
 // unrolls the tap loops and drops the window's bounds tests).
 #pragma once
 #include <string>
+#include <vector>
 
 namespace gpublur {
 
@@ -31,7 +32,7 @@ struct SepTile {
   int round_taps(int radius) const;  // taps per round (balanced; <= offsets_per_round, a multiple of per)
   // Taps the shader reads: rounds x round_taps >= 2r+1 (the weights buffer is padded with zeros to this).
   int weight_count(int radius) const { return rounds(radius) * round_taps(radius); }
-  // #defines for gauss_sep.comp; balanced: rounds of equal length (BALANCED 1), else the previous form.
+  // #defines for conv1d.comp; balanced: rounds of equal length (BALANCED 1), else the previous form.
   std::string defines(int radius, int max_ubo_bytes, bool balanced = true) const;
 };
 
@@ -40,7 +41,7 @@ struct SepTile {
 // have half the threads so a line still holds a tile plus a useful round of offsets).
 SepTile sep_tile(int axis, int max_shared_bytes, int max_invocations, int per = kSepPer);
 
-// The fused gauss-sep tile (shaders/gauss_sep_fused.comp): a group loads (TW + NTAPS) x (TH + NTAPS) texels
+// The fused conv1d pair tile (shaders/conv1d_fused.comp): a group loads (TW + NTAPS) x (TH + NTAPS) texels
 // once, runs the horizontal pass into shared memory (over the same array) and the vertical pass out.
 struct FusedTile {
   int tw = 32, th = 0;  // output tile; th == 0: the radius does not fit (use two passes)
@@ -55,7 +56,7 @@ struct FusedTile {
 // The largest tile height (32, 24, 16 or 8) whose shared array fits; th = 0 where none does.
 FusedTile fused_tile(int radius, int max_shared_bytes, int max_invocations);
 
-// The sliding fused gauss-sep strip (shaders/gauss_sep_slide.comp): TW columns x SH rows of outputs per
+// The sliding fused conv1d pair strip (shaders/conv1d_slide.comp): TW columns x SH rows of outputs per
 // group of TW x PR / 4 invocations, PR rows per step, a ring of 2r + 2 PR horizontally filtered rows.
 struct SlideTile {
   int tw = 0, pr = 16, sh = 256, radius = 0;  // tw == 0: does not fit
@@ -71,7 +72,7 @@ struct SlideTile {
 // fits or the spec is malformed.
 SlideTile slide_tile(int radius, int max_shared_bytes, int max_invocations, int sh, const std::string& spec = "");
 
-// The gauss-2d block (shaders/gauss_2d.comp): TW x TH outputs per group of TW / per x TH, kernel taps in blocks of
+// The conv2d block (shaders/conv2d.comp): TW x TH outputs per group of TW / per x TH, kernel taps in blocks of
 // CY rows x CX columns (CX a multiple of kSepPer) with (TH + CY - 1) x (TW + CX) texels in shared memory.
 struct Conv2dTile {
   int tw = 64, th = 16, cx = 0, cy = 0, radius = 0;
@@ -84,6 +85,35 @@ struct Conv2dTile {
 
 // Picks CX x CY with the most taps per block that fits the shared memory.
 Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
+
+// The box1d tile (shaders/box1d.comp): a group of `threads` invocations holds `lines` lines x span()
+// positions of the border-extended source in shared memory (a vec4 per position), runs the cascade of boxes
+// in place, one box after the other, and stores outputs() = span() - 2 reach positions of each line. Each
+// invocation owns `per` consecutive positions of one line (odd, so neighbouring invocations fall on different
+// banks) and makes their outputs with a running sum; where a box is wider than `per`, its first window sum
+// takes the other blocks' totals (`totals` 1) or, for boxes wider than 2 log2(segs()) blocks, the line's
+// prefix sums from a scan of the totals (`totals` 2), kept in shared memory.
+struct BoxTile {
+  int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
+  int totals = 0;  // 0 none, 1 block totals, 2 scanned prefixes
+  int sums = 0;    // 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64 (GPUBLUR_GL_BOX_SUMS)
+  int segs() const { return threads / lines; }  // invocations per line
+  int span() const { return segs() * per; }
+  int outputs() const { return span() - 2 * reach; }
+  int pitch() const;  // vec4s per line in shared memory, >= span(), padded so loads spread over the banks
+  int shared_bytes() const { return lines * pitch() * 16 + (totals ? threads * 32 : 0); }
+  std::string defines(int axis, const std::vector<int>& widths) const;  // without STORE_FORMAT
+};
+
+// The tile for a cascade of `widths` (reach = sum of w / 2) along `axis`: the most positions per invocation
+// (odd, up to 9) that fit the shared memory, then the most lines per group (32 .. 1) that keep the halo under
+// 1/7 of the positions loaded and store >= 16 per line; along y (columns), where one line per group reads 16
+// bytes per row, two lines are taken while the halo stays under 2/7; failing all that one line if it still
+// stores >= 32, else lines = 0. `spec` "LINESxPER" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0
+// where it does not fit). `totals_spec` "direct" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window
+// start where any is needed.
+BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
+                 const std::string& spec = "", const std::string& totals_spec = "", int axis = 0);
 
 // `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
 std::string glsl_floats(const float* w, int n);

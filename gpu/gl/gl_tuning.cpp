@@ -16,7 +16,7 @@
 
 namespace gpublur {
 
-// gauss-sep compute: the fused single-dispatch shader up to this radius. Off by default: on an H100 (NVIDIA
+// conv1d separable pairs: the fused single-dispatch shader up to this radius. Off by default: on an H100 (NVIDIA
 // GL caps a group at 48 KiB of shared memory, so the fused tile is only 32x32 with a 52x53 input) it took
 // 0.92 ms at radius 9 against 0.70 ms for the two passes with 16 KiB tiles (docs/performance.md, GL).
 // GPUBLUR_GL_FUSED_MAX_RADIUS overrides it (-1: never fuse), for measuring both forms.
@@ -25,7 +25,7 @@ int fused_max_radius() {
   return env && *env ? std::atoi(env) : kFusedMaxRadius;
 }
 
-// gauss-sep compute: the sliding fused shader (gauss_sep_slide.comp) up to this radius where its ring fits.
+// conv1d separable pairs: the sliding fused shader (conv1d_slide.comp) up to this radius where its ring fits.
 // Off by default: on an H100 it took 1.01 / 5.65 ms at radius 9 / 36 against 0.70 / 1.16 ms for the two
 // passes (docs/performance.md, GL round 4). GPUBLUR_GL_SLIDE_MAX_RADIUS overrides it (-1: never),
 // GPUBLUR_GL_SLIDE=TWxPR[xSH] picks its shape.
@@ -38,7 +38,7 @@ std::string slide_spec() {
   return env ? env : "";
 }
 
-// GPUBLUR_GL_SEP_ROUNDS=balanced|plain: the two-pass shader's form (gauss_sep.comp BALANCED 1|0); unset:
+// GPUBLUR_GL_SEP_ROUNDS=balanced|plain: the two-pass shader's form (conv1d.comp BALANCED 1|0); unset:
 // `by_default`.
 bool sep_balanced(bool by_default) {
   const char* env = std::getenv("GPUBLUR_GL_SEP_ROUNDS");
@@ -46,7 +46,7 @@ bool sep_balanced(bool by_default) {
   if (env && std::string(env) == "plain") return false;
   return by_default;
 }
-// GPUBLUR_GL_OUTER=const: the outer loops of the gauss-sep shaders (load rounds, strip steps) get a
+// GPUBLUR_GL_OUTER=const: the outer loops of the conv1d shaders (load rounds, strip steps) get a
 // compile-time trip count too; unset: the host passes it as a uniform, so that NVIDIA's unroll pragma
 // unrolls the inner loops only (docs/performance.md, GL round 4).
 std::string outer_define() {
@@ -55,12 +55,12 @@ std::string outer_define() {
 }
 
 // Tuning knobs read per run, for measuring shader variants on one binary (docs/performance.md, GL):
-// GPUBLUR_GL_SEP_PER: outputs per invocation of the two-pass gauss-sep shader, 4 (default) or 8.
+// GPUBLUR_GL_SEP_PER: outputs per invocation of conv1d.comp, 4 (default) or 8.
 int sep_per() {
   const char* env = std::getenv("GPUBLUR_GL_SEP_PER");
   return env && std::atoi(env) == 8 ? 8 : kSepPer;
 }
-// GPUBLUR_GL_2D_PER: outputs per invocation of gauss_2d.comp, 4 (default) or 8.
+// GPUBLUR_GL_2D_PER: outputs per invocation of conv2d.comp, 4 (default) or 8.
 int conv2d_per() {
   const char* env = std::getenv("GPUBLUR_GL_2D_PER");
   return env && std::atoi(env) == 8 ? 8 : kSepPer;
@@ -78,17 +78,34 @@ int shared_budget(int device_max, int by_default) {
   const int lim = env && *env ? std::atoi(env) : by_default;
   return lim > 0 ? std::min(lim, device_max) : device_max;
 }
-// GPUBLUR_GL_LINEAR_CONST_TAPS=1: gauss-linear's taps as compile-time constants instead of a storage buffer
+// GPUBLUR_GL_LINEAR_CONST_TAPS=1: bilinear1d taps as compile-time constants instead of a storage buffer
 // (measured the same on an H100, so off by default).
 bool linear_const_taps() {
   const char* env = std::getenv("GPUBLUR_GL_LINEAR_CONST_TAPS");
   return env && *env && std::atoi(env) == 1;
 }
-// GPUBLUR_GL_LINEAR_EXACT=fetch: gauss-linear's exact path as 4 texelFetch per tap pair and output (the
-// form before the H100 round 4; 1.65x CUDA there) instead of the split taps through shared memory.
-bool linear_exact_fetch() {
-  const char* env = std::getenv("GPUBLUR_GL_LINEAR_EXACT");
-  return env && std::string(env) == "fetch";
+// GPUBLUR_GL_BOX_TILE=LINESxPER: box1d.comp's tile shape (lines per group x positions per invocation, the
+// latter odd) instead of the one box_tile picks for the reach; "lines": the line walkers
+// (moving_average.comp) for every box1d pass. Unset: box_tile's pick, the line walkers only where no tile fits.
+std::string box_tile_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_TILE");
+  return env ? env : "";
+}
+// GPUBLUR_GL_BOX_SUMS: box1d.comp's running sums: fast2sum (default: float pairs, Fast2Sum updates, exact for
+// non-negative values), twosum (float pairs, TwoSum updates, exact for any signs: 16 instead of 10 FP32
+// operations per value and box), f64 (float64: 3 conversions per value and box, which run at 16 per clock
+// per SM on an H100, a quarter of its FP64 rate). Returns box1d.comp's SUMS (0, 1, 2).
+int box_sums() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_SUMS");
+  const std::string v = env ? env : "";
+  return v == "f64" ? 2 : v == "twosum" ? 1 : 0;
+}
+// GPUBLUR_GL_BOX_TOTALS=direct|scan: how box1d.comp starts windows wider than an invocation's block: whole
+// blocks' totals one by one, or two lookups in the line's prefix sums (a scan of the totals per box); unset:
+// the totals up to 2 log2(blocks per line) of them, the scan beyond (box_tile).
+std::string box_totals_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_TOTALS");
+  return env ? env : "";
 }
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).

@@ -7,10 +7,10 @@
 
 namespace gpublur {
 
-// gauss-sep compute: the fused single-dispatch shader up to this radius (-1: never, the default).
+// conv1d separable pairs: the fused single-dispatch shader up to this radius (-1: never, the default).
 constexpr int kFusedMaxRadius = -1;
 int fused_max_radius();                      // GPUBLUR_GL_FUSED_MAX_RADIUS
-// gauss-sep compute: the sliding fused shader up to this radius (-1: never, the default).
+// conv1d separable pairs: the sliding fused shader up to this radius (-1: never, the default).
 constexpr int kSlideMaxRadius = -1;
 int slide_max_radius();                      // GPUBLUR_GL_SLIDE_MAX_RADIUS
 std::string slide_spec();                    // GPUBLUR_GL_SLIDE=TWxPR[xSH]
@@ -21,7 +21,9 @@ int conv2d_per();                            // GPUBLUR_GL_2D_PER=8
 bool unroll_pragma(bool by_default);         // GPUBLUR_GL_UNROLL=1|0
 int shared_budget(int device_max, int by_default);  // GPUBLUR_GL_SHARED_LIMIT=BYTES
 bool linear_const_taps();                    // GPUBLUR_GL_LINEAR_CONST_TAPS=1
-bool linear_exact_fetch();                   // GPUBLUR_GL_LINEAR_EXACT=fetch
+std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|lines
+int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
+std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|scan
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 
 }  // namespace gpublur

@@ -5,7 +5,7 @@
 
 namespace gpublur {
 
-// File name (e.g. "gauss_sep.comp") -> source text.
+// File name (e.g. "conv1d.comp") -> source text.
 const std::map<std::string, std::string>& embedded_shaders();
 
 }  // namespace gpublur

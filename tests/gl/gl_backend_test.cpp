@@ -74,7 +74,8 @@ TEST(GlBackend, HalfStorageWithinHalfPrecision) {
   const Image src = random_image(67, 41, 3, 5);
   for (const auto& [method, key, value] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"copy", "", ""}, {"gauss-sep", "impl", "compute"}, {"gauss-sep", "impl", "fragment"},
-           {"gauss-2d", "", ""}, {"gauss-linear", "interp", "exact"}}) {
+           {"gauss-2d", "", ""}, {"gauss-linear", "interp", "exact"}, {"box", "impl", "separable"},
+           {"box", "impl", "moving-average"}, {"box", "impl", "sat"}, {"box", "impl", "2d"}}) {
     SCOPED_TRACE(method + " " + value);
     std::map<std::string, std::string> params{{"sigma", "2.5"}, {"border", "mirror"}};
     if (!key.empty()) params[key] = value;
@@ -84,6 +85,34 @@ TEST(GlBackend, HalfStorageWithinHalfPrecision) {
     ASSERT_TRUE(s.ok()) << s.error;
     EXPECT_LE(err, 3.0 / 2048);
     EXPECT_GT(err, 1e-6);
+  }
+}
+
+// Program images are pooled by kind and size and shared by images whose lifetimes do not overlap: here two
+// same-size intermediates are both alive (image 2 is read after image 3 is written), so they must be two
+// textures; a later program that needs one only reuses the pool.
+TEST(GlBackend, PooledIntermediatesDoNotAlias) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  uint32_t seed = 60;
+  for (Border border : kBorders) {
+    Program p;
+    const int a = p.add_image({}), b = p.add_image({});
+    Pass box = make_pass(Op::Box1d, 0, a, 0, border), conv = make_pass(Op::Conv1d, 0, b, 1, border),
+         out = make_pass(Op::Copy, a, 1, 0, border), touch = make_pass(Op::Copy, b, 1, 0, border);
+    box.widths = {7, 9};
+    conv.taps = {0.25f, 0.5f, 0.25f};
+    p.passes = {box, conv, touch, out};  // the output is image a; b is written while a is alive
+    SCOPED_TRACE(border_name(border));
+    const Image src = random_image(29, 17, 3, seed++);
+    expect_matches_reference(*be, program_plan(p, border), src, "box1d-tiles+conv1d+copy");
+    Program q;  // one intermediate: reuses a pooled texture
+    const int c = q.add_image({});
+    Pass x = make_pass(Op::Conv1d, 0, c, 0, border), y = make_pass(Op::Copy, c, 1, 0, border);
+    x.taps = {0.5f, 0.25f, 0.25f};
+    q.passes = {x, y};
+    expect_matches_reference(*be, program_plan(q, border), src, "conv1d+copy");
   }
 }
 
@@ -184,8 +213,9 @@ TEST_F(GlContextTest, BrokenShaderNamesFileAndLog) {
 
 TEST_F(GlContextTest, EveryShaderIsEmbedded) {
   const auto& all = embedded_shaders();
-  for (const char* f : {"common.glsl", "copy.comp", "gauss_2d.comp", "gauss_sep.comp", "gauss_sep_fused.comp",
-                        "gauss_sep_slide.comp", "gauss_sep.frag", "fullscreen.vert", "gauss_linear.comp"}) {
+  for (const char* f : {"common.glsl", "copy.comp", "conv2d.comp", "conv1d.comp", "conv1d_fused.comp",
+                        "conv1d_slide.comp", "conv1d.frag", "fullscreen.vert", "bilinear1d.comp", "box1d.comp",
+                        "moving_average.comp", "sat.comp", "sat_box.comp", "box2d.comp"}) {
     ASSERT_TRUE(all.count(f)) << f;
     EXPECT_FALSE(all.at(f).empty()) << f;
   }
@@ -265,6 +295,39 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
       EXPECT_GE(st.sh, 100) << radius;
     }
   }
+  // box1d tiles: within the shared memory, odd blocks, lines dividing the group, the halo under 1/7 of the
+  // loads where more than one line fits (2/7 for two columns) and 16 stored positions; one line storing at
+  // least 32, else none (line walkers).
+  for (const Limits& l : {Limits{shared, invocations, size[0], size[1]}, Limits{32768, 1024, 1024, 1024},
+                          Limits{49152, 1024, 1024, 1024}, Limits{16384, 256, 256, 256}}) {
+    for (int reach : {0, 1, 9, 36, 144, 600, 1100, 5000})
+      for (int axis = 0; axis < 2; ++axis) {
+        SCOPED_TRACE(::testing::Message() << "shared " << l.shared << " reach " << reach << " axis " << axis);
+        const BoxTile t = box_tile({2 * reach + 1}, l.shared, l.invocations, "", "", axis);
+        if (t.lines == 0) {
+          EXPECT_TRUE(reach > 600 || l.shared < 32768);  // 32 KiB hold reach 600 in one line
+          continue;
+        }
+        EXPECT_EQ(t.reach, reach);
+        EXPECT_EQ(t.per % 2, 1);
+        EXPECT_LE(t.threads, l.invocations);
+        EXPECT_EQ(t.threads % t.lines, 0);
+        EXPECT_LE(t.shared_bytes(), l.shared);
+        EXPECT_GE(t.pitch(), t.span());
+        if (t.lines > 1) {
+          EXPECT_GE(t.outputs(), 16);
+          EXPECT_GE(t.outputs(), (axis == 1 && t.lines == 2 ? 5 : 12) * reach);
+        } else {
+          EXPECT_GE(t.outputs(), 32);
+        }
+        EXPECT_EQ(t.totals > 0, 2 * reach + 1 > t.per);
+      }
+  }
+  EXPECT_EQ(box_tile({5, 5, 5}, 49152, 1024).per, 9);
+  EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024).per, 5);
+  EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024, "8x3").lines, 8);
+  EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024, "8x4").lines, 0);   // even block length
+  EXPECT_EQ(box_tile({99}, 32768, 1024, "32x3").lines, 0);       // 24 positions per line: no room for the reach
   EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "16x8x64").sh, 64);
   EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "16x8").sh, 256);
   EXPECT_EQ(slide_tile(9, 49152, 1024, 256, "bad").tw, 0);
@@ -273,13 +336,28 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   // The shader built with the device's tile links (a driver enforces its shared-memory limit at link).
   for (int axis = 0; axis < 2; ++axis) {
     ShaderSource s;
-    ASSERT_TRUE(shader_file("gauss_sep.comp", GL_COMPUTE_SHADER, s).ok());
+    ASSERT_TRUE(shader_file("conv1d.comp", GL_COMPUTE_SHADER, s).ok());
     GLuint prog = 0;
     const Status st = build_program(
         {s}, "#define STORE_FORMAT rgba32f\n" + sep_tile(axis, shared, invocations).defines(48, 16384), true, prog);
     EXPECT_TRUE(st.ok()) << st.error;
     glDeleteProgram(prog);
   }
+  // box1d.comp builds for the device's tiles: both axes, every sum form, each form of window start.
+  for (int axis = 0; axis < 2; ++axis)
+    for (const std::vector<int>& widths : std::vector<std::vector<int>>{{5, 5, 7}, {1, 201, 3, 9, 9, 9, 9, 9}})
+      for (const char* totals : {"direct", "scan"})
+        for (int sums = 0; sums < 3; ++sums) {
+          BoxTile t = box_tile(widths, shared, invocations, "", totals);
+          ASSERT_GT(t.lines, 0);
+          t.sums = sums;
+          ShaderSource s;
+          ASSERT_TRUE(shader_file("box1d.comp", GL_COMPUTE_SHADER, s).ok());
+          GLuint prog = 0;
+          const Status st = build_program({s}, "#define STORE_FORMAT rgba32f\n" + t.defines(axis, widths), true, prog);
+          EXPECT_TRUE(st.ok()) << st.error;
+          glDeleteProgram(prog);
+        }
 }
 
 }  // namespace

@@ -6,10 +6,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/plan.hpp"
+#include "core/program.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/gl/gl_backend.hpp"
 #include "tests/core/random_image.hpp"
@@ -46,6 +48,57 @@ inline Plan make_plan(const std::string& method, std::map<std::string, std::stri
   return p;
 }
 
+// A plan around a hand-built program (schedules no recipe builds yet: lone passes, arbitrary widths, padded
+// copies); validated like a recipe's.
+inline Plan program_plan(const Program& program, Border border = Border::Clamp) {
+  Plan p;
+  p.method = "program";
+  p.border = border;
+  p.program = program;
+  const Status s = validate_program(program);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return p;
+}
+
+inline Pass make_pass(Op op, int src, int dst, int axis, Border border) {
+  Pass p;
+  p.op = op, p.src = src, p.dst = dst, p.axis = axis, p.border = border;
+  return p;
+}
+
+// Sets environment variables (GPUBLUR_GL_* knobs, read per run) for a scope; restores them however it ends.
+class ScopedEnv {
+ public:
+  ScopedEnv() = default;
+  ScopedEnv(const char* name, const std::string& value) { set(name, value); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void set(const char* name, const std::string& value) {  // "" unsets
+    const char* old = std::getenv(name);
+    saved_.push_back({name, old != nullptr, old ? old : ""});
+    if (value.empty())
+      unsetenv(name);
+    else
+      setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->had)
+        setenv(it->name, it->value.c_str(), 1);
+      else
+        unsetenv(it->name);
+    }
+  }
+
+ private:
+  struct Saved {
+    const char* name;
+    bool had;
+    std::string value;
+  };
+  std::vector<Saved> saved_;
+};
+
 // Max |a - b| over all values; infinity where shapes differ or a value is NaN (poison left behind).
 inline double max_abs_diff(const Image& a, const Image& b) {
   if (a.width != b.width || a.height != b.height || a.channels != b.channels) return INFINITY;
@@ -79,5 +132,23 @@ inline Status gl_error_vs_reference(Backend& be, const Plan& plan, const Image& 
   err = max_abs_diff(got, want);
   return Status::success();
 }
+
+// Expects the GL result of `plan` on `src` within `bound` of the reference (values in [0, 1)) and, unless
+// empty, RunInfo.path == `path`; returns the error (infinity where the run failed).
+inline double expect_matches_reference(Backend& be, const Plan& plan, const Image& src, const std::string& path,
+                                       double bound = 1e-5) {
+  RunInfo info;
+  double err = 0;
+  const Status s = gl_error_vs_reference(be, plan, src, err, &info);
+  EXPECT_TRUE(s.ok()) << s.error;
+  if (!s.ok()) return INFINITY;
+  if (!path.empty()) {
+    EXPECT_EQ(info.path, path);
+  }
+  EXPECT_LE(err, bound);
+  return err;
+}
+
+constexpr Border kBorders[] = {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero};
 
 }  // namespace gpublur::testing

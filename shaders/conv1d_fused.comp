@@ -1,5 +1,6 @@
-// gauss-sep, fused compute form for small radii: both 1D passes in one dispatch, the image read and written
-// once. A group of NT invocations owns a TW x TH output tile:
+// conv1d, fused compute form of a separable pair (Conv1d along x then y with the same taps) for small radii:
+// both 1D passes in one dispatch, the image read and written once. A group of NT invocations owns a TW x TH
+// output tile:
 //  1. loads the (TW + 2r) x (TH + 2r) input tile + halo into shared memory (the border remap only here);
 //  2. horizontal pass over all TH + 2r rows, 4 outputs per work item from a register window, kept in
 //     registers until every invocation has read the input, then written over the same shared array;

@@ -1,4 +1,5 @@
-// gauss-sep, sliding fused compute form: both 1D passes in one dispatch with little shared memory per group.
+// conv1d, sliding fused compute form of a separable pair (Conv1d along x then y with the same taps): both
+// 1D passes in one dispatch with little shared memory per group.
 // A group of NT = TW x PR / 4 invocations owns a strip of TW columns and SH rows of outputs and slides down
 // it in steps of PR rows:
 //  1. horizontal: PR new rows x TW columns, each invocation 4 outputs of one row from a register window

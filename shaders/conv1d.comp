@@ -1,4 +1,4 @@
-// gauss-sep, compute form: one 1D pass (AXIS 0 horizontal, 1 vertical) with shared-memory tiles.
+// conv1d, compute form: one 1D pass (AXIS 0 horizontal, 1 vertical) with shared-memory tiles.
 // A group owns LOCAL_X x LOCAL_Y threads; along the pass axis each thread makes PER consecutive outputs
 // from a register window, so a group covers TILE outputs on each of its lines. SPAN is odd so that lines
 // start on different banks. The kernel's taps (NTAPS: 2r+1 padded with zero weights to a multiple of PER)

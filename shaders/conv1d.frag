@@ -1,4 +1,4 @@
-// gauss-sep, fragment form (the thesis's ping-pong): one 1D pass per draw into an RGBA32F/RGBA16F
+// conv1d, fragment form (the thesis's ping-pong): one 1D pass per draw into an RGBA32F/RGBA16F
 // render target, AXIS 0 horizontal, 1 vertical. Exact texel fetches; RADIUS is a compile-time constant.
 // Pixels whose whole footprint lies inside the image (all but r per side) take plain fetches; only the
 // border strips pay for the remap.

@@ -1,6 +1,6 @@
-// gauss-2d: direct 2D convolution, weight w[dy] * w[dx] for every one of the (2r+1)^2 taps, from
+// conv2d: direct 2D convolution, weight w[dy] * w[dx] for every one of the (2r+1)^2 taps, from
 // shared-memory blocks. A group of NT invocations owns TH rows x TW columns of outputs; each invocation
-// makes P consecutive outputs of one row from a register window (as in gauss_sep.comp). The taps are walked
+// makes P consecutive outputs of one row from a register window (as in conv1d.comp). The taps are walked
 // in blocks of CY kernel rows x CX kernel columns: each block loads (TH + CY - 1) x (TW + CX) texels into
 // shared memory (border-remapped once per texel) and applies its CY x CX taps from there. P (4 or 8) outputs
 // per invocation, NT = TW / P x TH invocations: 8 halves the shared loads per FMA (4 outputs: one 16-byte

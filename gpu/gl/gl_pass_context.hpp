@@ -1,0 +1,133 @@
+// What the GL backend lends each primitive's setup (gpu/gl/passes/): the device's limits, the running program's
+// images on the device, compiled programs, buffers and textures kept across runs, samplers and framebuffers.
+// Every call needs the backend's GL context current. Internal to gpu/gl.
+#pragma once
+#include <glad/gl.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/border.hpp"
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "gpu/gl/gl_tiles.hpp"
+
+namespace gpublur {
+
+// One image of the running program on the device. Pixel (x, y) of the image's frame (core/program.hpp) is
+// stored at (x + pad, y + pad).
+struct GlImage {
+  GLuint tex = 0;  // float32 images: an RGBA32F (RGBA16F with half storage) texture of the padded size
+  GLuint buf = 0;  // float64 images: a storage buffer of one dvec4 per pixel, rows of stored_w() pixels
+  int w = 0, h = 0, pad = 0;
+  bool f64 = false;
+  int stored_w() const { return w + 2 * pad; }
+  int stored_h() const { return h + 2 * pad; }
+};
+
+// One step of a schedule: `work` issues its dispatches/draws (with the memory barriers between its own
+// dispatches; the backend puts kStepBarrier between steps and GL_ALL_BARRIER_BITS after the last); it covers
+// `passes` passes of the program (2 where a setup fuses a pair); `form` names what it runs (RunInfo.path is
+// the steps' forms).
+struct GlStep {
+  std::function<void()> work;
+  int passes = 1;
+  std::string form;
+};
+
+// Between two steps: what a step may read of an earlier step's writes (textures, images, storage buffers).
+constexpr GLbitfield kStepBarrier =
+    GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT;
+
+struct GlLimits {
+  int max_shared = 0, max_invocations = 0, max_texture = 0, max_ubo = 0;
+  long long max_ssbo = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+  bool llvmpipe = false;   // Mesa's CPU driver: it ends a shader's loops after 65535 iterations in all
+  std::string renderer;
+};
+
+// Loop iterations per invocation and dispatch on llvmpipe (see GlLimits::llvmpipe), counted as if no loop
+// were unrolled; setups whose loops grow with a kernel split their work over dispatches to stay under it.
+constexpr long kLoopBudget = 16384;
+
+inline GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
+
+class GlPassContext {
+ public:
+  explicit GlPassContext(bool half) : half_(half) {}
+  ~GlPassContext();  // the GL context must be current, unless abandon() was called
+  void abandon();    // forgets every GL object without deleting it (the context is gone or not current)
+  GlPassContext(const GlPassContext&) = delete;
+  GlPassContext& operator=(const GlPassContext&) = delete;
+
+  Status init(const std::string& renderer);
+  const GlLimits& limits() const { return limits_; }
+  bool half() const { return half_; }
+  GLenum store_format() const { return half_ ? GL_RGBA16F : GL_RGBA32F; }
+  const char* store_format_name() const { return half_ ? "RGBA16F" : "RGBA32F"; }
+  // conv1d.comp's default tiles per axis (device limits), checked once at init.
+  const SepTile& sep_tile_default(int axis) const { return axis == 0 ? tile_h_ : tile_v_; }
+
+  // Images 0 (input) and 1 (output) as w x h textures; a new size frees every image-sized object.
+  Status ensure_io(int w, int h);
+  int width() const { return width_; }
+  int height() const { return height_; }
+  GLuint input() const { return io_[0]; }
+  GLuint output() const { return io_[1]; }
+  void free_sized();  // every object sized by the image (io textures included)
+
+  // Gives the program's images their device objects: float32 images textures, float64 ones storage buffers,
+  // each of its padded size. Objects are pooled by kind and size and kept across runs; within a program an
+  // object serves several images whose lifetimes (first to last pass using them) do not overlap.
+  Status assign_images(const Program& p);
+  const GlImage& image(int i) const { return images_[size_t(i)]; }
+
+  // Builds (once) the program of `files` with `defines` (after "#define STORE_FORMAT ..."); NVIDIA's unroll
+  // pragma first where unroll_pragma(unroll_by_default) says so (gl_tuning.hpp).
+  Status program(const std::vector<std::pair<std::string, GLenum>>& files, const std::string& defines,
+                 GLuint& out, bool unroll_by_default = false);
+  // A buffer named by its user, created once and kept (contents are the user's, e.g. a pass's weights).
+  GLuint buffer(const std::string& name);
+  // A storage buffer of at least `bytes`, named by its user, kept across runs, freed with the image size. A
+  // larger request replaces it: every step that shares a name within a program asks for the program's
+  // largest size (the handle an earlier step's work holds must stay valid).
+  Status scratch_buffer(const std::string& name, long long bytes, GLuint& out);
+  // A w x h texture of `format`, named by its user, kept across runs, freed with the image size.
+  Status scratch_texture(const std::string& name, int w, int h, GLenum format, GLuint& out);
+  // Bilinear samplers with the wrap mode of each border mode (zero: a zero border colour).
+  GLuint sampler(Border b) const { return samplers_[int(b)]; }
+  // A framebuffer drawing into `tex` (kept while the texture lives).
+  Status framebuffer(GLuint tex, GLuint& fbo);
+  GLuint vertex_array() const { return vao_; }
+
+  // Uses `prog`, samples `in` at unit 0, writes `out` as image unit 0 (the storage format).
+  void bind_io(GLuint prog, GLuint in, GLuint out) const;
+  // A uniform's location (-1 where the program does not use it: setting it is then a no-op). Programs are
+  // shared by every pass with the same #defines, so a step sets its uniforms in its work closure.
+  static GLint uniform(GLuint prog, const char* name) { return glGetUniformLocation(prog, name); }
+
+ private:
+  Status make_texture(int w, int h, GLenum format, GLuint& out, const std::string& what);
+
+  bool half_ = false;
+  GlLimits limits_;
+  SepTile tile_h_, tile_v_;
+  int width_ = 0, height_ = 0;
+  GLuint io_[2] = {0, 0};
+  // Pools of program images, by (f64, stored w, stored h).
+  std::map<std::tuple<bool, int, int>, std::vector<GLuint>> pool_;
+  std::vector<GlImage> images_;
+  std::map<std::string, GLuint> programs_;
+  std::map<std::string, GLuint> buffers_;
+  std::map<std::string, std::pair<GLuint, long long>> scratch_buffers_;
+  std::map<std::string, GLuint> scratch_textures_;
+  std::map<GLuint, GLuint> fbos_;  // texture -> framebuffer
+  GLuint samplers_[4] = {0, 0, 0, 0};
+  GLuint vao_ = 0;
+};
+
+}  // namespace gpublur

@@ -1,0 +1,25 @@
+#include "gpu/gl/pass_table.hpp"
+
+#include <array>
+
+namespace gpublur {
+
+GlPassSetup gl_pass(Op op) {
+  static const std::array<GlPassSetup, size_t(Op::kCount)> table = [] {
+    std::array<GlPassSetup, size_t(Op::kCount)> t{};
+    t[size_t(Op::Copy)] = gl_copy;
+    t[size_t(Op::Conv1d)] = gl_conv1d;
+    t[size_t(Op::Conv2d)] = gl_conv2d;
+    t[size_t(Op::Bilinear1d)] = gl_bilinear1d;
+    t[size_t(Op::Box1d)] = gl_box1d;
+    t[size_t(Op::MovingAverage)] = gl_moving_average;
+    t[size_t(Op::Sat)] = gl_sat;
+    t[size_t(Op::SatBox)] = gl_sat_box;
+    t[size_t(Op::Box2d)] = gl_box2d;
+    return t;
+  }();
+  const size_t i = size_t(op);
+  return i < table.size() ? table[i] : nullptr;
+}
+
+}  // namespace gpublur

@@ -1,0 +1,48 @@
+// box1d: the cascade of boxes along one axis on the border-extended line, with running sums
+// (shaders/box1d.comp): a group holds a few lines x (outputs + 2 reach) positions in shared memory and runs
+// the boxes there one after the other, so the image is read and written once per axis whatever the widths
+// and the number of boxes; compensated float32 sums (GPUBLUR_GL_BOX_SUMS picks others). The tile
+// (gl_tiles.hpp box_tile) takes the most lines per group that keep the halo a small part of the loads; where
+// even one line does not fit (reach beyond ~1130 on a 48 KiB device, ~620 on llvmpipe's 32 KiB) the pass runs
+// as the line walkers of moving-average.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "gpu/gl/gl_tuning.hpp"
+#include "gpu/gl/pass_table.hpp"
+
+namespace gpublur {
+
+Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const Pass& pass = program.passes[index];
+  const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
+  const GlLimits& lim = ctx.limits();
+  const std::string spec = box_tile_spec();
+  BoxTile tile = spec == "lines" ? BoxTile{}
+                                 : box_tile(pass.widths, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
+                                            pass.axis);
+  tile.sums = box_sums();
+  if (tile.lines == 0) {
+    spdlog::debug("GL box1d: reach {} as line walkers", pass.radius());
+    return gl_box_lines(ctx, program, pass, src, dst, step);
+  }
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, tile.defines(pass.axis, pass.widths), prog, true);
+      !s)
+    return s;
+  spdlog::debug("GL box1d: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
+                "window starts {}, sums {}", pass.axis, tile.reach, tile.lines, tile.span(), tile.outputs(), tile.per,
+                tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan",
+                tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : "f64");
+  const GLint u_border = GlPassContext::uniform(prog, "border");
+  const int n_along = pass.axis == 0 ? dst.w : dst.h, n_across = pass.axis == 0 ? dst.h : dst.w;
+  step.form = "box1d-tiles";
+  step.work = [&ctx, prog, u_border, border = int(pass.border), tile, n_along, n_across, src, dst] {
+    glProgramUniform1i(prog, u_border, border);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glDispatchCompute(groups(n_along, tile.outputs()), groups(n_across, tile.lines), 1);
+  };
+  return Status::success();
+}
+
+}  // namespace gpublur

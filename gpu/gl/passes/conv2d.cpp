@@ -1,0 +1,70 @@
+// conv2d: direct 2D convolution with the outer product of the taps (shaders/conv2d.comp): shared-memory
+// blocks of CY kernel rows x CX kernel columns, 4 outputs per invocation from a register window, NVIDIA's
+// unroll pragma at every radius (H100: 61.7 -> 19.0 ms at radius 36, 927 -> 355 ms at radius 144, the same
+// at radius 9; docs/performance.md, GL). One dispatch on GPUs; on llvmpipe (its loop limit) the kernel rows
+// are split over dispatches that carry the running sum in an RGBA32F accumulator.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "gpu/gl/gl_tuning.hpp"
+#include "gpu/gl/pass_table.hpp"
+
+namespace gpublur {
+
+Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const Pass& pass = program.passes[index];
+  const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
+  const GlLimits& lim = ctx.limits();
+  const int radius = pass.radius();
+  const Conv2dTile tile = conv2d_tile(radius, shared_budget(lim.max_shared, 0), conv2d_per());
+  if (tile.cx < 1 || tile.cy < 1)
+    return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes) for conv2d",
+                                    lim.renderer, lim.max_shared));
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"conv2d.comp", GL_COMPUTE_SHADER}}, tile.defines(lim.max_ubo), prog, true); !s) return s;
+  std::vector<float> w = pass.taps;
+  w.resize(size_t(padded_taps(radius, kMaxSepPer)), 0.0f);
+  const GLuint weights = ctx.buffer(fmt::format("conv2d.weights.{}", index));
+  glNamedBufferData(weights, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);
+  // Kernel rows per dispatch: all of them, except on llvmpipe, where a dispatch takes whole CY-row blocks up
+  // to about kLoopBudget loop iterations per invocation.
+  const int taps_y = 2 * radius + 1;
+  int rows = taps_y;
+  if (lim.llvmpipe) {
+    const long bx = (padded_taps(radius, tile.per) + tile.cx - 1) / tile.cx;
+    const long loads = (long(tile.th + tile.cy - 1) * (tile.tw + tile.cx) + tile.threads() - 1) / tile.threads();
+    const long per_row = bx * (tile.cx / tile.per * (tile.per * tile.per + 4 * tile.per) + 4 * tile.per);
+    const long per_block = bx * loads + tile.cy * per_row;
+    rows = int(std::max(1L, kLoopBudget / per_block)) * tile.cy;
+  }
+  GLuint accum = 0;
+  if (rows < taps_y)
+    if (Status s = ctx.scratch_texture("conv2d accumulator", dst.w, dst.h, GL_RGBA32F, accum); !s) return s;
+  const GLint u_begin = GlPassContext::uniform(prog, "dy_begin"), u_end = GlPassContext::uniform(prog, "dy_end"),
+              u_resume = GlPassContext::uniform(prog, "resume"), u_last = GlPassContext::uniform(prog, "last"),
+              u_border = GlPassContext::uniform(prog, "border");
+  spdlog::debug("GL conv2d: r {} block {}x{} taps, {} kernel rows per dispatch", radius, tile.cx, tile.cy, rows);
+  step.form = "conv2d";
+  step.work = [&ctx, prog, tile, weights, accum, taps_y, rows, u_begin, u_end, u_resume, u_last, u_border,
+               border = int(pass.border), src, dst] {
+    glBindBufferBase(GL_UNIFORM_BUFFER, 0, weights);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights);
+    glProgramUniform1i(prog, u_border, border);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    if (accum) glBindImageTexture(1, accum, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
+    for (int b = 0; b < taps_y; b += rows) {
+      const int e = std::min(taps_y, b + rows);
+      glProgramUniform1i(prog, u_begin, b);
+      glProgramUniform1i(prog, u_end, e);
+      glProgramUniform1i(prog, u_resume, b > 0);
+      glProgramUniform1i(prog, u_last, e == taps_y);
+      glDispatchCompute(groups(dst.w, tile.tw), groups(dst.h, tile.th), 1);
+      if (e < taps_y) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    }
+  };
+  return Status::success();
+}
+
+}  // namespace gpublur

@@ -1,0 +1,202 @@
+// box1d: the cascade of boxes of the odd widths WIDTH_LIST along one axis (AXIS 0 rows, 1 columns), on the
+// border-extended line (core/reference/passes/box1d.cpp), with running sums: the cost per pixel does not
+// depend on the widths.
+// A group of NT invocations owns TC lines and L = N - 2R consecutive outputs of each (R: the cascade's reach):
+//  1. loads the N = L + 2R positions of each line, extended with the border mode, into shared memory (vec4
+//     float32; loads coalesced: along a row for AXIS 0, across TC neighbouring columns for AXIS 1);
+//  2. runs the boxes one after the other in place: invocation (line, seg) owns the block of positions
+//     p0 = seg * LS .. p0 + LS - 1 (kept in registers between boxes) and makes the LS outputs of the windows
+//     starting there with one running sum: the first window's sum, then per output the value entering added
+//     and the one leaving subtracted. Output p is stored at position p, so each box moves the line by its
+//     half-width and shortens it by w - 1: after all boxes positions 0 .. L-1 hold the outputs (positions
+//     beyond hold windows that left the tile and are never stored);
+//  3. stores positions 0 .. L-1 of each line.
+// The first window's sum (TOTALS): 0, every width <= LS: the invocation's own values; 1: its own values,
+// whole later blocks from their totals (shared memory), then single values; 2 (wide boxes): the line's
+// prefix sums at block starts (a Hillis-Steele scan of the block totals, log2(NS) steps per box), so a window
+// is two prefix lookups and < LS single values whatever its width.
+// Values are float32 between boxes (each box's result rounded once, then added and subtracted as the same
+// float). Sums (SUMS): 0 a float pair hi + lo whose running updates use Fast2Sum (exact for non-negative
+// values, where the sum never falls below the value added or removed; otherwise no worse than plain float),
+// 1 the same with Knuth's TwoSum (exact for any signs), 2 float64; sums of sums take TwoSum in both pair forms. Every running sum starts afresh at each block (LS outputs),
+// so the error does not grow with the line. Per value and box the float pair costs 10 (TwoSum 16) FP32
+// operations; float64 costs 3 conversions, which run at a quarter of the FP64 rate on an H100.
+layout(local_size_x = NT) in;
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
+uniform int border;
+
+const int widths[NW] = int[](WIDTH_LIST);
+
+shared vec4 tile[TC * PITCH];
+
+#if SUMS == 2
+struct Acc { dvec4 v; };
+Acc acc_zero() { return Acc(dvec4(0.0)); }
+void acc_add(inout Acc s, vec4 x) { s.v += dvec4(x); }
+void acc_sub(inout Acc s, vec4 x) { s.v -= dvec4(x); }
+void acc_add_acc(inout Acc s, Acc t) { s.v += t.v; }
+void acc_sub_acc(inout Acc s, Acc t) { s.v -= t.v; }
+#define SCALE double
+vec4 acc_scaled(Acc s, SCALE f) { return vec4(s.v * f); }
+#else
+struct Acc { vec4 hi, lo; };  // the sum is hi + lo
+Acc acc_zero() { return Acc(vec4(0.0), vec4(0.0)); }
+// TwoSum: a + b = s + e exactly for any signs (precise: no reassociation or contraction by the compiler).
+void two_sum(vec4 a, vec4 b, out vec4 s, out vec4 e) {
+  precise vec4 t = a + b;
+  precise vec4 bb = t - a;
+  precise vec4 err = (a - (t - bb)) + (b - bb);
+  s = t;
+  e = err;
+}
+// The running sum's update (the hot loop): Fast2Sum (SUMS 0), exact where |hi| >= |x|, which holds for
+// non-negative values since the window sum contains every value added to or removed from it; TwoSum (SUMS 1).
+void acc_add(inout Acc s, vec4 x) {
+#if SUMS == 1
+  vec4 t, e;
+  two_sum(s.hi, x, t, e);
+#else
+  precise vec4 t = s.hi + x;
+  precise vec4 e = x - (t - s.hi);
+#endif
+  s.hi = t;
+  s.lo += e;
+}
+void acc_sub(inout Acc s, vec4 x) { acc_add(s, -x); }
+// Sums of sums (block totals, prefixes of similar magnitude): TwoSum in both forms.
+void acc_add_acc(inout Acc s, Acc t) {
+  vec4 h, e;
+  two_sum(s.hi, t.hi, h, e);
+  s.hi = h;
+  s.lo += e + t.lo;
+}
+void acc_sub_acc(inout Acc s, Acc t) {
+  vec4 h, e;
+  two_sum(s.hi, -t.hi, h, e);
+  s.hi = h;
+  s.lo += e - t.lo;
+}
+#define SCALE float
+vec4 acc_scaled(Acc s, SCALE f) { return (s.hi + s.lo) * f; }
+#endif
+
+#if TOTALS
+shared Acc totals[NT];  // per block: its total (TOTALS 1) or the line's sum through it (TOTALS 2)
+#endif
+
+void main() {
+  ivec2 size = textureSize(src, 0);
+#if AXIS == 0
+  int n_along = size.x, n_across = size.y;
+#else
+  int n_along = size.y, n_across = size.x;
+#endif
+  int li = int(gl_LocalInvocationIndex);
+  int s0 = int(gl_WorkGroupID.x) * L;   // first output along the axis
+  int c0 = int(gl_WorkGroupID.y) * TC;  // first line
+
+  // 1. TC x N positions = NT x LS: LS loads per invocation.
+  for (int k = 0; k < LS; ++k) {
+    int i = li + k * NT;
+#if AXIS == 0
+    int l = i / N, q = i - l * N;
+#else
+    int l = i % TC, q = i / TC;
+#endif
+    int c = min(c0 + l, n_across - 1);  // lines past the image: loaded (any line), never stored
+    int a = remap_index(s0 - R + q, n_along, border);
+    vec4 v = vec4(0.0);
+#if AXIS == 0
+    if (a >= 0) v = texelFetch(src, ivec2(a, c), 0);
+#else
+    if (a >= 0) v = texelFetch(src, ivec2(c, a), 0);
+#endif
+    tile[l * PITCH + q] = v;
+  }
+  barrier();
+
+  // 2. Neighbouring invocations own neighbouring blocks of one line (odd LS: different banks).
+  int seg = li % NS, line = li / NS;
+  int base = line * PITCH, p0 = seg * LS;
+  vec4 a[LS];
+  for (int j = 0; j < LS; ++j) a[j] = tile[base + p0 + j];
+#if TOTALS
+  // The block totals of the current values (phase B of each box writes the next ones).
+  Acc t = acc_zero();
+  for (int j = 0; j < LS; ++j) acc_add(t, a[j]);
+  totals[li] = t;
+  barrier();
+#endif
+  for (int k = 0; k < NW; ++k) {
+#if TOTALS == 2
+    // Their inclusive prefix along the line.
+    for (int d = 1; d < NS; d *= 2) {
+      Acc v = acc_zero();
+      if (seg >= d) v = totals[li - d];
+      barrier();
+      if (seg >= d) {
+        acc_add_acc(t, v);
+        totals[li] = t;
+      }
+      barrier();
+    }
+#endif
+    int w = widths[k];
+    SCALE inv = SCALE(1.0) / SCALE(w);
+    // The window starting at p0: positions p0 .. p0 + w - 1.
+    Acc win = acc_zero();
+#if TOTALS == 2
+    // prefix(p0 + w) - prefix(p0), prefix(q) = the sum of positions < q: through block b - 1, then single values.
+    int b = (p0 + w) / LS, rem = p0 + w - b * LS;
+    if (b > 0) win = totals[line * NS + min(b, NS) - 1];
+    for (int j = 0; j < LS - 1; ++j)
+      if (j < rem) acc_add(win, tile[base + min(b * LS + j, N - 1)]);
+    if (seg > 0) acc_sub_acc(win, totals[li - 1]);
+#else
+    for (int j = 0; j < LS; ++j)
+      if (j < w) acc_add(win, a[j]);
+    int q = p0 + LS, rem = w - LS;
+#if TOTALS == 1
+    for (int b = seg + 1; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, totals[line * NS + b]);
+#endif
+    for (int j = 0; j < LS - 1; ++j)
+      if (j < rem) acc_add(win, tile[base + min(q + j, N - 1)]);
+#endif
+    // LS outputs; a[j] leaves the window after output j.
+    for (int j = 0; j < LS; ++j) {
+      vec4 leaving = a[j];
+      a[j] = acc_scaled(win, inv);
+      acc_add(win, tile[base + min(p0 + j + w, N - 1)]);
+      acc_sub(win, leaving);
+    }
+    barrier();
+    for (int j = 0; j < LS; ++j) tile[base + p0 + j] = a[j];
+#if TOTALS
+    if (k + 1 < NW) {
+      t = acc_zero();
+      for (int j = 0; j < LS; ++j) acc_add(t, a[j]);
+      totals[li] = t;
+    }
+#endif
+    barrier();
+  }
+
+  // 3. TC x L outputs.
+  for (int k = 0; k < (TC * L + NT - 1) / NT; ++k) {
+    int i = li + k * NT;
+    if (i >= TC * L) break;
+#if AXIS == 0
+    int l = i / L, q = i - l * L;
+#else
+    int l = i % TC, q = i / TC;
+#endif
+    int c = c0 + l, o = s0 + q;
+    if (c >= n_across || o >= n_along) continue;
+#if AXIS == 0
+    imageStore(dst, ivec2(o, c), tile[l * PITCH + q]);
+#else
+    imageStore(dst, ivec2(c, o), tile[l * PITCH + q]);
+#endif
+  }
+}

@@ -1,0 +1,251 @@
+// GL-specific coverage of the box primitives against the CPU reference: the edge cases of each schedule
+// (box1d tiles and their shapes, the line walkers, Hensley's table passes, direct windows, padded
+// intermediates), all four borders, 1-4 channels, odd sizes down to 1x1, reaches beyond the image.
+#include <glad/gl.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "gpu/gl/gl_context.hpp"
+#include "gpu/gl/gl_tiles.hpp"
+#include "tests/gl/gl_test_util.hpp"
+
+namespace gpublur::testing {
+namespace {
+
+struct BoxCase {
+  int w, h;
+  std::map<std::string, std::string> params;  // box recipe parameters besides border and impl
+};
+
+int channels_for(Border b, size_t k) { return 1 + int((size_t(b) + k) % 4); }
+
+// Runs the box recipe with `impl` over `cases` x all borders; returns the worst error.
+double run_box_cases(Backend& be, const char* impl, const std::vector<BoxCase>& cases, const std::string& path,
+                     uint32_t seed) {
+  double worst = 0;
+  for (Border border : kBorders)
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const BoxCase& c = cases[k];
+      std::map<std::string, std::string> params = c.params;
+      params["border"] = border_name(border);
+      params["impl"] = impl;
+      const int ch = channels_for(border, k);
+      const Plan plan = make_plan("box", params);
+      SCOPED_TRACE(::testing::Message() << impl << " " << border_name(border) << " " << c.w << "x" << c.h << "x" << ch
+                                        << " width " << plan.params.at("width"));
+      worst = std::max(worst, expect_matches_reference(be, plan, random_image(c.w, c.h, ch, seed++), path));
+    }
+  return worst;
+}
+
+Pass box_pass(Op op, int src, int dst, int axis, Border border, std::vector<int> widths) {
+  Pass p = make_pass(op, src, dst, axis, border);
+  p.widths = std::move(widths);
+  return p;
+}
+
+// Box1d x then y of `widths` (any odd widths, not only Kovesi's), src 0 -> 2 -> 1.
+Program box1d_pair(const std::vector<int>& widths, Border border, Op op = Op::Box1d) {
+  Program p;
+  const int mid = p.add_image({});
+  p.passes = {box_pass(op, 0, mid, 0, border, widths), box_pass(op, mid, 1, 1, border, widths)};
+  return p;
+}
+
+// The cases every box schedule runs: 1x1, 7x3 with a reach of ~190 (far beyond the image), 8-pass
+// cascades, a single pass, long rows and long columns.
+std::vector<BoxCase> common_cases() {
+  return {{1, 1, {{"sigma", "0.5"}}},
+          {7, 3, {{"sigma", "64"}}},
+          {67, 41, {{"sigma", "3"}, {"passes", "8"}}},
+          {40, 33, {{"sigma", "12"}, {"passes", "8"}}},
+          {33, 60, {{"sigma", "5"}, {"passes", "1"}}},
+          {1500, 2, {{"sigma", "20"}}},
+          {2, 1500, {{"sigma", "20"}}}};
+}
+
+TEST(GlBox1d, TilesMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const double worst = run_box_cases(*be, "separable", common_cases(), "box1d-tiles", 1000);
+  std::printf("[ measured ] box1d tiles: max abs error %.3g\n", worst);
+}
+
+// Forced tile shapes (GPUBLUR_GL_BOX_TILE=LINESxPER) around the per-invocation block length: widths below,
+// at and above it, window starts that take whole blocks from the float64 totals plus a partial block, boxes
+// of width 1; one position per invocation (every box > 1 wide through the totals); groups of many lines with
+// little room beyond the reach; a lone pass along y. Every shape fits llvmpipe's 32 KiB.
+TEST(GlBox1d, TileShapesAroundTheBlockLength) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const std::vector<std::vector<int>> lists = {
+      {1, 3, 5, 7, 9, 11, 13, 15},  // reach 28
+      {5, 5, 5},                    // reach 6
+      {25, 3},                      // reach 13
+      {41}};                        // reach 20
+  uint32_t seed = 1100;
+  for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
+    int lines = 0, per = 0;
+    std::sscanf(shape, "%dx%d", &lines, &per);
+    const int span = 256 * per / lines;
+    double worst = 0;
+    for (size_t k = 0; k < lists.size(); ++k) {
+      int reach = 0;
+      for (int w : lists[k]) reach += w / 2;
+      if (span - 2 * reach < 1) continue;  // the shape cannot hold this reach
+      for (Border border : kBorders) {
+        const int ch = channels_for(border, k);
+        SCOPED_TRACE(::testing::Message() << "tile " << shape << " widths list " << k << " " << border_name(border));
+        worst = std::max(worst, expect_matches_reference(*be, program_plan(box1d_pair(lists[k], border), border),
+                                                         random_image(61, 23, ch, seed++), "box1d-tiles"));
+        Program lone;
+        lone.passes = {box_pass(Op::Box1d, 0, 1, 1, border, lists[k])};
+        worst = std::max(worst, expect_matches_reference(*be, program_plan(lone, border),
+                                                         random_image(23, 61, ch, seed++), "box1d-tiles"));
+      }
+    }
+    std::printf("[ measured ] box1d tile %s: max abs error %.3g\n", shape, worst);
+  }
+}
+
+// The widest box that still gets a tile on this device runs as tiles (one line per group, the fewest outputs
+// box_tile allows), the next width as the line walkers.
+TEST(GlBox1d, ReachAtTheTileLimit) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  GLint shared = 0, invocations = 0;
+  {
+    auto ctx = GlContext::create(0, error);
+    ASSERT_TRUE(ctx) << error;
+    ASSERT_TRUE(ctx->make_current().ok());
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+    glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
+    ctx->release();
+  }
+  int fit = 1;
+  while (fit + 2 <= 4097 && box_tile({fit + 2}, shared, invocations).lines > 0) fit += 2;
+  ASSERT_LT(fit, 4097);
+  const BoxTile t = box_tile({fit}, shared, invocations);
+  EXPECT_EQ(t.lines, 1);
+  std::printf("[ limits   ] box1d tiles up to width %d (reach %d): %d positions per invocation, %d stored per line\n",
+              fit, fit / 2, t.per, t.outputs());
+  uint32_t seed = 1200;
+  double worst = 0;
+  for (Border border : kBorders)
+    for (int w : {fit, fit + 2}) {
+      SCOPED_TRACE(::testing::Message() << "width " << w << " " << border_name(border));
+      const Plan plan = make_plan("box", {{"width", std::to_string(w)}, {"passes", "1"}, {"impl", "separable"},
+                                          {"border", border_name(border)}});
+      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(9, 5, 1 + int(border), seed++),
+                                                       w == fit ? "box1d-tiles" : "moving-average"));
+    }
+  std::printf("[ measured ] box1d at the tile limit: max abs error %.3g\n", worst);
+}
+
+// The knobs: line walkers for every box1d pass (GPUBLUR_GL_BOX_TILE=lines), the other sum forms in the tiles
+// (GPUBLUR_GL_BOX_SUMS: TwoSum pairs, float64), each form of window start (GPUBLUR_GL_BOX_TOTALS: block
+// totals one by one, the scan of them) for boxes narrow and wide relative to the blocks.
+TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const std::vector<BoxCase> cases = {{1, 1, {{"sigma", "0.5"}}},
+                                      {7, 3, {{"sigma", "64"}}},
+                                      {67, 41, {{"sigma", "3"}, {"passes", "8"}}},
+                                      {300, 37, {{"sigma", "12"}, {"passes", "2"}}}};
+  {
+    ScopedEnv env("GPUBLUR_GL_BOX_TILE", "lines");
+    std::printf("[ measured ] box1d as line walkers: max abs error %.3g\n",
+                run_box_cases(*be, "separable", cases, "moving-average", 1300));
+  }
+  uint32_t seed = 1400;
+  for (const char* sums : {"twosum", "f64"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
+    std::printf("[ measured ] box1d tiles, %s sums: max abs error %.3g\n", sums,
+                run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
+  }
+  for (const char* totals : {"direct", "scan"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
+    std::printf("[ measured ] box1d tiles, window starts from %s totals: max abs error %.3g\n", totals,
+                run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
+  }
+}
+
+// MovingAverage, the Intel article's line walkers: 1 box (texture to texture), 2 boxes (one line buffer),
+// 3 and 8 (ping-pong), reaches beyond the image, long lines.
+TEST(GlMovingAverage, CascadesMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  std::vector<BoxCase> cases = common_cases();
+  cases.push_back({45, 30, {{"sigma", "4"}, {"passes", "2"}}});
+  std::printf("[ measured ] moving-average: max abs error %.3g\n",
+              run_box_cases(*be, "moving-average", cases, "moving-average", 1500));
+}
+
+// Summed-area tables: Hensley's pass counts around powers of two (tables 16 and 17 wide: 4 and 5 doubling
+// passes; a 1x1 table: the extending pass alone), 1..8 tables of different paddings in one program, a
+// source extended far beyond a small image.
+TEST(GlSat, TablesAndLookupsMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const std::vector<BoxCase> cases = {{1, 1, {{"width", "1"}, {"passes", "1"}}},
+                                      {16, 16, {{"width", "1"}, {"passes", "1"}}},
+                                      {17, 15, {{"width", "1"}, {"passes", "1"}}},
+                                      {14, 13, {{"width", "3"}, {"passes", "1"}}},
+                                      {1, 1, {{"sigma", "2"}}},
+                                      {7, 3, {{"sigma", "64"}}},
+                                      {67, 41, {{"sigma", "3"}, {"passes", "8"}}},
+                                      {40, 33, {{"sigma", "12"}, {"passes", "2"}}}};
+  std::printf("[ measured ] sat + sat-box: max abs error %.3g\n",
+              run_box_cases(*be, "sat", cases, "sat-doubling+sat-box", 1600));
+}
+
+// Direct 2D windows through padded intermediates; 131 wide on llvmpipe splits its rows over two dispatches
+// (its loop limit) with a float64 accumulator.
+TEST(GlBox2d, DirectWindowsMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const std::vector<BoxCase> cases = {{1, 1, {{"sigma", "0.5"}}},
+                                      {7, 3, {{"sigma", "12"}}},
+                                      {31, 17, {{"sigma", "3"}, {"passes", "8"}}},
+                                      {5, 4, {{"width", "131"}, {"passes", "1"}}}};
+  std::printf("[ measured ] box2d: max abs error %.3g\n", run_box_cases(*be, "2d", cases, "box2d-direct", 1700));
+}
+
+// Padded images through every primitive that takes them: the input copied into a padded image (border
+// mode), a 2D box and a table read inside the padding, copied back out of a padded image.
+TEST(GlPadded, CopiesAndTablesThroughPaddedImages) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  uint32_t seed = 1800;
+  double worst = 0;
+  for (Border border : kBorders) {
+    Program a;  // copy 0 -> pad 4, box2d w 5 -> pad 2, copy -> output
+    const int p4 = a.add_image({4, 1, false}), p2 = a.add_image({2, 1, false});
+    a.passes = {make_pass(Op::Copy, 0, p4, 0, border), box_pass(Op::Box2d, p4, p2, 0, border, {5}),
+                make_pass(Op::Copy, p2, 1, 0, border)};
+    Program b;  // copy 0 -> pad 4, table of it, 9 x 9 lookups -> output
+    const int q4 = b.add_image({4, 1, false}), table = b.add_image({4, 1, true});
+    b.passes = {make_pass(Op::Copy, 0, q4, 0, border), make_pass(Op::Sat, q4, table, 0, border),
+                box_pass(Op::SatBox, table, 1, 0, border, {9})};
+    SCOPED_TRACE(border_name(border));
+    worst = std::max(worst, expect_matches_reference(*be, program_plan(a, border),
+                                                     random_image(13, 9, 1 + int(border), seed++), "copy+box2d-direct"));
+    worst = std::max(worst, expect_matches_reference(*be, program_plan(b, border),
+                                                     random_image(9, 13, 4 - int(border), seed++),
+                                                     "copy+sat-doubling+sat-box"));
+  }
+  std::printf("[ measured ] padded copies and tables: max abs error %.3g\n", worst);
+}
+
+}  // namespace
+}  // namespace gpublur::testing
