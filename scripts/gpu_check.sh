@@ -85,11 +85,10 @@ bench cuda_linear_exact --backend cuda --method gauss-linear --param interp=exac
 bench gl_linear_exact --backend gl --method gauss-linear --param interp=exact
 # GL variants beside the defaults (env knobs of gpu/gl/gl_backend.cpp): the fused small-radius gauss-sep shader,
 # 8 outputs per invocation for gauss-2d and for gauss-sep (with NVIDIA's unroll pragma), and the exact
-# gauss-linear as the per-sample texel-fetch shader instead of the split-tap kernel.
+# (the exact gauss-linear is a conv1d pair now, the same programs as gauss-sep).
 GPUBLUR_GL_FUSED_MAX_RADIUS=9 bench gl_fused --backend gl --method gauss-sep
 GPUBLUR_GL_2D_PER=8 bench gl_2d_per8 --backend gl --method gauss-2d
 GPUBLUR_GL_SEP_PER=8 GPUBLUR_GL_UNROLL=1 bench gl_sep_per8 --backend gl --method gauss-sep
-GPUBLUR_GL_LINEAR_EXACT=fetch bench gl_linear_exact_fetch --backend gl --method gauss-linear --param interp=exact
 tar -C "$json_dir" -cf "$out/bench_json.tar" .
 cat "$out/bench.txt"
 
