@@ -83,9 +83,8 @@ SIGMAS=3,12 bench box_2d_gl --backend gl --method box:impl=2d
 bench gl_fragment --backend gl --method gauss-sep --param impl=fragment
 bench cuda_linear_exact --backend cuda --method gauss-linear --param interp=exact
 bench gl_linear_exact --backend gl --method gauss-linear --param interp=exact
-# GL variants beside the defaults (env knobs of gpu/gl/gl_backend.cpp): the fused small-radius gauss-sep shader,
-# 8 outputs per invocation for gauss-2d and for gauss-sep (with NVIDIA's unroll pragma), and the exact
-# (the exact gauss-linear is a conv1d pair now, the same programs as gauss-sep).
+# GL variants beside the defaults (env knobs of gpu/gl/gl_tuning.cpp): the fused small-radius gauss-sep shader,
+# 8 outputs per invocation for gauss-2d and for gauss-sep (with NVIDIA's unroll pragma).
 GPUBLUR_GL_FUSED_MAX_RADIUS=9 bench gl_fused --backend gl --method gauss-sep
 GPUBLUR_GL_2D_PER=8 bench gl_2d_per8 --backend gl --method gauss-2d
 GPUBLUR_GL_SEP_PER=8 GPUBLUR_GL_UNROLL=1 bench gl_sep_per8 --backend gl --method gauss-sep
