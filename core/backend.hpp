@@ -22,7 +22,7 @@ struct BackendOptions {
 // What one run did, beyond the time: e.g. which interpolation path gauss-linear took.
 struct RunInfo {
   double compute_ms = 0;
-  std::string path;  // free text for the report ("texture-hw", "exact-split-taps", "compute", "fragment", ...)
+  std::string path;  // the schedules the backend ran, "+"-joined (e.g. "fused-fixed-64x64", "box1d-tiles")
 };
 
 class Backend {
