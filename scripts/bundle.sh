@@ -43,7 +43,12 @@ cp "$root/docs/report.schema.json" "$dest/docs/"  # the e2e tests validate repor
 
 size=$(du -sb "$dest" | cut -f1)
 echo "[bundle] $dest: $((size / 1024 / 1024)) MiB; libraries: $(ls "$dest/lib" | tr '\n' ' ')"
-if ((size > 64 * 1024 * 1024)); then
-  echo "[bundle] ERROR: over 64 MiB" >&2
+# What travels to the GPU machine is the xz archive (each binary carries the CUDA kernels; they compress well).
+archive=$dest.tar.xz
+tar -C "$(dirname "$dest")" -cf - "$(basename "$dest")" | xz -T0 -6 >"$archive"
+asize=$(stat -c %s "$archive")
+echo "[bundle] $archive: $((asize / 1024 / 1024)) MiB"
+if ((asize > 48 * 1024 * 1024)); then
+  echo "[bundle] ERROR: the archive is over 48 MiB (the device tool carries at most 64 MiB with the tree)" >&2
   exit 1
 fi
