@@ -10,6 +10,7 @@ build=$root/build-bundle
 # Extra CMake arguments (e.g. -DGPUBLUR_GL=OFF for a CUDA-only bundle) in GPUBLUR_BUNDLE_CMAKE_ARGS.
 # shellcheck disable=SC2086
 bash "$root/scripts/build.sh" "$build" -DGPUBLUR_IO=lean -DGPUBLUR_TESTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DGPUBLUR_CUDA=ON -DGPUBLUR_GL=ON \
   ${GPUBLUR_BUNDLE_CMAKE_ARGS:-}
 
 rm -rf "$dest"
