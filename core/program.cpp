@@ -117,11 +117,13 @@ Status validate_program(const Program& p) {
   return Status::success();
 }
 
-bool separable_pair(const Program& p, size_t i) {
+bool xy_pair(const Program& p, size_t i) {
   if (i + 1 >= p.passes.size()) return false;
   const Pass &a = p.passes[i], &b = p.passes[i + 1];
-  if (a.op != Op::Conv1d || b.op != Op::Conv1d || a.axis != 0 || b.axis != 1) return false;
-  if (a.taps != b.taps || a.border != b.border || a.dst != b.src || a.dst < 2) return false;
+  if (b.op != a.op || a.axis != 0 || b.axis != 1 || a.dst != b.src || a.dst < 2) return false;
+  if (a.taps != b.taps || a.offsets != b.offsets || a.widths != b.widths || a.border != b.border ||
+      a.extend != b.extend || a.hint != b.hint)
+    return false;
   const ImageDecl& mid = p.images[size_t(a.dst)];
   if (mid.pad != 0 || mid.f64 || p.images[size_t(a.src)].divisor != mid.divisor) return false;
   for (size_t j = 0; j < p.passes.size(); ++j)
@@ -129,16 +131,18 @@ bool separable_pair(const Program& p, size_t i) {
   return true;
 }
 
+bool separable_pair(const Program& p, size_t i) {
+  return p.passes.size() > i && p.passes[i].op == Op::Conv1d && xy_pair(p, i);
+}
+
 bool box_pair(const Program& p, size_t i) {
-  if (i + 1 >= p.passes.size()) return false;
-  const Pass &a = p.passes[i], &b = p.passes[i + 1];
-  if ((a.op != Op::Box1d && a.op != Op::MovingAverage) || b.op != a.op || a.axis != 0 || b.axis != 1) return false;
-  if (a.widths != b.widths || a.border != b.border || a.dst != b.src || a.dst < 2) return false;
-  const ImageDecl& mid = p.images[size_t(a.dst)];
-  if (mid.pad != 0 || mid.f64) return false;
-  for (size_t j = 0; j < p.passes.size(); ++j)
-    if (j != i + 1 && p.passes[j].src == a.dst) return false;
-  return true;
+  if (i >= p.passes.size()) return false;
+  const Op op = p.passes[i].op;
+  return (op == Op::Box1d || op == Op::MovingAverage) && xy_pair(p, i);
+}
+
+bool bilinear_pair(const Program& p, size_t i) {
+  return p.passes.size() > i && p.passes[i].op == Op::Bilinear1d && xy_pair(p, i);
 }
 
 }  // namespace gpublur

@@ -69,10 +69,12 @@ Status validate_program(const Program& p);
 // Size of image `i` without its padding, for an input of w x h.
 void image_size(const Program& p, int i, int w, int h, int& iw, int& ih);
 
-// The pattern backends fuse into one separable kernel: passes[i] and passes[i + 1] are Conv1d along x then y
-// with the same taps and border, through an intermediate that nothing else reads.
+// The pattern backends fuse into one unit: passes[i] and passes[i + 1] are the same op with the same settings
+// along x then y, through an unpadded float32 intermediate of the source's resolution that nothing else reads.
+bool xy_pair(const Program& p, size_t i);
+// xy_pair of Conv1d (the separable kernels), of Box1d or MovingAverage cascades, of Bilinear1d (the texture pair).
 bool separable_pair(const Program& p, size_t i);
-// The same for Box1d / MovingAverage cascades (same op, same widths, same border).
 bool box_pair(const Program& p, size_t i);
+bool bilinear_pair(const Program& p, size_t i);
 
 }  // namespace gpublur

@@ -4,12 +4,26 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "core/border.hpp"
+#include "gpu/cuda/cuda_kernels.hpp"
 
 namespace gpublur::cuda {
 
 // Most taps any plan can have (radius <= 4096 in the registry), rounded up for register blocking.
 constexpr int kMaxTaps = 2 * 4096 + 1 + 16;
+
+// Copies taps, zero-padded to ntaps values (weights past the kernel are zero for register blocking), into
+// the calling file's __constant__ weight array `symbol`, on stream st.
+template <typename Symbol>
+Status upload_taps(const Symbol& symbol, const std::vector<float>& taps, int ntaps, cudaStream_t st) {
+  std::vector<float> w(std::max(size_t(ntaps), taps.size()), 0.f);
+  std::copy(taps.begin(), taps.end(), w.begin());
+  return cuda_status(cudaMemcpyToSymbolAsync(symbol, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
+                     "uploading weights");
+}
 
 // Pixel-vector helpers (host and device: tests/cuda emulate the box kernels' block logic on the host).
 template <typename T> __host__ __device__ __forceinline__ T vzero();

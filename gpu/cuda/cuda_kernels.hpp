@@ -35,6 +35,13 @@ Status cuda_status(cudaError_t e, const char* what);
 int max_smem_optin();
 int smem_per_sm();
 int sm_count();
+// Lets kernel k launch with `bytes` of dynamic shared memory (beyond 48 KiB it must opt in); kernels sized to
+// most of an SM's shared memory also ask for the largest carveout (else the L1 split may leave too little).
+Status allow_smem_raw(const void* k, size_t bytes, bool max_carveout);
+template <typename KernelPtr>
+Status allow_smem(KernelPtr k, size_t bytes, bool max_carveout = false) {
+  return allow_smem_raw(reinterpret_cast<const void*>(k), bytes, max_carveout);
+}
 
 // layout.cu: 3 interleaved channels <-> 4 (alpha slot 0), for the padded device layout; filling a buffer
 // (tests poison outputs with NaN).

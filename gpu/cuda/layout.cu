@@ -44,6 +44,16 @@ __global__ void fill_kernel(float* __restrict__ p, size_t n, float v) {
 
 }  // namespace
 
+Status allow_smem_raw(const void* k, size_t bytes, bool max_carveout) {
+  Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                         "raising the shared-memory limit");
+  if (s && max_carveout)
+    s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         int(cudaSharedmemCarveoutMaxShared)),
+                    "setting the shared-memory carveout");
+  return s;
+}
+
 int max_smem_optin() {
   static thread_local int dev = -1, v = 0;
   int cur = 0;

@@ -95,18 +95,6 @@ Status run_box2d(const PassContext& c, size_t i, int& consumed, std::string& pat
 
 }  // namespace
 
-bool bilinear_pair(const Program& p, size_t i) {
-  if (i + 1 >= p.passes.size()) return false;
-  const Pass &a = p.passes[i], &b = p.passes[i + 1];
-  if (a.op != Op::Bilinear1d || b.op != Op::Bilinear1d || a.axis != 0 || b.axis != 1) return false;
-  if (a.taps != b.taps || a.offsets != b.offsets || a.border != b.border || a.dst != b.src || a.dst < 2) return false;
-  const ImageDecl& mid = p.images[size_t(a.dst)];
-  if (mid.pad != 0 || mid.f64 || p.images[size_t(a.src)].divisor != mid.divisor) return false;
-  for (size_t j = 0; j < p.passes.size(); ++j)
-    if (j != i + 1 && p.passes[j].src == a.dst) return false;
-  return true;
-}
-
 const PassEntry* cuda_pass(Op op) {
   static const std::array<PassEntry, size_t(Op::kCount)> table = [] {
     std::array<PassEntry, size_t(Op::kCount)> t{};

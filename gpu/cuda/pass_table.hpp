@@ -38,8 +38,4 @@ struct PassEntry {
 // The table: null where CUDA has no implementation of the primitive.
 const PassEntry* cuda_pass(Op op);
 
-// passes[i] and passes[i + 1] are Bilinear1d along x then y with the same taps and border through an
-// intermediate nothing else reads (the texture pair; core's separable_pair for Conv1d is the same pattern).
-bool bilinear_pair(const Program& p, size_t i);
-
 }  // namespace gpublur::cuda

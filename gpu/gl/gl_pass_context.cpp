@@ -294,4 +294,22 @@ void GlPassContext::bind_io(GLuint prog, GLuint in, GLuint out) const {
   glBindImageTexture(0, out, 0, GL_FALSE, 0, GL_WRITE_ONLY, store_format());
 }
 
+RowChunks::RowChunks(GLuint prog, const char* begin_name, const char* end_name)
+    : begin(glGetUniformLocation(prog, begin_name)),
+      end(glGetUniformLocation(prog, end_name)),
+      resume(glGetUniformLocation(prog, "resume")),
+      last(glGetUniformLocation(prog, "last")) {}
+
+void RowChunks::dispatch(GLuint prog, int total, int rows, GLuint gx, GLuint gy, GLbitfield barrier) const {
+  for (int b = 0; b < total; b += rows) {
+    const int e = std::min(total, b + rows);
+    glProgramUniform1i(prog, begin, b);
+    glProgramUniform1i(prog, end, e);
+    glProgramUniform1i(prog, resume, b > 0);
+    glProgramUniform1i(prog, last, e == total);
+    glDispatchCompute(gx, gy, 1);
+    if (e < total) glMemoryBarrier(barrier);
+  }
+}
+
 }  // namespace gpublur

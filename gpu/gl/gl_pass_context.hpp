@@ -56,6 +56,16 @@ constexpr long kLoopBudget = 16384;
 
 inline GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
 
+// The protocol of shaders whose window loop is split over dispatches on llvmpipe (kLoopBudget): uniforms for
+// the window rows [begin, end) of this dispatch, `resume` (add to the partial sums kept from the previous
+// one) and `last` (finish and store). On GPUs one dispatch takes every row.
+struct RowChunks {
+  GLint begin = -1, end = -1, resume = -1, last = -1;
+  RowChunks(GLuint prog, const char* begin_name, const char* end_name);
+  // Dispatches gx x gy groups per chunk of `rows` of the `total` window rows, with `barrier` between chunks.
+  void dispatch(GLuint prog, int total, int rows, GLuint gx, GLuint gy, GLbitfield barrier) const;
+};
+
 class GlPassContext {
  public:
   explicit GlPassContext(bool half) : half_(half) {}

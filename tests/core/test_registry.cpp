@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "core/gauss.hpp"
 #include "core/plan.hpp"
@@ -61,6 +62,36 @@ TEST(Plan, DefaultsAndDerivedRadius) {
   EXPECT_NEAR(sum, 1.0, 1e-6);
   EXPECT_NEAR(p.effective_sigma, 2.5, 0.05);  // truncation at 3 sigma narrows it slightly
   EXPECT_LT(p.effective_sigma, 2.5);
+}
+
+// What backends may fuse: the same op and settings along x then y through an intermediate only the second pass
+// reads. Each change below breaks the pattern (fusing it would change the result or drop an image).
+TEST(Plan, XyPairRules) {
+  Plan p;
+  ASSERT_TRUE(resolve_plan("box", {{"sigma", "4"}, {"passes", "3"}}, p).ok());
+  ASSERT_TRUE(box_pair(p.program, 0));
+  EXPECT_TRUE(xy_pair(p.program, 0));
+  EXPECT_FALSE(separable_pair(p.program, 0));
+  EXPECT_FALSE(xy_pair(p.program, 1));  // the last pass has no successor
+  auto broken = [&](auto change) {
+    Program q = p.program;
+    change(q);
+    return !xy_pair(q, 0) && !box_pair(q, 0);
+  };
+  EXPECT_TRUE(broken([](Program& q) { q.passes[1].widths.back() += 2; }));
+  EXPECT_TRUE(broken([](Program& q) { q.passes[1].border = Border::Wrap; }));
+  EXPECT_TRUE(broken([](Program& q) { q.passes[1].op = Op::MovingAverage; }));
+  EXPECT_TRUE(broken([](Program& q) { std::swap(q.passes[0].axis, q.passes[1].axis); }));
+  EXPECT_TRUE(broken([](Program& q) { q.images[size_t(q.passes[0].dst)].pad = 1; }));
+  EXPECT_TRUE(broken([](Program& q) { q.images[size_t(q.passes[0].dst)].f64 = true; }));
+  EXPECT_TRUE(broken([](Program& q) {  // a third pass also reads the intermediate
+    Pass extra = q.passes[1];
+    extra.dst = q.add_image({});
+    q.passes.push_back(extra);
+  }));
+  ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", "3"}, {"interp", "hardware"}}, p).ok());
+  EXPECT_TRUE(bilinear_pair(p.program, 0));
+  EXPECT_FALSE(box_pair(p.program, 0));
 }
 
 TEST(Plan, ValidationErrorsNameTheParameter) {

@@ -79,18 +79,66 @@ Image random_image(int w, int h, int c, uint32_t seed) {
   return img;
 }
 
-// Max abs error of every variant (and the default) vs reference_run; false if any exceeds 1e-5.
+// Max abs error of plan on the uploaded src vs reference_run (infinity where a value is NaN); info gets the path.
+double error_vs_reference(Backend& b, const Plan& plan, const Image& want, RunInfo& info, bool& ran) {
+  Image got;
+  double ms = 0;
+  ran = cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN()) && b.run(plan, info) && b.download(got, ms) &&
+        got.data.size() == want.data.size();
+  if (!ran) return std::numeric_limits<double>::infinity();
+  double err = 0;
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
+    err = std::max(err, std::isnan(d) ? std::numeric_limits<double>::infinity() : d);
+  }
+  return err;
+}
+
+// The worst error per variant and where it happened; any error above 1e-5 is printed and fails the check.
+struct VariantLog {
+  std::vector<std::string> names;
+  std::vector<double> worst;
+  std::vector<std::string> worst_case;
+  bool ok = true;
+
+  explicit VariantLog(std::vector<std::string> n)
+      : names(std::move(n)), worst(names.size(), 0.0), worst_case(names.size()) {}
+  void record(size_t v, double err, const std::string& what) {
+    if (err > 1e-5) {
+      ok = false;
+      std::printf("CHECK FAIL %s %s: max abs error %.3g\n", names[v].c_str(), what.c_str(), err);
+    }
+    if (err > worst[v]) worst[v] = err, worst_case[v] = what;
+  }
+  bool print(const char* mode) const {
+    for (size_t v = 0; v < names.size(); ++v)
+      std::printf("%s %-32s max abs error %.3g (%s)\n", mode, names[v].c_str(), worst[v], worst_case[v].c_str());
+    std::printf("%s: %s\n", mode, ok ? "all variants within 1e-5" : "FAILED");
+    return ok;
+  }
+};
+
+// "<path> WxHxC <border> <what>", what formatted from fmt with up to three numbers.
+std::string case_text(const RunInfo& info, int w, int h, int c, const char* border, const char* fmt, double a,
+                      int b = 0, int d = 0) {
+  char tail[96], buf[224];
+  std::snprintf(tail, sizeof tail, fmt, a, b, d);
+  std::snprintf(buf, sizeof buf, "%s %dx%dx%d %s %s", info.path.c_str(), w, h, c, border, tail);
+  return buf;
+}
+
+// Every conv1d pair variant (and the default) vs reference_run; false if any exceeds 1e-5.
 bool check_variants(Backend& b) {
   auto& tune = cuda::sep_tuning();
   const cuda::SepTuning defaults = tune;
   std::vector<SepVariant> vars = testing::sep_variants();
   vars.insert(vars.begin(), {"default", 1 << 20, [](cuda::SepTuning&) {}});
-  std::vector<double> worst(vars.size(), 0.0);
-  std::vector<std::string> worst_case(vars.size());
+  std::vector<std::string> names;
+  for (const SepVariant& v : vars) names.push_back(v.name);
+  VariantLog log(names);
   struct Sz { int w, h; };
   const Sz sizes[] = {{1023, 517}, {37, 29}, {4097, 33}, {1, 1}};
   uint32_t seed = 99;
-  bool ok = true;
   for (const Sz& sz : sizes)
     for (int c = 1; c <= 4; ++c) {
       if (sz.w == 4097 && c != 4 && c != 1) continue;
@@ -110,55 +158,18 @@ bool check_variants(Backend& b) {
             tune = defaults;
             vars[v].set(tune);
             RunInfo info;
-            Image got;
-            double d_ms = 0;
-            if (!cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN()) || !b.run(plan, info) ||
-                !b.download(got, d_ms) || got.data.size() != want.data.size()) {
+            bool ran = false;
+            const double err = error_vs_reference(b, plan, want, info, ran);
+            tune = defaults;
+            if (!ran) {
               std::fprintf(stderr, "check: %s failed to run\n", vars[v].name);
-              tune = defaults;
               return false;
             }
-            double err = 0;
-            for (size_t i = 0; i < want.data.size(); ++i) {
-              const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-              err = std::max(err, std::isnan(d) ? std::numeric_limits<double>::infinity() : d);
-            }
-            if (err > 1e-5) ok = false;
-            if (err > 1e-5 || err > worst[v]) {
-              if (err > 1e-5)
-                std::printf("CHECK FAIL %s path=%s %dx%dx%d border=%s sigma=%g: max abs error %.3g\n",
-                            vars[v].name, info.path.c_str(), sz.w, sz.h, c, border, sigma, err);
-              if (err > worst[v]) {
-                worst[v] = err;
-                char buf[160];
-                std::snprintf(buf, sizeof buf, "%s %dx%dx%d %s sigma=%g", info.path.c_str(), sz.w, sz.h, c,
-                              border, sigma);
-                worst_case[v] = buf;
-              }
-            }
+            log.record(v, err, case_text(info, sz.w, sz.h, c, border, "sigma=%g", sigma));
           }
         }
     }
-  tune = defaults;
-  for (size_t v = 0; v < vars.size(); ++v)
-    std::printf("check %-20s max abs error %.3g (%s)\n", vars[v].name, worst[v], worst_case[v].c_str());
-  std::printf("check: %s\n", ok ? "all variants within 1e-5" : "FAILED");
-  return ok;
-}
-
-// Max abs error of plan on the uploaded src vs reference_run (infinity where a value is NaN); info gets the path.
-double error_vs_reference(Backend& b, const Plan& plan, const Image& want, RunInfo& info, bool& ran) {
-  Image got;
-  double ms = 0;
-  ran = cuda_fill_output(b, std::numeric_limits<float>::quiet_NaN()) && b.run(plan, info) && b.download(got, ms) &&
-        got.data.size() == want.data.size();
-  if (!ran) return std::numeric_limits<double>::infinity();
-  double err = 0;
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-    err = std::max(err, std::isnan(d) ? std::numeric_limits<double>::infinity() : d);
-  }
-  return err;
+  return log.print("check");
 }
 
 // Every Box1d schedule (BoxTuning) and every box impl against the reference; false if any exceeds 1e-5.
@@ -172,15 +183,15 @@ bool check_box(Backend& b) {
   std::vector<Var> vars;
   for (const BoxVariant& v : testing::box_variants()) vars.push_back({v.name, "separable", v.set});
   for (const char* impl : {"moving-average", "sat", "2d"}) vars.push_back({impl, impl, [](cuda::BoxTuning&) {}});
-  std::vector<double> worst(vars.size(), 0.0);
-  std::vector<std::string> worst_case(vars.size());
+  std::vector<std::string> names;
+  for (const Var& v : vars) names.push_back(v.name);
+  VariantLog log(names);
   struct Sz { int w, h; };
   const Sz sizes[] = {{1, 1}, {7, 3}, {37, 29}, {1023, 517}, {4097, 33}};
   struct Cfg { double sigma; int passes; int width; };  // width 0: Kovesi's widths
   const Cfg cfgs[] = {{0.5, 3, 0}, {3, 3, 0}, {3, 8, 0}, {12, 1, 0}, {12, 3, 0}, {48, 3, 0}, {200, 3, 0},
                       {200, 8, 0}, {0, 1, 4097}, {0, 8, 4097}};
   uint32_t seed = 199;
-  bool ok = true;
   for (const Sz& sz : sizes)
     for (int c = 1; c <= 4; ++c) {
       if (sz.w == 4097 && c != 4 && c != 1) continue;
@@ -217,22 +228,14 @@ bool check_box(Backend& b) {
               std::fprintf(stderr, "box-check: %s failed to run\n", vars[v].name.c_str());
               return false;
             }
-            char what[200];
-            std::snprintf(what, sizeof what, "%s %dx%dx%d %s sigma=%g passes=%d width=%d", info.path.c_str(), sz.w,
-                          sz.h, c, border, cfg.sigma, cfg.passes, cfg.width);
-            if (err > 1e-5) {
-              ok = false;
-              std::printf("CHECK FAIL %s %s: max abs error %.3g\n", vars[v].name.c_str(), what, err);
-            }
-            if (err > worst[v]) worst[v] = err, worst_case[v] = what;
+            log.record(v, err,
+                       case_text(info, sz.w, sz.h, c, border, "sigma=%g passes=%d width=%d", cfg.sigma, cfg.passes,
+                                 cfg.width));
           }
         }
     }
   tune = defaults;
-  for (size_t v = 0; v < vars.size(); ++v)
-    std::printf("box-check %-32s max abs error %.3g (%s)\n", vars[v].name.c_str(), worst[v], worst_case[v].c_str());
-  std::printf("box-check: %s\n", ok ? "all schedules within 1e-5" : "FAILED");
-  return ok;
+  return log.print("box-check");
 }
 
 }  // namespace

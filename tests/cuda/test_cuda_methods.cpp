@@ -47,44 +47,52 @@ std::string where(const Size& sz, int c, const std::string& border) {
   return std::to_string(sz.w) + "x" + std::to_string(sz.h) + "x" + std::to_string(c) + " border=" + border;
 }
 
-// Compares the uploaded src under `plan` for each variant setter; returns the worst error.
-template <typename Variants, typename Set>
-void expect_variants(Backend& b, const Plan& plan, const Image& src, const Variants& vars, Set set, double tol,
-                     const std::string& what, double& worst) {
-  for (const auto& v : vars) {
-    TuningGuard guard;
-    if (!set(v)) continue;
-    std::string path;
+const std::vector<int> kAllChannels = {1, 2, 3, 4};
+
+// One test's bookkeeping: runs a plan on the uploaded image against the reference, expects the bound, keeps the
+// worst error and the schedule the backend reported (`path`).
+struct Checker {
+  Backend& b;
+  double worst = 0;
+  std::string path;
+
+  void check(const Plan& plan, const Image& src, double tol, const std::string& what) {
     const double err = run_vs_reference(b, plan, src, path);
-    EXPECT_LE(err, tol) << what << " variant '" << v.name << "' path " << path;
+    EXPECT_LE(err, tol) << what << " path " << path;
     worst = std::max(worst, err);
   }
+  void report(const char* what) const { std::printf("[ measured ] %s: max abs error %.3g\n", what, worst); }
+};
+
+// Calls fn(src, size, channels) for every size x channel count with a fresh random image uploaded.
+template <typename Fn>
+void for_each_upload(Backend& b, const std::vector<Size>& szs, const std::vector<int>& channels, uint32_t seed,
+                     Fn fn) {
+  for (const Size& sz : szs)
+    for (int c : channels) {
+      const Image src = random_image(sz.w, sz.h, c, seed++);
+      double ms = 0;
+      ASSERT_TRUE(b.upload(src, ms).ok());
+      fn(src, sz, c);
+    }
 }
 
 TEST(CudaSchedules, Conv1dPairVariants) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  const std::vector<SepVariant> vars = sep_variants();
-  double worst = 0;
-  uint32_t seed = 100;
-  for (const Size& sz : sizes())
-    for (int c = 1; c <= 4; ++c) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (const char* border : kBorders)
-        for (double sigma : capped({0.5, 3, 5.4, 12, 24, 64})) {
-          const Plan plan = make_plan("gauss-sep", sigma, border);
-          expect_variants(
-              *backend, plan, src, vars,
-              [&](const SepVariant& v) {
-                if (plan.radius > v.max_radius) return false;
-                v.set(cuda::sep_tuning());
-                return true;
-              },
-              1e-5, where(sz, c, border) + " sigma=" + num_text(sigma), worst);
+  Checker chk{*backend};
+  for_each_upload(*backend, sizes(), kAllChannels, 100, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (double sigma : capped({0.5, 3, 5.4, 12, 24, 64})) {
+        const Plan plan = make_plan("gauss-sep", sigma, border);
+        for (const SepVariant& v : sep_variants()) {
+          if (plan.radius > v.max_radius) continue;
+          TuningGuard guard;
+          v.set(cuda::sep_tuning());
+          chk.check(plan, src, 1e-5, where(sz, c, border) + " sigma=" + num_text(sigma) + " variant " + v.name);
         }
-    }
-  std::printf("[ measured ] conv1d pair variants: max abs error %.3g\n", worst);
+      }
+  });
+  chk.report("conv1d pair variants");
 }
 
 // A program of one Conv1d pass along one axis (no pair to fuse).
@@ -100,216 +108,157 @@ Plan lone_pass_plan(Op op, int axis, double sigma, const std::string& border) {
 
 TEST(CudaSchedules, LoneConv1dPasses) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  double worst = 0;
-  uint32_t seed = 200;
-  for (const Size& sz : sizes())
-    for (int c : {1, 4}) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (const char* border : kBorders)
-        for (double sigma : capped({1, 3, 12, 24}))
-          for (int axis : {0, 1})
-            for (int tc16 : {0, 1}) {
-              TuningGuard guard;
-              cuda::sep_tuning().pass_tc16 = tc16;
-              const Plan plan = lone_pass_plan(Op::Conv1d, axis, sigma, border);
-              std::string path;
-              const double err = run_vs_reference(*backend, plan, src, path);
-              EXPECT_LE(err, 1e-5) << where(sz, c, border) << " sigma " << sigma << " axis " << axis << " path " << path;
-              EXPECT_NE(path.find(axis == 0 ? "-x" : "-y"), std::string::npos) << path;
-              worst = std::max(worst, err);
-            }
-    }
-  std::printf("[ measured ] lone conv1d passes: max abs error %.3g\n", worst);
+  Checker chk{*backend};
+  for_each_upload(*backend, sizes(), {1, 4}, 200, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (double sigma : capped({1, 3, 12, 24}))
+        for (int axis : {0, 1})
+          for (int tc16 : {0, 1}) {
+            TuningGuard guard;
+            cuda::sep_tuning().pass_tc16 = tc16;
+            chk.check(lone_pass_plan(Op::Conv1d, axis, sigma, border), src, 1e-5,
+                      where(sz, c, border) + " sigma " + num_text(sigma) + " axis " + std::to_string(axis));
+            EXPECT_NE(chk.path.find(axis == 0 ? "-x" : "-y"), std::string::npos) << chk.path;
+          }
+  });
+  chk.report("lone conv1d passes");
 }
 
 // Bilinear1d on the texture unit: the x/y pair (surface intermediate) and lone passes, from the input and from
 // an intermediate (copied into the texture array on every run). 8-bit interpolation weights: 1/256 per pass.
 TEST(CudaSchedules, BilinearTexturePasses) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  double worst = 0;
-  uint32_t seed = 300;
-  for (const Size& sz : sizes())
-    for (int c = 1; c <= 4; ++c) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (const char* border : kBorders)
-        for (double sigma : capped({1, 3, 12})) {
-          const Plan pair = make_plan("gauss-linear", sigma, border, {{"interp", "hardware"}});
-          std::string path;
-          double err = run_vs_reference(*backend, pair, src, path);
-          EXPECT_LE(err, 2.0 / 256) << where(sz, c, border) << " pair";
-          EXPECT_EQ(path, "texture-hw");
-          worst = std::max(worst, err);
-          for (int axis : {0, 1}) {
-            const Plan lone = lone_pass_plan(Op::Bilinear1d, axis, sigma, border);
-            err = run_vs_reference(*backend, lone, src, path);
-            EXPECT_LE(err, 1.0 / 256) << where(sz, c, border) << " axis " << axis;
-            EXPECT_EQ(path, axis == 0 ? "texture-hw-x" : "texture-hw-y");
-            worst = std::max(worst, err);
-          }
-          // x through a conv1d into an intermediate, then a lone bilinear y pass reading it.
-          Plan chain = pair;
-          chain.program.passes[0] = make_plan("gauss-sep", sigma, border).program.passes[0];
-          err = run_vs_reference(*backend, chain, src, path);
-          EXPECT_LE(err, 1.0 / 256) << where(sz, c, border) << " conv1d x, bilinear y: " << path;
-          worst = std::max(worst, err);
+  Checker chk{*backend};
+  for_each_upload(*backend, sizes(), kAllChannels, 300, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (double sigma : capped({1, 3, 12})) {
+        const std::string at = where(sz, c, border) + " sigma " + num_text(sigma);
+        const Plan pair = make_plan("gauss-linear", sigma, border, {{"interp", "hardware"}});
+        chk.check(pair, src, 2.0 / 256, at + " pair");
+        EXPECT_EQ(chk.path, "texture-hw");
+        for (int axis : {0, 1}) {
+          chk.check(lone_pass_plan(Op::Bilinear1d, axis, sigma, border), src, 1.0 / 256,
+                    at + " axis " + std::to_string(axis));
+          EXPECT_EQ(chk.path, axis == 0 ? "texture-hw-x" : "texture-hw-y");
         }
-    }
-  std::printf("[ measured ] bilinear texture passes: max abs error %.3g (bound 2/256)\n", worst);
+        // x through a conv1d into an intermediate, then a lone bilinear y pass reading it.
+        Plan chain = pair;
+        chain.program.passes[0] = make_plan("gauss-sep", sigma, border).program.passes[0];
+        chk.check(chain, src, 1.0 / 256, at + " conv1d x, bilinear y");
+      }
+  });
+  chk.report("bilinear texture passes (bound 2/256)");
 }
 
 // Every Box1d schedule, 1 to 8 boxes, reach up to far beyond the small images.
 TEST(CudaSchedules, Box1dSchedules) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  const std::vector<BoxVariant> vars = box_variants();
   struct Cfg {
     double sigma;
     int passes;
   };
-  double worst = 0;
-  uint32_t seed = 400;
-  for (const Size& sz : sizes())
-    for (int c = 1; c <= 4; ++c) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      const bool small = size_t(sz.w) * sz.h <= 64 * 64;
-      std::vector<Cfg> cfgs = {{0.5, 3}, {3, 3}, {3, 8}, {12, 1}, {12, 3}, {48, 3}};
-      if (small) cfgs.push_back({200, 3}), cfgs.push_back({200, 8});
-      for (const char* border : kBorders)
-        for (const Cfg& cfg : cfgs) {
-          if (capped({cfg.sigma}).empty()) continue;
-          const Plan plan =
-              make_plan("box", cfg.sigma, border, {{"impl", "separable"}, {"passes", std::to_string(cfg.passes)}});
-          for (const BoxVariant& v : vars) {
-            TuningGuard guard;
-            v.set(cuda::box_tuning());
-            std::string path;
-            const double err = run_vs_reference(*backend, plan, src, path);
-            EXPECT_LE(err, 1e-5) << where(sz, c, border) << " sigma " << cfg.sigma << " passes " << cfg.passes
-                                 << " variant '" << v.name << "' path " << path;
-            const bool fused_fits = plan.radius <= 16;  // the tile fits for these reaches, every channel count
-            if (std::string(v.path) != "box1d-fused-2d" || fused_fits)
-              EXPECT_EQ(path.rfind(v.path, 0), 0u) << v.name << ": " << path;
-            worst = std::max(worst, err);
-          }
+  Checker chk{*backend};
+  for_each_upload(*backend, sizes(), kAllChannels, 400, [&](const Image& src, const Size& sz, int c) {
+    std::vector<Cfg> cfgs = {{0.5, 3}, {3, 3}, {3, 8}, {12, 1}, {12, 3}, {48, 3}};
+    if (size_t(sz.w) * sz.h <= 64 * 64) cfgs.push_back({200, 3}), cfgs.push_back({200, 8});
+    for (const char* border : kBorders)
+      for (const Cfg& cfg : cfgs) {
+        if (capped({cfg.sigma}).empty()) continue;
+        const Plan plan =
+            make_plan("box", cfg.sigma, border, {{"impl", "separable"}, {"passes", std::to_string(cfg.passes)}});
+        for (const BoxVariant& v : box_variants()) {
+          TuningGuard guard;
+          v.set(cuda::box_tuning());
+          chk.check(plan, src, 1e-5,
+                    where(sz, c, border) + " sigma " + num_text(cfg.sigma) + " passes " +
+                        std::to_string(cfg.passes) + " variant " + v.name);
+          const bool fused_fits = plan.radius <= 16;  // the tile fits for these reaches, every channel count
+          if (std::string(v.path) != "box1d-fused-2d" || fused_fits)
+            EXPECT_EQ(chk.path.rfind(v.path, 0), 0u) << v.name << ": " << chk.path;
         }
-    }
-  std::printf("[ measured ] box1d schedules: max abs error %.3g\n", worst);
+      }
+  });
+  chk.report("box1d schedules");
 }
 
 // Widths up to 4097: lines whose halo no tile holds take the global kernel; the others fit in segments.
 TEST(CudaSchedules, Box1dWidthsBeyondTiles) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  double worst = 0;
-  uint32_t seed = 500;
   const std::vector<Size> szs = small_mode() ? std::vector<Size>{{1, 1}, {7, 3}, {61, 37}}
                                              : std::vector<Size>{{1, 1}, {7, 3}, {300, 40}, {40, 300}};
-  for (const Size& sz : szs)
-    for (int c : {1, 3, 4}) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (const char* border : kBorders)
-        for (int passes : {1, 2, 8}) {
-          const Plan plan =
-              make_plan("box", 2, border, {{"width", "4097"}, {"passes", std::to_string(passes)}});
-          std::string path;
-          const double err = run_vs_reference(*backend, plan, src, path);
-          EXPECT_LE(err, 1e-5) << where(sz, c, border) << " passes " << passes << " path " << path;
-          if (passes == 8) EXPECT_NE(path.find("box1d-global"), std::string::npos) << path;
-          worst = std::max(worst, err);
-        }
-    }
-  std::printf("[ measured ] box1d widths 4097: max abs error %.3g\n", worst);
+  Checker chk{*backend};
+  for_each_upload(*backend, szs, {1, 3, 4}, 500, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (int passes : {1, 2, 8}) {
+        chk.check(make_plan("box", 2, border, {{"width", "4097"}, {"passes", std::to_string(passes)}}), src, 1e-5,
+                  where(sz, c, border) + " passes " + std::to_string(passes));
+        if (passes == 8) EXPECT_NE(chk.path.find("box1d-global"), std::string::npos) << chk.path;
+      }
+  });
+  chk.report("box1d widths 4097");
 }
 
 // The other box impls: moving average (one thread per line), float64 tables, the direct 2D box (shared-memory
 // tiles and, for a width no tile holds, the global path).
 TEST(CudaSchedules, BoxImpls) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  double worst = 0;
-  uint32_t seed = 600;
   const std::vector<Size> szs = small_mode() ? std::vector<Size>{{1, 1}, {7, 3}, {61, 37}}
                                              : std::vector<Size>{{1, 1}, {7, 3}, {61, 37}, {301, 37}, {200, 150}};
-  for (const Size& sz : szs)
-    for (int c = 1; c <= 4; ++c) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      const bool tiny = size_t(sz.w) * sz.h <= 64;
-      for (const char* border : kBorders)
-        for (const char* impl : {"moving-average", "sat", "2d"})
-          for (double sigma : capped(tiny ? std::vector<double>{0.5, 3, 12, 48} : std::vector<double>{0.5, 3, 12}))
-            for (int passes : {1, 3}) {
-              const Plan plan =
-                  make_plan("box", sigma, border, {{"impl", impl}, {"passes", std::to_string(passes)}});
-              std::string path;
-              const double err = run_vs_reference(*backend, plan, src, path);
-              EXPECT_LE(err, 1e-5) << where(sz, c, border) << " impl " << impl << " sigma " << sigma << " passes "
-                                   << passes << " path " << path;
-              worst = std::max(worst, err);
-            }
-      if (sz.w * sz.h <= 61 * 37) {  // w 101: (32 + 100)^2 RGBA pixels exceed shared memory
-        const Plan plan = make_plan("box", 2, "mirror", {{"impl", "2d"}, {"width", "101"}, {"passes", "1"}});
-        std::string path;
-        const double err = run_vs_reference(*backend, plan, src, path);
-        EXPECT_LE(err, 1e-5) << "2d width 101 " << path;
-        if (c == 4) EXPECT_EQ(path, "box2d-global");
-        worst = std::max(worst, err);
-      }
+  Checker chk{*backend};
+  for_each_upload(*backend, szs, kAllChannels, 600, [&](const Image& src, const Size& sz, int c) {
+    const bool tiny = size_t(sz.w) * sz.h <= 64;
+    for (const char* border : kBorders)
+      for (const char* impl : {"moving-average", "sat", "2d"})
+        for (double sigma : capped(tiny ? std::vector<double>{0.5, 3, 12, 48} : std::vector<double>{0.5, 3, 12}))
+          for (int passes : {1, 3})
+            chk.check(make_plan("box", sigma, border, {{"impl", impl}, {"passes", std::to_string(passes)}}), src,
+                      1e-5,
+                      where(sz, c, border) + " impl " + impl + " sigma " + num_text(sigma) + " passes " +
+                          std::to_string(passes));
+    if (sz.w * sz.h <= 61 * 37) {  // w 101: (32 + 100)^2 RGBA pixels exceed shared memory
+      chk.check(make_plan("box", 2, "mirror", {{"impl", "2d"}, {"width", "101"}, {"passes", "1"}}), src, 1e-5,
+                where(sz, c, "mirror") + " 2d width 101");
+      if (c == 4) EXPECT_EQ(chk.path, "box2d-global");
     }
-  std::printf("[ measured ] box impls moving-average / sat / 2d: max abs error %.3g\n", worst);
+  });
+  chk.report("box impls moving-average / sat / 2d");
 }
 
 // Hand-built programs over padded images: a border-extended copy into a padded image, then the direct 2D box and
 // a table read inside it (no border mode applies to a padded source).
 TEST(CudaSchedules, PaddedImages) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  double worst = 0;
-  uint32_t seed = 700;
-  for (const Size& sz : sizes())
-    for (int c = 1; c <= 4; ++c) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (const char* border : kBorders) {
-        Plan plan = make_plan("copy", 1, border);
-        Border b = Border::Clamp;
-        ASSERT_TRUE(parse_border(border, b));
-        Program& p = plan.program;
-        p = Program();
-        const int padded = p.add_image({6, 1, false});
-        const int mid = p.add_image({});
-        const int table = p.add_image({6, 1, true});
-        Pass copy;
-        copy.op = Op::Copy, copy.src = 0, copy.dst = padded, copy.border = b;
-        Pass box;
-        box.op = Op::Box2d, box.src = padded, box.dst = mid, box.widths = {13}, box.border = b;
-        Pass sat;
-        sat.op = Op::Sat, sat.src = padded, sat.dst = table, sat.border = b;
-        Pass look;
-        look.op = Op::SatBox, look.src = table, look.dst = 1, look.widths = {9}, look.border = b;
-        p.passes = {copy, box, sat, look};
-        // The table reads the padded copy; the 2D box's result feeds nothing: read it through a second plan.
-        ASSERT_TRUE(validate_program(p).ok()) << validate_program(p).error;
-        std::string path;
-        double err = run_vs_reference(*backend, plan, src, path);
-        EXPECT_LE(err, 1e-5) << where(sz, c, border) << " copy-remap + sat over a padded image: " << path;
-        worst = std::max(worst, err);
-        p.passes = {copy, box};
-        p.passes[1].dst = 1;
-        ASSERT_TRUE(validate_program(p).ok()) << validate_program(p).error;
-        err = run_vs_reference(*backend, plan, src, path);
-        EXPECT_LE(err, 1e-5) << where(sz, c, border) << " copy-remap + box2d from a padded image: " << path;
-        EXPECT_EQ(path.rfind("copy-remap+box2d", 0), 0u) << path;
-        worst = std::max(worst, err);
-      }
+  Checker chk{*backend};
+  for_each_upload(*backend, sizes(), kAllChannels, 700, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders) {
+      Plan plan = make_plan("copy", 1, border);
+      Border b = Border::Clamp;
+      ASSERT_TRUE(parse_border(border, b));
+      Program& p = plan.program;
+      p = Program();
+      const int padded = p.add_image({6, 1, false});
+      const int mid = p.add_image({});
+      const int table = p.add_image({6, 1, true});
+      Pass copy;
+      copy.op = Op::Copy, copy.src = 0, copy.dst = padded, copy.border = b;
+      Pass box;
+      box.op = Op::Box2d, box.src = padded, box.dst = mid, box.widths = {13}, box.border = b;
+      Pass sat;
+      sat.op = Op::Sat, sat.src = padded, sat.dst = table, sat.border = b;
+      Pass look;
+      look.op = Op::SatBox, look.src = table, look.dst = 1, look.widths = {9}, look.border = b;
+      p.passes = {copy, box, sat, look};
+      // The table reads the padded copy; the 2D box's result feeds nothing: read it through a second plan.
+      ASSERT_TRUE(validate_program(p).ok()) << validate_program(p).error;
+      chk.check(plan, src, 1e-5, where(sz, c, border) + " copy-remap + sat over a padded image");
+      p.passes = {copy, box};
+      p.passes[1].dst = 1;
+      ASSERT_TRUE(validate_program(p).ok()) << validate_program(p).error;
+      chk.check(plan, src, 1e-5, where(sz, c, border) + " copy-remap + box2d from a padded image");
+      EXPECT_EQ(chk.path.rfind("copy-remap+box2d", 0), 0u) << chk.path;
     }
-  std::printf("[ measured ] padded-image programs: max abs error %.3g\n", worst);
+  });
+  chk.report("padded-image programs");
 }
 
 }  // namespace

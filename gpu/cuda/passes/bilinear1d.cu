@@ -92,13 +92,8 @@ Status run_linear(const Pass& pass, const DevImage& in, const DevImage& out, int
                   unsigned long long in_version, LinearState& state, cudaStream_t st, std::string& path) {
   const int W = in.width, H = in.height;
   const int ntaps = int(pass.offsets.size());
-  Status s = cuda_status(cudaMemcpyToSymbolAsync(c_off, pass.offsets.data(), ntaps * sizeof(float), 0,
-                                                 cudaMemcpyHostToDevice, st),
-                         "uploading tap offsets");
-  if (!s) return s;
-  s = cuda_status(cudaMemcpyToSymbolAsync(c_tw, pass.taps.data(), ntaps * sizeof(float), 0,
-                                          cudaMemcpyHostToDevice, st),
-                  "uploading tap weights");
+  Status s = upload_taps(c_off, pass.offsets, ntaps, st);
+  if (s) s = upload_taps(c_tw, pass.taps, ntaps, st);
   if (!s) return s;
   const dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
 

@@ -119,17 +119,6 @@ bool plan_box_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K, in
   return plan_lines(n, bw, nl, vbytes, K, smax_v, kLineThreads, line_budget(), box_tuning().min_segment, out);
 }
 
-template <typename KernelPtr>
-Status prepare_kernel(KernelPtr k, size_t bytes) {
-  Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                         "raising the shared-memory limit");
-  if (s)
-    s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         int(cudaSharedmemCarveoutMaxShared)),
-                    "setting the shared-memory carveout");
-  return s;
-}
-
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 
 template <typename T>
@@ -141,7 +130,7 @@ template <typename T>
 Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const LinePlan& p,
                 cudaStream_t st, std::string& path) {
   auto k = box_rows_kernel<T, box_smax<T>()>;
-  if (Status s = prepare_kernel(k, p.smem.bytes); !s) return s;
+  if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   const long long blocks = (long long)src.height * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
   k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data),
@@ -167,7 +156,7 @@ Status run_cols(const DevImage& src, const DevImage& dst, Border b, const BoxWid
   const long long blocks = (long long)((rowv + NL - 1) / NL) * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
   auto k = box_cols_kernel<V, box_smax<V>()>;
-  if (Status s = prepare_kernel(k, p.smem.bytes); !s) return s;
+  if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
                                                           rowv, src.height, b, bw, p.S, p.seg_len, p.nseg,
                                                           unsigned(p.smem.base_off), unsigned(p.smem.tot_off));
@@ -200,7 +189,7 @@ template <typename T>
 Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const FusedPlan& p,
                  cudaStream_t st, std::string& path) {
   auto k = box_fused_kernel<T, box_smax<T>()>;
-  if (Status s = prepare_kernel(k, p.smem.bytes); !s) return s;
+  if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   const dim3 grid((src.width + kFusedTW - 1) / kFusedTW, (src.height + kFusedTH - 1) / kFusedTH);
   k<<<grid, kLineThreads, p.smem.bytes, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width,
                                               src.height, b, bw, p.S_rows, p.S_cols, unsigned(p.smem.base_off),

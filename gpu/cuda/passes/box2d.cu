@@ -73,8 +73,7 @@ Status run_box2d(int w, Border b, const DevImage& src, const DevImage& dst, cuda
   const size_t bytes = size_t(n) * size_t(n | 1) * sizeof(T);
   if (bytes <= size_t(max_smem_optin()) && dst.rows() / kTile < 65535) {
     auto k = box2d_smem_kernel<T>;
-    Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                           "raising the shared-memory limit");
+    Status s = allow_smem(k, bytes);
     if (!s) return s;
     const dim3 grid((dst.stride() + kTile - 1) / kTile, (dst.rows() + kTile - 1) / kTile);
     k<<<grid, dim3(kTile, 8), bytes, st>>>(sp, src.stride(), src.pad, src.width, src.height, b, dp, dst.stride(),

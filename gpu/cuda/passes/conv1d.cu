@@ -184,8 +184,7 @@ Status launch_fixed(int r, const T* in, T* out, int W, int H, Border b, size_t o
     constexpr size_t bytes = fixed_smem<R, TH>(sizeof(T));
     if (bytes > optin) return Status::fail("CUDA conv1d: fused tile does not fit shared memory");
     auto k = sep_fused_fixed_kernel<T, R, TH>;
-    Status s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                           "raising the shared-memory limit");
+    Status s = allow_smem(k, bytes);
     if (!s) return s;
     const dim3 grid((W + kFixedTW - 1) / kFixedTW, (H + TH - 1) / TH);
     k<<<grid, kThreads, bytes, st>>>(in, out, W, H, b);
@@ -232,6 +231,21 @@ __device__ __forceinline__ void pass_conv(const T* s, int pitch, int line, int c
 }
 
 // ---- one pass: TL lines x TA outputs per block, K outputs per thread along the axis -------------------
+// Horizontal passes stage their TL x TA outputs in shared memory (row pitch `pitch`) so that each warp writes
+// whole row runs: coalesced stores, where storing from registers would write K-strided pixels.
+template <typename T, int TL, int TA, int THREADS>
+__device__ __forceinline__ void store_rows(const T* s, int pitch, T* __restrict__ out, int W, int H, int l0, int a0) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  for (int ln = warp; ln < TL; ln += THREADS / 32) {
+    const int y = l0 + ln;
+    if (y >= H) break;
+    for (int p = lane; p < TA; p += 32) {
+      const int x = a0 + p;
+      if (x < W) out[size_t(y) * W + x] = s[ln * pitch + p];
+    }
+  }
+}
+
 template <typename T, int K, int TL, int TA, bool HORIZ>
 __device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
                                           int r, int ntaps) {
@@ -263,15 +277,7 @@ __device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restric
   __syncthreads();
 
   if (HORIZ) {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    for (int ln = warp; ln < TL; ln += threads / 32) {
-      const int y = l0 + ln;
-      if (y >= H) break;
-      for (int p = lane; p < TA; p += 32) {
-        const int x = a0 + p;
-        if (x < W) out[size_t(y) * W + x] = s[ln * pitch + p];
-      }
-    }
+    store_rows<T, TL, TA, threads>(s, pitch, out, W, H, l0, a0);
   } else {
     for (int i = threadIdx.x; i < TA * TL; i += threads) {
       const int ln = i % TL, p = i / TL;
@@ -354,15 +360,7 @@ __global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T
 #pragma unroll
       for (int k = 0; k < K; ++k) s[line * pitch + chunk * K + k] = acc[k];
       __syncthreads();
-      const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-      for (int ln = warp; ln < TL; ln += threads / 32) {
-        const int y = l0 + ln;
-        if (y >= H) break;
-        for (int p = lane; p < TA; p += 32) {
-          const int x = a0 + p;
-          if (x < W) out[size_t(y) * W + x] = s[ln * pitch + p];
-        }
-      }
+      store_rows<T, TL, TA, threads>(s, pitch, out, W, H, l0, a0);
       __syncthreads();  // staging reads done before the next iteration prefetches into s
     } else {
       // Straight from registers: for each k a warp stores 2 runs of TL consecutive pixels.
@@ -398,12 +396,6 @@ __global__ void sep_global_kernel(const T* __restrict__ in, T* __restrict__ out,
   out[size_t(y) * W + x] = acc;
 }
 
-template <typename KernelPtr>
-Status set_smem(KernelPtr k, size_t bytes) {
-  return cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                     "raising the shared-memory limit");
-}
-
 // The passes of shape (K, TL, TA, MINB) that `axes` asks for; launched = false (nothing launched) when the
 // tile does not fit.
 template <typename T, int K, int TL, int TA, int MINB>
@@ -415,13 +407,8 @@ Status launch_pass_lb(const T* h_in, T* h_out, const T* v_in, T* v_out, int axes
   auto kh = sep_pass_lb_kernel<T, K, TL, TA, true, MINB>;
   auto kv = sep_pass_lb_kernel<T, K, TL, TA, false, MINB>;
   Status s;
-  if (!(s = set_smem(kh, bytes)) || !(s = set_smem(kv, bytes))) return s;
   // MINB blocks need most of the SM's shared memory: ask for the largest carveout.
-  for (auto k : {kh, kv})
-    if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                               int(cudaSharedmemCarveoutMaxShared)),
-                          "setting the shared-memory carveout")))
-      return s;
+  if (!(s = allow_smem(kh, bytes, true)) || !(s = allow_smem(kv, bytes, true))) return s;
   constexpr int threads = TL * TA / K;
   if (axes & 1) kh<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), threads, bytes, st>>>(h_in, h_out, W, H, b, r, ntaps);
   if (axes & 2) kv<<<dim3((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(v_in, v_out, W, H, b, r, ntaps);
@@ -448,9 +435,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
   const size_t optin = size_t(max_smem_optin());
 
   if (pair && tune.fused_kind == 1 && r <= kFixedMaxR && r <= tune.fused_max_radius) {
-    Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, taps.data(), taps.size() * sizeof(float), 0,
-                                                   cudaMemcpyHostToDevice, st),
-                           "uploading weights");
+    Status s = upload_taps(c_w, taps, int(taps.size()), st);
     if (!s) return s;
     const bool tall = tune.fused_tile_h == 64 || (tune.fused_tile_h == 0 && r <= 9);
     s = tall ? launch_fixed<T, 64>(r, src, dst, W, H, b, optin, st)
@@ -466,21 +451,17 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
     const bool tall = tune.fused_tile_h == 64;
     const size_t bytes = tall ? fused_smem<FW, 64>(fntaps, sizeof(T)) : fused_smem<FW, 32>(fntaps, sizeof(T));
     if (bytes <= optin) {
-      std::vector<float> w(fntaps, 0.f);
-      std::copy(taps.begin(), taps.end(), w.begin());
-      Status s = cuda_status(cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0,
-                                                     cudaMemcpyHostToDevice, st),
-                             "uploading weights");
+      Status s = upload_taps(c_w, taps, fntaps, st);
       if (!s) return s;
       const int th = tall ? 64 : 32;
       const dim3 grid((W + FW - 1) / FW, (H + th - 1) / th);
       if (tall) {
         auto k = sep_fused_kernel<T, FK, FW, 64>;
-        if (!(s = set_smem(k, bytes))) return s;
+        if (!(s = allow_smem(k, bytes))) return s;
         k<<<grid, kThreads, bytes, st>>>(src, dst, W, H, b, r, fntaps);
       } else {
         auto k = sep_fused_kernel<T, FK, FW, 32>;
-        if (!(s = set_smem(k, bytes))) return s;
+        if (!(s = allow_smem(k, bytes))) return s;
         k<<<grid, kThreads, bytes, st>>>(src, dst, W, H, b, r, fntaps);
       }
       path = tall ? "fused-tile-32x64" : "fused-tile-32x32";
@@ -490,11 +471,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
 
   // Pass kernels take any tap count; padding to a multiple of kPassK (zero weights) is the old behaviour.
   const int ntaps = tune.pass_pad_taps ? round_up(2 * r + 1, kPassK) : 2 * r + 1;
-  std::vector<float> w(ntaps, 0.f);
-  std::copy(taps.begin(), taps.end(), w.begin());
-  Status s = cuda_status(
-      cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
-      "uploading weights");
+  Status s = upload_taps(c_w, taps, ntaps, st);
   if (!s) return s;
   const bool large = r >= tune.pass_large_min_radius && r <= tune.pass_large_max_radius;
   if constexpr (std::is_same_v<T, float4>) {
@@ -527,7 +504,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
   if (pipelined && 2 * bytes <= optin) {
     auto kh = sep_pass_pipe_kernel<T, kPassTL, kPassTA, true>;
     auto kv = sep_pass_pipe_kernel<T, kPassTL, kPassTA, false>;
-    if (!(s = set_smem(kh, 2 * bytes)) || !(s = set_smem(kv, 2 * bytes))) return s;
+    if (!(s = allow_smem(kh, 2 * bytes)) || !(s = allow_smem(kv, 2 * bytes))) return s;
     constexpr int threads = kPassTL * kPassTA / kPassK;
     const int sms = sm_count();
     int per_sm_h = 0, per_sm_v = 0;
@@ -551,7 +528,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
     constexpr int TA = 2 * kPassTA;
     auto kh = sep_pass_kernel<T, kPassK, kPassTL, TA, true>;
     auto kv = sep_pass_kernel<T, kPassK, kPassTL, TA, false>;
-    if (!(s = set_smem(kh, bytes_wide)) || !(s = set_smem(kv, bytes_wide))) return s;
+    if (!(s = allow_smem(kh, bytes_wide)) || !(s = allow_smem(kv, bytes_wide))) return s;
     constexpr int threads = kPassTL * TA / kPassK;
     if (do_h)
       kh<<<dim3((W + TA - 1) / TA, (H + kPassTL - 1) / kPassTL), threads, bytes_wide, st>>>(h_in, h_out, W, H, b,
@@ -565,7 +542,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
   if (bytes <= optin) {
     auto kh = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, true>;
     auto kv = sep_pass_kernel<T, kPassK, kPassTL, kPassTA, false>;
-    if (!(s = set_smem(kh, bytes)) || !(s = set_smem(kv, bytes))) return s;
+    if (!(s = allow_smem(kh, bytes)) || !(s = allow_smem(kv, bytes))) return s;
     constexpr int threads = kPassTL * kPassTA / kPassK;
     if (do_h)
       kh<<<dim3((W + kPassTA - 1) / kPassTA, (H + kPassTL - 1) / kPassTL), threads, bytes, st>>>(h_in, h_out, W,

@@ -238,14 +238,7 @@ Status launch_sep_tc16(const float4* h_in, float4* h_out, const float4* v_in, fl
   const size_t bytes = tc16_smem(r);
   auto kh = sep_pass_tc16_kernel<true>;
   auto kv = sep_pass_tc16_kernel<false>;
-  for (auto k : {kh, kv}) {
-    if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                          "raising the shared-memory limit")) ||
-        !(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                               int(cudaSharedmemCarveoutMaxShared)),
-                          "setting the shared-memory carveout")))
-      return s;
-  }
+  if (!(s = allow_smem(kh, bytes, true)) || !(s = allow_smem(kv, bytes, true))) return s;
   if (axes & 1)
     kh<<<dim3((W + kTA - 1) / kTA, (H + kTL - 1) / kTL), kThreads, bytes, st>>>(h_in, h_out, W, H, b, r, unscale);
   if (axes & 2)

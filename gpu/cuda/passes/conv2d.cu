@@ -104,11 +104,7 @@ Status run_2d(const std::vector<float>& taps, Border border, const DevImage& in,
   const int exact = 2 * r + 1, padded_taps = round_up(exact, K);
   const bool padded = padded_taps - exact <= exact / 16;
   const int ntaps = padded ? padded_taps : exact;
-  std::vector<float> w(ntaps, 0.f);
-  std::copy(taps.begin(), taps.end(), w.begin());
-  Status s = cuda_status(
-      cudaMemcpyToSymbolAsync(c_w, w.data(), w.size() * sizeof(float), 0, cudaMemcpyHostToDevice, st),
-      "uploading weights");
+  Status s = upload_taps(c_w, taps, ntaps, st);
   if (!s) return s;
   const T* src = static_cast<const T*>(in.data);
   T* dst = static_cast<T*>(out.data);
@@ -116,9 +112,7 @@ Status run_2d(const std::vector<float>& taps, Border border, const DevImage& in,
   const size_t bytes = size_t(kSlots) * ((TA + ntaps - 1) | 1) * sizeof(T);
   if (bytes <= size_t(optin)) {
     auto k = padded ? conv2d_kernel<T, true> : conv2d_kernel<T, false>;
-    if (!(s = cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                          "raising the shared-memory limit")))
-      return s;
+    if (!(s = allow_smem(k, bytes))) return s;
     k<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), kThreads, bytes, st>>>(src, dst, W, H, border, r, ntaps);
     path = "direct-2d-smem";
   } else {

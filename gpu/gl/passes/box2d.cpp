@@ -23,12 +23,11 @@ Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   }
   const GLint u_size = GlPassContext::uniform(prog, "size"), u_src_pad = GlPassContext::uniform(prog, "src_pad"),
               u_dst_pad = GlPassContext::uniform(prog, "dst_pad"), u_border = GlPassContext::uniform(prog, "border"),
-              u_h = GlPassContext::uniform(prog, "h"), u_inv = GlPassContext::uniform(prog, "inv_area"),
-              u_begin = GlPassContext::uniform(prog, "row_begin"), u_end = GlPassContext::uniform(prog, "row_end"),
-              u_resume = GlPassContext::uniform(prog, "resume"), u_last = GlPassContext::uniform(prog, "last");
+              u_h = GlPassContext::uniform(prog, "h"), u_inv = GlPassContext::uniform(prog, "inv_area");
+  const RowChunks chunks(prog, "row_begin", "row_end");
   step.form = "box2d-direct";
   step.work = [&ctx, prog, src, dst, w, rows, accum, border = int(pass.border), u_size, u_src_pad, u_dst_pad, u_border,
-               u_h, u_inv, u_begin, u_end, u_resume, u_last] {
+               u_h, u_inv, chunks] {
     glProgramUniform2i(prog, u_size, dst.w, dst.h);
     glProgramUniform1i(prog, u_src_pad, src.pad);
     glProgramUniform1i(prog, u_dst_pad, dst.pad);
@@ -37,15 +36,8 @@ Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     glProgramUniform1d(prog, u_inv, 1.0 / (double(w) * w));
     ctx.bind_io(prog, src.tex, dst.tex);
     if (accum) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, accum);
-    for (int b = 0; b < w; b += rows) {
-      const int e = std::min(w, b + rows);
-      glProgramUniform1i(prog, u_begin, b);
-      glProgramUniform1i(prog, u_end, e);
-      glProgramUniform1i(prog, u_resume, b > 0);
-      glProgramUniform1i(prog, u_last, e == w);
-      glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
-      if (e < w) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    }
+    chunks.dispatch(prog, w, rows, groups(dst.stored_w(), 16), groups(dst.stored_h(), 16),
+                    GL_SHADER_STORAGE_BARRIER_BIT);
   };
   return Status::success();
 }

@@ -42,27 +42,19 @@ Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlSte
   GLuint accum = 0;
   if (rows < taps_y)
     if (Status s = ctx.scratch_texture("conv2d accumulator", dst.w, dst.h, GL_RGBA32F, accum); !s) return s;
-  const GLint u_begin = GlPassContext::uniform(prog, "dy_begin"), u_end = GlPassContext::uniform(prog, "dy_end"),
-              u_resume = GlPassContext::uniform(prog, "resume"), u_last = GlPassContext::uniform(prog, "last"),
-              u_border = GlPassContext::uniform(prog, "border");
+  const RowChunks chunks(prog, "dy_begin", "dy_end");
+  const GLint u_border = GlPassContext::uniform(prog, "border");
   spdlog::debug("GL conv2d: r {} block {}x{} taps, {} kernel rows per dispatch", radius, tile.cx, tile.cy, rows);
   step.form = "conv2d";
-  step.work = [&ctx, prog, tile, weights, accum, taps_y, rows, u_begin, u_end, u_resume, u_last, u_border,
+  step.work = [&ctx, prog, tile, weights, accum, taps_y, rows, chunks, u_border,
                border = int(pass.border), src, dst] {
     glBindBufferBase(GL_UNIFORM_BUFFER, 0, weights);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights);
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
     if (accum) glBindImageTexture(1, accum, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
-    for (int b = 0; b < taps_y; b += rows) {
-      const int e = std::min(taps_y, b + rows);
-      glProgramUniform1i(prog, u_begin, b);
-      glProgramUniform1i(prog, u_end, e);
-      glProgramUniform1i(prog, u_resume, b > 0);
-      glProgramUniform1i(prog, u_last, e == taps_y);
-      glDispatchCompute(groups(dst.w, tile.tw), groups(dst.h, tile.th), 1);
-      if (e < taps_y) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    }
+    chunks.dispatch(prog, taps_y, rows, groups(dst.w, tile.tw), groups(dst.h, tile.th),
+                    GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
   };
   return Status::success();
 }
