@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "core/methods/recipe.hpp"
 #include "core/registry.hpp"
 
@@ -99,9 +101,16 @@ std::string program_text(const Program& p) {
     s += op_name(pass.op);
     std::string args;
     auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
-    if (pass.op == Op::Conv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d || pass.op == Op::MovingAverage)
+    if (pass.op == Op::Conv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d || pass.op == Op::MovingAverage ||
+        pass.op == Op::Integral1d)
       arg(pass.axis == 0 ? "x" : "y");
-    if (!pass.taps.empty()) arg(std::to_string(pass.taps.size()) + " taps");
+    if (pass.op == Op::Integral1d) {
+      std::string w;
+      for (float x : pass.taps) w += (w.empty() ? "" : ",") + fmt::format("{:.6g}", x);
+      arg("w " + w);
+    } else if (!pass.taps.empty()) {
+      arg(std::to_string(pass.taps.size()) + " taps");
+    }
     if (!pass.widths.empty()) {
       std::string w;
       for (int x : pass.widths) w += (w.empty() ? "" : ",") + std::to_string(x);

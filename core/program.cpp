@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/integral.hpp"
+
 namespace gpublur {
 
 const char* op_name(Op op) {
@@ -16,6 +18,7 @@ const char* op_name(Op op) {
     case Op::Sat: return "sat";
     case Op::SatBox: return "sat-box";
     case Op::Box2d: return "box2d";
+    case Op::Integral1d: return "integral1d";
     default: return "?";
   }
 }
@@ -37,6 +40,7 @@ int Pass::radius() const {
       for (int w : widths) r += w / 2;
       return r;
     }
+    case Op::Integral1d: return frac_cascade_reach(taps);
     default: return 0;
   }
 }
@@ -97,6 +101,11 @@ Status validate_program(const Program& p) {
           if (w < 1 || w % 2 == 0) return fail(i, "box widths must be odd and positive");
         if ((s.op == Op::SatBox || s.op == Op::Box2d) && s.widths.size() != 1)
           return fail(i, "a 2D box pass takes one width");
+        break;
+      case Op::Integral1d:
+        if (s.taps.empty()) return fail(i, "needs box widths");
+        for (float w : s.taps)
+          if (!(w >= 1.0f && w < 8388608.0f)) return fail(i, "real box widths must be in [1, 2^23)");
         break;
       default: break;
     }

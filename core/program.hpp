@@ -28,6 +28,7 @@ enum class Op : int {
   Sat,            // inclusive summed-area table of src extended by `extend` pixels (float64 dst)
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
+  Integral1d,     // cascade of boxes of REAL widths `taps` (core/integral.hpp) along `axis` on the extended line
   kCount
 };
 const char* op_name(Op op);
@@ -38,6 +39,7 @@ struct Pass {
   int axis = 0;                    // 0: along x (rows), 1: along y (columns)
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
   std::vector<float> taps;         // Conv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
+                                   // Integral1d: the real box widths (>= 1), one per box of the cascade
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode

@@ -21,12 +21,22 @@
 // 1 the same with Knuth's TwoSum (exact for any signs), 2 float64; sums of sums take TwoSum in both pair forms. Every running sum starts afresh at each block (LS outputs),
 // so the error does not grow with the line. Per value and box the float pair costs 10 (TwoSum 16) FP32
 // operations; float64 costs 3 conversions, which run at a quarter of the FP64 rate on an H100.
+// Real widths (Integral1d, the integral method; FRAC_LIST defined): box k is the odd integer box widths[k]
+// plus the end pixels one further out on each side weighted fracs[k] (core/integral.hpp), divided by the real
+// width wreals[k] = widths[k] + 2 fracs[k]; a box with a fraction > 0 spans widths[k] + 2 positions (R, L
+// count them). Output p = (sum of positions p + 1 .. p + w + e (p and p + w + 1)) / wreal: the window sum
+// starting at p0 is shifted by one position, then runs as above; the fractional ends are read directly (no
+// prefix difference, so nothing cancels).
 layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform int border;
 
 const int widths[NW] = int[](WIDTH_LIST);
+#ifdef FRAC_LIST
+const float fracs[NW] = float[](FRAC_LIST);
+const float wreals[NW] = float[](WREAL_LIST);
+#endif
 
 shared vec4 tile[TC * PITCH];
 
@@ -143,7 +153,12 @@ void main() {
     }
 #endif
     int w = widths[k];
+#ifdef FRAC_LIST
+    float e = fracs[k];
+    SCALE inv = SCALE(1.0) / SCALE(wreals[k]);
+#else
     SCALE inv = SCALE(1.0) / SCALE(w);
+#endif
     // The window starting at p0: positions p0 .. p0 + w - 1.
     Acc win = acc_zero();
 #if TOTALS == 2
@@ -162,6 +177,23 @@ void main() {
 #endif
     for (int j = 0; j < LS - 1; ++j)
       if (j < rem) acc_add(win, tile[base + min(q + j, N - 1)]);
+#endif
+#ifdef FRAC_LIST
+    if (e > 0.0) {
+      // The window p0 + 1 .. p0 + w; output j adds e (a[j] + the position after the window); a[j + 1] leaves.
+      acc_add(win, tile[base + min(p0 + w, N - 1)]);
+      acc_sub(win, a[0]);
+      float ew = e * float(inv);
+      for (int j = 0; j < LS; ++j) {
+        vec4 own = a[j], right = tile[base + min(p0 + j + w + 1, N - 1)];
+        vec4 leaving = a[min(j + 1, LS - 1)];
+        a[j] = acc_scaled(win, inv) + (own + right) * ew;
+        if (j + 1 < LS) {
+          acc_add(win, right);
+          acc_sub(win, leaving);
+        }
+      }
+    } else
 #endif
     // LS outputs; a[j] leaves the window after output j.
     for (int j = 0; j < LS; ++j) {

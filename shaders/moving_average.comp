@@ -14,7 +14,8 @@ layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(std430, binding = 0) readonly buffer LineIn { vec4 line_in[]; };
 layout(std430, binding = 1) writeonly buffer LineOut { vec4 line_out[]; };
 uniform int border;
-uniform int w;      // this box's width (odd)
+uniform int w;      // this box's width (odd); with frac > 0 its integer part (Integral1d, core/integral.hpp)
+uniform float frac;  // the end pixels' weight: the box spans w + 2 positions, real width w + 2 frac
 uniform int e_out;  // the output line's extension on each side
 uniform bool first;  // read the source texture (else line_in)
 uniform bool last;   // write dst (else line_out)
@@ -34,17 +35,18 @@ void main() {
 #endif
   int line = int(gl_GlobalInvocationID.x);
   if (line >= lines) return;
-  int h = w / 2, e_in = e_out + h;
-  double inv = 1.0lf / double(w);
+  int r = w / 2, h = r + (frac > 0.0 ? 1 : 0), e_in = e_out + h;
+  double inv = 1.0lf / (double(w) + 2.0lf * double(frac));
 #define IN(pos) (first ? fetch_texel(src, AT(pos, line), size, border) : line_in[((pos) + e_in) * lines + line])
   dvec4 sum = dvec4(0.0);
-  for (int q = -e_in; q < -e_in + w; ++q) sum += dvec4(IN(q));
+  for (int q = -e_out - r; q <= -e_out + r; ++q) sum += dvec4(IN(q));
   for (int x = -e_out; x < n + e_out; ++x) {
     vec4 v = vec4(sum * inv);
+    if (frac > 0.0) v = vec4((sum + double(frac) * (dvec4(IN(x - r - 1)) + dvec4(IN(x + r + 1)))) * inv);
     if (last)
       imageStore(dst, AT(x, line), v);
     else
       line_out[(x + e_out) * lines + line] = v;
-    if (x + 1 < n + e_out) sum += dvec4(IN(x + h + 1)) - dvec4(IN(x - h));
+    if (x + 1 < n + e_out) sum += dvec4(IN(x + r + 1)) - dvec4(IN(x - r));
   }
 }

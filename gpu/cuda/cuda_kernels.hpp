@@ -138,6 +138,13 @@ Status launch_moving_average(const std::vector<int>& widths, int axis, Border b,
                              const DevImage& dst, void* scratch, size_t scratch_bytes, cudaStream_t s,
                              std::string& path);
 
+// passes/integral1d.cu: Integral1d, the cascade of boxes of real widths pass.taps (at most kMaxBoxes) along
+// pass.axis on the border-extended line, with box1d's line schedules (fractional window ends read directly);
+// scratch for the moving-average fallback where a line does not fit shared memory.
+size_t integral1d_scratch(const Pass& pass, const DevImage& src);
+Status launch_integral1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
+                         size_t scratch_bytes, cudaStream_t s, std::string& path);
+
 // passes/sat.cu: the inclusive float64 summed-area table of src extended by pass.extend (table = dst).
 Status launch_sat(const Pass& pass, const DevImage& src, const DevImage& table, cudaStream_t s, std::string& path);
 // passes/sat_box.cu: the w x w window mean from four table lookups per pixel (before the table: 0).

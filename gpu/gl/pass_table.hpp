@@ -4,6 +4,8 @@
 // (core/reference/pass_table.hpp) for the reference. A setup may cover more passes than its own where it
 // fuses a known sequence (Conv1d along x then y: core/program.hpp separable_pair).
 #pragma once
+#include <vector>
+
 #include "core/program.hpp"
 #include "core/status.hpp"
 #include "gpu/gl/gl_pass_context.hpp"
@@ -26,8 +28,20 @@ Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& 
 Status gl_sat_box(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
-// The Box1d / MovingAverage cascade `pass` from src to dst as the line walkers (passes/moving_average.cpp),
-// which box1d also takes where its reach does not fit a tile.
+Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+
+// A cascade of boxes as the box shaders take it (passes/integral1d.cpp): odd integer widths and, for
+// Integral1d's real widths (core/integral.hpp), each box's end-pixel weight and real width (empty for
+// Box1d / MovingAverage). spans: positions each box reads (w, or w + 2 with a fraction); reach = sum span / 2.
+struct GlBoxCascade {
+  std::vector<int> widths, spans;
+  std::vector<float> fracs, wreals;
+  int reach = 0;
+};
+GlBoxCascade gl_box_cascade(const Pass& pass);
+
+// The Box1d / MovingAverage / Integral1d cascade `pass` from src to dst as the line walkers
+// (passes/moving_average.cpp), which box1d and integral1d also take where their reach does not fit a tile.
 Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass, const GlImage& src,
                     const GlImage& dst, GlStep& step);
 

@@ -174,7 +174,7 @@ template <typename T>
 bool plan_fused(const BoxWidths& bw, FusedPlan& p) {
   constexpr int K = VecInfo<T>::K;
   const int R = bw.reach, rows = kFusedTH + 2 * R, cols = kFusedTW + 2 * R, pitch = cols | 1;
-  const int h1 = bw.w[0] - 1;
+  const int h1 = bw.span(0) - 1;
   p.S_rows = choose_chunk(box_smax<T>(), kLineThreads, [&](int s) { return (long long)rows * ((cols - h1 + s - 1) / s); });
   p.S_cols = choose_chunk(box_smax<T>(), kLineThreads, [&](int s) { return (long long)kFusedTW * ((rows - h1 + s - 1) / s); });
   // Both cascades share the prefix and total arrays: room for the larger of each.
@@ -206,6 +206,23 @@ bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, LinePlan& p) 
   return cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
 }
 
+// One cascade along one axis: lines in shared memory, or the moving-average kernel where they do not fit.
+template <typename T>
+Status run_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& out, void* scratch,
+                 size_t scratch_bytes, cudaStream_t st, std::string& path, const std::string& name) {
+  LinePlan p;
+  if (!plan_axis<T>(src, axis, bw, p)) {
+    Status s = launch_moving_average_bw(bw, axis, b, src, out, scratch, scratch_bytes, st, path);
+    path = name + (axis == 0 ? "-global-rows" : "-global-cols");
+    return s;
+  }
+  Status s = axis == 0 ? run_rows<T>(src, out, b, bw, p, st, path)
+             : cols_vec4(src) ? run_cols<float4>(src, out, b, bw, p, st, path)
+                              : run_cols<float>(src, out, b, bw, p, st, path);
+  if (name != "box1d" && path.rfind("box1d", 0) == 0) path = name + path.substr(5);  // box1d-rows -> integral1d-rows
+  return s;
+}
+
 template <typename T>
 Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, const DevImage& mid,
                  const DevImage& dst, bool pair, void* scratch, size_t scratch_bytes, cudaStream_t st,
@@ -219,15 +236,7 @@ Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, con
     }
   }
   const DevImage& out = pair ? mid : dst;
-  LinePlan p;
-  if (!plan_axis<T>(src, pass.axis, bw, p)) {
-    Status s = launch_moving_average(pass.widths, pass.axis, pass.border, src, out, scratch, scratch_bytes, st, path);
-    path = (pass.axis == 0 ? "box1d-global-rows" : "box1d-global-cols");
-    return s;
-  }
-  if (pass.axis == 0) return run_rows<T>(src, out, pass.border, bw, p, st, path);
-  return cols_vec4(src) ? run_cols<float4>(src, out, pass.border, bw, p, st, path)
-                        : run_cols<float>(src, out, pass.border, bw, p, st, path);
+  return run_lines<T>(bw, pass.axis, pass.border, src, out, scratch, scratch_bytes, st, path, "box1d");
 }
 
 }  // namespace
@@ -246,15 +255,30 @@ BoxTuning& box_tuning() {
 size_t box1d_scratch(const Pass& pass, const DevImage& src) {
   BoxWidths bw;
   if (!box_widths(pass.widths, "box1d", bw)) return 0;
+  return box_lines_scratch(bw, pass.axis, src);
+}
+
+size_t box_lines_scratch(const BoxWidths& bw, int axis, const DevImage& src) {
   LinePlan p;
   bool smem = false;
   switch (src.channels) {
-    case 1: smem = plan_axis<float>(src, pass.axis, bw, p); break;
-    case 2: smem = plan_axis<float2>(src, pass.axis, bw, p); break;
-    case 4: smem = plan_axis<float4>(src, pass.axis, bw, p); break;
+    case 1: smem = plan_axis<float>(src, axis, bw, p); break;
+    case 2: smem = plan_axis<float2>(src, axis, bw, p); break;
+    case 4: smem = plan_axis<float4>(src, axis, bw, p); break;
     default: return 0;
   }
-  return smem ? 0 : moving_average_scratch(pass.widths, pass.axis, src);
+  return smem ? 0 : moving_average_scratch_bw(bw, axis, src);
+}
+
+Status launch_box_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& dst,
+                        void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path,
+                        const std::string& name) {
+  switch (src.channels) {
+    case 1: return run_lines<float>(bw, axis, b, src, dst, scratch, scratch_bytes, s, path, name);
+    case 2: return run_lines<float2>(bw, axis, b, src, dst, scratch, scratch_bytes, s, path, name);
+    case 4: return run_lines<float4>(bw, axis, b, src, dst, scratch, scratch_bytes, s, path, name);
+    default: return Status::fail("CUDA " + name + ": unsupported device channel count");
+  }
 }
 
 Status launch_box1d(const Pass& pass, const DevImage& src, const DevImage& mid, const DevImage& dst, bool pair,

@@ -4,6 +4,10 @@
 // with an emulated block (threads and barriers) and race-checking pointers; the kernels use DeviceBlock and
 // plain pointers.
 //
+// Real widths (Integral1d, the integral method; BoxWidths::frac > 0): the box is the odd integer box plus its
+// two end pixels weighted frac, over the real width; the integer window is the same chunked running sum one
+// position on, the ends are read directly (the seed's interpolated prefix sums, rearranged so that nothing
+// long is differenced in float32).
 // One box on a line (cascade_lines): thread items are chunks of S (odd: conflict-free banks) consecutive
 // outputs. The window sum at a chunk's first output comes from a float64 exclusive prefix of float32 chunk
 // totals (scan_chunks) plus the first w mod S values of one chunk; the chunk's later outputs follow by a float32
@@ -121,7 +125,7 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
   // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
   // keeps the same item in every box, and its registers already hold the values leaving its window (its own
   // outputs of the box before), so they are not read back.
-  const bool one_round = nl * ((len - (bw.w[0] - 1) + S - 1) / S) <= nth;
+  const bool one_round = nl * ((len - (bw.span(0) - 1) + S - 1) / S) <= nth;
   V vals[SMAX];
   {  // The first box's chunk totals, from shared memory (later boxes' come from registers).
     const int nin = (len + S - 1) / S;
@@ -145,14 +149,17 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
     }
   }
   for (int st = 0; st < bw.n; ++st) {
-    const int w = bw.w[st], len_out = len - (w - 1);
+    // A fractional box (Integral1d): output j = (sum of inputs j + 1 .. j + w + e (in(j) + in(j + w + 1))) / wreal.
+    const int w = bw.w[st], len_out = len - (bw.span(st) - 1);
+    const float e = bw.frac[st];
+    const bool fr = e > 0.0f;
     const int nin = (len + S - 1) / S, nout = (len_out + S - 1) / S;
     const bool last = st + 1 == bw.n;
     Blk::sync();  // this box's inputs and chunk totals are in place
     scan_chunks<Blk>(tot, base, nin, nseq);
     Blk::sync();
     const int m = w / S, r = w - m * S;
-    const float inv = 1.0f / float(w);
+    const float inv = 1.0f / bw.wreal[st], einv = e * inv;  // wreal == w for plain boxes
     for (int i0 = 0; i0 < nl * nout; i0 += nth) {  // rounds: the same trip count in every thread
       const int i = i0 + tid;
       const bool active = i < nl * nout;
@@ -174,14 +181,28 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
         V win, comp = vzero<V>();
 #pragma unroll
         for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
+        if (fr) {
+          // The window one position on (j0 + 1 .. j0 + w); the ends are read directly, and vals[k + 1] leaves.
+          kahan_add(win, comp, vsub(V(in[(j0 + w) * ps]), vals[0]));
 #pragma unroll
-        for (int k = 0; k < SMAX; ++k)
-          if (k < cnt) {
-            const V o = vscale(win, inv);
-            if (k + 1 < cnt) kahan_add(win, comp, vsub(V(in[(j0 + k + w) * ps]), vals[k]));
-            vals[k] = o;
-            tsum = vadd(tsum, o);
-          }
+          for (int k = 0; k < SMAX; ++k)
+            if (k < cnt) {
+              const V right = V(in[(j0 + k + w + 1) * ps]);
+              const V o = vadd(vscale(win, inv), vscale(vadd(vals[k], right), einv));
+              if (k + 1 < cnt) kahan_add(win, comp, vsub(right, vals[k + 1 < SMAX ? k + 1 : k]));
+              vals[k] = o;
+              tsum = vadd(tsum, o);
+            }
+        } else {
+#pragma unroll
+          for (int k = 0; k < SMAX; ++k)
+            if (k < cnt) {
+              const V o = vscale(win, inv);
+              if (k + 1 < cnt) kahan_add(win, comp, vsub(V(in[(j0 + k + w) * ps]), vals[k]));
+              vals[k] = o;
+              tsum = vadd(tsum, o);
+            }
+        }
       }
       if (!last || LAST_TO_SMEM) {
         Blk::sync();  // every read of the positions this round writes is done
@@ -206,6 +227,14 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
 }
 
 // ---- host planning -------------------------------------------------------------------------------------
+
+// passes/box1d.cu: one cascade (fractional ends included) along one axis with box1d's line schedules (whole
+// lines or segments in shared memory, the moving-average kernel where they do not fit), and the scratch that
+// fallback needs. `name` prefixes the path ("box1d", "integral1d").
+size_t box_lines_scratch(const BoxWidths& bw, int axis, const DevImage& src);
+Status launch_box_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& dst,
+                        void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path,
+                        const std::string& name);
 
 // Shared memory of a block: the lines, then the float64 prefixes, then the float32 totals.
 struct SmemLayout {
@@ -248,7 +277,7 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     if (seg_len == prev) continue;
     prev = seg_len;
     if (nseg > 1 && seg_len < std::min(std::max(1, min_seg), n)) return false;
-    const int len = seg_len + 2 * bw.reach, len1 = len - (bw.w[0] - 1);
+    const int len = seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
     const int S = choose_chunk(smax_v, nth, [&](int s) { return (long long)nl * ((len1 + s - 1) / s); });
     const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K);
     if (L.bytes <= budget) {

@@ -59,7 +59,12 @@ Status run_ma(const BoxWidths& bw, int axis, Border b, const DevImage& src, cons
 
 size_t moving_average_scratch(const std::vector<int>& widths, int axis, const DevImage& img) {
   BoxWidths bw;
-  if (!box_widths(widths, "moving-average", bw) || bw.n < 2) return 0;
+  if (!box_widths(widths, "moving-average", bw)) return 0;
+  return moving_average_scratch_bw(bw, axis, img);
+}
+
+size_t moving_average_scratch_bw(const BoxWidths& bw, int axis, const DevImage& img) {
+  if (bw.n < 2) return 0;
   const int lines = axis == 0 ? img.height : img.width, n = axis == 0 ? img.width : img.height;
   const size_t per_line = size_t(n + 2 * bw.reach) * size_t(img.channels) * sizeof(float);
   return std::max<size_t>(1, std::min<size_t>(size_t(lines), kScratchBudget / per_line)) * per_line;
@@ -70,6 +75,11 @@ Status launch_moving_average(const std::vector<int>& widths, int axis, Border b,
                              std::string& path) {
   BoxWidths bw;
   if (Status st = box_widths(widths, "moving-average", bw); !st) return st;
+  return launch_moving_average_bw(bw, axis, b, src, dst, scratch, scratch_bytes, s, path);
+}
+
+Status launch_moving_average_bw(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& dst,
+                                void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path) {
   path = axis == 0 ? "moving-average-rows" : "moving-average-cols";
   switch (src.channels) {
     case 1: return run_ma<float>(bw, axis, b, src, dst, scratch, scratch_bytes, s);

@@ -17,7 +17,8 @@ namespace {
 // Bytes of the line buffers box k = 0 of `pass` writes: every line extended by the reach left after it.
 long long line_bytes(const Pass& pass, const GlImage& src) {
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
-  return 16LL * lines * (n + 2LL * (pass.radius() - pass.widths[0] / 2));
+  const GlBoxCascade bc = gl_box_cascade(pass);
+  return 16LL * lines * (n + 2LL * (bc.reach - bc.spans[0] / 2));
 }
 
 }  // namespace
@@ -30,24 +31,28 @@ Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass
       !s)
     return s;
   const int lines = pass.axis == 0 ? src.h : src.w;
+  const GlBoxCascade bc = gl_box_cascade(pass);
   // Box k writes the line extended by e[k] (the reach left for the boxes after it).
-  std::vector<int> e(pass.widths.size(), 0);
-  int reach = pass.radius();
-  for (size_t k = 0; k < pass.widths.size(); ++k) e[k] = reach -= pass.widths[k] / 2;
+  std::vector<int> e(bc.widths.size(), 0);
+  int reach = bc.reach;
+  for (size_t k = 0; k < bc.widths.size(); ++k) e[k] = reach -= bc.spans[k] / 2;
+  std::vector<float> fracs = bc.fracs;
+  fracs.resize(bc.widths.size(), 0.0f);
   GLuint buf[2] = {0, 0};
-  if (pass.widths.size() > 1) {
+  if (bc.widths.size() > 1) {
     long long bytes = 0;  // the buffers of every line-walker pass of the program: the largest
     for (const Pass& p : program.passes)
-      if (p.op == Op::Box1d || p.op == Op::MovingAverage) bytes = std::max(bytes, line_bytes(p, ctx.image(p.src)));
-    for (int b = 0; b < (pass.widths.size() > 2 ? 2 : 1); ++b)
+      if (p.op == Op::Box1d || p.op == Op::MovingAverage || p.op == Op::Integral1d)
+        bytes = std::max(bytes, line_bytes(p, ctx.image(p.src)));
+    for (int b = 0; b < (bc.widths.size() > 2 ? 2 : 1); ++b)
       if (Status s = ctx.scratch_buffer(fmt::format("moving-average lines {}", b), bytes, buf[b]); !s) return s;
   }
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_w = GlPassContext::uniform(prog, "w"),
               u_e_out = GlPassContext::uniform(prog, "e_out"), u_first = GlPassContext::uniform(prog, "first"),
-              u_last = GlPassContext::uniform(prog, "last");
+              u_last = GlPassContext::uniform(prog, "last"), u_frac = GlPassContext::uniform(prog, "frac");
   step.form = "moving-average";
-  step.work = [&ctx, prog, buf0 = buf[0], buf1 = buf[1], e, widths = pass.widths, border = int(pass.border), lines,
-               u_border, u_w, u_e_out, u_first, u_last, src, dst] {
+  step.work = [&ctx, prog, buf0 = buf[0], buf1 = buf[1], e, widths = bc.widths, fracs, border = int(pass.border),
+               lines, u_border, u_w, u_e_out, u_first, u_last, u_frac, src, dst] {
     const GLuint bufs[2] = {buf0, buf1};
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
@@ -56,6 +61,7 @@ Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass
       if (!first) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, bufs[(k - 1) % 2]);
       if (!last) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, bufs[k % 2]);
       glProgramUniform1i(prog, u_w, widths[k]);
+      glProgramUniform1f(prog, u_frac, fracs[k]);
       glProgramUniform1i(prog, u_e_out, e[k]);
       glProgramUniform1i(prog, u_first, first);
       glProgramUniform1i(prog, u_last, last);
