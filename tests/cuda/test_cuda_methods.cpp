@@ -203,34 +203,26 @@ TEST(CudaSchedules, Box1dWidthsBeyondTiles) {
 // column strips, segments (a 16384-wide row: 256 KiB of RGBA), and the global kernel (real widths ~4097.5).
 TEST(CudaSchedules, Integral1dSchedules) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
-  double worst = 0;
-  uint32_t seed = 550;
   const std::vector<Size> szs = small_mode() ? std::vector<Size>{{1, 1}, {7, 3}, {61, 37}}
                                              : std::vector<Size>{{1, 1}, {7, 3}, {301, 37}, {37, 301}, {16384, 3}};
-  for (const Size& sz : szs)
-    for (int c : {1, 2, 4}) {
-      const Image src = random_image(sz.w, sz.h, c, seed++);
-      double ms = 0;
-      ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (const char* border : kBorders)
-        for (const auto& params : std::vector<std::map<std::string, std::string>>{
-                 {{"passes", "5"}}, {{"passes", "3"}, {"rule", "kovesi"}}, {{"passes", "8"}, {"width", "1.0001"}},
-                 {{"passes", "2"}, {"width", "4097.5"}}}) {
-          for (double sigma : {3.0, 48.0}) {
-            if (params.count("width") && sigma > 3) continue;
-            const Plan plan = make_plan("integral", sigma, border, params);
-            std::string path;
-            const double err = run_vs_reference(*backend, plan, src, path);
-            EXPECT_LE(err, 1e-5) << where(sz, c, border) << " sigma " << sigma << " width " << plan.params.at("width")
-                                 << " path " << path;
-            EXPECT_NE(path.find("integral1d-"), std::string::npos) << path;
-            if (sz.w == 16384 && c == 4 && sigma == 3.0 && !params.count("width"))  // 256 KiB rows
-              EXPECT_NE(path.find("integral1d-rows-seg"), std::string::npos) << path;
-            worst = std::max(worst, err);
-          }
+  const std::vector<std::map<std::string, std::string>> settings = {
+      {{"passes", "5"}}, {{"passes", "3"}, {"rule", "kovesi"}}, {{"passes", "8"}, {"width", "1.0001"}},
+      {{"passes", "2"}, {"width", "4097.5"}}};
+  Checker chk{*backend};
+  for_each_upload(*backend, szs, {1, 2, 4}, 550, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (const auto& params : settings)
+        for (double sigma : {3.0, 48.0}) {
+          if (params.count("width") && sigma > 3) continue;
+          const Plan plan = make_plan("integral", sigma, border, params);
+          chk.check(plan, src, 1e-5,
+                    where(sz, c, border) + " sigma " + num_text(sigma) + " width " + plan.params.at("width"));
+          EXPECT_NE(chk.path.find("integral1d-"), std::string::npos) << chk.path;
+          if (sz.w == 16384 && c == 4 && sigma == 3.0 && !params.count("width"))  // 256 KiB rows
+            EXPECT_NE(chk.path.find("integral1d-rows-seg"), std::string::npos) << chk.path;
         }
-    }
-  std::printf("[ measured ] integral1d schedules: max abs error %.3g\n", worst);
+  });
+  chk.report("integral1d schedules");
 }
 
 // The other box impls: moving average (one thread per line), float64 tables, the direct 2D box (shared-memory
