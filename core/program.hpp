@@ -28,6 +28,8 @@ enum class Op : int {
   Sat,            // inclusive summed-area table of src extended by `extend` pixels (float64 dst)
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
+  Diffusion,      // widths[0] explicit heat steps u += taps[0] * (4-neighbour sum - 4 u) over src's whole stored
+                  // area (padding included), the border mode read at its edge every step; dst padded as src
   kCount
 };
 const char* op_name(Op op);
