@@ -85,7 +85,7 @@ Status run_diffusion(int steps, float c, Border b, const DevImage& src, const De
     from = to;
     done += s;
   }
-  path = "diffusion-tile-s" + std::to_string(per);
+  path = "diffusion-" + std::to_string(per) + "-per-launch";
   return Status::success();
 }
 
