@@ -40,4 +40,24 @@ GPUBLUR_HD int remap_index(int i, int n, Border b) {
   }
 }
 
+// Where a symmetric radius-1 stencil iterated with border reads (diffusion) can instead run on an extended
+// signal that it keeps extended: clamp and mirror read the same pixel one step outside, and the even extension
+// (mirror's) stays even; wrap's periodic extension stays periodic; zero is the odd extension about -1 and n,
+// which stays odd (so 0 at -1 and n). Returns the index in [0, n) and sets sign (1, -1, or 0 on the zero lines).
+GPUBLUR_HD int stencil_extension(int i, int n, Border b, float& sign) {
+  sign = 1.f;
+  if (i >= 0 && i < n) return i;
+  if (b != Border::Zero) return remap_index(i, n, b == Border::Wrap ? Border::Wrap : Border::Mirror);
+  const int period = 2 * (n + 1);
+  int m = (i + 1) % period;
+  if (m < 0) m += period;
+  if (m == 0 || m == n + 1) {
+    sign = 0.f;
+    return 0;
+  }
+  if (m <= n) return m - 1;
+  sign = -1.f;
+  return period - m - 1;
+}
+
 }  // namespace gpublur

@@ -19,6 +19,7 @@ const char* op_name(Op op) {
     case Op::SatBox: return "sat-box";
     case Op::Box2d: return "box2d";
     case Op::Integral1d: return "integral1d";
+    case Op::Diffusion: return "diffusion";
     default: return "?";
   }
 }
@@ -41,6 +42,7 @@ int Pass::radius() const {
       return r;
     }
     case Op::Integral1d: return frac_cascade_reach(taps);
+    case Op::Diffusion: return widths.empty() ? 0 : widths[0];  // one pixel per step
     default: return 0;
   }
 }
@@ -107,12 +109,21 @@ Status validate_program(const Program& p) {
         for (float w : s.taps)
           if (!(w >= 1.0f && w < 8388608.0f)) return fail(i, "real box widths must be in [1, 2^23)");
         break;
+      case Op::Diffusion:
+        if (s.taps.size() != 1 || !(s.taps[0] > 0.0f && s.taps[0] <= 0.25f))
+          return fail(i, "a diffusion pass takes one rate in (0, 0.25]");
+        if (s.widths.size() != 1 || s.widths[0] < 1) return fail(i, "a diffusion pass takes a step count >= 1");
+        break;
       default: break;
     }
     // Padding. The line and tap primitives work on unpadded images; the 2D box and the table primitives
     // carry cascades in padded intermediates. A padded source is read only inside its area (a table lookup
     // before its first row/column reads 0, the inclusive table's empty sum).
     const bool padded_op = s.op == Op::Copy || s.op == Op::Box2d || s.op == Op::Sat || s.op == Op::SatBox;
+    if (s.op == Op::Diffusion) {  // its domain is the stored area, whatever the padding
+      if (src.pad != dst.pad) return fail(i, "diffusion keeps the padding of its source");
+      continue;
+    }
     if (!padded_op && (src.pad != 0 || dst.pad != 0)) return fail(i, std::string(op_name(s.op)) + " takes unpadded images");
     if (s.op == Op::Sat) {
       if (s.extend < 0 || (s.extend > 0 && src.pad != 0)) return fail(i, "only an unpadded source is extended");

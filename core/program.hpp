@@ -29,6 +29,8 @@ enum class Op : int {
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
   Integral1d,     // cascade of boxes of REAL widths `taps` (core/integral.hpp) along `axis` on the extended line
+  Diffusion,      // widths[0] explicit heat steps u += taps[0] * (4-neighbour sum - 4 u) over src's whole stored
+                  // area (padding included), the border mode read at its edge every step; dst padded as src
   kCount
 };
 const char* op_name(Op op);

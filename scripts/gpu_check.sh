@@ -97,6 +97,14 @@ bench gl_linear_exact --backend gl --method gauss-linear --param interp=exact
 GPUBLUR_GL_FUSED_MAX_RADIUS=9 bench gl_fused --backend gl --method gauss-sep
 GPUBLUR_GL_2D_PER=8 bench gl_2d_per8 --backend gl --method gauss-2d
 GPUBLUR_GL_SEP_PER=8 GPUBLUR_GL_UNROLL=1 bench gl_sep_per8 --backend gl --method gauss-sep
+# Diffusion: steps per CUDA launch 1 (ping-pong), 4, 8 (default), 16; the thesis's fixed iteration counts.
+for s in 1 4 16; do
+  GPUBLUR_CUDA_DIFFUSION_STEPS=$s SIGMAS=3,12 bench cuda_diffusion_s$s --backend cuda --method diffusion
+done
+SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
+  --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
+SIGMAS=3 bench gl_diffusion_thesis --backend gl \
+  --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
 if want bench; then
   tar -C "$json_dir" -cf "$out/bench_json.tar" .
   cat "$out/bench.txt"

@@ -59,5 +59,6 @@ Recipe gauss_sep_recipe();
 Recipe gauss_linear_recipe();
 Recipe box_recipe();
 Recipe integral_recipe();
+Recipe diffusion_recipe();
 
 }  // namespace gpublur

@@ -17,6 +17,7 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::SatBox)] = cpu_sat_box;
     t[size_t(Op::Box2d)] = cpu_box2d;
     t[size_t(Op::Integral1d)] = cpu_integral1d;
+    t[size_t(Op::Diffusion)] = cpu_diffusion;
     return t;
   }();
   const size_t i = size_t(op);

@@ -104,6 +104,17 @@ size_t scratch_integral1d(const PassContext& c, size_t i) {
   return integral1d_scratch(p, img(c, p.src));
 }
 
+Status run_diffusion(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_diffusion(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
+}
+
+size_t scratch_diffusion(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return diffusion_scratch(p, img(c, p.src));
+}
+
 }  // namespace
 
 const PassEntry* cuda_pass(Op op) {
@@ -119,6 +130,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::SatBox)] = {run_sat_box, nullptr};
     t[size_t(Op::Box2d)] = {run_box2d, nullptr};
     t[size_t(Op::Integral1d)] = {run_integral1d, scratch_integral1d};
+    t[size_t(Op::Diffusion)] = {run_diffusion, scratch_diffusion};
     return t;
   }();
   const size_t i = size_t(op);

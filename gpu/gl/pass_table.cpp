@@ -17,6 +17,7 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::SatBox)] = gl_sat_box;
     t[size_t(Op::Box2d)] = gl_box2d;
     t[size_t(Op::Integral1d)] = gl_integral1d;
+    t[size_t(Op::Diffusion)] = gl_diffusion;
     return t;
   }();
   const size_t i = size_t(op);

@@ -52,9 +52,11 @@ inline std::vector<BoxVariant> box_variants() {
 struct TuningGuard {
   cuda::SepTuning sep = cuda::sep_tuning();
   cuda::BoxTuning box = cuda::box_tuning();
+  int diffusion_steps = cuda::diffusion_steps_per_launch();
   ~TuningGuard() {
     cuda::sep_tuning() = sep;
     cuda::box_tuning() = box;
+    cuda::diffusion_steps_per_launch() = diffusion_steps;
   }
 };
 
