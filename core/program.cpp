@@ -16,6 +16,7 @@ const char* op_name(Op op) {
     case Op::Sat: return "sat";
     case Op::SatBox: return "sat-box";
     case Op::Box2d: return "box2d";
+    case Op::FftConv1d: return "fft-conv1d";
     default: return "?";
   }
 }
@@ -23,6 +24,7 @@ const char* op_name(Op op) {
 int Pass::radius() const {
   switch (op) {
     case Op::Conv1d:
+    case Op::FftConv1d:
     case Op::Conv2d: return int(taps.size() / 2);
     case Op::Bilinear1d: {
       int r = 0;
@@ -81,6 +83,7 @@ Status validate_program(const Program& p) {
     const bool odd_taps = s.taps.size() % 2 == 1;
     switch (s.op) {
       case Op::Conv1d:
+      case Op::FftConv1d:
       case Op::Conv2d:
         if (!odd_taps) return fail(i, "needs an odd number of taps");
         break;

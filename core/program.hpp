@@ -28,6 +28,7 @@ enum class Op : int {
   Sat,            // inclusive summed-area table of src extended by `extend` pixels (float64 dst)
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
+  FftConv1d,      // the same function as Conv1d, scheduled as 1D FFTs of the border-extended lines (core/fft.hpp)
   kCount
 };
 const char* op_name(Op op);
@@ -37,7 +38,7 @@ struct Pass {
   int src = 0, dst = 1;
   int axis = 0;                    // 0: along x (rows), 1: along y (columns)
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
-  std::vector<float> taps;         // Conv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
+  std::vector<float> taps;         // Conv1d, FftConv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode

@@ -35,7 +35,8 @@ ParamSpec border_param() {
 
 const std::vector<Recipe>& recipes() {
   static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
-                                          gauss_linear_recipe(), box_recipe()};
+                                          gauss_linear_recipe(), box_recipe(),
+                                          fft_recipe()};
   return all;
 }
 
