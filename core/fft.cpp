@@ -1,6 +1,8 @@
 #include "core/fft.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace gpublur {
 
@@ -50,6 +52,11 @@ std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& 
     g[size_t(j)] = {re / double(N), im / double(N)};
   }
   return g;
+}
+
+int sep_fft_min_radius() {
+  if (const char* env = std::getenv("GPUBLUR_SEP_FFT_MIN_RADIUS"); env && *env) return std::max(0, std::atoi(env));
+  return INT_MAX;  // not measured yet (docs/performance.md, fft: the crossover to measure)
 }
 
 }  // namespace gpublur

@@ -8,6 +8,7 @@
 // (ext = 0, N = n) where n itself is a transform size the backend runs: circular correlation with the taps
 // folded mod n is exactly the wrap border, also for kernels longer than the line.
 #pragma once
+#include <climits>
 #include <complex>
 #include <vector>
 
@@ -33,5 +34,10 @@ FftLine fft_line(int n, int radius, Border b, FftSizes sizes);
 // (forward exp(-2 pi i ...), inverse exp(+2 pi i ...): cuFFT's and the GL shader's conventions) is
 // out(x) = sum_k taps[k + r] line((x + k) mod N). Computed in float64 from a cosine table (exact angles).
 std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft);
+
+// gauss-sep's hand-over (issue 9 point 4): from this radius on, gauss-sep runs its passes as FftConv1d (the same
+// function within float rounding) where that is measured faster. No crossover is measured yet, so by default it
+// never hands over (returns INT_MAX); GPUBLUR_SEP_FFT_MIN_RADIUS=R sets one, for measuring it.
+int sep_fft_min_radius();
 
 }  // namespace gpublur

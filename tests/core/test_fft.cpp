@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <complex>
 #include <random>
 #include <vector>
@@ -113,6 +114,32 @@ TEST(Fft, RecipeAppliesGaussSepTaps) {
     EXPECT_DOUBLE_EQ(fft.effective_sigma, sep.effective_sigma);
     EXPECT_EQ(fft.tolerance, 1e-5);
   }
+}
+
+// Issue 9 point 4's mechanism: gauss-sep hands its passes over to FftConv1d from a radius on (none measured yet:
+// off by default), keeping its taps; the fragment form (a GL schedule the user names) never hands over.
+TEST(Fft, GaussSepHandOver) {
+  auto op_of = [](const char* sigma, const char* impl) {
+    Plan p;
+    EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", sigma}, {"impl", impl}}, p).ok());
+    return p.program.passes.at(0).op;
+  };
+  const char* old = std::getenv("GPUBLUR_SEP_FFT_MIN_RADIUS");
+  const std::string saved = old ? old : "";
+  unsetenv("GPUBLUR_SEP_FFT_MIN_RADIUS");
+  EXPECT_EQ(op_of("400", "compute"), Op::Conv1d);
+  setenv("GPUBLUR_SEP_FFT_MIN_RADIUS", "30", 1);
+  EXPECT_EQ(op_of("9.5", "compute"), Op::Conv1d);  // r 29
+  EXPECT_EQ(op_of("10", "compute"), Op::FftConv1d);  // r 30
+  EXPECT_EQ(op_of("10", "fragment"), Op::Conv1d);
+  Plan fft, sep;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "10"}}, sep).ok());
+  ASSERT_TRUE(resolve_plan("fft", {{"sigma", "10"}}, fft).ok());
+  EXPECT_EQ(sep.program.passes.at(1).taps, fft.program.passes.at(1).taps);
+  if (old)
+    setenv("GPUBLUR_SEP_FFT_MIN_RADIUS", saved.c_str(), 1);
+  else
+    unsetenv("GPUBLUR_SEP_FFT_MIN_RADIUS");
 }
 
 }  // namespace
