@@ -29,7 +29,7 @@ using cuda::FftLayout;
 Image emulate(const Image& src, int axis, const std::vector<float>& taps, Border border, int batch_lines) {
   FftLayout l;
   l.axis = axis, l.width = src.width, l.height = src.height, l.channels = src.channels, l.border = border;
-  const FftLine fl = fft_line(l.n(), int(taps.size() / 2), border, FftSizes::Smooth7);
+  const FftLine fl = cuda::cufft_line(l.n(), int(taps.size() / 2), border);
   l.n_fft = fl.n_fft, l.ext = fl.ext, l.batch_lines = batch_lines;
   const int N = l.n_fft, B = l.transforms();
   const std::vector<cd> g = fft_kernel_spectrum(taps, N);

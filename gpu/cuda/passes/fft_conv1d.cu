@@ -99,7 +99,7 @@ FftLayout layout_of(const Pass& pass, const DevImage& src) {
   l.axis = pass.axis;
   l.width = src.width, l.height = src.height, l.channels = src.channels;
   l.border = pass.border;
-  const FftLine fl = fft_line(l.n(), pass.radius(), pass.border, FftSizes::Smooth7);
+  const FftLine fl = cufft_line(l.n(), pass.radius(), pass.border);
   l.n_fft = fl.n_fft, l.ext = fl.ext;
   const size_t per_line = (size_t(l.n_fft) * 4 + size_t(l.bins()) * 8) * size_t(l.channels);
   const int lines = std::max(1, l.lines());

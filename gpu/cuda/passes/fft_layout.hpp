@@ -12,8 +12,17 @@
 #include <cstddef>
 
 #include "core/border.hpp"
+#include "core/fft.hpp"
 
 namespace gpublur::cuda {
+
+// core's line layout for cuFFT's sizes (7-smooth), never shorter than 8: a 1-pixel wrapped line would otherwise
+// ask cuFFT for a transform of length 1; extended by the radius instead, wrap is exact all the same.
+inline FftLine cufft_line(int n, int radius, Border b) {
+  FftLine l = fft_line(n, radius, b, FftSizes::Smooth7);
+  if (l.n_fft < 8) l = {fft_size_at_least(n + 2 * radius < 8 ? 8 : n + 2 * radius, FftSizes::Smooth7), radius};
+  return l;
+}
 
 struct FftLayout {
   int axis = 0;
