@@ -38,7 +38,7 @@ struct Pass {
   int src = 0, dst = 1;
   int axis = 0;                    // 0: along x (rows), 1: along y (columns)
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
-  std::vector<float> taps;         // Conv1d, FftConv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
+  std::vector<float> taps;         // Conv1d(+Fft), Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode

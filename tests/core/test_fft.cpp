@@ -91,7 +91,8 @@ TEST(Fft, SpectrumTimesExtendedLineIsTheDirectConvolution) {
           const std::vector<double> want = direct(line, taps, b), got = by_dft(line, taps, b, sz);
           for (int x = 0; x < n; ++x)
             ASSERT_NEAR(got[size_t(x)], want[size_t(x)], 1e-9)
-                << border_name(b) << " n " << n << " r " << r << " x " << x << (sz == FftSizes::Smooth7 ? " smooth7" : "");
+                << border_name(b) << " n " << n << " r " << r << " x " << x
+                << (sz == FftSizes::Smooth7 ? " smooth7" : "");
         }
 }
 

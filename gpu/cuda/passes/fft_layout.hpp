@@ -60,7 +60,8 @@ struct FftLayout {
     if (line >= lines() || q >= n() + ext) return 0.0f;  // past the image's lines; zero beyond the extension
     const int idx = remap_index(q, n(), border);
     if (idx < 0) return 0.0f;
-    const size_t px = axis == 0 ? size_t(line) * size_t(width) + size_t(idx) : size_t(idx) * size_t(width) + size_t(line);
+    const size_t px =
+        axis == 0 ? size_t(line) * size_t(width) + size_t(idx) : size_t(idx) * size_t(width) + size_t(line);
     return src[px * size_t(channels) + size_t(c)];
   }
 

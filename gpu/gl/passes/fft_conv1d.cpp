@@ -163,7 +163,8 @@ Status gl_fft_lines(GlPassContext& ctx, std::vector<float>& data, int n_fft, boo
   }
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
   glGetNamedBufferSubData(buf, 0, GLsizeiptr(data.size() * sizeof(float)), data.data());
-  if (const GLenum e = glGetError(); e != GL_NO_ERROR) return Status::fail(fmt::format("gl_fft_lines: GL error {:#x}", e));
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+    return Status::fail(fmt::format("gl_fft_lines: GL error {:#x}", e));
   return Status::success();
 }
 
