@@ -148,6 +148,8 @@ struct FftState {
   Impl* impl = nullptr;
   void release();
 };
+// Whether libcufft could be loaded (no device needed); `why` says what was tried where it could not.
+bool cufft_loaded(std::string* why);
 size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state);
 Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& dst, FftState& state, void* scratch,
                          size_t scratch_bytes, cudaStream_t s, std::string& path);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <complex>
 #include <random>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/fft.hpp"
 #include "core/reference/pass_table.hpp"
 #include "cuda/cuda_test_util.hpp"
+#include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/fft_layout.hpp"
 #include "tests/core/random_image.hpp"
 
@@ -102,6 +104,17 @@ TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
           worst = std::max(worst, err);
         }
   std::printf("[ fft ] emulated CUDA fft index math vs conv1d reference: worst %.3g\n", worst);
+}
+
+// The run-time loading of cuFFT (no device needed): wherever the toolkit's library is installed it loads with
+// every entry point; elsewhere the fft method fails with the reason this prints.
+TEST(CudaFftEmulated, CufftLoadsWhereInstalled) {
+  std::string why;
+  const bool loaded = cuda::cufft_loaded(&why);
+  std::FILE* f = std::fopen("/usr/local/cuda/lib64/libcufft.so.12", "rb");
+  if (!f && !loaded) GTEST_SKIP() << "no cuFFT installed here: " << why;
+  if (f) std::fclose(f);
+  EXPECT_TRUE(loaded) << why;
 }
 
 // fft on the device against gauss-sep's CPU reference (the same sampled Gaussian).

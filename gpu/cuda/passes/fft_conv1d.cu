@@ -190,6 +190,12 @@ struct FftState::Impl {
   }
 };
 
+bool cufft_loaded(std::string* why) {
+  const CufftApi& api = cufft();
+  if (why) *why = api.error;
+  return api.ok();
+}
+
 void FftState::release() {
   if (impl) {
     impl->release();
