@@ -101,8 +101,8 @@ std::string program_text(const Program& p) {
     s += op_name(pass.op);
     std::string args;
     auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
-    if (pass.op == Op::Conv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d || pass.op == Op::MovingAverage ||
-        pass.op == Op::Integral1d)
+    if (pass.op == Op::Conv1d || pass.op == Op::FftConv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d ||
+        pass.op == Op::MovingAverage || pass.op == Op::Integral1d)
       arg(pass.axis == 0 ? "x" : "y");
     if (pass.op == Op::Integral1d) {
       std::string w;

@@ -20,6 +20,7 @@ const char* op_name(Op op) {
     case Op::Box2d: return "box2d";
     case Op::Integral1d: return "integral1d";
     case Op::Diffusion: return "diffusion";
+    case Op::FftConv1d: return "fft-conv1d";
     default: return "?";
   }
 }
@@ -27,6 +28,7 @@ const char* op_name(Op op) {
 int Pass::radius() const {
   switch (op) {
     case Op::Conv1d:
+    case Op::FftConv1d:
     case Op::Conv2d: return int(taps.size() / 2);
     case Op::Bilinear1d: {
       int r = 0;
@@ -87,6 +89,7 @@ Status validate_program(const Program& p) {
     const bool odd_taps = s.taps.size() % 2 == 1;
     switch (s.op) {
       case Op::Conv1d:
+      case Op::FftConv1d:
       case Op::Conv2d:
         if (!odd_taps) return fail(i, "needs an odd number of taps");
         break;

@@ -31,6 +31,7 @@ enum class Op : int {
   Integral1d,     // cascade of boxes of REAL widths `taps` (core/integral.hpp) along `axis` on the extended line
   Diffusion,      // widths[0] explicit heat steps u += taps[0] * (4-neighbour sum - 4 u) over src's whole stored
                   // area (padding included), the border mode read at its edge every step; dst padded as src
+  FftConv1d,      // the same function as Conv1d, scheduled as 1D FFTs of the border-extended lines (core/fft.hpp)
   kCount
 };
 const char* op_name(Op op);
@@ -42,6 +43,7 @@ struct Pass {
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
   std::vector<float> taps;         // Conv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
                                    // Integral1d: the real box widths (>= 1), one per box of the cascade
+  std::vector<float> taps;         // Conv1d(+Fft), Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode

@@ -1,5 +1,6 @@
 // gauss-sep: the separable Gaussian, a horizontal then a vertical pass of 2r+1 taps (compute-shader seed
 // 10.2-10.3, thesis 3.3). Backends fuse the two passes where that is faster (the schedule).
+#include "core/fft.hpp"
 #include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 
@@ -25,6 +26,11 @@ Recipe gauss_sep_recipe() {
     pass.op = Op::Conv1d;
     pass.taps.assign(w.begin(), w.end());
     if (p.text("impl") == "fragment") pass.hint = "fragment";
+    // Large kernels hand over to the FFT form of the same function where measured faster (core/fft.hpp).
+    if (pass.hint.empty() && plan.radius >= sep_fft_min_radius()) {
+      pass.op = Op::FftConv1d;
+      plan.details["schedule"] = "fft (radius >= " + std::to_string(sep_fft_min_radius()) + ")";
+    }
     separable_passes(plan, pass);
     plan.effective_sigma = kernel_sigma(w);
     return Status::success();

@@ -18,6 +18,7 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Box2d)] = cpu_box2d;
     t[size_t(Op::Integral1d)] = cpu_integral1d;
     t[size_t(Op::Diffusion)] = cpu_diffusion;
+    t[size_t(Op::FftConv1d)] = cpu_conv1d;  // the ground truth: the float64 direct convolution, same function
     return t;
   }();
   const size_t i = size_t(op);

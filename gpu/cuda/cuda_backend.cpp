@@ -34,6 +34,7 @@ class CudaBackend final : public Backend {
     cudaSetDevice(device_);
     if (stream_) cudaStreamSynchronize(stream_);
     linear_.release();
+    fft_.release();
     free_buffers();
     for (Buffer& b : slots_) b.free();
     scratch_.free();
@@ -153,6 +154,7 @@ class CudaBackend final : public Backend {
     Status s = prepare_images(prog);
     if (!s) return s;
     cuda::PassContext ctx{prog, images_, stream_, version_, linear_, nullptr, 0};
+    ctx.fft = &fft_;
     size_t scratch = 0;
     for (size_t i = 0; i < prog.passes.size(); ++i)
       if (const cuda::PassEntry* e = cuda::cuda_pass(prog.passes[i].op); e->scratch)
@@ -352,6 +354,7 @@ class CudaBackend final : public Backend {
   bool resident_ = false, has_output_ = false;
   unsigned long long version_ = 0;
   cuda::LinearState linear_;
+  cuda::FftState fft_;
   std::vector<Buffer> slots_;  // intermediate images
   Buffer scratch_;
   std::vector<cuda::DevImage> images_;

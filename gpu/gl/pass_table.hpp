@@ -28,6 +28,7 @@ Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& 
 Status gl_sat_box(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 

@@ -1,0 +1,62 @@
+#include "core/fft.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace gpublur {
+
+bool fft_good_size(long long n, FftSizes sizes) {
+  if (n < 1) return false;
+  if (sizes == FftSizes::PowerOfTwo) return (n & (n - 1)) == 0;
+  for (int f : {2, 3, 5, 7})
+    while (n % f == 0) n /= f;
+  return n == 1;
+}
+
+int fft_size_at_least(int n, FftSizes sizes) {
+  long long m = n < 1 ? 1 : n;
+  while (!fft_good_size(m, sizes)) ++m;  // 7-smooth numbers are dense: a few steps
+  return int(m);
+}
+
+FftLine fft_line(int n, int radius, Border b, FftSizes sizes) {
+  FftLine l;
+  if (b == Border::Wrap && fft_good_size(n, sizes)) {
+    l.n_fft = n;
+    return l;
+  }
+  l.ext = radius;
+  l.n_fft = fft_size_at_least(n + 2 * radius, sizes);
+  return l;
+}
+
+std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft) {
+  const long long N = n_fft;
+  const int r = int(taps.size() / 2);
+  const double pi = std::acos(-1.0);
+  std::vector<double> c(static_cast<size_t>(N)), s(static_cast<size_t>(N));  // cos, sin of 2 pi m / N
+  for (long long m = 0; m < N; ++m) {
+    c[size_t(m)] = std::cos(2.0 * pi * double(m) / double(N));
+    s[size_t(m)] = std::sin(2.0 * pi * double(m) / double(N));
+  }
+  std::vector<std::complex<double>> g(static_cast<size_t>(N));
+  for (long long j = 0; j < N; ++j) {
+    double re = 0, im = 0;
+    for (int k = -r; k <= r; ++k) {
+      long long m = (j * k) % N;
+      if (m < 0) m += N;
+      re += double(taps[size_t(k + r)]) * c[size_t(m)];
+      im += double(taps[size_t(k + r)]) * s[size_t(m)];
+    }
+    g[size_t(j)] = {re / double(N), im / double(N)};
+  }
+  return g;
+}
+
+int sep_fft_min_radius() {
+  if (const char* env = std::getenv("GPUBLUR_SEP_FFT_MIN_RADIUS"); env && *env) return std::max(0, std::atoi(env));
+  return INT_MAX;  // not measured yet (docs/performance.md, fft: the crossover to measure)
+}
+
+}  // namespace gpublur

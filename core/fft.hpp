@@ -1,0 +1,43 @@
+// FFT convolution's numbers, decided once in core for every backend (Op::FftConv1d): how long a line's
+// transform is and how far the line is extended with the border mode, and the kernel's spectrum.
+//
+// A line of n pixels is extended by `ext` pixels on each side with the border mode (positions -ext..n+ext-1
+// stored at 0..n+2ext-1), zero beyond, and circularly correlated with the taps through a transform of length
+// N >= n + 2 ext: with ext = r every output x in [0, n) reads stored positions x..x+2r, none wrapped, so the
+// result is Conv1d's on the border-extended line (core/reference/passes/conv1d.cpp). Wrap runs natively
+// (ext = 0, N = n) where n itself is a transform size the backend runs: circular correlation with the taps
+// folded mod n is exactly the wrap border, also for kernels longer than the line.
+#pragma once
+#include <climits>
+#include <complex>
+#include <vector>
+
+#include "core/border.hpp"
+
+namespace gpublur {
+
+// The transform lengths a backend runs: powers of two (the GL backend's own radix-2 FFT), or 7-smooth
+// numbers 2^a 3^b 5^c 7^d (cuFFT's fast sizes).
+enum class FftSizes { PowerOfTwo, Smooth7 };
+
+bool fft_good_size(long long n, FftSizes sizes);
+int fft_size_at_least(int n, FftSizes sizes);  // the smallest good size >= n (n >= 1)
+
+struct FftLine {
+  int n_fft = 0;  // transform length N
+  int ext = 0;    // border extension on each side (0: wrap natively)
+};
+FftLine fft_line(int n, int radius, Border b, FftSizes sizes);
+
+// The spectrum G of the correlation with `taps` (offsets -r..r) for transform length N, scaled by 1/N:
+// G[j] = (1/N) sum_k taps[k + r] exp(+2 pi i j k / N), so that the unnormalised inverse DFT of DFT(line) * G
+// (forward exp(-2 pi i ...), inverse exp(+2 pi i ...): cuFFT's and the GL shader's conventions) is
+// out(x) = sum_k taps[k + r] line((x + k) mod N). Computed in float64 from a cosine table (exact angles).
+std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft);
+
+// gauss-sep's hand-over (issue 9 point 4): from this radius on, gauss-sep runs its passes as FftConv1d (the same
+// function within float rounding) where that is measured faster. No crossover is measured yet, so by default it
+// never hands over (returns INT_MAX); GPUBLUR_SEP_FFT_MIN_RADIUS=R sets one, for measuring it.
+int sep_fft_min_radius();
+
+}  // namespace gpublur

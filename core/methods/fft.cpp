@@ -1,0 +1,33 @@
+// fft: the exact sampled, truncated Gaussian of gauss-sep (the same taps, the same --radius) applied by FFT
+// convolution (thesis 3.4): along x then along y, each line extended by the radius with the border mode, zero
+// beyond, transformed, multiplied by the kernel's spectrum and transformed back (core/fft.hpp: the transform
+// lengths and the spectrum). The cost per pixel grows with log(n + 2r), not with r: the exact method for huge
+// kernels. Two 1D passes rather than one 2D transform: the kernel is separable, and lines need a transform
+// buffer of one line each instead of the whole padded image (docs/performance.md, fft).
+#include "core/gauss.hpp"
+#include "core/methods/recipe.hpp"
+
+namespace gpublur {
+
+Recipe fft_recipe() {
+  Recipe r;
+  r.spec.name = "fft";
+  r.spec.summary = "exact Gaussian by FFT convolution: gauss-sep's taps applied along x then y through 1D FFTs";
+  r.spec.sigma_mapping = "as gauss-sep: radius = ceil(3*sigma); 1D weights exp(-x^2/(2 sigma^2)), normalised";
+  r.spec.exact_gaussian = true;
+  r.spec.params = {sigma_param(), radius_param(), border_param()};
+  r.spec.backends = {"cpu", "cuda", "gl"};
+  r.build = [](const Params& p, Plan& plan) {
+    plan.radius = gaussian_radius_param(p, plan);
+    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
+    Pass pass;
+    pass.op = Op::FftConv1d;
+    pass.taps.assign(w.begin(), w.end());
+    separable_passes(plan, pass);
+    plan.effective_sigma = kernel_sigma(w);
+    return Status::success();
+  };
+  return r;
+}
+
+}  // namespace gpublur
