@@ -60,5 +60,6 @@ Recipe gauss_linear_recipe();
 Recipe box_recipe();
 Recipe integral_recipe();
 Recipe diffusion_recipe();
+Recipe bilateral_recipe();
 
 }  // namespace gpublur

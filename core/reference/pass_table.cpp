@@ -18,6 +18,8 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Box2d)] = cpu_box2d;
     t[size_t(Op::Integral1d)] = cpu_integral1d;
     t[size_t(Op::Diffusion)] = cpu_diffusion;
+    t[size_t(Op::Bilateral)] = cpu_bilateral;
+    t[size_t(Op::Bilateral1d)] = cpu_bilateral1d;
     return t;
   }();
   const size_t i = size_t(op);
