@@ -19,6 +19,8 @@ const char* op_name(Op op) {
     case Op::SatBox: return "sat-box";
     case Op::Box2d: return "box2d";
     case Op::Integral1d: return "integral1d";
+    case Op::Bilateral: return "bilateral";
+    case Op::Bilateral1d: return "bilateral1d";
     case Op::Diffusion: return "diffusion";
     case Op::FftConv1d: return "fft-conv1d";
     default: return "?";
@@ -29,7 +31,9 @@ int Pass::radius() const {
   switch (op) {
     case Op::Conv1d:
     case Op::FftConv1d:
-    case Op::Conv2d: return int(taps.size() / 2);
+    case Op::Conv2d:
+    case Op::Bilateral:
+    case Op::Bilateral1d: return int(taps.size() / 2);
     case Op::Bilinear1d: {
       int r = 0;
       for (float o : offsets) r = std::max(r, int(std::ceil(o)));
@@ -93,6 +97,11 @@ Status validate_program(const Program& p) {
       case Op::Conv2d:
         if (!odd_taps) return fail(i, "needs an odd number of taps");
         break;
+      case Op::Bilateral:
+      case Op::Bilateral1d:
+        if (!odd_taps) return fail(i, "needs an odd number of taps");
+        if (!(s.range >= 0.f)) return fail(i, "a bilateral range coefficient must be >= 0");
+        break;
       case Op::Bilinear1d:
         if (s.offsets.empty() || s.offsets.size() != s.taps.size() || s.offsets[0] != 0.0f)
           return fail(i, "bilinear taps need matching offsets and weights, offset 0 first");
@@ -145,7 +154,7 @@ bool xy_pair(const Program& p, size_t i) {
   const Pass &a = p.passes[i], &b = p.passes[i + 1];
   if (b.op != a.op || a.axis != 0 || b.axis != 1 || a.dst != b.src || a.dst < 2) return false;
   if (a.taps != b.taps || a.offsets != b.offsets || a.widths != b.widths || a.border != b.border ||
-      a.extend != b.extend || a.hint != b.hint)
+      a.extend != b.extend || a.range != b.range || a.hint != b.hint)
     return false;
   const ImageDecl& mid = p.images[size_t(a.dst)];
   if (mid.pad != 0 || mid.f64 || p.images[size_t(a.src)].divisor != mid.divisor) return false;

@@ -29,6 +29,9 @@ enum class Op : int {
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
   Integral1d,     // cascade of boxes of REAL widths `taps` (core/integral.hpp) along `axis` on the extended line
+  Bilateral,      // brute-force bilateral: spatial weights taps (x) taps over (2r+1)^2, range weight
+                  // exp(-range * |colour difference|^2) against the centre pixel, normalised by the weights' sum
+  Bilateral1d,    // the same along `axis` only (the separable approximation runs x then y)
   Diffusion,      // widths[0] explicit heat steps u += taps[0] * (4-neighbour sum - 4 u) over src's whole stored
                   // area (padding included), the border mode read at its edge every step; dst padded as src
   FftConv1d,      // the same function as Conv1d, scheduled as 1D FFTs of the border-extended lines (core/fft.hpp)
@@ -47,6 +50,9 @@ struct Pass {
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode
+  // Bilateral, Bilateral1d: 1 / (2 sigma_r^2) of the range Gaussian (0: no range weighting). The colour
+  // difference is over the colour channels: all of 1 and 3 channels; of 2 and 4 the last is alpha and left out.
+  float range = 0.f;
   // A form of the pass the user asked for by name where a backend has several (GL: "fragment" runs Conv1d
   // as fragment-shader ping-pong, the thesis's form); a backend without that form ignores it.
   std::string hint;

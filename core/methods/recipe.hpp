@@ -61,5 +61,6 @@ Recipe box_recipe();
 Recipe integral_recipe();
 Recipe diffusion_recipe();
 Recipe fft_recipe();
+Recipe bilateral_recipe();
 
 }  // namespace gpublur

@@ -19,6 +19,8 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Integral1d)] = cpu_integral1d;
     t[size_t(Op::Diffusion)] = cpu_diffusion;
     t[size_t(Op::FftConv1d)] = cpu_conv1d;  // the ground truth: the float64 direct convolution, same function
+    t[size_t(Op::Bilateral)] = cpu_bilateral;
+    t[size_t(Op::Bilateral1d)] = cpu_bilateral1d;
     return t;
   }();
   const size_t i = size_t(op);

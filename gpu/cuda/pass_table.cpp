@@ -117,6 +117,12 @@ size_t scratch_fft_conv1d(const PassContext& c, size_t i) {
   return c.fft ? fft_conv1d_prepare(p, img(c, p.src), *c.fft) : 0;
 }
 
+Status run_bilateral(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_bilateral(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
 Status run_diffusion(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -145,6 +151,8 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Integral1d)] = {run_integral1d, scratch_integral1d};
     t[size_t(Op::Diffusion)] = {run_diffusion, scratch_diffusion};
     t[size_t(Op::FftConv1d)] = {run_fft_conv1d, scratch_fft_conv1d};
+    t[size_t(Op::Bilateral)] = {run_bilateral, nullptr};
+    t[size_t(Op::Bilateral1d)] = {run_bilateral, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

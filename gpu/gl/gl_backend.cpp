@@ -92,6 +92,7 @@ class GlBackend final : public Backend {
     if (!cur.status()) return cur.status();
     if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
     channels_ = src.channels;
+    passes_->set_channels(src.channels);
     ran_ = false;
     glFinish();
     const auto t0 = Clock::now();

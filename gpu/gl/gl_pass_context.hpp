@@ -86,6 +86,9 @@ class GlPassContext {
   Status ensure_io(int w, int h);
   int width() const { return width_; }
   int height() const { return height_; }
+  // The uploaded image's channel count (textures hold RGBA whatever it is; a step's work reads it at run time).
+  int channels() const { return channels_; }
+  void set_channels(int c) { channels_ = c; }
   GLuint input() const { return io_[0]; }
   GLuint output() const { return io_[1]; }
   void free_sized();  // every object sized by the image (io textures included)
@@ -126,7 +129,7 @@ class GlPassContext {
   bool half_ = false;
   GlLimits limits_;
   SepTile tile_h_, tile_v_;
-  int width_ = 0, height_ = 0;
+  int width_ = 0, height_ = 0, channels_ = 0;
   GLuint io_[2] = {0, 0};
   // Pools of program images, by (f64, stored w, stored h).
   std::map<std::tuple<bool, int, int>, std::vector<GLuint>> pool_;

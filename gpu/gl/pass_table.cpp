@@ -19,6 +19,8 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Integral1d)] = gl_integral1d;
     t[size_t(Op::Diffusion)] = gl_diffusion;
     t[size_t(Op::FftConv1d)] = gl_fft_conv1d;
+    t[size_t(Op::Bilateral)] = gl_bilateral;
+    t[size_t(Op::Bilateral1d)] = gl_bilateral;
     return t;
   }();
   const size_t i = size_t(op);

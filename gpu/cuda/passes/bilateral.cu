@@ -1,0 +1,76 @@
+// bilateral, bilateral1d (core/program.hpp): one thread per output pixel, the window read through L1/L2 (the
+// weights change per pixel and an expf per tap dominates: compute-bound, not tiled). Border reads as the CPU
+// reference: remapped, or 0 with its weight for the zero border. The colour difference is over x of float and
+// float2 (gray + alpha), xyz of float4 (RGB, or RGBA with alpha in w; 3-channel images carry 0 in w).
+#include <string>
+
+#include "gpu/cuda/cuda_common.cuh"
+#include "gpu/cuda/cuda_kernels.hpp"
+
+namespace gpublur::cuda {
+namespace {
+
+__constant__ float c_w[kMaxTaps];
+
+__device__ __forceinline__ float colour_d2(float a, float b) { return (a - b) * (a - b); }
+__device__ __forceinline__ float colour_d2(float2 a, float2 b) { return (a.x - b.x) * (a.x - b.x); }
+__device__ __forceinline__ float colour_d2(float4 a, float4 b) {
+  return (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z);
+}
+
+template <typename T>
+__device__ __forceinline__ T read(const T* __restrict__ in, int x, int y, int W, int H, Border b) {
+  const int rx = remap_index(x, W, b), ry = remap_index(y, H, b);
+  return rx < 0 || ry < 0 ? vzero<T>() : in[size_t(ry) * W + rx];
+}
+
+// axis -1: the 2D window; 0 / 1: along x / y.
+template <typename T>
+__global__ void bilateral_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int r,
+                                 int axis, float range) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H) return;
+  const T centre = in[size_t(y) * W + x];
+  const int ry = axis != 0 ? r : 0, rx = axis != 1 ? r : 0;
+  T sum = vzero<T>();
+  float total = 0.f;
+  for (int dy = -ry; dy <= ry; ++dy) {
+    const float wy = axis == 0 ? 1.f : c_w[dy + r];
+    for (int dx = -rx; dx <= rx; ++dx) {
+      const T q = read(in, x + dx, y + dy, W, H, b);
+      const float ws = axis == 1 ? wy : wy * c_w[dx + r];
+      const float w = ws * expf(-range * colour_d2(q, centre));
+      total += w;
+      vfma(w, q, sum);
+    }
+  }
+  T res = vzero<T>();
+  vfma(1.f / total, sum, res);
+  out[size_t(y) * W + x] = res;
+}
+
+template <typename T>
+Status run(const Pass& pass, int axis, const DevImage& src, const DevImage& dst, cudaStream_t st) {
+  const int W = dst.width, H = dst.height, r = pass.radius();
+  if (Status s = upload_taps(c_w, pass.taps, int(pass.taps.size()), st); !s) return s;
+  const dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  bilateral_kernel<T><<<grid, block, 0, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), W, H,
+                                              pass.border, r, axis, pass.range);
+  return cuda_status(cudaGetLastError(), "launching bilateral");
+}
+
+}  // namespace
+
+Status launch_bilateral(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path) {
+  if (src.f64 || dst.f64 || src.pad || dst.pad) return Status::fail("CUDA bilateral: needs unpadded float32 images");
+  const int axis = pass.op == Op::Bilateral ? -1 : pass.axis;
+  path = axis < 0 ? "bilateral-2d" : axis == 0 ? "bilateral1d-x" : "bilateral1d-y";
+  switch (dst.channels) {
+    case 1: return run<float>(pass, axis, src, dst, s);
+    case 2: return run<float2>(pass, axis, src, dst, s);
+    case 4: return run<float4>(pass, axis, src, dst, s);
+    default: return Status::fail("CUDA bilateral: unsupported device channel count");
+  }
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,33 @@
+// bilateral (axis < 0: the (2r+1)^2 window) and bilateral1d (axis 0 / 1): out = sum w_s w_r I(q) / sum w_s w_r,
+// w_s the product of the 1D weights, w_r = exp(-range * |I(p) - I(q)|^2) over the colour channels (`colour`
+// masks them: r for 1 and 2 channels (2: gray + alpha), rgb for 3 and 4). Border reads as the CPU reference.
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
+layout(std430, binding = 1) readonly buffer Weights { float wt[]; };
+uniform ivec2 size;
+uniform int border;
+uniform int radius;
+uniform int axis;
+uniform float range;
+uniform vec4 colour;
+
+void main() {
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  if (p.x >= size.x || p.y >= size.y) return;
+  vec4 centre = texelFetch(src, p, 0);
+  int ry = axis != 0 ? radius : 0, rx = axis != 1 ? radius : 0;
+  vec4 sum = vec4(0.0);
+  float total = 0.0;
+  for (int dy = -ry; dy <= ry; ++dy) {
+    float wy = axis == 0 ? 1.0 : wt[dy + radius];
+    for (int dx = -rx; dx <= rx; ++dx) {
+      vec4 q = fetch_texel(src, p + ivec2(dx, dy), size, border);
+      vec4 d = (q - centre) * colour;
+      float w = (axis == 1 ? wy : wy * wt[dx + radius]) * exp(-range * dot(d, d));
+      total += w;
+      sum += w * q;
+    }
+  }
+  imageStore(dst, p, sum / total);
+}

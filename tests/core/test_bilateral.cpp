@@ -1,0 +1,107 @@
+// The bilateral method's defining properties: with an infinite range sigma it is the Gaussian (brute: gauss-2d,
+// separable: gauss-sep); a step edge survives where the Gaussian smears it; alpha takes no part in the colour
+// distance; the brute form is the textbook sum at every pixel and border.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/core/f64_reference.hpp"
+#include "tests/core/random_image.hpp"
+
+namespace gpublur {
+namespace {
+
+using testing::f64_border;
+using testing::random_image;
+
+const char* kBorders[] = {"clamp", "mirror", "wrap", "zero"};
+
+Image run(const std::string& method, const std::map<std::string, std::string>& given, const Image& src) {
+  Plan p;
+  const Status s = resolve_plan(method, given, p);
+  EXPECT_TRUE(s.ok()) << s.error;
+  Image out;
+  EXPECT_TRUE(reference_run(p, src, out).ok());
+  return out;
+}
+
+double max_diff(const Image& a, const Image& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
+  return a.data.size() == b.data.size() ? m : 1e9;
+}
+
+TEST(Bilateral, InfiniteRangeSigmaIsTheGaussian) {
+  for (const char* border : kBorders)
+    for (int c = 1; c <= 4; ++c) {
+      const Image src = random_image(23, 9, c, 60 + c);
+      const std::map<std::string, std::string> g = {{"sigma", "1.7"}, {"border", border}};
+      auto with = [&](std::map<std::string, std::string> m, const char* impl) {
+        m["sigma-range"] = "1e9";
+        m["impl"] = impl;
+        return m;
+      };
+      EXPECT_LE(max_diff(run("bilateral", with(g, "brute"), src), run("gauss-2d", g, src)), 1e-6) << border << c;
+      EXPECT_LE(max_diff(run("bilateral", with(g, "separable"), src), run("gauss-sep", g, src)), 1e-6) << border << c;
+    }
+}
+
+TEST(Bilateral, KeepsAStepEdgeTheGaussianSmears) {
+  Image src(32, 8, 1);
+  for (int y = 0; y < 8; ++y)
+    for (int x = 16; x < 32; ++x) src.at(x, y, 0) = 1.f;
+  for (const char* impl : {"brute", "separable"}) {
+    const Image b = run("bilateral", {{"sigma", "3"}, {"sigma-range", "0.05"}, {"impl", impl}}, src);
+    EXPECT_LT(b.at(15, 4, 0), 1e-3) << impl;
+    EXPECT_GT(b.at(16, 4, 0), 1 - 1e-3) << impl;
+  }
+  const Image g = run("gauss-2d", {{"sigma", "3"}}, src);
+  EXPECT_GT(g.at(15, 4, 0), 0.3);
+}
+
+// Constant gray, random alpha: the colour distance is 0 everywhere, so every weight is spatial only.
+TEST(Bilateral, AlphaIsNotAColour) {
+  for (int c : {2, 4}) {
+    Image src = random_image(17, 11, c, 5);
+    for (int y = 0; y < src.height; ++y)
+      for (int x = 0; x < src.width; ++x)
+        for (int k = 0; k < c - 1; ++k) src.at(x, y, k) = 0.25f;
+    const Image b = run("bilateral", {{"sigma", "1.5"}, {"sigma-range", "0.01"}}, src);
+    EXPECT_LE(max_diff(b, run("gauss-2d", {{"sigma", "1.5"}}, src)), 1e-6) << c;
+  }
+}
+
+TEST(Bilateral, BruteIsTheTextbookSum) {
+  const double sigma = 1.2, sr = 0.2;
+  const int r = 4;  // ceil(3 sigma)
+  for (const char* border : kBorders) {
+    const Image src = random_image(9, 7, 3, 77);
+    const Image got = run("bilateral", {{"sigma", "1.2"}, {"sigma-range", "0.2"}, {"border", border}}, src);
+    double worst = 0;
+    for (int y = 0; y < src.height; ++y)
+      for (int x = 0; x < src.width; ++x) {
+        double num[3] = {0, 0, 0}, den = 0;
+        for (int dy = -r; dy <= r; ++dy)
+          for (int dx = -r; dx <= r; ++dx) {
+            const int xx = f64_border(x + dx, src.width, border), yy = f64_border(y + dy, src.height, border);
+            double q[3], d2 = 0;
+            for (int k = 0; k < 3; ++k) {
+              q[k] = xx < 0 || yy < 0 ? 0.0 : src.at(xx, yy, k);
+              d2 += (q[k] - src.at(x, y, k)) * (q[k] - src.at(x, y, k));
+            }
+            const double w = std::exp(-(dx * dx + dy * dy) / (2 * sigma * sigma)) * std::exp(-d2 / (2 * sr * sr));
+            den += w;
+            for (int k = 0; k < 3; ++k) num[k] += w * q[k];
+          }
+        for (int k = 0; k < 3; ++k) worst = std::max(worst, std::fabs(num[k] / den - got.at(x, y, k)));
+      }
+    EXPECT_LE(worst, 2e-6) << border;  // float32 output, float32 weights
+  }
+}
+
+}  // namespace
+}  // namespace gpublur
