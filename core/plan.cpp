@@ -99,9 +99,13 @@ std::string program_text(const Program& p) {
     s += op_name(pass.op);
     std::string args;
     auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
-    if (pass.op == Op::Conv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d || pass.op == Op::MovingAverage)
+    if (pass.op == Op::Conv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d || pass.op == Op::MovingAverage ||
+        pass.op == Op::Iir1d)
       arg(pass.axis == 0 ? "x" : "y");
-    if (!pass.taps.empty()) arg(std::to_string(pass.taps.size()) + " taps");
+    if (pass.op == Op::Iir1d)
+      arg(std::to_string(pass.taps.size() / 4) + " terms");
+    else if (!pass.taps.empty())
+      arg(std::to_string(pass.taps.size()) + " taps");
     if (!pass.widths.empty()) {
       std::string w;
       for (int x : pass.widths) w += (w.empty() ? "" : ",") + std::to_string(x);

@@ -16,6 +16,7 @@ const char* op_name(Op op) {
     case Op::Sat: return "sat";
     case Op::SatBox: return "sat-box";
     case Op::Box2d: return "box2d";
+    case Op::Iir1d: return "iir1d";
     default: return "?";
   }
 }
@@ -98,6 +99,13 @@ Status validate_program(const Program& p) {
         if ((s.op == Op::SatBox || s.op == Op::Box2d) && s.widths.size() != 1)
           return fail(i, "a 2D box pass takes one width");
         break;
+      case Op::Iir1d: {
+        if (s.taps.empty() || s.taps.size() % 4 != 0 || s.taps.size() > 4 * kMaxIirTerms)
+          return fail(i, "iir1d takes 1 to " + std::to_string(kMaxIirTerms) + " terms of 4 values");
+        for (size_t k = 0; k < s.taps.size(); k += 4)
+          if (std::hypot(double(s.taps[k]), double(s.taps[k + 1])) >= 1.0) return fail(i, "iir1d pole outside the unit circle");
+        break;
+      }
       default: break;
     }
     // Padding. The line and tap primitives work on unpadded images; the 2D box and the table primitives

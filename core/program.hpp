@@ -28,16 +28,21 @@ enum class Op : int {
   Sat,            // inclusive summed-area table of src extended by `extend` pixels (float64 dst)
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
+  // Recursive filter along `axis` on the infinitely border-extended line (core/iir.hpp): dst(n) = sum_k
+  // Re(c_k sum_m p_k^|m| src(n - m)), taps = p.re, p.im, c.re, c.im per term; exact initial states per border.
+  Iir1d,
   kCount
 };
 const char* op_name(Op op);
+constexpr int kMaxIirTerms = 4;  // Iir1d: most terms a pass may have (backends size their state by it)
 
 struct Pass {
   Op op = Op::Copy;
   int src = 0, dst = 1;
   int axis = 0;                    // 0: along x (rows), 1: along y (columns)
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
-  std::vector<float> taps;         // Conv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
+  std::vector<float> taps;         // Conv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets.
+                                   // Iir1d: the terms (4 values each)
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode

@@ -35,7 +35,7 @@ ParamSpec border_param() {
 
 const std::vector<Recipe>& recipes() {
   static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
-                                          gauss_linear_recipe(), box_recipe()};
+                                          gauss_linear_recipe(), box_recipe(), iir_recipe()};
   return all;
 }
 

@@ -58,5 +58,6 @@ Recipe gauss_2d_recipe();
 Recipe gauss_sep_recipe();
 Recipe gauss_linear_recipe();
 Recipe box_recipe();
+Recipe iir_recipe();
 
 }  // namespace gpublur

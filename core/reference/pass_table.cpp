@@ -16,6 +16,7 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Sat)] = cpu_sat;
     t[size_t(Op::SatBox)] = cpu_sat_box;
     t[size_t(Op::Box2d)] = cpu_box2d;
+    t[size_t(Op::Iir1d)] = cpu_iir1d;
     return t;
   }();
   const size_t i = size_t(op);

@@ -22,6 +22,7 @@ Status cpu_box1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threa
 Status cpu_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_sat_box(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_box2d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_iir1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 // Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here.
 Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads);
