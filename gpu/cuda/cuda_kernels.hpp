@@ -139,4 +139,7 @@ Status launch_sat_box(const Pass& pass, const DevImage& table, const DevImage& d
 // passes/box2d.cu: the direct w x w window mean (w^2 reads per pixel).
 Status launch_box2d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
+// passes/iir1d.cu: Iir1d, one thread per value line (one channel of a row or column) in float64.
+Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+
 }  // namespace gpublur::cuda

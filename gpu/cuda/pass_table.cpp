@@ -93,6 +93,12 @@ Status run_box2d(const PassContext& c, size_t i, int& consumed, std::string& pat
   return launch_box2d(p, img(c, p.src), img(c, p.dst), c.stream, path);
 }
 
+Status run_iir1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_iir1d(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
 }  // namespace
 
 bool bilinear_pair(const Program& p, size_t i) {
@@ -119,6 +125,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Sat)] = {run_sat, nullptr};
     t[size_t(Op::SatBox)] = {run_sat_box, nullptr};
     t[size_t(Op::Box2d)] = {run_box2d, nullptr};
+    t[size_t(Op::Iir1d)] = {run_iir1d, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

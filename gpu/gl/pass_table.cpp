@@ -16,6 +16,7 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Sat)] = gl_sat;
     t[size_t(Op::SatBox)] = gl_sat_box;
     t[size_t(Op::Box2d)] = gl_box2d;
+    t[size_t(Op::Iir1d)] = gl_iir1d;
     return t;
   }();
   const size_t i = size_t(op);

@@ -25,6 +25,7 @@ Status gl_moving_average(GlPassContext& ctx, const Program& program, size_t inde
 Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_sat_box(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 // The Box1d / MovingAverage cascade `pass` from src to dst as the line walkers (passes/moving_average.cpp),
 // which box1d also takes where its reach does not fit a tile.
