@@ -98,13 +98,16 @@ std::vector<IirTerm> deriche_terms(double sigma) {
 }
 
 std::vector<float> iir_taps(const std::vector<IirTerm>& t) {
-  std::vector<IirTerm> r = t;
-  for (IirTerm& x : r) x.p = cd(float(x.p.real()), float(x.p.imag()));
-  const double sum = iir_sum(r);
+  // The poles go through the float vector first (GCC 12 at -O2 was seen to drop a double -> float -> double
+  // round trip inside a std::complex constructor), then the weights are fitted to the float poles.
   std::vector<float> taps;
-  for (const IirTerm& x : r) {
-    const cd c = x.c / sum;
-    taps.insert(taps.end(), {float(x.p.real()), float(x.p.imag()), float(c.real()), float(c.imag())});
+  for (const IirTerm& x : t) taps.insert(taps.end(), {float(x.p.real()), float(x.p.imag()), 0.0f, 0.0f});
+  std::vector<IirTerm> r = iir_terms_from_taps(taps);
+  for (size_t k = 0; k < r.size(); ++k) r[k].c = t[k].c;
+  const double sum = iir_sum(r);
+  for (size_t k = 0; k < r.size(); ++k) {
+    taps[4 * k + 2] = float(r[k].c.real() / sum);
+    taps[4 * k + 3] = float(r[k].c.imag() / sum);
   }
   return taps;
 }
