@@ -36,7 +36,29 @@ GPUBLUR_HD Cplx cpow(Cplx p, int n) {
   return r;
 }
 
-GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* __restrict__ out, size_t base, size_t step,
+// Calls body(i, x[i]) for i = 0..n-1 (or n-1..0 when backward), loading kIirChunk values ahead into
+// registers: the loads do not depend on the recursion, so a thread keeps a chunk of them in flight (with few
+// threads per SM, memory latency and not bandwidth would bound one load per step).
+constexpr int kIirChunk = 16;
+// With `aux` (the anticausal sweep: the causal sums) its values at the same places come as a third argument.
+template <typename Body>
+GPUBLUR_HD void iir_sweep(const float* __restrict__ in, const float* aux, size_t base, size_t step, int n,
+                          bool backward, Body body) {
+  for (int c0 = 0; c0 < n; c0 += kIirChunk) {
+    float xs[kIirChunk], as[kIirChunk];
+#pragma unroll
+    for (int j = 0; j < kIirChunk; ++j) {
+      const size_t a = base + size_t(backward ? n - 1 - (c0 + j) : c0 + j) * step;
+      xs[j] = c0 + j < n ? in[a] : 0.0f;
+      as[j] = aux && c0 + j < n ? aux[a] : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kIirChunk; ++j)
+      if (c0 + j < n) body(backward ? n - 1 - (c0 + j) : c0 + j, double(xs[j]), double(as[j]));
+  }
+}
+
+GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* out, size_t base, size_t step,
                                int n, Border b, const IirCoeffs& co) {
   constexpr int K = kMaxIirTerms;
   const int k = co.k;
@@ -56,18 +78,16 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* __restrict__
     Cplx F[K], B[K];  // F = sum_j p^j x[j] (backward sweep), B = sum_j p^j x[N-1-j] (forward sweep)
 #pragma unroll
     for (int t = 0; t < K; ++t) F[t] = B[t] = Cplx{0.0, 0.0};
-    for (int i = n - 1; i >= 0; --i) {
-      const double x = in[base + size_t(i) * step];
+    iir_sweep(in, nullptr, base, step, n, true, [&](int, double x, double) {
 #pragma unroll
       for (int t = 0; t < K; ++t)
         if (t < k) F[t] = Cplx{x + co.pr[t] * F[t].re - co.pi[t] * F[t].im, co.pr[t] * F[t].im + co.pi[t] * F[t].re};
-    }
-    for (int i = 0; i < n; ++i) {
-      const double x = in[base + size_t(i) * step];
+    });
+    iir_sweep(in, nullptr, base, step, n, false, [&](int, double x, double) {
 #pragma unroll
       for (int t = 0; t < K; ++t)
         if (t < k) B[t] = Cplx{x + co.pr[t] * B[t].re - co.pi[t] * B[t].im, co.pr[t] * B[t].im + co.pi[t] * B[t].re};
-    }
+    });
 #pragma unroll
     for (int t = 0; t < K; ++t) {
       if (t >= k) break;
@@ -85,9 +105,7 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* __restrict__
     }
   }
   // Causal: U[i] = x[i] + p U[i-1]; out[i] = sum Re(c U[i]).
-  for (int i = 0; i < n; ++i) {
-    const size_t a = base + size_t(i) * step;
-    const double x = in[a];
+  iir_sweep(in, nullptr, base, step, n, false, [&](int i, double x, double) {
     double acc = 0.0;
 #pragma unroll
     for (int t = 0; t < K; ++t) {
@@ -96,13 +114,12 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* __restrict__
         acc += co.cr[t] * u[t].re - co.ci[t] * u[t].im;
       }
     }
-    out[a] = float(acc);
-  }
-  // Anticausal: out[i] += sum Re(c V[i]); V[i-1] = p (x[i] + V[i]).
-  for (int i = n - 1; i >= 0; --i) {
-    const size_t a = base + size_t(i) * step;
-    const double x = in[a];
-    double acc = double(out[a]);
+    out[base + size_t(i) * step] = float(acc);
+  });
+  // Anticausal: out[i] += sum Re(c V[i]); V[i-1] = p (x[i] + V[i]). The causal sums are read back a chunk
+  // ahead too (this thread wrote them, no other thread touches the line; a chunk is loaded before it is stored).
+  iir_sweep(in, out, base, step, n, true, [&](int i, double x, double causal) {
+    double acc = causal;
 #pragma unroll
     for (int t = 0; t < K; ++t) {
       if (t < k) {
@@ -111,8 +128,8 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* __restrict__
         v[t] = Cplx{co.pr[t] * s.re - co.pi[t] * s.im, co.pr[t] * s.im + co.pi[t] * s.re};
       }
     }
-    out[a] = float(acc);
-  }
+    out[base + size_t(i) * step] = float(acc);
+  });
 }
 
 // The value line `line` of a w x h image of `ch` interleaved channels along `axis`: axis 0: line = row * ch + c
