@@ -69,10 +69,11 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* out, size_t 
     const double x0 = in[base], xn = in[base + size_t(n - 1) * step];
 #pragma unroll
     for (int t = 0; t < K; ++t) {
-      if (t >= k) break;
-      const Cplx p{co.pr[t], co.pi[t]}, one_p{1.0 - p.re, -p.im};
-      u[t] = cdiv(Cplx{x0, 0.0}, one_p);
-      v[t] = cdiv(Cplx{p.re * xn, p.im * xn}, one_p);
+      if (t < k) {  // a guard, not a break: the arrays keep compile-time indices (registers)
+        const Cplx p{co.pr[t], co.pi[t]}, one_p{1.0 - p.re, -p.im};
+        u[t] = cdiv(Cplx{x0, 0.0}, one_p);
+        v[t] = cdiv(Cplx{p.re * xn, p.im * xn}, one_p);
+      }
     }
   } else if (b == Border::Wrap || b == Border::Mirror) {
     Cplx F[K], B[K];  // F = sum_j p^j x[j] (backward sweep), B = sum_j p^j x[N-1-j] (forward sweep)
@@ -90,17 +91,18 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* out, size_t 
     });
 #pragma unroll
     for (int t = 0; t < K; ++t) {
-      if (t >= k) break;
-      const Cplx p{co.pr[t], co.pi[t]}, pn = cpow(p, n);
-      if (b == Border::Wrap) {
-        const Cplx den{1.0 - pn.re, -pn.im};
-        u[t] = cdiv(B[t], den);
-        v[t] = cdiv(cmul(p, F[t]), den);
-      } else {
-        const Cplx p2n = cmul(pn, pn), den{1.0 - p2n.re, -p2n.im};
-        const Cplx fb = cmul(pn, B[t]), bf = cmul(pn, F[t]);
-        u[t] = cdiv(Cplx{F[t].re + fb.re, F[t].im + fb.im}, den);
-        v[t] = cdiv(cmul(p, Cplx{B[t].re + bf.re, B[t].im + bf.im}), den);
+      if (t < k) {
+        const Cplx p{co.pr[t], co.pi[t]}, pn = cpow(p, n);
+        if (b == Border::Wrap) {
+          const Cplx den{1.0 - pn.re, -pn.im};
+          u[t] = cdiv(B[t], den);
+          v[t] = cdiv(cmul(p, F[t]), den);
+        } else {
+          const Cplx p2n = cmul(pn, pn), den{1.0 - p2n.re, -p2n.im};
+          const Cplx fb = cmul(pn, B[t]), bf = cmul(pn, F[t]);
+          u[t] = cdiv(Cplx{F[t].re + fb.re, F[t].im + fb.im}, den);
+          v[t] = cdiv(cmul(p, Cplx{B[t].re + bf.re, B[t].im + bf.im}), den);
+        }
       }
     }
   }
