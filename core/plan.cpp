@@ -102,12 +102,15 @@ std::string program_text(const Program& p) {
     std::string args;
     auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
     if (pass.op == Op::Conv1d || pass.op == Op::FftConv1d || pass.op == Op::Bilinear1d || pass.op == Op::Box1d ||
-        pass.op == Op::MovingAverage || pass.op == Op::Integral1d)
+        pass.op == Op::MovingAverage || pass.op == Op::Integral1d || pass.op == Op::Iir1d ||
+        pass.op == Op::Bilateral1d)
       arg(pass.axis == 0 ? "x" : "y");
     if (pass.op == Op::Integral1d) {
       std::string w;
       for (float x : pass.taps) w += (w.empty() ? "" : ",") + fmt::format("{:.6g}", x);
       arg("w " + w);
+    } else if (pass.op == Op::Iir1d) {
+      arg(std::to_string(pass.taps.size() / 4) + " terms");
     } else if (!pass.taps.empty()) {
       arg(std::to_string(pass.taps.size()) + " taps");
     }

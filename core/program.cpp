@@ -23,6 +23,7 @@ const char* op_name(Op op) {
     case Op::Bilateral1d: return "bilateral1d";
     case Op::Diffusion: return "diffusion";
     case Op::FftConv1d: return "fft-conv1d";
+    case Op::Iir1d: return "iir1d";
     default: return "?";
   }
 }
@@ -126,6 +127,13 @@ Status validate_program(const Program& p) {
           return fail(i, "a diffusion pass takes one rate in (0, 0.25]");
         if (s.widths.size() != 1 || s.widths[0] < 1) return fail(i, "a diffusion pass takes a step count >= 1");
         break;
+      case Op::Iir1d: {
+        if (s.taps.empty() || s.taps.size() % 4 != 0 || s.taps.size() > 4 * kMaxIirTerms)
+          return fail(i, "iir1d takes 1 to " + std::to_string(kMaxIirTerms) + " terms of 4 values");
+        for (size_t k = 0; k < s.taps.size(); k += 4)
+          if (std::hypot(double(s.taps[k]), double(s.taps[k + 1])) >= 1.0) return fail(i, "iir1d pole outside the unit circle");
+        break;
+      }
       default: break;
     }
     // Padding. The line and tap primitives work on unpadded images; the 2D box and the table primitives

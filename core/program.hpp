@@ -35,18 +35,22 @@ enum class Op : int {
   Diffusion,      // widths[0] explicit heat steps u += taps[0] * (4-neighbour sum - 4 u) over src's whole stored
                   // area (padding included), the border mode read at its edge every step; dst padded as src
   FftConv1d,      // the same function as Conv1d, scheduled as 1D FFTs of the border-extended lines (core/fft.hpp)
+  // Recursive filter along `axis` on the infinitely border-extended line (core/iir.hpp): dst(n) = sum_k
+  // Re(c_k sum_m p_k^|m| src(n - m)), taps = p.re, p.im, c.re, c.im per term; exact initial states per border.
+  Iir1d,
   kCount
 };
 const char* op_name(Op op);
+constexpr int kMaxIirTerms = 4;  // Iir1d: most terms a pass may have (backends size their state by it)
 
 struct Pass {
   Op op = Op::Copy;
   int src = 0, dst = 1;
   int axis = 0;                    // 0: along x (rows), 1: along y (columns)
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
-  std::vector<float> taps;         // Conv1d, Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
-                                   // Integral1d: the real box widths (>= 1), one per box of the cascade
-  std::vector<float> taps;         // Conv1d(+Fft), Conv2d: weights for offsets -r..r. Bilinear1d: weights of offsets
+  std::vector<float> taps;         // Conv1d(+Fft), Conv2d, Bilateral(1d): weights for offsets -r..r. Bilinear1d:
+                                   // weights of offsets. Integral1d: the real box widths (>= 1), one per box of
+                                   // the cascade. Iir1d: the terms (4 values each). Diffusion: the rate.
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
   std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
   int extend = 0;                  // Sat: pixels added on every side with the border mode

@@ -36,7 +36,7 @@ ParamSpec border_param() {
 const std::vector<Recipe>& recipes() {
   static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
                                           gauss_linear_recipe(), box_recipe(), integral_recipe(),
-                                          fft_recipe(), diffusion_recipe(), bilateral_recipe()};
+                                          iir_recipe(), fft_recipe(), diffusion_recipe(), bilateral_recipe()};
   return all;
 }
 

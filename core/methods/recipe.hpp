@@ -62,5 +62,6 @@ Recipe integral_recipe();
 Recipe diffusion_recipe();
 Recipe fft_recipe();
 Recipe bilateral_recipe();
+Recipe iir_recipe();
 
 }  // namespace gpublur

@@ -26,6 +26,7 @@ Status cpu_integral1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int 
 Status cpu_diffusion(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_bilateral1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_iir1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 // Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here.
 Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads);

@@ -177,5 +177,7 @@ bool cufft_loaded(std::string* why);
 size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state);
 Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& dst, FftState& state, void* scratch,
                          size_t scratch_bytes, cudaStream_t s, std::string& path);
+// passes/iir1d.cu: Iir1d, one thread per value line (one channel of a row or column) in float64.
+Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
 }  // namespace gpublur::cuda

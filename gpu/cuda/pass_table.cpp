@@ -99,6 +99,12 @@ Status run_integral1d(const PassContext& c, size_t i, int& consumed, std::string
   return launch_integral1d(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
 }
 
+Status run_iir1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_iir1d(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
 size_t scratch_integral1d(const PassContext& c, size_t i) {
   const Pass& p = c.program.passes[i];
   return integral1d_scratch(p, img(c, p.src));
@@ -153,6 +159,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::FftConv1d)] = {run_fft_conv1d, scratch_fft_conv1d};
     t[size_t(Op::Bilateral)] = {run_bilateral, nullptr};
     t[size_t(Op::Bilateral1d)] = {run_bilateral, nullptr};
+    t[size_t(Op::Iir1d)] = {run_iir1d, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

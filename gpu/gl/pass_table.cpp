@@ -21,6 +21,7 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::FftConv1d)] = gl_fft_conv1d;
     t[size_t(Op::Bilateral)] = gl_bilateral;
     t[size_t(Op::Bilateral1d)] = gl_bilateral;
+    t[size_t(Op::Iir1d)] = gl_iir1d;
     return t;
   }();
   const size_t i = size_t(op);

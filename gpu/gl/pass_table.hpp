@@ -30,6 +30,7 @@ Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep
 Status gl_bilateral(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 

@@ -1,0 +1,29 @@
+// GL iir1d on lines longer than one llvmpipe chunk (gpu/gl/passes/iir1d.cpp cuts each phase into dispatches of
+// kLoopBudget / 6 positions there): the states carried between dispatches, every border (wrap and mirror run
+// their two extra phases in chunks too), both filters, a large sigma, long rows and long columns.
+#include <cstdio>
+
+#include "tests/gl/gl_test_util.hpp"
+
+namespace gpublur::testing {
+namespace {
+
+TEST(GlIir1d, LongLinesAcrossChunksMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  double worst = 0;
+  uint32_t seed = 900;
+  for (const char* impl : {"young-van-vliet", "deriche"})
+    for (Border border : kBorders)
+      for (auto [w, h] : {std::pair{6000, 2}, std::pair{3, 5500}}) {
+        const Plan plan = make_plan("iir", {{"impl", impl}, {"sigma", "200"}, {"border", border_name(border)}});
+        SCOPED_TRACE(::testing::Message() << impl << " " << border_name(border) << " " << w << "x" << h);
+        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(w, h, 1 + int(seed % 4), seed), "iir1d-lines"));
+        ++seed;
+      }
+  std::printf("[ measured ] iir1d long lines: max abs error %.3g\n", worst);
+}
+
+}  // namespace
+}  // namespace gpublur::testing
