@@ -5,10 +5,10 @@
 #   3. bench tables: 4096x4096 and 1024x1024 RGBA float32, sigma 3, 12, 48, every CUDA and GL method.
 # Logs go under $OUT (or ./gpu-check-out). Exit status non-zero on any failure.
 # GL there: pass GPUBLUR_GL_DEBS=DIR with the glvnd .debs (scripts/fetch_gl_debs.sh) to unpack the loader.
-# GPUBLUR_CHECK_PARTS (default tests,sanitizer,variants,bench) runs a subset, so the check fits calls of
+# GPUBLUR_CHECK_PARTS (default tests,sanitizer,variants,bench,bench2) runs a subset, so the check fits calls of
 # limited length.
 set -u
-parts=",${GPUBLUR_CHECK_PARTS:-tests,sanitizer,variants,bench},"
+parts=",${GPUBLUR_CHECK_PARTS:-tests,sanitizer,variants,bench,bench2},"
 want() { [[ $parts == *",$1,"* ]]; }
 export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer
 here=$(dirname "$(readlink -f "$0")")
@@ -52,7 +52,7 @@ if ! want sanitizer; then
 elif command -v compute-sanitizer >/dev/null && [[ -x $here/bin/test_cuda ]]; then
   # Small images and sigma <= 12 keep the instrumented runs to minutes; the out-of-memory test is left out
   # because its deliberate cudaMalloc failure counts as an API error under the sanitizer.
-  filter=${GPUBLUR_SANITIZER_FILTER:--*OutOfMemory*:CudaBoxEmulated.*:CudaIntegralEmulated.*}
+  filter=${GPUBLUR_SANITIZER_FILTER:--*OutOfMemory*:CudaBoxEmulated.*:CudaIntegralEmulated.*:CudaIirEmulated*:CudaFftEmulated*}
   for tool in memcheck racecheck; do
     step "sanitizer-$tool" "$out/sanitizer.log" env GPUBLUR_CUDA_TEST_SMALL=1 GPUBLUR_CUDA_TEST_MAX_SIGMA=12 \
       compute-sanitizer --tool "$tool" --error-exitcode 1 \
@@ -74,7 +74,7 @@ fi
 # returns few files). 10 timed runs per case: gauss-2d at sigma 48 takes seconds a run.
 json_dir=$(mktemp -d)
 bench() {
-  want bench || return 0
+  want "${BENCH_PART:-bench}" || return 0
   local name=$1
   shift
   step "bench-$name" "$out/bench.txt" "$here/bin/gpublur" bench --sigma "${SIGMAS:-3,12,48}" --size 1024,4096 \
@@ -97,18 +97,31 @@ bench gl_linear_exact --backend gl --method gauss-linear --param interp=exact
 GPUBLUR_GL_FUSED_MAX_RADIUS=9 bench gl_fused --backend gl --method gauss-sep
 GPUBLUR_GL_2D_PER=8 bench gl_2d_per8 --backend gl --method gauss-2d
 GPUBLUR_GL_SEP_PER=8 GPUBLUR_GL_UNROLL=1 bench gl_sep_per8 --backend gl --method gauss-sep
+# Part bench2 (a call of its own): the methods of issues 9 and 11.
 # Constant-time methods at sigma 3..200 (issue 9: <= 3x copy, flat in sigma, GL within 1.5x of CUDA).
-SIGMAS=3,12,48,100,200 bench cuda_const --backend cuda --method integral,integral:passes=4,box
-SIGMAS=3,12,48,100,200 bench gl_const --backend gl --method integral,integral:passes=4,box
+BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench cuda_const --backend cuda \
+  --method integral,integral:passes=4,box,iir,iir:impl=deriche,fft,gauss-sep
+BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench gl_const --backend gl \
+  --method integral,integral:passes=4,box,iir,iir:impl=deriche,fft
+BENCH_PART=bench2 SIGMAS=400 bench cuda_sigma400 --backend cuda --method fft,gauss-sep,iir,integral
+# iir with the wrap border (two extra sweeps per line for the periodic start state).
+BENCH_PART=bench2 SIGMAS=12,200 bench cuda_iir_wrap --backend cuda --method iir --border wrap
+# gauss-sep handing over to fft from a radius (off by default until this crossover is measured).
+BENCH_PART=bench2 GPUBLUR_SEP_FFT_MIN_RADIUS=1 SIGMAS=48,100,200,400 bench cuda_sep_fft --backend cuda \
+  --method gauss-sep
+# bilateral: brute force and the separable approximation (compute-bound: an exp per tap).
+BENCH_PART=bench2 SIGMAS=3,12 bench cuda_bilateral --backend cuda --method bilateral,bilateral:impl=separable
+BENCH_PART=bench2 SIGMAS=3,12 bench gl_bilateral --backend gl --method bilateral,bilateral:impl=separable
 # Diffusion: steps per CUDA launch 1 (ping-pong), 4, 8 (default), 16; the thesis's fixed iteration counts.
 for s in 1 4 16; do
-  GPUBLUR_CUDA_DIFFUSION_STEPS=$s SIGMAS=3,12 bench cuda_diffusion_s$s --backend cuda --method diffusion
+  BENCH_PART=bench2 GPUBLUR_CUDA_DIFFUSION_STEPS=$s SIGMAS=3,12 bench cuda_diffusion_s$s --backend cuda \
+    --method diffusion
 done
-SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
+BENCH_PART=bench2 SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
-SIGMAS=3 bench gl_diffusion_thesis --backend gl \
+BENCH_PART=bench2 SIGMAS=3 bench gl_diffusion_thesis --backend gl \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
-if want bench; then
+if want bench || want bench2; then
   tar -C "$json_dir" -cf "$out/bench_json.tar" .
   cat "$out/bench.txt"
 fi

@@ -15,7 +15,7 @@ Status bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threa
   const int C = src.channels, CC = colour_channels(C), r = pass.radius();
   const double range = double(pass.range);
   for_rows(dst.height, threads, [&](int y) {
-    std::vector<double> centre(size_t(C)), q(size_t(C)), sum(size_t(C));
+    std::vector<double> centre(static_cast<size_t>(C)), q(centre), sum(centre);
     for (int x = 0; x < dst.width; ++x) {
       for (int c = 0; c < C; ++c) centre[size_t(c)] = src.read(x, y, c, pass.border), sum[size_t(c)] = 0;
       double total = 0;
