@@ -29,7 +29,7 @@ struct BlurArgs {
   bool recursive = false, overwrite = false;
   std::string report;
   std::string report_format = "json";
-  int io_threads = 2;
+  int io_threads = 0;
   std::string io;
   MethodOptions method_options;
 };
@@ -151,9 +151,9 @@ std::function<int()> add_blur_command(CLI::App& app) {
                                                           "a summary line) or csv")
       ->check(CLI::IsMember({"json", "jsonl", "csv"}))
       ->capture_default_str();
-  cmd->add_option("--io-threads", args->io_threads, "decode threads (as many again encode)")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
+  cmd->add_option("--io-threads", args->io_threads,
+                  "decode threads (as many again encode); default: one per core, fewer if memory is short")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")
       ->check(CLI::IsMember({"oiio", "lean"}));
   args->method_options.add_to(*cmd);

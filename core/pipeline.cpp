@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/io/image_io.hpp"
@@ -304,14 +306,15 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& 
     Image part = whole ? Image() : extract_channels(img, first, count);
     Image& src = whole ? img : part;
     double ms = 0;
-    if (Status s = backend.upload(src, ms); !s) return s;
+    // The _take calls let a host backend (cpu) move the buffers instead of copying them.
+    if (Status s = backend.upload_take(src, ms); !s) return s;
     rec.ms.upload += ms;
     RunInfo info;
     if (Status s = backend.run(plan, info); !s) return s;
     rec.ms.compute += info.compute_ms;
     if (!info.path.empty()) rec.path = info.path;
     Image out;
-    if (Status s = backend.download(out, ms); !s) return s;
+    if (Status s = backend.download_take(out, ms); !s) return s;
     rec.ms.download += ms;
     if (out.width != img.width || out.height != img.height || out.channels != count)
       return Status::fail("backend returned a " + std::to_string(out.width) + "x" + std::to_string(out.height) +
@@ -333,6 +336,50 @@ void log_result(const ImageRecord& r) {
 }
 
 }  // namespace
+
+namespace {
+
+// Bytes the machine can give us: MemAvailable, or the cgroup's limit if lower (containers, Slurm jobs).
+double available_bytes() {
+  double avail = 0;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char key[64];
+    double kb = 0;
+    while (std::fscanf(f, "%63s %lf kB\n", key, &kb) == 2)
+      if (std::strcmp(key, "MemAvailable:") == 0) avail = kb * 1024.0;
+    std::fclose(f);
+  }
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+    double limit = 0;
+    if (std::fscanf(f, "%lf", &limit) == 1 && limit > 0 && (avail <= 0 || limit < avail)) avail = limit;
+    std::fclose(f);
+  }
+  return avail > 0 ? avail : 4.0 * (1 << 30);  // unknown: assume 4 GiB
+}
+
+}  // namespace
+
+int auto_io_threads(const std::vector<Job>& jobs, std::string* why) {
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  // The largest of the first few inputs stands for all: float32 working copy plus the codec's buffers.
+  double image_bytes = 0;
+  int probed = 0;
+  for (const Job& j : jobs) {
+    if (!j.error.empty()) continue;
+    int w = 0, h = 0, c = 0;
+    if (probe_image(j.input, w, h, c)) image_bytes = std::max(image_bytes, double(w) * h * c * 4.0 * 1.5);
+    if (++probed == 8) break;
+  }
+  const double budget = available_bytes() / 2;
+  int by_memory = cores;
+  if (image_bytes > 0) by_memory = int(std::max(1.0, std::floor((budget / image_bytes - 2) / 4)));
+  const int n = std::max(1, std::min(cores, by_memory));
+  if (why)
+    *why = fmt::format("{} decode + {} encode threads ({} cores; ~{:.0f} MB per image in flight, {:.0f} MB of "
+                       "memory for them)",
+                       n, n, cores, image_bytes / 1e6, budget / 1e6);
+  return n;
+}
 
 Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limits, const ColorOptions& color,
                     LoadedImage& out, ColorState& state) {
@@ -362,7 +409,13 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
     run.images[i] = std::move(rec);
   };
 
-  const int threads = std::max(1, opts.io_threads);
+  int threads = opts.io_threads;
+  if (threads <= 0) {
+    std::string why;
+    threads = auto_io_threads(jobs, &why);
+    spdlog::debug("I/O: {}", why);
+  }
+  run.io_threads = threads;
   BoundedQueue<Work> decoded{size_t(threads)}, computed{size_t(threads)};
   std::atomic<size_t> next{0};
   std::atomic<int> readers_left{threads};

@@ -61,12 +61,19 @@ struct PipelineOptions {
   bool has_pixel_type = false;
   PixelType pixel_type = PixelType::Float;
   bool overwrite = false;  // replace existing outputs; without it an existing output is an error for that file
-  int io_threads = 2;      // decode threads and, as many again, encode threads
+  int io_threads = 0;      // decode threads and, as many again, encode threads; 0: auto_io_threads()
   // Makes one I/O adapter per I/O thread (e.g. make_image_io(name)); passed in so core does not link the
   // adapters.
   std::function<std::unique_ptr<ImageIO>()> make_io;
   ReadLimits limits;
+  // Called (from any pipeline thread, serialised) after each image finishes, with the count done so far.
+  std::function<void(size_t done, size_t total)> on_progress;
 };
+
+// The default number of decode (and of encode) threads for these jobs: one per core, fewer where memory
+// would not hold the images in flight (about 4N+2 of them, sized from the first inputs' headers, within half
+// of the available memory). `why` (optional) says how it was decided.
+int auto_io_threads(const std::vector<Job>& jobs, std::string* why = nullptr);
 
 // Reads `path` with `io` and converts it to the blur's working space as `opts` says (linear light,
 // premultiplied alpha; core/color.hpp): what the pipeline does to every input before the backend sees it, so

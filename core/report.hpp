@@ -39,6 +39,7 @@ struct RunRecord {
   int radius = 0;
   bool linear = true, premultiply = true;
   std::string io;  // I/O adapter name
+  int io_threads = 0;  // decode threads (as many encode) the pipeline ran
   std::vector<ImageRecord> images;
   double wall_ms = 0;
 

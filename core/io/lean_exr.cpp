@@ -17,6 +17,20 @@
 
 namespace gpublur::io {
 
+bool probe_exr(const std::string& path, int& width, int& height, int& channels) {
+  try {
+    Imf::InputFile file(path.c_str());
+    const Imath::Box2i dw = file.header().dataWindow();
+    width = dw.max.x - dw.min.x + 1;
+    height = dw.max.y - dw.min.y + 1;
+    channels = 0;
+    for (auto it = file.header().channels().begin(); it != file.header().channels().end(); ++it) ++channels;
+    return width > 0 && height > 0 && channels > 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
   try {
     Imf::InputFile file(path.c_str());

@@ -71,6 +71,22 @@ bool read_rows(PngContext& ctx, png_bytepp rows) {
 
 }  // namespace
 
+bool probe_png(const std::string& path, int& width, int& height, int& channels) {
+  // Signature (8), IHDR length and type (8), width and height (8), bit depth, colour type.
+  unsigned char b[26] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const size_t n = std::fread(b, 1, sizeof b, f);
+  std::fclose(f);
+  if (n < sizeof b || std::memcmp(b + 12, "IHDR", 4) != 0) return false;
+  auto be32 = [](const unsigned char* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; };
+  const uint32_t w = be32(b + 16), h = be32(b + 20);
+  static const int by_type[7] = {1, 0, 3, 4, 2, 0, 4};  // palette counted as RGBA (tRNS may add alpha)
+  if (w == 0 || h == 0 || w > 0x7fffffff || h > 0x7fffffff || b[25] > 6 || by_type[b[25]] == 0) return false;
+  width = int(w), height = int(h), channels = by_type[b[25]];
+  return true;
+}
+
 Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
   PngContext ctx;
   ctx.file = std::fopen(path.c_str(), "rb");
