@@ -30,6 +30,8 @@ struct BlurArgs {
   std::string report;
   std::string report_format = "json";
   int io_threads = 0;
+  int png_compression = 6;
+  std::string exr_compression;
   std::string io;
   MethodOptions method_options;
 };
@@ -51,6 +53,8 @@ int run_blur(BlurArgs& a) {
   po.color.premultiply = !a.no_premultiply;
   po.overwrite = a.overwrite;
   po.io_threads = a.io_threads;
+  po.png_compression = a.png_compression;
+  po.exr_compression = a.exr_compression;
   po.make_io = [io = a.io] { return make_image_io(io); };
   if (!a.pixel_type.empty()) {
     if (!parse_pixel_type(a.pixel_type, po.pixel_type))
@@ -154,6 +158,13 @@ std::function<int()> add_blur_command(CLI::App& app) {
   cmd->add_option("--io-threads", args->io_threads,
                   "decode threads (as many again encode); default: one per core, fewer if memory is short")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--png-compression", args->png_compression,
+                  "zlib level of PNG outputs, 0 (none, fastest) to 9 (smallest)")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
+  cmd->add_option("--exr-compression", args->exr_compression,
+                  "compression of EXR outputs (default: the input's; zip for PNG inputs)")
+      ->check(CLI::IsMember({"none", "rle", "zip", "zips", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"}));
   cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")
       ->check(CLI::IsMember({"oiio", "lean"}));
   args->method_options.add_to(*cmd);

@@ -301,8 +301,9 @@ struct Work {
 Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& rec) {
   // Backends take 1..4 channels: wider images go through in groups, all channels blurred.
   const bool whole = img.channels <= 4;
-  for (int first = 0; first < img.channels; first += 4) {
-    const int count = std::min(4, img.channels - first);
+  const int width = img.width, height = img.height, channels = img.channels;  // img is handed over whole
+  for (int first = 0; first < channels; first += 4) {
+    const int count = std::min(4, channels - first);
     Image part = whole ? Image() : extract_channels(img, first, count);
     Image& src = whole ? img : part;
     double ms = 0;
@@ -316,7 +317,7 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& 
     Image out;
     if (Status s = backend.download_take(out, ms); !s) return s;
     rec.ms.download += ms;
-    if (out.width != img.width || out.height != img.height || out.channels != count)
+    if (out.width != width || out.height != height || out.channels != count)
       return Status::fail("backend returned a " + std::to_string(out.width) + "x" + std::to_string(out.height) +
                           "x" + std::to_string(out.channels) + " image");
     if (whole)
@@ -482,6 +483,8 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
         const auto tw = Clock::now();
         ImageMeta meta = w.loaded.meta;
         meta.format = job.format;
+        meta.png_compression = opts.png_compression;
+        if (!opts.exr_compression.empty()) meta.exr_compression = opts.exr_compression;
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
                                      meta.pixel_type);
         if (s) {

@@ -61,6 +61,8 @@ struct PipelineOptions {
   bool has_pixel_type = false;
   PixelType pixel_type = PixelType::Float;
   bool overwrite = false;  // replace existing outputs; without it an existing output is an error for that file
+  int png_compression = 6;      // zlib level of PNG outputs (libvips's default too)
+  std::string exr_compression;  // EXR outputs: "" keeps the input's (zip for PNG inputs), else OpenEXR's name
   int io_threads = 0;      // decode threads and, as many again, encode threads; 0: auto_io_threads()
   // Makes one I/O adapter per I/O thread (e.g. make_image_io(name)); passed in so core does not link the
   // adapters.

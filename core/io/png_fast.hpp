@@ -1,4 +1,4 @@
-// PNG without libpng for the common files: 8/16-bit gray, gray+alpha, RGB, RGBA, not interlaced, no
+// PNG without libpng for the common files (writing, by default; reading only on request, see lean_png.cpp): 8/16-bit gray, gray+alpha, RGB, RGBA, not interlaced, no
 // palette/tRNS. Chunks are parsed here, IDAT inflated and deflated in one call by libdeflate (about twice
 // zlib's speed at equal level), rows filtered/unfiltered here. Both adapters use it for PNG; anything else
 // (palette, tRNS, 1/2/4-bit, interlaced, compressed text, a damaged file) goes to libpng, which also writes
@@ -13,6 +13,12 @@
 #include "core/status.hpp"
 
 namespace gpublur::io {
+
+// GPUBLUR_PNG_LIBPNG=1 in the environment sends every PNG through libpng (to compare the codecs).
+bool libpng_forced();
+// GPUBLUR_PNG_FAST_READ=1: the lean adapter reads through read_png_fast too (off by default: slower, see
+// lean_png.cpp).
+bool fast_read_wanted();
 
 // Reads `path` if it is a file the fast path handles: returns true with `status` set (success, or a limit
 // error). Returns false, touching nothing, when libpng should read it instead.
