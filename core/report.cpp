@@ -1,5 +1,6 @@
 #include "core/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -41,12 +42,35 @@ json image_json(const ImageRecord& r) {
                 {"total", r.ms.total()}}}};
 }
 
+std::string bottleneck_stage(const RunRecord& run) {
+  StageTimes t;
+  for (const auto& r : run.images) {
+    t.read += r.ms.read, t.upload += r.ms.upload, t.compute += r.ms.compute, t.download += r.ms.download;
+    t.write += r.ms.write;
+  }
+  if (t.total() <= 0) return "none";
+  // Decode and encode each run on io_threads threads; the backend's three stages share one thread.
+  const double io = std::max(1, run.io_threads);
+  const double decode = t.read / io, backend = t.upload + t.compute + t.download, encode = t.write / io;
+  return decode >= backend && decode >= encode ? "decode" : backend >= encode ? "backend" : "encode";
+}
+
 json summary_json(const RunRecord& run) {
   const int n = int(run.images.size());
+  StageTimes t;
+  for (const auto& r : run.images) {
+    t.read += r.ms.read, t.upload += r.ms.upload, t.compute += r.ms.compute, t.download += r.ms.download;
+    t.write += r.ms.write;
+  }
   return json{{"images", n},
               {"failed", run.failed()},
               {"wall_ms", run.wall_ms},
-              {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0}};
+              {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0},
+              {"io_threads", run.io_threads},
+              {"stage_totals_ms",
+               {{"read", t.read}, {"upload", t.upload}, {"compute", t.compute}, {"download", t.download},
+                {"write", t.write}}},
+              {"bottleneck", bottleneck_stage(run)}};
 }
 
 namespace {

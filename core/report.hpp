@@ -52,6 +52,9 @@ bool parse_report_format(const std::string& s, ReportFormat& out);
 nlohmann::json report_json(const RunRecord& run);     // the whole document
 nlohmann::json image_json(const ImageRecord& image);  // one images[] entry
 nlohmann::json summary_json(const RunRecord& run);    // the summary object
+// The stage that limits throughput: "decode" (read totals / io_threads), "backend" (upload + compute +
+// download, one thread) or "encode" (write totals / io_threads); "none" without timings.
+std::string bottleneck_stage(const RunRecord& run);
 
 void write_report(std::ostream& os, const RunRecord& run, ReportFormat format);
 // `path` "-" writes to stdout; a file is written to a temporary name and renamed.

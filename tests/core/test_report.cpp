@@ -61,8 +61,24 @@ TEST(Report, JsonHasEveryFieldAndMatchesSchema) {
   EXPECT_EQ(j["summary"]["images"], 2);
   EXPECT_EQ(j["summary"]["failed"], 1);
   EXPECT_DOUBLE_EQ(j["summary"]["images_per_second"].get<double>(), 100.0);  // 1 ok image in 10 ms
+  EXPECT_DOUBLE_EQ(j["summary"]["stage_totals_ms"]["compute"].get<double>(), 3.0);
+  EXPECT_EQ(j["summary"]["bottleneck"], "backend");  // 3.5 ms on the backend thread vs read 1.5, write 2
   const auto errors = testing::schema_errors(load_schema(), j);
   EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
+TEST(Report, BottleneckWeighsStagesByTheirThreads) {
+  RunRecord run = sample_run();
+  run.images[0].ms = {8.0, 0.5, 1.0, 0.5, 6.0};
+  run.io_threads = 1;
+  EXPECT_EQ(bottleneck_stage(run), "decode");  // 8 > 2 (backend) and 6
+  run.io_threads = 8;
+  EXPECT_EQ(bottleneck_stage(run), "backend");  // 8/8 and 6/8 on eight threads each vs 2 on one
+  run.images[0].ms = {0.5, 0.5, 1.0, 0.5, 60.0};
+  EXPECT_EQ(bottleneck_stage(run), "encode");
+  run.images[0].ms = {};
+  run.images[1].ms = {};
+  EXPECT_EQ(bottleneck_stage(run), "none");
 }
 
 TEST(Report, SchemaCheckerCatchesViolations) {
