@@ -1,5 +1,9 @@
 // `gpublur blur`: files, folders and stdin lists -> blurred files in -o DIR, plus a report.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 #include <iostream>
 #include <memory>
 
@@ -95,6 +99,25 @@ int run_blur(BlurArgs& a) {
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
   spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backend->name(),
                backend->device_name(), plan.sigma, plan.radius, jobs.size());
+
+  // A progress bar on stderr when it is a terminal and logging is not quietened: images done/total, rate,
+  // ETA; it replaces the per-image info lines (errors still print, on their own line).
+  const bool bar = isatty(STDERR_FILENO) && spdlog::get_level() <= spdlog::level::info && jobs.size() > 1;
+  const auto start = std::chrono::steady_clock::now();
+  if (bar) {
+    po.log_each_ok = false;
+    po.on_progress = [start](size_t done, size_t total) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double rate = s > 0 ? double(done) / s : 0;
+      const int width = 30, filled = int(width * done / std::max<size_t>(total, 1));
+      std::string b(size_t(filled), '#');
+      b.resize(size_t(width), '.');
+      std::fprintf(stderr, "\r\033[K[%s] %zu/%zu images, %.2f images/s, ETA %.0f s", b.c_str(), done, total, rate,
+                   rate > 0 ? double(total - done) / rate : 0.0);
+      if (done == total) std::fprintf(stderr, "\n");
+      std::fflush(stderr);
+    };
+  }
 
   RunRecord run;
   run.backend = backend->name();

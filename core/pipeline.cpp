@@ -403,11 +403,14 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
   const size_t n = jobs.size();
   run.images.assign(n, ImageRecord{});
   std::mutex log_mutex;  // one line per finished image, whole
+  size_t done = 0;
   auto finish = [&](size_t i, ImageRecord rec) {
     rec.ok = rec.error.empty();
     std::lock_guard<std::mutex> lock(log_mutex);
-    log_result(rec);
+    if (!rec.ok && opts.on_progress && !opts.log_each_ok) std::fputs("\r\033[K", stderr);  // clear the bar's line
+    if (!rec.ok || opts.log_each_ok) log_result(rec);
     run.images[i] = std::move(rec);
+    if (opts.on_progress) opts.on_progress(++done, n);
   };
 
   int threads = opts.io_threads;

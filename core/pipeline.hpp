@@ -70,6 +70,7 @@ struct PipelineOptions {
   ReadLimits limits;
   // Called (from any pipeline thread, serialised) after each image finishes, with the count done so far.
   std::function<void(size_t done, size_t total)> on_progress;
+  bool log_each_ok = true;  // an info line per finished image (a progress bar turns it off; errors always log)
 };
 
 // The default number of decode (and of encode) threads for these jobs: one per core, fewer where memory
