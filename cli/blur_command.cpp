@@ -35,6 +35,7 @@ struct BlurArgs {
   std::string report_format = "json";
   int io_threads = 0;
   int png_compression = 6;
+  std::string shard;
   std::string exr_compression;
   std::string io;
   MethodOptions method_options;
@@ -84,6 +85,13 @@ int run_blur(BlurArgs& a) {
   std::vector<Job> jobs;
   CollectOptions co{a.output_dir, a.recursive, a.format};
   if (Status s = collect_jobs(inputs, co, jobs); !s) return usage(s.error);
+  if (!a.shard.empty()) {
+    int k = 1, n = 1;
+    if (Status s = parse_shard(a.shard, k, n); !s) return usage(s.error);
+    const size_t all = jobs.size();
+    jobs = shard_jobs(jobs, k, n);
+    spdlog::info("shard {}/{}: {} of {} image(s)", k, n, jobs.size(), all);
+  }
   if (jobs.empty()) spdlog::warn("no input images");
 
   std::error_code ec;
@@ -181,6 +189,10 @@ std::function<int()> add_blur_command(CLI::App& app) {
   cmd->add_option("--io-threads", args->io_threads,
                   "decode threads (as many again encode); default: one per core, fewer if memory is short")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--shard", args->shard,
+                  "K/N: process only every N-th input starting with the K-th (of the sorted list), so N "
+                  "machines or jobs split a folder with no coordinator")
+      ->type_name("K/N");
   cmd->add_option("--png-compression", args->png_compression,
                   "zlib level of PNG outputs, 0 (none, fastest) to 9 (smallest)")
       ->check(CLI::Range(0, 9))

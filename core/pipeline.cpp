@@ -142,6 +142,25 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   return Status::success();
 }
 
+Status parse_shard(const std::string& text, int& k, int& n) {
+  const auto slash = text.find('/');
+  auto number = [](const std::string& s, int& out) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::stoi(s);
+    return true;
+  };
+  if (slash == std::string::npos || !number(text.substr(0, slash), k) || !number(text.substr(slash + 1), n) ||
+      n < 1 || k < 1 || k > n)
+    return Status::fail("--shard '" + text + "' is not K/N with 1 <= K <= N (e.g. 3/8)");
+  return Status::success();
+}
+
+std::vector<Job> shard_jobs(const std::vector<Job>& jobs, int k, int n) {
+  std::vector<Job> out;
+  for (size_t i = size_t(k - 1); i < jobs.size(); i += size_t(n)) out.push_back(jobs[i]);
+  return out;
+}
+
 bool pixel_type_fits(const std::string& format, PixelType t) {
   if (format == "png") return t == PixelType::UInt8 || t == PixelType::UInt16;
   if (format == "exr") return t == PixelType::Half || t == PixelType::Float;

@@ -46,6 +46,14 @@ std::vector<std::string> read_path_list(std::istream& in);
 // output path equals any input (compared as real paths) or two inputs map to the same output.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
 
+// --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
+Status parse_shard(const std::string& text, int& k, int& n);
+// Shard K of N of the jobs, in the order collect_jobs made them (sorted folder scans): every N-th job starting
+// with the K-th. Deterministic, so N independent processes (Slurm array tasks, GNU parallel, Kubernetes
+// indexed jobs) given K = 1..N cover every input exactly once with no coordinator; round-robin keeps shards
+// balanced when file sizes drift along the sorted names.
+std::vector<Job> shard_jobs(const std::vector<Job>& jobs, int k, int n);
+
 // The pixel type written: `forced` if given (must fit the format), else the input's when the format is kept,
 // else uint8 -> half, uint16 -> float (png -> exr) and half/float -> uint16 (exr -> png).
 bool pixel_type_fits(const std::string& format, PixelType t);
