@@ -60,6 +60,14 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format);
 // `path` "-" writes to stdout; a file is written to a temporary name and renamed.
 Status write_report_file(const std::string& path, const RunRecord& run, ReportFormat format);
 
+// `gpublur report merge`: one report from the JSON reports of shards of one job (--shard K/N). The header
+// (tool, backend, method, colour, io) is the first report's; the others must name the same method and
+// parameters (else an error naming the file). images are concatenated in the order given; the summary is
+// recomputed: counts and stage totals summed, wall_ms the longest shard's (shards run side by side),
+// images_per_second = successful images / that wall time, bottleneck from the summed totals.
+Status merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& names,
+                     nlohmann::json& merged);
+
 std::string csv_field(const std::string& s);  // quoted when it holds a comma, quote or newline
 
 }  // namespace gpublur

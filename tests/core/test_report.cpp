@@ -124,5 +124,30 @@ TEST(Report, FormatNames) {
   EXPECT_FALSE(parse_report_format("xml", f));
 }
 
+TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
+  RunRecord a = sample_run(), b = sample_run();
+  a.io_threads = b.io_threads = 2;
+  b.images.pop_back();   // b: one ok image
+  b.wall_ms = 25;        // the slower shard
+  const nlohmann::json ja = report_json(a), jb = report_json(b);
+  nlohmann::json m;
+  ASSERT_TRUE(merge_reports({ja, jb}, {"a.json", "b.json"}, m).ok());
+  EXPECT_EQ(m["images"].size(), 3u);
+  EXPECT_EQ(m["summary"]["images"], 3);
+  EXPECT_EQ(m["summary"]["failed"], 1);
+  EXPECT_DOUBLE_EQ(m["summary"]["wall_ms"].get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(m["summary"]["images_per_second"].get<double>(), 80.0);  // 2 ok in 25 ms
+  EXPECT_DOUBLE_EQ(m["summary"]["stage_totals_ms"]["compute"].get<double>(), 6.0);
+  const auto errors = testing::schema_errors(load_schema(), m);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+
+  nlohmann::json other = jb;
+  other["method"]["params"]["sigma"] = "9";
+  Status s = merge_reports({ja, other}, {"a.json", "b.json"}, m);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("b.json"), std::string::npos);
+  EXPECT_FALSE(merge_reports({nlohmann::json::object()}, {"x.json"}, m).ok());
+}
+
 }  // namespace
 }  // namespace gpublur
