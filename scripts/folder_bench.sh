@@ -16,8 +16,14 @@ if [[ -z $bin ]]; then
 fi
 [[ -x ${bin:-} ]] || { echo "folder_bench: no gpublur binary (pass its path)" >&2; exit 2; }
 bindir=$(dirname "$(readlink -f "$bin")")
-make_images=$bindir/gpublur_make_bench_images
-[[ -x $make_images ]] || make_images=$root/build/bin/gpublur_make_bench_images
+# Beside the binary (a build), or in the bundle's bin/ with its lib/ (the bundle's launcher is `gpublur`).
+make_images=
+for c in "$bindir/gpublur_make_bench_images" "$bindir/bin/gpublur_make_bench_images" \
+  "$root/build/bin/gpublur_make_bench_images"; do
+  [[ -x $c ]] && make_images=$c && break
+done
+[[ -n $make_images ]] || { echo "folder_bench: no gpublur_make_bench_images beside $bin" >&2; exit 2; }
+[[ -d $bindir/lib ]] && export LD_LIBRARY_PATH=$bindir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 npng=${BENCH_PNGS:-32}
 nexr=${BENCH_EXRS:-16}
 size=${BENCH_SIZE:-3840x2160}
