@@ -67,6 +67,19 @@ run_gpublur() {  # label input count args...
   fi
   t1=$(now)
   record "$label" "$count" "$(calc "$t1 - $t0")"
+  stages "$dir/report.json"
+}
+
+# Where the time went (the report's per-stage totals over all images, and the bottleneck stage).
+stages() {
+  python3 - "$1" <<'PY' 2>/dev/null || true
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+t = s.get("stage_totals_ms") or {}
+if t:
+    print("[bench]     stage totals ms: " + ", ".join(f"{k} {v:.0f}" for k, v in t.items()) +
+          f"; {s.get('io_threads', '?')} I/O threads; bottleneck: {s.get('bottleneck', '?')}")
+PY
 }
 
 echo "[bench] $(nproc) cores; gpublur: $bin; sigma $sigma, method $method"
@@ -77,16 +90,6 @@ for b in $backends; do
     run_gpublur "gpublur $b $method exr" "$in_exr" "$nexr" -b "$b" -m "$method" --sigma "$sigma"
   fi
 done
-# Where the time went in the last cpu run's report (per-stage totals over all images).
-python3 - "$dir/report.json" <<'PY' 2>/dev/null || true
-import json, sys
-r = json.load(open(sys.argv[1]))
-s = r["summary"]
-stages = s.get("stage_totals_ms") or {}
-if stages:
-    print("[bench] last run's stage totals (ms, summed over images): " +
-          ", ".join(f"{k} {v:.0f}" for k, v in stages.items()) + f"; bottleneck: {s.get('bottleneck', '?')}")
-PY
 
 if command -v vips >/dev/null; then
   for op in gaussblur copy; do
