@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -95,6 +96,57 @@ TEST(PngFast, SizeAtLevel6WithinTenPercentOfLibpng) {
   const double theirs = double(libpng_size(img, 6));
   EXPECT_LT(ours, theirs * 1.10) << ours << " vs libpng " << theirs;
   EXPECT_GT(ours, theirs * 0.5) << ours << " vs libpng " << theirs;  // not suspiciously small either
+}
+
+}  // namespace
+}  // namespace gpublur::io
+
+namespace gpublur::io {
+namespace {
+
+// EXR compression: read into meta.exr_compression, written back as meta says, through either adapter.
+TEST(ExrCompression, KeptFromTheInputAndOverridable) {
+  Image img(16, 8, 4);
+  for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = float(i % 13) / 13.0f;
+  for (const char* adapter : {"lean", "oiio"}) {
+    std::unique_ptr<ImageIO> io = make_image_io(adapter);
+    if (!io) continue;  // not built into this binary
+    for (const char* comp : {"none", "rle", "zips", "zip", "piz", "pxr24", "b44", "dwaa"}) {
+      ImageMeta meta;
+      meta.format = "exr";
+      meta.pixel_type = PixelType::Half;
+      meta.channel_names = {"R", "G", "B", "A"};
+      meta.exr_compression = comp;
+      const std::string path = testing::TempDir() + "exr_comp_" + std::to_string(getpid()) + ".exr";
+      ASSERT_TRUE(io->write(path, img, meta).ok()) << adapter << " " << comp;
+      LoadedImage back;
+      ASSERT_TRUE(io->read(path, ReadLimits{}, back).ok()) << adapter << " " << comp;
+      std::remove(path.c_str());
+      EXPECT_EQ(back.meta.exr_compression, comp) << adapter;
+    }
+    ImageMeta bad;
+    bad.format = "exr";
+    bad.exr_compression = "lzma";
+    EXPECT_FALSE(io->write(testing::TempDir() + "exr_bad.exr", img, bad).ok()) << adapter;
+  }
+}
+
+TEST(PngFast, LevelsTradeSizeForSpeed) {
+  const Image img = grainy(256, 128, 3, 3);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  PngRaw raw;
+  raw.width = 256, raw.height = 128, raw.channels = 3;
+  raw.samples.resize(img.value_count());
+  for (size_t i = 0; i < img.value_count(); ++i) raw.samples[i] = (unsigned char)quantize(img.data[i], 255);
+  std::vector<unsigned char> l0, l1, l9;
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 0, l0).ok());
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 1, l1).ok());
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 9, l9).ok());
+  EXPECT_GT(l0.size(), raw.samples.size());  // stored: the samples plus filter bytes and headers
+  EXPECT_LT(l1.size(), l0.size());
+  EXPECT_LE(l9.size(), l1.size());
 }
 
 }  // namespace
