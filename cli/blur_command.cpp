@@ -1,5 +1,9 @@
 // `gpublur blur`: files, folders and stdin lists -> blurred files in -o DIR, plus a report.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 #include <iostream>
 #include <memory>
 
@@ -29,7 +33,10 @@ struct BlurArgs {
   bool recursive = false, overwrite = false;
   std::string report;
   std::string report_format = "json";
-  int io_threads = 2;
+  int io_threads = 0;
+  int png_compression = 6;
+  std::string shard;
+  std::string exr_compression;
   std::string io;
   MethodOptions method_options;
 };
@@ -51,6 +58,8 @@ int run_blur(BlurArgs& a) {
   po.color.premultiply = !a.no_premultiply;
   po.overwrite = a.overwrite;
   po.io_threads = a.io_threads;
+  po.png_compression = a.png_compression;
+  po.exr_compression = a.exr_compression;
   po.make_io = [io = a.io] { return make_image_io(io); };
   if (!a.pixel_type.empty()) {
     if (!parse_pixel_type(a.pixel_type, po.pixel_type))
@@ -76,6 +85,13 @@ int run_blur(BlurArgs& a) {
   std::vector<Job> jobs;
   CollectOptions co{a.output_dir, a.recursive, a.format};
   if (Status s = collect_jobs(inputs, co, jobs); !s) return usage(s.error);
+  if (!a.shard.empty()) {
+    int k = 1, n = 1;
+    if (Status s = parse_shard(a.shard, k, n); !s) return usage(s.error);
+    const size_t all = jobs.size();
+    jobs = shard_jobs(jobs, k, n);
+    spdlog::info("shard {}/{}: {} of {} image(s)", k, n, jobs.size(), all);
+  }
   if (jobs.empty()) spdlog::warn("no input images");
 
   std::error_code ec;
@@ -91,6 +107,25 @@ int run_blur(BlurArgs& a) {
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
   spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backend->name(),
                backend->device_name(), plan.sigma, plan.radius, jobs.size());
+
+  // A progress bar on stderr when it is a terminal and logging is not quietened: images done/total, rate,
+  // ETA; it replaces the per-image info lines (errors still print, on their own line).
+  const bool bar = isatty(STDERR_FILENO) && spdlog::get_level() <= spdlog::level::info && jobs.size() > 1;
+  const auto start = std::chrono::steady_clock::now();
+  if (bar) {
+    po.log_each_ok = false;
+    po.on_progress = [start](size_t done, size_t total) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double rate = s > 0 ? double(done) / s : 0;
+      const int width = 30, filled = int(width * done / std::max<size_t>(total, 1));
+      std::string b(size_t(filled), '#');
+      b.resize(size_t(width), '.');
+      std::fprintf(stderr, "\r\033[K[%s] %zu/%zu images, %.2f images/s, ETA %.0f s", b.c_str(), done, total, rate,
+                   rate > 0 ? double(total - done) / rate : 0.0);
+      if (done == total) std::fprintf(stderr, "\n");
+      std::fflush(stderr);
+    };
+  }
 
   RunRecord run;
   run.backend = backend->name();
@@ -151,9 +186,20 @@ std::function<int()> add_blur_command(CLI::App& app) {
                                                           "a summary line) or csv")
       ->check(CLI::IsMember({"json", "jsonl", "csv"}))
       ->capture_default_str();
-  cmd->add_option("--io-threads", args->io_threads, "decode threads (as many again encode)")
-      ->check(CLI::Range(1, 64))
+  cmd->add_option("--io-threads", args->io_threads,
+                  "decode threads (as many again encode); default: one per core, fewer if memory is short")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--shard", args->shard,
+                  "K/N: process only every N-th input starting with the K-th (of the sorted list), so N "
+                  "machines or jobs split a folder with no coordinator")
+      ->type_name("K/N");
+  cmd->add_option("--png-compression", args->png_compression,
+                  "zlib level of PNG outputs, 0 (none, fastest) to 9 (smallest)")
+      ->check(CLI::Range(0, 9))
       ->capture_default_str();
+  cmd->add_option("--exr-compression", args->exr_compression,
+                  "compression of EXR outputs (default: the input's; zip for PNG inputs)")
+      ->check(CLI::IsMember({"none", "rle", "zip", "zips", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"}));
   cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")
       ->check(CLI::IsMember({"oiio", "lean"}));
   args->method_options.add_to(*cmd);

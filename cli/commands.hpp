@@ -14,5 +14,6 @@ std::function<int()> add_methods_command(CLI::App& app);
 std::function<int()> add_blur_command(CLI::App& app);
 std::function<int()> add_bench_command(CLI::App& app);
 std::function<int()> add_quality_command(CLI::App& app);
+std::function<int()> add_report_command(CLI::App& app);
 
 }  // namespace gpublur::cli

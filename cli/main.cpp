@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   auto blur = add_blur_command(app);
   auto bench = add_bench_command(app);
   auto quality = add_quality_command(app);
+  auto report = add_report_command(app);
 
   try {
     app.parse(argc, argv);
@@ -45,5 +46,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("blur")) return blur();
   if (app.got_subcommand("bench")) return bench();
   if (app.got_subcommand("quality")) return quality();
+  if (app.got_subcommand("report")) return report();
   return kExitUsage;
 }

@@ -41,6 +41,11 @@ class Backend {
   virtual Status run(const Plan& plan, RunInfo& info) = 0;
   // Writes the resident output into dst (resized to the uploaded image's shape).
   virtual Status download(Image& dst, double& ms) = 0;
+  // For callers that are done with src / want the output once (the blur pipeline): a backend in host memory
+  // (cpu) takes src's buffer and hands its output's buffer over instead of copying 100 MB per 4K image;
+  // src is left empty, and a second download_take before the next run fails. GPU backends copy as usual.
+  virtual Status upload_take(Image& src, double& ms) { return upload(src, ms); }
+  virtual Status download_take(Image& dst, double& ms) { return download(dst, ms); }
   // Untimed: keeps the device busy with the plan for at least min_ms of wall time (at least one run), so that
   // timed runs after it see steady-state clocks. Measured on an H100: after a host-bound pause (an upload)
   // the SM clock falls to ~600 MHz and GL's short synchronous runs do not raise it again (docs/performance.md).

@@ -3,6 +3,7 @@
 // are undone for the output format. EXR is linear and premultiplied by convention, so it is left alone.
 // Also: splitting images wider than 4 channels into groups, since backends take 1..4 channels.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "core/image.hpp"
@@ -12,6 +13,13 @@ namespace gpublur {
 // The exact sRGB transfer functions (IEC 61966-2-1), in float on values nominally in [0,1].
 float srgb_to_linear(float v);
 float linear_to_srgb(float v);
+
+// Table-driven equivalents, equal bit for bit to the functions above: srgb_to_linear of a value read from a
+// file of `source` type (UInt8/UInt16: a table lookup when v is exactly a code's value, else the function);
+// and the integer level quantize(linear_to_srgb(v), maxval) the PNG writer would store (round half up,
+// clamped to [0, maxval], NaN -> 0), by threshold tables for maxval 255 and 65535.
+float srgb_decode_fast(float v, PixelType source);
+uint32_t srgb_encode_level(float v, uint32_t maxval);
 
 struct ColorOptions {
   bool linear = true;       // --no-linear turns off: sRGB data is blurred as encoded
@@ -29,7 +37,9 @@ struct ColorState {
 ColorState to_working(Image& img, const ImageMeta& meta, const ColorOptions& opt);
 
 // Converts working pixels to what `out_format` ("png": sRGB, straight alpha; "exr": linear, premultiplied)
-// expects, in place, and sets out_meta.srgb to whether the written values are sRGB-encoded.
+// expects, in place, and sets out_meta.srgb to whether the written values are sRGB-encoded. When
+// out_meta.pixel_type is UInt8/UInt16 the sRGB values are snapped to the level the writer will store (the
+// file is the same; it saves the writer's work and the pow per value).
 void from_working(Image& img, const ColorState& state, const std::string& out_format, const ColorOptions& opt,
                   ImageMeta& out_meta);
 

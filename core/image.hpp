@@ -36,6 +36,10 @@ struct ImageMeta {
   int alpha_channel = -1;                   // index of alpha, -1 if none
   bool srgb = false;                        // values are sRGB-encoded (PNG); EXR is linear
   bool palette = false;                     // PNG was palette-coded (expanded on read)
+  // Encoder settings. Read: the EXR file's compression (OpenEXR's name: "zip", "piz", ...). Write: PNG zlib
+  // level 0..9, EXR compression ("" = zip).
+  int png_compression = 6;
+  std::string exr_compression;
   // Metadata carried where the format allows: EXR string attributes, PNG text chunks.
   std::vector<std::pair<std::string, std::string>> attributes;
 };

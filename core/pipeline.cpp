@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/io/image_io.hpp"
@@ -138,6 +140,25 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
                           j.output);
   }
   return Status::success();
+}
+
+Status parse_shard(const std::string& text, int& k, int& n) {
+  const auto slash = text.find('/');
+  auto number = [](const std::string& s, int& out) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::stoi(s);
+    return true;
+  };
+  if (slash == std::string::npos || !number(text.substr(0, slash), k) || !number(text.substr(slash + 1), n) ||
+      n < 1 || k < 1 || k > n)
+    return Status::fail("--shard '" + text + "' is not K/N with 1 <= K <= N (e.g. 3/8)");
+  return Status::success();
+}
+
+std::vector<Job> shard_jobs(const std::vector<Job>& jobs, int k, int n) {
+  std::vector<Job> out;
+  for (size_t i = size_t(k - 1); i < jobs.size(); i += size_t(n)) out.push_back(jobs[i]);
+  return out;
 }
 
 bool pixel_type_fits(const std::string& format, PixelType t) {
@@ -299,21 +320,23 @@ struct Work {
 Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& rec) {
   // Backends take 1..4 channels: wider images go through in groups, all channels blurred.
   const bool whole = img.channels <= 4;
-  for (int first = 0; first < img.channels; first += 4) {
-    const int count = std::min(4, img.channels - first);
+  const int width = img.width, height = img.height, channels = img.channels;  // img is handed over whole
+  for (int first = 0; first < channels; first += 4) {
+    const int count = std::min(4, channels - first);
     Image part = whole ? Image() : extract_channels(img, first, count);
     Image& src = whole ? img : part;
     double ms = 0;
-    if (Status s = backend.upload(src, ms); !s) return s;
+    // The _take calls let a host backend (cpu) move the buffers instead of copying them.
+    if (Status s = backend.upload_take(src, ms); !s) return s;
     rec.ms.upload += ms;
     RunInfo info;
     if (Status s = backend.run(plan, info); !s) return s;
     rec.ms.compute += info.compute_ms;
     if (!info.path.empty()) rec.path = info.path;
     Image out;
-    if (Status s = backend.download(out, ms); !s) return s;
+    if (Status s = backend.download_take(out, ms); !s) return s;
     rec.ms.download += ms;
-    if (out.width != img.width || out.height != img.height || out.channels != count)
+    if (out.width != width || out.height != height || out.channels != count)
       return Status::fail("backend returned a " + std::to_string(out.width) + "x" + std::to_string(out.height) +
                           "x" + std::to_string(out.channels) + " image");
     if (whole)
@@ -333,6 +356,50 @@ void log_result(const ImageRecord& r) {
 }
 
 }  // namespace
+
+namespace {
+
+// Bytes the machine can give us: MemAvailable, or the cgroup's limit if lower (containers, Slurm jobs).
+double available_bytes() {
+  double avail = 0;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char key[64];
+    double kb = 0;
+    while (std::fscanf(f, "%63s %lf kB\n", key, &kb) == 2)
+      if (std::strcmp(key, "MemAvailable:") == 0) avail = kb * 1024.0;
+    std::fclose(f);
+  }
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+    double limit = 0;
+    if (std::fscanf(f, "%lf", &limit) == 1 && limit > 0 && (avail <= 0 || limit < avail)) avail = limit;
+    std::fclose(f);
+  }
+  return avail > 0 ? avail : 4.0 * (1 << 30);  // unknown: assume 4 GiB
+}
+
+}  // namespace
+
+int auto_io_threads(const std::vector<Job>& jobs, std::string* why) {
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  // The largest of the first few inputs stands for all: float32 working copy plus the codec's buffers.
+  double image_bytes = 0;
+  int probed = 0;
+  for (const Job& j : jobs) {
+    if (!j.error.empty()) continue;
+    int w = 0, h = 0, c = 0;
+    if (probe_image(j.input, w, h, c)) image_bytes = std::max(image_bytes, double(w) * h * c * 4.0 * 1.5);
+    if (++probed == 8) break;
+  }
+  const double budget = available_bytes() / 2;
+  int by_memory = cores;
+  if (image_bytes > 0) by_memory = int(std::max(1.0, std::floor((budget / image_bytes - 2) / 4)));
+  const int n = std::max(1, std::min(cores, by_memory));
+  if (why)
+    *why = fmt::format("{} decode + {} encode threads ({} cores; ~{:.0f} MB per image in flight, {:.0f} MB of "
+                       "memory for them)",
+                       n, n, cores, image_bytes / 1e6, budget / 1e6);
+  return n;
+}
 
 Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limits, const ColorOptions& color,
                     LoadedImage& out, ColorState& state) {
@@ -355,14 +422,23 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
   const size_t n = jobs.size();
   run.images.assign(n, ImageRecord{});
   std::mutex log_mutex;  // one line per finished image, whole
+  size_t done = 0;
   auto finish = [&](size_t i, ImageRecord rec) {
     rec.ok = rec.error.empty();
     std::lock_guard<std::mutex> lock(log_mutex);
-    log_result(rec);
+    if (!rec.ok && opts.on_progress && !opts.log_each_ok) std::fputs("\r\033[K", stderr);  // clear the bar's line
+    if (!rec.ok || opts.log_each_ok) log_result(rec);
     run.images[i] = std::move(rec);
+    if (opts.on_progress) opts.on_progress(++done, n);
   };
 
-  const int threads = std::max(1, opts.io_threads);
+  int threads = opts.io_threads;
+  if (threads <= 0) {
+    std::string why;
+    threads = auto_io_threads(jobs, &why);
+    spdlog::debug("I/O: {}", why);
+  }
+  run.io_threads = threads;
   BoundedQueue<Work> decoded{size_t(threads)}, computed{size_t(threads)};
   std::atomic<size_t> next{0};
   std::atomic<int> readers_left{threads};
@@ -429,6 +505,8 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
         const auto tw = Clock::now();
         ImageMeta meta = w.loaded.meta;
         meta.format = job.format;
+        meta.png_compression = opts.png_compression;
+        if (!opts.exr_compression.empty()) meta.exr_compression = opts.exr_compression;
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
                                      meta.pixel_type);
         if (s) {

@@ -46,6 +46,14 @@ std::vector<std::string> read_path_list(std::istream& in);
 // output path equals any input (compared as real paths) or two inputs map to the same output.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
 
+// --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
+Status parse_shard(const std::string& text, int& k, int& n);
+// Shard K of N of the jobs, in the order collect_jobs made them (sorted folder scans): every N-th job starting
+// with the K-th. Deterministic, so N independent processes (Slurm array tasks, GNU parallel, Kubernetes
+// indexed jobs) given K = 1..N cover every input exactly once with no coordinator; round-robin keeps shards
+// balanced when file sizes drift along the sorted names.
+std::vector<Job> shard_jobs(const std::vector<Job>& jobs, int k, int n);
+
 // The pixel type written: `forced` if given (must fit the format), else the input's when the format is kept,
 // else uint8 -> half, uint16 -> float (png -> exr) and half/float -> uint16 (exr -> png).
 bool pixel_type_fits(const std::string& format, PixelType t);
@@ -61,12 +69,22 @@ struct PipelineOptions {
   bool has_pixel_type = false;
   PixelType pixel_type = PixelType::Float;
   bool overwrite = false;  // replace existing outputs; without it an existing output is an error for that file
-  int io_threads = 2;      // decode threads and, as many again, encode threads
+  int png_compression = 6;      // zlib level of PNG outputs (libvips's default too)
+  std::string exr_compression;  // EXR outputs: "" keeps the input's (zip for PNG inputs), else OpenEXR's name
+  int io_threads = 0;      // decode threads and, as many again, encode threads; 0: auto_io_threads()
   // Makes one I/O adapter per I/O thread (e.g. make_image_io(name)); passed in so core does not link the
   // adapters.
   std::function<std::unique_ptr<ImageIO>()> make_io;
   ReadLimits limits;
+  // Called (from any pipeline thread, serialised) after each image finishes, with the count done so far.
+  std::function<void(size_t done, size_t total)> on_progress;
+  bool log_each_ok = true;  // an info line per finished image (a progress bar turns it off; errors always log)
 };
+
+// The default number of decode (and of encode) threads for these jobs: one per core, fewer where memory
+// would not hold the images in flight (about 4N+2 of them, sized from the first inputs' headers, within half
+// of the available memory). `why` (optional) says how it was decided.
+int auto_io_threads(const std::vector<Job>& jobs, std::string* why = nullptr);
 
 // Reads `path` with `io` and converts it to the blur's working space as `opts` says (linear light,
 // premultiplied alpha; core/color.hpp): what the pipeline does to every input before the backend sees it, so

@@ -1,5 +1,6 @@
 #include "core/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -41,12 +42,35 @@ json image_json(const ImageRecord& r) {
                 {"total", r.ms.total()}}}};
 }
 
+std::string bottleneck_stage(const RunRecord& run) {
+  StageTimes t;
+  for (const auto& r : run.images) {
+    t.read += r.ms.read, t.upload += r.ms.upload, t.compute += r.ms.compute, t.download += r.ms.download;
+    t.write += r.ms.write;
+  }
+  if (t.total() <= 0) return "none";
+  // Decode and encode each run on io_threads threads; the backend's three stages share one thread.
+  const double io = std::max(1, run.io_threads);
+  const double decode = t.read / io, backend = t.upload + t.compute + t.download, encode = t.write / io;
+  return decode >= backend && decode >= encode ? "decode" : backend >= encode ? "backend" : "encode";
+}
+
 json summary_json(const RunRecord& run) {
   const int n = int(run.images.size());
+  StageTimes t;
+  for (const auto& r : run.images) {
+    t.read += r.ms.read, t.upload += r.ms.upload, t.compute += r.ms.compute, t.download += r.ms.download;
+    t.write += r.ms.write;
+  }
   return json{{"images", n},
               {"failed", run.failed()},
               {"wall_ms", run.wall_ms},
-              {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0}};
+              {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0},
+              {"io_threads", run.io_threads},
+              {"stage_totals_ms",
+               {{"read", t.read}, {"upload", t.upload}, {"compute", t.compute}, {"download", t.download},
+                {"write", t.write}}},
+              {"bottleneck", bottleneck_stage(run)}};
 }
 
 namespace {
@@ -78,6 +102,48 @@ json report_json(const RunRecord& run) {
   j["images"] = std::move(images);
   j["summary"] = summary_json(run);
   return j;
+}
+
+Status merge_reports(const std::vector<json>& reports, const std::vector<std::string>& names, json& merged) {
+  if (reports.empty()) return Status::fail("report merge: no reports given");
+  auto name = [&](size_t i) { return i < names.size() ? names[i] : "report " + std::to_string(i + 1); };
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const json& r = reports[i];
+    if (!r.is_object() || !r.contains("images") || !r["images"].is_array() || !r.contains("summary") ||
+        !r.contains("method"))
+      return Status::fail(name(i) + ": not a gpublur JSON report (--report-format json)");
+    if (r.value("schema_version", 0) != kReportSchemaVersion)
+      return Status::fail(name(i) + ": schema_version " + r.value("schema_version", json(0)).dump() + ", expected " +
+                          std::to_string(kReportSchemaVersion));
+    if (i > 0 && (r["method"].value("name", "") != reports[0]["method"].value("name", "") ||
+                  r["method"].value("params", json::object()) != reports[0]["method"].value("params", json::object())))
+      return Status::fail(name(i) + ": a different method or parameters than " + name(0) +
+                          "; merge reports of one job's shards only");
+  }
+  merged = reports[0];
+  json images = json::array();
+  RunRecord totals;  // for the summary: only what summary_json and bottleneck_stage read
+  double wall = 0;
+  int io_threads = 0;
+  for (const json& r : reports) {
+    const json& s = r["summary"];
+    wall = std::max(wall, s.value("wall_ms", 0.0));
+    io_threads = std::max(io_threads, s.value("io_threads", 0));
+    for (const json& im : r["images"]) {
+      images.push_back(im);
+      ImageRecord rec;
+      rec.ok = im.value("status", "") == "ok";
+      const json t = im.value("timings_ms", json::object());
+      rec.ms = {t.value("read", 0.0), t.value("upload", 0.0), t.value("compute", 0.0), t.value("download", 0.0),
+                t.value("write", 0.0)};
+      totals.images.push_back(std::move(rec));
+    }
+  }
+  totals.wall_ms = wall;
+  totals.io_threads = io_threads;
+  merged["images"] = std::move(images);
+  merged["summary"] = summary_json(totals);
+  return Status::success();
 }
 
 std::string csv_field(const std::string& s) {

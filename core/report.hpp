@@ -39,6 +39,7 @@ struct RunRecord {
   int radius = 0;
   bool linear = true, premultiply = true;
   std::string io;  // I/O adapter name
+  int io_threads = 0;  // decode threads (as many encode) the pipeline ran
   std::vector<ImageRecord> images;
   double wall_ms = 0;
 
@@ -51,10 +52,21 @@ bool parse_report_format(const std::string& s, ReportFormat& out);
 nlohmann::json report_json(const RunRecord& run);     // the whole document
 nlohmann::json image_json(const ImageRecord& image);  // one images[] entry
 nlohmann::json summary_json(const RunRecord& run);    // the summary object
+// The stage that limits throughput: "decode" (read totals / io_threads), "backend" (upload + compute +
+// download, one thread) or "encode" (write totals / io_threads); "none" without timings.
+std::string bottleneck_stage(const RunRecord& run);
 
 void write_report(std::ostream& os, const RunRecord& run, ReportFormat format);
 // `path` "-" writes to stdout; a file is written to a temporary name and renamed.
 Status write_report_file(const std::string& path, const RunRecord& run, ReportFormat format);
+
+// `gpublur report merge`: one report from the JSON reports of shards of one job (--shard K/N). The header
+// (tool, backend, method, colour, io) is the first report's; the others must name the same method and
+// parameters (else an error naming the file). images are concatenated in the order given; the summary is
+// recomputed: counts and stage totals summed, wall_ms the longest shard's (shards run side by side),
+// images_per_second = successful images / that wall time, bottleneck from the summed totals.
+Status merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& names,
+                     nlohmann::json& merged);
 
 std::string csv_field(const std::string& s);  // quoted when it holds a comma, quote or newline
 

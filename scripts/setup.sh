@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libopenimageio-dev openimageio-tools python3-imath   # OIIO's CMake config names iconvert and PyImath
   libopenexr-dev libimath-dev libpng-dev zlib1g-dev
+  libdeflate-dev libspng-dev                           # PNG encoding (libdeflate); libspng: codec bench only
+  libvips-tools                                        # the folder benchmark's peer (scripts/folder_bench.sh)
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri python3-glad
 )

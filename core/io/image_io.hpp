@@ -52,6 +52,10 @@ std::unique_ptr<ImageIO> make_lean_io();
 // The build's default adapter (CMake GPUBLUR_IO), or by name ("oiio", "lean"); null if unavailable.
 std::unique_ptr<ImageIO> make_image_io(const std::string& name = "");
 
+// Width, height and channel count from a file's header alone (no pixels decoded): what the pipeline sizes
+// its queues by. False when the file cannot be read or is neither PNG nor EXR.
+bool probe_image(const std::string& path, int& width, int& height, int& channels);
+
 // "exr" / "png" from a file name's extension (case-insensitive), "" if neither.
 std::string format_from_extension(const std::string& path);
 

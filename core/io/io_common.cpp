@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <iterator>
 #include <set>
 
 #include "core/io/image_io.hpp"
@@ -199,6 +200,20 @@ uint32_t quantize(float v, uint32_t maxval) {
   if (v >= 1.0f) return maxval;
   // In double the product is exact, so this is round-half-up of the true value.
   return uint32_t(double(v) * maxval + 0.5);
+}
+
+namespace {
+const char* const kExrCompressions[] = {"none", "rle", "zips", "zip", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"};
+}
+
+int exr_compression_id(const std::string& name) {
+  for (int i = 0; i < int(std::size(kExrCompressions)); ++i)
+    if (name == kExrCompressions[i]) return i;
+  return -1;
+}
+
+std::string exr_compression_name(int id) {
+  return id >= 0 && id < int(std::size(kExrCompressions)) ? kExrCompressions[id] : "";
 }
 
 bool is_structural_exr_attribute(const std::string& name) {

@@ -49,6 +49,11 @@ bool exr_writes_float(PixelType t);
 inline float dequantize(uint32_t q, uint32_t maxval) { return float(q) / float(maxval); }
 uint32_t quantize(float v, uint32_t maxval);
 
+// EXR compression names as OpenEXR's enum orders them (none, rle, zips, zip, piz, pxr24, b44, b44a, dwaa,
+// dwab): id from name (-1 if unknown) and back ("" if out of range).
+int exr_compression_id(const std::string& name);
+std::string exr_compression_name(int id);
+
 // EXR header attributes that are part of the file's structure: never carried in meta.attributes.
 bool is_structural_exr_attribute(const std::string& name);
 // OIIO's own bookkeeping ("oiio:ColorSpace", ...), which OIIO also stores in files it writes: neither adapter

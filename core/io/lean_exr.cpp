@@ -17,6 +17,20 @@
 
 namespace gpublur::io {
 
+bool probe_exr(const std::string& path, int& width, int& height, int& channels) {
+  try {
+    Imf::InputFile file(path.c_str());
+    const Imath::Box2i dw = file.header().dataWindow();
+    width = dw.max.x - dw.min.x + 1;
+    height = dw.max.y - dw.min.y + 1;
+    channels = 0;
+    for (auto it = file.header().channels().begin(); it != file.header().channels().end(); ++it) ++channels;
+    return width > 0 && height > 0 && channels > 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
   try {
     Imf::InputFile file(path.c_str());
@@ -61,6 +75,7 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
                 Imf::Slice::Make(Imf::FLOAT, img.data.data() + c, dw, xstride, ystride));
     }
     meta.alpha_channel = find_alpha(meta.channel_names);
+    meta.exr_compression = exr_compression_name(int(header.compression()));
     for (auto it = header.begin(); it != header.end(); ++it) {
       if (is_structural_exr_attribute(it.name()) || is_oiio_bookkeeping(it.name())) continue;
       if (auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
@@ -80,7 +95,11 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
                       const std::vector<std::string>& names) {
   try {
     Imf::Header header(img.width, img.height);
-    header.compression() = Imf::ZIP_COMPRESSION;
+    const int compression = meta.exr_compression.empty() ? int(Imf::ZIP_COMPRESSION)
+                                                         : exr_compression_id(meta.exr_compression);
+    if (compression < 0)
+      return Status::fail(fmt::format("cannot write '{}': unknown EXR compression '{}'", path, meta.exr_compression));
+    header.compression() = Imf::Compression(compression);
     const Imf::PixelType type = exr_writes_float(meta.pixel_type) ? Imf::FLOAT : Imf::HALF;
     // OutputFile does not convert: half files need a half buffer (Imath::half rounds to nearest even).
     std::vector<Imath::half> halves;

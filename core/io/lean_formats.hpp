@@ -10,6 +10,10 @@
 
 namespace gpublur::io {
 
+// Header-only probes (see probe_image).
+bool probe_png(const std::string& path, int& width, int& height, int& channels);
+bool probe_exr(const std::string& path, int& width, int& height, int& channels);
+
 Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out);
 Status write_png_lean(const std::string& path, const Image& img, const ImageMeta& meta);
 

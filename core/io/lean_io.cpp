@@ -29,4 +29,10 @@ class LeanIO final : public ImageIO {
 
 std::unique_ptr<ImageIO> make_lean_io() { return std::make_unique<LeanIO>(); }
 
+bool probe_image(const std::string& path, int& width, int& height, int& channels) {
+  std::string format;
+  if (!io::preflight_read(path, format)) return false;
+  return format == "png" ? io::probe_png(path, width, height, channels) : io::probe_exr(path, width, height, channels);
+}
+
 }  // namespace gpublur

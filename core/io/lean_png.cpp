@@ -4,13 +4,16 @@
 #include <png.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
 
 #include "core/io/io_common.hpp"
 #include "core/io/lean_formats.hpp"
+#include "core/io/png_fast.hpp"
 
 namespace gpublur::io {
 
@@ -71,7 +74,27 @@ bool read_rows(PngContext& ctx, png_bytepp rows) {
 
 }  // namespace
 
+bool probe_png(const std::string& path, int& width, int& height, int& channels) {
+  // Signature (8), IHDR length and type (8), width and height (8), bit depth, colour type.
+  unsigned char b[26] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const size_t n = std::fread(b, 1, sizeof b, f);
+  std::fclose(f);
+  if (n < sizeof b || std::memcmp(b + 12, "IHDR", 4) != 0) return false;
+  auto be32 = [](const unsigned char* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; };
+  const uint32_t w = be32(b + 16), h = be32(b + 20);
+  static const int by_type[7] = {1, 0, 3, 4, 2, 0, 4};  // palette counted as RGBA (tRNS may add alpha)
+  if (w == 0 || h == 0 || w > 0x7fffffff || h > 0x7fffffff || b[25] > 6 || by_type[b[25]] == 0) return false;
+  width = int(w), height = int(h), channels = by_type[b[25]];
+  return true;
+}
+
 Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
+  // Decoding stays with libpng: its SIMD row unfiltering beats png_fast's libdeflate + scalar unfilter
+  // (measured on 4K RGB8: 450-520 vs 630-790 ms CPU per read; docs/performance.md). GPUBLUR_PNG_FAST_READ=1
+  // tries the fast path anyway.
+  if (Status st; fast_read_wanted() && read_png_fast(path, limits, out, st)) return st;
   PngContext ctx;
   ctx.file = std::fopen(path.c_str(), "rb");
   if (!ctx.file) return Status::fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
@@ -145,6 +168,7 @@ struct PngWriteJob {
   png_textp text;
   int num_text;
   png_bytepp rows;
+  int level;
 };
 
 bool write_all(PngContext& ctx, const PngWriteJob& job) {
@@ -154,6 +178,7 @@ bool write_all(PngContext& ctx, const PngWriteJob& job) {
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (job.srgb) png_set_sRGB(ctx.png, ctx.info, PNG_sRGB_INTENT_PERCEPTUAL);
   if (job.num_text > 0) png_set_text(ctx.png, ctx.info, job.text, job.num_text);
+  png_set_compression_level(ctx.png, job.level);
   png_write_info(ctx.png, ctx.info);
   png_write_image(ctx.png, job.rows);
   png_write_end(ctx.png, ctx.info);
@@ -163,6 +188,8 @@ bool write_all(PngContext& ctx, const PngWriteJob& job) {
 }  // namespace
 
 Status write_png_lean(const std::string& path, const Image& img, const ImageMeta& meta) {
+  // libdeflate at the same level: about twice zlib's speed, sizes within a few percent (docs/performance.md).
+  if (!libpng_forced()) return write_png_fast(path, img, meta, meta.png_compression);
   const int depth = png_bit_depth(meta.pixel_type);
   const uint32_t maxval = depth == 16 ? 65535 : 255;
   const size_t bytes = depth / 8;
@@ -199,7 +226,7 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
   static const int color_types[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                     PNG_COLOR_TYPE_RGB_ALPHA};
   PngWriteJob job{png_uint_32(img.width), png_uint_32(img.height), depth, color_types[img.channels], meta.srgb,
-                  text.data(), int(text.size()), rows.data()};
+                  text.data(), int(text.size()), rows.data(), std::clamp(meta.png_compression, 0, 9)};
 
   PngContext ctx;
   ctx.file = std::fopen(path.c_str(), "wb");

@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
 #include "core/io/image_io.hpp"
 #include "core/io/io_common.hpp"
+#include "core/io/png_fast.hpp"
 
 namespace gpublur {
 
@@ -136,6 +138,9 @@ class OiioIO final : public ImageIO {
       bool all_half = true;
       for (const auto& t : types) all_half = all_half && t == OIIO::TypeDesc::HALF;
       meta.pixel_type = all_half ? PixelType::Half : PixelType::Float;
+      // OIIO names it as OpenEXR does, with a level for some ("dwaa:45", "zip:4"): the name alone is kept.
+      const std::string comp = spec.get_string_attribute("compression");
+      meta.exr_compression = io::exr_compression_id(comp.substr(0, comp.find(':'))) >= 0 ? comp.substr(0, comp.find(':')) : "";
       for (int c = 0; c < nc; ++c) meta.channel_names.push_back(names[order[c]]);
     }
     meta.alpha_channel = io::find_alpha(meta.channel_names);
@@ -157,6 +162,7 @@ class OiioIO final : public ImageIO {
     std::string format;
     std::vector<std::string> names;
     if (Status st = io::prepare_write(path, img, meta, format, names); !st) return st;
+    if (format == "png" && !io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
     auto out = OIIO::ImageOutput::create(format);
     if (!out) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(OIIO::geterror())));
 
@@ -186,8 +192,11 @@ class OiioIO final : public ImageIO {
     if (format == "png") {
       spec.attribute("oiio:UnassociatedAlpha", 1);  // our alpha is straight; do not un-premultiply
       if (meta.srgb) spec.attribute("oiio:ColorSpace", "sRGB");
+      spec.attribute("png:compressionLevel", std::clamp(meta.png_compression, 0, 9));
     } else {
-      spec.attribute("compression", "zip");
+      if (!meta.exr_compression.empty() && io::exr_compression_id(meta.exr_compression) < 0)
+        return Status::fail(fmt::format("cannot write '{}': unknown EXR compression '{}'", path, meta.exr_compression));
+      spec.attribute("compression", meta.exr_compression.empty() ? "zip" : meta.exr_compression);
     }
     for (const auto& [key, value] : meta.attributes) {
       if (key.empty() || (format == "exr" && io::is_structural_exr_attribute(key)) ||

@@ -1,5 +1,6 @@
 // The "cpu" backend: the reference implementations behind the Backend interface. "Upload" and "download"
-// are host copies, so the report's stages mean the same thing on every backend.
+// are host copies (so the report's stages mean the same thing on every backend), except through
+// upload_take/download_take, which move the buffers: the pipeline's per-image path copies nothing.
 #include <chrono>
 #include <thread>
 
@@ -31,13 +32,31 @@ class CpuBackend final : public Backend {
   Status run(const Plan& plan, RunInfo& info) override {
     const auto t0 = std::chrono::steady_clock::now();
     Status s = reference_run(plan, input_, output_, threads_);
+    output_taken_ = false;
     info.compute_ms = ms_since(t0);
     info.path = "reference";
     return s;
   }
   Status download(Image& dst, double& ms) override {
     const auto t0 = std::chrono::steady_clock::now();
+    if (Status s = download_check(); !s) return s;
     dst = output_;
+    ms = ms_since(t0);
+    return Status::success();
+  }
+  Status upload_take(Image& src, double& ms) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    input_ = std::move(src);
+    src = Image();
+    ms = ms_since(t0);
+    return Status::success();
+  }
+  Status download_take(Image& dst, double& ms) override {
+    if (Status s = download_check(); !s) return s;
+    const auto t0 = std::chrono::steady_clock::now();
+    dst = std::move(output_);
+    output_ = Image();
+    output_taken_ = true;
     ms = ms_since(t0);
     return Status::success();
   }
@@ -45,6 +64,11 @@ class CpuBackend final : public Backend {
  private:
   int threads_;
   Image input_, output_;
+  bool output_taken_ = false;
+  Status download_check() const {
+    return output_taken_ ? Status::fail("cpu: the output was already handed over (download_take)")
+                         : Status::success();
+  }
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Colour handling: exact sRGB transfer functions, premultiplied alpha, channel groups.
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <gtest/gtest.h>
 
 #include "core/color.hpp"
@@ -27,6 +29,76 @@ TEST(Color, SrgbRoundTripEvery8And16BitCode) {
   // 8-bit codes survive the round trip exactly after quantisation.
   for (int v = 0; v <= 255; ++v)
     EXPECT_EQ(int(std::lround(linear_to_srgb(srgb_to_linear(v / 255.0f)) * 255.0f)), v);
+}
+
+// The tables behind to_working / from_working must give exactly what the pow-based functions give.
+uint32_t level_by_pow(float v, uint32_t maxval) {  // quantize(linear_to_srgb(v)), as core/io quantises
+  const float s = linear_to_srgb(v);
+  if (!(s > 0.0f)) return 0;
+  if (s >= 1.0f) return maxval;
+  return uint32_t(double(s) * maxval + 0.5);
+}
+
+TEST(Color, DecodeTablesEqualTheFunctionBitForBit) {
+  for (uint32_t q = 0; q <= 65535; ++q) {
+    const float v16 = float(q) / 65535.0f;
+    ASSERT_EQ(srgb_decode_fast(v16, PixelType::UInt16), srgb_to_linear(v16)) << q;
+    if (q <= 255) {
+      const float v8 = float(q) / 255.0f;
+      ASSERT_EQ(srgb_decode_fast(v8, PixelType::UInt8), srgb_to_linear(v8)) << q;
+    }
+  }
+  // Values off the grid (a float PNG never gives them, but to_working must not care) fall back exactly.
+  for (float v : {0.5f + 1e-4f, -0.25f, 1.5f, 1e-9f, 0.2137f})
+    EXPECT_EQ(srgb_decode_fast(v, PixelType::UInt8), srgb_to_linear(v));
+  EXPECT_TRUE(std::isnan(srgb_decode_fast(NAN, PixelType::UInt8)));
+}
+
+TEST(Color, EncodeLevelsEqualQuantisedFunction) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uni(0.0f, 1.0f);
+  for (uint32_t maxval : {255u, 65535u}) {
+    for (float v : {0.0f, -0.0f, -1.0f, 1.0f, 1.0f - 6e-8f, 2.0f, 1e-30f, 1e-7f, 6e-7f, 0.0031308f, NAN,
+                    INFINITY, -INFINITY})
+      EXPECT_EQ(srgb_encode_level(v, maxval), level_by_pow(v, maxval)) << maxval << " " << v;
+    for (int i = 0; i < 300000; ++i) {
+      const float v = uni(rng);
+      ASSERT_EQ(srgb_encode_level(v, maxval), level_by_pow(v, maxval)) << maxval << " " << v;
+    }
+    // Every level's boundary: the floats just around the value that encodes to the middle between levels.
+    const uint32_t step = maxval == 255 ? 1 : 97;
+    for (uint32_t q = 1; q <= maxval; q += step) {
+      const float mid = srgb_to_linear(float((q - 0.5) / maxval));
+      float v = mid;
+      for (int k = 0; k < 8; ++k) v = std::nextafter(v, 0.0f);
+      for (int k = 0; k < 16; ++k, v = std::nextafter(v, 2.0f))
+        ASSERT_EQ(srgb_encode_level(v, maxval), level_by_pow(v, maxval)) << maxval << " " << q << " " << v;
+    }
+  }
+}
+
+TEST(Color, FromWorkingToIntegerPngWritesTheSameLevels) {
+  Image img = testing::random_image(31, 7, 4, 8);
+  for (size_t i = 0; i < img.pixel_count(); ++i) img.data[i * 4 + 3] = 0.1f + 0.9f * img.data[i * 4 + 3];
+  for (PixelType t : {PixelType::UInt8, PixelType::UInt16}) {
+    const uint32_t maxval = t == PixelType::UInt8 ? 255 : 65535;
+    Image a = img, b = img;
+    ColorState st;
+    st.alpha_channel = 3;
+    st.premultiplied = true;
+    ImageMeta ma, mb;
+    ma.pixel_type = t;  // snapped to levels
+    mb.pixel_type = PixelType::Float;  // the pow-based path
+    from_working(a, st, "png", ColorOptions{}, ma);
+    from_working(b, st, "png", ColorOptions{}, mb);
+    auto quantize = [&](float v) {  // as core/io's writers do
+      return !(v > 0.0f) ? 0u : v >= 1.0f ? maxval : uint32_t(double(v) * maxval + 0.5);
+    };
+    for (size_t i = 0; i < a.value_count(); ++i) {
+      const uint32_t want = quantize(b.data[i]);
+      ASSERT_EQ(quantize(a.data[i]), want) << i;
+    }
+  }
 }
 
 TEST(Color, SrgbIsMonotonic) {

@@ -332,5 +332,32 @@ TEST(Bench, WarmUpKeepsTheDeviceBusyFirst) {
   EXPECT_FALSE(run_bench(be, o, r).ok());
 }
 
+TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {
+  std::vector<Job> jobs(23);
+  for (size_t i = 0; i < jobs.size(); ++i) jobs[i].input = "in/" + std::to_string(100 + i) + ".png";
+  for (int n : {1, 2, 3, 7, 23, 40}) {
+    std::vector<int> seen(jobs.size(), 0);
+    size_t smallest = jobs.size(), largest = 0;
+    for (int k = 1; k <= n; ++k) {
+      const std::vector<Job> part = shard_jobs(jobs, k, n);
+      EXPECT_EQ(shard_jobs(jobs, k, n).size(), part.size());  // same answer every time
+      smallest = std::min(smallest, part.size()), largest = std::max(largest, part.size());
+      for (const Job& j : part) ++seen[size_t(std::stoi(j.input.substr(3)) - 100)];
+    }
+    for (int c : seen) EXPECT_EQ(c, 1) << "n=" << n;
+    EXPECT_LE(largest - smallest, 1u) << "n=" << n;  // balanced
+  }
+  EXPECT_EQ(shard_jobs(jobs, 2, 5)[1].input, "in/106.png");  // the 2nd, 7th, 12th, ... job
+}
+
+TEST(Shard, ParsesKOverN) {
+  int k = 0, n = 0;
+  ASSERT_TRUE(parse_shard("3/8", k, n).ok());
+  EXPECT_EQ(k, 3);
+  EXPECT_EQ(n, 8);
+  for (const char* bad : {"0/4", "5/4", "1/0", "3", "a/b", "-1/2", "1/2/3", "", "/4", "2/"})
+    EXPECT_FALSE(parse_shard(bad, k, n).ok()) << bad;
+}
+
 }  // namespace
 }  // namespace gpublur

@@ -61,8 +61,24 @@ TEST(Report, JsonHasEveryFieldAndMatchesSchema) {
   EXPECT_EQ(j["summary"]["images"], 2);
   EXPECT_EQ(j["summary"]["failed"], 1);
   EXPECT_DOUBLE_EQ(j["summary"]["images_per_second"].get<double>(), 100.0);  // 1 ok image in 10 ms
+  EXPECT_DOUBLE_EQ(j["summary"]["stage_totals_ms"]["compute"].get<double>(), 3.0);
+  EXPECT_EQ(j["summary"]["bottleneck"], "backend");  // 3.5 ms on the backend thread vs read 1.5, write 2
   const auto errors = testing::schema_errors(load_schema(), j);
   EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
+TEST(Report, BottleneckWeighsStagesByTheirThreads) {
+  RunRecord run = sample_run();
+  run.images[0].ms = {8.0, 0.5, 1.0, 0.5, 6.0};
+  run.io_threads = 1;
+  EXPECT_EQ(bottleneck_stage(run), "decode");  // 8 > 2 (backend) and 6
+  run.io_threads = 8;
+  EXPECT_EQ(bottleneck_stage(run), "backend");  // 8/8 and 6/8 on eight threads each vs 2 on one
+  run.images[0].ms = {0.5, 0.5, 1.0, 0.5, 60.0};
+  EXPECT_EQ(bottleneck_stage(run), "encode");
+  run.images[0].ms = {};
+  run.images[1].ms = {};
+  EXPECT_EQ(bottleneck_stage(run), "none");
 }
 
 TEST(Report, SchemaCheckerCatchesViolations) {
@@ -106,6 +122,31 @@ TEST(Report, FormatNames) {
   EXPECT_TRUE(parse_report_format("csv", f));
   EXPECT_EQ(f, ReportFormat::Csv);
   EXPECT_FALSE(parse_report_format("xml", f));
+}
+
+TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
+  RunRecord a = sample_run(), b = sample_run();
+  a.io_threads = b.io_threads = 2;
+  b.images.pop_back();   // b: one ok image
+  b.wall_ms = 25;        // the slower shard
+  const nlohmann::json ja = report_json(a), jb = report_json(b);
+  nlohmann::json m;
+  ASSERT_TRUE(merge_reports({ja, jb}, {"a.json", "b.json"}, m).ok());
+  EXPECT_EQ(m["images"].size(), 3u);
+  EXPECT_EQ(m["summary"]["images"], 3);
+  EXPECT_EQ(m["summary"]["failed"], 1);
+  EXPECT_DOUBLE_EQ(m["summary"]["wall_ms"].get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(m["summary"]["images_per_second"].get<double>(), 80.0);  // 2 ok in 25 ms
+  EXPECT_DOUBLE_EQ(m["summary"]["stage_totals_ms"]["compute"].get<double>(), 6.0);
+  const auto errors = testing::schema_errors(load_schema(), m);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+
+  nlohmann::json other = jb;
+  other["method"]["params"]["sigma"] = "9";
+  Status s = merge_reports({ja, other}, {"a.json", "b.json"}, m);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("b.json"), std::string::npos);
+  EXPECT_FALSE(merge_reports({nlohmann::json::object()}, {"x.json"}, m).ok());
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+// `gpublur report merge A.json B.json ... -o merged.json`: the reports of a job's shards (--shard K/N) as one.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "core/report.hpp"
+
+namespace gpublur::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output = "-";
+};
+
+int run_merge(const MergeArgs& a) {
+  std::vector<nlohmann::json> reports;
+  for (const auto& path : a.inputs) {
+    std::ifstream f(path);
+    if (!f) {
+      spdlog::error("report merge: cannot open {}", path);
+      return kExitFailed;
+    }
+    try {
+      reports.push_back(nlohmann::json::parse(f));
+    } catch (const std::exception& e) {
+      spdlog::error("report merge: {}: not JSON: {}", path, e.what());
+      return kExitFailed;
+    }
+  }
+  nlohmann::json merged;
+  if (Status s = merge_reports(reports, a.inputs, merged); !s) {
+    spdlog::error("{}", s.error);
+    return kExitFailed;
+  }
+  if (a.output == "-") {
+    std::cout << merged.dump(2) << "\n";
+    return std::cout ? kExitOk : kExitFailed;
+  }
+  const std::string tmp = a.output + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << merged.dump(2) << "\n";
+    if (!f) {
+      spdlog::error("report merge: cannot write {}", a.output);
+      std::remove(tmp.c_str());
+      return kExitFailed;
+    }
+  }
+  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
+    spdlog::error("report merge: cannot rename {} into place", tmp);
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> add_report_command(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "work with run reports");
+  cmd->require_subcommand(1);
+  CLI::App* merge = cmd->add_subcommand("merge", "merge the JSON reports of one job's shards (--shard K/N)");
+  merge->add_option("reports", args->inputs, "JSON reports (--report-format json)")->required()->type_name("REPORT");
+  merge->add_option("-o,--output", args->output, "merged report file ('-' = stdout)")->capture_default_str();
+  return [args] { return run_merge(*args); };
+}
+
+}  // namespace gpublur::cli

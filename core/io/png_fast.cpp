@@ -1,0 +1,361 @@
+// See png_fast.hpp. The format: PNG spec (ISO/IEC 15948), chunks = length, type, data, CRC-32 of type+data.
+#include "core/io/png_fast.hpp"
+
+#include <fmt/format.h>
+#include <libdeflate.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "core/io/io_common.hpp"
+
+namespace gpublur::io {
+
+namespace {
+
+const unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+uint32_t be32(const unsigned char* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
+void put32(std::vector<unsigned char>& v, uint32_t x) {
+  const unsigned char b[4] = {(unsigned char)(x >> 24), (unsigned char)(x >> 16), (unsigned char)(x >> 8),
+                              (unsigned char)x};
+  v.insert(v.end(), b, b + 4);
+}
+
+void put_chunk(std::vector<unsigned char>& out, const char* type, const unsigned char* data, size_t n) {
+  put32(out, uint32_t(n));
+  const size_t start = out.size();
+  out.insert(out.end(), type, type + 4);
+  if (n) out.insert(out.end(), data, data + n);
+  put32(out, libdeflate_crc32(0, out.data() + start, n + 4));
+}
+
+int paeth(int a, int b, int c) {
+  const int p = a + b - c;
+  const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+// Reverses one row's filter in place. prev is the previous unfiltered row (zeros for the first).
+bool unfilter_row(int type, unsigned char* row, const unsigned char* prev, size_t n, size_t bpp) {
+  switch (type) {
+    case 0: return true;
+    case 1:
+      for (size_t i = bpp; i < n; ++i) row[i] = (unsigned char)(row[i] + row[i - bpp]);
+      return true;
+    case 2:
+      for (size_t i = 0; i < n; ++i) row[i] = (unsigned char)(row[i] + prev[i]);
+      return true;
+    case 3:
+      for (size_t i = 0; i < bpp; ++i) row[i] = (unsigned char)(row[i] + (prev[i] >> 1));
+      for (size_t i = bpp; i < n; ++i) row[i] = (unsigned char)(row[i] + ((row[i - bpp] + prev[i]) >> 1));
+      return true;
+    case 4:
+      for (size_t i = 0; i < bpp; ++i) row[i] = (unsigned char)(row[i] + prev[i]);
+      for (size_t i = bpp; i < n; ++i) row[i] = (unsigned char)(row[i] + paeth(row[i - bpp], prev[i], prev[i - bpp]));
+      return true;
+    default: return false;
+  }
+}
+
+// Filters one row with `type` into out (n bytes).
+void filter_row(int type, const unsigned char* row, const unsigned char* prev, size_t n, size_t bpp,
+                unsigned char* out) {
+  switch (type) {
+    case 0: std::memcpy(out, row, n); break;
+    case 1:
+      for (size_t i = 0; i < n; ++i) out[i] = (unsigned char)(row[i] - (i >= bpp ? row[i - bpp] : 0));
+      break;
+    case 2:
+      for (size_t i = 0; i < n; ++i) out[i] = (unsigned char)(row[i] - prev[i]);
+      break;
+    case 3:
+      for (size_t i = 0; i < n; ++i) out[i] = (unsigned char)(row[i] - (((i >= bpp ? row[i - bpp] : 0) + prev[i]) >> 1));
+      break;
+    default:
+      for (size_t i = 0; i < n; ++i)
+        out[i] = (unsigned char)(row[i] - (i >= bpp ? paeth(row[i - bpp], prev[i], prev[i - bpp]) : prev[i]));
+      break;
+  }
+}
+
+// libpng's heuristic: the sum of the filtered bytes taken as signed magnitudes.
+uint64_t cost(const unsigned char* f, size_t n) {
+  uint64_t s = 0;
+  for (size_t i = 0; i < n; ++i) s += f[i] < 128 ? f[i] : 256 - f[i];
+  return s;
+}
+
+bool read_file(const std::string& path, std::vector<unsigned char>& data) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  bool ok = std::fseek(f, 0, SEEK_END) == 0;
+  const long size = ok ? std::ftell(f) : -1;
+  ok = ok && size > 0 && std::fseek(f, 0, SEEK_SET) == 0;
+  if (ok) {
+    data.resize(size_t(size));
+    ok = std::fread(data.data(), 1, data.size(), f) == data.size();
+  }
+  std::fclose(f);
+  return ok;
+}
+
+}  // namespace
+
+bool libpng_forced() {
+  static const bool forced = [] {
+    const char* s = std::getenv("GPUBLUR_PNG_LIBPNG");
+    return s && *s && std::strcmp(s, "0") != 0;
+  }();
+  return forced;
+}
+
+bool fast_read_wanted() {
+  static const bool wanted = [] {
+    const char* s = std::getenv("GPUBLUR_PNG_FAST_READ");
+    return s && *s && std::strcmp(s, "0") != 0;
+  }();
+  return wanted && !libpng_forced();
+}
+
+bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
+                     std::vector<std::pair<std::string, std::string>>& text, bool& srgb) {
+  if (size < 8 + 25 || std::memcmp(data, kSignature, 8) != 0) return false;
+  srgb = false;
+  text.clear();
+  size_t idat_total = 0;
+  bool have_header = false, ended = false;
+  int color_type = 0;
+  for (size_t at = 8; at + 12 <= size;) {
+    const uint32_t len = be32(data + at);
+    const unsigned char* type = data + at + 4;
+    if (len > size - at - 12) return false;  // truncated: libpng says so
+    const unsigned char* body = data + at + 8;
+    if (libdeflate_crc32(0, type, len + 4) != be32(body + len)) return false;
+    const std::string t(reinterpret_cast<const char*>(type), 4);
+    if (!have_header) {
+      if (t != "IHDR" || len != 13) return false;
+      raw.width = be32(body), raw.height = be32(body + 4);
+      raw.bit_depth = body[8], color_type = body[9];
+      // compression 0, filter 0, no interlace; 8/16-bit gray, RGB, gray+alpha, RGBA.
+      if (body[10] != 0 || body[11] != 0 || body[12] != 0) return false;
+      if (raw.bit_depth != 8 && raw.bit_depth != 16) return false;
+      static const int by_type[7] = {1, 0, 3, 0, 2, 0, 4};
+      if (color_type > 6 || by_type[color_type] == 0) return false;
+      if (raw.width == 0 || raw.height == 0 || raw.width > 0x7fffffff || raw.height > 0x7fffffff) return false;
+      raw.channels = by_type[color_type];
+      have_header = true;
+    } else if (t == "IDAT") {
+      idat_total += len;
+    } else if (t == "IEND") {
+      ended = true;
+      break;
+    } else if (t == "PLTE" || t == "tRNS" || t == "zTXt" || t == "iTXt") {
+      return false;  // expanded or decoded by libpng
+    } else if (t == "sRGB") {
+      srgb = true;
+    } else if (t == "tEXt") {
+      const unsigned char* nul = static_cast<const unsigned char*>(std::memchr(body, 0, len));
+      if (!nul) return false;
+      text.emplace_back(std::string(reinterpret_cast<const char*>(body), nul - body),
+                        std::string(reinterpret_cast<const char*>(nul + 1), body + len - nul - 1));
+    } else if (!(type[0] & 0x20)) {
+      return false;  // an unknown critical chunk: libpng refuses it with its message
+    }
+    at += size_t(len) + 12;
+  }
+  if (!have_header || !ended || idat_total == 0) return false;
+  raw.samples.clear();
+  return true;
+}
+
+namespace {
+
+// Inflates the IDAT stream and unfilters it into raw.samples. False on any damage (libpng reports it).
+bool inflate_rows(const std::vector<unsigned char>& zdata, PngRaw& raw) {
+  const size_t bpp = size_t(raw.channels) * raw.bit_depth / 8;
+  const size_t row = size_t(raw.width) * bpp;
+  std::vector<unsigned char> filtered((row + 1) * raw.height);
+  std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(libdeflate_alloc_decompressor(),
+                                                                                  libdeflate_free_decompressor);
+  if (!d) return false;
+  if (libdeflate_zlib_decompress(d.get(), zdata.data(), zdata.size(), filtered.data(), filtered.size(), nullptr) !=
+      LIBDEFLATE_SUCCESS)
+    return false;
+  raw.samples.resize(row * raw.height);
+  std::vector<unsigned char> zero(row, 0);
+  for (size_t y = 0; y < raw.height; ++y) {
+    unsigned char* dst = raw.samples.data() + y * row;
+    std::memcpy(dst, filtered.data() + y * (row + 1) + 1, row);
+    if (!unfilter_row(filtered[y * (row + 1)], dst, y ? dst - row : zero.data(), row, bpp)) return false;
+  }
+  return true;
+}
+
+// Walks the chunks again for the IDAT payload (decode_png_fast checked the structure).
+std::vector<unsigned char> idat_stream(const unsigned char* data, size_t size) {
+  std::vector<unsigned char> z;
+  for (size_t at = 8; at + 12 <= size;) {
+    const uint32_t len = be32(data + at);
+    if (std::memcmp(data + at + 4, "IDAT", 4) == 0) z.insert(z.end(), data + at + 8, data + at + 8 + len);
+    if (std::memcmp(data + at + 4, "IEND", 4) == 0) break;
+    at += size_t(len) + 12;
+  }
+  return z;
+}
+
+}  // namespace
+
+bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImage& out, Status& status) {
+  std::vector<unsigned char> file;
+  if (!read_file(path, file)) return false;
+  PngRaw raw;
+  std::vector<std::pair<std::string, std::string>> text;
+  bool srgb = false;
+  if (!decode_png_fast(file.data(), file.size(), raw, text, srgb)) return false;
+  // Limits before any pixel buffer.
+  if (Status st = check_limits(path, raw.width, raw.height, raw.channels, limits); !st) {
+    status = st;
+    return true;
+  }
+  if (!inflate_rows(idat_stream(file.data(), file.size()), raw)) return false;
+  file = {};
+
+  Image img(int(raw.width), int(raw.height), raw.channels);
+  const size_t n = img.value_count();
+  float* v = img.data.data();
+  if (raw.bit_depth == 16) {
+    for (size_t i = 0; i < n; ++i) v[i] = dequantize(uint32_t(raw.samples[2 * i]) << 8 | raw.samples[2 * i + 1], 65535);
+  } else {
+    float table[256];
+    for (int q = 0; q < 256; ++q) table[q] = dequantize(uint32_t(q), 255);
+    const unsigned char* s = raw.samples.data();
+    for (size_t i = 0; i < n; ++i) v[i] = table[s[i]];
+  }
+  ImageMeta meta;
+  meta.format = "png";
+  meta.srgb = true;  // PNG values are treated as sRGB whatever the chunks say (as the libpng path does)
+  meta.pixel_type = raw.bit_depth == 16 ? PixelType::UInt16 : PixelType::UInt8;
+  meta.channel_names = png_channel_names(raw.channels);
+  meta.alpha_channel = find_alpha(meta.channel_names);
+  for (auto& [k, t] : text)
+    if (!is_oiio_bookkeeping(k)) meta.attributes.emplace_back(std::move(k), std::move(t));
+  out.image = std::move(img);
+  out.meta = std::move(meta);
+  status = Status::success();
+  return true;
+}
+
+Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair<std::string, std::string>>& text,
+                       int level, std::vector<unsigned char>& file) {
+  static const int color_types[] = {0, 0, 4, 2, 6};
+  const size_t bpp = size_t(raw.channels) * raw.bit_depth / 8;
+  const size_t row = size_t(raw.width) * bpp;
+  // Filter every row (libpng's default for non-palette images: all five filters, least signed-byte sum).
+  std::vector<unsigned char> filtered((row + 1) * raw.height);
+  std::vector<unsigned char> zero(row, 0), trial[5];
+  for (auto& t : trial) t.resize(row);
+  for (size_t y = 0; y < raw.height; ++y) {
+    const unsigned char* cur = raw.samples.data() + y * row;
+    const unsigned char* prev = y ? cur - row : zero.data();
+    unsigned char* dst = filtered.data() + y * (row + 1);
+    if (level == 0) {
+      dst[0] = 0;
+      std::memcpy(dst + 1, cur, row);
+      continue;
+    }
+    int best = 0;
+    uint64_t best_cost = UINT64_MAX;
+    for (int f = 0; f < 5; ++f) {
+      filter_row(f, cur, prev, row, bpp, trial[f].data());
+      const uint64_t c = cost(trial[f].data(), row);
+      if (c < best_cost) best_cost = c, best = f;
+    }
+    dst[0] = (unsigned char)best;
+    std::memcpy(dst + 1, trial[best].data(), row);
+  }
+  std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> c(libdeflate_alloc_compressor(level),
+                                                                              libdeflate_free_compressor);
+  if (!c) return Status::fail(fmt::format("cannot compress at level {}", level));
+  std::vector<unsigned char> z(libdeflate_zlib_compress_bound(c.get(), filtered.size()));
+  const size_t zn = libdeflate_zlib_compress(c.get(), filtered.data(), filtered.size(), z.data(), z.size());
+  if (zn == 0) return Status::fail("compression failed");
+  filtered = {};
+
+  file.clear();
+  file.reserve(zn + 1024);
+  file.insert(file.end(), kSignature, kSignature + 8);
+  unsigned char ihdr[13];
+  const uint32_t wh[2] = {raw.width, raw.height};
+  for (int k = 0; k < 2; ++k)
+    for (int b = 0; b < 4; ++b) ihdr[k * 4 + b] = (unsigned char)(wh[k] >> (24 - 8 * b));
+  ihdr[8] = (unsigned char)raw.bit_depth;
+  ihdr[9] = (unsigned char)color_types[raw.channels];
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;
+  put_chunk(file, "IHDR", ihdr, 13);
+  if (srgb) {
+    const unsigned char intent = 0;  // perceptual, as write_png_lean says
+    put_chunk(file, "sRGB", &intent, 1);
+  }
+  for (const auto& [k, v] : text) {
+    std::vector<unsigned char> body(k.begin(), k.end());
+    body.push_back(0);
+    body.insert(body.end(), v.begin(), v.end());
+    put_chunk(file, "tEXt", body.data(), body.size());
+  }
+  // IDAT in 1 MiB chunks: any size is valid; modest ones suit streaming readers.
+  const size_t chunk = size_t(1) << 20;
+  for (size_t at = 0; at < zn; at += chunk) put_chunk(file, "IDAT", z.data() + at, std::min(chunk, zn - at));
+  put_chunk(file, "IEND", nullptr, 0);
+  return Status::success();
+}
+
+Status write_png_fast(const std::string& path, const Image& img, const ImageMeta& meta, int level) {
+  PngRaw raw;
+  raw.width = uint32_t(img.width), raw.height = uint32_t(img.height), raw.channels = img.channels;
+  raw.bit_depth = png_bit_depth(meta.pixel_type);
+  const size_t n = img.value_count();
+  raw.samples.resize(n * size_t(raw.bit_depth / 8));
+  const float* v = img.data.data();
+  if (raw.bit_depth == 16) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t q = quantize(v[i], 65535);
+      raw.samples[2 * i] = (unsigned char)(q >> 8);
+      raw.samples[2 * i + 1] = (unsigned char)q;
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) raw.samples[i] = (unsigned char)quantize(v[i], 255);
+  }
+  std::vector<std::pair<std::string, std::string>> text;
+  for (const auto& [key, value] : meta.attributes) {
+    if (is_oiio_bookkeeping(key)) continue;
+    if (!valid_png_text_key(key)) {
+      spdlog::warn("'{}': attribute '{}' is not a valid PNG text key; not written", path, key);
+      continue;
+    }
+    text.emplace_back(key, value);
+  }
+  std::vector<unsigned char> file;
+  if (Status s = encode_png_fast(raw, meta.srgb, text, std::clamp(level, 0, 9), file); !s)
+    return Status::fail(fmt::format("cannot write '{}': {}", path, s.error));
+  raw = {};
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return Status::fail(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
+  const bool wrote = std::fwrite(file.data(), 1, file.size(), f) == file.size();
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    remove_partial(path);
+    return Status::fail(fmt::format("cannot write '{}': {}", path, std::strerror(wrote ? errno : err)));
+  }
+  return Status::success();
+}
+
+}  // namespace gpublur::io

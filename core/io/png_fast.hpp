@@ -1,0 +1,44 @@
+// PNG without libpng for the common files (writing, by default; reading only on request, see lean_png.cpp): 8/16-bit gray, gray+alpha, RGB, RGBA, not interlaced, no
+// palette/tRNS. Chunks are parsed here, IDAT inflated and deflated in one call by libdeflate (about twice
+// zlib's speed at equal level), rows filtered/unfiltered here. Both adapters use it for PNG; anything else
+// (palette, tRNS, 1/2/4-bit, interlaced, compressed text, a damaged file) goes to libpng, which also writes
+// the canonical error messages. Internal to core/io.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/io/image_io.hpp"
+#include "core/status.hpp"
+
+namespace gpublur::io {
+
+// GPUBLUR_PNG_LIBPNG=1 in the environment sends every PNG through libpng (to compare the codecs).
+bool libpng_forced();
+// GPUBLUR_PNG_FAST_READ=1: the lean adapter reads through read_png_fast too (off by default: slower, see
+// lean_png.cpp).
+bool fast_read_wanted();
+
+// Reads `path` if it is a file the fast path handles: returns true with `status` set (success, or a limit
+// error). Returns false, touching nothing, when libpng should read it instead.
+bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImage& out, Status& status);
+
+// Writes like write_png_lean (same pixels, same chunks: IHDR, sRGB when meta.srgb, tEXt, IDAT, IEND) at
+// zlib-scale level 0..9; rows filtered by libpng's default heuristic (per row, the filter with the least sum
+// of absolute signed bytes; level 0: no filtering), so sizes match libpng's closely.
+Status write_png_fast(const std::string& path, const Image& img, const ImageMeta& meta, int level);
+
+// The codec pieces, for tests and the codec benchmark: raw big-endian samples <-> PNG file bytes.
+struct PngRaw {
+  uint32_t width = 0, height = 0;
+  int channels = 0, bit_depth = 8;
+  std::vector<unsigned char> samples;  // rows of width * channels * bit_depth/8 bytes, no filter bytes
+};
+Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair<std::string, std::string>>& text,
+                       int level, std::vector<unsigned char>& file);
+// False when the fast path does not handle these bytes (see read_png_fast).
+bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
+                     std::vector<std::pair<std::string, std::string>>& text, bool& srgb);
+
+}  // namespace gpublur::io

@@ -1,0 +1,153 @@
+// The libdeflate PNG writer (core/io/png_fast): libpng reads its files back exactly (every channel count, 8 and
+// 16 bit, levels 0-9, text and sRGB chunks), and at level 6 its files are within 10% of libpng's size.
+#include <gtest/gtest.h>
+#include <png.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+#include "core/io/io_common.hpp"
+#include "core/io/lean_formats.hpp"
+#include "core/io/png_fast.hpp"
+
+namespace gpublur::io {
+namespace {
+
+// Photograph-like content: a smooth ramp plus grain, so filters and deflate have realistic work.
+Image grainy(int w, int h, int c, unsigned seed) {
+  Image img(w, h, c);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n(0.0f, 0.012f);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) img.at(x, y, k) = std::clamp(0.2f + 0.5f * (x + y * (k + 1)) / (w + h * 4.0f) + n(rng), 0.0f, 1.0f);
+  return img;
+}
+
+std::string temp_name(const char* tag) {
+  return testing::TempDir() + "png_fast_" + tag + "_" + std::to_string(getpid()) + ".png";
+}
+
+TEST(PngFast, LibpngReadsItsFilesExactly) {
+  for (int c = 1; c <= 4; ++c)
+    for (PixelType t : {PixelType::UInt8, PixelType::UInt16})
+      for (int level : {0, 1, 6, 9}) {
+        const Image img = grainy(37, 19, c, unsigned(c * 10 + level));
+        ImageMeta meta;
+        meta.format = "png";
+        meta.pixel_type = t;
+        meta.srgb = true;
+        meta.png_compression = level;
+        meta.attributes = {{"Description", "grain"}, {"Author", "gpublur test"}};
+        const std::string path = temp_name("rt");
+        ASSERT_TRUE(write_png_fast(path, img, meta, level).ok());
+        LoadedImage back;
+        ASSERT_TRUE(read_png_lean(path, ReadLimits{}, back).ok());  // libpng (the fast read is off by default)
+        std::remove(path.c_str());
+        const uint32_t maxval = t == PixelType::UInt8 ? 255 : 65535;
+        ASSERT_EQ(back.image.channels, c);
+        ASSERT_EQ(back.meta.pixel_type, t);
+        for (size_t i = 0; i < img.value_count(); ++i)
+          ASSERT_EQ(back.image.data[i], dequantize(quantize(img.data[i], maxval), maxval)) << c << " " << level;
+        ASSERT_EQ(back.meta.attributes.size(), 2u);
+        EXPECT_EQ(back.meta.attributes[0].second, "grain");
+      }
+}
+
+size_t libpng_size(const Image& img, int level) {
+  const std::string path = temp_name("libpng");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  png_init_io(png, f);
+  png_set_compression_level(png, level);
+  png_set_IHDR(png, info, img.width, img.height, 8, PNG_COLOR_TYPE_RGB, 0, 0, 0);
+  png_write_info(png, info);
+  std::vector<unsigned char> row(size_t(img.width) * 3);
+  for (int y = 0; y < img.height; ++y) {
+    for (size_t i = 0; i < row.size(); ++i) row[i] = (unsigned char)quantize(img.data[y * row.size() + i], 255);
+    png_write_row(png, row.data());
+  }
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  std::fseek(f, 0, SEEK_END);
+  const size_t n = size_t(std::ftell(f));
+  std::fclose(f);
+  std::remove(path.c_str());
+  return n;
+}
+
+TEST(PngFast, SizeAtLevel6WithinTenPercentOfLibpng) {
+  const Image img = grainy(512, 256, 3, 7);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string path = temp_name("size");
+  ASSERT_TRUE(write_png_fast(path, img, meta, 6).ok());
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  std::fseek(f, 0, SEEK_END);
+  const double ours = double(std::ftell(f));
+  std::fclose(f);
+  std::remove(path.c_str());
+  const double theirs = double(libpng_size(img, 6));
+  EXPECT_LT(ours, theirs * 1.10) << ours << " vs libpng " << theirs;
+  EXPECT_GT(ours, theirs * 0.5) << ours << " vs libpng " << theirs;  // not suspiciously small either
+}
+
+}  // namespace
+}  // namespace gpublur::io
+
+namespace gpublur::io {
+namespace {
+
+// EXR compression: read into meta.exr_compression, written back as meta says, through either adapter.
+TEST(ExrCompression, KeptFromTheInputAndOverridable) {
+  Image img(16, 8, 4);
+  for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = float(i % 13) / 13.0f;
+  for (const char* adapter : {"lean", "oiio"}) {
+    std::unique_ptr<ImageIO> io = make_image_io(adapter);
+    if (!io) continue;  // not built into this binary
+    for (const char* comp : {"none", "rle", "zips", "zip", "piz", "pxr24", "b44", "dwaa"}) {
+      ImageMeta meta;
+      meta.format = "exr";
+      meta.pixel_type = PixelType::Half;
+      meta.channel_names = {"R", "G", "B", "A"};
+      meta.exr_compression = comp;
+      const std::string path = testing::TempDir() + "exr_comp_" + std::to_string(getpid()) + ".exr";
+      ASSERT_TRUE(io->write(path, img, meta).ok()) << adapter << " " << comp;
+      LoadedImage back;
+      ASSERT_TRUE(io->read(path, ReadLimits{}, back).ok()) << adapter << " " << comp;
+      std::remove(path.c_str());
+      EXPECT_EQ(back.meta.exr_compression, comp) << adapter;
+    }
+    ImageMeta bad;
+    bad.format = "exr";
+    bad.exr_compression = "lzma";
+    EXPECT_FALSE(io->write(testing::TempDir() + "exr_bad.exr", img, bad).ok()) << adapter;
+  }
+}
+
+TEST(PngFast, LevelsTradeSizeForSpeed) {
+  const Image img = grainy(256, 128, 3, 3);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  PngRaw raw;
+  raw.width = 256, raw.height = 128, raw.channels = 3;
+  raw.samples.resize(img.value_count());
+  for (size_t i = 0; i < img.value_count(); ++i) raw.samples[i] = (unsigned char)quantize(img.data[i], 255);
+  std::vector<unsigned char> l0, l1, l9;
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 0, l0).ok());
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 1, l1).ok());
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 9, l9).ok());
+  EXPECT_GT(l0.size(), raw.samples.size());  // stored: the samples plus filter bytes and headers
+  EXPECT_LT(l1.size(), l0.size());
+  EXPECT_LE(l9.size(), l1.size());
+}
+
+}  // namespace
+}  // namespace gpublur::io
