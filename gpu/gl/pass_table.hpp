@@ -46,6 +46,10 @@ GlBoxCascade gl_box_cascade(const Pass& pass);
 
 // The Box1d / MovingAverage / Integral1d cascade `pass` from src to dst as the line walkers
 // (passes/moving_average.cpp), which box1d and integral1d also take where their reach does not fit a tile.
+// The box1d.comp tiles of `tile` (gl_tiles.hpp) with the shader's `defines`, as the step `form`: box1d's, and
+// integral1d's with fractional ends.
+Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, const GlImage& dst, const BoxTile& tile,
+                    const std::string& defines, const char* form, GlStep& step);
 Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass, const GlImage& src,
                     const GlImage& dst, GlStep& step);
 

@@ -45,4 +45,25 @@ inline std::vector<double> f64_convolve_2d(const Image& src, double sigma, int r
   return out;
 }
 
+// Direct 2D convolution with the separable kernel k(dx) k(dy) (any odd-length k) over the border-extended
+// image, float64.
+inline std::vector<double> f64_separable_2d(const Image& src, const std::vector<double>& k, const std::string& mode) {
+  const int r = int(k.size() / 2);
+  std::vector<double> out(src.value_count(), 0.0);
+  for (int y = 0; y < src.height; ++y)
+    for (int x = 0; x < src.width; ++x)
+      for (int dy = -r; dy <= r; ++dy) {
+        const int yy = f64_border(y + dy, src.height, mode);
+        if (yy < 0) continue;
+        for (int dx = -r; dx <= r; ++dx) {
+          const int xx = f64_border(x + dx, src.width, mode);
+          if (xx < 0) continue;
+          const double w = k[size_t(dy + r)] * k[size_t(dx + r)];
+          for (int c = 0; c < src.channels; ++c)
+            out[(size_t(y) * src.width + x) * src.channels + c] += w * src.at(xx, yy, c);
+        }
+      }
+  return out;
+}
+
 }  // namespace gpublur::testing

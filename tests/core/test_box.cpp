@@ -16,7 +16,7 @@
 namespace gpublur {
 namespace {
 
-using testing::f64_border;
+using testing::f64_separable_2d;
 using testing::random_image;
 
 // The n-fold convolution of normalised boxes, written here independently of core/box.cpp.
@@ -29,26 +29,6 @@ std::vector<double> nfold(const std::vector<int>& widths) {
     k = out;
   }
   return k;
-}
-
-// Direct 2D convolution with k(dx) k(dy) over the border-extended image, float64.
-std::vector<double> direct_2d(const Image& src, const std::vector<double>& k, const std::string& mode) {
-  const int r = int(k.size() / 2);
-  std::vector<double> out(src.value_count(), 0.0);
-  for (int y = 0; y < src.height; ++y)
-    for (int x = 0; x < src.width; ++x)
-      for (int dy = -r; dy <= r; ++dy) {
-        const int yy = f64_border(y + dy, src.height, mode);
-        if (yy < 0) continue;
-        for (int dx = -r; dx <= r; ++dx) {
-          const int xx = f64_border(x + dx, src.width, mode);
-          if (xx < 0) continue;
-          const double w = k[size_t(dy + r)] * k[size_t(dx + r)];
-          for (int c = 0; c < src.channels; ++c)
-            out[(size_t(y) * src.width + x) * src.channels + c] += w * src.at(xx, yy, c);
-        }
-      }
-  return out;
 }
 
 std::vector<int> parse_widths(const std::string& s) {
@@ -97,7 +77,7 @@ TEST(Box, PassesEqualTheNFoldKernelForEveryImplAndBorder) {
           const Image src = random_image(size, size * 2 / 3, c, 77u + unsigned(c));
           Image out;
           ASSERT_TRUE(reference_run(plan, src, out).ok());
-          const std::vector<double> want = direct_2d(src, nfold(widths), border);
+          const std::vector<double> want = f64_separable_2d(src, nfold(widths), border);
           double worst = 0;
           for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(want[i] - out.data[i]));
           EXPECT_LE(worst, 1e-6) << impl << " " << border << " widths " << plan.param("width") << " c" << c;

@@ -20,7 +20,7 @@
 namespace gpublur {
 namespace {
 
-using testing::f64_border;
+using testing::f64_separable_2d;
 using testing::random_image;
 
 // One box of real width w applied to a unit impulse the seed's way, written here independently of
@@ -54,26 +54,6 @@ double variance(const std::vector<double>& k) {
   double v = 0;
   for (int d = -r; d <= r; ++d) v += k[size_t(d + r)] * d * d;
   return v;
-}
-
-// Direct 2D convolution with k(dx) k(dy) over the border-extended image, float64.
-std::vector<double> direct_2d(const Image& src, const std::vector<double>& k, const std::string& mode) {
-  const int r = int(k.size() / 2);
-  std::vector<double> out(src.value_count(), 0.0);
-  for (int y = 0; y < src.height; ++y)
-    for (int x = 0; x < src.width; ++x)
-      for (int dy = -r; dy <= r; ++dy) {
-        const int yy = f64_border(y + dy, src.height, mode);
-        if (yy < 0) continue;
-        for (int dx = -r; dx <= r; ++dx) {
-          const int xx = f64_border(x + dx, src.width, mode);
-          if (xx < 0) continue;
-          const double w = k[size_t(dy + r)] * k[size_t(dx + r)];
-          for (int c = 0; c < src.channels; ++c)
-            out[(size_t(y) * src.width + x) * src.channels + c] += w * src.at(xx, yy, c);
-        }
-      }
-  return out;
 }
 
 std::vector<float> plan_widths(const Plan& plan) {
@@ -128,7 +108,7 @@ TEST(Integral, PassesEqualTheNFoldKernelForEveryBorder) {
         const Image src = random_image(size, size * 2 / 3, c, 91u + unsigned(c));
         Image out;
         ASSERT_TRUE(reference_run(plan, src, out).ok());
-        const std::vector<double> want = direct_2d(src, nfold(widths), border);
+        const std::vector<double> want = f64_separable_2d(src, nfold(widths), border);
         double worst = 0;
         for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(want[i] - out.data[i]));
         EXPECT_LE(worst, 1e-6) << border << " width " << plan.param("width") << " c" << c;

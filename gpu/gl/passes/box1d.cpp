@@ -26,17 +26,20 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     spdlog::debug("GL box1d: reach {} as line walkers", pass.radius());
     return gl_box_lines(ctx, program, pass, src, dst, step);
   }
+  return gl_box_tiles(ctx, pass, src, dst, tile, tile.defines(pass.axis, pass.widths), "box1d-tiles", step);
+}
+
+Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, const GlImage& dst, const BoxTile& tile,
+                    const std::string& defines, const char* form, GlStep& step) {
   GLuint prog = 0;
-  if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, tile.defines(pass.axis, pass.widths), prog, true);
-      !s)
-    return s;
-  spdlog::debug("GL box1d: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
-                "window starts {}, sums {}", pass.axis, tile.reach, tile.lines, tile.span(), tile.outputs(), tile.per,
-                tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan",
+  if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, defines, prog, true); !s) return s;
+  spdlog::debug("GL {}: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
+                "window starts {}, sums {}", form, pass.axis, tile.reach, tile.lines, tile.span(), tile.outputs(),
+                tile.per, tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan",
                 tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : "f64");
   const GLint u_border = GlPassContext::uniform(prog, "border");
   const int n_along = pass.axis == 0 ? dst.w : dst.h, n_across = pass.axis == 0 ? dst.h : dst.w;
-  step.form = "box1d-tiles";
+  step.form = form;
   step.work = [&ctx, prog, u_border, border = int(pass.border), tile, n_along, n_across, src, dst] {
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);

@@ -50,19 +50,7 @@ Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, G
   const std::string defines = tile.defines(pass.axis, bc.widths) + "#define FRAC_LIST " +
                               glsl_floats(bc.fracs.data(), nw) + "\n#define WREAL_LIST " +
                               glsl_floats(bc.wreals.data(), nw) + "\n";
-  GLuint prog = 0;
-  if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, defines, prog, true); !s) return s;
-  spdlog::debug("GL integral1d: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation",
-                pass.axis, tile.reach, tile.lines, tile.span(), tile.outputs(), tile.per);
-  const GLint u_border = GlPassContext::uniform(prog, "border");
-  const int n_along = pass.axis == 0 ? dst.w : dst.h, n_across = pass.axis == 0 ? dst.h : dst.w;
-  step.form = "integral1d-tiles";
-  step.work = [&ctx, prog, u_border, border = int(pass.border), tile, n_along, n_across, src, dst] {
-    glProgramUniform1i(prog, u_border, border);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(n_along, tile.outputs()), groups(n_across, tile.lines), 1);
-  };
-  return Status::success();
+  return gl_box_tiles(ctx, pass, src, dst, tile, defines, "integral1d-tiles", step);
 }
 
 }  // namespace gpublur
