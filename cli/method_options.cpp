@@ -21,7 +21,10 @@ std::string describe(const ParamSpec& p) {
   if (p.type == ParamType::Enum) {
     for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
   } else {
-    o << (p.type == ParamType::Int ? "integer" : "number") << " in [" << p.min << ", " << p.max << "]";
+    o << (p.type == ParamType::Int       ? "integer"
+          : p.type == ParamType::IntList ? "comma-separated integers, each"
+                                         : "number")
+      << " in [" << p.min << ", " << p.max << "]";
   }
   o << ", default " << (p.derived ? "from sigma" : p.default_value) << ": " << p.help;
   return o.str();
@@ -60,9 +63,10 @@ void MethodOptions::add_to(CLI::App& cmd) {
       help += " only]";
     }
     options_[name] = cmd.add_option("--" + name, values_[name], help)
-                         ->type_name(spec->type == ParamType::Enum    ? "CHOICE"
-                                     : spec->type == ParamType::Int ? "INT"
-                                                                    : "FLOAT")
+                         ->type_name(spec->type == ParamType::Enum      ? "CHOICE"
+                                     : spec->type == ParamType::Int     ? "INT"
+                                     : spec->type == ParamType::IntList ? "INT,..."
+                                                                        : "FLOAT")
                          ->group("Method parameters (from the registry)");
   }
   cmd.add_option("--param", param_list_, "any method parameter as name=value (repeatable)")

@@ -67,6 +67,24 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
       continue;
     }
     if (!set && p.derived) continue;  // the recipe derives it (and records the value in out.params)
+    if (p.type == ParamType::IntList) {
+      const std::string text = set ? it->second : p.default_value;
+      std::string canonical;
+      for (size_t i = 0; i <= text.size();) {
+        size_t j = text.find(',', i);
+        if (j == std::string::npos) j = text.size();
+        double v = 0;
+        if (!parse_number(text.substr(i, j - i), ParamType::Int, v))
+          return Status::fail("--" + p.name + " '" + text + "' is not a comma-separated list of integers");
+        if (v < p.min || v > p.max)
+          return Status::fail("--" + p.name + ": " + number_text(v, ParamType::Int) + " is outside [" +
+                              number_text(p.min, ParamType::Int) + ", " + number_text(p.max, ParamType::Int) + "]");
+        canonical += (canonical.empty() ? "" : ",") + number_text(v, ParamType::Int);
+        i = j + 1;
+      }
+      out.params[p.name] = params.texts[p.name] = canonical;
+      continue;
+    }
     double v = 0;
     if (set) {
       if (!parse_number(it->second, p.type, v))

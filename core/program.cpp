@@ -24,6 +24,7 @@ const char* op_name(Op op) {
     case Op::Diffusion: return "diffusion";
     case Op::FftConv1d: return "fft-conv1d";
     case Op::Iir1d: return "iir1d";
+    case Op::Kawase: return "kawase";
     default: return "?";
   }
 }
@@ -50,6 +51,7 @@ int Pass::radius() const {
     }
     case Op::Integral1d: return frac_cascade_reach(taps);
     case Op::Diffusion: return widths.empty() ? 0 : widths[0];  // one pixel per step
+    case Op::Kawase: return widths.empty() ? 0 : widths[0] + 1;
     default: return 0;
   }
 }
@@ -121,6 +123,9 @@ Status validate_program(const Program& p) {
         if (s.taps.empty()) return fail(i, "needs box widths");
         for (float w : s.taps)
           if (!(w >= 1.0f && w < 8388608.0f)) return fail(i, "real box widths must be in [1, 2^23)");
+        break;
+      case Op::Kawase:
+        if (s.widths.size() != 1 || s.widths[0] < 0) return fail(i, "a kawase pass takes one offset k >= 0");
         break;
       case Op::Diffusion:
         if (s.taps.size() != 1 || !(s.taps[0] > 0.0f && s.taps[0] <= 0.25f))

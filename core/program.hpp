@@ -38,6 +38,8 @@ enum class Op : int {
   // Recursive filter along `axis` on the infinitely border-extended line (core/iir.hpp): dst(n) = sum_k
   // Re(c_k sum_m p_k^|m| src(n - m)), taps = p.re, p.im, c.re, c.im per term; exact initial states per border.
   Iir1d,
+  Kawase,         // the mean of the 4 bilinear samples at (x +- (k + 1/2), y +- (k + 1/2)), k = widths[0] >= 0 (the
+                  // Intel article's pass): each sample the mean of 2 x 2 pixels, read with the border mode
   kCount
 };
 const char* op_name(Op op);

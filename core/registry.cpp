@@ -55,6 +55,7 @@ const char* param_type_name(ParamType t) {
   switch (t) {
     case ParamType::Int: return "int";
     case ParamType::Float: return "float";
+    case ParamType::IntList: return "int-list";
     default: return "enum";
   }
 }

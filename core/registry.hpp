@@ -7,7 +7,7 @@
 
 namespace gpublur {
 
-enum class ParamType { Int, Float, Enum };
+enum class ParamType { Int, Float, Enum, IntList };  // IntList: "a,b,c", each in [min, max]
 
 struct ParamSpec {
   std::string name;

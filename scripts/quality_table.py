@@ -34,8 +34,8 @@ def main():
         m = j["mean"]
         sig = [i["effective_sigma"] for i in j["images"] if i.get("status") == "ok"]
         prm = j["params"]
-        shape = prm.get("width") or (f"N={prm['iterations']} c={prm['rate']}" if "iterations" in prm else "") \
-            or prm.get("radius", "")
+        shape = prm.get("width") or prm.get("offsets") \
+            or (f"N={prm['iterations']} c={prm['rate']}" if "iterations" in prm else "") or prm.get("radius", "")
         psnr = "inf" if m.get("psnr_db") is None else f"{m['psnr_db']:.1f}"
         print(f"| {method} | {' '.join(params)} | {shape} | {j['predicted_sigma']:.3f} | {m['effective_sigma']:.3f} "
               f"({min(sig):.2f}-{max(sig):.2f}) | {m['fit_kernel_sigma']:.3f} | {psnr} | {m['max_abs']:.2e} |")

@@ -19,6 +19,18 @@ const std::string& Params::text(const std::string& name) const {
   return it->second;
 }
 
+std::vector<int> Params::ints(const std::string& name) const {
+  std::vector<int> out;
+  const std::string& s = text(name);
+  for (size_t i = 0; i < s.size();) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    out.push_back(std::stoi(s.substr(i, j - i)));
+    i = j + 1;
+  }
+  return out;
+}
+
 ParamSpec sigma_param() {
   return {"sigma", ParamType::Float, "2", false, 0.1, 512, {},
           "standard deviation of the Gaussian the method stands for, in pixels"};
@@ -36,7 +48,8 @@ ParamSpec border_param() {
 const std::vector<Recipe>& recipes() {
   static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
                                           gauss_linear_recipe(), box_recipe(), integral_recipe(),
-                                          iir_recipe(), fft_recipe(), diffusion_recipe(), bilateral_recipe()};
+                                          iir_recipe(), fft_recipe(), kawase_recipe(), diffusion_recipe(),
+                                          bilateral_recipe()};
   return all;
 }
 

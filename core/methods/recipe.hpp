@@ -21,6 +21,7 @@ class Params {
   double num(const std::string& name) const;
   int integer(const std::string& name) const { return int(num(name)); }
   const std::string& text(const std::string& name) const;
+  std::vector<int> ints(const std::string& name) const;  // an IntList parameter
   bool given(const std::string& name) const { return given_.count(name) > 0; }
 
   std::map<std::string, double> nums;
@@ -62,6 +63,7 @@ Recipe integral_recipe();
 Recipe diffusion_recipe();
 Recipe fft_recipe();
 Recipe bilateral_recipe();
+Recipe kawase_recipe();
 Recipe iir_recipe();
 
 }  // namespace gpublur

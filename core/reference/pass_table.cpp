@@ -20,6 +20,7 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Diffusion)] = cpu_diffusion;
     t[size_t(Op::FftConv1d)] = cpu_conv1d;  // the ground truth: the float64 direct convolution, same function
     t[size_t(Op::Bilateral)] = cpu_bilateral;
+    t[size_t(Op::Kawase)] = cpu_kawase;
     t[size_t(Op::Bilateral1d)] = cpu_bilateral1d;
     t[size_t(Op::Iir1d)] = cpu_iir1d;
     return t;

@@ -25,6 +25,7 @@ Status cpu_box2d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threa
 Status cpu_integral1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_diffusion(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_kawase(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_bilateral1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_iir1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 

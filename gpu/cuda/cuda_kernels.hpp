@@ -156,6 +156,9 @@ Status launch_box2d(const Pass& pass, const DevImage& src, const DevImage& dst, 
 // passes/bilateral.cu: Bilateral (2D window) and Bilateral1d (along pass.axis).
 Status launch_bilateral(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
+// passes/kawase.cu: one Kawase pass (4 half-pixel bilinear samples at the diagonal offsets +-(k + 1/2)).
+Status launch_kawase(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+
 // passes/diffusion.cu: the heat steps of `pass`, several per launch (temporal blocking); scratch: one image
 // when the steps take more than one launch. Steps per launch: GPUBLUR_CUDA_DIFFUSION_STEPS (1..16, default 8;
 // 1 is plain ping-pong), settable by tests.

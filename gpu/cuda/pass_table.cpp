@@ -129,6 +129,12 @@ Status run_bilateral(const PassContext& c, size_t i, int& consumed, std::string&
   return launch_bilateral(p, img(c, p.src), img(c, p.dst), c.stream, path);
 }
 
+Status run_kawase(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return launch_kawase(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
 Status run_diffusion(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -158,6 +164,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Diffusion)] = {run_diffusion, scratch_diffusion};
     t[size_t(Op::FftConv1d)] = {run_fft_conv1d, scratch_fft_conv1d};
     t[size_t(Op::Bilateral)] = {run_bilateral, nullptr};
+    t[size_t(Op::Kawase)] = {run_kawase, nullptr};
     t[size_t(Op::Bilateral1d)] = {run_bilateral, nullptr};
     t[size_t(Op::Iir1d)] = {run_iir1d, nullptr};
     return t;

@@ -20,6 +20,7 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Diffusion)] = gl_diffusion;
     t[size_t(Op::FftConv1d)] = gl_fft_conv1d;
     t[size_t(Op::Bilateral)] = gl_bilateral;
+    t[size_t(Op::Kawase)] = gl_kawase;
     t[size_t(Op::Bilateral1d)] = gl_bilateral;
     t[size_t(Op::Iir1d)] = gl_iir1d;
     return t;

@@ -27,6 +27,7 @@ Status gl_moving_average(GlPassContext& ctx, const Program& program, size_t inde
 Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_sat_box(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_box2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_bilateral(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);

@@ -1,0 +1,100 @@
+// The kawase method's defining properties: a pass is the mean of its four bilinear samples at
+// (x +- (k + 1/2), y +- (k + 1/2)) (sampled here by a general bilinear interpolation of the border-extended
+// image); per axis a pass adds the variance k^2 + k + 1/2 and passes add up; the sigma schedule; --offsets.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/core/f64_reference.hpp"
+#include "tests/core/random_image.hpp"
+
+namespace gpublur {
+namespace {
+
+using testing::f64_border;
+using testing::random_image;
+
+Plan kawase_plan(const std::map<std::string, std::string>& given) {
+  Plan p;
+  const Status s = resolve_plan("kawase", given, p);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return p;
+}
+
+// Bilinear interpolation at the real position (fx, fy) of pixel centres, pixels read with the border mode.
+double bilinear(const Image& img, double fx, double fy, int c, const std::string& border) {
+  const int x0 = int(std::floor(fx)), y0 = int(std::floor(fy));
+  const double ax = fx - x0, ay = fy - y0;
+  auto px = [&](int x, int y) {
+    const int xx = f64_border(x, img.width, border), yy = f64_border(y, img.height, border);
+    return xx < 0 || yy < 0 ? 0.0 : double(img.at(xx, yy, c));
+  };
+  return (1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) + ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1));
+}
+
+TEST(Kawase, OnePassIsTheMeanOfItsFourBilinearSamples) {
+  for (const char* border : {"clamp", "mirror", "wrap", "zero"})
+    for (int c = 1; c <= 4; ++c)
+      for (int k : {0, 1, 3}) {
+        const Image src = random_image(11, 6, c, 90 + c);
+        Image got;
+        ASSERT_TRUE(reference_run(kawase_plan({{"offsets", std::to_string(k)}, {"border", border}}), src, got).ok());
+        const double o = k + 0.5;
+        double worst = 0;
+        for (int y = 0; y < src.height; ++y)
+          for (int x = 0; x < src.width; ++x)
+            for (int ch = 0; ch < c; ++ch) {
+              const double want = 0.25 * (bilinear(src, x - o, y - o, ch, border) + bilinear(src, x + o, y - o, ch, border) +
+                                          bilinear(src, x - o, y + o, ch, border) + bilinear(src, x + o, y + o, ch, border));
+              worst = std::max(worst, std::fabs(double(got.at(x, y, ch)) - want));
+            }
+        EXPECT_LE(worst, 1e-6) << border << " c " << c << " k " << k;
+      }
+}
+
+TEST(Kawase, PassVariancesAdd) {
+  const int n = 81;
+  Image src(n, n, 1);
+  src.at(n / 2, n / 2, 0) = 1.f;
+  const Plan plan = kawase_plan({{"offsets", "0,1,2,2,3"}, {"border", "zero"}});
+  Image got;
+  ASSERT_TRUE(reference_run(plan, src, got).ok());
+  double sum = 0, vx = 0, vy = 0;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) {
+      const double v = got.at(x, y, 0);
+      sum += v, vx += v * (x - n / 2) * (x - n / 2), vy += v * (y - n / 2) * (y - n / 2);
+    }
+  const double want = 0.5 + 2.5 + 6.5 + 6.5 + 12.5;  // k^2 + k + 1/2 per pass
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+  EXPECT_NEAR(vx / sum, want, 1e-4);
+  EXPECT_NEAR(vy / sum, want, 1e-4);
+  EXPECT_NEAR(plan.effective_sigma, std::sqrt(want), 1e-9);
+}
+
+TEST(Kawase, SigmaScheduleAndOffsets) {
+  Plan p = kawase_plan({{"sigma", "3"}});
+  EXPECT_EQ(p.param("offsets"), "0,1,2");  // 0.5 + 2.5 + 6.5 = 9.5, closest to 9
+  EXPECT_EQ(p.param("passes"), "3");
+  p = kawase_plan({{"sigma", "12"}});
+  EXPECT_EQ(p.param("offsets"), "0,1,2,3,4,5,6,5");  // 115.5 + 30.5 = 146, closest to 144
+  EXPECT_NEAR(p.effective_sigma, std::sqrt(146.0), 1e-9);
+  p = kawase_plan({{"sigma", "12"}, {"passes", "3"}});
+  EXPECT_EQ(p.param("offsets"), "0,1,11");  // 3 + 132.5
+  p = kawase_plan({{"offsets", " 4,0"}});
+  EXPECT_EQ(p.param("offsets"), "4,0");
+  Plan bad;
+  Status s = resolve_plan("kawase", {{"offsets", "1,2"}, {"passes", "3"}}, bad);
+  EXPECT_NE(s.error.find("does not match"), std::string::npos) << s.error;
+  s = resolve_plan("kawase", {{"offsets", "1,x"}}, bad);
+  EXPECT_NE(s.error.find("comma-separated list of integers"), std::string::npos) << s.error;
+  s = resolve_plan("kawase", {{"offsets", "1,-2"}}, bad);
+  EXPECT_NE(s.error.find("outside [0, 4096]"), std::string::npos) << s.error;
+}
+
+}  // namespace
+}  // namespace gpublur
