@@ -5,8 +5,8 @@
 #   3. bench tables: 4096x4096 and 1024x1024 RGBA float32, sigma 3, 12, 48, every CUDA and GL method.
 # Logs go under $OUT (or ./gpu-check-out). Exit status non-zero on any failure.
 # GL there: pass GPUBLUR_GL_DEBS=DIR with the glvnd .debs (scripts/fetch_gl_debs.sh) to unpack the loader.
-# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2) runs a subset, so the check fits
-# calls of limited length.
+# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder) runs a subset, so the
+# check fits calls of limited length.
 set -u
 parts=",${GPUBLUR_CHECK_PARTS:-tests,matrix,sanitizer,variants,bench,bench2},"
 want() { [[ $parts == *",$1,"* ]]; }
@@ -123,6 +123,24 @@ BENCH_PART=bench2 SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
 BENCH_PART=bench2 SIGMAS=3 bench gl_diffusion_thesis --backend gl \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
+# Part folder (issue 12): the folder job with the GPU backends beside its peers (OpenCV where python3 has cv2),
+# the PNG codec bench on one of its inputs, and the cold start of each backend (one small PNG, 5 runs).
+if want folder; then
+  fdir=${BENCH_DIR:-/tmp/gpublur_folder_bench}
+  step folder-bench "$out/folder.txt" env BENCH_BACKENDS="cuda gl cpu" BENCH_DIR="$fdir" \
+    bash "$here/folder_bench.sh" "$here/bin/gpublur"
+  png=$(ls "$fdir"/in_png_*/*.png 2>/dev/null | head -1)
+  [[ -n $png ]] && step png-codec "$out/folder.txt" "$here/bin/gpublur_png_codec_bench" "$png" 3
+  TIMEFORMAT="cold start %R s"
+  for b in cuda gl cpu; do
+    for i in 1 2 3 4 5; do
+      { time "$here/bin/gpublur" -q blur "$here/testdata/icon_palette.png" -o "/tmp/cold_$b" -b "$b" --overwrite; } \
+        >>"$out/folder.txt" 2>&1
+      echo "  ($b run $i)" >>"$out/folder.txt"
+    done
+  done
+fi
+
 if want bench || want bench2; then
   tar -C "$json_dir" -cf "$out/bench_json.tar" .
   cat "$out/bench.txt"
