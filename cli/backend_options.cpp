@@ -9,7 +9,10 @@ void add_backend_options(CLI::App* cmd, BackendArgs& a) {
                   "cpu, cuda, gl, or auto (cuda, else gl, else cpu); built: " + compiled_backends())
       ->check(CLI::IsMember({"cpu", "cuda", "gl", "auto"}))
       ->capture_default_str();
-  cmd->add_option("--device", a.device, "GPU index (CUDA ordinal, EGL device)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", a.device,
+                  "GPU index (CUDA ordinal, EGL device); blur -b cuda also takes a list (0,2) or all: one backend "
+                  "per GPU over one shared queue")
+      ->capture_default_str();
   cmd->add_option("--threads", a.threads, "CPU backend worker threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--gl-storage", a.gl_storage,
@@ -18,9 +21,71 @@ void add_backend_options(CLI::App* cmd, BackendArgs& a) {
       ->capture_default_str();
 }
 
+namespace {
+
+// "N", "N,M,...", or "all" -> ordinals; false where it is none of those.
+bool parse_devices(const std::string& text, const std::string& backend, std::vector<int>& out) {
+  out.clear();
+  if (text == "all") {
+    for (int d = 0; d < backend_device_count(backend); ++d) out.push_back(d);
+    return true;
+  }
+  for (size_t i = 0; i <= text.size();) {
+    size_t j = text.find(',', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string part = text.substr(i, j - i);
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) return false;
+    out.push_back(std::stoi(part));
+    i = j + 1;
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage) {
+  out.clear();
+  usage = true;
+  std::vector<int> devices;
+  if (!parse_devices(a.device, a.backend, devices)) {
+    spdlog::error("--device '{}' is not an ordinal, a comma-separated list of them, or all", a.device);
+    return false;
+  }
+  if (devices.empty()) {
+    spdlog::error("--device all: no {} device here", a.backend);
+    usage = false;
+    return false;
+  }
+  if (devices.size() > 1 && a.backend != "cuda") {
+    spdlog::error("--device {}: several devices need -b cuda (one backend per GPU)", a.device);
+    return false;
+  }
+  for (size_t i = 0; i < devices.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (devices[i] == devices[j]) {
+        spdlog::error("--device {}: device {} is listed twice", a.device, devices[i]);
+        return false;
+      }
+  usage = false;
+  for (int d : devices) {
+    BackendArgs one = a;
+    one.device = std::to_string(d);
+    std::unique_ptr<Backend> b = open_backend(one);
+    if (!b) return false;
+    out.push_back(std::move(b));
+  }
+  return true;
+}
+
 std::unique_ptr<Backend> open_backend(const BackendArgs& a) {
+  std::vector<int> devices;
+  if (!parse_devices(a.device, a.backend, devices) || devices.size() != 1) {
+    spdlog::error("--device '{}': this command takes one device ordinal (lists and all are for blur -b cuda)",
+                  a.device);
+    return nullptr;
+  }
   BackendOptions bo;
-  bo.device = a.device;
+  bo.device = devices[0];
   bo.threads = a.threads;
   bo.half_storage = a.gl_storage == "rgba16f";
   std::string error;

@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -11,7 +12,7 @@ namespace gpublur::cli {
 
 struct BackendArgs {
   std::string backend = "auto";
-  int device = 0;
+  std::string device = "0";  // an ordinal; for blur -b cuda also a list "0,2" or "all"
   int threads = 0;
   std::string gl_storage = "rgba32f";
 };
@@ -20,5 +21,8 @@ struct BackendArgs {
 void add_backend_options(CLI::App* cmd, BackendArgs& a);
 // Creates the backend; on failure logs one clear error line and returns null.
 std::unique_ptr<Backend> open_backend(const BackendArgs& a);
+// For blur: one backend per device of --device (an ordinal, a list, or all: CUDA only for more than one).
+// False with one clear error line logged; `usage` says whether it is a usage error (exit 2).
+bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage);
 
 }  // namespace gpublur::cli

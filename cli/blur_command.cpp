@@ -101,12 +101,16 @@ int run_blur(BlurArgs& a) {
     return kExitFailed;
   }
 
-  std::unique_ptr<Backend> backend = open_backend(a.backend);
-  if (!backend) return kExitFailed;
+  std::vector<std::unique_ptr<Backend>> backends;
+  bool usage_error = false;
+  if (!open_backends(a.backend, backends, usage_error)) return usage_error ? kExitUsage : kExitFailed;
+  Backend* backend = backends[0].get();
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
-  spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backend->name(),
-               backend->device_name(), plan.sigma, plan.radius, jobs.size());
+  std::string devices = backend->device_name();
+  for (size_t i = 1; i < backends.size(); ++i) devices += ", " + backends[i]->device_name();
+  spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backend->name(), devices, plan.sigma,
+               plan.radius, jobs.size());
 
   // A progress bar on stderr when it is a terminal and logging is not quietened: images done/total, rate,
   // ETA; it replaces the per-image info lines (errors still print, on their own line).
@@ -129,7 +133,7 @@ int run_blur(BlurArgs& a) {
 
   RunRecord run;
   run.backend = backend->name();
-  run.device = backend->device_name();
+  run.device = devices;
   run.timer_clock = backend->timer_clock();
   run.storage = backend->storage();
   run.method = plan.method;
@@ -140,7 +144,9 @@ int run_blur(BlurArgs& a) {
   run.linear = po.color.linear;
   run.premultiply = po.color.premultiply;
   run.io = make_image_io(a.io)->name();
-  run_pipeline(jobs, *backend, plan, po, run);
+  std::vector<Backend*> stages;
+  for (auto& b : backends) stages.push_back(b.get());
+  run_pipeline(jobs, stages, plan, po, run);
   run.timer_clock = backend->timer_clock();  // again: a backend may settle its clock on the first runs
 
   const int failed = run.failed();

@@ -65,5 +65,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 
 // Backend names compiled into this binary, for help text.
 std::string compiled_backends();
+// How many devices `--device all` means for a backend: CUDA's device count (0 without one); 1 for the others.
+int backend_device_count(const std::string& name);
 
 }  // namespace gpublur

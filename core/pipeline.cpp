@@ -18,6 +18,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <set>
+#include <functional>
 #include <thread>
 #include <unistd.h>
 
@@ -418,6 +419,11 @@ Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limi
 
 void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& plan, const PipelineOptions& opts,
                   RunRecord& run) {
+  run_pipeline(jobs, std::vector<Backend*>{&backend}, plan, opts, run);
+}
+
+void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& backends, const Plan& plan,
+                  const PipelineOptions& opts, RunRecord& run) {
   const auto t0 = Clock::now();
   const size_t n = jobs.size();
   run.images.assign(n, ImageRecord{});
@@ -530,22 +536,28 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
   for (int t = 0; t < threads; ++t) pool.emplace_back(reader);
   for (int t = 0; t < threads; ++t) pool.emplace_back(writer);
 
-  // The backend stage runs here: one GPU context, one thread.
-  while (auto item = decoded.pop()) {
-    Work& w = *item;
-    Status s;
-    try {
-      s = run_backend(backend, plan, w.loaded.image, w.rec);
-    } catch (const std::exception& e) {
-      s = Status::fail(e.what());
+  // A backend stage per backend (one GPU context, one thread each); the first runs on this thread.
+  auto stage = [&](Backend& backend) {
+    while (auto item = decoded.pop()) {
+      Work& w = *item;
+      Status s;
+      try {
+        s = run_backend(backend, plan, w.loaded.image, w.rec);
+      } catch (const std::exception& e) {
+        s = Status::fail(e.what());
+      }
+      if (!s) {
+        w.rec.error = naming(w.rec.input, s.error);
+        finish(w.index, std::move(w.rec));
+        continue;
+      }
+      computed.push(std::move(w));
     }
-    if (!s) {
-      w.rec.error = naming(w.rec.input, s.error);
-      finish(w.index, std::move(w.rec));
-      continue;
-    }
-    computed.push(std::move(w));
-  }
+  };
+  std::vector<std::thread> stages;
+  for (size_t b = 1; b < backends.size(); ++b) stages.emplace_back(stage, std::ref(*backends[b]));
+  stage(*backends[0]);
+  for (auto& t : stages) t.join();
   computed.close();
   for (auto& t : pool) t.join();
   run.wall_ms = ms_since(t0);

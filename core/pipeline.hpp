@@ -97,6 +97,10 @@ Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limi
 // thread only.
 void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& plan, const PipelineOptions& opts,
                   RunRecord& run);
+// The same with one backend stage per backend (one per GPU, `--device all`), all taking decoded images from
+// one queue: each image goes to whichever stage is free.
+void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& backends, const Plan& plan,
+                  const PipelineOptions& opts, RunRecord& run);
 
 // Blocks SIGINT/SIGTERM in this thread (call before any other thread starts, so all inherit it) and starts
 // a thread that waits for them: it removes every temporary output in flight, waits for writes under way to

@@ -22,6 +22,13 @@ std::string compiled_backends() {
   return s;
 }
 
+int backend_device_count(const std::string& name) {
+#if GPUBLUR_WITH_CUDA
+  if (name == "cuda") return cuda_device_count();
+#endif
+  return name == "cuda" ? 0 : 1;
+}
+
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opts, std::string& error) {
   error.clear();
   if (name == "cpu") return make_cpu_backend(opts);

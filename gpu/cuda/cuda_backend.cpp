@@ -362,6 +362,15 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
 bool cuda_device_present(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);

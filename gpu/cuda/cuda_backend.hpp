@@ -10,6 +10,8 @@ namespace gpublur {
 // True when the CUDA runtime reports at least one device. Any error (no driver, "driver version is
 // insufficient", no device) counts as "no device"; `why` then holds the runtime's message.
 bool cuda_device_present(std::string* why = nullptr);
+// The number of CUDA devices (0 on any error, as above).
+int cuda_device_count();
 // Null with one clear line in `error` when there is no usable device or opts.device is out of range.
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& opts, std::string& error);
 

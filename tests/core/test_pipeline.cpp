@@ -236,6 +236,52 @@ TEST(Pipeline, WideExrIsBlurredInGroupsAllChannels) {
   for (const auto& e : fs::directory_iterator(d / "out")) EXPECT_EQ(e.path().filename(), "wide.exr");
 }
 
+// Several backend stages (one per GPU with --device all; here three CPU backends) share one queue: every image
+// is blurred exactly once, each as the reference does it, and no stage is left waiting.
+TEST(Pipeline, SeveralBackendStagesShareOneQueue) {
+  auto io = make_lean_io();
+  ASSERT_TRUE(io);
+  TempDir d;
+  std::vector<Image> images;
+  for (int i = 0; i < 9; ++i) {
+    images.push_back(testing::random_image(31 + i, 17, 3, 100 + uint32_t(i)));
+    ImageMeta meta;
+    meta.format = "exr";
+    meta.pixel_type = PixelType::Float;
+    ASSERT_TRUE(io->write((d / ("in_" + std::to_string(i) + ".exr")).string(), images.back(), meta).ok());
+  }
+  std::vector<Job> jobs;
+  ASSERT_TRUE(collect_jobs({d.str()}, {(d / "out").string(), false, ""}, jobs).ok());
+  ASSERT_EQ(jobs.size(), 9u);
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("box", {{"sigma", "2"}}, plan).ok());
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<Backend*> stages;
+  for (int b = 0; b < 3; ++b) {
+    owned.push_back(make_cpu_backend(BackendOptions{}));
+    stages.push_back(owned.back().get());
+  }
+  PipelineOptions po;
+  po.make_io = [] { return make_lean_io(); };
+  po.io_threads = 2;
+  RunRecord run;
+  run_pipeline(jobs, stages, plan, po, run);
+  ASSERT_EQ(run.images.size(), 9u);
+  for (const ImageRecord& r : run.images) {
+    ASSERT_TRUE(r.ok) << r.error;
+    LoadedImage in, out;
+    ASSERT_TRUE(io->read(r.input, ReadLimits{}, in).ok());
+    ASSERT_TRUE(io->read(r.output, ReadLimits{}, out).ok());
+    Image expect;
+    ASSERT_TRUE(reference_run(plan, in.image, expect).ok());
+    ASSERT_EQ(out.image.value_count(), expect.value_count()) << r.input;
+    double worst = 0;
+    for (size_t i = 0; i < expect.value_count(); ++i)
+      worst = std::max(worst, double(std::fabs(out.image.data[i] - expect.data[i])));
+    EXPECT_LT(worst, 1e-6) << r.input;
+  }
+}
+
 TEST(Bench, SizesMethodsAndMedian) {
   std::vector<std::pair<int, int>> sizes;
   ASSERT_TRUE(parse_bench_sizes("1024,640x480", sizes).ok());

@@ -177,6 +177,41 @@ TEST_F(E2E, AllGoodExitsZeroAndPngKeepsAlpha) {
   EXPECT_EQ(li.meta.alpha_channel, 1);
 }
 
+// --device lists and all are for blur -b cuda (one backend per GPU); anything else is a usage error, and the
+// other commands take one ordinal.
+TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
+  make_image("in/a.png", 8, 8, 3, PixelType::UInt8, 5);
+  const std::string base = "blur " + quote(at("in/a.png").string()) + " -o " + quote(at("out").string());
+  struct Case {
+    std::string args, expect;
+    int rc;
+  };
+  const std::vector<Case> cases = {{base + " -b cpu --device 0,1", "need -b cuda", 2},
+                                   {base + " -b cuda --device 0,0", "listed twice", 2},
+                                   {base + " -b cuda --device x", "not an ordinal", 2},
+                                   {"bench -b cpu --device 0,1 --size 8", "takes one device ordinal", 1}};
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+  }
+}
+
+// One backend per GPU over one queue (the GPU check runs this where the machine has two or more GPUs).
+TEST_F(E2E, AllGpusShareTheFolder) {
+  for (int i = 0; i < 6; ++i) make_image("in/i" + std::to_string(i) + ".png", 40, 30, 3, PixelType::UInt8, 20 + i);
+  const Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("out").string()) +
+                       " -b cuda --device all --report " + quote(at("r.json").string()));
+  for (const char* no_gpu : {"no cuda device here", "CUDA: no usable device", "is not compiled into this binary"})
+    if (r.rc != 0 && r.err.find(no_gpu) != std::string::npos) GTEST_SKIP() << "skipped: no CUDA device: " << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json rep = json::parse(slurp(at("r.json")));
+  const std::string device = rep["backend"]["device"].get<std::string>();
+  if (device.find(", ") == std::string::npos) GTEST_SKIP() << "skipped: one GPU here (" << device << "); needs two";
+  ASSERT_EQ(rep["images"].size(), 6u);
+  for (const auto& img : rep["images"]) EXPECT_EQ(img["status"], "ok") << img.dump();
+}
+
 TEST_F(E2E, UsageErrorsExitTwoAndWriteNothing) {
   make_image("in/a.png", 8, 8, 3, PixelType::UInt8, 5);
   make_image("in/sub/a.png", 8, 8, 3, PixelType::UInt8, 6);
