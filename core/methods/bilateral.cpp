@@ -5,7 +5,6 @@
 // seed's approximation: the 1D bilateral along x, then along y on its result (not the same function: the
 // range weights of the second pass see the first pass's output). The sigma it stands for is the spatial one,
 // exactly so where the range weights are all 1 (flat areas, or sigma_r -> infinity).
-#include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 
 namespace gpublur {
@@ -25,21 +24,14 @@ Recipe bilateral_recipe() {
                            "bilateral: the (2r+1)^2 window (brute), or the seed's separable approximation (x then y)"});
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
-    plan.radius = gaussian_radius_param(p, plan);
-    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
+    const bool brute = p.text("impl") == "brute";
+    Pass pass = gaussian_pass(p, plan, brute ? Op::Bilateral : Op::Bilateral1d);
     const double sr = p.num("sigma-range");
-    Pass pass;
-    pass.border = plan.border;
-    pass.taps.assign(w.begin(), w.end());
     pass.range = float(1.0 / (2.0 * sr * sr));
-    if (p.text("impl") == "brute") {
-      pass.op = Op::Bilateral;
+    if (brute)
       plan.program.passes.push_back(pass);
-    } else {
-      pass.op = Op::Bilateral1d;
+    else
       separable_passes(plan, pass);
-    }
-    plan.effective_sigma = kernel_sigma(w);
     return Status::success();
   };
   return r;

@@ -4,7 +4,6 @@
 // lengths and the spectrum). The cost per pixel grows with log(n + 2r), not with r: the exact method for huge
 // kernels. Two 1D passes rather than one 2D transform: the kernel is separable, and lines need a transform
 // buffer of one line each instead of the whole padded image (docs/performance.md, fft).
-#include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 
 namespace gpublur {
@@ -18,13 +17,7 @@ Recipe fft_recipe() {
   r.spec.params = {sigma_param(), radius_param(), border_param()};
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
-    plan.radius = gaussian_radius_param(p, plan);
-    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
-    Pass pass;
-    pass.op = Op::FftConv1d;
-    pass.taps.assign(w.begin(), w.end());
-    separable_passes(plan, pass);
-    plan.effective_sigma = kernel_sigma(w);
+    separable_passes(plan, gaussian_pass(p, plan, Op::FftConv1d));
     return Status::success();
   };
   return r;

@@ -1,5 +1,4 @@
 // gauss-2d: the direct 2D convolution with the sampled Gaussian (compute-shader seed 10.1, thesis 3.2).
-#include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 
 namespace gpublur {
@@ -13,14 +12,7 @@ Recipe gauss_2d_recipe() {
   r.spec.params = {sigma_param(), radius_param(), border_param()};
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
-    plan.radius = gaussian_radius_param(p, plan);
-    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
-    Pass pass;
-    pass.op = Op::Conv2d;
-    pass.border = plan.border;
-    pass.taps.assign(w.begin(), w.end());
-    plan.program.passes.push_back(pass);
-    plan.effective_sigma = kernel_sigma(w);
+    plan.program.passes.push_back(gaussian_pass(p, plan, Op::Conv2d));
     return Status::success();
   };
   return r;

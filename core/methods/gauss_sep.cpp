@@ -1,7 +1,6 @@
 // gauss-sep: the separable Gaussian, a horizontal then a vertical pass of 2r+1 taps (compute-shader seed
 // 10.2-10.3, thesis 3.3). Backends fuse the two passes where that is faster (the schedule).
 #include "core/fft.hpp"
-#include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 
 namespace gpublur {
@@ -20,11 +19,7 @@ Recipe gauss_sep_recipe() {
                            "(the thesis's form); CPU and CUDA compute the same function either way"});
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
-    plan.radius = gaussian_radius_param(p, plan);
-    const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
-    Pass pass;
-    pass.op = Op::Conv1d;
-    pass.taps.assign(w.begin(), w.end());
+    Pass pass = gaussian_pass(p, plan, Op::Conv1d);
     if (p.text("impl") == "fragment") pass.hint = "fragment";
     // Large kernels hand over to the FFT form of the same function where measured faster (core/fft.hpp).
     if (pass.hint.empty() && plan.radius >= sep_fft_min_radius()) {
@@ -32,7 +27,6 @@ Recipe gauss_sep_recipe() {
       plan.details["schedule"] = "fft (radius >= " + std::to_string(sep_fft_min_radius()) + ")";
     }
     separable_passes(plan, pass);
-    plan.effective_sigma = kernel_sigma(w);
     return Status::success();
   };
   return r;

@@ -65,6 +65,17 @@ int gaussian_radius_param(const Params& p, Plan& plan) {
   return r;
 }
 
+Pass gaussian_pass(const Params& p, Plan& plan, Op op) {
+  plan.radius = gaussian_radius_param(p, plan);
+  const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
+  plan.effective_sigma = kernel_sigma(w);
+  Pass pass;
+  pass.op = op;
+  pass.border = plan.border;
+  pass.taps.assign(w.begin(), w.end());
+  return pass;
+}
+
 void separable_passes(Plan& plan, Pass pass) {
   const int mid = plan.program.add_image({});
   pass.border = plan.border;

@@ -48,6 +48,9 @@ ParamSpec border_param();
 
 // The radius of a sampled Gaussian: --radius if given, else ceil(3 sigma); recorded in plan.params.
 int gaussian_radius_param(const Params& p, Plan& plan);
+// A pass of `op` whose taps are the sampled, truncated Gaussian of plan.sigma and the radius above, with the
+// plan's border; sets plan.radius and plan.effective_sigma (the taps' standard deviation).
+Pass gaussian_pass(const Params& p, Plan& plan, Op op);
 
 // Program builders shared by recipes.
 // in -> tmp -> out: `op` along x then along y with the same settings (the separable pattern).

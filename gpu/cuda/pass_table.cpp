@@ -9,6 +9,33 @@ namespace {
 
 const DevImage& img(const PassContext& c, int i) { return c.images[size_t(i)]; }
 
+// The entries of primitives whose launcher takes the pass and its two images (and, for the second form, the
+// device scratch), one pass at a time.
+using OnePassLaunch = Status (*)(const Pass&, const DevImage&, const DevImage&, cudaStream_t, std::string&);
+using ScratchLaunch = Status (*)(const Pass&, const DevImage&, const DevImage&, void*, size_t, cudaStream_t,
+                                 std::string&);
+using ScratchSize = size_t (*)(const Pass&, const DevImage&);
+
+template <OnePassLaunch Launch>
+Status run_one(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return Launch(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+template <ScratchLaunch Launch>
+Status run_one_scratch(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  consumed = 1;
+  return Launch(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
+}
+
+template <ScratchSize Size>
+size_t scratch_of(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return Size(p, img(c, p.src));
+}
+
 Status run_copy(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -75,41 +102,6 @@ size_t scratch_moving_average(const PassContext& c, size_t i) {
   return moving_average_scratch(p.widths, p.axis, img(c, p.src));
 }
 
-Status run_sat(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_sat(p, img(c, p.src), img(c, p.dst), c.stream, path);
-}
-
-Status run_sat_box(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_sat_box(p, img(c, p.src), img(c, p.dst), c.stream, path);
-}
-
-Status run_box2d(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_box2d(p, img(c, p.src), img(c, p.dst), c.stream, path);
-}
-
-Status run_integral1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_integral1d(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
-}
-
-Status run_iir1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_iir1d(p, img(c, p.src), img(c, p.dst), c.stream, path);
-}
-
-size_t scratch_integral1d(const PassContext& c, size_t i) {
-  const Pass& p = c.program.passes[i];
-  return integral1d_scratch(p, img(c, p.src));
-}
-
 Status run_fft_conv1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -123,29 +115,6 @@ size_t scratch_fft_conv1d(const PassContext& c, size_t i) {
   return c.fft ? fft_conv1d_prepare(p, img(c, p.src), *c.fft) : 0;
 }
 
-Status run_bilateral(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_bilateral(p, img(c, p.src), img(c, p.dst), c.stream, path);
-}
-
-Status run_kawase(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_kawase(p, img(c, p.src), img(c, p.dst), c.stream, path);
-}
-
-Status run_diffusion(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  consumed = 1;
-  return launch_diffusion(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
-}
-
-size_t scratch_diffusion(const PassContext& c, size_t i) {
-  const Pass& p = c.program.passes[i];
-  return diffusion_scratch(p, img(c, p.src));
-}
-
 }  // namespace
 
 const PassEntry* cuda_pass(Op op) {
@@ -157,16 +126,16 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Bilinear1d)] = {run_bilinear1d, nullptr};
     t[size_t(Op::Box1d)] = {run_box1d, scratch_box1d};
     t[size_t(Op::MovingAverage)] = {run_moving_average, scratch_moving_average};
-    t[size_t(Op::Sat)] = {run_sat, nullptr};
-    t[size_t(Op::SatBox)] = {run_sat_box, nullptr};
-    t[size_t(Op::Box2d)] = {run_box2d, nullptr};
-    t[size_t(Op::Integral1d)] = {run_integral1d, scratch_integral1d};
-    t[size_t(Op::Diffusion)] = {run_diffusion, scratch_diffusion};
+    t[size_t(Op::Sat)] = {run_one<launch_sat>, nullptr};
+    t[size_t(Op::SatBox)] = {run_one<launch_sat_box>, nullptr};
+    t[size_t(Op::Box2d)] = {run_one<launch_box2d>, nullptr};
+    t[size_t(Op::Integral1d)] = {run_one_scratch<launch_integral1d>, scratch_of<integral1d_scratch>};
+    t[size_t(Op::Diffusion)] = {run_one_scratch<launch_diffusion>, scratch_of<diffusion_scratch>};
     t[size_t(Op::FftConv1d)] = {run_fft_conv1d, scratch_fft_conv1d};
-    t[size_t(Op::Bilateral)] = {run_bilateral, nullptr};
-    t[size_t(Op::Kawase)] = {run_kawase, nullptr};
-    t[size_t(Op::Bilateral1d)] = {run_bilateral, nullptr};
-    t[size_t(Op::Iir1d)] = {run_iir1d, nullptr};
+    t[size_t(Op::Bilateral)] = {run_one<launch_bilateral>, nullptr};
+    t[size_t(Op::Kawase)] = {run_one<launch_kawase>, nullptr};
+    t[size_t(Op::Bilateral1d)] = {run_one<launch_bilateral>, nullptr};
+    t[size_t(Op::Iir1d)] = {run_one<launch_iir1d>, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

@@ -294,6 +294,14 @@ void GlPassContext::bind_io(GLuint prog, GLuint in, GLuint out) const {
   glBindImageTexture(0, out, 0, GL_FALSE, 0, GL_WRITE_ONLY, store_format());
 }
 
+void GlPassContext::dispatch_sampled(GLuint prog, GLuint sampler, GLuint in, GLuint out, int out_w,
+                                     int out_h) const {
+  glBindSampler(0, sampler);
+  bind_io(prog, in, out);
+  glDispatchCompute(groups(out_w, 16), groups(out_h, 16), 1);
+  glBindSampler(0, 0);
+}
+
 RowChunks::RowChunks(GLuint prog, const char* begin_name, const char* end_name)
     : begin(glGetUniformLocation(prog, begin_name)),
       end(glGetUniformLocation(prog, end_name)),

@@ -119,6 +119,9 @@ class GlPassContext {
 
   // Uses `prog`, samples `in` at unit 0, writes `out` as image unit 0 (the storage format).
   void bind_io(GLuint prog, GLuint in, GLuint out) const;
+  // bind_io with `sampler` at unit 0 (bilinear lookups with a border's wrap mode), then one dispatch over
+  // out_w x out_h in 16x16 groups; unit 0's sampler is unbound after.
+  void dispatch_sampled(GLuint prog, GLuint sampler, GLuint in, GLuint out, int out_w, int out_h) const;
   // A uniform's location (-1 where the program does not use it: setting it is then a no-op). Programs are
   // shared by every pass with the same #defines, so a step sets its uniforms in its work closure.
   static GLint uniform(GLuint prog, const char* name) { return glGetUniformLocation(prog, name); }

@@ -21,12 +21,18 @@ struct BoxWidths {
   __host__ __device__ __forceinline__ int span(int i) const { return w[i] + (frac[i] > 0.0f ? 2 : 0); }
 };
 
-inline Status box_widths(const std::vector<int>& widths, const char* what, BoxWidths& out) {
-  if (widths.empty() || widths.size() > size_t(kMaxBoxes))
-    return Status::fail(std::string("CUDA ") + what + ": " + std::to_string(widths.size()) +
-                        " box widths (1 to " + std::to_string(kMaxBoxes) + ")");
+// Checks the cascade's length (1 to kMaxBoxes boxes) and resets out to n empty boxes.
+inline Status start_box_widths(size_t n, const char* what, BoxWidths& out) {
+  if (n == 0 || n > size_t(kMaxBoxes))
+    return Status::fail(std::string("CUDA ") + what + ": " + std::to_string(n) + " box widths (1 to " +
+                        std::to_string(kMaxBoxes) + ")");
   out = BoxWidths{};
-  out.n = int(widths.size());
+  out.n = int(n);
+  return Status::success();
+}
+
+inline Status box_widths(const std::vector<int>& widths, const char* what, BoxWidths& out) {
+  if (Status s = start_box_widths(widths.size(), what, out); !s) return s;
   for (size_t i = 0; i < widths.size(); ++i) {
     if (widths[i] < 1 || widths[i] % 2 == 0) return Status::fail(std::string("CUDA ") + what + ": even box width");
     out.w[i] = widths[i];
@@ -39,11 +45,7 @@ inline Status box_widths(const std::vector<int>& widths, const char* what, BoxWi
 // Integral1d's real widths (>= 1): w = 2r + 1, frac = e exactly as core's frac_box (exact in float: (w - 1) / 2
 // and its floor are exact for float widths below 2^23).
 inline Status frac_box_widths(const std::vector<float>& widths, const char* what, BoxWidths& out) {
-  if (widths.empty() || widths.size() > size_t(kMaxBoxes))
-    return Status::fail(std::string("CUDA ") + what + ": " + std::to_string(widths.size()) +
-                        " box widths (1 to " + std::to_string(kMaxBoxes) + ")");
-  out = BoxWidths{};
-  out.n = int(widths.size());
+  if (Status s = start_box_widths(widths.size(), what, out); !s) return s;
   for (size_t i = 0; i < widths.size(); ++i) {
     const float wf = widths[i];
     if (!(wf >= 1.0f && wf < 8388608.0f)) return Status::fail(std::string("CUDA ") + what + ": bad real width");

@@ -25,10 +25,7 @@ Status gl_bilinear1d(GlPassContext& ctx, const Program& program, size_t index, G
   step.form = "sampler-bilinear";
   step.work = [&ctx, prog, buf, sampler = ctx.sampler(pass.border), src, dst] {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf);
-    glBindSampler(0, sampler);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.w, 16), groups(dst.h, 16), 1);
-    glBindSampler(0, 0);
+    ctx.dispatch_sampled(prog, sampler, src.tex, dst.tex, dst.w, dst.h);
   };
   return Status::success();
 }

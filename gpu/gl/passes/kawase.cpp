@@ -14,10 +14,7 @@ Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlSte
   step.work = [&ctx, prog, u_offset, offset = float(pass.widths[0]) + 0.5f, sampler = ctx.sampler(pass.border), src,
                dst] {
     glProgramUniform1f(prog, u_offset, offset);
-    glBindSampler(0, sampler);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.w, 16), groups(dst.h, 16), 1);
-    glBindSampler(0, 0);
+    ctx.dispatch_sampled(prog, sampler, src.tex, dst.tex, dst.w, dst.h);
   };
   return Status::success();
 }
