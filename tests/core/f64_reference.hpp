@@ -2,6 +2,7 @@
 // explicit reflections, not core/border.hpp's modulo arithmetic), no separation. The ground truth that
 // every exact-Gaussian implementation is checked against.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -64,6 +65,14 @@ inline std::vector<double> f64_separable_2d(const Image& src, const std::vector<
         }
       }
   return out;
+}
+
+// Max abs difference of an image's values from float64 expectations laid out the same way.
+inline double max_abs_error(const std::vector<double>& want, const Image& got) {
+  double worst = got.value_count() == want.size() ? 0.0 : 1e300;
+  for (size_t i = 0; i < want.size() && i < got.value_count(); ++i)
+    worst = std::max(worst, std::abs(want[i] - double(got.data[i])));
+  return worst;
 }
 
 }  // namespace gpublur::testing

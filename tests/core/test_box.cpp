@@ -78,8 +78,7 @@ TEST(Box, PassesEqualTheNFoldKernelForEveryImplAndBorder) {
           Image out;
           ASSERT_TRUE(reference_run(plan, src, out).ok());
           const std::vector<double> want = f64_separable_2d(src, nfold(widths), border);
-          double worst = 0;
-          for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(want[i] - out.data[i]));
+          const double worst = testing::max_abs_error(want, out);
           EXPECT_LE(worst, 1e-6) << impl << " " << border << " widths " << plan.param("width") << " c" << c;
         }
       }
