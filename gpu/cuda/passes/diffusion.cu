@@ -74,13 +74,14 @@ Status run_diffusion(int steps, float c, Border b, const DevImage& src, const De
   // Launch j writes dst where launches - 1 - j is even, else the scratch image: the last one writes dst.
   const T* from = static_cast<const T*>(src.data);
   const dim3 grid((W + kTile - 1) / kTile, (H + kTile - 1) / kTile), block(kThreadsX, kThreadsY);
+  auto tile_bytes = [](int s) { return 2 * size_t(kTile + 2 * s) * size_t(kTile + 2 * s) * sizeof(T); };
+  auto k = diffusion_kernel<T>;
+  // Once, for the largest tile (S = per): every launch's tile is at most that.
+  if (Status st_ = allow_smem(k, tile_bytes(std::min(per, steps))); !st_) return st_;
   for (int j = 0, done = 0; j < launches; ++j) {
     const int s = std::min(per, steps - done);
     T* to = (launches - 1 - j) % 2 == 0 ? static_cast<T*>(dst.data) : static_cast<T*>(scratch);
-    const size_t bytes = 2 * size_t(kTile + 2 * s) * size_t(kTile + 2 * s) * sizeof(T);
-    auto k = diffusion_kernel<T>;
-    if (Status st_ = allow_smem(k, bytes); !st_) return st_;
-    k<<<grid, block, bytes, st>>>(from, to, W, H, b, c, s);
+    k<<<grid, block, tile_bytes(s), st>>>(from, to, W, H, b, c, s);
     if (Status st_ = cuda_status(cudaGetLastError(), "launching diffusion"); !st_) return st_;
     from = to;
     done += s;
