@@ -42,6 +42,12 @@ template <typename KernelPtr>
 Status allow_smem(KernelPtr k, size_t bytes, bool max_carveout = false) {
   return allow_smem_raw(reinterpret_cast<const void*>(k), bytes, max_carveout);
 }
+// Resident blocks per SM of kernel k at this launch shape (cached per device, like allow_smem).
+Status blocks_per_sm_raw(const void* k, int threads, size_t bytes, int& blocks);
+template <typename KernelPtr>
+Status blocks_per_sm(KernelPtr k, int threads, size_t bytes, int& blocks) {
+  return blocks_per_sm_raw(reinterpret_cast<const void*>(k), threads, bytes, blocks);
+}
 
 // layout.cu: 3 interleaved channels <-> 4 (alpha slot 0), for the padded device layout; filling a buffer
 // (tests poison outputs with NaN).

@@ -141,7 +141,9 @@ __global__ void __launch_bounds__(kThreads, 2) sep_fused_fixed_kernel(const T* _
   for (int g = 0; g < (rows + 31) / 32; ++g) {
     const int line = g * 32 + lane;
     const bool active = line < rows;
-    T* row = s + (active ? line : 0) * pitch + warp * K;
+    // Lanes past the tile read the last row, which only this step writes (after its barrier): pointing them
+    // at row 0, written by the step before without a barrier between, was a read/write race (racecheck).
+    T* row = s + (active ? line : rows - 1) * pitch + warp * K;
     T acc[K];
     conv_fixed<T, K, NT>(ConstWeight{}, [&](int p) { return row[p]; }, acc);
     __syncthreads();
@@ -508,10 +510,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
     constexpr int threads = kPassTL * kPassTA / kPassK;
     const int sms = sm_count();
     int per_sm_h = 0, per_sm_v = 0;
-    if (!(s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_h, kh, threads, 2 * bytes),
-                          "querying occupancy")) ||
-        !(s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_v, kv, threads, 2 * bytes),
-                          "querying occupancy")))
+    if (!(s = blocks_per_sm(kh, threads, 2 * bytes, per_sm_h)) || !(s = blocks_per_sm(kv, threads, 2 * bytes, per_sm_v)))
       return s;
     const long long tiles_h = (long long)((W + kPassTA - 1) / kPassTA) * ((H + kPassTL - 1) / kPassTL);
     const long long tiles_v = (long long)((W + kPassTL - 1) / kPassTL) * ((H + kPassTA - 1) / kPassTA);

@@ -95,7 +95,7 @@ Status run_diffusion(int steps, float c, Border b, const DevImage& src, const De
 int& diffusion_steps_per_launch() {
   static int s = [] {
     const char* e = std::getenv("GPUBLUR_CUDA_DIFFUSION_STEPS");
-    return e && *e ? std::atoi(e) : 8;
+    return e && *e ? std::atoi(e) : 4;  // measured best on an H100 (docs/performance.md, diffusion)
   }();
   return s;
 }
