@@ -36,8 +36,8 @@ FftLine fft_line(int n, int radius, Border b, FftSizes sizes);
 std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft);
 
 // gauss-sep's hand-over (issue 9 point 4): from this radius on, gauss-sep runs its passes as FftConv1d (the same
-// function within float rounding) where that is measured faster. No crossover is measured yet, so by default it
-// never hands over (returns INT_MAX); GPUBLUR_SEP_FFT_MIN_RADIUS=R sets one, for measuring it.
+// function within float rounding) where that is measured faster: radius 301 by default, the crossover measured
+// on CUDA (GL's is not measured yet); GPUBLUR_SEP_FFT_MIN_RADIUS=R overrides it, for measuring.
 int sep_fft_min_radius();
 
 }  // namespace gpublur

@@ -117,8 +117,8 @@ TEST(Fft, RecipeAppliesGaussSepTaps) {
   }
 }
 
-// Issue 9 point 4's mechanism: gauss-sep hands its passes over to FftConv1d from a radius on (none measured yet:
-// off by default), keeping its taps; the fragment form (a GL schedule the user names) never hands over.
+// Issue 9 point 4's mechanism: gauss-sep hands its passes over to FftConv1d from a radius on (301 by default,
+// the measured crossover), keeping its taps; the fragment form (a GL schedule the user names) never hands over.
 TEST(Fft, GaussSepHandOver) {
   auto op_of = [](const char* sigma, const char* impl) {
     Plan p;
@@ -128,7 +128,13 @@ TEST(Fft, GaussSepHandOver) {
   const char* old = std::getenv("GPUBLUR_SEP_FFT_MIN_RADIUS");
   const std::string saved = old ? old : "";
   unsetenv("GPUBLUR_SEP_FFT_MIN_RADIUS");
-  EXPECT_EQ(op_of("400", "compute"), Op::Conv1d);
+  EXPECT_EQ(op_of("100", "compute"), Op::Conv1d);     // r 300: tensor cores on CUDA, faster than fft
+  EXPECT_EQ(op_of("100.34", "compute"), Op::FftConv1d);  // r 302
+  EXPECT_EQ(op_of("400", "compute"), Op::FftConv1d);
+  EXPECT_EQ(op_of("400", "fragment"), Op::Conv1d);
+  Plan big;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "200"}}, big).ok());
+  EXPECT_NE(big.details["schedule"].find("fft"), std::string::npos);  // the report says so
   setenv("GPUBLUR_SEP_FFT_MIN_RADIUS", "30", 1);
   EXPECT_EQ(op_of("9.5", "compute"), Op::Conv1d);  // r 29
   EXPECT_EQ(op_of("10", "compute"), Op::FftConv1d);  // r 30
