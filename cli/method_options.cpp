@@ -20,13 +20,18 @@ std::string describe(const ParamSpec& p) {
   std::ostringstream o;
   if (p.type == ParamType::Enum) {
     for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
+  } else if (p.type == ParamType::Path) {
+    o << "file";
+  } else if (p.type == ParamType::Flag) {
+    o << "flag (--param " << p.name << "=true|false)";
   } else {
     o << (p.type == ParamType::Int       ? "integer"
           : p.type == ParamType::IntList ? "comma-separated integers, each"
                                          : "number")
       << " in [" << p.min << ", " << p.max << "]";
   }
-  o << ", default " << (p.derived ? "from sigma" : p.default_value) << ": " << p.help;
+  o << ", default " << (p.derived ? "from sigma" : p.required() ? "none (required)" : p.default_value) << ": "
+    << p.help;
   return o.str();
 }
 
@@ -62,10 +67,16 @@ void MethodOptions::add_to(CLI::App& cmd) {
       for (size_t i = 0; i < methods.size(); ++i) help += (i ? ", " : "") + methods[i];
       help += " only]";
     }
+    if (spec->type == ParamType::Flag) {  // --name alone sets it; --param name=false clears it
+      options_[name] = cmd.add_flag("--" + name)->description(help)->group("Method parameters (from the registry)");
+      flags_.insert(name);
+      continue;
+    }
     options_[name] = cmd.add_option("--" + name, values_[name], help)
                          ->type_name(spec->type == ParamType::Enum      ? "CHOICE"
                                      : spec->type == ParamType::Int     ? "INT"
                                      : spec->type == ParamType::IntList ? "INT,..."
+                                     : spec->type == ParamType::Path    ? "FILE"
                                                                         : "FLOAT")
                          ->group("Method parameters (from the registry)");
   }
@@ -77,7 +88,7 @@ void MethodOptions::add_to(CLI::App& cmd) {
 Status MethodOptions::given(std::map<std::string, std::string>& out) const {
   out.clear();
   for (const auto& [name, opt] : options_)
-    if (opt->count() > 0) out[name] = values_.at(name);
+    if (opt->count() > 0) out[name] = flags_.count(name) ? "true" : values_.at(name);
   for (const auto& item : param_list_) {
     std::string name, value;
     if (!split_param(item, name, value)) return Status::fail("--param '" + item + "' is not name=value");

@@ -3,6 +3,7 @@
 // --param name=value for any of them. Values stay text: resolve_plan validates them against the registry.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ class MethodOptions {
   std::map<std::string, std::string> values_;
   std::map<std::string, CLI::Option*> options_;
   std::vector<std::string> param_list_;
+  std::set<std::string> flags_;  // Flag parameters: options without a value
 };
 
 // Help footer: the registry's methods, one line each.

@@ -66,8 +66,12 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
 Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out) {
   out.clear();
   if (list == "all") {
-    for (const auto& m : method_registry())
-      if (method_on_backend(m, backend)) out.push_back(m.name);
+    // Methods that need a file (a required Path parameter, e.g. a user kernel) are named on their own.
+    for (const auto& m : method_registry()) {
+      bool needs_file = false;
+      for (const auto& p : m.params) needs_file = needs_file || p.required();
+      if (method_on_backend(m, backend) && !needs_file) out.push_back(m.name);
+    }
     return Status::success();
   }
   for (const auto& entry : split(list, ',')) {

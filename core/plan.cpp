@@ -31,6 +31,14 @@ bool parse_number(const std::string& s, ParamType t, double& v) {
   return end && *end == '\0' && std::isfinite(v);
 }
 
+bool parse_flag(const std::string& s, bool& v) {
+  for (const char* t : {"true", "1", "yes", "on"})
+    if (s == t) return v = true, true;
+  for (const char* f : {"false", "0", "no", "off"})
+    if (s == f) return v = false, true;
+  return false;
+}
+
 std::string number_text(double v, ParamType t) {
   if (t == ParamType::Int) return std::to_string(static_cast<long long>(v));
   char buf[64];
@@ -67,6 +75,21 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
       continue;
     }
     if (!set && p.derived) continue;  // the recipe derives it (and records the value in out.params)
+    if (p.type == ParamType::Path) {
+      const std::string v = set ? it->second : p.default_value;
+      if (v.empty() && p.required())
+        return Status::fail("method '" + method + "' needs --" + p.name + " FILE: " + p.help);
+      out.params[p.name] = params.texts[p.name] = v;
+      continue;
+    }
+    if (p.type == ParamType::Flag) {
+      const std::string v = set ? it->second : p.default_value;
+      bool on = false;
+      if (!parse_flag(v, on)) return Status::fail("--" + p.name + " '" + v + "' is not true or false");
+      params.nums[p.name] = on ? 1 : 0;
+      out.params[p.name] = params.texts[p.name] = on ? "true" : "false";
+      continue;
+    }
     if (p.type == ParamType::IntList) {
       const std::string text = set ? it->second : p.default_value;
       std::string canonical;
@@ -137,7 +160,7 @@ std::string program_text(const Program& p) {
       for (int x : pass.widths) w += (w.empty() ? "" : ",") + std::to_string(x);
       arg("w " + w);
     }
-    if (pass.op == Op::Sat) arg("extend " + std::to_string(pass.extend));
+    if (pass.op == Op::Sat || pass.op == Op::Spread) arg("extend " + std::to_string(pass.extend));
     s += "(" + args + ") " + std::to_string(pass.src) + "->" + std::to_string(pass.dst);
   }
   return s;

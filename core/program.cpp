@@ -25,6 +25,9 @@ const char* op_name(Op op) {
     case Op::FftConv1d: return "fft-conv1d";
     case Op::Iir1d: return "iir1d";
     case Op::Kawase: return "kawase";
+    case Op::Spread: return "spread";
+    case Op::Scale: return "scale";
+    case Op::Conv2dMatrix: return "conv2d-matrix";
     default: return "?";
   }
 }
@@ -52,6 +55,7 @@ int Pass::radius() const {
     case Op::Integral1d: return frac_cascade_reach(taps);
     case Op::Diffusion: return widths.empty() ? 0 : widths[0];  // one pixel per step
     case Op::Kawase: return widths.empty() ? 0 : widths[0] + 1;
+    case Op::Conv2dMatrix: return widths.size() == 2 ? std::max(widths[0], widths[1]) / 2 : 0;
     default: return 0;
   }
 }
@@ -89,9 +93,11 @@ Status validate_program(const Program& p) {
     if (s.dst == 0) return fail(i, "writes the input");
     if (s.axis != 0 && s.axis != 1) return fail(i, "axis must be 0 or 1");
     const ImageDecl &src = p.images[size_t(s.src)], &dst = p.images[size_t(s.dst)];
-    const bool f64_out = s.op == Op::Sat;
+    const bool f64_out = s.op == Op::Sat || s.op == Op::Spread;
     if (dst.f64 != f64_out) return fail(i, std::string(op_name(s.op)) + " writes a wrong element type");
-    if (src.f64 != (s.op == Op::SatBox)) return fail(i, std::string(op_name(s.op)) + " reads a wrong element type");
+    const bool f64_in = s.op == Op::SatBox || s.op == Op::Scale;
+    if (s.op == Op::Sat ? (src.f64 && s.extend != 0) : src.f64 != f64_in)
+      return fail(i, std::string(op_name(s.op)) + " reads a wrong element type");
     if (src.divisor != dst.divisor) return fail(i, "changes resolution (no resampling primitive yet)");
     const bool odd_taps = s.taps.size() % 2 == 1;
     switch (s.op) {
@@ -124,8 +130,24 @@ Status validate_program(const Program& p) {
         for (float w : s.taps)
           if (!(w >= 1.0f && w < 8388608.0f)) return fail(i, "real box widths must be in [1, 2^23)");
         break;
+      case Op::Conv2dMatrix:
+        if (s.widths.size() != 2 || s.widths[0] < 1 || s.widths[1] < 1 || s.widths[0] % 2 == 0 ||
+            s.widths[1] % 2 == 0)
+          return fail(i, "a matrix pass takes an odd width and height");
+        if (s.taps.size() != size_t(s.widths[0]) * size_t(s.widths[1]))
+          return fail(i, "a matrix pass needs width x height taps");
+        break;
       case Op::Kawase:
         if (s.widths.size() != 1 || s.widths[0] < 0) return fail(i, "a kawase pass takes one offset k >= 0");
+        break;
+      case Op::Spread:
+        if (s.widths.size() != 1 || s.widths[0] < 1) return fail(i, "a spread pass takes one radius >= 1");
+        if (s.extend < 0) return fail(i, "a spread pass extends by >= 0 pixels");
+        if (src.pad != 0) return fail(i, "a spread pass reads an unpadded source");
+        break;
+      case Op::Scale:
+        if (s.taps.size() != 1) return fail(i, "a scale pass takes one factor");
+        if (dst.pad > src.pad) return fail(i, "a scale pass reads beyond its source");
         break;
       case Op::Diffusion:
         if (s.taps.size() != 1 || !(s.taps[0] > 0.0f && s.taps[0] <= 0.25f))
@@ -149,6 +171,7 @@ Status validate_program(const Program& p) {
       if (src.pad != dst.pad) return fail(i, "diffusion keeps the padding of its source");
       continue;
     }
+    if (s.op == Op::Spread || s.op == Op::Scale) continue;  // checked above
     if (!padded_op && (src.pad != 0 || dst.pad != 0)) return fail(i, std::string(op_name(s.op)) + " takes unpadded images");
     if (s.op == Op::Sat) {
       if (s.extend < 0 || (s.extend > 0 && src.pad != 0)) return fail(i, "only an unpadded source is extended");

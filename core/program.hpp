@@ -25,7 +25,8 @@ enum class Op : int {
   Bilinear1d,     // conv1d through bilinear samples at fractional offsets (the texture unit on GPUs)
   Box1d,          // cascade of box filters of the odd `widths` along `axis`, running sums on the extended line
   MovingAverage,  // the same function as Box1d, scheduled as one sequential moving average per line
-  Sat,            // inclusive summed-area table of src extended by `extend` pixels (float64 dst)
+  Sat,            // inclusive summed-area table of src extended by `extend` pixels (float64 dst); a float64
+                  // source (a table of a table) has extend 0 and covers the table's area
   SatBox,         // dst(x, y) = window sum of width widths[0] (both axes) looked up in the table src, / w^2
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
   Integral1d,     // cascade of boxes of REAL widths `taps` (core/integral.hpp) along `axis` on the extended line
@@ -40,6 +41,16 @@ enum class Op : int {
   Iir1d,
   Kawase,         // the mean of the 4 bilinear samples at (x +- (k + 1/2), y +- (k + 1/2)), k = widths[0] >= 0 (the
                   // Intel article's pass): each sample the mean of 2 x 2 pixels, read with the border mode
+  // Kosloff's polynomial spreading of the tent's second derivatives, in gather form (float64 dst, padded):
+  // dst(x, y) = sum_{a, b in -1..1} w_a w_b E(x - 1 + a R, y - 1 + b R), w = (1, -2, 1), R = widths[0] >= 1,
+  // E = src read with the border mode on [-extend, w + extend) x [-extend, h + extend) and 0 beyond. Two
+  // inclusive Sats of it are R^4 times the tent (R - |dx|)(R - |dy|) convolution of E (core/methods/spread.cpp).
+  Spread,
+  Scale,          // dst = taps[0] * src over dst's area; src float64 (a table) covering it, dst float32
+  // Direct 2D correlation with a full matrix of widths[0] x widths[1] (odd) weights, taps row-major:
+  // dst(x, y) = sum_{j, i} taps[(j + ry) * widths[0] + (i + rx)] src(x + i, y + j), rx = widths[0] / 2,
+  // ry = widths[1] / 2 (a user's convolution kernel is flipped by its recipe into this form).
+  Conv2dMatrix,
   kCount
 };
 const char* op_name(Op op);
@@ -50,11 +61,13 @@ struct Pass {
   int src = 0, dst = 1;
   int axis = 0;                    // 0: along x (rows), 1: along y (columns)
   Border border = Border::Clamp;   // reads outside src's area (src without padding only)
-  std::vector<float> taps;         // Conv1d(+Fft), Conv2d, Bilateral(1d): weights for offsets -r..r. Bilinear1d:
+  std::vector<float> taps;         // Conv1d(+Fft), Conv2d, Bilateral(1d): weights for offsets -r..r. Conv2dMatrix:
+                                   // the matrix, row-major. Bilinear1d:
                                    // weights of offsets. Integral1d: the real box widths (>= 1), one per box of
                                    // the cascade. Iir1d: the terms (4 values each). Diffusion: the rate.
   std::vector<float> offsets;      // Bilinear1d: taps k >= 0 at +-offsets[k] (offsets[0] = 0 is the centre)
-  std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width
+  std::vector<int> widths;         // Box1d, MovingAverage: the cascade; SatBox, Box2d: one width;
+                                   // Conv2dMatrix: the matrix's width and height
   int extend = 0;                  // Sat: pixels added on every side with the border mode
   // Bilateral, Bilateral1d: 1 / (2 sigma_r^2) of the range Gaussian (0: no range weighting). The colour
   // difference is over the colour channels: all of 1 and 3 channels; of 2 and 4 the last is alpha and left out.

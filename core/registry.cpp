@@ -56,6 +56,8 @@ const char* param_type_name(ParamType t) {
     case ParamType::Int: return "int";
     case ParamType::Float: return "float";
     case ParamType::IntList: return "int-list";
+    case ParamType::Path: return "path";
+    case ParamType::Flag: return "flag";
     default: return "enum";
   }
 }
@@ -73,10 +75,12 @@ std::string registry_text() {
       if (p.type == ParamType::Enum) {
         o << ": ";
         for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
+      } else if (p.type == ParamType::Path || p.type == ParamType::Flag) {
       } else {
         o << " in [" << p.min << ", " << p.max << "]";
       }
-      o << ", default " << (p.derived ? "from sigma" : p.default_value) << ")  " << p.help << "\n";
+      o << ", default " << (p.derived ? "from sigma" : p.required() ? "none: required" : p.default_value) << ")  "
+        << p.help << "\n";
     }
   }
   return o.str();
@@ -90,11 +94,13 @@ std::string registry_json() {
       nlohmann::json pj{{"name", p.name}, {"type", param_type_name(p.type)}, {"help", p.help}};
       if (p.derived)
         pj["default"] = nullptr, pj["default_from"] = "sigma";
+      else if (p.required())
+        pj["default"] = nullptr, pj["required"] = true;
       else
         pj["default"] = p.default_value;
       if (p.type == ParamType::Enum)
         pj["choices"] = p.choices;
-      else
+      else if (p.type != ParamType::Path && p.type != ParamType::Flag)
         pj["min"] = p.min, pj["max"] = p.max;
       params.push_back(pj);
     }

@@ -7,7 +7,10 @@
 
 namespace gpublur {
 
-enum class ParamType { Int, Float, Enum, IntList };  // IntList: "a,b,c", each in [min, max]
+// IntList: "a,b,c", each in [min, max]. Path: a file name, kept as text (the recipe reads the file; "" default
+// with derived = false means required). Flag: on/off, given alone on the command line (--name), "true"/"false"
+// (also 1/0, yes/no, on/off) through --param name=value; resolved as 1/0.
+enum class ParamType { Int, Float, Enum, IntList, Path, Flag };
 
 struct ParamSpec {
   std::string name;
@@ -17,6 +20,9 @@ struct ParamSpec {
   double min = 0, max = 0;           // inclusive range for Int/Float
   std::vector<std::string> choices;  // for Enum
   std::string help;
+
+  // A Path parameter with no default and no derivation: the method cannot run without it.
+  bool required() const { return type == ParamType::Path && default_value.empty() && !derived; }
 };
 
 struct MethodSpec {

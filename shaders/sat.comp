@@ -4,7 +4,8 @@
 // ceil(log2 n) passes; the host ping-pongs two storage buffers (dvec4 per pixel, rows of tsize.x) and runs
 // the x passes, then the y passes. The first pass reads the source texture instead, extended to the table's
 // area: table texel t is image pixel t - table_pad; a padded source is read inside its area, an unpadded one
-// with the border mode (zero: 0).
+// with the border mode (zero: 0). SRC_TABLE 1: the source is a float64 table (storage buffer, rows of
+// src_w) that covers the table's area (a table of a table: double integration).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform sampler2D src;
 layout(std430, binding = 0) readonly buffer TableIn { dvec4 tin[]; };
@@ -17,10 +18,19 @@ uniform int border;
 uniform int axis;      // 0: along x, 1: along y
 uniform int d;         // the lookup distance (0: the first pass only extends the source)
 uniform bool first;    // read the source texture (else tin)
+#if SRC_TABLE
+layout(std430, binding = 2) readonly buffer SrcTable { dvec4 stab[]; };
+uniform int src_w;     // the source table's stored width
+#endif
 
 dvec4 source(ivec2 t) {
   ivec2 p = t - table_pad;
+#if SRC_TABLE
+  ivec2 s = p + src_pad;
+  return stab[s.y * src_w + s.x];
+#else
   return dvec4(src_pad > 0 ? texelFetch(src, p + src_pad, 0) : fetch_texel(src, p, size, border));
+#endif
 }
 
 void main() {

@@ -68,5 +68,11 @@ Recipe fft_recipe();
 Recipe bilateral_recipe();
 Recipe kawase_recipe();
 Recipe iir_recipe();
+Recipe spread_recipe();
+
+// spread's tent of radius R: per-axis variance (R^2 - 1) / 6, and the R whose variance is nearest sigma^2.
+double spread_variance(int R);
+int spread_radius_for_sigma(double sigma);
+Recipe kernel_recipe();
 
 }  // namespace gpublur

@@ -1,10 +1,14 @@
-// The "cpu" backend: the reference implementations behind the Backend interface. "Upload" and "download"
+// The "cpu" backend: the reference implementations behind the Backend interface, with float32 schedules
+// where they apply (core/reference/cpu_fast.hpp). "Upload" and "download"
 // are host copies (so the report's stages mean the same thing on every backend), except through
 // upload_take/download_take, which move the buffers: the pipeline's per-image path copies nothing.
 #include <chrono>
 #include <thread>
 
 #include "core/reference/reference.hpp"
+
+#include "core/reference/cpu_image.hpp"
+#include "core/reference/pass_table.hpp"
 
 namespace gpublur {
 namespace {
@@ -31,10 +35,13 @@ class CpuBackend final : public Backend {
   }
   Status run(const Plan& plan, RunInfo& info) override {
     const auto t0 = std::chrono::steady_clock::now();
-    Status s = reference_run(plan, input_, output_, threads_);
+    // The reference's primitives, with the float32 schedules where they apply (cpu_fast.hpp).
+    // Recycled buffers: the previous input as this output (same-size folders), intermediates kept.
+    if (output_.data.size() != input_.data.size() && spare_.data.size() == input_.data.size())
+      output_ = std::move(spare_), spare_ = Image();
+    Status s = run_program_cpu(plan.program, input_, output_, threads_, &info.path, &work_);
     output_taken_ = false;
     info.compute_ms = ms_since(t0);
-    info.path = "reference";
     return s;
   }
   Status download(Image& dst, double& ms) override {
@@ -46,6 +53,7 @@ class CpuBackend final : public Backend {
   }
   Status upload_take(Image& src, double& ms) override {
     const auto t0 = std::chrono::steady_clock::now();
+    spare_ = std::move(input_);  // its buffer becomes the next output
     input_ = std::move(src);
     src = Image();
     ms = ms_since(t0);
@@ -63,7 +71,8 @@ class CpuBackend final : public Backend {
 
  private:
   int threads_;
-  Image input_, output_;
+  Image input_, output_, spare_;
+  std::vector<CpuImage> work_;
   bool output_taken_ = false;
   Status download_check() const {
     return output_taken_ ? Status::fail("cpu: the output was already handed over (download_take)")

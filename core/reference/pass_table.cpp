@@ -1,5 +1,7 @@
 #include "core/reference/pass_table.hpp"
 
+#include "core/reference/cpu_fast.hpp"
+
 #include <array>
 
 namespace gpublur {
@@ -23,28 +25,52 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Kawase)] = cpu_kawase;
     t[size_t(Op::Bilateral1d)] = cpu_bilateral1d;
     t[size_t(Op::Iir1d)] = cpu_iir1d;
+    t[size_t(Op::Spread)] = cpu_spread;
+    t[size_t(Op::Scale)] = cpu_scale;
+    t[size_t(Op::Conv2dMatrix)] = cpu_conv2d_matrix;
     return t;
   }();
   const size_t i = size_t(op);
   return i < table.size() ? table[i] : nullptr;
 }
 
-Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads) {
+Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads, std::string* path,
+                       std::vector<CpuImage>* keep) {
   if (Status s = validate_program(program); !s) return Status::fail("cpu: " + s.error);
-  dst = Image(src.width, src.height, src.channels);
+  // A dst (and kept intermediates) of the right shape are reused: a 4K image's fresh allocation costs more in
+  // page faults than its blur (perf, the folder job). Every program writes all of dst; intermediates are
+  // zeroed as when new (padding some passes leave alone).
+  if (dst.width != src.width || dst.height != src.height || dst.channels != src.channels)
+    dst = Image(src.width, src.height, src.channels);
   if (src.value_count() == 0) return Status::success();
-  std::vector<CpuImage> images(program.images.size());
+  std::vector<CpuImage> local;
+  std::vector<CpuImage>& images = keep ? *keep : local;
+  images.resize(program.images.size());
   images[0] = CpuImage::view(const_cast<Image&>(src));  // read only: passes never write image 0
   images[1] = CpuImage::view(dst);
   for (size_t i = 2; i < images.size(); ++i) {
     int w = 0, h = 0;
     image_size(program, int(i), src.width, src.height, w, h);
-    images[i] = CpuImage::make(w, h, src.channels, program.images[i]);
+    const ImageDecl& d = program.images[i];
+    CpuImage& im = images[i];
+    const bool same = im.width == w && im.height == h && im.channels == src.channels && im.pad == d.pad &&
+                      im.f64 == d.f64 && (d.f64 ? im.d == im.own_d.data() : im.f == im.own_f.data());
+    if (!same)
+      im = CpuImage::make(w, h, src.channels, d);
+    else if (d.f64)
+      std::fill(im.own_d.begin(), im.own_d.end(), 0.0);
+    else
+      std::fill(im.own_f.begin(), im.own_f.end(), 0.f);
   }
+  if (path) *path = "";
   for (const Pass& pass : program.passes) {
-    CpuPassFn fn = cpu_pass(pass.op);
-    if (!fn) return Status::fail(std::string("cpu: no implementation of the primitive ") + op_name(pass.op));
-    if (Status s = fn(pass, images[size_t(pass.src)], images[size_t(pass.dst)], threads); !s) return s;
+    std::string step = op_name(pass.op);
+    if (!path || !cpu_fast_pass(pass, images[size_t(pass.src)], images[size_t(pass.dst)], threads, step)) {
+      CpuPassFn fn = cpu_pass(pass.op);
+      if (!fn) return Status::fail(std::string("cpu: no implementation of the primitive ") + op_name(pass.op));
+      if (Status s = fn(pass, images[size_t(pass.src)], images[size_t(pass.dst)], threads); !s) return s;
+    }
+    if (path) *path += (path->empty() ? "" : "+") + step;
   }
   return Status::success();
 }

@@ -1,6 +1,8 @@
 // The CPU reference's primitives: one function per Op, one file each (core/reference/passes/), found
 // through one table. Each is written as plainly as its definition allows, in float64 arithmetic.
 #pragma once
+#include <string>
+
 #include "core/image.hpp"
 #include "core/plan.hpp"
 #include "core/reference/cpu_image.hpp"
@@ -28,8 +30,15 @@ Status cpu_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
 Status cpu_kawase(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_bilateral1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_iir1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_conv2d_matrix(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
-// Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here.
-Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads);
+// Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here. With `path`,
+// the cpu backend's schedules (core/reference/cpu_fast.hpp) run where they apply and *path names the steps;
+// without it, every pass is the float64 reference primitive. `keep` holds the intermediates from run to run
+// (the cpu backend's; images 0 and 1 in it are views of src and dst).
+Status run_program_cpu(const Program& program, const Image& src, Image& dst, int threads,
+                       std::string* path = nullptr, std::vector<CpuImage>* keep = nullptr);
 
 }  // namespace gpublur

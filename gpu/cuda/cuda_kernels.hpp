@@ -156,6 +156,10 @@ Status launch_sat(const Pass& pass, const DevImage& src, const DevImage& table, 
 // passes/sat_box.cu: the w x w window mean from four table lookups per pixel (before the table: 0).
 Status launch_sat_box(const Pass& pass, const DevImage& table, const DevImage& dst, cudaStream_t s,
                       std::string& path);
+// passes/spread.cu: Op::Spread, the nine spread weights gathered into a float64 table-sized image.
+Status launch_spread(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+// passes/scale.cu: Op::Scale, taps[0] times a float64 source into a float32 destination.
+Status launch_scale(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/box2d.cu: the direct w x w window mean (w^2 reads per pixel).
 Status launch_box2d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
@@ -166,12 +170,19 @@ Status launch_bilateral(const Pass& pass, const DevImage& src, const DevImage& d
 Status launch_kawase(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
 // passes/diffusion.cu: the heat steps of `pass`, several per launch (temporal blocking); scratch: one image
-// when the steps take more than one launch. Steps per launch: GPUBLUR_CUDA_DIFFUSION_STEPS (1..16, default 8;
+// when the steps take more than one launch. Steps per launch: GPUBLUR_CUDA_DIFFUSION_STEPS (1..16, default 4;
 // 1 is plain ping-pong), settable by tests.
 int& diffusion_steps_per_launch();
 size_t diffusion_scratch(const Pass& pass, const DevImage& src);
 Status launch_diffusion(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                         size_t scratch_bytes, cudaStream_t s, std::string& path);
+// passes/conv2d_matrix.cu: Conv2dMatrix (direct 2D correlation with a full matrix). Weights in constant memory
+// up to kConv2dMatrixConstTaps, else in the scratch (global memory, conv2d_matrix_scratch bytes); the source
+// tile with its halo in shared memory where it fits, else every tap read from global memory.
+constexpr int kConv2dMatrixConstTaps = 8192;
+size_t conv2d_matrix_scratch(const Pass& pass, const DevImage& src);
+Status launch_conv2d_matrix(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
+                            size_t scratch_bytes, cudaStream_t s, std::string& path);
 // passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
 // transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
 // FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes

@@ -23,6 +23,9 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Kawase)] = gl_kawase;
     t[size_t(Op::Bilateral1d)] = gl_bilateral;
     t[size_t(Op::Iir1d)] = gl_iir1d;
+    t[size_t(Op::Spread)] = gl_spread;
+    t[size_t(Op::Scale)] = gl_scale;
+    t[size_t(Op::Conv2dMatrix)] = gl_conv2d_matrix;
     return t;
   }();
   const size_t i = size_t(op);

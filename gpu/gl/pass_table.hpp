@@ -32,6 +32,9 @@ Status gl_bilateral(GlPassContext& ctx, const Program& program, size_t index, Gl
 Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_scale(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_conv2d_matrix(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -242,6 +243,53 @@ TEST_F(E2E, UsageErrorsExitTwoAndWriteNothing) {
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_FALSE(fs::exists(at("out"))) << c.args;
   }
+}
+
+// The kernel method from the command line: bad kernel files are usage errors (exit 2) naming the file and the
+// line, nothing written; a good one blurs, and the report carries --kernel and --normalize like any parameter.
+TEST_F(E2E, KernelFileErrorsAndReport) {
+  make_image("in/a.png", 9, 7, 3, PixelType::UInt8, 5);
+  const std::string in = quote(at("in/a.png").string()), out = " -o " + quote(at("out").string()) + " -b cpu";
+  std::ofstream(at("ragged.txt")) << "# ragged\n1 2 1\n2 4\n1 2 1\n";
+  std::ofstream(at("even.txt")) << "1 1\n1 1\n";
+  std::ofstream(at("word.txt")) << "1 2 1\n2 four 2\n1 2 1\n";
+  std::ofstream(at("empty.txt")) << "";
+  std::ofstream(at("zero.txt")) << "1 -2 1\n";
+  std::ofstream(at("good.txt")) << "1 2 1\n2 4 2\n1 2 1\n";
+  struct Case {
+    std::string args, expect;
+  };
+  auto k = [&](const std::string& f) { return " --method kernel --kernel " + quote(at(f).string()); };
+  const std::vector<Case> cases = {
+      {"blur " + in + out + k("ragged.txt"), "ragged.txt', line 3: ragged rows"},
+      {"blur " + in + out + k("even.txt"), "even.txt', line 1: 2 columns: an even width has no centre"},
+      {"blur " + in + out + k("word.txt"), "word.txt', line 2: 'four' is not a finite number"},
+      {"blur " + in + out + k("empty.txt"), "empty.txt': no numbers"},
+      {"blur " + in + out + k("missing.txt"), "missing.txt': cannot be opened"},
+      {"blur " + in + out + k("zero.txt") + " --normalize", "about 0"},
+      {"blur " + in + out + " --method kernel", "needs --kernel FILE"},
+      {"quality -b cpu" + k("word.txt"), "line 2"},
+      {"bench -b cpu --size 16 --method kernel --param kernel=" + quote(at("ragged.txt").string()), "line 3"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.rc, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(at("out"))) << c.args;
+  }
+  const Result r = run("blur " + in + out + k("good.txt") + " --normalize --border wrap --report " +
+                       quote(at("r.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(at("out/a.png")));
+  const json rep = json::parse(slurp(at("r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(rep["method"]["name"], "kernel");
+  EXPECT_EQ(rep["method"]["params"]["kernel"], at("good.txt").string());
+  EXPECT_EQ(rep["method"]["params"]["normalize"], "true");
+  EXPECT_EQ(rep["method"]["radius"], 1);
+  // 1 2 1 (x) 1 2 1 / 16: variance 1/2 per axis.
+  EXPECT_NEAR(rep["method"]["effective_sigma"].get<double>(), std::sqrt(0.5), 1e-9);
 }
 
 TEST_F(E2E, MethodsJsonParses) {

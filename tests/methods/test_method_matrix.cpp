@@ -8,10 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "core/backend.hpp"
 #include "core/plan.hpp"
@@ -41,14 +46,71 @@ std::vector<std::pair<int, int>> sizes() {
 // Sigmas: a small kernel and one whose reach exceeds the tiny sizes.
 const std::vector<double> kSigmas = {1.5, 5.0};
 
-// Every combination of a method's enum parameters other than the border.
+// Files for Path parameters (a method's input file), by parameter name: (short name, path) pairs, written once
+// into a temporary folder. kernel: user kernels of every shape the recipe tells apart -- a non-separable
+// matrix with negative weights (the direct 2D path), an asymmetric 1D row, an asymmetric rank-1 matrix of
+// different factors, a symmetric outer product (equal factors: the fused pair), and a 1D row of radius 20,
+// with GPUBLUR_KERNEL_FFT_MIN_RADIUS=16 set here so that it takes the FFT form.
+const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& path_files() {
+  static const auto files = [] {
+    namespace fs = std::filesystem;
+    setenv("GPUBLUR_KERNEL_FFT_MIN_RADIUS", "16", 1);
+    const fs::path dir = fs::temp_directory_path() / ("gpublur_matrix_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    static struct Cleanup {  // removed when the test exits
+      fs::path d;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(d, ec);
+      }
+    } cleanup{dir};
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> out;
+    auto write = [&](const std::string& param, const std::string& name, const std::string& text) {
+      const fs::path f = dir / (name + ".txt");
+      std::ofstream(f) << text;
+      out[param].emplace_back(name, f.string());
+    };
+    write("kernel", "m5x3", "0.05 -0.1 0.2 0.1 0.02\n0.1 0.3 -0.05 0.15 0.05\n0 0.08 0.1 -0.02 0.04\n");
+    write("kernel", "row7", "# asymmetric\n0.05, 0.1, 0.2, 0.3, 0.2, 0.1, 0.02\n");
+    std::string rank1, outer, fft;
+    const double col[5] = {0.1, 0.25, 0.4, 0.2, 0.05}, row[3] = {0.2, 0.5, 0.3};
+    for (double c : col) rank1 += fmt::format("{:.17g} {:.17g} {:.17g}\n", c * row[0], c * row[1], c * row[2]);
+    const double g[7] = {0.03, 0.11, 0.22, 0.28, 0.22, 0.11, 0.03};
+    for (double a : g) {
+      for (double b : g) outer += fmt::format("{:.17g} ", a * b);
+      outer += "\n";
+    }
+    for (int k = -20; k <= 20; ++k) fft += fmt::format("{:.17g} ", std::exp(-0.5 * (k - 2) * (k - 2) / 49.0));
+    write("kernel", "rank1", rank1);
+    write("kernel", "outer7", outer);
+    write("kernel", "fft41", fft + "\n");
+    return out;
+  }();
+  return files;
+}
+
+bool has_path_param(const MethodSpec& m) {
+  for (const ParamSpec& p : m.params)
+    if (p.type == ParamType::Path) return true;
+  return false;
+}
+
+// Every combination of a method's enum parameters other than the border, and of its Path parameters over
+// path_files(). "@name" values stand for files in variant names.
 std::vector<std::map<std::string, std::string>> variants(const MethodSpec& m) {
   std::vector<std::map<std::string, std::string>> out{{}};
   for (const ParamSpec& p : m.params) {
-    if (p.type != ParamType::Enum || p.name == "border") continue;
+    std::vector<std::string> values;
+    if (p.type == ParamType::Enum && p.name != "border") values = p.choices;
+    if (p.type == ParamType::Path) {
+      auto it = path_files().find(p.name);
+      if (it != path_files().end())
+        for (const auto& f : it->second) values.push_back(f.second);
+    }
+    if (values.empty()) continue;
     std::vector<std::map<std::string, std::string>> next;
     for (const auto& v : out)
-      for (const auto& c : p.choices) {
+      for (const auto& c : values) {
         auto w = v;
         w[p.name] = c;
         next.push_back(w);
@@ -56,6 +118,15 @@ std::vector<std::map<std::string, std::string>> variants(const MethodSpec& m) {
     out = next;
   }
   return out;
+}
+
+// A variant's value as it appears in the test name: a file by its short name.
+std::string value_name(const std::string& param, const std::string& value) {
+  auto it = path_files().find(param);
+  if (it != path_files().end())
+    for (const auto& f : it->second)
+      if (f.second == value) return f.first;
+  return value;
 }
 
 std::vector<Case> all_cases() {
@@ -68,13 +139,15 @@ std::vector<Case> all_cases() {
           for (auto [w, h] : sizes())
             for (double sigma : kSigmas)
               for (const std::string& backend : m.backends) {
-                if (m.bandwidth_floor && sigma != kSigmas[0]) continue;
+                // copy ignores sigma; a method with an input file takes its reach from the file.
+                if ((m.bandwidth_floor || has_path_param(m)) && sigma != kSigmas[0]) continue;
                 Case k;
                 k.method = m.name, k.backend = backend, k.channels = c, k.width = w, k.height = h;
                 k.params = var;
                 k.params["border"] = border;
                 k.params["sigma"] = std::to_string(sigma);
-                for (const auto& [name, value] : var) k.variant += (k.variant.empty() ? "" : "_") + name + "_" + value;
+                for (const auto& [name, value] : var)
+                  k.variant += (k.variant.empty() ? "" : "_") + name + "_" + value_name(name, value);
                 cases.push_back(k);
               }
   return cases;

@@ -1,5 +1,6 @@
 // sat: the inclusive float64 summed-area table S(x, y) = sum of src over [-P, x] x [-P, y] (P the table's
-// padding) of src extended by pass.extend pixels with the border mode. Two scans: along rows (one block per
+// padding) of src extended by pass.extend pixels with the border mode, or of a float64 source (a table of a
+// table: double integration) that covers the table's area. Two scans: along rows (one block per
 // table row: per-thread chunk sums, a block-wide exclusive scan of them, then the running sums written), then
 // down columns (a block of 32 value columns x 16 row segments: segment sums, carries from the segments above,
 // then the running sums; coalesced reads and writes of whole rows of doubles).
@@ -43,29 +44,54 @@ __device__ __forceinline__ void block_exclusive_scan(double (&v)[K], double (&to
   }
 }
 
+// The table's source, read as K float64 values at (x, y) of the image frame: a float32 image (an unpadded one
+// extended with the border mode), or a float64 table that covers the table's area (a table of a table).
 template <typename T>
-__global__ void __launch_bounds__(kRowThreads) sat_rows_kernel(const T* __restrict__ src, int sstride, int spad,
-                                                               int W, int H, Border b, double* __restrict__ table,
-                                                               int P) {
-  constexpr int K = VecInfo<T>::K;
+struct ImageSource {
+  static constexpr int K = VecInfo<T>::K;
+  const T* src;
+  int stride, pad, W, H;
+  Border b;
+  __device__ __forceinline__ void read(int x, int y, double (&v)[K]) const {
+    const T p = read_pixel(src, stride, pad, W, H, x, y, b);
+#pragma unroll
+    for (int c = 0; c < K; ++c) v[c] = double(vget(p, c));
+  }
+};
+
+template <int KK>
+struct TableSource {
+  static constexpr int K = KK;
+  const double* src;
+  int stride, pad;
+  __device__ __forceinline__ void read(int x, int y, double (&v)[K]) const {
+    const double* p = src + (size_t(y + pad) * size_t(stride) + size_t(x + pad)) * K;
+#pragma unroll
+    for (int c = 0; c < K; ++c) v[c] = p[c];
+  }
+};
+
+template <typename Src>
+__global__ void __launch_bounds__(kRowThreads) sat_rows_kernel(Src src, int W, double* __restrict__ table, int P) {
+  constexpr int K = Src::K;
   const int Wt = W + 2 * P, y = int(blockIdx.x) - P;
   const int E = (Wt + kRowThreads - 1) / kRowThreads;
   const int x0 = threadIdx.x * E, x1 = min(Wt, x0 + E);  // table columns
-  double acc[K], total[K];
+  double acc[K], total[K], v[K];
 #pragma unroll
   for (int c = 0; c < K; ++c) acc[c] = 0.0;
   for (int xt = x0; xt < x1; ++xt) {
-    const T v = read_pixel(src, sstride, spad, W, H, xt - P, y, b);
+    src.read(xt - P, y, v);
 #pragma unroll
-    for (int c = 0; c < K; ++c) acc[c] += double(vget(v, c));
+    for (int c = 0; c < K; ++c) acc[c] += v[c];
   }
   block_exclusive_scan<K>(acc, total);
   double* row = table + size_t(blockIdx.x) * size_t(Wt) * K;
   for (int xt = x0; xt < x1; ++xt) {
-    const T v = read_pixel(src, sstride, spad, W, H, xt - P, y, b);
+    src.read(xt - P, y, v);
 #pragma unroll
     for (int c = 0; c < K; ++c) {
-      acc[c] += double(vget(v, c));
+      acc[c] += v[c];
       row[size_t(xt) * K + c] = acc[c];
     }
   }
@@ -91,24 +117,42 @@ __global__ void __launch_bounds__(kColX* kColSegs) sat_cols_kernel(double* __res
     }
 }
 
-template <typename T>
-Status run_sat(const DevImage& src, const DevImage& table, Border b, cudaStream_t st) {
-  const int P = table.pad;
-  sat_rows_kernel<T><<<table.rows(), kRowThreads, 0, st>>>(static_cast<const T*>(src.data), src.stride(), src.pad,
-                                                           src.width, src.height, b,
-                                                           static_cast<double*>(table.data), P);
+Status sat_cols(const DevImage& table, cudaStream_t st) {
   const int values = table.stride() * table.channels;
   sat_cols_kernel<<<(values + kColX - 1) / kColX, dim3(kColX, kColSegs), 0, st>>>(static_cast<double*>(table.data),
                                                                                   values, table.rows());
   return cuda_status(cudaGetLastError(), "launching sat");
 }
 
+template <typename T>
+Status run_sat(const DevImage& src, const DevImage& table, Border b, cudaStream_t st) {
+  const ImageSource<T> s{static_cast<const T*>(src.data), src.stride(), src.pad, src.width, src.height, b};
+  sat_rows_kernel<<<table.rows(), kRowThreads, 0, st>>>(s, src.width, static_cast<double*>(table.data), table.pad);
+  return sat_cols(table, st);
+}
+
+template <int K>
+Status run_sat_of_table(const DevImage& src, const DevImage& table, cudaStream_t st) {
+  const TableSource<K> s{static_cast<const double*>(src.data), src.stride(), src.pad};
+  sat_rows_kernel<<<table.rows(), kRowThreads, 0, st>>>(s, src.width, static_cast<double*>(table.data), table.pad);
+  return sat_cols(table, st);
+}
+
 }  // namespace
 
 Status launch_sat(const Pass& pass, const DevImage& src, const DevImage& table, cudaStream_t s, std::string& path) {
-  if (!table.f64 || src.f64 || table.channels != src.channels)
-    return Status::fail("CUDA sat: the table must be float64 and the source float32");
+  if (!table.f64 || table.channels != src.channels)
+    return Status::fail("CUDA sat: the table must be float64 with the source's channels");
   path = "sat-scan";
+  if (src.f64) {  // a table of a table: the source covers the table's area (core/program.hpp)
+    if (pass.extend != 0 || src.pad < table.pad) return Status::fail("CUDA sat: a float64 source must cover the table");
+    switch (src.channels) {
+      case 1: return run_sat_of_table<1>(src, table, s);
+      case 2: return run_sat_of_table<2>(src, table, s);
+      case 4: return run_sat_of_table<4>(src, table, s);
+      default: return Status::fail("CUDA sat: unsupported device channel count");
+    }
+  }
   switch (src.channels) {
     case 1: return run_sat<float>(src, table, pass.border, s);
     case 2: return run_sat<float2>(src, table, pass.border, s);

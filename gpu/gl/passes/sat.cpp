@@ -1,4 +1,5 @@
-// sat: the inclusive float64 summed-area table of the source extended by pass.extend, with Hensley's
+// sat: the inclusive float64 summed-area table of the source extended by pass.extend (or of a float64 table
+// covering its area: SRC_TABLE), with Hensley's
 // recursive doubling (shaders/sat.comp, thesis 2.1): ceil(log2 width) passes along x (the first reads the
 // source texture and extends it with the border mode), then ceil(log2 height) along y, each pass reading one
 // storage buffer and writing the other; the pass count's parity decides where the first pass writes, so the
@@ -24,8 +25,15 @@ int doubling_passes(int n) {
 Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), table = ctx.image(pass.dst);
+  // A float64 source (a table of a table) is a storage buffer that covers the table's area.
+  const bool src_table = src.f64;
+  if (src_table && (pass.extend != 0 || src.pad < table.pad))
+    return Status::fail("GL sat: a float64 source must cover the table");
   GLuint prog = 0;
-  if (Status s = ctx.program({{"sat.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+  if (Status s = ctx.program({{"sat.comp", GL_COMPUTE_SHADER}}, src_table ? "#define SRC_TABLE 1\n" : "#define SRC_TABLE 0\n",
+                             prog);
+      !s)
+    return s;
   // One ping-pong buffer for every table of the program: the largest.
   long long bytes = 0;
   for (const Pass& p : program.passes)
@@ -42,12 +50,17 @@ Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& 
               u_table_pad = GlPassContext::uniform(prog, "table_pad"),
               u_src_pad = GlPassContext::uniform(prog, "src_pad"), u_border = GlPassContext::uniform(prog, "border"),
               u_axis = GlPassContext::uniform(prog, "axis"), u_d = GlPassContext::uniform(prog, "d"),
-              u_first = GlPassContext::uniform(prog, "first");
+              u_first = GlPassContext::uniform(prog, "first"), u_src_w = GlPassContext::uniform(prog, "src_w");
   step.form = "sat-doubling";
-  step.work = [prog, scratch, passes, src, table, border = int(pass.border), u_tsize, u_size, u_table_pad, u_src_pad,
-               u_border, u_axis, u_d, u_first] {
+  step.work = [prog, scratch, passes, src, table, src_table, border = int(pass.border), u_tsize, u_size, u_table_pad,
+               u_src_pad, u_border, u_axis, u_d, u_first, u_src_w] {
     glUseProgram(prog);
-    glBindTextureUnit(0, src.tex);
+    if (src_table) {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, src.buf);
+      glProgramUniform1i(prog, u_src_w, src.stored_w());
+    } else {
+      glBindTextureUnit(0, src.tex);
+    }
     glProgramUniform2i(prog, u_tsize, table.stored_w(), table.stored_h());
     glProgramUniform2i(prog, u_size, src.w, src.h);
     glProgramUniform1i(prog, u_table_pad, table.pad);

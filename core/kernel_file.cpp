@@ -1,0 +1,184 @@
+#include "core/kernel_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "core/io/image_io.hpp"
+
+namespace gpublur {
+namespace {
+
+std::string where(const std::string& name, int line) {
+  return "kernel file '" + name + "'" + (line > 0 ? ", line " + std::to_string(line) : std::string()) + ": ";
+}
+
+// Checks the finished matrix's shape (even sizes, size limit); `first_line`/`last_line`: where the rows were.
+Status check_shape(const KernelMatrix& m, const std::string& name, int first_line, int last_line) {
+  if (m.width > kMaxKernelSize)
+    return Status::fail(where(name, first_line) + std::to_string(m.width) + " columns: wider than " +
+                        std::to_string(kMaxKernelSize));
+  if (m.height > kMaxKernelSize)
+    return Status::fail(where(name, last_line) + std::to_string(m.height) + " rows: taller than " +
+                        std::to_string(kMaxKernelSize));
+  if (m.width % 2 == 0)
+    return Status::fail(where(name, first_line) + std::to_string(m.width) +
+                        " columns: an even width has no centre pixel (use an odd size, e.g. pad with a zero column)");
+  if (m.height % 2 == 0)
+    return Status::fail(where(name, last_line) + std::to_string(m.height) +
+                        " rows: an even height has no centre pixel (use an odd size, e.g. pad with a zero row)");
+  return Status::success();
+}
+
+bool ends_with_exr(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".exr";
+}
+
+}  // namespace
+
+Status parse_kernel_text(const std::string& text, const std::string& name, KernelMatrix& out) {
+  out = KernelMatrix{};
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0, first_line = 0, last_line = 0;
+  std::vector<double> row;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    row.clear();
+    // Tokens: runs of characters other than whitespace and ','; a ',' separates, two with nothing between
+    // (or a leading/trailing one) is an empty value.
+    size_t i = 0;
+    bool want_value = false;  // after a comma
+    for (;;) {
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      if (i == line.size()) {
+        if (want_value) return Status::fail(where(name, lineno) + "a ',' with no number after it");
+        break;
+      }
+      if (line[i] == ',') {
+        if (want_value || row.empty()) return Status::fail(where(name, lineno) + "a ',' with no number before it");
+        want_value = true;
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < line.size() && line[j] != ',' && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+      const std::string tok = line.substr(i, j - i);
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(tok.c_str(), &end);
+      if (!end || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
+        return Status::fail(where(name, lineno) + "'" + tok + "' is not a finite number");
+      row.push_back(v);
+      want_value = false;
+      i = j;
+      if (row.size() > size_t(kMaxKernelSize))
+        return Status::fail(where(name, lineno) + "more than " + std::to_string(kMaxKernelSize) +
+                            " values: wider than " + std::to_string(kMaxKernelSize));
+    }
+    if (row.empty()) continue;  // blank or comment-only line
+    if (out.height == 0) {
+      out.width = int(row.size());
+      first_line = lineno;
+    } else if (int(row.size()) != out.width) {
+      return Status::fail(where(name, lineno) + "ragged rows: " + std::to_string(row.size()) +
+                          " values, the first row (line " + std::to_string(first_line) + ") has " +
+                          std::to_string(out.width));
+    }
+    if (out.height == kMaxKernelSize)
+      return Status::fail(where(name, lineno) + "more than " + std::to_string(kMaxKernelSize) +
+                          " rows: taller than " + std::to_string(kMaxKernelSize));
+    out.w.insert(out.w.end(), row.begin(), row.end());
+    ++out.height;
+    last_line = lineno;
+  }
+  if (out.height == 0) return Status::fail(where(name, 0) + "no numbers in it (an empty kernel)");
+  if (Status s = check_shape(out, name, first_line, last_line); !s) return s;
+  out.one_d = out.height == 1;
+  return Status::success();
+}
+
+Status read_kernel_file(const std::string& path, KernelMatrix& out) {
+  out = KernelMatrix{};
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::fail(where(path, 0) + "cannot be opened (" + std::strerror(errno) + ")");
+  if (ends_with_exr(path)) {
+    f.close();
+    std::unique_ptr<ImageIO> io = make_image_io();
+    if (!io) return Status::fail(where(path, 0) + "no image I/O in this build to read an EXR");
+    ReadLimits limits;
+    limits.max_pixels = uint64_t(kMaxKernelSize) * uint64_t(kMaxKernelSize);
+    LoadedImage img;
+    if (Status s = io->read(path, limits, img); !s) return Status::fail(where(path, 0) + s.error);
+    if (img.image.channels != 1)
+      return Status::fail(where(path, 0) + "an EXR kernel needs exactly one channel, this one has " +
+                          std::to_string(img.image.channels));
+    out.width = img.image.width, out.height = img.image.height;
+    if (out.width == 0 || out.height == 0) return Status::fail(where(path, 0) + "no pixels in it (an empty kernel)");
+    out.w.assign(img.image.data.begin(), img.image.data.end());
+    for (double v : out.w)
+      if (!std::isfinite(v)) return Status::fail(where(path, 0) + "a pixel is not a finite number");
+    if (Status s = check_shape(out, path, 0, 0); !s) return s;
+    out.one_d = out.height == 1;
+    return Status::success();
+  }
+  std::ostringstream text;
+  text << f.rdbuf();
+  if (f.bad()) return Status::fail(where(path, 0) + "could not be read");
+  return parse_kernel_text(text.str(), path, out);
+}
+
+bool rank_one(const KernelMatrix& m, std::vector<double>& col, std::vector<double>& row, double rel_tol) {
+  col.clear(), row.clear();
+  size_t best = 0;
+  for (size_t i = 0; i < m.w.size(); ++i)
+    if (std::abs(m.w[i]) > std::abs(m.w[best])) best = i;
+  const double peak = std::abs(m.w[best]);
+  if (peak == 0) return false;  // the zero matrix: nothing to separate
+  const int pi = int(best / size_t(m.width)), pj = int(best % size_t(m.width));
+  const double pivot = m.at(pj, pi);
+  col.resize(size_t(m.height)), row.resize(size_t(m.width));
+  for (int y = 0; y < m.height; ++y) col[size_t(y)] = m.at(pj, y);
+  for (int x = 0; x < m.width; ++x) row[size_t(x)] = m.at(x, pi) / pivot;
+  for (int y = 0; y < m.height; ++y)
+    for (int x = 0; x < m.width; ++x)
+      if (std::abs(m.at(x, y) - col[size_t(y)] * row[size_t(x)]) > rel_tol * peak) {
+        col.clear(), row.clear();
+        return false;
+      }
+  return true;
+}
+
+bool kernel_variance(const KernelMatrix& m, double& var_x, double& var_y) {
+  var_x = var_y = 0;
+  double sum = 0, sx = 0, sy = 0;
+  for (int y = 0; y < m.height; ++y)
+    for (int x = 0; x < m.width; ++x) {
+      const double v = m.at(x, y);
+      if (v < 0) return false;
+      sum += v, sx += v * x, sy += v * y;
+    }
+  if (!(sum > 0)) return false;
+  const double mx = sx / sum, my = sy / sum;
+  double vx = 0, vy = 0;
+  for (int y = 0; y < m.height; ++y)
+    for (int x = 0; x < m.width; ++x) {
+      const double v = m.at(x, y) / sum;
+      vx += v * (x - mx) * (x - mx), vy += v * (y - my) * (y - my);
+    }
+  var_x = vx;
+  var_y = m.one_d ? vx : vy;
+  return true;
+}
+
+}  // namespace gpublur

@@ -1,0 +1,176 @@
+// kernel: any user kernel from a file (--kernel FILE, core/kernel_file.hpp: a text matrix, a single row, or a
+// single-channel EXR), applied as a true convolution: out(x, y) = sum_{a, b} K(a, b) in(x - a, y - b), (a, b)
+// relative to the kernel's centre pixel, x to the right along a row of the file, y down its rows. The
+// primitives correlate (Conv1d, Conv2dMatrix), so the recipe flips the kernel in both axes.
+// Paths (the report's "path" detail says which ran):
+// - a 1D file (one row): the row along x, then along y (gauss-sep's Conv1d pair);
+// - a matrix of rank 1 (core/kernel_file.hpp rank_one, float64, tolerance 1e-7 of the largest weight):
+//   K = col (x) row, row along x then col along y (the same taps on both passes, the fused pair, where the
+//   balanced factors are equal, as for any symmetric outer product);
+// - separable passes from gauss-sep's measured hand-over radius on (sep_fft_min_radius(), 301) run as FftConv1d
+//   (the same function): the crossover measured for gauss-sep's 1D passes (docs/performance.md);
+// - anything else: Op::Conv2dMatrix, the direct 2D convolution with every weight: width x height products per
+//   pixel, whatever the size (up to 4097 x 4097). No 2D FFT: a large non-separable kernel is slow.
+// --impl 2d takes the direct 2D path whatever the kernel (to compare against the separable ones).
+// Weights are used as written; --normalize divides them by their sum (a usage error where the sum is about 0:
+// |sum| <= 1e-6 * sum |w|). The effective sigma is the kernel's own: the square root of its variance per axis
+// (weights taken as a distribution), only for non-negative kernels (a blur); sigma is not used by the kernel
+// (it is the Gaussian `gpublur quality` compares against).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "core/fft.hpp"
+#include "core/kernel_file.hpp"
+#include "core/methods/recipe.hpp"
+
+namespace gpublur {
+namespace {
+
+// The radius from which a separable pass runs as FftConv1d; GPUBLUR_KERNEL_FFT_MIN_RADIUS=R sets another (for
+// measuring the crossover, and for tests that reach the FFT form with small kernels).
+int fft_min_radius() {
+  if (const char* e = std::getenv("GPUBLUR_KERNEL_FFT_MIN_RADIUS"); e && *e) return std::max(1, std::atoi(e));
+  return sep_fft_min_radius();
+}
+constexpr double kZeroSum = 1e-6;
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::vector<float> flipped(const std::vector<double>& v, double scale) {
+  std::vector<float> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = float(v[v.size() - 1 - i] * scale);
+  return out;
+}
+
+Pass line_pass(std::vector<float> taps, Border border) {
+  Pass p;
+  p.op = int(taps.size() / 2) >= fft_min_radius() ? Op::FftConv1d : Op::Conv1d;
+  p.border = border;
+  p.taps = std::move(taps);
+  return p;
+}
+
+double l1(const std::vector<float>& v) {
+  double s = 0;
+  for (float x : v) s += std::abs(double(x));
+  return s;
+}
+
+}  // namespace
+
+Recipe kernel_recipe() {
+  Recipe r;
+  r.spec.name = "kernel";
+  r.spec.summary = "any user kernel from a file (text matrix, 1D row or 1-channel EXR): direct 2D, separable or FFT";
+  r.spec.sigma_mapping =
+      "sigma is not used (it is the Gaussian `quality` compares against); effective sigma = sqrt of the kernel's "
+      "variance per axis, for kernels without negative weights";
+  r.spec.params = {sigma_param(), border_param()};
+  r.spec.params.push_back({"kernel", ParamType::Path, "", false, 0, 0, {},
+                           "the kernel: a text file of rows of numbers (whitespace or commas; '#' comments), one "
+                           "row for a separable kernel (x then y), or a single-channel EXR; odd sizes up to 4097"});
+  r.spec.params.push_back({"normalize", ParamType::Flag, "false", false, 0, 0, {},
+                           "divide the weights by their sum (default: as written)"});
+  r.spec.params.push_back({"impl", ParamType::Enum, "auto", false, 0, 0, {"auto", "2d"},
+                           "kernel: auto (separable for a 1D or rank-1 kernel, FFT from radius 301) or 2d (the "
+                           "direct 2D convolution with every weight)"});
+  r.spec.backends = {"cpu", "cuda", "gl"};
+  r.build = [](const Params& p, Plan& plan) {
+    const std::string& file = p.text("kernel");
+    KernelMatrix m;
+    if (Status s = read_kernel_file(file, m); !s) return s;
+    // The 2D kernel's sum: the row's sum squared for a 1D kernel (applied along x and y).
+    double sum = 0, abs_sum = 0;
+    for (double v : m.w) sum += v, abs_sum += std::abs(v);
+    double scale = 1;  // --normalize: 1 / the file's sum (1D: of the row, applied on both axes)
+    if (p.num("normalize") != 0) {
+      if (!(std::abs(sum) > kZeroSum * abs_sum))
+        return Status::fail("kernel file '" + file + "': --normalize: the weights sum to " + num(sum) +
+                            ", about 0: nothing to divide by");
+      scale = 1 / sum;
+    }
+    const double sum2d = m.one_d ? sum * sum * scale * scale : sum * scale;
+    plan.details["kernel"] = std::to_string(m.width) + "x" + std::to_string(m.height) +
+                             (m.one_d ? " (1D: along x, then y)" : "") + ", weights sum to " + num(sum2d);
+    const int rx = m.width / 2, ry = m.one_d ? rx : m.height / 2;
+    plan.radius = std::max(rx, ry);
+
+    double vx = 0, vy = 0;
+    if (kernel_variance(m, vx, vy)) {
+      plan.effective_sigma = std::sqrt((vx + vy) / 2);
+      plan.details["effective_sigma_xy"] = num(std::sqrt(vx)) + ", " + num(std::sqrt(vy));
+    } else {
+      plan.effective_sigma = 0;
+      plan.details["effective_sigma_xy"] = "none: negative weights or a zero sum (not a blur)";
+    }
+
+    const bool force_2d = p.text("impl") == "2d";
+    std::vector<double> col, row;
+    if (m.one_d) {
+      row = m.w, col = m.w;
+    } else if (!force_2d && rank_one(m, col, row)) {
+      // Balance the factors (equal sums of magnitudes): a symmetric outer product gets equal taps.
+      double sc = 0, sr = 0;
+      for (double v : col) sc += std::abs(v);
+      for (double v : row) sr += std::abs(v);
+      const double f = std::sqrt(sc / sr);
+      for (double& v : col) v /= f;
+      for (double& v : row) v *= f;
+    }
+    Program& prog = plan.program;
+    if (!force_2d && !row.empty()) {
+      // --normalize: a 1D kernel's scale on both passes (the 2D sum is the row's squared); a matrix's split
+      // as sqrt(|scale|) on each factor, its sign on col (balanced factors stay equal).
+      const double half = std::sqrt(std::abs(scale)), sign = scale < 0 ? -1.0 : 1.0;
+      Pass x = line_pass(flipped(row, m.one_d ? scale : half), plan.border);
+      Pass y = line_pass(flipped(col, m.one_d ? scale : half * sign), plan.border);
+      plan.tolerance = 1e-5 * std::max(1.0, l1(x.taps) * l1(y.taps));
+      bool same = x.taps == y.taps;
+      if (!same && x.taps.size() == y.taps.size()) {  // equal within float64 rounding of the balance
+        same = true;
+        for (size_t i = 0; i < x.taps.size(); ++i)
+          same = same && std::abs(x.taps[i] - y.taps[i]) <= 1e-6f * std::abs(x.taps[i]);
+        if (same) y.taps = x.taps;
+      }
+      plan.details["path"] = std::string(m.one_d ? "separable (1D kernel)" : "separable (rank 1)") +
+                             (x.op == Op::FftConv1d || y.op == Op::FftConv1d
+                                  ? ", fft from radius " + std::to_string(fft_min_radius())
+                                  : "");
+      if (same) {
+        separable_passes(plan, x);
+      } else {
+        const int mid = prog.add_image({});
+        x.axis = 0, x.src = 0, x.dst = mid;
+        y.axis = 1, y.src = mid, y.dst = 1;
+        prog.passes = {x, y};
+      }
+      return Status::success();
+    }
+    // The direct 2D path: the whole matrix, flipped (1D: the outer product row (x) row).
+    Pass pass;
+    pass.op = Op::Conv2dMatrix;
+    pass.border = plan.border;
+    const int kw = m.width, kh = m.one_d ? m.width : m.height;
+    pass.widths = {kw, kh};
+    pass.taps.resize(size_t(kw) * size_t(kh));
+    for (int j = 0; j < kh; ++j)
+      for (int i = 0; i < kw; ++i) {
+        const double v = m.one_d ? m.w[size_t(kh - 1 - j)] * m.w[size_t(kw - 1 - i)] * scale * scale
+                                 : m.at(kw - 1 - i, kh - 1 - j) * scale;
+        pass.taps[size_t(j) * size_t(kw) + size_t(i)] = float(v);
+      }
+    plan.tolerance = 1e-5 * std::max(1.0, l1(pass.taps));
+    plan.details["path"] = "direct 2D (" + std::to_string(kw) + "x" + std::to_string(kh) + " weights per pixel)";
+    prog.passes.push_back(pass);
+    return Status::success();
+  };
+  return r;
+}
+
+}  // namespace gpublur

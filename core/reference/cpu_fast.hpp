@@ -1,0 +1,19 @@
+// The cpu backend's schedules: float32, vectorised forms of reference primitives (the reference itself stays
+// float64 and is what the tests compare every backend against, the cpu backend included).
+#pragma once
+#include <string>
+
+
+#include "core/program.hpp"
+#include "core/reference/cpu_image.hpp"
+
+namespace gpublur {
+
+// Runs `pass` by a schedule where one applies (Copy and Conv1d/FftConv1d between unpadded float32 images of
+// one size), naming it in `step`; returns false (nothing run) otherwise.
+bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
+
+// Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
+void cpu_fast_conv1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+}  // namespace gpublur

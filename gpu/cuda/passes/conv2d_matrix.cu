@@ -1,0 +1,117 @@
+// conv2d-matrix: direct 2D correlation with a full kw x kh matrix (core/program.hpp Op::Conv2dMatrix).
+// Shared-memory tile: a block of 32 x 8 threads makes 32 x 32 outputs (4 rows per thread, 8 apart); it loads
+// its (32 + kw - 1) x (32 + kh - 1) source tile once, border-remapped, then every thread walks all kw x kh
+// weights over it. Weights: __constant__ (a warp-uniform index, one broadcast per tap) up to
+// kConv2dMatrixConstTaps, else global memory in the scratch (__ldg, also warp-uniform). Where the tile does not
+// fit the shared memory (large kernels, 4 channels), one thread per output reads every tap from global memory.
+#include <algorithm>
+
+#include "gpu/cuda/cuda_common.cuh"
+#include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/passes/conv2d_matrix.cuh"
+
+namespace gpublur::cuda {
+namespace {
+
+__constant__ float c_m[kConv2dMatrixConstTaps];
+
+using matrix::BX;
+using matrix::BY;
+using matrix::TH;
+using matrix::TW;
+
+template <bool CONST>
+__device__ __forceinline__ float weight(const float* __restrict__ gw, int k) {
+  if constexpr (CONST)
+    return c_m[k];
+  else
+    return __ldg(gw + k);
+}
+
+template <typename T, bool CONST>
+__global__ void __launch_bounds__(BX * BY) conv2d_matrix_tile(const T* __restrict__ in, T* __restrict__ out, int W,
+                                                              int H, Border b, int kw, int kh,
+                                                              const float* __restrict__ gw) {
+  extern __shared__ float4 smem4[];
+  T* s = reinterpret_cast<T*>(smem4);
+  matrix::load_tile(in, s, int(threadIdx.y * BX + threadIdx.x), int(blockIdx.x), int(blockIdx.y), W, H, b, kw, kh);
+  __syncthreads();
+  matrix::compute(s, out, int(threadIdx.x), int(threadIdx.y), int(blockIdx.x), int(blockIdx.y), W, H, kw, kh,
+                  [gw](int k) { return weight<CONST>(gw, k); });
+}
+
+template <typename T, bool CONST>
+__global__ void conv2d_matrix_global(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int kw,
+                                     int kh, const float* __restrict__ gw) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H) return;
+  const int rx = kw / 2, ry = kh / 2;
+  T total = vzero<T>();
+  for (int j = 0; j < kh; ++j) {
+    const int gy = remap_index(y - ry + j, H, b);
+    if (gy < 0) continue;
+    const T* row = in + size_t(gy) * W;
+    for (int i = 0; i < kw; ++i) {
+      const int gx = remap_index(x - rx + i, W, b);
+      if (gx >= 0) vfma(weight<CONST>(gw, j * kw + i), row[gx], total);
+    }
+  }
+  out[size_t(y) * W + x] = total;
+}
+
+template <typename T, bool CONST>
+Status run(const Pass& pass, const DevImage& in, const DevImage& out, const float* gw, cudaStream_t st,
+           std::string& path) {
+  const int W = in.width, H = in.height, kw = pass.widths[0], kh = pass.widths[1];
+  const T* src = static_cast<const T*>(in.data);
+  T* dst = static_cast<T*>(out.data);
+  const size_t bytes = size_t(matrix::tile_values(kw, kh)) * sizeof(T);
+  if (bytes <= size_t(max_smem_optin())) {
+    auto k = conv2d_matrix_tile<T, CONST>;
+    if (Status s = allow_smem(k, bytes); !s) return s;
+    k<<<dim3((W + TW - 1) / TW, (H + TH - 1) / TH), dim3(BX, BY), bytes, st>>>(src, dst, W, H, pass.border, kw, kh,
+                                                                               gw);
+    path = CONST ? "matrix-2d-smem-const" : "matrix-2d-smem-global-weights";
+  } else {
+    conv2d_matrix_global<T, CONST><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
+                                                                                             pass.border, kw, kh, gw);
+    path = CONST ? "matrix-2d-global-const" : "matrix-2d-global";
+  }
+  return cuda_status(cudaGetLastError(), "launching conv2d-matrix");
+}
+
+template <bool CONST>
+Status run_channels(const Pass& pass, const DevImage& src, const DevImage& dst, const float* gw, cudaStream_t s,
+                    std::string& path) {
+  switch (src.channels) {
+    case 1: return run<float, CONST>(pass, src, dst, gw, s, path);
+    case 2: return run<float2, CONST>(pass, src, dst, gw, s, path);
+    case 4: return run<float4, CONST>(pass, src, dst, gw, s, path);
+    default: return Status::fail("CUDA conv2d-matrix: unsupported device channel count");
+  }
+}
+
+}  // namespace
+
+size_t conv2d_matrix_scratch(const Pass& pass, const DevImage&) {
+  return pass.taps.size() <= size_t(kConv2dMatrixConstTaps) ? 0 : pass.taps.size() * sizeof(float);
+}
+
+Status launch_conv2d_matrix(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
+                            size_t scratch_bytes, cudaStream_t s, std::string& path) {
+  if (pass.widths.size() != 2 || pass.taps.size() != size_t(pass.widths[0]) * size_t(pass.widths[1]))
+    return Status::fail("CUDA conv2d-matrix: the pass needs width x height taps");
+  if (pass.taps.size() <= size_t(kConv2dMatrixConstTaps)) {
+    if (Status st = upload_taps(c_m, pass.taps, int(pass.taps.size()), s); !st) return st;
+    return run_channels<true>(pass, src, dst, nullptr, s, path);
+  }
+  const size_t bytes = pass.taps.size() * sizeof(float);
+  if (!scratch || scratch_bytes < bytes) return Status::fail("CUDA conv2d-matrix: no scratch for the weights");
+  if (Status st = cuda_status(cudaMemcpyAsync(scratch, pass.taps.data(), bytes, cudaMemcpyHostToDevice, s),
+                              "uploading matrix weights");
+      !st)
+    return st;
+  return run_channels<false>(pass, src, dst, static_cast<const float*>(scratch), s, path);
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,350 @@
+// The kernel method's defining properties: a kernel file's matrix is applied as the true 2D convolution
+// (equal to an independent float64 direct convolution with the file's matrix, every border mode); a rank-1
+// matrix takes the separable path and equals the direct 2D path within float rounding; a 1D file holding
+// gauss-sep's taps equals gauss-sep; --normalize divides by the sum; the effective sigma is the kernel's
+// second moment. And the file checks: each bad file gives a usage error naming the file and the line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "core/gauss.hpp"
+#include "core/io/image_io.hpp"
+#include "core/kernel_file.hpp"
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/core/f64_reference.hpp"
+#include "tests/core/random_image.hpp"
+
+namespace gpublur {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::f64_border;
+using testing::random_image;
+
+const char* kBorders[] = {"clamp", "mirror", "wrap", "zero"};
+
+class KernelFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpublur_kernel_test_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string file(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  Plan plan(const std::map<std::string, std::string>& given) {
+    Plan p;
+    const Status s = resolve_plan("kernel", given, p);
+    EXPECT_TRUE(s.ok()) << s.error;
+    return p;
+  }
+  std::string error(const std::map<std::string, std::string>& given) {
+    Plan p;
+    const Status s = resolve_plan("kernel", given, p);
+    EXPECT_FALSE(s.ok());
+    return s.error;
+  }
+  fs::path dir_;
+};
+
+std::string matrix_text(const std::vector<std::vector<double>>& m) {
+  std::string s;
+  for (const auto& row : m) {
+    for (double v : row) s += fmt::format("{:.17g} ", v);
+    s += "\n";
+  }
+  return s;
+}
+
+// out(x, y) = sum_{a, b} K(a, b) in(x - a, y - b), (a, b) from the centre; float64, its own border rules.
+std::vector<double> f64_true_convolution(const Image& src, const std::vector<std::vector<double>>& k,
+                                         const std::string& mode) {
+  const int kh = int(k.size()), kw = int(k[0].size()), rx = kw / 2, ry = kh / 2;
+  std::vector<double> out(src.value_count(), 0.0);
+  for (int y = 0; y < src.height; ++y)
+    for (int x = 0; x < src.width; ++x)
+      for (int b = -ry; b <= ry; ++b) {
+        const int yy = f64_border(y - b, src.height, mode);
+        if (yy < 0) continue;
+        for (int a = -rx; a <= rx; ++a) {
+          const int xx = f64_border(x - a, src.width, mode);
+          if (xx < 0) continue;
+          const double w = k[size_t(b + ry)][size_t(a + rx)];
+          for (int c = 0; c < src.channels; ++c)
+            out[(size_t(y) * src.width + x) * src.channels + c] += w * src.at(xx, yy, c);
+        }
+      }
+  return out;
+}
+
+double max_diff(const Image& a, const Image& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) worst = std::max(worst, std::abs(double(a.data[i]) - b.data[i]));
+  return a.data.size() == b.data.size() ? worst : INFINITY;
+}
+
+bool all_ops(const Plan& p, Op op) {
+  for (const Pass& s : p.program.passes)
+    if (s.op != op) return false;
+  return !p.program.passes.empty();
+}
+
+// An asymmetric, non-separable kernel with negative weights: flipping it or reading it transposed would show.
+const std::vector<std::vector<double>> kMatrix = {
+    {0.05, -0.1, 0.2, 0.1, 0.02}, {0.1, 0.3, -0.05, 0.15, 0.05}, {0.0, 0.08, 0.1, -0.02, 0.04}};
+
+TEST_F(KernelFiles, TwoDPathIsTheFloat64TrueConvolutionWithTheMatrix) {
+  const std::string f = file("m.txt", matrix_text(kMatrix));
+  for (const char* border : kBorders)
+    for (int c = 1; c <= 4; ++c) {
+      const Plan p = plan({{"kernel", f}, {"border", border}});
+      ASSERT_TRUE(all_ops(p, Op::Conv2dMatrix)) << p.details.at("program");
+      EXPECT_NE(p.details.at("path").find("direct 2D"), std::string::npos);
+      EXPECT_EQ(p.radius, 2);
+      for (auto [w, h] : {std::pair{13, 9}, {3, 2}, {1, 1}}) {
+        const Image src = random_image(w, h, c, 70 + c);
+        Image out;
+        ASSERT_TRUE(reference_run(p, src, out).ok());
+        const std::vector<double> want = f64_true_convolution(src, kMatrix, border);
+        double worst = 0;
+        for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(out.data[i] - want[i]));
+        EXPECT_LT(worst, 1e-6) << border << " c" << c << " " << w << "x" << h;
+      }
+    }
+}
+
+TEST_F(KernelFiles, RankOneMatrixTakesTheSeparablePathAndEqualsTheTwoDPath) {
+  // Asymmetric factors of different lengths (col 5 along y, row 3 along x) and a symmetric outer product.
+  const std::vector<double> col = {0.1, 0.25, 0.4, 0.2, 0.05}, row = {0.2, 0.5, 0.3};
+  std::vector<std::vector<double>> m1, m2;
+  for (double c : col) {
+    m1.emplace_back();
+    for (double r : row) m1.back().push_back(c * r);
+  }
+  const std::vector<double> g = {0.03, 0.11, 0.22, 0.28, 0.22, 0.11, 0.03};
+  for (double a : g) {
+    m2.emplace_back();
+    for (double b : g) m2.back().push_back(a * b);
+  }
+  int which = 0;
+  for (const auto& m : {m1, m2}) {
+    const std::string f = file("r" + std::to_string(which) + ".txt", matrix_text(m));
+    for (const char* border : kBorders) {
+      const Plan sep = plan({{"kernel", f}, {"border", border}});
+      const Plan full = plan({{"kernel", f}, {"border", border}, {"impl", "2d"}});
+      ASSERT_TRUE(all_ops(sep, Op::Conv1d)) << sep.details.at("program");
+      ASSERT_EQ(sep.program.passes.size(), 2u);
+      EXPECT_NE(sep.details.at("path").find("rank 1"), std::string::npos);
+      // The symmetric outer product gets equal factors: the pair backends fuse.
+      EXPECT_EQ(separable_pair(sep.program, 0), which == 1);
+      ASSERT_TRUE(all_ops(full, Op::Conv2dMatrix));
+      const Image src = random_image(17, 11, 3, 5);
+      Image a, b;
+      ASSERT_TRUE(reference_run(sep, src, a).ok());
+      ASSERT_TRUE(reference_run(full, src, b).ok());
+      EXPECT_LT(max_diff(a, b), 1e-6) << border;
+      // And both are the true convolution with the file's matrix.
+      const std::vector<double> want = f64_true_convolution(src, m, border);
+      double worst = 0;
+      for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(a.data[i] - want[i]));
+      EXPECT_LT(worst, 1e-6) << border;
+    }
+    ++which;
+  }
+  // Not rank 1: one entry off by 1e-4 of the largest weight.
+  m2[1][5] += 1e-4 * 0.28 * 0.28;
+  EXPECT_TRUE(all_ops(plan({{"kernel", file("off.txt", matrix_text(m2))}}), Op::Conv2dMatrix));
+}
+
+TEST_F(KernelFiles, OneDFileOfGaussSepTapsEqualsGaussSep) {
+  for (double sigma : {1.5, 4.0}) {
+    const std::vector<double> w = gaussian_weights(sigma, default_radius(sigma));
+    std::string text = "# gauss-sep's taps\n";
+    for (size_t i = 0; i < w.size(); ++i) text += fmt::format("{:.17g}{}", w[i], i + 1 < w.size() ? ", " : "\n");
+    const std::string f = file("g.txt", text);
+    for (const char* border : kBorders) {
+      const Plan k = plan({{"kernel", f}, {"border", border}});
+      Plan g;
+      ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", std::to_string(sigma)}, {"border", border}}, g).ok());
+      ASSERT_TRUE(separable_pair(k.program, 0)) << k.details.at("program");
+      EXPECT_EQ(k.program.passes[0].taps, g.program.passes[0].taps);  // the same float taps
+      EXPECT_NEAR(k.effective_sigma, g.effective_sigma, 1e-9);
+      const Image src = random_image(21, 14, 4, 9);
+      Image a, b;
+      ASSERT_TRUE(reference_run(k, src, a).ok());
+      ASSERT_TRUE(reference_run(g, src, b).ok());
+      EXPECT_EQ(max_diff(a, b), 0.0) << border;
+    }
+  }
+}
+
+TEST_F(KernelFiles, LargeSeparableKernelsTakeTheFftForm) {
+  std::string text;
+  for (int k = -20; k <= 20; ++k) text += fmt::format("{} ", std::exp(-0.5 * k * k / 36.0));
+  const std::string f = file("big.txt", text);
+  EXPECT_TRUE(all_ops(plan({{"kernel", f}}), Op::Conv1d));  // radius 20 < 300
+  setenv("GPUBLUR_KERNEL_FFT_MIN_RADIUS", "20", 1);
+  const Plan p = plan({{"kernel", f}});
+  unsetenv("GPUBLUR_KERNEL_FFT_MIN_RADIUS");
+  EXPECT_TRUE(all_ops(p, Op::FftConv1d)) << p.details.at("program");
+  EXPECT_NE(p.details.at("path").find("fft"), std::string::npos);
+}
+
+TEST_F(KernelFiles, NormalizeDividesByTheSum) {
+  const std::string f = file("n.txt", "1 2 1\n2 4 2\n1 2 1\n");  // rank 1, sum 16
+  const std::string m = file("m.txt", matrix_text(kMatrix));
+  const std::string r = file("r.txt", "1 2 3 2 1\n");  // 1D, row sum 9, 2D sum 81
+  for (const auto& [file_, sum] : {std::pair{f, 16.0}, {m, 0.0}, {r, 81.0}}) {
+    double s2d = 0;
+    for (const auto& row : kMatrix)
+      for (double v : row) s2d += v;
+    const double written = file_ == m ? s2d : sum;
+    for (const char* impl : {"auto", "2d"}) {
+      const Image src(5, 5, 1);
+      Image impulse = src;
+      impulse.at(2, 2, 0) = 1;
+      for (bool norm : {false, true}) {
+        const Plan p = plan({{"kernel", file_}, {"impl", impl}, {"normalize", norm ? "true" : "false"}});
+        EXPECT_EQ(p.param("normalize"), norm ? "true" : "false");
+        Image out;
+        ASSERT_TRUE(reference_run(p, impulse, out).ok());
+        // The response to an impulse, zero border, sums to the kernel's sum (all of it lands inside 5x5).
+        Plan pz;
+        ASSERT_TRUE(resolve_plan("kernel", {{"kernel", file_}, {"impl", impl}, {"normalize", norm ? "1" : "0"},
+                                            {"border", "zero"}},
+                                 pz)
+                        .ok());
+        ASSERT_TRUE(reference_run(pz, impulse, out).ok());
+        double total = 0;
+        for (float v : out.data) total += v;
+        EXPECT_NEAR(total, norm ? 1.0 : written, 1e-6) << file_ << " " << impl << " " << norm;
+      }
+    }
+  }
+  const std::string zero = file("z.txt", "1 -2 1\n");
+  const std::string e = error({{"kernel", zero}, {"normalize", "true"}});
+  EXPECT_NE(e.find("z.txt"), std::string::npos) << e;
+  EXPECT_NE(e.find("about 0"), std::string::npos) << e;
+  EXPECT_TRUE(plan({{"kernel", zero}}).effective_sigma == 0);  // as written: fine, not a blur
+  EXPECT_NE(error({{"kernel", f}, {"normalize", "maybe"}}).find("not true or false"), std::string::npos);
+}
+
+TEST_F(KernelFiles, EffectiveSigmaIsTheKernelsSecondMoment) {
+  // A Gaussian matrix (sigma 2 along x, 1 along y, sampled on 13 x 7): sqrt of each axis's variance.
+  std::vector<std::vector<double>> m(7, std::vector<double>(13));
+  for (int y = -3; y <= 3; ++y)
+    for (int x = -6; x <= 6; ++x) m[size_t(y + 3)][size_t(x + 6)] = std::exp(-0.5 * (x * x / 4.0 + y * y / 1.0));
+  const Plan p = plan({{"kernel", file("g.txt", matrix_text(m))}});
+  const double sx = kernel_sigma(gaussian_weights(2.0, 6)), sy = kernel_sigma(gaussian_weights(1.0, 3));
+  EXPECT_NEAR(p.effective_sigma, std::sqrt((sx * sx + sy * sy) / 2), 1e-9);
+  EXPECT_EQ(p.details.at("effective_sigma_xy"), fmt::format("{:.6g}, {:.6g}", sx, sy));
+  // An off-centre kernel: the variance is about its own mean (a shift is not a blur).
+  EXPECT_NEAR(plan({{"kernel", file("s.txt", "0 0 0 0 1 1 0\n")}}).effective_sigma, 0.5, 1e-12);
+  // Negative weights: no effective sigma.
+  const Plan sharp = plan({{"kernel", file("sh.txt", "0 -1 0\n-1 5 -1\n0 -1 0\n")}});
+  EXPECT_EQ(sharp.effective_sigma, 0);
+  EXPECT_NE(sharp.details.at("effective_sigma_xy").find("not a blur"), std::string::npos);
+}
+
+// Each bad file: a usage error that names the file and, for text, the line.
+TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
+  struct Bad {
+    std::string name, text, want;
+  };
+  std::string wide, tall, wide_even;
+  for (int i = 0; i < 4099; ++i) wide += "1 ", tall += "1\n";
+  const std::vector<Bad> bad = {
+      {"empty.txt", "", "no numbers"},
+      {"comments.txt", "# nothing\n\n   \n# here\n", "no numbers"},
+      {"ragged.txt", "1 2 3\n\n4 5 6\n7 8\n", "line 4: ragged rows: 2 values, the first row (line 1) has 3"},
+      {"nan.txt", "1 2 3\n4 abc 6\n7 8 9\n", "line 2: 'abc' is not a finite number"},
+      {"inf.txt", "1 inf 3\n", "line 1: 'inf' is not a finite number"},
+      {"commas.txt", "1,,2\n", "line 1: a ',' with no number"},
+      {"evenw.txt", "# c\n1 2 3 4\n5 6 7 8\n1 1 1 1\n", "line 2: 4 columns: an even width has no centre"},
+      {"evenh.txt", "1 2 3\n4 5 6\n", "line 2: 2 rows: an even height has no centre"},
+      {"wide.txt", "1\n" + wide + "\n", "line 2: more than 4097 values"},
+      {"tall.txt", tall, "line 4098: more than 4097 rows"},
+  };
+  for (const Bad& b : bad) {
+    const std::string f = file(b.name, b.text);
+    const std::string e = error({{"kernel", f}});
+    EXPECT_NE(e.find("kernel file '" + f + "'"), std::string::npos) << e;
+    EXPECT_NE(e.find(b.want), std::string::npos) << b.name << ": " << e;
+  }
+  const std::string missing = (dir_ / "missing.txt").string();
+  const std::string e = error({{"kernel", missing}});
+  EXPECT_NE(e.find("'" + missing + "'"), std::string::npos) << e;
+  EXPECT_NE(e.find("cannot be opened"), std::string::npos) << e;
+  // No --kernel at all.
+  Plan p;
+  const Status none = resolve_plan("kernel", {}, p);
+  EXPECT_NE(none.error.find("needs --kernel FILE"), std::string::npos) << none.error;
+}
+
+TEST_F(KernelFiles, TextFormat) {
+  KernelMatrix m;
+  ASSERT_TRUE(parse_kernel_text("# a comment\n\n 1, 2,3 # tail\n4\t5 , 6\n-7e-1 +8 .9\n", "t", m).ok());
+  EXPECT_EQ(m.width, 3);
+  EXPECT_EQ(m.height, 3);
+  EXPECT_FALSE(m.one_d);
+  EXPECT_EQ(m.w, (std::vector<double>{1, 2, 3, 4, 5, 6, -0.7, 8, 0.9}));
+  ASSERT_TRUE(parse_kernel_text("1 2 1\n", "t", m).ok());
+  EXPECT_TRUE(m.one_d);
+  ASSERT_TRUE(parse_kernel_text("1\n2\n1\n", "t", m).ok());  // a column is a 3 x 1 matrix (rank 1)
+  EXPECT_FALSE(m.one_d);
+  std::vector<double> col, row;
+  EXPECT_TRUE(rank_one(m, col, row));
+}
+
+TEST_F(KernelFiles, SingleChannelExr) {
+  std::unique_ptr<ImageIO> io = make_image_io();
+  ASSERT_TRUE(io);
+  Image k(5, 3, 1);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 5; ++x) k.at(x, y, 0) = float(kMatrix[size_t(y)][size_t(x)]);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"Y"};
+  const std::string f = (dir_ / "k.exr").string();
+  ASSERT_TRUE(io->write(f, k, meta).ok());
+  KernelMatrix m;
+  ASSERT_TRUE(read_kernel_file(f, m).ok());
+  ASSERT_EQ(m.width, 5);
+  ASSERT_EQ(m.height, 3);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 5; ++x) EXPECT_EQ(m.at(x, y), double(float(kMatrix[size_t(y)][size_t(x)])));
+  // The EXR kernel runs as the same convolution as its text form.
+  const Plan p = plan({{"kernel", f}});
+  ASSERT_TRUE(all_ops(p, Op::Conv2dMatrix));
+  // Two channels: refused, naming the file.
+  Image two(3, 3, 2);
+  meta.channel_names = {"R", "G"};
+  const std::string f2 = (dir_ / "two.exr").string();
+  ASSERT_TRUE(io->write(f2, two, meta).ok());
+  const std::string e = error({{"kernel", f2}});
+  EXPECT_NE(e.find("'" + f2 + "'"), std::string::npos) << e;
+  EXPECT_NE(e.find("exactly one channel"), std::string::npos) << e;
+  // Even sizes are refused for EXR too.
+  Image even(4, 3, 1);
+  meta.channel_names = {"Y"};
+  const std::string f3 = (dir_ / "even.exr").string();
+  ASSERT_TRUE(io->write(f3, even, meta).ok());
+  EXPECT_NE(error({{"kernel", f3}}).find("even width"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpublur
