@@ -5,7 +5,7 @@
 #   3. bench tables: 4096x4096 and 1024x1024 RGBA float32, sigma 3, 12, 48, every CUDA and GL method.
 # Logs go under $OUT (or ./gpu-check-out). Exit status non-zero on any failure.
 # GL there: pass GPUBLUR_GL_DEBS=DIR with the glvnd .debs (scripts/fetch_gl_debs.sh) to unpack the loader.
-# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder) runs a subset, so the
+# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder, profile, cpu-tests) runs a subset, so the
 # check fits calls of limited length.
 set -u
 parts=",${GPUBLUR_CHECK_PARTS:-tests,matrix,sanitizer,variants,bench,bench2},"
@@ -46,6 +46,8 @@ nvidia-smi >>"$out/tests.log" 2>&1
 for t in "$here"/bin/test_*; do
   part=tests
   [[ $(basename "$t") == test_method_matrix ]] && part=matrix
+  # test_core and test_cli_core need no GPU (CI runs them): 155 s of device time saved (part cpu-tests).
+  [[ $(basename "$t") == test_core || $(basename "$t") == test_cli_core ]] && part=cpu-tests
   want $part && step "$(basename "$t")" "$out/tests.log" "$t" --gtest_brief=1
 done
 
@@ -55,11 +57,19 @@ elif command -v compute-sanitizer >/dev/null && [[ -x $here/bin/test_cuda ]]; th
   # Small images and sigma <= 12 keep the instrumented runs to minutes; the out-of-memory test is left out
   # because its deliberate cudaMalloc failure counts as an API error under the sanitizer.
   filter=${GPUBLUR_SANITIZER_FILTER:--*OutOfMemory*:CudaBoxEmulated.*:CudaIntegralEmulated.*:CudaIirEmulated*:CudaFftEmulated*}
+  # racecheck over all of test_cuda ran past 270 s on an H100 (memcheck: 54 s), so it is bounded per binary; the
+  # registry-driven matrix's CUDA cases (every method's kernels, CI size 203x117) go under both tools too:
+  # memcheck all 1776 in 7 s, racecheck the RGBA ones (148) in 36 s.
   for tool in memcheck racecheck; do
     step "sanitizer-$tool" "$out/sanitizer.log" env GPUBLUR_CUDA_TEST_SMALL=1 GPUBLUR_CUDA_TEST_MAX_SIGMA=12 \
-      compute-sanitizer --tool "$tool" --error-exitcode 1 \
+      timeout "${GPUBLUR_SANITIZER_TIMEOUT:-400}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
       "$here/bin/test_cuda" --gtest_brief=1 "--gtest_filter=$filter"
   done
+  step "sanitizer-memcheck-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer \
+    --tool memcheck --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 "--gtest_filter=*_cuda_*"
+  step "sanitizer-racecheck-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer \
+    --tool racecheck --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 \
+    "--gtest_filter=*_cuda_*c4_203x117*"
 else
   echo "=== compute-sanitizer or test_cuda missing" | tee -a "$out/sanitizer.log"
   failed+=("sanitizer-missing")
@@ -111,11 +121,19 @@ BENCH_PART=bench2 SIGMAS=12,200 bench cuda_iir_wrap --backend cuda --method iir 
 # gauss-sep handing over to fft from a radius (off by default until this crossover is measured).
 BENCH_PART=bench2 GPUBLUR_SEP_FFT_MIN_RADIUS=1 SIGMAS=48,100,200,400 bench cuda_sep_fft --backend cuda \
   --method gauss-sep
+# GL's gauss-sep -> fft crossover (the default hand-over at radius 301 was measured on CUDA only).
+BENCH_PART=bench2 GPUBLUR_SEP_FFT_MIN_RADIUS=100000 SIGMAS=100,200,400 bench gl_sep_large --backend gl \
+  --method gauss-sep,fft
 # bilateral: brute force and the separable approximation (compute-bound: an exp per tap).
 BENCH_PART=bench2 SIGMAS=3,12 bench cuda_bilateral --backend cuda --method bilateral,bilateral:impl=separable
 BENCH_PART=bench2 SIGMAS=3,12 bench gl_bilateral --backend gl --method bilateral,bilateral:impl=separable
-# Diffusion: steps per CUDA launch 1 (ping-pong), 4, 8 (default), 16; the thesis's fixed iteration counts.
-for s in 1 4 16; do
+# kernel: a user kernel file (13 x 13, rank 1) on the separable path and forced onto the direct 2D matrix path
+# (Op::Conv2dMatrix); sigma is not used by the method (one value).
+kfile="$here/testdata/kernels/gauss_sigma2.txt"
+BENCH_PART=bench2 SIGMAS=2 bench cuda_kernel --backend cuda --method "kernel:kernel=$kfile,kernel:kernel=$kfile:impl=2d"
+BENCH_PART=bench2 SIGMAS=2 bench gl_kernel --backend gl --method "kernel:kernel=$kfile,kernel:kernel=$kfile:impl=2d"
+# Diffusion: steps per CUDA launch 1 (ping-pong), 4 (default), 8, 16; the thesis's fixed iteration counts.
+for s in 1 8 16; do
   BENCH_PART=bench2 GPUBLUR_CUDA_DIFFUSION_STEPS=$s SIGMAS=3,12 bench cuda_diffusion_s$s --backend cuda \
     --method diffusion
 done
@@ -123,6 +141,25 @@ BENCH_PART=bench2 SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
 BENCH_PART=bench2 SIGMAS=3 bench gl_diffusion_thesis --backend gl \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
+# Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
+# iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
+if want profile; then
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [[ -z $ncu ]]; then
+    echo "=== ncu missing" | tee -a "$out/profile.txt"
+    failed+=("ncu-missing")
+  else
+    for spec in "box 12 regex:box_" "integral 12 regex:box_" "iir 12 regex:iir1d" "fft 12 regex:gather|multiply|scatter|fft" \
+      "gauss-sep 48 regex:tc16|sep_"; do
+      read -r m sg k <<<"$spec"
+      step "ncu-$m" "$out/profile.txt" "$ncu" --clock-control none -k "$k" --launch-skip 4 --launch-count 3 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+        --section MemoryWorkloadAnalysis "$here/bin/gpublur" bench --backend cuda --method "$m" --sigma "$sg" \
+        --size 4096 --channels 4 --repeat 2
+    done
+  fi
+fi
+
 # Part folder (issue 12): the folder job with the GPU backends beside its peers (OpenCV where python3 has cv2),
 # the PNG codec bench on one of its inputs, and the cold start of each backend (one small PNG, 5 runs).
 if want folder; then
