@@ -2,11 +2,20 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <malloc.h>
+
 #include "cli/commands.hpp"
 #include "core/pipeline.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpublur::cli;
+  // A folder job allocates the same large images (100 MB per 4K RGB float image) for every file. glibc serves
+  // them by mmap and unmaps them on free, so each image faulted in and zeroed fresh pages: 30-40% of a cpu
+  // folder job's CPU time was the kernel clearing pages (docs/performance.md, "page faults"). One arena, no
+  // mmap, and a high trim threshold keep freed images in the heap for the next file.
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   // Before any thread exists, so every thread inherits the blocked SIGINT/SIGTERM (see the handler).
   gpublur::install_interrupt_handler();
 
