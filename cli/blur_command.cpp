@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
 #include <iostream>
@@ -61,6 +62,10 @@ int run_blur(BlurArgs& a) {
   po.png_compression = a.png_compression;
   po.exr_compression = a.exr_compression;
   po.make_io = [io = a.io] { return make_image_io(io); };
+  // GPUBLUR_PACKED_IO=0 / 1: 8-bit PNGs never / always go to the backend as bytes (to measure and test both
+  // paths); unset: where the backend converts on a device (PipelineOptions::packed_io).
+  if (const char* e = std::getenv("GPUBLUR_PACKED_IO"); e && (std::string(e) == "0" || std::string(e) == "1"))
+    po.packed_io = std::atoi(e);
   if (!a.pixel_type.empty()) {
     if (!parse_pixel_type(a.pixel_type, po.pixel_type))
       return usage("--pixel-type '" + a.pixel_type + "' is not one of: uint8, uint16, half, float");

@@ -15,6 +15,31 @@ Status Backend::warm_up(const Plan& plan, double min_ms) {
   return Status::success();
 }
 
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+Status Backend::upload_packed(const PackedImage& src, const PackedColour& colour, double& ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Image img;
+  unpack_image(src, colour, img);
+  const double convert = ms_since(t0);
+  Status s = upload_take(img, ms);
+  ms += convert;
+  return s;
+}
+
+Status Backend::download_packed(PackedImage& dst, const PackedColour& colour, double& ms) {
+  Image img;
+  if (Status s = download_take(img, ms); !s) return s;
+  const auto t0 = std::chrono::steady_clock::now();
+  pack_image(img, colour, dst);
+  ms += ms_since(t0);
+  return Status::success();
+}
+
 Status Backend::run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info) {
   ms.clear();
   for (int i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/packed.hpp"
 #include "core/plan.hpp"
 #include "core/status.hpp"
 
@@ -46,6 +47,16 @@ class Backend {
   // src is left empty, and a second download_take before the next run fails. GPU backends copy as usual.
   virtual Status upload_take(Image& src, double& ms) { return upload(src, ms); }
   virtual Status download_take(Image& dst, double& ms) { return download(dst, ms); }
+  // 8-bit samples in and out with the colour steps run by the backend (core/packed.hpp): the folder job's form
+  // for 8-bit PNGs. The default converts on the host (unpack_image / pack_image, timed with the transfer) around
+  // upload_take / download_take; GPU backends move the bytes and convert on the device. Results equal the
+  // float path's bit for bit.
+  virtual Status upload_packed(const PackedImage& src, const PackedColour& colour, double& ms);
+  // Whether the folder job should hand this backend 8-bit images: where the conversion runs on a device. On the
+  // host (cpu, and GL on llvmpipe) the float path is faster: its conversions run on the pipeline's I/O threads
+  // in parallel rather than in the backend's stage (measured: docs/performance.md, "8-bit path").
+  virtual bool prefers_packed() const { return false; }
+  virtual Status download_packed(PackedImage& dst, const PackedColour& colour, double& ms);
   // Untimed: keeps the device busy with the plan for at least min_ms of wall time (at least one run), so that
   // timed runs after it see steady-state clocks. Measured on an H100: after a host-bound pause (an upload)
   // the SM clock falls to ~600 MHz and GL's short synchronous runs do not raise it again (docs/performance.md).

@@ -44,9 +44,21 @@ struct ImageMeta {
   std::vector<std::pair<std::string, std::string>> attributes;
 };
 
+// An 8-bit image as its file holds it: interleaved samples, rows without padding. The folder job keeps 8-bit
+// PNGs in this form so that a backend converts them (core/packed.hpp) where the pixels are: on GPUs, a
+// quarter of float32's bytes crosses the bus and the host does no per-pixel work.
+struct PackedImage {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  std::vector<unsigned char> samples;  // width * height * channels
+  size_t value_count() const { return size_t(width) * height * channels; }
+};
+
 struct LoadedImage {
-  Image image;
+  Image image;  // with `packed` filled: width, height and channels only, no data
   ImageMeta meta;
+  PackedImage packed;  // only when the reader was asked for it (ReadLimits::keep_packed) and could
 };
 
 }  // namespace gpublur

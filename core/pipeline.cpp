@@ -316,7 +316,38 @@ struct Work {
   LoadedImage loaded;
   ColorState colour;
   ImageRecord rec;
+  // An 8-bit PNG kept as its samples (loaded.packed): the backend converts it with these tables, and gives
+  // samples back (`result`) when the output is an 8-bit PNG too, else float pixels (loaded.image).
+  bool packed = false, packed_out = false;
+  PackedColour packed_colour;
+  PackedImage result;
 };
+
+// The packed form of run_backend: 8-bit samples up, the plan, samples (or float pixels) down.
+Status run_backend_packed(Backend& backend, const Plan& plan, Work& w) {
+  double ms = 0;
+  if (Status s = backend.upload_packed(w.loaded.packed, w.packed_colour, ms); !s) return s;
+  w.loaded.packed = PackedImage{};
+  w.rec.ms.upload += ms;
+  RunInfo info;
+  if (Status s = backend.run(plan, info); !s) return s;
+  w.rec.ms.compute += info.compute_ms;
+  if (!info.path.empty()) w.rec.path = info.path;
+  const int width = w.loaded.image.width, height = w.loaded.image.height, channels = w.loaded.image.channels;
+  int ow = 0, oh = 0, oc = 0;
+  if (w.packed_out) {
+    if (Status s = backend.download_packed(w.result, w.packed_colour, ms); !s) return s;
+    ow = w.result.width, oh = w.result.height, oc = w.result.channels;
+  } else {
+    if (Status s = backend.download_take(w.loaded.image, ms); !s) return s;
+    ow = w.loaded.image.width, oh = w.loaded.image.height, oc = w.loaded.image.channels;
+  }
+  w.rec.ms.download += ms;
+  if (ow != width || oh != height || oc != channels)
+    return Status::fail("backend returned a " + std::to_string(ow) + "x" + std::to_string(oh) + "x" +
+                        std::to_string(oc) + " image");
+  return Status::success();
+}
 
 Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& rec) {
   // Backends take 1..4 channels: wider images go through in groups, all channels blurred.
@@ -411,6 +442,13 @@ Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limi
     return s;
   }
   const Image& img = out.image;
+  if (!out.packed.samples.empty()) {  // asked for (limits.keep_packed): converted where the backend is
+    if (img.channels < 1 || img.channels > 4 || out.packed.samples.size() != img.value_count() ||
+        out.packed.value_count() != img.value_count() || !img.data.empty())
+      return Status::fail("reader returned an inconsistent image");
+    packed_colour(out.meta, img.channels, color, state);
+    return Status::success();
+  }
   if (img.channels < 1 || img.value_count() != img.data.size())
     return Status::fail("reader returned an inconsistent image");
   state = to_working(out.image, out.meta, color);
@@ -449,6 +487,9 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
   std::atomic<size_t> next{0};
   std::atomic<int> readers_left{threads};
 
+  ReadLimits limits = opts.limits;
+  limits.keep_packed = opts.packed_io != 0;
+  for (Backend* b : backends) limits.keep_packed = limits.keep_packed && (opts.packed_io == 1 || b->prefers_packed());
   auto reader = [&] {
     std::unique_ptr<ImageIO> io = opts.make_io ? opts.make_io() : nullptr;
     for (size_t i; (i = next.fetch_add(1)) < n;) {
@@ -475,7 +516,7 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
       }
       try {
         const auto tr = Clock::now();
-        Status s = read_working(*io, job.input, opts.limits, opts.color, w.loaded, w.colour);
+        Status s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour);
         if (w.loaded.image.width > 0 || w.loaded.image.channels > 0) {  // read, if inconsistent
           const Image& img = w.loaded.image;
           w.rec.width = img.width, w.rec.height = img.height, w.rec.channels = img.channels;
@@ -485,6 +526,15 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
           w.rec.error = naming(job.input, s.error);
           finish(i, std::move(w.rec));
           continue;
+        }
+        if (!w.loaded.packed.samples.empty()) {
+          w.packed = true;
+          w.packed_colour = packed_colour(w.loaded.meta, w.loaded.image.channels, opts.color, w.colour);
+          PixelType out_type;
+          w.packed_out = job.format == "png" &&
+                         output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
+                                           out_type) &&
+                         out_type == PixelType::UInt8;
         }
         w.rec.ms.read = ms_since(tr);
       } catch (const std::exception& e) {
@@ -515,7 +565,13 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
         if (!opts.exr_compression.empty()) meta.exr_compression = opts.exr_compression;
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
                                      meta.pixel_type);
-        if (s) {
+        if (s && w.packed_out) {
+          meta.srgb = w.packed_colour.out_srgb;
+          std::error_code ec;
+          fs::create_directories(fs::path(job.output).parent_path(), ec);
+          s = guarded_write(job.output, opts.overwrite,
+                            [&](const std::string& tmp) { return write_packed_png(*io, tmp, w.result, meta); });
+        } else if (s) {
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
           std::error_code ec;
           fs::create_directories(fs::path(job.output).parent_path(), ec);
@@ -528,6 +584,7 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
         w.rec.error = naming(job.input, e.what());
       }
       w.loaded = LoadedImage{};  // free the pixels before the next image
+      w.result = PackedImage{};
       finish(w.index, std::move(w.rec));
     }
   };
@@ -542,7 +599,7 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
       Work& w = *item;
       Status s;
       try {
-        s = run_backend(backend, plan, w.loaded.image, w.rec);
+        s = w.packed ? run_backend_packed(backend, plan, w) : run_backend(backend, plan, w.loaded.image, w.rec);
       } catch (const std::exception& e) {
         s = Status::fail(e.what());
       }

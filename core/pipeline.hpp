@@ -76,6 +76,10 @@ struct PipelineOptions {
   // adapters.
   std::function<std::unique_ptr<ImageIO>()> make_io;
   ReadLimits limits;
+  // 8-bit PNGs stay 8-bit until the backend, which converts them on its device (core/packed.hpp): -1 where
+  // every backend prefers it (Backend::prefers_packed), 1 always (the host forms where a backend has no device
+  // form), 0 never: every image is converted to float on the host first. The files written are the same.
+  int packed_io = -1;
   // Called (from any pipeline thread, serialised) after each image finishes, with the count done so far.
   std::function<void(size_t done, size_t total)> on_progress;
   bool log_each_ok = true;  // an info line per finished image (a progress bar turns it off; errors always log)

@@ -86,6 +86,9 @@ echo "[bench] $(nproc) cores; gpublur: $bin; sigma $sigma, method $method"
 for b in $backends; do
   run_gpublur "gpublur $b $method png" "$in_png" "$npng" -b "$b" -m "$method" --sigma "$sigma"
   run_gpublur "gpublur $b copy png" "$in_png" "$npng" -b "$b" -m copy
+  # The float path (8-bit PNGs converted on the host, float32 over the bus), for the 8-bit path's gain.
+  GPUBLUR_PACKED_IO=0 run_gpublur "gpublur $b $method png float-path" "$in_png" "$npng" -b "$b" -m "$method" \
+    --sigma "$sigma"
   if ((nexr > 0)); then
     run_gpublur "gpublur $b $method exr" "$in_exr" "$nexr" -b "$b" -m "$method" --sigma "$sigma"
   fi
@@ -144,6 +147,7 @@ for b in $backends; do
   pair "gpublur $b $method png" "vips gaussblur png (loop)"
   pair "gpublur $b $method png" "opencv $cv_threads threads png"
   pair "gpublur $b $method png" "gpublur $b copy png"
+  pair "gpublur $b $method png" "gpublur $b $method png float-path"
   pair "gpublur $b $method png" "gpublur cpu $method png"
 done
 pair "gpublur cpu copy png" "vips copy png (loop)"

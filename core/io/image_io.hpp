@@ -34,6 +34,9 @@ namespace gpublur {
 struct ReadLimits {
   uint64_t max_pixels = uint64_t(1) << 28;  // 268M pixels: guards against decompression bombs
   int max_channels = 64;
+  // 8-bit PNGs (any layout, palettes expanded): the samples go to out.packed as read, and out.image carries
+  // the shape only, no float pixels (core/packed.hpp converts them where the backend is).
+  bool keep_packed = false;
 };
 
 class ImageIO {
@@ -45,6 +48,10 @@ class ImageIO {
   // channel names and attributes from meta. Writes exactly `path` (callers handle temp names and renames).
   virtual Status write(const std::string& path, const Image& img, const ImageMeta& meta) = 0;
 };
+
+// Writes an 8-bit image's samples as an 8-bit PNG (meta: sRGB chunk, attributes, png_compression), with no
+// float pass (core/packed.hpp). GPUBLUR_PNG_LIBPNG=1 sends it through io.write instead, to compare codecs.
+Status write_packed_png(ImageIO& io, const std::string& path, const PackedImage& px, const ImageMeta& meta);
 
 // The adapters compiled into this binary; null if that adapter is not built.
 std::unique_ptr<ImageIO> make_oiio_io();

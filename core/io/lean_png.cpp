@@ -147,6 +147,13 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
                                                            : std::string());
   cleanup();
 
+  if (bytes_per_sample == 1 && limits.keep_packed) {
+    out.packed = PackedImage{int(h.width), int(h.height), h.channels, std::move(raw)};
+    out.image = Image();
+    out.image.width = int(h.width), out.image.height = int(h.height), out.image.channels = h.channels;
+    out.meta = std::move(meta);
+    return Status::success();
+  }
   Image img(int(h.width), int(h.height), h.channels);
   const size_t n = img.value_count();
   if (bytes_per_sample == 2) {

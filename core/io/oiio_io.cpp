@@ -73,14 +73,19 @@ class OiioIO final : public ImageIO {
                    path);
 
     const int w = spec.width, h = spec.height, nc = spec.nchannels;
-    Image img(w, h, nc);
+    const bool packed = format == "png" && spec.format != OIIO::TypeDesc::UINT16 && limits.keep_packed;
+    Image img = packed ? Image() : Image(w, h, nc);
+    img.width = w, img.height = h, img.channels = nc;
     ImageMeta meta;
     meta.format = format;
     if (format == "png") {
       const bool sixteen = spec.format == OIIO::TypeDesc::UINT16;
-      const size_t n = img.value_count();
+      const size_t n = size_t(w) * h * nc;
       bool ok;
-      if (sixteen) {
+      if (packed) {
+        out.packed = PackedImage{w, h, nc, std::vector<unsigned char>(n)};
+        ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT8, out.packed.samples.data());
+      } else if (sixteen) {
         std::vector<uint16_t> raw(n);
         ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT16, raw.data());
         for (size_t i = 0; ok && i < n; ++i) img.data[i] = io::dequantize(raw[i], 65535);

@@ -228,6 +228,22 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
   if (!inflate_rows(idat_stream(file.data(), file.size()), raw)) return false;
   file = {};
 
+  ImageMeta meta;
+  meta.format = "png";
+  meta.srgb = true;  // PNG values are treated as sRGB whatever the chunks say (as the libpng path does)
+  meta.pixel_type = raw.bit_depth == 16 ? PixelType::UInt16 : PixelType::UInt8;
+  meta.channel_names = png_channel_names(raw.channels);
+  meta.alpha_channel = find_alpha(meta.channel_names);
+  for (auto& [k, t] : text)
+    if (!is_oiio_bookkeeping(k)) meta.attributes.emplace_back(std::move(k), std::move(t));
+  if (raw.bit_depth == 8 && limits.keep_packed) {
+    out.packed = PackedImage{int(raw.width), int(raw.height), raw.channels, std::move(raw.samples)};
+    out.image = Image();
+    out.image.width = out.packed.width, out.image.height = out.packed.height, out.image.channels = raw.channels;
+    out.meta = std::move(meta);
+    status = Status::success();
+    return true;
+  }
   Image img(int(raw.width), int(raw.height), raw.channels);
   const size_t n = img.value_count();
   float* v = img.data.data();
@@ -239,14 +255,6 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
     const unsigned char* s = raw.samples.data();
     for (size_t i = 0; i < n; ++i) v[i] = table[s[i]];
   }
-  ImageMeta meta;
-  meta.format = "png";
-  meta.srgb = true;  // PNG values are treated as sRGB whatever the chunks say (as the libpng path does)
-  meta.pixel_type = raw.bit_depth == 16 ? PixelType::UInt16 : PixelType::UInt8;
-  meta.channel_names = png_channel_names(raw.channels);
-  meta.alpha_channel = find_alpha(meta.channel_names);
-  for (auto& [k, t] : text)
-    if (!is_oiio_bookkeeping(k)) meta.attributes.emplace_back(std::move(k), std::move(t));
   out.image = std::move(img);
   out.meta = std::move(meta);
   status = Status::success();
@@ -317,6 +325,9 @@ Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair
   return Status::success();
 }
 
+// The file from its samples: text chunks from meta's attributes, encoded, written whole or not at all.
+Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta, int level);
+
 Status write_png_fast(const std::string& path, const Image& img, const ImageMeta& meta, int level) {
   PngRaw raw;
   raw.width = uint32_t(img.width), raw.height = uint32_t(img.height), raw.channels = img.channels;
@@ -333,6 +344,10 @@ Status write_png_fast(const std::string& path, const Image& img, const ImageMeta
   } else {
     for (size_t i = 0; i < n; ++i) raw.samples[i] = (unsigned char)quantize(v[i], 255);
   }
+  return write_png_raw(path, raw, meta, level);
+}
+
+Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta, int level) {
   std::vector<std::pair<std::string, std::string>> text;
   for (const auto& [key, value] : meta.attributes) {
     if (is_oiio_bookkeeping(key)) continue;
@@ -359,3 +374,23 @@ Status write_png_fast(const std::string& path, const Image& img, const ImageMeta
 }
 
 }  // namespace gpublur::io
+
+namespace gpublur {
+
+Status write_packed_png(ImageIO& io, const std::string& path, const PackedImage& px, const ImageMeta& meta) {
+  if (px.channels < 1 || px.channels > 4 || px.samples.size() != px.value_count())
+    return Status::fail(fmt::format("cannot write '{}': not an 8-bit image of 1..4 channels", path));
+  if (io::libpng_forced()) {  // the codec comparison: through the adapter, as float levels that write back exact
+    Image img(px.width, px.height, px.channels);
+    for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = io::dequantize(px.samples[i], 255);
+    ImageMeta m = meta;
+    m.pixel_type = PixelType::UInt8;
+    return io.write(path, img, m);
+  }
+  io::PngRaw raw;
+  raw.width = uint32_t(px.width), raw.height = uint32_t(px.height), raw.channels = px.channels, raw.bit_depth = 8;
+  raw.samples = px.samples;
+  return io::write_png_raw(path, raw, meta, meta.png_compression);
+}
+
+}  // namespace gpublur

@@ -120,17 +120,7 @@ class CudaBackend final : public Backend {
     // 3 channels arrive raw in the output buffer and are unpacked to 4 on the device.
     char* dst = static_cast<char*>(c_ == 3 ? d_out_ : d_in_);
     cudaEventRecord(ev0_, stream_);
-    const char* host = reinterpret_cast<const char*>(src.data.data());
-    for (size_t off = 0, i = 0; off < raw_bytes; off += kChunkBytes, ++i) {
-      const int b = int(i & 1);
-      const size_t n = std::min(kChunkBytes, raw_bytes - off);
-      if (!(s = cuda_status(cudaEventSynchronize(chunk_done_[b]), "waiting for a staging buffer"))) return s;
-      std::memcpy(pinned_[b], host + off, n);
-      if (!(s = cuda_status(cudaMemcpyAsync(dst + off, pinned_[b], n, cudaMemcpyHostToDevice, stream_),
-                            "uploading")))
-        return s;
-      cudaEventRecord(chunk_done_[b], stream_);
-    }
+    if (!(s = stage_up(reinterpret_cast<const char*>(src.data.data()), dst, raw_bytes))) return s;
     if (c_ == 3 && !(s = cuda::launch_unpack3(static_cast<const float*>(d_out_), static_cast<float*>(d_in_),
                                               src.pixel_count(), stream_)))
       return s;
@@ -197,24 +187,52 @@ class CudaBackend final : public Backend {
         return s;
       src = static_cast<const char*>(d_tmp_);
     }
-    const size_t raw_bytes = dst.byte_count();
-    const size_t chunks = (raw_bytes + kChunkBytes - 1) / kChunkBytes;
-    char* host = reinterpret_cast<char*>(dst.data.data());
-    auto issue = [&](size_t i) {
-      const size_t off = i * kChunkBytes, n = std::min(kChunkBytes, raw_bytes - off);
-      const cudaError_t e = cudaMemcpyAsync(pinned_[i & 1], src + off, n, cudaMemcpyDeviceToHost, stream_);
-      cudaEventRecord(chunk_done_[i & 1], stream_);
-      return cuda_status(e, "downloading");
-    };
-    for (size_t i = 0; i < std::min<size_t>(2, chunks); ++i)
-      if (!(s = issue(i))) return s;
-    for (size_t i = 0; i < chunks; ++i) {
-      if (!(s = cuda_status(cudaEventSynchronize(chunk_done_[i & 1]), "downloading"))) return s;
-      const size_t off = i * kChunkBytes, n = std::min(kChunkBytes, raw_bytes - off);
-      std::memcpy(host + off, pinned_[i & 1], n);
-      if (i + 2 < chunks && !(s = issue(i + 2))) return s;
-      if (i + 1 == chunks) cudaEventRecord(ev1_, stream_);
-    }
+    if (!(s = stage_down(src, reinterpret_cast<char*>(dst.data.data()), dst.byte_count()))) return s;
+    return finish("download", ms);
+  }
+
+  // The file's 8-bit samples cross the bus (a quarter of float32's bytes) into the intermediate buffer and are
+  // decoded, premultiplied and spread to the device's channels there (packed.cu).
+  bool prefers_packed() const override { return true; }
+
+  Status upload_packed(const PackedImage& src, const PackedColour& colour, double& ms) override {
+    ms = 0;
+    if (src.samples.size() != src.value_count())
+      return Status::fail("CUDA: 8-bit image holds " + std::to_string(src.samples.size()) + " samples, expected " +
+                          std::to_string(src.value_count()));
+    resident_ = false;
+    Status s = reserve(src.width, src.height, src.channels);
+    if (!s) return s;
+    ++version_;
+    cudaEventRecord(ev0_, stream_);
+    if (!(s = stage_up(reinterpret_cast<const char*>(src.samples.data()), static_cast<char*>(d_tmp_),
+                       src.samples.size())))
+      return s;
+    if (!(s = cuda::launch_unpack8(static_cast<const unsigned char*>(d_tmp_), static_cast<float*>(d_in_),
+                                   size_t(w_) * h_, c_, cd_, colour, stream_)))
+      return s;
+    cudaEventRecord(ev1_, stream_);
+    if (!(s = finish("upload", ms))) return s;
+    resident_ = true;
+    has_output_ = false;
+    return s;
+  }
+
+  Status download_packed(PackedImage& dst, const PackedColour& colour, double& ms) override {
+    ms = 0;
+    if (!resident_) return Status::fail("CUDA: download before upload");
+    if (!has_output_) return Status::fail("CUDA: download before any run");
+    cudaSetDevice(device_);
+    dst.width = w_, dst.height = h_, dst.channels = c_;
+    dst.samples.resize(dst.value_count());
+    Status s;
+    cudaEventRecord(ev0_, stream_);
+    if (!(s = cuda::launch_pack8(static_cast<const float*>(d_out_), static_cast<unsigned char*>(d_tmp_),
+                                 size_t(w_) * h_, c_, cd_, colour, stream_)))
+      return s;
+    if (!(s = stage_down(static_cast<const char*>(d_tmp_), reinterpret_cast<char*>(dst.samples.data()),
+                         dst.samples.size())))
+      return s;
     return finish("download", ms);
   }
 
@@ -228,6 +246,44 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // Host memory -> device through the two pinned staging buffers, chunk by chunk, on the stream.
+  Status stage_up(const char* host, char* dev, size_t bytes) {
+    Status s;
+    for (size_t off = 0, i = 0; off < bytes; off += kChunkBytes, ++i) {
+      const int b = int(i & 1);
+      const size_t n = std::min(kChunkBytes, bytes - off);
+      if (!(s = cuda_status(cudaEventSynchronize(chunk_done_[b]), "waiting for a staging buffer"))) return s;
+      std::memcpy(pinned_[b], host + off, n);
+      if (!(s = cuda_status(cudaMemcpyAsync(dev + off, pinned_[b], n, cudaMemcpyHostToDevice, stream_),
+                            "uploading")))
+        return s;
+      cudaEventRecord(chunk_done_[b], stream_);
+    }
+    return s;
+  }
+
+  // Device -> host memory the same way; records ev1_ after the last chunk.
+  Status stage_down(const char* dev, char* host, size_t bytes) {
+    Status s;
+    const size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
+    auto issue = [&](size_t i) {
+      const size_t off = i * kChunkBytes, n = std::min(kChunkBytes, bytes - off);
+      const cudaError_t e = cudaMemcpyAsync(pinned_[i & 1], dev + off, n, cudaMemcpyDeviceToHost, stream_);
+      cudaEventRecord(chunk_done_[i & 1], stream_);
+      return cuda_status(e, "downloading");
+    };
+    for (size_t i = 0; i < std::min<size_t>(2, chunks); ++i)
+      if (!(s = issue(i))) return s;
+    for (size_t i = 0; i < chunks; ++i) {
+      if (!(s = cuda_status(cudaEventSynchronize(chunk_done_[i & 1]), "downloading"))) return s;
+      const size_t off = i * kChunkBytes, n = std::min(kChunkBytes, bytes - off);
+      std::memcpy(host + off, pinned_[i & 1], n);
+      if (i + 2 < chunks && !(s = issue(i + 2))) return s;
+    }
+    cudaEventRecord(ev1_, stream_);
+    return s;
+  }
+
   // Waits for ev1_ and returns the ev0_ -> ev1_ time; surfaces asynchronous kernel errors.
   Status finish(const char* what, double& ms) {
     Status s = cuda_status(cudaEventSynchronize(ev1_), what);

@@ -14,6 +14,10 @@
 #include "core/program.hpp"
 #include "core/status.hpp"
 
+namespace gpublur {
+struct PackedColour;
+}
+
 namespace gpublur::cuda {
 
 // One image of a program on the device (core/program.hpp): `data` points at the stored pixel (-pad, -pad).
@@ -54,6 +58,11 @@ Status blocks_per_sm(KernelPtr k, int threads, size_t bytes, int& blocks) {
 Status launch_unpack3(const float* raw3, float* out4, size_t pixels, cudaStream_t s);
 Status launch_pack3(const float* in4, float* raw3, size_t pixels, cudaStream_t s);
 Status launch_fill(float* data, size_t values, float value, cudaStream_t s);
+// packed.cu: 8-bit samples (c channels) <-> device pixels (cd channels: 4 for 3) through core/packed.hpp's tables.
+Status launch_unpack8(const unsigned char* in, float* out, size_t pixels, int c, int cd, const PackedColour& colour,
+                      cudaStream_t s);
+Status launch_pack8(const float* in, unsigned char* out, size_t pixels, int c, int cd, const PackedColour& colour,
+                    cudaStream_t s);
 
 // passes/copy.cu: dst = src over dst's stored area (an unpadded source read with the border mode outside).
 // Same shape, no padding: the bandwidth floor (one 16-byte vector copy, path "copy-kernel").

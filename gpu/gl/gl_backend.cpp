@@ -60,6 +60,7 @@ class GlBackend final : public Backend {
     }
     passes_.reset();
     glDeleteQueries(1, &query_);
+    glDeleteBuffers(2, packed_bufs_);
   }
 
   Status init() {
@@ -162,6 +163,80 @@ class GlBackend final : public Backend {
     return s;
   }
 
+  // 8-bit samples cross as bytes and unpack8.comp / pack8.comp run core/packed.hpp's tables on the device.
+  // With half storage the float upload's conversion to half is the driver's: that path (the host's unpack
+  // and upload) is kept there, as for images over the storage-buffer limit.
+  bool prefers_packed() const override { return !passes_->limits().llvmpipe && !passes_->half(); }
+
+  Status upload_packed(const PackedImage& src, const PackedColour& colour, double& ms) override {
+    const long long bytes = (static_cast<long long>(src.value_count()) + 3) / 4 * 4;
+    if (passes_->half() || src.channels < 1 || src.channels > 4 || bytes > passes_->limits().max_ssbo ||
+        src.width < 1 || src.height < 1 || src.width > passes_->limits().max_texture ||
+        src.height > passes_->limits().max_texture || src.samples.size() != src.value_count())
+      return Backend::upload_packed(src, colour, ms);
+    ms = 0;
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
+    GLuint prog = 0;
+    if (Status s = passes_->program({{"unpack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+    channels_ = src.channels;
+    passes_->set_channels(src.channels);
+    ran_ = false;
+    glFinish();
+    const auto t0 = Clock::now();
+    if (Status s = packed_buffers(bytes); !s) return s;
+    glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(src.samples.size()), src.samples.data());
+    upload_tables(colour);
+    glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "channels"), src.channels);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "alpha"), colour.alpha_channel);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "premultiply"), colour.premultiply ? 1 : 0);
+    glUseProgram(prog);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, packed_bufs_[1]);
+    glBindImageTexture(0, passes_->input(), 0, GL_FALSE, 0, GL_WRITE_ONLY, passes_->store_format());
+    glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    glFinish();
+    ms = ms_since(t0);
+    return gl_errors("uploading the 8-bit image");
+  }
+
+  Status download_packed(PackedImage& dst, const PackedColour& colour, double& ms) override {
+    const long long n = static_cast<long long>(passes_->width()) * passes_->height() * channels_;
+    const long long bytes = (n + 3) / 4 * 4;
+    if (passes_->half() || bytes > passes_->limits().max_ssbo) return Backend::download_packed(dst, colour, ms);
+    ms = 0;
+    if (!ran_) return Status::fail("gl: download before run");
+    GlCurrent cur(*ctx_);
+    if (!cur.status()) return cur.status();
+    GLuint prog = 0;
+    if (Status s = passes_->program({{"pack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+    dst.width = passes_->width(), dst.height = passes_->height(), dst.channels = channels_;
+    dst.samples.resize(size_t(n));
+    glFinish();
+    const auto t0 = Clock::now();
+    if (Status s = packed_buffers(bytes); !s) return s;
+    upload_tables(colour);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "width"), passes_->width());
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "channels"), channels_);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "alpha"), colour.alpha_channel);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "premultiply"), colour.premultiply ? 1 : 0);
+    glProgramUniform1ui(prog, GlPassContext::uniform(prog, "n_samples"), GLuint(n));
+    glUseProgram(prog);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, packed_bufs_[1]);
+    glBindTextureUnit(0, passes_->output());
+    const GLuint total = groups(int(bytes / 4), 256), gx = std::min<GLuint>(total, 32768);
+    glDispatchCompute(gx, (total + gx - 1) / gx, 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glGetNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(n), dst.samples.data());
+    glBindTextureUnit(0, 0);
+    ms = ms_since(t0);
+    return gl_errors("downloading the 8-bit result");
+  }
+
   Status download(Image& dst, double& ms) override {
     ms = 0;
     if (!ran_) return Status::fail("gl: download before run");
@@ -178,6 +253,24 @@ class GlBackend final : public Backend {
   }
 
  private:
+  // The samples' buffer (at least `bytes`, kept across images) and the tables' buffer.
+  Status packed_buffers(long long bytes) {
+    if (!packed_bufs_[0]) glCreateBuffers(2, packed_bufs_);
+    if (bytes > packed_cap_) {
+      glNamedBufferData(packed_bufs_[0], GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
+      packed_cap_ = bytes;
+    }
+    return gl_errors("allocating the 8-bit image's buffer");
+  }
+  void upload_tables(const PackedColour& c) {
+    float t[256 + 256 + 255 + 255];
+    std::copy(c.decode, c.decode + 256, t);
+    std::copy(c.decode_alpha, c.decode_alpha + 256, t + 256);
+    std::copy(c.encode, c.encode + 255, t + 512);
+    std::copy(c.encode_alpha, c.encode_alpha + 255, t + 767);
+    glNamedBufferData(packed_bufs_[1], sizeof t, t, GL_STREAM_DRAW);
+  }
+
   // The program's schedule: its images get device objects, then each step's setup (gpu/gl/pass_table.hpp)
   // builds and binds what its passes need; `work` issues all steps' dispatches/draws in order. `path`: the
   // steps' forms, each once, in order of first use, joined by '+'.
@@ -281,6 +374,8 @@ class GlBackend final : public Backend {
   bool ran_ = false;
   int channels_ = 0;
   GLuint query_ = 0;
+  GLuint packed_bufs_[2] = {0, 0};  // the 8-bit samples, the colour tables (upload_packed/download_packed)
+  long long packed_cap_ = 0;
 };
 
 }  // namespace

@@ -292,6 +292,45 @@ TEST_F(E2E, KernelFileErrorsAndReport) {
   EXPECT_NEAR(rep["method"]["effective_sigma"].get<double>(), std::sqrt(0.5), 1e-9);
 }
 
+// 8-bit PNGs to the backend as bytes (core/packed.hpp; GPUBLUR_PACKED_IO=1 forces it where the backend runs on
+// the host) or as float pixels (=0): the files written are the same bit for bit either way, on cpu and gl, for gray, gray+alpha, RGB and RGBA, with the colour options, and
+// when a PNG becomes an EXR (bytes up, float pixels down; there the pixels are compared, the header has a time).
+TEST_F(E2E, EightBitPathWritesTheSameFiles) {
+  make_image("in/y.png", 23, 17, 1, PixelType::UInt8, 21);
+  make_image("in/ya.png", 23, 17, 2, PixelType::UInt8, 22);
+  make_image("in/rgb.png", 31, 9, 3, PixelType::UInt8, 23);
+  make_image("in/rgba.png", 16, 33, 4, PixelType::UInt8, 24);
+  const std::vector<std::string> names = {"y", "ya", "rgb", "rgba"};
+  for (const std::string backend : {"cpu", "gl"})
+    for (const std::string opts : {"", " --no-linear", " --no-premultiply", " --format exr"}) {
+      SCOPED_TRACE(backend + opts);
+      const std::string common = " -b " + backend + " --sigma 1.5 -q" + opts + " ";
+      const Result a = run("blur " + quote(at("in").string()) + " -o " + quote(at("a").string()) + common, "",
+                           "GPUBLUR_PACKED_IO=1");
+      const Result b = run("blur " + quote(at("in").string()) + " -o " + quote(at("b").string()) + common, "",
+                           "GPUBLUR_PACKED_IO=0");
+      if (backend == "gl" && a.rc != 0 && a.err.find("EGL") != std::string::npos) GTEST_SKIP() << a.err;
+      ASSERT_EQ(a.rc, 0) << a.err;
+      ASSERT_EQ(b.rc, 0) << b.err;
+      const std::string ext = opts == " --format exr" ? ".exr" : ".png";
+      for (const std::string& n : names) {
+        if (ext == ".exr") {  // the pixels (the header has the time of writing)
+          LoadedImage la, lb;
+          ASSERT_TRUE(io_->read(at("a/" + n + ext).string(), ReadLimits{}, la).ok()) << n;
+          ASSERT_TRUE(io_->read(at("b/" + n + ext).string(), ReadLimits{}, lb).ok()) << n;
+          EXPECT_FALSE(la.image.data.empty()) << n;
+          EXPECT_TRUE(la.image.data == lb.image.data) << n << ext << " differs";
+          continue;
+        }
+        const std::string fa = slurp(at("a/" + n + ext)), fb = slurp(at("b/" + n + ext));
+        EXPECT_FALSE(fa.empty()) << n;
+        EXPECT_TRUE(fa == fb) << n << ext << " differs";
+      }
+      fs::remove_all(at("a"));
+      fs::remove_all(at("b"));
+    }
+}
+
 TEST_F(E2E, MethodsJsonParses) {
   const Result r = run("methods --json");
   ASSERT_EQ(r.rc, 0) << r.err;

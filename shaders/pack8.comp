@@ -1,0 +1,56 @@
+// pack8: the output texture back to 8-bit samples (core/packed.hpp): colour divided by alpha where
+// premultiplied (alpha <= 0: 0), then level(v) = how many thresholds are <= v (NaN and v <= 0: 0) by binary
+// search; alpha by its own thresholds. One invocation per uint of the sample buffer (4 samples).
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) writeonly buffer Samples { uint samples[]; };
+layout(std430, binding = 1) readonly buffer Tables {
+  float decode[256];
+  float decode_alpha[256];
+  float encode[255];
+  float encode_alpha[255];
+};
+layout(binding = 0) uniform sampler2D src;
+uniform int width;
+uniform int channels;
+uniform int alpha;        // -1: none
+uniform bool premultiply;
+uniform uint n_samples;   // width * height * channels
+
+uint level(float v, bool is_alpha) {
+  if (!(v > 0.0)) return 0u;
+  uint lo = 0u, hi = 255u;
+  while (lo < hi) {
+    uint mid = (lo + hi) >> 1;
+    float t = is_alpha ? encode_alpha[mid] : encode[mid];
+    if (t <= v) lo = mid + 1u; else hi = mid;
+  }
+  return lo;
+}
+
+void main() {
+  // Groups in 2D when there are more than a dispatch's x limit (65535) allows.
+  uint word = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u + gl_GlobalInvocationID.x;
+  uint first = word * 4u;
+  if (first >= n_samples) return;
+  uint word_bits = 0u;
+  for (uint j = 0u; j < 4u; ++j) {
+    uint i = first + j;
+    if (i >= n_samples) break;
+    uint pixel = i / uint(channels);
+    int k = int(i - pixel * uint(channels));
+    vec4 t = texelFetch(src, ivec2(int(pixel % uint(width)), int(pixel / uint(width))), 0);
+    uint q;
+    if (k == alpha) {
+      q = level(t[k], true);
+    } else {
+      float c = t[k];
+      if (premultiply) {
+        float a = t[alpha];
+        c = a > 0.0 ? c / a : 0.0;
+      }
+      q = level(c, false);
+    }
+    word_bits |= q << (j * 8u);
+  }
+  samples[word] = word_bits;
+}

@@ -1,0 +1,111 @@
+// The 8-bit path's tables and host forms (core/packed.hpp) against the float path they replace:
+// to_working / from_working (core/color.hpp) and the PNG writer's rounding, bit for bit; and the cpu backend
+// through Backend's default upload_packed / download_packed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/color.hpp"
+#include "core/packed.hpp"
+#include "core/reference/reference.hpp"
+#include "tests/core/packed_check.hpp"
+
+namespace gpublur::testing {
+namespace {
+
+// The PNG writer's rounding (core/io's quantize at 255).
+uint32_t writer_level(float v) {
+  if (!(v > 0.0f)) return 0;
+  if (v >= 1.0f) return 255;
+  return uint32_t(double(v) * 255 + 0.5);
+}
+
+std::vector<float> probe_values(const float* thresholds) {
+  std::vector<float> v = {0.0f, -0.0f, -1.0f, 1.0f, 2.0f, 1e-30f, 1e-8f, std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN()};
+  for (int k = 0; k < 255; ++k) {
+    const float t = thresholds[k];
+    v.push_back(t);
+    v.push_back(std::nextafter(t, 0.0f));
+    v.push_back(std::nextafter(t, 2.0f));
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-0.05f, 1.05f);
+  for (int i = 0; i < 20000; ++i) v.push_back(u(rng));
+  return v;
+}
+
+TEST(Packed, LevelsEqualTheWritersAndTheSrgbEncoder) {
+  ColorState state;
+  ColorOptions linear, plain;
+  plain.linear = false;
+  const PackedColour lc = packed_colour(png_meta(3), 3, linear, state);
+  const PackedColour pc = packed_colour(png_meta(3), 3, plain, state);
+  for (float v : probe_values(lc.encode)) EXPECT_EQ(packed_level(v, lc.encode), srgb_encode_level(v, 255)) << v;
+  for (float v : probe_values(pc.encode)) {
+    EXPECT_EQ(packed_level(v, pc.encode), writer_level(v)) << v;
+    EXPECT_EQ(packed_level(v, lc.encode_alpha), writer_level(v)) << v;
+  }
+  // Thresholds rise strictly (each level is reached somewhere) and start above 0.
+  for (int k = 1; k < 255; ++k) EXPECT_LT(lc.encode[k - 1], lc.encode[k]) << k;
+  EXPECT_GT(lc.encode[0], 0.0f);
+  EXPECT_LE(lc.encode[254], 1.0f);
+}
+
+// unpack_image is to_working of the dequantised samples; pack_image is from_working then the writer's rounding.
+TEST(Packed, HostFormsEqualTheFloatPath) {
+  uint32_t seed = 11;
+  for (int c = 1; c <= 4; ++c)
+    for (int opt = 0; opt < 4; ++opt) {
+      ColorOptions co;
+      co.linear = opt & 1;
+      co.premultiply = (opt & 2) == 0;
+      SCOPED_TRACE(::testing::Message() << c << " channels, linear " << co.linear << ", premultiply " << co.premultiply);
+      const ImageMeta meta = png_meta(c);
+      ColorState packed_state;
+      const PackedColour colour = packed_colour(meta, c, co, packed_state);
+      const PackedImage src = random_packed(61, 7, c, seed++);
+
+      Image float_path(src.width, src.height, c);
+      for (size_t i = 0; i < src.samples.size(); ++i) float_path.data[i] = float(src.samples[i]) / float(255);
+      const ColorState state = to_working(float_path, meta, co);
+      EXPECT_EQ(state.alpha_channel, packed_state.alpha_channel);
+      EXPECT_EQ(state.premultiplied, packed_state.premultiplied);
+      EXPECT_EQ(state.srgb_encoded, packed_state.srgb_encoded);
+      Image unpacked;
+      unpack_image(src, colour, unpacked);
+      ASSERT_EQ(unpacked.data.size(), float_path.data.size());
+      EXPECT_EQ(0, std::memcmp(unpacked.data.data(), float_path.data.data(), unpacked.byte_count()));
+
+      // A "blurred" image: values a little outside [0, 1], alphas of 0 and 1 among them, a NaN.
+      Image out = unpacked;
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> u(-0.02f, 1.02f);
+      for (float& v : out.data) v = (rng() & 15) == 0 ? 0.0f : (rng() & 15) == 1 ? 1.0f : u(rng);
+      out.data[0] = std::numeric_limits<float>::quiet_NaN();
+      PackedImage packed;
+      pack_image(out, colour, packed);
+      Image written = out;
+      ImageMeta out_meta = meta;
+      from_working(written, state, "png", co, out_meta);
+      EXPECT_EQ(out_meta.srgb, colour.out_srgb);
+      ASSERT_EQ(packed.samples.size(), written.data.size());
+      for (size_t i = 0; i < written.data.size(); ++i)
+        ASSERT_EQ(packed.samples[i], writer_level(written.data[i])) << "sample " << i << " value " << out.data[i];
+    }
+}
+
+TEST(Packed, CpuBackendThroughTheDefaultForms) {
+  auto be = make_cpu_backend(BackendOptions{});
+  EXPECT_EQ(expect_packed_matches_host(*be, "gauss-sep", {{"sigma", "2"}}), 64);
+  expect_packed_matches_host(*be, "copy", {});
+}
+
+}  // namespace
+}  // namespace gpublur::testing
