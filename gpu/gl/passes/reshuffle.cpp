@@ -24,6 +24,7 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
   GLuint prog = 0;
   if (Status s = ctx.program({{"reshuffle.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
   // The sets as the shader reads them, with the loop budget per set on llvmpipe.
+  const int R = pass.widths[0];
   const long budget = ctx.limits().llvmpipe ? kLoopBudget : 0;
   const long max_set = budget ? budget / 2 : long(pass.links.size());
   std::vector<float> weights;
@@ -41,7 +42,8 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
       }
       weights.push_back(pass.taps[u]);
       links.push_back(int(m));
-      links.insert(links.end(), pass.links.begin() + long(at + 2 * first), pass.links.begin() + long(at + 2 * (first + m)));
+      for (long k = first; k < first + m; ++k)  // ((dy + R) << 16) | (dx + R), R <= kMaxReshuffleRadius < 32768
+        links.push_back(((pass.links[at + size_t(2 * k + 1)] + R) << 16) | (pass.links[at + size_t(2 * k)] + R));
       chunks.back().set_end = int(weights.size());
       in_chunk += m + 1;
     }
@@ -60,7 +62,7 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
               u_last = GlPassContext::uniform(prog, "last");
   step.form = chunks.size() > 1 ? fmt::format("reshuffle-{}-dispatches", chunks.size()) : "reshuffle";
   step.work = [&ctx, prog, wbuf, lbuf, accum, chunks, u_border, u_reach, u_begin, u_end, u_link, u_resume, u_last,
-               border = int(pass.border), reach = pass.widths[0], src, dst] {
+               border = int(pass.border), reach = R, src, dst] {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, wbuf);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, lbuf);
     glProgramUniform1i(prog, u_border, border);
