@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/integral.hpp"
 
@@ -28,6 +29,7 @@ const char* op_name(Op op) {
     case Op::Spread: return "spread";
     case Op::Scale: return "scale";
     case Op::Conv2dMatrix: return "conv2d-matrix";
+    case Op::Reshuffle: return "reshuffle";
     default: return "?";
   }
 }
@@ -56,6 +58,7 @@ int Pass::radius() const {
     case Op::Diffusion: return widths.empty() ? 0 : widths[0];  // one pixel per step
     case Op::Kawase: return widths.empty() ? 0 : widths[0] + 1;
     case Op::Conv2dMatrix: return widths.size() == 2 ? std::max(widths[0], widths[1]) / 2 : 0;
+    case Op::Reshuffle: return widths.empty() ? 0 : widths[0];
     default: return 0;
   }
 }
@@ -137,6 +140,23 @@ Status validate_program(const Program& p) {
         if (s.taps.size() != size_t(s.widths[0]) * size_t(s.widths[1]))
           return fail(i, "a matrix pass needs width x height taps");
         break;
+      case Op::Reshuffle: {
+        if (s.widths.size() != 1 || s.widths[0] < 0 || s.widths[0] > kMaxReshuffleRadius)
+          return fail(i, "a reshuffle pass takes one reach in 0.." + std::to_string(kMaxReshuffleRadius));
+        if (s.taps.empty()) return fail(i, "a reshuffle pass needs unique weights");
+        const long R = s.widths[0];
+        size_t at = 0;
+        for (size_t u = 0; u < s.taps.size(); ++u) {
+          if (at >= s.links.size() || s.links[at] < 1) return fail(i, "a reshuffle linkage set needs offsets");
+          const size_t n = size_t(s.links[at++]);
+          if (n > (s.links.size() - at) / 2) return fail(i, "reshuffle links end inside a linkage set");
+          for (size_t k = 0; k < 2 * n; ++k)
+            if (std::abs(long(s.links[at + k])) > R) return fail(i, "a reshuffle offset beyond the pass's reach");
+          at += 2 * n;
+        }
+        if (at != s.links.size()) return fail(i, "reshuffle links beyond the last unique weight");
+        break;
+      }
       case Op::Kawase:
         if (s.widths.size() != 1 || s.widths[0] < 0) return fail(i, "a kawase pass takes one offset k >= 0");
         break;
@@ -190,7 +210,7 @@ bool xy_pair(const Program& p, size_t i) {
   const Pass &a = p.passes[i], &b = p.passes[i + 1];
   if (b.op != a.op || a.axis != 0 || b.axis != 1 || a.dst != b.src || a.dst < 2) return false;
   if (a.taps != b.taps || a.offsets != b.offsets || a.widths != b.widths || a.border != b.border ||
-      a.extend != b.extend || a.range != b.range || a.hint != b.hint)
+      a.extend != b.extend || a.range != b.range || a.hint != b.hint || a.links != b.links)
     return false;
   const ImageDecl& mid = p.images[size_t(a.dst)];
   if (mid.pad != 0 || mid.f64 || p.images[size_t(a.src)].divisor != mid.divisor) return false;

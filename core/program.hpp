@@ -51,10 +51,17 @@ enum class Op : int {
   // dst(x, y) = sum_{j, i} taps[(j + ry) * widths[0] + (i + rx)] src(x + i, y + j), rx = widths[0] / 2,
   // ry = widths[1] / 2 (a user's convolution kernel is flipped by its recipe into this form).
   Conv2dMatrix,
+  // Porikli's reshuffling, single-output form (core/reshuffle.hpp): taps the U unique weights, links their
+  // linkage sets: dst(x, y) = sum_u taps[u] * sum_{(dx, dy) in set u} src(x + dx, y + dy), with the border
+  // mode. widths[0] = R, the reach: every |dx|, |dy| <= R <= kMaxReshuffleRadius.
+  Reshuffle,
   kCount
 };
 const char* op_name(Op op);
 constexpr int kMaxIirTerms = 4;  // Iir1d: most terms a pass may have (backends size their state by it)
+// Reshuffle: the largest reach, the default radius ceil(3 sigma) of the largest sigma (512): (2R + 1)^2 = 9.4M
+// offsets, 75 MB of links; the pass is as slow as gauss-2d's direct 2D convolution long before that.
+constexpr int kMaxReshuffleRadius = 1536;
 
 struct Pass {
   Op op = Op::Copy;
@@ -75,6 +82,9 @@ struct Pass {
   // A form of the pass the user asked for by name where a backend has several (GL: "fragment" runs Conv1d
   // as fragment-shader ping-pong, the thesis's form); a backend without that form ignores it.
   std::string hint;
+  // Reshuffle: the linkage sets, one per unique weight in taps' order, each as its offset count n >= 1 then n
+  // (dx, dy) pairs: n_0, dx, dy, dx, dy, ..., n_1, dx, dy, ...
+  std::vector<int> links;
 
   int radius() const;              // how far the pass reads beyond each output pixel, per axis
 };

@@ -141,6 +141,12 @@ BENCH_PART=bench2 SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
 BENCH_PART=bench2 SIGMAS=3 bench gl_diffusion_thesis --backend gl \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
+# reshuffle (issue 11 point 2) beside gauss-2d, the same kernel: sigma 3, 12, 48, and the thesis's filter widths
+# 6 sigma (Figure 4.18: 1024^2, widths up to ~40: sigma 1, 2, 4, 6 here).
+BENCH_PART=bench2 SIGMAS=3,12,48 bench cuda_reshuffle --backend cuda --method reshuffle,gauss-2d
+BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_reshuffle --backend gl --method reshuffle,gauss-2d
+BENCH_PART=bench2 SIGMAS=1,2,4,6 bench cuda_reshuffle_thesis --backend cuda --method reshuffle,gauss-2d
+BENCH_PART=bench2 SIGMAS=1,2,4,6 bench gl_reshuffle_thesis --backend gl --method reshuffle,gauss-2d
 # Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
 # iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
 if want profile; then

@@ -49,7 +49,8 @@ const std::vector<Recipe>& recipes() {
   static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
                                           gauss_linear_recipe(), box_recipe(), integral_recipe(),
                                           iir_recipe(), fft_recipe(), kawase_recipe(), diffusion_recipe(),
-                                          bilateral_recipe(), spread_recipe(), kernel_recipe()};
+                                          bilateral_recipe(), spread_recipe(), kernel_recipe(),
+                                          reshuffle_recipe()};
   return all;
 }
 

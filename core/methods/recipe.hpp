@@ -74,5 +74,6 @@ Recipe spread_recipe();
 double spread_variance(int R);
 int spread_radius_for_sigma(double sigma);
 Recipe kernel_recipe();
+Recipe reshuffle_recipe();
 
 }  // namespace gpublur

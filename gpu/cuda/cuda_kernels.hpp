@@ -192,6 +192,13 @@ constexpr int kConv2dMatrixConstTaps = 8192;
 size_t conv2d_matrix_scratch(const Pass& pass, const DevImage& src);
 Status launch_conv2d_matrix(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                             size_t scratch_bytes, cudaStream_t s, std::string& path);
+// passes/reshuffle.cu: Reshuffle (Porikli's single-output reshuffling). Unique weights and packed links in constant
+// memory up to kReshuffleConstWeights / kReshuffleConstLinks, else in the scratch (reshuffle_scratch bytes); the
+// source tile with its halo in shared memory where it fits, else every tap read from global memory.
+constexpr int kReshuffleConstWeights = 2048, kReshuffleConstLinks = 12288;  // 56 KiB of the 64 KiB
+size_t reshuffle_scratch(const Pass& pass, const DevImage& src);
+Status launch_reshuffle(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
+                        size_t scratch_bytes, cudaStream_t s, std::string& path);
 // passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
 // transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
 // FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes

@@ -26,6 +26,7 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Spread)] = gl_spread;
     t[size_t(Op::Scale)] = gl_scale;
     t[size_t(Op::Conv2dMatrix)] = gl_conv2d_matrix;
+    t[size_t(Op::Reshuffle)] = gl_reshuffle;
     return t;
   }();
   const size_t i = size_t(op);

@@ -35,6 +35,7 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
 Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_scale(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_conv2d_matrix(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 

@@ -1,0 +1,85 @@
+// reshuffle: Porikli's single-output reshuffling (shaders/reshuffle.comp): the unique weights and the linkage
+// sets in storage buffers, one invocation per output pixel. One dispatch on GPUs; on llvmpipe (its loop limit,
+// gl_pass_context.hpp kLoopBudget) sets longer than the budget are cut into sets of the same weight (w (a + b)
+// = w a + w b) and the sets are split over dispatches of about kLoopBudget loop iterations each, which carry
+// the running sum in an RGBA32F accumulator.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpu/gl/pass_table.hpp"
+
+namespace gpublur {
+namespace {
+
+struct Chunk {
+  int set_begin, set_end, link_begin;
+};
+
+}  // namespace
+
+Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const Pass& pass = program.passes[index];
+  const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"reshuffle.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+  // The sets as the shader reads them, with the loop budget per set on llvmpipe.
+  const int R = pass.widths[0];
+  const long budget = ctx.limits().llvmpipe ? kLoopBudget : 0;
+  const long max_set = budget ? budget / 2 : long(pass.links.size());
+  std::vector<float> weights;
+  std::vector<int> links;
+  std::vector<Chunk> chunks;
+  long in_chunk = 0;
+  size_t at = 0;
+  for (size_t u = 0; u < pass.taps.size(); ++u) {
+    const long n = pass.links[at++];
+    for (long first = 0; first < n; first += max_set) {
+      const long m = std::min(max_set, n - first);
+      if (chunks.empty() || (budget && in_chunk + m + 1 > budget)) {
+        chunks.push_back({int(weights.size()), int(weights.size()), int(links.size())});
+        in_chunk = 0;
+      }
+      weights.push_back(pass.taps[u]);
+      links.push_back(int(m));
+      for (long k = first; k < first + m; ++k)  // ((dy + R) << 16) | (dx + R), R <= kMaxReshuffleRadius < 32768
+        links.push_back(((pass.links[at + size_t(2 * k + 1)] + R) << 16) | (pass.links[at + size_t(2 * k)] + R));
+      chunks.back().set_end = int(weights.size());
+      in_chunk += m + 1;
+    }
+    at += size_t(2 * n);
+  }
+  const GLuint wbuf = ctx.buffer(fmt::format("reshuffle.weights.{}", index));
+  const GLuint lbuf = ctx.buffer(fmt::format("reshuffle.links.{}", index));
+  glNamedBufferData(wbuf, GLsizeiptr(weights.size() * sizeof(float)), weights.data(), GL_STATIC_DRAW);
+  glNamedBufferData(lbuf, GLsizeiptr(links.size() * sizeof(int)), links.data(), GL_STATIC_DRAW);
+  GLuint accum = 0;
+  if (chunks.size() > 1)
+    if (Status s = ctx.scratch_texture("reshuffle accumulator", dst.w, dst.h, GL_RGBA32F, accum); !s) return s;
+  const GLint u_border = GlPassContext::uniform(prog, "border"), u_reach = GlPassContext::uniform(prog, "reach"),
+              u_begin = GlPassContext::uniform(prog, "set_begin"), u_end = GlPassContext::uniform(prog, "set_end"),
+              u_link = GlPassContext::uniform(prog, "link_begin"), u_resume = GlPassContext::uniform(prog, "resume"),
+              u_last = GlPassContext::uniform(prog, "last");
+  step.form = chunks.size() > 1 ? fmt::format("reshuffle-{}-dispatches", chunks.size()) : "reshuffle";
+  step.work = [&ctx, prog, wbuf, lbuf, accum, chunks, u_border, u_reach, u_begin, u_end, u_link, u_resume, u_last,
+               border = int(pass.border), reach = R, src, dst] {
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, wbuf);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, lbuf);
+    glProgramUniform1i(prog, u_border, border);
+    glProgramUniform1i(prog, u_reach, reach);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    if (accum) glBindImageTexture(1, accum, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      glProgramUniform1i(prog, u_begin, chunks[c].set_begin);
+      glProgramUniform1i(prog, u_end, chunks[c].set_end);
+      glProgramUniform1i(prog, u_link, chunks[c].link_begin);
+      glProgramUniform1i(prog, u_resume, c > 0);
+      glProgramUniform1i(prog, u_last, c + 1 == chunks.size());
+      glDispatchCompute(groups(dst.w, 16), groups(dst.h, 16), 1);
+      if (c + 1 < chunks.size()) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    }
+  };
+  return Status::success();
+}
+
+}  // namespace gpublur

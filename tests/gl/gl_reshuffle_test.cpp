@@ -1,0 +1,46 @@
+// reshuffle on GL (shaders/reshuffle.comp) against the CPU reference where llvmpipe's loop limit makes the host
+// split the work: the Gaussian of radius 70 (20164 offsets in 1921 sets) over 2 dispatches carrying the running
+// sum in the accumulator, and a constant 131 x 131 box grouped into one set of 17161 offsets, which the host
+// cuts into sets of the same weight (8192 + 8192 + 777) over 2 dispatches. Bounds: float32 accumulation on the GPU side. The Gaussian's
+// 20164 taps in 1921 weighted sums: ~sqrt(n) half-ulps of the ~0.5 result, measured <= 2.2e-6 on llvmpipe, bound
+// 5e-6. The box's one set is a float32 sum of 8192 values in [0, 1] before its one multiply (the rounding
+// reshuffling trades for its multiplies): up to n^2 / 2 ulps of 2^-24 in the worst case, 1.2e-4 after the
+// weight 1/17161; measured <= 3.3e-5 (clamp on an image smaller than the box: many equal values), bound 1e-4.
+// The registry test covers the one-dispatch case; here every border, 1..4 channels, an image smaller than the
+// kernel and one larger.
+#include "core/reshuffle.hpp"
+#include "tests/gl/gl_test_util.hpp"
+
+namespace gpublur::testing {
+namespace {
+
+TEST(GlReshuffle, SetsSplitOverDispatchesEqualTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const int n = 131;
+  const std::vector<ReshuffleKernel> kernels = {gaussian_reshuffle(23.0, 70),
+                                                reshuffle_matrix(std::vector<double>(size_t(n) * n, 1.0 / (n * n)), n, n)};
+  for (const ReshuffleKernel& k : kernels)
+    for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+      for (int c = 1; c <= 4; ++c)
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{23, 17}, {150, 9}}) {
+          Program prog;
+          prog.passes = {reshuffle_pass(k, b)};
+          const Plan plan = program_plan(prog, b);
+          const Image src = random_image(w, h, c, 5u + unsigned(c));
+          Image ref, out;
+          ASSERT_TRUE(reference_run(plan, src, ref).ok());
+          RunInfo info;
+          const Status s = gl_run(*be, plan, src, out, &info);
+          ASSERT_TRUE(s.ok()) << s.error;
+          if (be->device_name().find("llvmpipe") != std::string::npos) {
+            EXPECT_NE(info.path.find("dispatches"), std::string::npos) << info.path;  // the split ran
+          }
+          EXPECT_LE(max_abs_diff(out, ref), k.sets.size() == 1 ? 1e-4 : 5e-6) << border_name(b) << " c" << c << " " << w << "x" << h << " sets "
+                                                  << k.sets.size() << " path " << info.path;
+        }
+}
+
+}  // namespace
+}  // namespace gpublur::testing
