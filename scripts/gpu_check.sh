@@ -141,6 +141,11 @@ BENCH_PART=bench2 SIGMAS=3 bench cuda_diffusion_thesis --backend cuda \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
 BENCH_PART=bench2 SIGMAS=3 bench gl_diffusion_thesis --backend gl \
   --method diffusion:iterations=10:rate=0.25,diffusion:iterations=50:rate=0.25,diffusion:iterations=200:rate=0.25
+# kawase --impl dual (issue 10 point 3: <= 2x copy at sigma 12 and 48, GL within 1.25x of CUDA), beside the
+# full-resolution kawase passes it replaces at large sigma.
+BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench cuda_dual --backend cuda --method kawase:impl=dual
+BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench gl_dual --backend gl --method kawase:impl=dual
+BENCH_PART=bench2 SIGMAS=12,48 bench cuda_kawase --backend cuda --method kawase,kawase:impl=dual:levels=2
 # Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
 # iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
 if want profile; then

@@ -26,6 +26,8 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Spread)] = gl_spread;
     t[size_t(Op::Scale)] = gl_scale;
     t[size_t(Op::Conv2dMatrix)] = gl_conv2d_matrix;
+    t[size_t(Op::DualDown)] = gl_dual_down;
+    t[size_t(Op::DualUp)] = gl_dual_up;
     return t;
   }();
   const size_t i = size_t(op);
