@@ -47,8 +47,8 @@ Recipe kawase_recipe() {
                            "kawase: passes at full resolution (the Intel article's); dual: Bjorge's dual filter, "
                            "down-sample passes then up-sample passes"});
   r.spec.params.push_back({"levels", ParamType::Int, "", true, 1, 16, {},
-                           "--impl dual: number of down (and up) passes (default: from sigma; the rest of sigma^2 "
-                           "by an exact Gaussian at the coarsest level)"});
+                           "--impl dual: number of down (and up) passes; the rest of sigma^2 goes to an exact "
+                           "Gaussian at the coarsest level"});
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
     if (p.text("impl") == "dual") return build_kawase_dual(p, plan);
