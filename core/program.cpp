@@ -30,6 +30,8 @@ const char* op_name(Op op) {
     case Op::Scale: return "scale";
     case Op::Conv2dMatrix: return "conv2d-matrix";
     case Op::Reshuffle: return "reshuffle";
+    case Op::DualDown: return "dual-down";
+    case Op::DualUp: return "dual-up";
     default: return "?";
   }
 }
@@ -59,6 +61,8 @@ int Pass::radius() const {
     case Op::Kawase: return widths.empty() ? 0 : widths[0] + 1;
     case Op::Conv2dMatrix: return widths.size() == 2 ? std::max(widths[0], widths[1]) / 2 : 0;
     case Op::Reshuffle: return widths.empty() ? 0 : widths[0];
+    case Op::DualDown:
+    case Op::DualUp: return 2;  // in source pixels: a 4 x 4 footprint about the output's centre
     default: return 0;
   }
 }
@@ -101,6 +105,16 @@ Status validate_program(const Program& p) {
     const bool f64_in = s.op == Op::SatBox || s.op == Op::Scale;
     if (s.op == Op::Sat ? (src.f64 && s.extend != 0) : src.f64 != f64_in)
       return fail(i, std::string(op_name(s.op)) + " reads a wrong element type");
+    // Resampling passes (dual filter): DualDown halves the resolution (divisor d -> 2d), DualUp doubles it
+    // (2d -> d); both on unpadded float32 images. Every other op keeps its source's resolution.
+    // (Kept as one block so that a general rule for resampling ops can replace it.)
+    if (s.op == Op::DualDown || s.op == Op::DualUp) {
+      const bool halves = s.op == Op::DualDown;
+      if ((halves ? dst.divisor != 2 * src.divisor : src.divisor != 2 * dst.divisor))
+        return fail(i, std::string(op_name(s.op)) + (halves ? " must halve" : " must double") + " the resolution");
+      if (src.pad != 0 || dst.pad != 0) return fail(i, std::string(op_name(s.op)) + " takes unpadded images");
+      continue;
+    }
     if (src.divisor != dst.divisor) return fail(i, "changes resolution (no resampling primitive yet)");
     const bool odd_taps = s.taps.size() % 2 == 1;
     switch (s.op) {

@@ -55,6 +55,14 @@ enum class Op : int {
   // linkage sets: dst(x, y) = sum_u taps[u] * sum_{(dx, dy) in set u} src(x + dx, y + dy), with the border
   // mode. widths[0] = R, the reach: every |dx|, |dy| <= R <= kMaxReshuffleRadius.
   Reshuffle,
+  // The dual filter's passes (Bjorge 2015; core/dual_grid.hpp has the coordinates, core/methods/kawase_dual.cpp
+  // the sample patterns). They change resolution: DualDown writes an image of twice its source's divisor
+  // (ceil(n / 2) pixels per axis), dst(X, Y) = (4 s(c) + s(c + (+-1, +-1))) / 8 with c the centre of the 2 x 2
+  // source pixels 2X, 2X + 1 (offsets in source pixels); DualUp writes half its source's divisor, dst(x, y) =
+  // (s(u + (+-1, 0)) + s(u + (0, +-1)) + 2 s(u + (+-1/2, +-1/2))) / 12 with u = the fine pixel's centre in source
+  // (coarse) pixels. s: bilinear samples, pixels read with the border mode.
+  DualDown,
+  DualUp,
   kCount
 };
 const char* op_name(Op op);

@@ -147,6 +147,11 @@ BENCH_PART=bench2 SIGMAS=3,12,48 bench cuda_reshuffle --backend cuda --method re
 BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_reshuffle --backend gl --method reshuffle,gauss-2d
 BENCH_PART=bench2 SIGMAS=1,2,4,6 bench cuda_reshuffle_thesis --backend cuda --method reshuffle,gauss-2d
 BENCH_PART=bench2 SIGMAS=1,2,4,6 bench gl_reshuffle_thesis --backend gl --method reshuffle,gauss-2d
+# kawase --impl dual (issue 10 point 3: <= 2x copy at sigma 12 and 48, GL within 1.25x of CUDA), beside the
+# full-resolution kawase passes it replaces at large sigma.
+BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench cuda_dual --backend cuda --method kawase:impl=dual
+BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench gl_dual --backend gl --method kawase:impl=dual
+BENCH_PART=bench2 SIGMAS=12,48 bench cuda_kawase --backend cuda --method kawase,kawase:impl=dual:levels=2
 # Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
 # iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
 if want profile; then

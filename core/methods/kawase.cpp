@@ -5,10 +5,11 @@
 // sqrt(sum (k_i^2 + k_i + 1/2)) exactly (for the kernel; at the borders each pass reads its own border).
 // From --sigma: the article's rising offsets 0, 1, 2, ... for as many passes as it takes to reach sigma^2, the
 // last offset then chosen to land closest to sigma^2; --passes n keeps 0 .. n-2 and chooses the last;
-// --offsets gives the list.
+// --offsets gives the list. --impl dual is the dual filter (down then up passes, core/methods/kawase_dual.cpp).
 #include <cmath>
 #include <string>
 
+#include "core/methods/kawase_dual.hpp"
 #include "core/methods/recipe.hpp"
 
 namespace gpublur {
@@ -31,17 +32,27 @@ int closest_offset(double have, double want) {
 Recipe kawase_recipe() {
   Recipe r;
   r.spec.name = "kawase";
-  r.spec.summary = "Kawase blur: passes of 4 bilinear samples at the diagonal offsets +-(k + 1/2)";
+  r.spec.summary =
+      "Kawase blur: passes of 4 bilinear samples at the diagonal offsets +-(k + 1/2), or the dual filter (--impl dual)";
   r.spec.sigma_mapping =
       "per pass variance k^2 + k + 1/2 per axis; offsets 0, 1, 2, ... until sigma^2 is reached, the last one "
-      "chosen to come closest; effective sigma sqrt(sum of the passes' variances)";
+      "chosen to come closest; effective sigma sqrt(sum of the passes' variances). dual: the most levels whose "
+      "variance (17/6)(4^L - 1)/3 fits in sigma^2, the rest an exact Gaussian at the coarsest level";
   r.spec.params = {sigma_param(), border_param()};
   r.spec.params.push_back({"passes", ParamType::Int, "", true, 1, 64, {},
                            "number of passes (default: as many as the rising offsets need to reach sigma)"});
   r.spec.params.push_back({"offsets", ParamType::IntList, "", true, 0, 4096, {},
                            "the passes' offsets k, comma-separated (samples at +-(k + 1/2)); overrides --passes"});
+  r.spec.params.push_back({"impl", ParamType::Enum, "kawase", false, 0, 0, {"kawase", "dual"},
+                           "kawase: passes at full resolution (the Intel article's); dual: Bjorge's dual filter, "
+                           "down-sample passes then up-sample passes"});
+  r.spec.params.push_back({"levels", ParamType::Int, "", true, 1, 16, {},
+                           "--impl dual: number of down (and up) passes; the rest of sigma^2 goes to an exact "
+                           "Gaussian at the coarsest level"});
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
+    if (p.text("impl") == "dual") return build_kawase_dual(p, plan);
+    if (p.given("levels")) return Status::fail("--levels is --impl dual's");
     const double want = plan.sigma * plan.sigma;
     std::vector<int> ks;
     if (p.given("offsets")) {
@@ -66,6 +77,7 @@ Recipe kawase_recipe() {
     for (int k : ks) variance += pass_variance(k), text += (text.empty() ? "" : ",") + std::to_string(k);
     plan.params["passes"] = std::to_string(ks.size());
     plan.params["offsets"] = text;
+    plan.params["levels"] = "0";  // full resolution (--impl dual's down levels)
     plan.effective_sigma = std::sqrt(variance);
     Program& prog = plan.program;
     const int a = ks.size() > 1 ? prog.add_image({}) : 1, b = ks.size() > 2 ? prog.add_image({}) : 1;

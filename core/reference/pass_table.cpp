@@ -29,6 +29,8 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Scale)] = cpu_scale;
     t[size_t(Op::Conv2dMatrix)] = cpu_conv2d_matrix;
     t[size_t(Op::Reshuffle)] = cpu_reshuffle;
+    t[size_t(Op::DualDown)] = cpu_dual_down;
+    t[size_t(Op::DualUp)] = cpu_dual_up;
     return t;
   }();
   const size_t i = size_t(op);

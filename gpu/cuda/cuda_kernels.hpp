@@ -199,6 +199,9 @@ constexpr int kReshuffleConstWeights = 2048, kReshuffleConstLinks = 12288;  // 5
 size_t reshuffle_scratch(const Pass& pass, const DevImage& src);
 Status launch_reshuffle(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                         size_t scratch_bytes, cudaStream_t s, std::string& path);
+// passes/dual.cu: the dual filter's down pass (to ceil(n / 2)) and up pass (back to n), explicit float weights.
+Status launch_dual_down(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+Status launch_dual_up(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
 // transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
 // FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes

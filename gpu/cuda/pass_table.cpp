@@ -140,6 +140,8 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Scale)] = {run_one<launch_scale>, nullptr};
     t[size_t(Op::Conv2dMatrix)] = {run_one_scratch<launch_conv2d_matrix>, scratch_of<conv2d_matrix_scratch>};
     t[size_t(Op::Reshuffle)] = {run_one_scratch<launch_reshuffle>, scratch_of<reshuffle_scratch>};
+    t[size_t(Op::DualDown)] = {run_one<launch_dual_down>, nullptr};
+    t[size_t(Op::DualUp)] = {run_one<launch_dual_up>, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

@@ -27,6 +27,8 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Scale)] = gl_scale;
     t[size_t(Op::Conv2dMatrix)] = gl_conv2d_matrix;
     t[size_t(Op::Reshuffle)] = gl_reshuffle;
+    t[size_t(Op::DualDown)] = gl_dual_down;
+    t[size_t(Op::DualUp)] = gl_dual_up;
     return t;
   }();
   const size_t i = size_t(op);

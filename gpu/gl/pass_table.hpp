@@ -38,6 +38,8 @@ Status gl_conv2d_matrix(GlPassContext& ctx, const Program& program, size_t index
 Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 // A cascade of boxes as the box shaders take it (passes/integral1d.cpp): odd integer widths and, for
 // Integral1d's real widths (core/integral.hpp), each box's end-pixel weight and real width (empty for
