@@ -28,7 +28,17 @@ const char* op_name(Op op) {
     case Op::Spread: return "spread";
     case Op::Scale: return "scale";
     case Op::Conv2dMatrix: return "conv2d-matrix";
+    case Op::Down2: return "down2";
+    case Op::Up2: return "up2";
     default: return "?";
+  }
+}
+
+int op_resamples(Op op) {
+  switch (op) {
+    case Op::Down2: return 1;
+    case Op::Up2: return -1;
+    default: return 0;
   }
 }
 
@@ -56,6 +66,8 @@ int Pass::radius() const {
     case Op::Diffusion: return widths.empty() ? 0 : widths[0];  // one pixel per step
     case Op::Kawase: return widths.empty() ? 0 : widths[0] + 1;
     case Op::Conv2dMatrix: return widths.size() == 2 ? std::max(widths[0], widths[1]) / 2 : 0;
+    case Op::Down2: return int(taps.size());  // in src pixels, a bound
+    case Op::Up2: return 1;
     default: return 0;
   }
 }
@@ -98,7 +110,14 @@ Status validate_program(const Program& p) {
     const bool f64_in = s.op == Op::SatBox || s.op == Op::Scale;
     if (s.op == Op::Sat ? (src.f64 && s.extend != 0) : src.f64 != f64_in)
       return fail(i, std::string(op_name(s.op)) + " reads a wrong element type");
-    if (src.divisor != dst.divisor) return fail(i, "changes resolution (no resampling primitive yet)");
+    // Resolution: an op keeps it, or resamples by 2 (op_resamples says which way); nothing else changes it.
+    const int way = op_resamples(s.op);
+    const bool res_ok = way == 0   ? src.divisor == dst.divisor
+                        : way > 0 ? dst.divisor == 2 * src.divisor
+                                  : 2 * dst.divisor == src.divisor;
+    if (!res_ok)
+      return fail(i, std::string(op_name(s.op)) + " reads divisor " + std::to_string(src.divisor) + " and writes " +
+                         std::to_string(dst.divisor) + (way == 0 ? " (it keeps the resolution)" : way > 0 ? " (it halves the resolution)" : " (it doubles the resolution)"));
     const bool odd_taps = s.taps.size() % 2 == 1;
     switch (s.op) {
       case Op::Conv1d:
@@ -161,6 +180,11 @@ Status validate_program(const Program& p) {
           if (std::hypot(double(s.taps[k]), double(s.taps[k + 1])) >= 1.0) return fail(i, "iir1d pole outside the unit circle");
         break;
       }
+      case Op::Down2:
+        if (s.taps.size() < 2 || s.taps.size() % 2 != 0 || s.widths.size() != 1 ||
+            s.widths[0] != -(int(s.taps.size()) / 2 - 1))
+          return fail(i, "a down2 pass takes an even analysis kernel and its first offset -(taps / 2 - 1)");
+        break;
       default: break;
     }
     // Padding. The line and tap primitives work on unpadded images; the 2D box and the table primitives

@@ -28,6 +28,8 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Spread)] = cpu_spread;
     t[size_t(Op::Scale)] = cpu_scale;
     t[size_t(Op::Conv2dMatrix)] = cpu_conv2d_matrix;
+    t[size_t(Op::Down2)] = cpu_down2;
+    t[size_t(Op::Up2)] = cpu_up2;
     return t;
   }();
   const size_t i = size_t(op);

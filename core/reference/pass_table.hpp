@@ -33,6 +33,8 @@ Status cpu_iir1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threa
 Status cpu_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_conv2d_matrix(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_down2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_up2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 // Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here. With `path`,
 // the cpu backend's schedules (core/reference/cpu_fast.hpp) run where they apply and *path names the steps;

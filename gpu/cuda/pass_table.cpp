@@ -139,6 +139,8 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Spread)] = {run_one<launch_spread>, nullptr};
     t[size_t(Op::Scale)] = {run_one<launch_scale>, nullptr};
     t[size_t(Op::Conv2dMatrix)] = {run_one_scratch<launch_conv2d_matrix>, scratch_of<conv2d_matrix_scratch>};
+    t[size_t(Op::Down2)] = {run_one<launch_down2>, nullptr};
+    t[size_t(Op::Up2)] = {run_one<launch_up2>, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

@@ -26,6 +26,8 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Spread)] = gl_spread;
     t[size_t(Op::Scale)] = gl_scale;
     t[size_t(Op::Conv2dMatrix)] = gl_conv2d_matrix;
+    t[size_t(Op::Down2)] = gl_down2;
+    t[size_t(Op::Up2)] = gl_up2;
     return t;
   }();
   const size_t i = size_t(op);

@@ -1,0 +1,95 @@
+// pyramid: the thesis's fastest blur (3.5, 4.4): L levels down by 2 with an analysis filter (Down2), up level
+// by level with the biquadratic B-spline (Up2, Strengert et al.), core/resample.hpp.
+// Sigma control (what the thesis's pyramids lack): one level at scale 2^l adds 4^l (v + 3/4) to the per-axis
+// variance in input pixels (v: the analysis kernel's variance, 3/4: the B-spline's, both in that level's fine
+// pixels; the same at every phase, core/resample.hpp), so L levels give (4^L - 1) / 3 (v + 3/4). --sigma takes
+// the most levels whose variance stays <= sigma^2 and fills the rest with a small Gaussian at the coarsest level
+// whose sampled kernel has exactly the missing variance / 4^L (cheap there: a few taps on 1 / 4^L of the
+// pixels). Effective sigma sqrt(pyramid + 4^L kernel variance), measured against `gpublur quality` in
+// docs/methods.md.
+#include <cmath>
+#include <string>
+
+#include "core/gauss.hpp"
+#include "core/methods/recipe.hpp"
+#include "core/resample.hpp"
+
+namespace gpublur {
+
+Recipe pyramid_recipe() {
+  Recipe r;
+  r.spec.name = "pyramid";
+  r.spec.summary = "pyramid: down by 2 per level (analysis filter), a small Gaussian at the coarsest, up by B-spline";
+  r.spec.sigma_mapping =
+      "levels L: the most whose variance (4^L - 1) / 3 (v + 3/4) stays <= sigma^2 (v: the analysis kernel's "
+      "variance: quasi 17/16, box2 and mipmap 1/4, box4 5/4); the rest as an exact-variance Gaussian at the "
+      "coarsest level; effective sigma sqrt(pyramid variance + 4^L kernel variance)";
+  r.spec.params = {sigma_param(), border_param()};
+  r.spec.params.push_back({"down", ParamType::Enum, "quasi", false, 0, 0, {"quasi", "box2", "box4", "mipmap"},
+                           "analysis filter: quasi (Kraus's [13 19 19 13]/64), box2 (2x2 box), box4 (4x4 box), "
+                           "mipmap (the 2x2 box; GL: glGenerateMipmap where it is exact)"});
+  r.spec.params.push_back({"levels", ParamType::Int, "", true, 0, 12, {},
+                           "levels down and up (default: the most that stay within sigma)"});
+  r.spec.backends = {"cpu", "cuda", "gl"};
+  r.build = [](const Params& p, Plan& plan) {
+    DownFilter f = DownFilter::Quasi;
+    parse_down_filter(p.text("down"), f);
+    const std::vector<float> taps = analysis_taps(f);
+    const double v = analysis_variance(taps), want = plan.sigma * plan.sigma;
+    int L = 0;
+    if (p.given("levels")) {
+      L = p.integer("levels");
+    } else {
+      while (L < 12 && pyramid_variance(v, L + 1) <= want) ++L;
+    }
+    const double scale2 = std::ldexp(1.0, 2 * L);  // 4^L
+    const double extra = (want - pyramid_variance(v, L)) / scale2;  // in coarsest pixels^2
+    Program& prog = plan.program;
+    int cur = 0;
+    std::vector<int> level_image = {0};
+    for (int l = 1; l <= L; ++l) {
+      const int next = prog.add_image({0, 1 << l, false});
+      Pass d = down2_pass(taps, plan.border, cur, next);
+      if (f == DownFilter::Mipmap) d.hint = "mipmap";
+      prog.passes.push_back(d);
+      level_image.push_back(cur = next);
+    }
+    double kernel_var = 0;
+    int blur_radius = 0;
+    if (extra > 1e-9) {
+      const std::vector<double> w = exact_variance_kernel(extra);
+      kernel_var = std::pow(kernel_sigma(w), 2);
+      blur_radius = int(w.size() / 2);
+      Pass g;
+      g.op = Op::Conv1d;
+      g.border = plan.border;
+      g.taps.assign(w.begin(), w.end());
+      const int mid = prog.add_image({0, 1 << L, false});
+      const int out = L == 0 ? 1 : prog.add_image({0, 1 << L, false});
+      g.axis = 0, g.src = cur, g.dst = mid;
+      prog.passes.push_back(g);
+      g.axis = 1, g.src = mid, g.dst = out;
+      prog.passes.push_back(g);
+      cur = out;
+    }
+    for (int l = L - 1; l >= 0; --l) {
+      const int next = l == 0 ? 1 : prog.add_image({0, 1 << l, false});
+      prog.passes.push_back(up2_pass(plan.border, cur, next));
+      cur = next;
+    }
+    if (prog.passes.empty()) {  // L = 0 and nothing to add: sigma too small to blur at all
+      Pass c;
+      prog.passes.push_back(c);
+    }
+    plan.params["levels"] = std::to_string(L);
+    plan.effective_sigma = std::sqrt(pyramid_variance(v, L) + scale2 * kernel_var);
+    plan.radius = (1 << L) * (blur_radius + 2) + 2;
+    plan.details["pyramid_sigma"] = std::to_string(std::sqrt(pyramid_variance(v, L)));
+    plan.details["coarse_gaussian_sigma"] = std::to_string(std::sqrt(kernel_var));
+    plan.details["coarse_gaussian_radius"] = std::to_string(blur_radius);
+    return Status::success();
+  };
+  return r;
+}
+
+}  // namespace gpublur
