@@ -191,6 +191,7 @@ Status validate_program(const Program& p) {
     // carry cascades in padded intermediates. A padded source is read only inside its area (a table lookup
     // before its first row/column reads 0, the inclusive table's empty sum).
     const bool padded_op = s.op == Op::Copy || s.op == Op::Box2d || s.op == Op::Sat || s.op == Op::SatBox;
+    if (op_resamples(s.op) != 0) continue;  // any padding: the border mode applies over src's stored area
     if (s.op == Op::Diffusion) {  // its domain is the stored area, whatever the padding
       if (src.pad != dst.pad) return fail(i, "diffusion keeps the padding of its source");
       continue;

@@ -59,6 +59,8 @@ enum class Op : int {
   Down2,
   // Up2: the biquadratic B-spline synthesis (Strengert et al.): per axis fine pixel 2X reads 3/4 src(X) +
   // 1/4 src(X - 1), fine 2X + 1 reads 3/4 src(X) + 1/4 src(X + 1); reads outside src with the border mode.
+  // Both may take padded images: they write dst's whole stored area and apply the border mode over src's stored
+  // area (core/resample.hpp resample_index; the pyramid's clamp rings).
   Up2,
   kCount
 };

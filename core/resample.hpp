@@ -16,6 +16,19 @@
 namespace gpublur {
 
 inline int coarse_length(int n) { return (n + 1) / 2; }
+
+// Padding (the pyramid's clamp rings). Down2 and Up2 write their dst's whole stored area, padding included, and
+// read a padded source beyond its stored area with the border mode over that area: pixel x of a source of
+// length n and padding p reads stored pixel remap(x + p, n + 2p) - p (-p - 1: zero). The pyramid's clamp rings:
+// every level of the infinitely clamp-extended input is constant outward from 1 pixel beyond its edge (4-tap
+// kernels; from the edge with 2 taps: the first level of the extension starts at the input's edge pixel, each
+// level halves the distance and adds its reach), so a ring of 2 pixels makes clamping onto the ring exact, and
+// Up2 into a 2-pixel ring reads only inside its source's 2-pixel ring: the whole pyramid equals the pyramid of
+// the infinitely clamp-extended input (tests/core/test_pyramid.cpp).
+inline int resample_index(int x, int n, int pad, Border b) {
+  const int r = remap_index(x + pad, n + 2 * pad, b);
+  return r < 0 ? -pad - 1 : r - pad;
+}
 // Up2: the coarse pixel nearest to fine pixel x (weight 3/4) and the one on its side (weight 1/4).
 inline int up2_near(int x) { return x >= 0 ? x / 2 : -((1 - x) / 2); }  // floor(x / 2)
 inline int up2_far(int x) { return up2_near(x) + ((x & 1) ? 1 : -1); }

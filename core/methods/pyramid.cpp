@@ -5,7 +5,8 @@
 // pixels; the same at every phase, core/resample.hpp), so L levels give (4^L - 1) / 3 (v + 3/4). --sigma takes
 // the most levels whose variance stays <= sigma^2 and fills the rest with a small Gaussian at the coarsest level
 // whose sampled kernel has exactly the missing variance / 4^L (cheap there: a few taps on 1 / 4^L of the
-// pixels). Effective sigma sqrt(pyramid + 4^L kernel variance), measured against `gpublur quality` in
+// pixels; folded into the last Down2's taps). Clamp: every coarse image carries a 2-pixel ring of the exact clamp
+// extension (core/resample.hpp). Effective sigma sqrt(pyramid + 4^L kernel variance), measured against `gpublur quality` in
 // docs/methods.md.
 #include <cmath>
 #include <string>
@@ -27,7 +28,7 @@ Recipe pyramid_recipe() {
   r.spec.params = {sigma_param(), border_param()};
   r.spec.params.push_back({"down", ParamType::Enum, "quasi", false, 0, 0, {"quasi", "box2", "box4", "mipmap"},
                            "analysis filter: quasi (Kraus's [13 19 19 13]/64), box2 (2x2 box), box4 (4x4 box), "
-                           "mipmap (the 2x2 box; GL: glGenerateMipmap where it is exact)"});
+                           "mipmap (the GL mipmap chain's 2x2 box, computed as box2 on every backend)"});
   r.spec.params.push_back({"levels", ParamType::Int, "", true, 0, 12, {},
                            "levels down and up (default: the most that stay within sigma)"});
   r.spec.backends = {"cpu", "cuda", "gl"};
@@ -44,43 +45,51 @@ Recipe pyramid_recipe() {
     }
     const double scale2 = std::ldexp(1.0, 2 * L);  // 4^L
     const double extra = (want - pyramid_variance(v, L)) / scale2;  // in coarsest pixels^2
+    std::vector<double> g = {1.0};  // the coarsest level's Gaussian, exact variance
+    if (extra > 1e-9) g = exact_variance_kernel(extra);
+    const int R = int(g.size() / 2);
+    double kernel_var = R > 0 ? std::pow(kernel_sigma(g), 2) : 0.0;
     Program& prog = plan.program;
-    int cur = 0;
-    std::vector<int> level_image = {0};
-    for (int l = 1; l <= L; ++l) {
-      const int next = prog.add_image({0, 1 << l, false});
-      Pass d = down2_pass(taps, plan.border, cur, next);
-      if (f == DownFilter::Mipmap) d.hint = "mipmap";
-      prog.passes.push_back(d);
-      level_image.push_back(cur = next);
-    }
-    double kernel_var = 0;
-    int blur_radius = 0;
-    if (extra > 1e-9) {
-      const std::vector<double> w = exact_variance_kernel(extra);
-      kernel_var = std::pow(kernel_sigma(w), 2);
-      blur_radius = int(w.size() / 2);
-      Pass g;
-      g.op = Op::Conv1d;
-      g.border = plan.border;
-      g.taps.assign(w.begin(), w.end());
-      const int mid = prog.add_image({0, 1 << L, false});
-      const int out = L == 0 ? 1 : prog.add_image({0, 1 << L, false});
-      g.axis = 0, g.src = cur, g.dst = mid;
-      prog.passes.push_back(g);
-      g.axis = 1, g.src = mid, g.dst = out;
-      prog.passes.push_back(g);
-      cur = out;
-    }
-    for (int l = L - 1; l >= 0; --l) {
-      const int next = l == 0 ? 1 : prog.add_image({0, 1 << l, false});
-      prog.passes.push_back(up2_pass(plan.border, cur, next));
-      cur = next;
-    }
-    if (prog.passes.empty()) {  // L = 0 and nothing to add: sigma too small to blur at all
+    if (L == 0) {  // below one level's blur: the Gaussian alone, at the input's resolution
       Pass c;
-      prog.passes.push_back(c);
+      if (R > 0) {
+        c.op = Op::Conv1d;
+        c.taps.assign(g.begin(), g.end());
+        separable_passes(plan, c);
+      } else {
+        prog.passes.push_back(c);  // a copy: nothing to blur
+      }
+    } else {
+      // The Gaussian g at the coarsest level is folded into the last Down2 (decimating, then filtering with g is
+      // filtering with g spread to every other fine pixel, then decimating): taps h * (g up 2), n + 4R long,
+      // still symmetric about 2X + 1/2, so the program is only Down2 and Up2 and the clamp rings stay exact.
+      std::vector<float> last = taps;
+      if (R > 0) {
+        last.assign(taps.size() + 4 * size_t(R), 0.f);
+        std::vector<double> acc(last.size(), 0.0);
+        for (size_t i = 0; i < taps.size(); ++i)
+          for (int k = -R; k <= R; ++k) acc[i + size_t(2 * (k + R))] += double(taps[i]) * g[size_t(k + R)];
+        for (size_t i = 0; i < acc.size(); ++i) last[i] = float(acc[i]);
+      }
+      if (last.size() > 64)
+        return Status::fail("--levels " + std::to_string(L) + " leaves too much of sigma " + std::to_string(plan.sigma) +
+                            " to the coarsest level; use more levels");
+      const int ring = plan.border == Border::Clamp ? 2 : 0;  // the clamp extension, exact (core/resample.hpp)
+      int cur = 0;
+      for (int l = 1; l <= L; ++l) {
+        const int next = prog.add_image({ring, 1 << l, false});
+        Pass d = down2_pass(l == L ? last : taps, plan.border, cur, next);
+        if (f == DownFilter::Mipmap) d.hint = "mipmap";
+        prog.passes.push_back(d);
+        cur = next;
+      }
+      for (int l = L - 1; l >= 0; --l) {
+        const int next = l == 0 ? 1 : prog.add_image({ring, 1 << l, false});
+        prog.passes.push_back(up2_pass(plan.border, cur, next));
+        cur = next;
+      }
     }
+    const int blur_radius = R;
     plan.params["levels"] = std::to_string(L);
     plan.effective_sigma = std::sqrt(pyramid_variance(v, L) + scale2 * kernel_var);
     plan.radius = (1 << L) * (blur_radius + 2) + 2;

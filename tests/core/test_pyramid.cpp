@@ -4,6 +4,7 @@
 // coordinates); one level's variance v + 3/4 at every phase; the sigma control; the --downsample wrapper.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -269,6 +270,39 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   // Every method takes it (kawase: the adjusted sigma sets the passes); the bandwidth floor does not.
   EXPECT_TRUE(resolve_plan("kawase", {{"sigma", "20"}, {"downsample", "4"}}, p).ok());
   EXPECT_FALSE(resolve_plan("copy", {{"downsample", "2"}}, p).ok());
+}
+
+}  // namespace
+}  // namespace gpublur
+
+namespace gpublur {
+namespace {
+
+// The clamp rings (core/resample.hpp): the pyramid of an image equals, on the image, the pyramid of the image
+// clamp-extended by E pixels on every side (E a multiple of 2^L keeps the blocks aligned): every coarse level
+// sees the exact clamp extension, not the coarse image's own edge pixel. Odd and even sizes, every filter.
+TEST(Pyramid, ClampRingsAreTheExtendedImagesPyramid) {
+  for (const char* down : {"quasi", "box2", "box4"})
+    for (auto [w, h] : {std::pair<int, int>{13, 7}, {16, 9}, {5, 4}})
+      for (const char* sigma : {"3", "7"}) {
+        const Plan plan = make_plan("pyramid", {{"down", down}, {"sigma", sigma}, {"border", "clamp"}});
+        const int L = std::stoi(plan.param("levels")), E = 4 << L;
+        const Image src = random_image(w, h, 2, unsigned(w * 31 + h));
+        Image big(w + 2 * E, h + 2 * E, 2);
+        for (int y = 0; y < big.height; ++y)
+          for (int x = 0; x < big.width; ++x)
+            for (int c = 0; c < 2; ++c)
+              big.at(x, y, c) = src.at(std::clamp(x - E, 0, w - 1), std::clamp(y - E, 0, h - 1), c);
+        Image got, want;
+        ASSERT_TRUE(reference_run(plan, src, got).ok());
+        ASSERT_TRUE(reference_run(plan, big, want).ok());
+        double worst = 0;
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 2; ++c)
+              worst = std::max(worst, std::fabs(double(got.at(x, y, c)) - double(want.at(x + E, y + E, c))));
+        EXPECT_LE(worst, 1e-6) << down << " " << w << "x" << h << " sigma " << sigma << " L " << L;
+      }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// up2: one thread per fine pixel, the B-spline's 4 coarse pixels (3/4 on floor(x / 2), 1/4 on the neighbour on
-// the fine pixel's side, per axis) read explicitly through L1 with the border remapped: exact weights, no
-// texture-unit interpolation.
+// up2: one thread per stored fine pixel, the B-spline's 4 coarse pixels (3/4 on floor(x / 2), 1/4 on the
+// neighbour on the fine pixel's side, per axis) read explicitly through L1 with the border mode over the
+// source's stored area: exact weights, no texture-unit interpolation.
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -10,38 +10,43 @@ namespace gpublur::cuda {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ T read(const T* __restrict__ in, int x, int y, int W, int H, Border b) {
-  const int rx = remap_index(x, W, b), ry = remap_index(y, H, b);
-  return rx < 0 || ry < 0 ? vzero<T>() : in[size_t(ry) * W + rx];
+__device__ __forceinline__ T read(const T* __restrict__ in, int x, int y, int W, int H, int p, Border b) {
+  const int rx = remap_index(x + p, W + 2 * p, b), ry = remap_index(y + p, H + 2 * p, b);
+  return rx < 0 || ry < 0 ? vzero<T>() : in[size_t(ry) * (W + 2 * p) + rx];
 }
 
+__device__ __forceinline__ int floor_half(int x) { return x >= 0 ? x / 2 : -((1 - x) / 2); }
+
 template <typename T>
-__global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW, int CH, int W, int H, Border b) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= W || y >= H) return;
-  const int xn = x >> 1, yn = y >> 1, xf = xn + ((x & 1) ? 1 : -1), yf = yn + ((y & 1) ? 1 : -1);
+__global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW, int CH, int spad, int W, int H,
+                           int dpad, Border b) {
+  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
+  const int dstride = W + 2 * dpad;
+  if (tx >= dstride || ty >= H + 2 * dpad) return;
+  const int x = tx - dpad, y = ty - dpad;
+  const int xn = floor_half(x), yn = floor_half(y), xf = xn + ((x & 1) ? 1 : -1), yf = yn + ((y & 1) ? 1 : -1);
   T r0 = vzero<T>(), r1 = vzero<T>(), acc = vzero<T>();
-  vfma(0.75f, read(in, xn, yn, CW, CH, b), r0);
-  vfma(0.25f, read(in, xf, yn, CW, CH, b), r0);
-  vfma(0.75f, read(in, xn, yf, CW, CH, b), r1);
-  vfma(0.25f, read(in, xf, yf, CW, CH, b), r1);
+  vfma(0.75f, read(in, xn, yn, CW, CH, spad, b), r0);
+  vfma(0.25f, read(in, xf, yn, CW, CH, spad, b), r0);
+  vfma(0.75f, read(in, xn, yf, CW, CH, spad, b), r1);
+  vfma(0.25f, read(in, xf, yf, CW, CH, spad, b), r1);
   vfma(0.75f, r0, acc);
   vfma(0.25f, r1, acc);
-  out[size_t(y) * W + x] = acc;
+  out[size_t(ty) * dstride + tx] = acc;
 }
 
 template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
-  up2_kernel<T><<<dim3((dst.width + 31) / 32, (dst.height + 7) / 8), dim3(32, 8), 0, st>>>(
-      static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, src.height, dst.width, dst.height,
-      pass.border);
+  up2_kernel<T><<<dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8), 0, st>>>(
+      static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, src.height, src.pad, dst.width,
+      dst.height, dst.pad, pass.border);
   return cuda_status(cudaGetLastError(), "launching up2");
 }
 
 }  // namespace
 
 Status launch_up2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path) {
-  if (src.f64 || dst.f64 || src.pad || dst.pad) return Status::fail("CUDA up2: needs unpadded float32 images");
+  if (src.f64 || dst.f64) return Status::fail("CUDA up2: needs float32 images");
   if (src.width != (dst.width + 1) / 2 || src.height != (dst.height + 1) / 2)
     return Status::fail("CUDA up2: the coarse image must be ceil(n / 2)");
   path = "up2";
