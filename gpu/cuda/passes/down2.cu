@@ -8,6 +8,7 @@
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/passes/resample.cuh"
 
 namespace gpublur::cuda {
 namespace {
@@ -17,28 +18,13 @@ struct Taps {
   float w[kDown2MaxTaps];
 };
 
-// Pixel x of a source of length n and padding p: stored index remap(x + p, n + 2p), -1 for zero.
-__device__ __forceinline__ int stored(int x, int n, int p, Border b) { return remap_index(x + p, n + 2 * p, b); }
-
 template <typename T>
 __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, int spad, int CW, int CH,
                              int dpad, Border b, int n, int first, Taps t) {
   const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
-  const int dstride = CW + 2 * dpad, sstride = W + 2 * spad;
+  const int dstride = CW + 2 * dpad;
   if (tx >= dstride || ty >= CH + 2 * dpad) return;
-  const int x0 = 2 * (tx - dpad) + first, y0 = 2 * (ty - dpad) + first;
-  T acc = vzero<T>();
-  for (int j = 0; j < n; ++j) {
-    const int sy = stored(y0 + j, H, spad, b);
-    T row = vzero<T>();
-    if (sy >= 0)
-      for (int i = 0; i < n; ++i) {
-        const int sx = stored(x0 + i, W, spad, b);
-        if (sx >= 0) vfma(t.w[i], in[size_t(sy) * sstride + sx], row);
-      }
-    vfma(t.w[j], row, acc);
-  }
-  out[size_t(ty) * dstride + tx] = acc;
+  out[size_t(ty) * dstride + tx] = resample::down2_at(in, W, H, spad, tx, ty, dpad, b, n, first, t.w);
 }
 
 template <typename T>

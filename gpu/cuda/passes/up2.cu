@@ -5,17 +5,10 @@
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/passes/resample.cuh"
 
 namespace gpublur::cuda {
 namespace {
-
-template <typename T>
-__device__ __forceinline__ T read(const T* __restrict__ in, int x, int y, int W, int H, int p, Border b) {
-  const int rx = remap_index(x + p, W + 2 * p, b), ry = remap_index(y + p, H + 2 * p, b);
-  return rx < 0 || ry < 0 ? vzero<T>() : in[size_t(ry) * (W + 2 * p) + rx];
-}
-
-__device__ __forceinline__ int floor_half(int x) { return x >= 0 ? x / 2 : -((1 - x) / 2); }
 
 template <typename T>
 __global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW, int CH, int spad, int W, int H,
@@ -23,16 +16,7 @@ __global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW
   const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
   const int dstride = W + 2 * dpad;
   if (tx >= dstride || ty >= H + 2 * dpad) return;
-  const int x = tx - dpad, y = ty - dpad;
-  const int xn = floor_half(x), yn = floor_half(y), xf = xn + ((x & 1) ? 1 : -1), yf = yn + ((y & 1) ? 1 : -1);
-  T r0 = vzero<T>(), r1 = vzero<T>(), acc = vzero<T>();
-  vfma(0.75f, read(in, xn, yn, CW, CH, spad, b), r0);
-  vfma(0.25f, read(in, xf, yn, CW, CH, spad, b), r0);
-  vfma(0.75f, read(in, xn, yf, CW, CH, spad, b), r1);
-  vfma(0.25f, read(in, xf, yf, CW, CH, spad, b), r1);
-  vfma(0.75f, r0, acc);
-  vfma(0.25f, r1, acc);
-  out[size_t(ty) * dstride + tx] = acc;
+  out[size_t(ty) * dstride + tx] = resample::up2_at(in, CW, CH, spad, tx, ty, dpad, b);
 }
 
 template <typename T>
