@@ -310,3 +310,27 @@ TEST(Pyramid, ClampRingsAreTheExtendedImagesPyramid) {
 
 }  // namespace
 }  // namespace gpublur
+
+#include "core/quality.hpp"
+
+namespace gpublur {
+namespace {
+
+// The sigma control against `gpublur quality`'s fit (core/quality.hpp) on the built-in set at 256 x 256, cpu: a
+// few sigmas per analysis filter land within 5% of the request (docs/methods.md has 2..200 at the default 512).
+TEST(Pyramid, QualityFitLandsWithinFivePercent) {
+  const auto inputs = builtin_quality_inputs(256);
+  auto cpu = make_cpu_backend(BackendOptions{});
+  QualityOptions o;
+  o.impulse = false;
+  for (const char* down : {"quasi", "box4", "box2"})
+    for (double sigma : {2.0, 5.0, 10.0, 24.0}) {
+      const Plan plan = make_plan("pyramid", {{"down", down}, {"sigma", std::to_string(sigma)}});
+      QualityResult r;
+      ASSERT_TRUE(measure_quality(*cpu, plan, inputs, o, r).ok());
+      EXPECT_NEAR(r.mean.effective_sigma, sigma, 0.05 * sigma) << down << " sigma " << sigma;
+    }
+}
+
+}  // namespace
+}  // namespace gpublur
