@@ -334,3 +334,29 @@ TEST(Pyramid, QualityFitLandsWithinFivePercent) {
 
 }  // namespace
 }  // namespace gpublur
+
+namespace gpublur {
+namespace {
+
+// --down mipmap is defined as the 2 x 2 box on every backend (GL's glGenerateMipmap rounds odd sizes down and
+// needs mip-levelled textures; docs/methods.md): the same program as box2, its Down2 passes marked by the hint
+// only, and the same output for an odd size.
+TEST(Pyramid, MipmapIsTheTwoByTwoBox) {
+  const Plan mip = make_plan("pyramid", {{"down", "mipmap"}, {"sigma", "9"}});
+  const Plan box = make_plan("pyramid", {{"down", "box2"}, {"sigma", "9"}});
+  ASSERT_EQ(mip.program.passes.size(), box.program.passes.size());
+  for (size_t i = 0; i < mip.program.passes.size(); ++i) {
+    const Pass &a = mip.program.passes[i], &b = box.program.passes[i];
+    EXPECT_EQ(a.op, b.op);
+    EXPECT_EQ(a.taps, b.taps);
+    EXPECT_EQ(a.hint, a.op == Op::Down2 ? "mipmap" : "");
+  }
+  const Image src = random_image(37, 23, 3, 7);
+  Image x, y;
+  ASSERT_TRUE(reference_run(mip, src, x).ok());
+  ASSERT_TRUE(reference_run(box, src, y).ok());
+  EXPECT_EQ(x.data, y.data);
+}
+
+}  // namespace
+}  // namespace gpublur
