@@ -1,7 +1,7 @@
 // Down2 and Up2's CUDA per-pixel logic (gpu/cuda/passes/resample.cuh) run on the host for every stored pixel of
 // the destination (the kernels' grid: one thread each, no shared memory), against the CPU reference passes, on
 // padded and unpadded images (the pyramid's clamp rings), odd and even sizes, every border, 1, 2 and 4 device
-// channels, and the folded 28-tap kernel. Destinations start as NaN, so a pixel no thread writes shows. No
+// channels, and longer kernels (8, the folded 28, 64 taps) on the separable shared-memory path. Destinations start as NaN, so a pixel no thread writes shows. No
 // device needed; the compiled kernels are checked on a GPU by the registry test.
 #include <gtest/gtest.h>
 
@@ -27,12 +27,34 @@ CpuImage random_stored(int w, int h, int c, int pad, unsigned seed) {
   return im;
 }
 
+// down2_sep_kernel's order: per block, phase 1 for every thread, then phase 2 for every thread.
+template <typename T>
+void emulate_sep(const Pass& pass, const T* in, const CpuImage& src, const CpuImage& ref, T* out) {
+  constexpr int B = resample::kSepBlock;
+  const int n = int(pass.taps.size());
+  std::vector<T> rows(size_t(resample::sep_rows(n) * B));
+  for (int by = 0; by < (ref.height + 2 * ref.pad + B - 1) / B; ++by)
+    for (int bx = 0; bx < (ref.stride() + B - 1) / B; ++bx) {
+      for (int tid = 0; tid < B * B; ++tid)
+        resample::down2_sep_rows(in, src.width, src.height, src.pad, bx, by, ref.pad, pass.border, n, pass.widths[0],
+                                 pass.taps.data(), tid, rows.data());
+      for (int ly = 0; ly < B; ++ly)
+        for (int lx = 0; lx < B; ++lx) {
+          const int tx = bx * B + lx, ty = by * B + ly;
+          if (tx < ref.stride() && ty < ref.height + 2 * ref.pad)
+            out[size_t(ty) * ref.stride() + tx] = resample::down2_sep_out(rows.data(), lx, ly, n, pass.taps.data());
+        }
+    }
+}
+
 template <typename T>
 double worst_down_or_up(const Pass& pass, const CpuImage& src, CpuImage& ref) {
   std::vector<float> got(ref.own_f.size(), std::numeric_limits<float>::quiet_NaN());
   const T* in = reinterpret_cast<const T*>(src.own_f.data());
   T* out = reinterpret_cast<T*>(got.data());
-  for (int ty = 0; ty < ref.height + 2 * ref.pad; ++ty)
+  const bool sep = pass.op == Op::Down2 && pass.taps.size() > 4;  // the kernel the launcher picks
+  if (sep) emulate_sep(pass, in, src, ref, out);
+  for (int ty = 0; ty < ref.height + 2 * ref.pad && !sep; ++ty)
     for (int tx = 0; tx < ref.stride(); ++tx)
       out[size_t(ty) * ref.stride() + tx] =
           pass.op == Op::Down2 ? resample::down2_at(in, src.width, src.height, src.pad, tx, ty, ref.pad, pass.border,
@@ -49,8 +71,10 @@ double worst_down_or_up(const Pass& pass, const CpuImage& src, CpuImage& ref) {
 TEST(CudaResampleEmulated, PixelLogicMatchesTheReference) {
   std::vector<float> folded(28);
   for (int i = 0; i < 28; ++i) folded[size_t(i)] = float(std::exp(-0.02 * (i - 13.5) * (i - 13.5))) / 12.f;
+  std::vector<float> longest(64, 1.f / 64);  // the most a pass may have
   const std::vector<std::vector<float>> kernels = {analysis_taps(DownFilter::Quasi), analysis_taps(DownFilter::Box2),
-                                                   folded};
+                                                   {0.05f, 0.1f, 0.15f, 0.2f, 0.2f, 0.15f, 0.1f, 0.05f}, folded,
+                                                   longest};
   for (int b = 0; b < 4; ++b)
     for (int c : {1, 2, 4})
       for (auto [w, h] : {std::pair<int, int>{1, 1}, {7, 3}, {16, 9}, {33, 20}})
