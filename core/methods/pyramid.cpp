@@ -12,6 +12,8 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 #include "core/resample.hpp"
@@ -94,8 +96,8 @@ Recipe pyramid_recipe() {
         for (size_t i = 0; i < acc.size(); ++i) last[i] = float(acc[i]);
       }
       if (last.size() > 64)
-        return Status::fail("--levels " + std::to_string(L) + " leaves too much of sigma " + std::to_string(plan.sigma) +
-                            " to the coarsest level; use more levels");
+        return Status::fail(fmt::format("--levels {} leaves too much of sigma {:g} to the coarsest level ({} taps per "
+                                        "axis, at most 64): use more levels", L, plan.sigma, last.size()));
       const int ring = plan.border == Border::Clamp ? 2 : 0;  // the clamp extension, exact (core/resample.hpp)
       int cur = 0;
       for (int l = 1; l <= L; ++l) {
