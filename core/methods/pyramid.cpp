@@ -23,7 +23,7 @@ namespace {
 
 // The fitted table: `gpublur quality`'s effective sigma (the closest exact Gaussian in mean abs difference) of
 // L levels alone, divided by their kernel's sd sqrt(pyramid_variance), L = 1..7 (8 and more: the last), mean
-// of the built-in set (512 x 512, cpu, clamp; docs/methods.md "pyramid", scripts in the commit). A level's
+// of the built-in set (512 x 512, cpu, clamp; docs/methods.md "pyramid" has the table and its command). A level's
 // kernel is not a Gaussian: quasi and box4 look ~3% wider to the fit than their variance says, box2's aliasing
 // ~5% narrower from 4 levels on.
 double fitted_ratio(DownFilter f, int levels) {
