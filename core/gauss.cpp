@@ -64,3 +64,16 @@ std::vector<double> linear_exact_kernel(const std::vector<float>& tap_offsets,
 }
 
 }  // namespace gpublur
+
+namespace gpublur {
+std::vector<double> exact_variance_kernel(double variance) {
+  if (variance < 0.5) return {variance / 2, 1 - variance, variance / 2};
+  const int r = int(std::ceil(3 * std::sqrt(variance))) + 1;
+  double lo = 0.05, hi = 2 * std::sqrt(variance) + 1;  // a truncated kernel's variance rises with sigma
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi), s = kernel_sigma(gaussian_weights(mid, r));
+    (s * s < variance ? lo : hi) = mid;
+  }
+  return gaussian_weights(0.5 * (lo + hi), r);
+}
+}  // namespace gpublur

@@ -35,3 +35,10 @@ std::vector<double> linear_exact_kernel(const std::vector<float>& tap_offsets,
                                         const std::vector<float>& tap_weights, int& reach);
 
 }  // namespace gpublur
+
+namespace gpublur {
+// A symmetric kernel (weights for -r..r, sum 1) whose variance is exactly `variance` (> 0): below 1/2 the
+// 3 taps [v/2, 1 - v, v/2]; from 1/2 the sampled Gaussian whose sigma is solved (bisection) so that its kernel,
+// truncated at r = ceil(3 sqrt(variance)) + 1, has that variance. For blurs too small to sample a Gaussian.
+std::vector<double> exact_variance_kernel(double variance);
+}  // namespace gpublur

@@ -32,7 +32,19 @@ const char* op_name(Op op) {
     case Op::Reshuffle: return "reshuffle";
     case Op::DualDown: return "dual-down";
     case Op::DualUp: return "dual-up";
+    case Op::Down2: return "down2";
+    case Op::Up2: return "up2";
     default: return "?";
+  }
+}
+
+int op_resamples(Op op) {
+  switch (op) {
+    case Op::Down2:
+    case Op::DualDown: return 1;
+    case Op::Up2:
+    case Op::DualUp: return -1;
+    default: return 0;
   }
 }
 
@@ -63,6 +75,8 @@ int Pass::radius() const {
     case Op::Reshuffle: return widths.empty() ? 0 : widths[0];
     case Op::DualDown:
     case Op::DualUp: return 2;  // in source pixels: a 4 x 4 footprint about the output's centre
+    case Op::Down2: return int(taps.size());  // in src pixels, a bound
+    case Op::Up2: return 1;
     default: return 0;
   }
 }
@@ -105,17 +119,16 @@ Status validate_program(const Program& p) {
     const bool f64_in = s.op == Op::SatBox || s.op == Op::Scale;
     if (s.op == Op::Sat ? (src.f64 && s.extend != 0) : src.f64 != f64_in)
       return fail(i, std::string(op_name(s.op)) + " reads a wrong element type");
-    // Resampling passes (dual filter): DualDown halves the resolution (divisor d -> 2d), DualUp doubles it
-    // (2d -> d); both on unpadded float32 images. Every other op keeps its source's resolution.
-    // (Kept as one block so that a general rule for resampling ops can replace it.)
-    if (s.op == Op::DualDown || s.op == Op::DualUp) {
-      const bool halves = s.op == Op::DualDown;
-      if ((halves ? dst.divisor != 2 * src.divisor : src.divisor != 2 * dst.divisor))
-        return fail(i, std::string(op_name(s.op)) + (halves ? " must halve" : " must double") + " the resolution");
-      if (src.pad != 0 || dst.pad != 0) return fail(i, std::string(op_name(s.op)) + " takes unpadded images");
-      continue;
-    }
-    if (src.divisor != dst.divisor) return fail(i, "changes resolution (no resampling primitive yet)");
+    // Resolution: an op keeps it, or resamples by 2 (op_resamples says which way); nothing else changes it.
+    const int way = op_resamples(s.op);
+    const bool res_ok = way == 0   ? src.divisor == dst.divisor
+                        : way > 0 ? dst.divisor == 2 * src.divisor
+                                  : 2 * dst.divisor == src.divisor;
+    if (!res_ok)
+      return fail(i, std::string(op_name(s.op)) + " reads divisor " + std::to_string(src.divisor) + " and writes " +
+                         std::to_string(dst.divisor) + (way == 0 ? " (it keeps the resolution)" : way > 0 ? " (it halves the resolution)" : " (it doubles the resolution)"));
+    if ((s.op == Op::DualDown || s.op == Op::DualUp) && (src.pad != 0 || dst.pad != 0))
+      return fail(i, std::string(op_name(s.op)) + " takes unpadded images");
     const bool odd_taps = s.taps.size() % 2 == 1;
     switch (s.op) {
       case Op::Conv1d:
@@ -195,12 +208,18 @@ Status validate_program(const Program& p) {
           if (std::hypot(double(s.taps[k]), double(s.taps[k + 1])) >= 1.0) return fail(i, "iir1d pole outside the unit circle");
         break;
       }
+      case Op::Down2:
+        if (s.taps.size() < 2 || s.taps.size() % 2 != 0 || s.widths.size() != 1 ||
+            s.widths[0] != -(int(s.taps.size()) / 2 - 1))
+          return fail(i, "a down2 pass takes an even analysis kernel and its first offset -(taps / 2 - 1)");
+        break;
       default: break;
     }
     // Padding. The line and tap primitives work on unpadded images; the 2D box and the table primitives
     // carry cascades in padded intermediates. A padded source is read only inside its area (a table lookup
     // before its first row/column reads 0, the inclusive table's empty sum).
     const bool padded_op = s.op == Op::Copy || s.op == Op::Box2d || s.op == Op::Sat || s.op == Op::SatBox;
+    if (op_resamples(s.op) != 0) continue;  // any padding: the border mode applies over src's stored area
     if (s.op == Op::Diffusion) {  // its domain is the stored area, whatever the padding
       if (src.pad != dst.pad) return fail(i, "diffusion keeps the padding of its source");
       continue;

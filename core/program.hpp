@@ -63,9 +63,23 @@ enum class Op : int {
   // (coarse) pixels. s: bilinear samples, pixels read with the border mode.
   DualDown,
   DualUp,
+  // Resampling by 2 (core/resample.hpp has the coordinate mapping; dst's divisor is 2x / 1/2x src's). Coarse
+  // pixel X covers fine pixels 2X, 2X + 1 (centre 2X + 1/2); a coarse image of a fine n is ceil(n / 2) long, its
+  // last pixel of an odd n reading fine pixel n with the border mode.
+  // Down2: dst(X, Y) = sum_{i, j} t_i t_j src(2X + o + i, 2Y + o + j), t = taps (the per-axis analysis kernel,
+  // symmetric about 2X + 1/2), o = widths[0] = -(taps.size() / 2 - 1); reads outside src with the border mode.
+  Down2,
+  // Up2: the biquadratic B-spline synthesis (Strengert et al.): per axis fine pixel 2X reads 3/4 src(X) +
+  // 1/4 src(X - 1), fine 2X + 1 reads 3/4 src(X) + 1/4 src(X + 1); reads outside src with the border mode.
+  // Both may take padded images: they write dst's whole stored area and apply the border mode over src's stored
+  // area (core/resample.hpp resample_index; the pyramid's clamp rings).
+  Up2,
   kCount
 };
 const char* op_name(Op op);
+// Ops whose dst has another divisor than src: +1 when dst is coarser (dst divisor = 2 x src's), -1 when finer
+// (dst divisor = src's / 2), 0 for the same resolution. Every other op keeps the resolution.
+int op_resamples(Op op);
 constexpr int kMaxIirTerms = 4;  // Iir1d: most terms a pass may have (backends size their state by it)
 // Reshuffle: the largest reach, the default radius ceil(3 sigma) of the largest sigma (512): (2R + 1)^2 = 9.4M
 // offsets, 75 MB of links; the pass is as slow as gauss-2d's direct 2D convolution long before that.

@@ -152,6 +152,16 @@ BENCH_PART=bench2 SIGMAS=1,2,4,6 bench gl_reshuffle_thesis --backend gl --method
 BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench cuda_dual --backend cuda --method kawase:impl=dual
 BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench gl_dual --backend gl --method kawase:impl=dual
 BENCH_PART=bench2 SIGMAS=12,48 bench cuda_kawase --backend cuda --method kawase,kawase:impl=dual:levels=2
+# pyramid (issue 10: <= 1.6x copy at sigma 12, 48, 200; GL within 1.25x of CUDA), every analysis filter, and
+# --downsample around gauss-sep and kawase.
+BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid --backend cuda \
+  --method pyramid,pyramid:down=box2,pyramid:down=box4,pyramid:down=mipmap
+BENCH_PART=bench2 SIGMAS=12,48,200 bench gl_pyramid --backend gl \
+  --method pyramid,pyramid:down=box2,pyramid:down=box4,pyramid:down=mipmap
+BENCH_PART=bench2 SIGMAS=12,48 bench cuda_downsample --backend cuda \
+  --method gauss-sep:downsample=2,gauss-sep:downsample=4,gauss-sep:downsample=8,kawase:downsample=4
+BENCH_PART=bench2 SIGMAS=12,48 bench gl_downsample --backend gl \
+  --method gauss-sep:downsample=2,gauss-sep:downsample=4,gauss-sep:downsample=8,kawase:downsample=4
 # Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
 # iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
 if want profile; then

@@ -46,11 +46,16 @@ ParamSpec border_param() {
 }
 
 const std::vector<Recipe>& recipes() {
-  static const std::vector<Recipe> all = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
+  static const std::vector<Recipe> all = [] {
+    std::vector<Recipe> r = {copy_recipe(), gauss_2d_recipe(), gauss_sep_recipe(),
                                           gauss_linear_recipe(), box_recipe(), integral_recipe(),
                                           iir_recipe(), fft_recipe(), kawase_recipe(), diffusion_recipe(),
                                           bilateral_recipe(), spread_recipe(), kernel_recipe(),
-                                          reshuffle_recipe()};
+                                          reshuffle_recipe(), pyramid_recipe()};
+    for (Recipe& x : r)  // the common parameters every recipe takes
+      if (!x.spec.bandwidth_floor) x.spec.params.push_back(downsample_param());
+    return r;
+  }();
   return all;
 }
 

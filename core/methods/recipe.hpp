@@ -75,5 +75,12 @@ double spread_variance(int R);
 int spread_radius_for_sigma(double sigma);
 Recipe kernel_recipe();
 Recipe reshuffle_recipe();
+Recipe pyramid_recipe();
+
+// --downsample F (core/methods/downsample.cpp), a parameter every method but the bandwidth floor takes: the
+// method runs at 1/F resolution between F x F box down-sampling and B-spline up-sampling, at the sigma that
+// keeps the requested one. build_recipe runs a recipe's build with it applied.
+ParamSpec downsample_param();
+Status build_recipe(const Recipe& r, const Params& p, Plan& plan);
 
 }  // namespace gpublur

@@ -31,6 +31,8 @@ CpuPassFn cpu_pass(Op op) {
     t[size_t(Op::Reshuffle)] = cpu_reshuffle;
     t[size_t(Op::DualDown)] = cpu_dual_down;
     t[size_t(Op::DualUp)] = cpu_dual_up;
+    t[size_t(Op::Down2)] = cpu_down2;
+    t[size_t(Op::Up2)] = cpu_up2;
     return t;
   }();
   const size_t i = size_t(op);

@@ -36,6 +36,8 @@ Status cpu_conv2d_matrix(const Pass& pass, const CpuImage& src, CpuImage& dst, i
 Status cpu_reshuffle(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_dual_down(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_dual_up(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_down2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+Status cpu_up2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 // Runs a whole program: src -> dst (dst resized to src's shape), intermediates allocated here. With `path`,
 // the cpu backend's schedules (core/reference/cpu_fast.hpp) run where they apply and *path names the steps;

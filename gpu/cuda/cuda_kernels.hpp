@@ -218,5 +218,9 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
                          size_t scratch_bytes, cudaStream_t s, std::string& path);
 // passes/iir1d.cu: Iir1d, one thread per value line (one channel of a row or column) in float64.
 Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+// passes/down2.cu, passes/up2.cu: resampling by 2 (Op::Down2: the analysis kernel's n x n window at 2X + first;
+// Op::Up2: the B-spline's 3/4, 1/4 split per axis), one thread per destination pixel, border-remapped reads.
+Status launch_down2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+Status launch_up2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
 }  // namespace gpublur::cuda

@@ -142,6 +142,8 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Reshuffle)] = {run_one_scratch<launch_reshuffle>, scratch_of<reshuffle_scratch>};
     t[size_t(Op::DualDown)] = {run_one<launch_dual_down>, nullptr};
     t[size_t(Op::DualUp)] = {run_one<launch_dual_up>, nullptr};
+    t[size_t(Op::Down2)] = {run_one<launch_down2>, nullptr};
+    t[size_t(Op::Up2)] = {run_one<launch_up2>, nullptr};
     return t;
   }();
   const size_t i = size_t(op);

@@ -29,6 +29,8 @@ GlPassSetup gl_pass(Op op) {
     t[size_t(Op::Reshuffle)] = gl_reshuffle;
     t[size_t(Op::DualDown)] = gl_dual_down;
     t[size_t(Op::DualUp)] = gl_dual_up;
+    t[size_t(Op::Down2)] = gl_down2;
+    t[size_t(Op::Up2)] = gl_up2;
     return t;
   }();
   const size_t i = size_t(op);

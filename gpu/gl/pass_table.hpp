@@ -36,6 +36,8 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
 Status gl_scale(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_conv2d_matrix(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);

@@ -150,6 +150,20 @@ std::vector<Case> all_cases() {
                   k.variant += (k.variant.empty() ? "" : "_") + name + "_" + value_name(name, value);
                 cases.push_back(k);
               }
+  // --downsample (core/methods/downsample.cpp) around every method that takes it: the resampling passes and
+  // the method's program at 1/2 resolution, on every backend.
+  for (const MethodSpec& m : method_registry())
+    if (find_param(m, "downsample") && !has_path_param(m))
+      for (const std::string border : {"clamp", "zero"})
+        for (int c : {1, 3})
+          for (auto [w, h] : sizes())
+            for (const std::string& backend : m.backends) {
+              Case k;
+              k.method = m.name, k.backend = backend, k.channels = c, k.width = w, k.height = h;
+              k.params = {{"border", border}, {"sigma", std::to_string(kSigmas[1])}, {"downsample", "2"}};
+              k.variant = "downsample_2";
+              cases.push_back(k);
+            }
   return cases;
 }
 

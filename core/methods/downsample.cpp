@@ -1,0 +1,88 @@
+// --downsample F: any method at 1/F resolution. The input goes down by log2 F Down2 passes of the 2x2 box
+// (together the F x F box, aligned to F x F blocks), the method runs on the small image, and log2 F Up2 passes
+// (B-spline) bring it back. Down and up are the box2 pyramid of log2 F levels: per-axis variance
+// (4^L - 1) / 3 (1/4 + 3/4) = (F^2 - 1) / 3 input pixels^2 (core/resample.hpp), and the method's variance counts
+// F^2 times, so it runs at sigma sqrt(sigma^2 - (F^2 - 1) / 3) / F and the effective sigma is
+// sqrt(F^2 s_m^2 + (F^2 - 1) / 3), s_m the method's own effective sigma at its resolution.
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/methods/recipe.hpp"
+#include "core/resample.hpp"
+
+namespace gpublur {
+
+ParamSpec downsample_param() {
+  return {"downsample", ParamType::Int, "1", false, 1, 8, {},
+          "F = 1, 2, 4 or 8: run the method at 1/F resolution (F x F box down, B-spline up), sigma adjusted to keep the effective one"};
+}
+
+Status build_recipe(const Recipe& r, const Params& p, Plan& plan) {
+  const int F = p.nums.count("downsample") ? p.integer("downsample") : 1;
+  if (F == 1) return r.build(p, plan);
+  if (F != 2 && F != 4 && F != 8) return Status::fail("--downsample " + std::to_string(F) + " is not 1, 2, 4 or 8");
+  int L = 0;
+  while ((1 << L) < F) ++L;
+  const double resample_var = pyramid_variance(analysis_variance(analysis_taps(DownFilter::Box2)), L);
+  const double min_sigma = 0.1;  // the registry's sigma minimum, at the small resolution
+  const double inner_var = plan.sigma * plan.sigma - resample_var;
+  if (inner_var < std::pow(min_sigma * F, 2))
+    return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}", F,
+                                    std::sqrt(resample_var), std::sqrt(resample_var + std::pow(min_sigma * F, 2))));
+  // The method's own effective sigma at the small resolution is what counts: where it differs from the sigma
+  // asked for (a sampled Gaussian of sigma 0.5 is narrower), the request is corrected a few times
+  // (s *= target / effective), keeping the closest plan (methods with discrete settings may not move).
+  const double target = std::sqrt(inner_var) / F;
+  Plan inner;
+  double ask = target;
+  for (int it = 0; it < 6; ++it) {
+    Plan trial = plan;
+    trial.sigma = ask;
+    if (Status s = r.build(p, trial); !s) return s;
+    if (it == 0 || std::fabs(trial.effective_sigma - target) < std::fabs(inner.effective_sigma - target))
+      inner = trial;
+    if (std::fabs(trial.effective_sigma - target) < 1e-4 * target || !(trial.effective_sigma > 0)) break;
+    ask = std::max(min_sigma, ask * target / trial.effective_sigma);
+  }
+  // Renumber: the method's input and output become intermediates at divisor F, its intermediates scale by F.
+  Program& prog = plan.program;
+  prog = Program();
+  std::vector<int> map(inner.program.images.size());
+  for (size_t i = 0; i < inner.program.images.size(); ++i) {
+    ImageDecl d = inner.program.images[i];
+    d.divisor *= F;
+    map[i] = prog.add_image(d);
+  }
+  const std::vector<float> box = analysis_taps(DownFilter::Box2);
+  int cur = 0;
+  for (int l = 1; l <= L; ++l) {
+    const int next = l == L ? map[0] : prog.add_image({0, 1 << l, false});
+    prog.passes.push_back(down2_pass(box, plan.border, cur, next));
+    cur = next;
+  }
+  for (Pass q : inner.program.passes) {
+    q.src = map[size_t(q.src)], q.dst = map[size_t(q.dst)];
+    prog.passes.push_back(q);
+  }
+  cur = map[1];
+  for (int l = L - 1; l >= 0; --l) {
+    const int next = l == 0 ? 1 : prog.add_image({0, 1 << l, false});
+    prog.passes.push_back(up2_pass(plan.border, cur, next));
+    cur = next;
+  }
+  plan.params = inner.params;
+  plan.params["sigma"] = fmt::format("{:.9g}", plan.sigma);
+  plan.details = inner.details;
+  plan.details["downsample"] = std::to_string(F);
+  plan.details["method_sigma"] = fmt::format("{:.6g}", inner.sigma);
+  plan.details["method_effective_sigma"] = fmt::format("{:.6g}", inner.effective_sigma);
+  plan.details["method_resolution"] = fmt::format("1/{} per axis (ceil(width / {}) x ceil(height / {}))", F, F, F);
+  plan.tolerance = inner.tolerance;
+  plan.effective_sigma = std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var);
+  plan.radius = F * (inner.radius + 2) + 2;
+  return Status::success();
+}
+
+}  // namespace gpublur
