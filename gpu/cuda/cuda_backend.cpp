@@ -112,23 +112,16 @@ class CudaBackend final : public Backend {
     if (src.data.size() != src.value_count())
       return Status::fail("CUDA: image data holds " + std::to_string(src.data.size()) + " values, expected " +
                           std::to_string(src.value_count()));
-    resident_ = false;
-    Status s = reserve(src.width, src.height, src.channels);
+    Status s = start_upload(src.width, src.height, src.channels);
     if (!s) return s;
-    ++version_;
     const size_t raw_bytes = src.byte_count();
     // 3 channels arrive raw in the output buffer and are unpacked to 4 on the device.
     char* dst = static_cast<char*>(c_ == 3 ? d_out_ : d_in_);
-    cudaEventRecord(ev0_, stream_);
     if (!(s = stage_up(reinterpret_cast<const char*>(src.data.data()), dst, raw_bytes))) return s;
     if (c_ == 3 && !(s = cuda::launch_unpack3(static_cast<const float*>(d_out_), static_cast<float*>(d_in_),
                                               src.pixel_count(), stream_)))
       return s;
-    cudaEventRecord(ev1_, stream_);
-    if (!(s = finish("upload", ms))) return s;
-    resident_ = true;
-    has_output_ = false;
-    return s;
+    return end_upload(ms);
   }
 
   Status run(const Plan& plan, RunInfo& info) override {
@@ -200,22 +193,15 @@ class CudaBackend final : public Backend {
     if (src.samples.size() != src.value_count())
       return Status::fail("CUDA: 8-bit image holds " + std::to_string(src.samples.size()) + " samples, expected " +
                           std::to_string(src.value_count()));
-    resident_ = false;
-    Status s = reserve(src.width, src.height, src.channels);
+    Status s = start_upload(src.width, src.height, src.channels);
     if (!s) return s;
-    ++version_;
-    cudaEventRecord(ev0_, stream_);
     if (!(s = stage_up(reinterpret_cast<const char*>(src.samples.data()), static_cast<char*>(d_tmp_),
                        src.samples.size())))
       return s;
     if (!(s = cuda::launch_unpack8(static_cast<const unsigned char*>(d_tmp_), static_cast<float*>(d_in_),
                                    size_t(w_) * h_, c_, cd_, colour, stream_)))
       return s;
-    cudaEventRecord(ev1_, stream_);
-    if (!(s = finish("upload", ms))) return s;
-    resident_ = true;
-    has_output_ = false;
-    return s;
+    return end_upload(ms);
   }
 
   Status download_packed(PackedImage& dst, const PackedColour& colour, double& ms) override {
@@ -246,6 +232,24 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // Every upload: buffers for the new image (nothing resident until it is done), then the timed section.
+  Status start_upload(int w, int h, int c) {
+    resident_ = false;
+    Status s = reserve(w, h, c);
+    if (!s) return s;
+    ++version_;
+    cudaEventRecord(ev0_, stream_);
+    return s;
+  }
+  Status end_upload(double& ms) {
+    cudaEventRecord(ev1_, stream_);
+    Status s = finish("upload", ms);
+    if (!s) return s;
+    resident_ = true;
+    has_output_ = false;
+    return s;
+  }
+
   // Host memory -> device through the two pinned staging buffers, chunk by chunk, on the stream.
   Status stage_up(const char* host, char* dev, size_t bytes) {
     Status s;

@@ -75,4 +75,16 @@ inline double max_abs_error(const std::vector<double>& want, const Image& got) {
   return worst;
 }
 
+// Bilinear interpolation at the real position (fx, fy) of pixel centres (integers), in float64, pixels read
+// with the border mode (zero: 0 outside).
+inline double f64_bilinear(const Image& img, double fx, double fy, int c, const std::string& border) {
+  const int x0 = int(std::floor(fx)), y0 = int(std::floor(fy));
+  const double ax = fx - x0, ay = fy - y0;
+  auto px = [&](int x, int y) {
+    const int xx = f64_border(x, img.width, border), yy = f64_border(y, img.height, border);
+    return xx < 0 || yy < 0 ? 0.0 : double(img.at(xx, yy, c));
+  };
+  return (1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) + ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1));
+}
+
 }  // namespace gpublur::testing

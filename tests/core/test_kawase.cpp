@@ -16,6 +16,7 @@
 namespace gpublur {
 namespace {
 
+using testing::f64_bilinear;
 using testing::f64_border;
 using testing::random_image;
 
@@ -24,17 +25,6 @@ Plan kawase_plan(const std::map<std::string, std::string>& given) {
   const Status s = resolve_plan("kawase", given, p);
   EXPECT_TRUE(s.ok()) << s.error;
   return p;
-}
-
-// Bilinear interpolation at the real position (fx, fy) of pixel centres, pixels read with the border mode.
-double bilinear(const Image& img, double fx, double fy, int c, const std::string& border) {
-  const int x0 = int(std::floor(fx)), y0 = int(std::floor(fy));
-  const double ax = fx - x0, ay = fy - y0;
-  auto px = [&](int x, int y) {
-    const int xx = f64_border(x, img.width, border), yy = f64_border(y, img.height, border);
-    return xx < 0 || yy < 0 ? 0.0 : double(img.at(xx, yy, c));
-  };
-  return (1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) + ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1));
 }
 
 TEST(Kawase, OnePassIsTheMeanOfItsFourBilinearSamples) {
@@ -49,8 +39,8 @@ TEST(Kawase, OnePassIsTheMeanOfItsFourBilinearSamples) {
         for (int y = 0; y < src.height; ++y)
           for (int x = 0; x < src.width; ++x)
             for (int ch = 0; ch < c; ++ch) {
-              const double want = 0.25 * (bilinear(src, x - o, y - o, ch, border) + bilinear(src, x + o, y - o, ch, border) +
-                                          bilinear(src, x - o, y + o, ch, border) + bilinear(src, x + o, y + o, ch, border));
+              const double want = 0.25 * (f64_bilinear(src, x - o, y - o, ch, border) + f64_bilinear(src, x + o, y - o, ch, border) +
+                                          f64_bilinear(src, x - o, y + o, ch, border) + f64_bilinear(src, x + o, y + o, ch, border));
               worst = std::max(worst, std::fabs(double(got.at(x, y, ch)) - want));
             }
         EXPECT_LE(worst, 1e-6) << border << " c " << c << " k " << k;

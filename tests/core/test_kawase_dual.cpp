@@ -24,6 +24,7 @@
 namespace gpublur {
 namespace {
 
+using testing::f64_bilinear;
 using testing::f64_border;
 using testing::random_image;
 
@@ -39,17 +40,6 @@ Plan dual_plan(std::map<std::string, std::string> given) {
   const Status s = resolve_plan("kawase", given, p);
   EXPECT_TRUE(s.ok()) << s.error;
   return p;
-}
-
-// Bilinear interpolation at the real position (fx, fy) in index units (pixel centres at integers).
-double bilinear(const Image& img, double fx, double fy, int c, const std::string& border) {
-  const int x0 = int(std::floor(fx)), y0 = int(std::floor(fy));
-  const double ax = fx - x0, ay = fy - y0;
-  auto px = [&](int x, int y) {
-    const int xx = f64_border(x, img.width, border), yy = f64_border(y, img.height, border);
-    return xx < 0 || yy < 0 ? 0.0 : double(img.at(xx, yy, c));
-  };
-  return (1 - ay) * ((1 - ax) * px(x0, y0) + ax * px(x0 + 1, y0)) + ay * ((1 - ax) * px(x0, y0 + 1) + ax * px(x0 + 1, y0 + 1));
 }
 
 Border border_of(const std::string& name) {
@@ -109,9 +99,9 @@ TEST(KawaseDual, DownPassIsTheMeanOfItsWeightedBilinearSamples) {
             for (int ch = 0; ch < c; ++ch) {
               // Output (X, Y) covers source pixels 2X, 2X + 1: its centre is at 2X + 1/2, h = 1 source pixel.
               const double cx = 2 * X + 0.5, cy = 2 * Y + 0.5;
-              double want = 4 * bilinear(src, cx, cy, ch, border);
+              double want = 4 * f64_bilinear(src, cx, cy, ch, border);
               for (double dy : {-1.0, 1.0})
-                for (double dx : {-1.0, 1.0}) want += bilinear(src, cx + dx, cy + dy, ch, border);
+                for (double dx : {-1.0, 1.0}) want += f64_bilinear(src, cx + dx, cy + dy, ch, border);
               want /= 8;
               worst = std::max(worst, std::fabs(double(got.at(X, Y, ch)) - want));
               // The same as explicit weights: 5/32 on the 2 x 2 under the centre, 1/32 on the ring around it.
@@ -142,10 +132,10 @@ TEST(KawaseDual, UpPassIsTheMeanOfItsWeightedBilinearSamples) {
             for (int ch = 0; ch < c; ++ch) {
               // Fine pixel x's centre in coarse index units; h = 1/2 coarse pixel (one fine pixel).
               const double ux = (x + 0.5) / 2 - 0.5, uy = (y + 0.5) / 2 - 0.5;
-              double want = bilinear(src, ux - 1, uy, ch, border) + bilinear(src, ux + 1, uy, ch, border) +
-                            bilinear(src, ux, uy - 1, ch, border) + bilinear(src, ux, uy + 1, ch, border);
+              double want = f64_bilinear(src, ux - 1, uy, ch, border) + f64_bilinear(src, ux + 1, uy, ch, border) +
+                            f64_bilinear(src, ux, uy - 1, ch, border) + f64_bilinear(src, ux, uy + 1, ch, border);
               for (double dy : {-0.5, 0.5})
-                for (double dx : {-0.5, 0.5}) want += 2 * bilinear(src, ux + dx, uy + dy, ch, border);
+                for (double dx : {-0.5, 0.5}) want += 2 * f64_bilinear(src, ux + dx, uy + dy, ch, border);
               want /= 12;
               worst = std::max(worst, std::fabs(double(got.at(x, y, ch)) - want));
             }
