@@ -46,7 +46,9 @@ void main() {
       float c = t[k];
       if (premultiply) {
         float a = t[alpha];
-        c = a > 0.0 ? c / a : 0.0;
+        // In double, then rounded: GLSL's float division may be approximate (NVIDIA: reciprocal and multiply),
+        // and the level must be that of the host's correctly rounded c / a.
+        c = a > 0.0 ? float(double(c) / double(a)) : 0.0;
       }
       q = level(c, false);
     }
