@@ -12,6 +12,7 @@
 
 #include "cli/backend_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/startup.hpp"
 #include "cli/method_options.hpp"
 #include "core/backend.hpp"
 #include "core/io/image_io.hpp"
@@ -108,7 +109,10 @@ int run_blur(BlurArgs& a) {
 
   std::vector<std::unique_ptr<Backend>> backends;
   bool usage_error = false;
+  const auto init_start = std::chrono::steady_clock::now();
   if (!open_backends(a.backend, backends, usage_error)) return usage_error ? kExitUsage : kExitFailed;
+  const double backend_init_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
   Backend* backend = backends[0].get();
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
@@ -149,6 +153,8 @@ int run_blur(BlurArgs& a) {
   run.linear = po.color.linear;
   run.premultiply = po.color.premultiply;
   run.io = make_image_io(a.io)->name();
+  run.before_main_ms = before_main_ms();
+  run.backend_init_ms = backend_init_ms;
   std::vector<Backend*> stages;
   for (auto& b : backends) stages.push_back(b.get());
   run_pipeline(jobs, stages, plan, po, run);

@@ -5,10 +5,12 @@
 #include <malloc.h>
 
 #include "cli/commands.hpp"
+#include "cli/startup.hpp"
 #include "core/pipeline.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpublur::cli;
+  record_main_entry();
   // A folder job allocates the same large images (100 MB per 4K RGB float image) for every file. glibc serves
   // them by mmap and unmaps them on free, so each image faulted in and zeroed fresh pages: 30-40% of a cpu
   // folder job's CPU time was the kernel clearing pages (docs/performance.md, "page faults"). One arena, no

@@ -62,7 +62,7 @@ json summary_json(const RunRecord& run) {
     t.read += r.ms.read, t.upload += r.ms.upload, t.compute += r.ms.compute, t.download += r.ms.download;
     t.write += r.ms.write;
   }
-  return json{{"images", n},
+  json s = json{{"images", n},
               {"failed", run.failed()},
               {"wall_ms", run.wall_ms},
               {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0},
@@ -71,6 +71,11 @@ json summary_json(const RunRecord& run) {
                {{"read", t.read}, {"upload", t.upload}, {"compute", t.compute}, {"download", t.download},
                 {"write", t.write}}},
               {"bottleneck", bottleneck_stage(run)}};
+  json startup = json::object();
+  if (run.before_main_ms >= 0) startup["before_main"] = run.before_main_ms;
+  if (run.backend_init_ms >= 0) startup["backend_init"] = run.backend_init_ms;
+  if (!startup.empty()) s["startup_ms"] = startup;
+  return s;
 }
 
 namespace {

@@ -42,6 +42,9 @@ struct RunRecord {
   int io_threads = 0;  // decode threads (as many encode) the pipeline ran
   std::vector<ImageRecord> images;
   double wall_ms = 0;
+  // Start-up before the first image, where measured (else negative): the process before main() and the
+  // backends' creation (driver, context, device buffers).
+  double before_main_ms = -1, backend_init_ms = -1;
 
   int failed() const;
 };

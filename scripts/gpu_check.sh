@@ -192,8 +192,11 @@ if want folder; then
   TIMEFORMAT="cold start %R s"
   for b in cuda gl cpu; do
     for i in 1 2 3 4 5; do
-      { time "$here/bin/gpublur" -q blur "$here/testdata/icon_palette.png" -o "/tmp/cold_$b" -b "$b" --overwrite; } \
-        >>"$out/folder.txt" 2>&1
+      { time "$here/bin/gpublur" -q blur "$here/testdata/icon_palette.png" -o "/tmp/cold_$b" -b "$b" --overwrite \
+          --report "/tmp/cold_$b.json"; } >>"$out/folder.txt" 2>&1
+      # Where it went: before main(), the backend's creation, the image's stages (the report's summary).
+      python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]; print("  startup_ms", s.get("startup_ms"), "stages_ms", s.get("stage_totals_ms"))' \
+        "/tmp/cold_$b.json" >>"$out/folder.txt" 2>&1
       echo "  ($b run $i)" >>"$out/folder.txt"
     done
   done

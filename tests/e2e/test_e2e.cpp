@@ -155,6 +155,13 @@ TEST_F(E2E, GoodAndBadFilesInOneFolder) {
   EXPECT_EQ(rep["method"]["name"], "gauss-sep");
   EXPECT_EQ(rep["method"]["params"]["sigma"], "1.5");
   EXPECT_EQ(rep["method"]["radius"], 5);
+  // Start-up: the process before main() (a fresh process: well under a minute) and the backend's creation.
+  const json& startup = rep["summary"]["startup_ms"];
+  ASSERT_TRUE(startup.contains("before_main") && startup.contains("backend_init")) << startup.dump();
+  EXPECT_GE(startup["before_main"].get<double>(), 0);
+  EXPECT_LT(startup["before_main"].get<double>(), 60000);
+  EXPECT_GE(startup["backend_init"].get<double>(), 0);
+  EXPECT_LT(startup["backend_init"].get<double>(), rep["summary"]["wall_ms"].get<double>() + 60000);
   for (const auto& img : rep["images"]) {
     const std::string name = fs::path(img["input"].get<std::string>()).filename();
     if (good.count(name)) {

@@ -1,0 +1,51 @@
+#include "cli/startup.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace gpublur::cli {
+
+namespace {
+
+double g_before_main = -1;
+
+// The process's age in ms, or -1.
+double process_age_ms() {
+  std::FILE* f = std::fopen("/proc/self/stat", "r");
+  if (!f) return -1;
+  char buf[4096];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  // Field 2 (comm) may hold spaces and parentheses: the fields after it start past the last ')'.
+  const char* p = std::strrchr(buf, ')');
+  if (!p) return -1;
+  unsigned long long start_ticks = 0;
+  // After ')': state (3), then fields 4..21, then starttime (22).
+  int field = 2;
+  for (const char* q = p + 1; *q; ++q) {
+    if (*q == ' ') {
+      ++field;
+      if (field == 22) {
+        start_ticks = std::strtoull(q + 1, nullptr, 10);
+        break;
+      }
+    }
+  }
+  const long hz = sysconf(_SC_CLK_TCK);
+  timespec now{};
+  if (field != 22 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+  const double age = (double(now.tv_sec) + now.tv_nsec * 1e-9 - double(start_ticks) / double(hz)) * 1000.0;
+  return age >= 0 ? age : -1;
+}
+
+}  // namespace
+
+void record_main_entry() { g_before_main = process_age_ms(); }
+double before_main_ms() { return g_before_main; }
+
+}  // namespace gpublur::cli
