@@ -31,12 +31,12 @@ template <> __host__ __device__ __forceinline__ float vzero<float>() { return 0.
 template <> __host__ __device__ __forceinline__ float2 vzero<float2>() { return make_float2(0.f, 0.f); }
 template <> __host__ __device__ __forceinline__ float4 vzero<float4>() { return make_float4(0.f, 0.f, 0.f, 0.f); }
 
-__device__ __forceinline__ void vfma(float w, float v, float& a) { a = fmaf(w, v, a); }
-__device__ __forceinline__ void vfma(float w, float2 v, float2& a) {
+__host__ __device__ __forceinline__ void vfma(float w, float v, float& a) { a = fmaf(w, v, a); }
+__host__ __device__ __forceinline__ void vfma(float w, float2 v, float2& a) {
   a.x = fmaf(w, v.x, a.x);
   a.y = fmaf(w, v.y, a.y);
 }
-__device__ __forceinline__ void vfma(float w, float4 v, float4& a) {
+__host__ __device__ __forceinline__ void vfma(float w, float4 v, float4& a) {
   a.x = fmaf(w, v.x, a.x);
   a.y = fmaf(w, v.y, a.y);
   a.z = fmaf(w, v.z, a.z);

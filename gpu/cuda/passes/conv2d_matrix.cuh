@@ -12,18 +12,6 @@ namespace gpublur::cuda::matrix {
 
 constexpr int BX = 32, BY = 8, PER = 4, TW = BX, TH = BY * PER;
 
-__host__ __device__ __forceinline__ void mfma(float w, float v, float& a) { a = fmaf(w, v, a); }
-__host__ __device__ __forceinline__ void mfma(float w, float2 v, float2& a) {
-  a.x = fmaf(w, v.x, a.x);
-  a.y = fmaf(w, v.y, a.y);
-}
-__host__ __device__ __forceinline__ void mfma(float w, float4 v, float4& a) {
-  a.x = fmaf(w, v.x, a.x);
-  a.y = fmaf(w, v.y, a.y);
-  a.z = fmaf(w, v.z, a.z);
-  a.w = fmaf(w, v.w, a.w);
-}
-
 // Shared-memory values of one block's tile.
 __host__ __device__ __forceinline__ int tile_values(int kw, int kh) { return (TW + kw - 1) * (TH + kh - 1); }
 
@@ -54,7 +42,7 @@ __host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __r
     for (int i = 0; i < kw; ++i) {
       const float wt = weight(base + i);
 #pragma unroll
-      for (int p = 0; p < PER; ++p) mfma(wt, row[p * BY * tw + i], acc[p]);
+      for (int p = 0; p < PER; ++p) vfma(wt, row[p * BY * tw + i], acc[p]);
     }
   }
   const int x = bx * TW + lx;

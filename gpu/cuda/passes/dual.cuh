@@ -9,18 +9,6 @@
 
 namespace gpublur::cuda::dual {
 
-__host__ __device__ __forceinline__ void dfma(float w, float v, float& a) { a = fmaf(w, v, a); }
-__host__ __device__ __forceinline__ void dfma(float w, float2 v, float2& a) {
-  a.x = fmaf(w, v.x, a.x);
-  a.y = fmaf(w, v.y, a.y);
-}
-__host__ __device__ __forceinline__ void dfma(float w, float4 v, float4& a) {
-  a.x = fmaf(w, v.x, a.x);
-  a.y = fmaf(w, v.y, a.y);
-  a.z = fmaf(w, v.z, a.z);
-  a.w = fmaf(w, v.w, a.w);
-}
-
 template <typename T>
 __host__ __device__ __forceinline__ T fetch(const T* __restrict__ in, int rx, int ry, int W) {
   return rx < 0 || ry < 0 ? vzero<T>() : in[size_t(ry) * W + rx];
@@ -46,8 +34,8 @@ __host__ __device__ __forceinline__ void down_pixel(const T* __restrict__ in, T*
     if (j == 1 || j == 2) inner = vadd(inner, mid);
   }
   T res = vzero<T>();
-  dfma(1.f / 32.f, all, res);
-  dfma(1.f / 8.f, inner, res);
+  vfma(1.f / 32.f, all, res);
+  vfma(1.f / 8.f, inner, res);
   out[size_t(Y) * Wd + X] = res;
 }
 
@@ -93,7 +81,7 @@ __host__ __device__ __forceinline__ void up_quad(const T* __restrict__ in, T* __
 #pragma unroll
         for (int i = 0; i < 5; ++i) {
           const float w = up_weight(px, py, i, j);
-          if (w != 0.f) dfma(w, v[i], acc[py][px]);
+          if (w != 0.f) vfma(w, v[i], acc[py][px]);
         }
   }
 #pragma unroll

@@ -50,7 +50,7 @@ __host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __r
     }
     const float w = weight(u);
 #pragma unroll
-    for (int p = 0; p < PER; ++p) matrix::mfma(w, sum[p], acc[p]);
+    for (int p = 0; p < PER; ++p) vfma(w, sum[p], acc[p]);
   }
   const int x = bx * TW + lx;
   if (x >= W) return;
@@ -75,7 +75,7 @@ __host__ __device__ __forceinline__ T pixel(const T* __restrict__ in, int x, int
       const int gx = remap_index(x + (v & 0xffff) - R, W, b), gy = remap_index(y + (v >> 16) - R, H, b);
       if (gx >= 0 && gy >= 0) sum = vadd(sum, in[size_t(gy) * W + gx]);
     }
-    matrix::mfma(weight(u), sum, acc);
+    vfma(weight(u), sum, acc);
   }
   return acc;
 }
