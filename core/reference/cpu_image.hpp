@@ -37,6 +37,7 @@ struct LineBatch {
   int axis = 0, first = 0, count = 1, n = 0, ext = 0, vec = 0;
   std::vector<double> buf;  // (n + 2 ext) * vec
   double* at(int pos) { return buf.data() + size_t(pos + ext) * size_t(vec); }
+  const double* at(int pos) const { return buf.data() + size_t(pos + ext) * size_t(vec); }
 };
 void gather_lines(const CpuImage& src, int axis, int first, int count, int ext, Border b, LineBatch& out);
 // Writes positions [0, n) of `values` (laid out like a LineBatch with ext 0) into dst's lines.
@@ -47,6 +48,27 @@ void scatter_lines(const std::vector<double>& values, const LineBatch& shape, Cp
 template <class F>
 void for_line_batches(const CpuImage& src, CpuImage& dst, int axis, int ext, Border b, int threads, F&& line_fn);
 
+// The source rows of a direct 2D pass (conv2d, conv2d-matrix, reshuffle), each extended once by `ext` with the
+// border mode.
+struct ExtendedRows {
+  std::vector<LineBatch> rows;
+  LineBatch zero;  // a row of zeros: what a zero border reads above and below the image
+  Border border = Border::Clamp;
+  // Source row y, remapped with the border mode; null where a zero border reads outside.
+  const LineBatch* at(int y) const {
+    const int yi = remap_index(y, int(rows.size()), border);
+    return yi < 0 ? nullptr : &rows[size_t(yi)];
+  }
+  const LineBatch& at_or_zero(int y) const {
+    const LineBatch* l = at(y);
+    return l ? *l : zero;
+  }
+};
+// The frame of those passes: the extended rows, then `row_fn(y, rows, acc)` fills output row y's float64
+// accumulator (dst.width * channels values, zeroed) on `threads` threads, and it is stored into dst.
+template <class F>
+void for_rows_2d(const CpuImage& src, CpuImage& dst, int ext, Border b, int threads, F&& row_fn);
+
 // Columns per batch on axis 1: enough contiguous values per row to use whole cache lines.
 constexpr int kColumnBatch = 16;
 
@@ -55,6 +77,24 @@ constexpr int kColumnBatch = 16;
 #include "core/reference/row_threads.hpp"
 
 namespace gpublur {
+
+template <class F>
+void for_rows_2d(const CpuImage& src, CpuImage& dst, int ext, Border b, int threads, F&& row_fn) {
+  const int C = src.channels;
+  ExtendedRows rows;
+  rows.border = b;
+  rows.rows.resize(size_t(src.height));
+  for_rows(src.height, threads, [&](int y) { gather_lines(src, 0, y, 1, ext, b, rows.rows[size_t(y)]); });
+  rows.zero.n = src.width, rows.zero.ext = ext, rows.zero.vec = C;
+  rows.zero.buf.assign(size_t(src.width + 2 * ext) * C, 0.0);
+  const size_t row = size_t(dst.width) * C;
+  for_rows(dst.height, threads, [&](int y) {
+    std::vector<double> acc(row, 0.0);
+    row_fn(y, static_cast<const ExtendedRows&>(rows), acc);
+    for (int x = 0; x < dst.width; ++x)
+      for (int c = 0; c < C; ++c) dst.set(dst.offset(x, y) + size_t(c), acc[size_t(x) * C + c]);
+  });
+}
 
 template <class F>
 void for_line_batches(const CpuImage& src, CpuImage& dst, int axis, int ext, Border b, int threads, F&& line_fn) {
