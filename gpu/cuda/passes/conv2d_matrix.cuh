@@ -28,6 +28,19 @@ __host__ __device__ __forceinline__ void load_tile(const T* __restrict__ in, T* 
   }
 }
 
+// Thread (lx, ly) of block (bx, by) stores its PER outputs (column x, rows PER apart), those inside the image.
+template <typename T>
+__host__ __device__ __forceinline__ void store_outputs(const T (&acc)[PER], T* __restrict__ out, int lx, int ly,
+                                                       int bx, int by, int W, int H) {
+  const int x = bx * TW + lx;
+  if (x >= W) return;
+#pragma unroll
+  for (int p = 0; p < PER; ++p) {
+    const int y = by * TH + ly + p * BY;
+    if (y < H) out[size_t(y) * W + x] = acc[p];
+  }
+}
+
 // Phase 2, thread (lx, ly) of block (bx, by): its PER outputs; weight(k) is weight k of the row-major matrix.
 template <typename T, typename Weight>
 __host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __restrict__ out, int lx, int ly, int bx,
@@ -45,13 +58,7 @@ __host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __r
       for (int p = 0; p < PER; ++p) vfma(wt, row[p * BY * tw + i], acc[p]);
     }
   }
-  const int x = bx * TW + lx;
-  if (x >= W) return;
-#pragma unroll
-  for (int p = 0; p < PER; ++p) {
-    const int y = by * TH + ly + p * BY;
-    if (y < H) out[size_t(y) * W + x] = acc[p];
-  }
+  store_outputs(acc, out, lx, ly, bx, by, W, H);
 }
 
 }  // namespace gpublur::cuda::matrix

@@ -52,13 +52,7 @@ __host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __r
 #pragma unroll
     for (int p = 0; p < PER; ++p) vfma(w, sum[p], acc[p]);
   }
-  const int x = bx * TW + lx;
-  if (x >= W) return;
-#pragma unroll
-  for (int p = 0; p < PER; ++p) {
-    const int y = by * TH + ly + p * BY;
-    if (y < H) out[size_t(y) * W + x] = acc[p];
-  }
+  matrix::store_outputs(acc, out, lx, ly, bx, by, W, H);
 }
 
 // The global path: output (x, y), every tap read from `in` with the border remap.
