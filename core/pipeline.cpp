@@ -434,7 +434,7 @@ int auto_io_threads(const std::vector<Job>& jobs, std::string* why) {
 }
 
 Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limits, const ColorOptions& color,
-                    LoadedImage& out, ColorState& state) {
+                    LoadedImage& out, ColorState& state, PackedColour* packed) {
   out = LoadedImage{};
   state = ColorState{};
   if (Status s = io.read(path, limits, out); !s) {
@@ -446,7 +446,8 @@ Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limi
     if (img.channels < 1 || img.channels > 4 || out.packed.samples.size() != img.value_count() ||
         out.packed.value_count() != img.value_count() || !img.data.empty())
       return Status::fail("reader returned an inconsistent image");
-    packed_colour(out.meta, img.channels, color, state);
+    const PackedColour tables = packed_colour(out.meta, img.channels, color, state);
+    if (packed) *packed = tables;
     return Status::success();
   }
   if (img.channels < 1 || img.value_count() != img.data.size())
@@ -516,7 +517,7 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
       }
       try {
         const auto tr = Clock::now();
-        Status s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour);
+        Status s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour, &w.packed_colour);
         if (w.loaded.image.width > 0 || w.loaded.image.channels > 0) {  // read, if inconsistent
           const Image& img = w.loaded.image;
           w.rec.width = img.width, w.rec.height = img.height, w.rec.channels = img.channels;
@@ -529,7 +530,6 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
         }
         if (!w.loaded.packed.samples.empty()) {
           w.packed = true;
-          w.packed_colour = packed_colour(w.loaded.meta, w.loaded.image.channels, opts.color, w.colour);
           PixelType out_type;
           w.packed_out = job.format == "png" &&
                          output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,

@@ -94,8 +94,10 @@ int auto_io_threads(const std::vector<Job>& jobs, std::string* why = nullptr);
 // premultiplied alpha; core/color.hpp): what the pipeline does to every input before the backend sees it, so
 // other tools (`gpublur quality`) read images exactly as the blur does. out.image is kept when the reader
 // returned an inconsistent image (so callers can still report its size) and cleared on a failed read.
+// With limits.keep_packed an 8-bit PNG stays in out.packed; its colour tables (core/packed.hpp) go to
+// `packed` where given.
 Status read_working(ImageIO& io, const std::string& path, const ReadLimits& limits, const ColorOptions& color,
-                    LoadedImage& out, ColorState& state);
+                    LoadedImage& out, ColorState& state, PackedColour* packed = nullptr);
 
 // Runs every job; fills run.images (in job order) and run.wall_ms. The backend is used from the calling
 // thread only.
