@@ -570,7 +570,7 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
           std::error_code ec;
           fs::create_directories(fs::path(job.output).parent_path(), ec);
           s = guarded_write(job.output, opts.overwrite,
-                            [&](const std::string& tmp) { return write_packed_png(*io, tmp, w.result, meta); });
+                            [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
           std::error_code ec;

@@ -51,7 +51,8 @@ class ImageIO {
 
 // Writes an 8-bit image's samples as an 8-bit PNG (meta: sRGB chunk, attributes, png_compression), with no
 // float pass (core/packed.hpp). GPUBLUR_PNG_LIBPNG=1 sends it through io.write instead, to compare codecs.
-Status write_packed_png(ImageIO& io, const std::string& path, const PackedImage& px, const ImageMeta& meta);
+// The samples are taken (px is left empty), not copied.
+Status write_packed_png(ImageIO& io, const std::string& path, PackedImage&& px, const ImageMeta& meta);
 
 // The adapters compiled into this binary; null if that adapter is not built.
 std::unique_ptr<ImageIO> make_oiio_io();

@@ -377,7 +377,7 @@ Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta
 
 namespace gpublur {
 
-Status write_packed_png(ImageIO& io, const std::string& path, const PackedImage& px, const ImageMeta& meta) {
+Status write_packed_png(ImageIO& io, const std::string& path, PackedImage&& px, const ImageMeta& meta) {
   if (px.channels < 1 || px.channels > 4 || px.samples.size() != px.value_count())
     return Status::fail(fmt::format("cannot write '{}': not an 8-bit image of 1..4 channels", path));
   if (io::libpng_forced()) {  // the codec comparison: through the adapter, as float levels that write back exact
@@ -389,7 +389,8 @@ Status write_packed_png(ImageIO& io, const std::string& path, const PackedImage&
   }
   io::PngRaw raw;
   raw.width = uint32_t(px.width), raw.height = uint32_t(px.height), raw.channels = px.channels, raw.bit_depth = 8;
-  raw.samples = px.samples;
+  raw.samples = std::move(px.samples);
+  px = PackedImage{};
   return io::write_png_raw(path, raw, meta, meta.png_compression);
 }
 
