@@ -189,12 +189,7 @@ class GlBackend final : public Backend {
     glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(src.samples.size()), src.samples.data());
     upload_tables(colour);
     glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
-    glProgramUniform1i(prog, GlPassContext::uniform(prog, "channels"), src.channels);
-    glProgramUniform1i(prog, GlPassContext::uniform(prog, "alpha"), colour.alpha_channel);
-    glProgramUniform1i(prog, GlPassContext::uniform(prog, "premultiply"), colour.premultiply ? 1 : 0);
-    glUseProgram(prog);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, packed_bufs_[1]);
+    use_packed(prog, colour);
     glBindImageTexture(0, passes_->input(), 0, GL_FALSE, 0, GL_WRITE_ONLY, passes_->store_format());
     glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
@@ -220,13 +215,8 @@ class GlBackend final : public Backend {
     if (Status s = packed_buffers(bytes); !s) return s;
     upload_tables(colour);
     glProgramUniform1i(prog, GlPassContext::uniform(prog, "width"), passes_->width());
-    glProgramUniform1i(prog, GlPassContext::uniform(prog, "channels"), channels_);
-    glProgramUniform1i(prog, GlPassContext::uniform(prog, "alpha"), colour.alpha_channel);
-    glProgramUniform1i(prog, GlPassContext::uniform(prog, "premultiply"), colour.premultiply ? 1 : 0);
     glProgramUniform1ui(prog, GlPassContext::uniform(prog, "n_samples"), GLuint(n));
-    glUseProgram(prog);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, packed_bufs_[1]);
+    use_packed(prog, colour);
     glBindTextureUnit(0, passes_->output());
     const GLuint total = groups(int(bytes / 4), 256), gx = std::min<GLuint>(total, 32768);
     glDispatchCompute(gx, (total + gx - 1) / gx, 1);
@@ -261,6 +251,15 @@ class GlBackend final : public Backend {
       packed_cap_ = bytes;
     }
     return gl_errors("allocating the 8-bit image's buffer");
+  }
+  // unpack8/pack8's common state: the image's channels and alpha, the colour flags, the two buffers.
+  void use_packed(GLuint prog, const PackedColour& colour) {
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "channels"), channels_);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "alpha"), colour.alpha_channel);
+    glProgramUniform1i(prog, GlPassContext::uniform(prog, "premultiply"), colour.premultiply ? 1 : 0);
+    glUseProgram(prog);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, packed_bufs_[1]);
   }
   void upload_tables(const PackedColour& c) {
     float t[256 + 256 + 255 + 255];
