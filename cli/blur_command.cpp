@@ -113,6 +113,8 @@ int run_blur(BlurArgs& a) {
   if (!open_backends(a.backend, backends, usage_error)) return usage_error ? kExitUsage : kExitFailed;
   const double backend_init_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
+  spdlog::debug("start-up: backend ready at a process age of {:.1f} ms ({:.1f} ms to open)", process_age_now_ms(),
+                backend_init_ms);
   Backend* backend = backends[0].get();
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
@@ -168,6 +170,10 @@ int run_blur(BlurArgs& a) {
       return kExitFailed;
     }
   }
+  const auto close_start = std::chrono::steady_clock::now();
+  backends.clear();
+  spdlog::debug("start-up: backends closed in {:.1f} ms",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - close_start).count());
   return failed ? kExitFailed : kExitOk;
 }
 

@@ -53,10 +53,11 @@ int main(int argc, char** argv) {
                     : verbose == 1 ? spdlog::level::debug
                                    : spdlog::level::info);
 
-  if (app.got_subcommand("methods")) return methods();
-  if (app.got_subcommand("blur")) return blur();
-  if (app.got_subcommand("bench")) return bench();
-  if (app.got_subcommand("quality")) return quality();
-  if (app.got_subcommand("report")) return report();
-  return kExitUsage;
+  int rc = kExitUsage;
+  if (app.got_subcommand("methods")) rc = methods();
+  else if (app.got_subcommand("blur")) rc = blur();
+  else if (app.got_subcommand("bench")) rc = bench();
+  else if (app.got_subcommand("quality")) rc = quality();
+  else if (app.got_subcommand("report")) rc = report();
+  exit_process(rc);
 }

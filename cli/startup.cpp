@@ -3,8 +3,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 
 namespace gpublur::cli {
@@ -47,5 +51,16 @@ double process_age_ms() {
 
 void record_main_entry() { g_before_main = process_age_ms(); }
 double before_main_ms() { return g_before_main; }
+double process_age_now_ms() { return process_age_ms(); }
+
+void exit_process(int rc) {
+  spdlog::debug("start-up: main() done at a process age of {:.1f} ms", process_age_ms());
+  if (const char* e = std::getenv("GPUBLUR_EXIT_TEARDOWN"); e && *e == '1') std::exit(rc);
+  spdlog::shutdown();
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(rc);
+}
 
 }  // namespace gpublur::cli

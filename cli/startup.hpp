@@ -10,5 +10,13 @@ void record_main_entry();
 // That time in ms: from the kernel's start time of the process (/proc/self/stat, in clock ticks: 10 ms
 // resolution) to main() on CLOCK_BOOTTIME; -1 where it could not be read.
 double before_main_ms();
+// The process's age now, on the same clock (ms; -1 where it could not be read).
+double process_age_now_ms();
+
+// Ends the process with rc once its output is flushed, skipping static destructors and atexit handlers: the
+// CUDA runtime's and EGL's teardown there costs a cold start milliseconds that the OS's own clean-up does not
+// (docs/performance.md, cold start). Every command has closed its files and backends before it returns.
+// GPUBLUR_EXIT_TEARDOWN=1 exits the ordinary way instead (to measure what is skipped).
+[[noreturn]] void exit_process(int rc);
 
 }  // namespace gpublur::cli

@@ -5,7 +5,7 @@
 #   3. bench tables: 4096x4096 and 1024x1024 RGBA float32, sigma 3, 12, 48, every CUDA and GL method.
 # Logs go under $OUT (or ./gpu-check-out). Exit status non-zero on any failure.
 # GL there: pass GPUBLUR_GL_DEBS=DIR with the glvnd .debs (scripts/fetch_gl_debs.sh) to unpack the loader.
-# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder, profile, cpu-tests) runs a subset, so the
+# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder, cold, profile, cpu-tests) runs a subset, so the
 # check fits calls of limited length.
 set -u
 parts=",${GPUBLUR_CHECK_PARTS:-tests,matrix,sanitizer,variants,bench,bench2},"
@@ -162,6 +162,11 @@ BENCH_PART=bench2 SIGMAS=12,48 bench cuda_downsample --backend cuda \
   --method gauss-sep:downsample=2,gauss-sep:downsample=4,gauss-sep:downsample=8,kawase:downsample=4
 BENCH_PART=bench2 SIGMAS=12,48 bench gl_downsample --backend gl \
   --method gauss-sep:downsample=2,gauss-sep:downsample=4,gauss-sep:downsample=8,kawase:downsample=4
+# spread (issue 11 point 7: independent of R within 1.2x): sigma 3, 12, 48 and the thesis's radii 6..40.
+BENCH_PART=bench2 SIGMAS=3,12,48 bench cuda_spread --backend cuda --method spread
+BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_spread --backend gl --method spread
+BENCH_PART=bench2 SIGMAS=3 bench cuda_spread_thesis --backend cuda \
+  --method spread:radius=6,spread:radius=10,spread:radius=20,spread:radius=30,spread:radius=40
 # Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
 # iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
 if want profile; then
@@ -181,23 +186,34 @@ if want profile; then
   fi
 fi
 
-# Part folder (issue 12): the folder job with the GPU backends beside its peers (OpenCV where python3 has cv2),
-# the PNG codec bench on one of its inputs, and the cold start of each backend (one small PNG, 5 runs).
+# Part folder (issue 12): the folder job with the GPU backends beside its peers (OpenCV where python3 has cv2)
+# and the PNG codec bench on one of its inputs.
 if want folder; then
   fdir=${BENCH_DIR:-/tmp/gpublur_folder_bench}
   step folder-bench "$out/folder.txt" env BENCH_BACKENDS="cuda gl cpu" BENCH_DIR="$fdir" \
     bash "$here/folder_bench.sh" "$here/bin/gpublur"
   png=$(ls "$fdir"/in_png_*/*.png 2>/dev/null | head -1)
   [[ -n $png ]] && step png-codec "$out/folder.txt" "$here/bin/gpublur_png_codec_bench" "$png" 3
+fi
+
+# Part cold (issue 12 point 7): the cold start of each backend, one small PNG, whole process, 5 runs each.
+if want cold; then
   TIMEFORMAT="cold start %R s"
+  # -v adds the start-up trace (driver, context, properties, backend ready, backends closed, main done, each
+  # at its process age); GPUBLUR_EXIT_TEARDOWN=1 runs the ordinary exit (static destructors, the CUDA runtime's
+  # and EGL's teardown) that exit_process skips, to measure what skipping saves.
   for b in cuda gl cpu; do
-    for i in 1 2 3 4 5; do
-      { time "$here/bin/gpublur" -q blur "$here/testdata/icon_palette.png" -o "/tmp/cold_$b" -b "$b" --overwrite \
-          --report "/tmp/cold_$b.json"; } >>"$out/folder.txt" 2>&1
-      # Where it went: before main(), the backend's creation, the image's stages (the report's summary).
-      python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]; print("  startup_ms", s.get("startup_ms"), "stages_ms", s.get("stage_totals_ms"))' \
-        "/tmp/cold_$b.json" >>"$out/folder.txt" 2>&1
-      echo "  ($b run $i)" >>"$out/folder.txt"
+    for teardown in 0 1; do
+      for i in 1 2 3 4 5; do
+        { time GPUBLUR_EXIT_TEARDOWN=$teardown "$here/bin/gpublur" -v blur "$here/testdata/icon_palette.png" \
+            -o "/tmp/cold_$b" -b "$b" --overwrite --report "/tmp/cold_$b.json" 2>/tmp/cold_trace.txt; } \
+          >>"$out/cold.txt" 2>&1
+        grep -E "start-up|initialised" /tmp/cold_trace.txt | sed 's/^/  /' >>"$out/cold.txt"
+        # Where it went: before main(), the backend's creation, the image's stages (the report's summary).
+        python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]; print("  startup_ms", s.get("startup_ms"), "stages_ms", s.get("stage_totals_ms"))' \
+          "/tmp/cold_$b.json" >>"$out/cold.txt" 2>&1
+        echo "  ($b run $i, exit teardown $teardown)" >>"$out/cold.txt"
+      done
     done
   done
 fi
