@@ -37,7 +37,7 @@ here=$(dirname "$(readlink -f "$0")")
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/gpublur" "$@"
 LAUNCH
 chmod +x "$dest/gpublur"
-cp "$root/scripts/gpu_check.sh" "$root/scripts/folder_bench.sh" "$dest/"
+cp "$root/scripts/gpu_check.sh" "$root/scripts/folder_bench.sh" "$root/scripts/pass_times.py" "$dest/"
 mkdir -p "$dest/testdata" "$dest/docs"
 cp -r "$root/testdata/." "$dest/testdata/"
 cp "$root/docs/report.schema.json" "$dest/docs/"  # the e2e tests validate reports against it

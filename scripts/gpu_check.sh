@@ -5,7 +5,8 @@
 #   3. bench tables: 4096x4096 and 1024x1024 RGBA float32, sigma 3, 12, 48, every CUDA and GL method.
 # Logs go under $OUT (or ./gpu-check-out). Exit status non-zero on any failure.
 # GL there: pass GPUBLUR_GL_DEBS=DIR with the glvnd .debs (scripts/fetch_gl_debs.sh) to unpack the loader.
-# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder, cold, profile, cpu-tests) runs a subset, so the
+# GPUBLUR_CHECK_PARTS (default tests,matrix,sanitizer,variants,bench,bench2; also folder, cold, passes, profile, cpu-tests)
+# runs a subset, so the
 # check fits calls of limited length.
 set -u
 parts=",${GPUBLUR_CHECK_PARTS:-tests,matrix,sanitizer,variants,bench,bench2},"
@@ -167,6 +168,20 @@ BENCH_PART=bench2 SIGMAS=3,12,48 bench cuda_spread --backend cuda --method sprea
 BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_spread --backend gl --method spread
 BENCH_PART=bench2 SIGMAS=3 bench cuda_spread_thesis --backend cuda \
   --method spread:radius=6,spread:radius=10,spread:radius=20,spread:radius=30,spread:radius=40
+# Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
+# from their targets, 4096^2 RGBA: where inside a program the time goes.
+if want passes; then
+  for spec in "cuda kawase:impl=dual 12" "gl kawase:impl=dual 12" "cuda pyramid 12" "cuda pyramid 48" \
+    "gl pyramid 12" "gl pyramid 48" "cuda pyramid:down=box2 12" "cuda spread 3" "cuda spread 48" "gl spread 12" \
+    "cuda fft 12" "gl fft 12" "cuda iir 12" "cuda integral 12" "cuda box 12" "gl box 48" "gl integral 48"; do
+    read -r b m sg <<<"$spec"
+    echo "=== $b $m sigma $sg" >>"$out/passes.txt"
+    GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend "$b" --method "$m" --sigma "$sg" --size 4096 \
+      --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
+    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+  done
+fi
+
 # Part profile: Nsight Compute on the kernels that sit furthest above their floor (issue 8 box, issue 9 integral,
 # iir, fft; 4096^2 RGBA, one measured launch each): throughput, occupancy, warp stalls, memory, as text.
 if want profile; then

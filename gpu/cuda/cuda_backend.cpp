@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/pass_times.hpp"
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/pass_table.hpp"
 
@@ -43,6 +44,7 @@ class CudaBackend final : public Backend {
       if (pinned_[i]) cudaFreeHost(pinned_[i]);
       if (chunk_done_[i]) cudaEventDestroy(chunk_done_[i]);
     }
+    for (cudaEvent_t e : pass_events_) cudaEventDestroy(e);
     if (ev0_) cudaEventDestroy(ev0_);
     if (ev1_) cudaEventDestroy(ev1_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -184,6 +186,8 @@ class CudaBackend final : public Backend {
     ctx.scratch = scratch_.p;
     ctx.scratch_bytes = scratch_.cap;
 
+    const bool per_pass = pass_times_wanted();
+    std::vector<std::string> paths;
     cudaEventRecord(ev0_, stream_);
     for (size_t i = 0; i < prog.passes.size();) {
       int consumed = 1;
@@ -195,10 +199,28 @@ class CudaBackend final : public Backend {
       }
       info.path += (info.path.empty() ? "" : "+") + path;
       i += size_t(std::max(consumed, 1));
+      if (per_pass) {
+        if (pass_events_.size() <= paths.size()) {
+          cudaEvent_t e = nullptr;
+          if (!(s = cuda_status(cudaEventCreate(&e), "creating events"))) return s;
+          pass_events_.push_back(e);
+        }
+        cudaEventRecord(pass_events_[paths.size()], stream_);
+        paths.push_back(path);
+      }
     }
     cudaEventRecord(ev1_, stream_);
     s = finish("running the program", info.compute_ms);
     if (s) has_output_ = true;
+    if (s && per_pass) {
+      std::vector<std::pair<std::string, double>> times;
+      for (size_t k = 0; k < paths.size(); ++k) {
+        float t = 0;
+        cudaEventElapsedTime(&t, k ? pass_events_[k - 1] : ev0_, pass_events_[k]);
+        times.emplace_back(paths[k], t);
+      }
+      spdlog::info("{}", pass_times_line(times));
+    }
     return s;
   }
 
@@ -447,6 +469,7 @@ class CudaBackend final : public Backend {
   cudaEvent_t chunk_done_[2] = {nullptr, nullptr};
   void* pinned_[2] = {nullptr, nullptr};
   size_t chunk_bytes_ = 0;  // each pinned chunk's size (reserve_pinned)
+  std::vector<cudaEvent_t> pass_events_;  // GPUBLUR_PASS_TIMES: one after each pass
   void *d_in_ = nullptr, *d_out_ = nullptr, *d_tmp_ = nullptr;
   size_t capacity_ = 0;
   int w_ = 0, h_ = 0, c_ = 0, cd_ = 0;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/pass_times.hpp"
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_pass_context.hpp"
 #include "gpu/gl/pass_table.hpp"
@@ -277,7 +278,7 @@ class GlBackend final : public Backend {
     if (Status s = validate_program(program); !s) return Status::fail("gl: " + s.error);
     if (Status s = passes_->assign_images(program); !s) return s;
     std::vector<std::function<void()>> steps;
-    std::vector<std::string> forms;
+    std::vector<std::string> forms, step_forms;
     for (size_t i = 0; i < program.passes.size();) {
       const Op op = program.passes[i].op;
       const GlPassSetup setup = gl_pass(op);
@@ -286,11 +287,29 @@ class GlBackend final : public Backend {
       if (Status s = setup(*passes_, program, i, step); !s) return s;
       if (Status s = gl_errors(fmt::format("preparing {} (pass {})", op_name(op), i)); !s) return s;
       steps.push_back(std::move(step.work));
+      step_forms.push_back(step.form);
       if (std::find(forms.begin(), forms.end(), step.form) == forms.end()) forms.push_back(step.form);
       i += size_t(std::max(1, step.passes));
     }
     path.clear();
     for (const std::string& f : forms) path += (path.empty() ? "" : "+") + f;
+    if (pass_times_wanted()) {
+      // A timestamp before the first step and after each (recorded when the commands before it complete; llvmpipe
+      // fills them too, unlike its elapsed-time queries); read by log_pass_times after the runs.
+      work = [steps = std::move(steps), step_forms = std::move(step_forms), pending = &pass_queries_] {
+        std::vector<GLuint> q(steps.size() + 1);
+        glCreateQueries(GL_TIMESTAMP, GLsizei(q.size()), q.data());
+        glQueryCounter(q[0], GL_TIMESTAMP);
+        for (size_t i = 0; i < steps.size(); ++i) {
+          if (i) glMemoryBarrier(kStepBarrier);
+          steps[i]();
+          glQueryCounter(q[i + 1], GL_TIMESTAMP);
+        }
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        pending->push_back({std::move(q), step_forms});
+      };
+      return Status::success();
+    }
     work = [steps = std::move(steps)] {
       for (size_t i = 0; i < steps.size(); ++i) {
         if (i) glMemoryBarrier(kStepBarrier);
@@ -299,6 +318,19 @@ class GlBackend final : public Backend {
       glMemoryBarrier(GL_ALL_BARRIER_BITS);
     };
     return Status::success();
+  }
+
+  // GPUBLUR_PASS_TIMES: one line per run of the steps' times (core/pass_times.hpp).
+  void log_pass_times() {
+    for (auto& [q, step_forms] : pass_queries_) {
+      std::vector<GLuint64> ns(q.size(), 0);
+      for (size_t i = 0; i < q.size(); ++i) glGetQueryObjectui64v(q[i], GL_QUERY_RESULT, &ns[i]);
+      std::vector<std::pair<std::string, double>> times;
+      for (size_t i = 0; i + 1 < q.size(); ++i) times.emplace_back(step_forms[i], double(ns[i + 1] - ns[i]) * 1e-6);
+      spdlog::info("{}", pass_times_line(times));
+      glDeleteQueries(GLsizei(q.size()), q.data());
+    }
+    pass_queries_.clear();
   }
 
   // The frame of run / warm_up / run_repeated: an uploaded image, the context current, the program's steps
@@ -311,6 +343,7 @@ class GlBackend final : public Backend {
     std::function<void()> work;
     if (Status s = prepare(plan.program, work, path); !s) return s;
     body(work);
+    if (!pass_queries_.empty()) log_pass_times();
     glBindSampler(0, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     if (Status e = gl_errors(fmt::format("{} the program ({})", doing, path)); !e) return e;
@@ -370,6 +403,8 @@ class GlBackend final : public Backend {
   std::unique_ptr<GlContext> ctx_;
   std::unique_ptr<GlPassContext> passes_;
   bool timer_query_ = false;
+  // GPUBLUR_PASS_TIMES: each run's timestamp queries and its steps' forms, until log_pass_times reads them.
+  std::vector<std::pair<std::vector<GLuint>, std::vector<std::string>>> pass_queries_;
   bool ran_ = false;
   int channels_ = 0;
   GLuint query_ = 0;
