@@ -274,10 +274,11 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth)
 }
 
 // box_cols_kernel on every (strip, segment) of an image of W x H with C channels (rowv = W * C floats; V =
-// float4 when that is a whole number of them, the kernels' choice).
+// float4 when that is a whole number of them, the kernels' choice); strips of NL value columns (0: 32 bytes).
 template <typename V, typename WL>
-double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, int nth) {
-  constexpr int K = cuda::VecInfo<V>::K, NL = int(32 / sizeof(V));
+double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, int nth, int nl = 0) {
+  constexpr int K = cuda::VecInfo<V>::K;
+  const int NL = nl > 0 ? nl : int(32 / sizeof(V));
   const BoxWidths bw = widths_of(widths);
   const Image src = random_image(W, H, C, 11u + unsigned(W * 17 + H));
   const Image want = reference(src, widths, b, 1, false);
@@ -421,9 +422,11 @@ TEST(CudaBoxEmulated, ColumnsMatchReference) {
                    " widths[0] " + std::to_string(c.widths[0]) + " x" + std::to_string(c.widths.size()));
       const double e4 = emulate_cols<float4>(3, c.n, 4, c.widths, b, c.nseg, c.nth);  // 3 RGBA columns: a partial strip
       const double e1 = emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth);   // 10 floats: 2 strips, one partial
-      EXPECT_LE(e4, 1e-5);
-      EXPECT_LE(e1, 1e-5);
-      worst = std::max({worst, e1, e4});
+      // 16-byte strips: one float4 column per block, or 4 floats (10: 3 strips, one partial).
+      const double n4 = emulate_cols<float4>(2, c.n, 4, c.widths, b, c.nseg, c.nth, 1);
+      const double n1 = emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth, 4);
+      for (double e : {e4, e1, n4, n1}) EXPECT_LE(e, 1e-5);
+      worst = std::max({worst, e1, e4, n4, n1});
     }
   std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
 }
@@ -484,24 +487,45 @@ TEST(CudaBoxEmulated, MovingAverageLinesMatchReference) {
   std::printf("[ measured ] moving-average lines: max abs error %.3g\n", worst);
 }
 
-// The plans the kernels get on an H100 (half an SM per block: 115712 bytes), 4096^2 RGBA, Kovesi's 3 widths at
-// sigma 3, 12, 48, 200: whole rows, columns in segments whose halo stays a fraction of the segment.
+// An H100's budgets (233472 bytes per SM, 232448 opt-in per block): two blocks per SM, or one.
+cuda::LineBudgets h100_budgets() {
+  cuda::LineBudgets lim;
+  lim.shared = 233472 / 2 - 1024;
+  lim.whole = 232448;
+  lim.min_segment = 64;
+  return lim;
+}
+
+// The kernels' plans for RGBA float32 (float4 rows; columns in strips of 2 or 1 float4).
+cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found) {
+  cuda::AxisPlan p;
+  *found = cols ? cuda::plan_axis_lines(n, bw, {2, 1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), p)
+                : cuda::plan_axis_lines(n, bw, {1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), p);
+  return p;
+}
+
+// The plans the kernels get on an H100 (half an SM per block: 115712 bytes; 232448 at one block per SM),
+// 4096^2 RGBA, Kovesi's 3 widths at sigma 3, 12, 48, 200: whole rows, columns in segments whose halo stays a
+// fraction of the segment, or whole in 16-byte strips where that goes over fewer positions (sigma 200).
 TEST(CudaBoxEmulated, PlansFor4096Rgba) {
   const size_t budget = 233472 / 2 - 1024;
   for (double sigma : {3.0, 12.0, 48.0, 200.0}) {
     const BoxWidths bw = widths_of(kovesi_widths(sigma, 3));
-    cuda::LinePlan rows, cols;
-    ASSERT_TRUE(cuda::plan_lines(4096, bw, 1, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, rows));
-    ASSERT_TRUE(cuda::plan_lines(4096, bw, 2, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, cols));
+    bool rows_ok = false, cols_ok = false;
+    const cuda::AxisPlan rp = plan_rgba(4096, bw, false, &rows_ok), cp = plan_rgba(4096, bw, true, &cols_ok);
+    ASSERT_TRUE(rows_ok);
+    ASSERT_TRUE(cols_ok);
+    const cuda::LinePlan &rows = rp.lines, &cols = cp.lines;
     EXPECT_EQ(rows.nseg, 1) << sigma;
+    EXPECT_FALSE(rp.whole_sm || cp.whole_sm) << sigma;
     EXPECT_EQ(rows.S % 2, 1);
     EXPECT_EQ(cols.S % 2, 1);
     EXPECT_LE(rows.smem.bytes, budget);
     EXPECT_LE(cols.smem.bytes, budget);
-    std::printf("[ measured ] sigma %g (R %d): rows S %d, %d segment(s), %zu bytes; columns S %d, %d segment(s) of "
-                "%d (+%d halo rows), %zu bytes\n",
-                sigma, bw.reach, rows.S, rows.nseg, rows.smem.bytes, cols.S, cols.nseg, cols.seg_len, 2 * bw.reach,
-                cols.smem.bytes);
+    std::printf("[ measured ] sigma %g (R %d): rows S %d, %d segment(s), %zu bytes; columns %d B strips, S %d, %d "
+                "segment(s) of %d (+%d halo rows), %zu bytes\n",
+                sigma, bw.reach, rows.S, rows.nseg, rows.smem.bytes, cp.nl * 16, cols.S, cols.nseg, cols.seg_len,
+                2 * bw.reach, cols.smem.bytes);
   }
 }
 
@@ -537,10 +561,11 @@ TEST(CudaIntegralEmulated, RowsColumnsAndWalkersMatchReference) {
       const double r1 = b == Border::Clamp ? emulate_rows<float>(c.n, 1, c.widths, b, c.nseg, c.nth) : 0.0;
       const double c4 = emulate_cols<float4>(3, c.n, 4, c.widths, b, c.nseg, c.nth);
       const double c1 = b == Border::Wrap ? emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth) : 0.0;
+      const double n4 = emulate_cols<float4>(1, c.n, 4, c.widths, b, c.nseg, c.nth, 1);  // a 16-byte strip
       const double m4 = moving_average_error<float4>(c.n, c.widths, b);
-      for (double e : {r4, r1, c4, c1, m4}) EXPECT_LE(e, 1e-5);
+      for (double e : {r4, r1, c4, c1, n4, m4}) EXPECT_LE(e, 1e-5);
       worst_rows = std::max({worst_rows, r4, r1});
-      worst_cols = std::max({worst_cols, c4, c1});
+      worst_cols = std::max({worst_cols, c4, c1, n4});
       worst_ma = std::max(worst_ma, m4);
     }
   std::printf("[ measured ] emulated integral1d: rows %.3g, columns %.3g, moving-average lines %.3g max abs error\n",
@@ -566,6 +591,82 @@ TEST(CudaIntegralEmulated, LongRowsStayWithinFloatRounding) {
                   "abs error %.3g\n", n, sigma, double(widths[0]), plan.nseg, plan.S, err);
       EXPECT_LE(err, 2e-6);
     }
+}
+
+// ---- Large reach (sigma 400+): the plan stays in shared memory ---------------------------------------------
+
+struct LargeCase {
+  const char* method;
+  double sigma;
+  BoxWidths bw;
+};
+
+std::vector<LargeCase> large_cases(double sigma) {
+  return {{"integral", sigma, widths_of(std::vector<float>(5, float(frac_width_for_variance(sigma * sigma / 5))))},
+          {"integral:passes=4", sigma,
+           widths_of(std::vector<float>(4, float(frac_width_for_variance(sigma * sigma / 4))))},
+          {"box", sigma, widths_of(kovesi_widths(sigma, 3))}};
+}
+
+// The cliff (issue 9 point 5): at integral sigma 400 (reach 1550) a column of 32-byte strips plus its halo fits
+// two-per-SM shared memory in no segment length (64 rows + 3100 halo rows x 32 B = 101 KB, with the chunk
+// prefixes 125 KB > 113 KB), so the columns went to the global kernel (18x slower). The plan now stays in shared
+// memory at 1024^2 and 4096^2 for sigma 400 and 800 (narrower strips, or one block per SM), and at sigma 400
+// costs at most 1.6x the sigma-200 plan (the halo 2R grows with sigma: at 1024 rows it is 3x the line; the old
+// plan for box sigma 400 at 4096, 6 segments of 32-byte strips, was 2.5x).
+TEST(CudaBoxEmulated, LargeReachPlansStayInSharedMemory) {
+  const cuda::LineBudgets lim = h100_budgets();
+  for (int n : {1024, 4096}) {
+    std::vector<LargeCase> at200 = large_cases(200);
+    for (double sigma : {400.0, 800.0}) {
+      std::vector<LargeCase> cs = large_cases(sigma);
+      for (size_t i = 0; i < cs.size(); ++i) {
+        const LargeCase& c = cs[i];
+        SCOPED_TRACE(std::string(c.method) + " sigma " + std::to_string(int(sigma)) + " n " + std::to_string(n));
+        for (bool cols : {false, true}) {
+          bool ok = false, ok200 = false;
+          const cuda::AxisPlan p = plan_rgba(n, c.bw, cols, &ok), p200 = plan_rgba(n, at200[i].bw, cols, &ok200);
+          ASSERT_TRUE(ok) << (cols ? "columns" : "rows") << " would run the global kernel";
+          ASSERT_TRUE(ok200);
+          EXPECT_LE(p.lines.smem.bytes, p.whole_sm ? lim.whole : lim.shared);
+          EXPECT_EQ(p.lines.S % 2, 1);
+          if (sigma == 400) EXPECT_LE(p.cost, 1.6 * p200.cost) << (cols ? "columns" : "rows");
+          std::printf("[ measured ] %s sigma %g (R %d) %d^2 RGBA %s: %d line(s)/block, %d segment(s) of %d + %d "
+                      "halo, S %d, %zu bytes, %s, cost %.3g (%.2fx sigma 200)\n",
+                      c.method, sigma, c.bw.reach, n, cols ? "columns" : "rows", p.nl, p.lines.nseg, p.lines.seg_len,
+                      2 * c.bw.reach, p.lines.S, p.lines.smem.bytes, p.whole_sm ? "1 block/SM" : "2 blocks/SM",
+                      p.cost, p.cost / p200.cost);
+        }
+        // The old rule (32-byte strips, two blocks per SM only) found nothing for integral's (5 passes) columns.
+        if (std::string(c.method) == "integral") {
+          cuda::LinePlan old;
+          EXPECT_FALSE(cuda::plan_lines(n, c.bw, 2, 16, 4, cuda::box_smax<float4>(), kThreads, lim.shared,
+                                        lim.min_segment, old));
+        }
+      }
+    }
+  }
+}
+
+// The block logic of the plans above that the old ones never ran: integral sigma 400 columns at 1024 and 4096
+// rows (RGBA, 16-byte strips, the plans' segments), emulated with the kernels' 256 threads, against the CPU
+// reference.
+TEST(CudaBoxEmulated, LargeReachColumnPlansMatchReference) {
+  const char* small = std::getenv("GPUBLUR_CUDA_TEST_SMALL");
+  for (int n : {1024, 4096}) {
+    if (small && std::string(small) == "1" && n > 1024) continue;
+    const std::vector<float> widths(5, float(frac_width_for_variance(400.0 * 400.0 / 5)));
+    bool ok = false;
+    const cuda::AxisPlan p = plan_rgba(n, widths_of(widths), true, &ok);
+    ASSERT_TRUE(ok);
+    for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " border " + border_name(b));
+      const double e = emulate_cols<float4>(p.nl, n, 4, widths, b, p.lines.nseg, kThreads, p.nl);
+      std::printf("[ measured ] integral sigma 400, %d rows, %d column(s) per block, %d segment(s), border %s: max "
+                  "abs error %.3g\n", n, p.nl, p.lines.nseg, border_name(b), e);
+      EXPECT_LE(e, 1e-5);
+    }
+  }
 }
 
 }  // namespace

@@ -8,11 +8,14 @@
 //    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows.
 //  - columns (y): a strip of 32 bytes per row (2 float4 or 8 float value columns: whole 32-byte sectors, any
 //    channel count) down the column; the box runs on each value column, independent of channels. Results go
-//    straight from registers to device memory (each store instruction writes whole sectors).
+//    straight from registers to device memory (each store instruction writes whole sectors). Where a column
+//    and its halo outgrow the budget, a strip of 16 bytes (1 float4 or 4 floats: half the shared memory per
+//    position) may be cheaper than many segments (box_cascade.cuh's plan_axis_lines weighs them).
 //  - lines longer than the block's shared memory (BoxTuning::smem_budget, by default half an SM so that two
 //    blocks share one and overlap their loads with each other's math) are cut into segments, each loaded with
-//    its halo of R (from L2: neighbouring segments run in neighbouring blocks); lines whose halo alone does not
-//    fit run the moving-average kernel (global memory, one thread per line).
+//    its halo of R (from L2: neighbouring segments run in neighbouring blocks), or, where that costs less than
+//    many short segments, take the opt-in maximum at one block per SM; lines whose halo fits neither run the
+//    moving-average kernel (global memory, one thread per line).
 //  - the x/y pair (core's box_pair) may run as one kernel on 2D tiles with their halo (BoxTuning::
 //    fused_max_radius): one read and one write of the image instead of two of each, the halo read from L2.
 //
@@ -54,11 +57,10 @@ __global__ void __launch_bounds__(kLineThreads, 2)
 }
 
 // Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment).
-template <typename V, int SMAX>
+template <typename V, int SMAX, int NL>
 __global__ void __launch_bounds__(kLineThreads, 2)
     box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b, BoxWidths bw, int S,
                     int seg_len, int nseg, unsigned base_off, unsigned tot_off) {
-  constexpr int NL = int(32 / sizeof(V));
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);
   V* s = reinterpret_cast<V*>(sm);  // [position][lane]
@@ -108,27 +110,30 @@ __global__ void __launch_bounds__(kLineThreads)
                                              });
 }
 
-size_t line_budget() {
+// Two blocks per SM (or BoxTuning::smem_budget alone), else one block per SM with the opt-in maximum.
+LineBudgets line_budgets() {
   const BoxTuning& t = box_tuning();
   const size_t optin = size_t(max_smem_optin());
-  const size_t want = t.smem_budget > 0 ? size_t(t.smem_budget) : size_t(smem_per_sm()) / 2 - 1024;
-  return std::min(want, optin);
-}
-
-bool plan_box_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K, int smax_v, LinePlan& out) {
-  return plan_lines(n, bw, nl, vbytes, K, smax_v, kLineThreads, line_budget(), box_tuning().min_segment, out);
+  LineBudgets lim;
+  lim.min_segment = t.min_segment;
+  lim.shared = std::min(t.smem_budget > 0 ? size_t(t.smem_budget) : size_t(smem_per_sm()) / 2 - 1024, optin);
+  lim.whole = t.smem_budget > 0 ? 0 : optin;  // a set budget is what the caller wants measured
+  return lim;
 }
 
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
+std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
 template <typename T>
-bool plan_rows(const DevImage& img, const BoxWidths& bw, LinePlan& p) {
-  return plan_box_lines(img.width, bw, 1, sizeof(T), VecInfo<T>::K, box_smax<T>(), p);
+bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
+  return plan_axis_lines(img.width, bw, {1}, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
+                         p);
 }
 
 template <typename T>
-Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const LinePlan& p,
+Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
                 cudaStream_t st, std::string& path) {
+  const LinePlan& p = ap.lines;
   auto k = box_rows_kernel<T, box_smax<T>()>;
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   const long long blocks = (long long)src.height * p.nseg;
@@ -136,32 +141,48 @@ Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWid
   k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data),
                                                           src.width, b, bw, p.S, p.seg_len, p.nseg,
                                                           unsigned(p.smem.base_off), unsigned(p.smem.tot_off));
-  path = "box1d-rows" + seg_text(p.nseg);
+  path = "box1d-rows" + sm_text(ap) + seg_text(p.nseg);
   return cuda_status(cudaGetLastError(), "launching box1d (rows)");
 }
 
 // Columns: float4 values where a row is a whole number of them, else floats.
 bool cols_vec4(const DevImage& img) { return (size_t(img.width) * img.channels) % 4 == 0; }
 
+// Strips of 32 bytes (whole sectors) or 16 (half the shared memory per position); BoxTuning::strip_bytes
+// forces one.
 template <typename V>
-bool plan_cols(const DevImage& img, const BoxWidths& bw, LinePlan& p) {
-  return plan_box_lines(img.height, bw, int(32 / sizeof(V)), sizeof(V), VecInfo<V>::K, box_smax<V>(), p);
+bool plan_cols(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
+  constexpr int wide = int(32 / sizeof(V)), narrow = int(16 / sizeof(V));
+  const int force = box_tuning().strip_bytes, n = img.height, K = VecInfo<V>::K;
+  const LineBudgets lim = line_budgets();
+  if (force == 32) return plan_axis_lines(n, bw, {wide}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, p);
+  if (force == 16) return plan_axis_lines(n, bw, {narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, p);
+  return plan_axis_lines(n, bw, {wide, narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, p);
 }
 
-template <typename V>
-Status run_cols(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const LinePlan& p,
-                cudaStream_t st, std::string& path) {
-  constexpr int NL = int(32 / sizeof(V));
+template <typename V, int NL>
+Status run_cols_nl(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
+                   cudaStream_t st, std::string& path) {
+  const LinePlan& p = ap.lines;
   const int rowv = int(size_t(src.width) * src.channels * sizeof(float) / sizeof(V));
   const long long blocks = (long long)((rowv + NL - 1) / NL) * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
-  auto k = box_cols_kernel<V, box_smax<V>()>;
+  auto k = box_cols_kernel<V, box_smax<V>(), NL>;
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
                                                           rowv, src.height, b, bw, p.S, p.seg_len, p.nseg,
                                                           unsigned(p.smem.base_off), unsigned(p.smem.tot_off));
-  path = "box1d-cols" + seg_text(p.nseg);
+  path = std::string("box1d-cols") + (NL * sizeof(V) < 32 ? "-strip16" : "") + sm_text(ap) + seg_text(p.nseg);
   return cuda_status(cudaGetLastError(), "launching box1d (columns)");
+}
+
+template <typename V>
+Status run_cols(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
+                cudaStream_t st, std::string& path) {
+  constexpr int wide = int(32 / sizeof(V)), narrow = int(16 / sizeof(V));
+  if (ap.nl == wide) return run_cols_nl<V, wide>(src, dst, b, bw, ap, st, path);
+  if (ap.nl == narrow) return run_cols_nl<V, narrow>(src, dst, b, bw, ap, st, path);
+  return Status::fail("CUDA box1d: no column kernel for " + std::to_string(ap.nl) + " lines per block");
 }
 
 // The fused pair's chunks and shared memory (both cascades share the prefix / total arrays).
@@ -200,7 +221,7 @@ Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWi
 
 // Whether the pass runs in shared memory (and how), per channel type.
 template <typename T>
-bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, LinePlan& p) {
+bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, AxisPlan& p) {
   if (box_tuning().force_global) return false;
   if (axis == 0) return plan_rows<T>(img, bw, p);
   return cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
@@ -210,7 +231,7 @@ bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, LinePlan& p) 
 template <typename T>
 Status run_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& out, void* scratch,
                  size_t scratch_bytes, cudaStream_t st, std::string& path, const std::string& name) {
-  LinePlan p;
+  AxisPlan p;
   if (!plan_axis<T>(src, axis, bw, p)) {
     Status s = launch_moving_average_bw(bw, axis, b, src, out, scratch, scratch_bytes, st, path);
     path = name + (axis == 0 ? "-global-rows" : "-global-cols");
@@ -244,9 +265,11 @@ Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, con
 BoxTuning& box_tuning() {
   static BoxTuning t = [] {
     BoxTuning d;
-    // GPUBLUR_CUDA_BOX_FUSED=R and GPUBLUR_CUDA_BOX_SMEM=bytes override the defaults (bench without a rebuild).
+    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes and GPUBLUR_CUDA_BOX_STRIP=32|16 override the
+    // defaults (bench without a rebuild).
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_STRIP"); e && *e) d.strip_bytes = std::atoi(e);
     return d;
   }();
   return t;
@@ -259,7 +282,7 @@ size_t box1d_scratch(const Pass& pass, const DevImage& src) {
 }
 
 size_t box_lines_scratch(const BoxWidths& bw, int axis, const DevImage& src) {
-  LinePlan p;
+  AxisPlan p;
   bool smem = false;
   switch (src.channels) {
     case 1: smem = plan_axis<float>(src, axis, bw, p); break;

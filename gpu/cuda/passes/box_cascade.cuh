@@ -20,6 +20,7 @@
 // from the registers holding the outputs.
 #pragma once
 #include <algorithm>
+#include <initializer_list>
 
 #include "gpu/cuda/passes/box_common.cuh"
 
@@ -286,6 +287,59 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     }
     if (seg_len == 1) return false;
   }
+}
+
+// Positions a block's cascade goes over for a line of len loaded positions: the load, then every box's outputs
+// (each box shortens the line by its span - 1). What a line pass costs on chip grows with this, halo included.
+inline long long cascade_positions(int len, const BoxWidths& bw) {
+  long long p = len;
+  for (int i = 0; i < bw.n; ++i) p += (len -= bw.span(i) - 1);
+  return p;
+}
+
+// Shared memory a line pass may take per block (box1d.cu reads them from the device; tests give an H100's).
+struct LineBudgets {
+  size_t shared = 0;  // at two blocks per SM (half an SM less the 1 KiB reserved per block), or BoxTuning's
+  size_t whole = 0;   // at one block per SM (the opt-in maximum); 0: not an option
+  int min_segment = 64;
+};
+
+// A line pass: lines per block (rows: 1; columns: the strip's value columns), segments, and whether the block
+// takes more than the two-per-SM budget (one block per SM).
+struct AxisPlan {
+  LinePlan lines;
+  int nl = 0;
+  bool whole_sm = false;
+  double cost = 0;  // segments x cascade_positions, weighted as below
+};
+
+// The cheapest of: every strip width in nls (lines per block; the widest first) at the shared budget, then at
+// the whole-SM one. A column line plus its halo 2R can outgrow the two-per-SM budget at the widest strip (2
+// float4 columns: 32 B per position, at R 1550 even a 64-row segment needs 125 KB of 113) while a strip of half
+// the width, or one block per SM, holds it: those are tried before giving up. Weights: a narrower strip x 1.1
+// (each load and store instruction touches half sectors; the neighbouring strip's block, launched next to it,
+// reads the other halves from L2), one block per SM x 2 (its loads no longer overlap another block's cascade:
+// at worst load and math run in series). Ties go to the earlier candidate. False: none fits (the
+// moving-average kernel, global memory, is the last resort).
+inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<int> nls, size_t vbytes, int K,
+                            int smax_v, int nth, const LineBudgets& lim, AxisPlan& out) {
+  bool found = false;
+  const int widest = *std::max_element(nls.begin(), nls.end());
+  for (const bool whole : {false, true}) {
+    const size_t budget = whole ? lim.whole : lim.shared;
+    if (budget == 0 || (whole && lim.whole <= lim.shared)) continue;
+    for (const int nl : nls) {
+      LinePlan p;
+      if (!plan_lines(n, bw, nl, vbytes, K, smax_v, nth, budget, lim.min_segment, p)) continue;
+      const double cost = double(p.nseg) * double(cascade_positions(p.seg_len + 2 * bw.reach, bw)) *
+                          (nl < widest ? 1.1 : 1.0) * (whole ? 2.0 : 1.0);
+      if (!found || cost < out.cost) {
+        out.lines = p, out.nl = nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
+        found = true;
+      }
+    }
+  }
+  return found;
 }
 
 }  // namespace gpublur::cuda

@@ -14,9 +14,10 @@
 // Lines wider than shared memory: a block takes half an SM by default (two blocks per SM overlap loads and
 // math; ~113 KiB on an H100: a 4096-wide RGBA row, 64 KiB, plus its halo fits whole up to a reach of ~3000);
 // longer lines (a 16384-wide RGBA row is 256 KiB, beyond even the 227 KiB opt-in) are cut into segments, each
-// loaded with its halo of R from L2 (neighbouring segments run in neighbouring blocks); where even the halo
-// does not fit (segments shorter than 64 outputs), the moving-average kernel (global memory, float64 running
-// sums, one thread per line) runs the cascade.
+// loaded with its halo of R from L2 (neighbouring segments run in neighbouring blocks). Columns whose 32-byte
+// strip plus halo 2R fits no segment (sigma 400: R 1550) take 16-byte strips, or the opt-in maximum at one
+// block per SM, whichever goes over fewer positions (box_cascade.cuh's plan_axis_lines); only where none fits
+// does the moving-average kernel (global memory, float64 running sums, one thread per line) run the cascade.
 #include "gpu/cuda/passes/box_cascade.cuh"
 
 namespace gpublur::cuda {
