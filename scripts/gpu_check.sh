@@ -117,7 +117,7 @@ BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench cuda_const --backend cuda \
 BENCH_PART=bench2 SIGMAS=3,12,48,100,200 bench gl_const --backend gl \
   --method integral,integral:passes=4,box,iir,iir:impl=deriche,fft
 BENCH_PART=bench2 SIGMAS=400 bench cuda_sigma400 --backend cuda --method fft,gauss-sep,iir,integral
-BENCH_PART=bench2 SIGMAS=200,400,800 bench cuda_box_large --backend cuda --method box,integral,integral:passes=4
+BENCH_PART=bench2 SIGMAS=200,400,512 bench cuda_box_large --backend cuda --method box,integral,integral:passes=4
 # iir with the wrap border (two extra sweeps per line for the periodic start state).
 BENCH_PART=bench2 SIGMAS=12,200 bench cuda_iir_wrap --backend cuda --method iir --border wrap
 # gauss-sep handing over to fft from a radius (off by default until this crossover is measured).

@@ -612,8 +612,9 @@ std::vector<LargeCase> large_cases(double sigma) {
 // two-per-SM shared memory in no segment length (64 rows + 3100 halo rows x 32 B = 101 KB, with the chunk
 // prefixes 125 KB > 113 KB), so the columns went to the global kernel (18x slower). The plan now stays in shared
 // memory at 1024^2 and 4096^2 for sigma 400 and 800 (narrower strips, or one block per SM), and at sigma 400
-// costs at most 1.6x the sigma-200 plan (the halo 2R grows with sigma: at 1024 rows it is 3x the line; the old
-// plan for box sigma 400 at 4096, 6 segments of 32-byte strips, was 2.5x).
+// its weighted cost is at most 2.6x the sigma-200 plan's (the halo 2R grows with sigma: at 1024 rows it is 3x
+// the line; 16-byte strips weigh 1.75 per position). Measured on an H100 with the first weights: integral
+// 4096^2 sigma 400 2.60 ms (the global kernel: 28.85 ms), 1024^2 0.348 ms (9.21 ms).
 TEST(CudaBoxEmulated, LargeReachPlansStayInSharedMemory) {
   const cuda::LineBudgets lim = h100_budgets();
   for (int n : {1024, 4096}) {
@@ -630,7 +631,7 @@ TEST(CudaBoxEmulated, LargeReachPlansStayInSharedMemory) {
           ASSERT_TRUE(ok200);
           EXPECT_LE(p.lines.smem.bytes, p.whole_sm ? lim.whole : lim.shared);
           EXPECT_EQ(p.lines.S % 2, 1);
-          if (sigma == 400) EXPECT_LE(p.cost, 1.6 * p200.cost) << (cols ? "columns" : "rows");
+          if (sigma == 400) EXPECT_LE(p.cost, 2.6 * p200.cost) << (cols ? "columns" : "rows");
           std::printf("[ measured ] %s sigma %g (R %d) %d^2 RGBA %s: %d line(s)/block, %d segment(s) of %d + %d "
                       "halo, S %d, %zu bytes, %s, cost %.3g (%.2fx sigma 200)\n",
                       c.method, sigma, c.bw.reach, n, cols ? "columns" : "rows", p.nl, p.lines.nseg, p.lines.seg_len,
