@@ -160,7 +160,8 @@ std::string program_text(const Program& p) {
       for (int x : pass.widths) w += (w.empty() ? "" : ",") + std::to_string(x);
       arg("w " + w);
     }
-    if (pass.op == Op::Sat || pass.op == Op::Spread) arg("extend " + std::to_string(pass.extend));
+    if (pass.op == Op::Sat || pass.op == Op::Spread || (pass.op == Op::Scale && pass.extend > 0))
+      arg("extend " + std::to_string(pass.extend));
     s += "(" + args + ") " + std::to_string(pass.src) + "->" + std::to_string(pass.dst);
   }
   return s;

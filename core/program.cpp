@@ -194,7 +194,7 @@ Status validate_program(const Program& p) {
         break;
       case Op::Scale:
         if (s.taps.size() != 1) return fail(i, "a scale pass takes one factor");
-        if (dst.pad > src.pad) return fail(i, "a scale pass reads beyond its source");
+        if (s.extend < 0 || dst.pad + s.extend > src.pad) return fail(i, "a scale pass reads beyond its source");
         break;
       case Op::Diffusion:
         if (s.taps.size() != 1 || !(s.taps[0] > 0.0f && s.taps[0] <= 0.25f))

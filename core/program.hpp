@@ -45,8 +45,12 @@ enum class Op : int {
   // dst(x, y) = sum_{a, b in -1..1} w_a w_b E(x - 1 + a R, y - 1 + b R), w = (1, -2, 1), R = widths[0] >= 1,
   // E = src read with the border mode on [-extend, w + extend) x [-extend, h + extend) and 0 beyond. Two
   // inclusive Sats of it are R^4 times the tent (R - |dx|)(R - |dy|) convolution of E (core/methods/spread.cpp).
+  // All of dst's padding lies before the image: its stored pixel (i, j) is (x, y) = (i, j) - 2 pad, so the
+  // stored area is [-2 pad, w) x [-2 pad, h) (the integrations need only the margin before each line).
   Spread,
-  Scale,          // dst = taps[0] * src over dst's area; src float64 (a table) covering it, dst float32
+  // dst = taps[0] * src over dst's area, src float64 (a table) covering it read `extend` pixels on, dst float32:
+  // dst(x, y) = taps[0] src(x + extend, y + extend) (extend: a Spread table's shift)
+  Scale,
   // Direct 2D correlation with a full matrix of widths[0] x widths[1] (odd) weights, taps row-major:
   // dst(x, y) = sum_{j, i} taps[(j + ry) * widths[0] + (i + rx)] src(x + i, y + j), rx = widths[0] / 2,
   // ry = widths[1] / 2 (a user's convolution kernel is flipped by its recipe into this form).

@@ -1,6 +1,7 @@
 // spread: Kosloff's spreading in gather form (core/program.hpp Op::Spread): each pixel of the float64
 // destination (a storage buffer of dvec4, rows of dsize.x) sums the nine weighted source pixels that spread
-// onto it, dst(t) = sum w_a w_b E(p - 1 + (a, b) R), w = (1, -2, 1), p = t - dst_pad; E is the source read
+// onto it, dst(t) = sum w_a w_b E(p - 1 + (a, b) R), w = (1, -2, 1), p = t - 2 dst_pad (all of dst's padding
+// lies before the image); E is the source read
 // with the border mode on the area extended by `extend` pixels and 0 beyond.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform sampler2D src;
@@ -15,7 +16,7 @@ uniform int border;
 void main() {
   ivec2 t = ivec2(gl_GlobalInvocationID.xy);
   if (t.x >= dsize.x || t.y >= dsize.y) return;
-  ivec2 p = t - dst_pad - 1;
+  ivec2 p = t - 2 * dst_pad - 1;
   dvec4 acc = dvec4(0.0);
   for (int b = -1; b <= 1; ++b) {
     int y = p.y + b * R;

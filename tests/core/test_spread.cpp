@@ -85,6 +85,22 @@ TEST(Spread, BorderValuesMustBeSpread) {
   EXPECT_GT(max_abs_error(testing::f64_separable_2d(src, tent(5), "clamp"), got), 1e-2);
 }
 
+// The tables hold only the margin before the image (P = 2R - 2 as padding R - 1, all of it before: Op::Spread),
+// so their area is (w + P)(h + P), not (w + 2P)(h + 2P); Scale reads them R - 1 pixels on. Control: read
+// without that shift, the result is wrong, so the test above sees the one-sided layout.
+TEST(Spread, TablesHoldOnlyTheMarginBefore) {
+  const int R = 6;
+  Plan plan = spread_plan({{"radius", std::to_string(R)}, {"border", "mirror"}});
+  for (size_t i = 2; i < plan.program.images.size(); ++i) EXPECT_EQ(plan.program.images[i].pad, R - 1);
+  ASSERT_EQ(plan.program.passes.back().op, Op::Scale);
+  EXPECT_EQ(plan.program.passes.back().extend, R - 1);
+  const Image src = random_image(23, 17, 2, 11);
+  plan.program.passes.back().extend = 0;
+  Image got;
+  ASSERT_TRUE(reference_run(plan, src, got).ok());
+  EXPECT_GT(max_abs_error(testing::f64_separable_2d(src, tent(R), "mirror"), got), 1e-2);
+}
+
 TEST(Spread, ImpulseVarianceIsRSquaredMinusOneOverSix) {
   for (int R : {1, 4, 7, 12}) {
     const Plan plan = spread_plan({{"radius", std::to_string(R)}, {"border", "zero"}});

@@ -1,6 +1,7 @@
 // spread: the nine weighted source pixels that spread onto each pixel of the float64 destination (gather form
 // of Kosloff's spreading, core/program.hpp Op::Spread): dst(x, y) = sum w_a w_b E(x - 1 + a R, y - 1 + b R),
-// w = (1, -2, 1), E the source read with the border mode on the area extended by pass.extend and 0 beyond.
+// w = (1, -2, 1), E the source read with the border mode on the area extended by pass.extend and 0 beyond;
+// stored pixel i of dst is image pixel i - 2 dpad (all of dst's padding lies before the image).
 // One thread per destination pixel, rows grid-strided; the nine reads hit three source rows (L1/L2).
 #include <algorithm>
 #include <string>
@@ -17,9 +18,9 @@ __global__ void spread_kernel(const T* __restrict__ src, int W, int H, Border b,
   constexpr int K = VecInfo<T>::K;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= dstride) return;
-  const int x = i - dpad;
+  const int x = i - 2 * dpad;
   for (int row = blockIdx.y; row < drows; row += gridDim.y) {
-    const int y = row - dpad;
+    const int y = row - 2 * dpad;
     double acc[K];
 #pragma unroll
     for (int c = 0; c < K; ++c) acc[c] = 0.0;
