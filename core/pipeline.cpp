@@ -463,6 +463,13 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
 
 void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& backends, const Plan& plan,
                   const PipelineOptions& opts, RunRecord& run) {
+  std::promise<std::vector<Backend*>> opened;
+  opened.set_value(backends);
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false}, plan, opts, run);
+}
+
+void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, const Plan& plan,
+                  const PipelineOptions& opts, RunRecord& run) {
   const auto t0 = Clock::now();
   const size_t n = jobs.size();
   run.images.assign(n, ImageRecord{});
@@ -488,9 +495,21 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
   std::atomic<size_t> next{0};
   std::atomic<int> readers_left{threads};
 
-  ReadLimits limits = opts.limits;
-  limits.keep_packed = opts.packed_io != 0;
-  for (Backend* b : backends) limits.keep_packed = limits.keep_packed && (opts.packed_io == 1 || b->prefers_packed());
+  // Whether 8-bit PNGs stay bytes: every backend converts on a device (or GPUBLUR_PACKED_IO says); before the
+  // backends are open, the caller's guess.
+  std::mutex packed_mutex;
+  int packed_known = -1;  // -1: backends not open yet
+  auto keep_packed = [&]() -> bool {
+    if (opts.packed_io != -1) return opts.packed_io == 1;
+    std::lock_guard<std::mutex> lock(packed_mutex);
+    if (packed_known < 0) {
+      if (pending.ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return pending.packed_guess;
+      bool all = true;
+      for (Backend* b : pending.ready.get()) all = all && b->prefers_packed();
+      packed_known = all ? 1 : 0;
+    }
+    return packed_known == 1;
+  };
   auto reader = [&] {
     std::unique_ptr<ImageIO> io = opts.make_io ? opts.make_io() : nullptr;
     for (size_t i; (i = next.fetch_add(1)) < n;) {
@@ -517,6 +536,8 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
       }
       try {
         const auto tr = Clock::now();
+        ReadLimits limits = opts.limits;
+        limits.keep_packed = keep_packed();
         Status s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour, &w.packed_colour);
         if (w.loaded.image.width > 0 || w.loaded.image.channels > 0) {  // read, if inconsistent
           const Image& img = w.loaded.image;
@@ -611,10 +632,17 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
       computed.push(std::move(w));
     }
   };
-  std::vector<std::thread> stages;
-  for (size_t b = 1; b < backends.size(); ++b) stages.emplace_back(stage, std::ref(*backends[b]));
-  stage(*backends[0]);
-  for (auto& t : stages) t.join();
+  const std::vector<Backend*> backends = pending.ready.get();  // the readers have started meanwhile
+  if (backends.empty()) {
+    next = n;  // no more reads; drop what was read (the caller reports why the backends did not open)
+    while (decoded.pop()) {
+    }
+  } else {
+    std::vector<std::thread> stages;
+    for (size_t b = 1; b < backends.size(); ++b) stages.emplace_back(stage, std::ref(*backends[b]));
+    stage(*backends[0]);
+    for (auto& t : stages) t.join();
+  }
   computed.close();
   for (auto& t : pool) t.join();
   run.wall_ms = ms_since(t0);

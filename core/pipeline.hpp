@@ -7,6 +7,7 @@
 // A bad file is an error for that file; the batch goes on.
 #pragma once
 #include <functional>
+#include <future>
 #include <istream>
 #include <memory>
 #include <string>
@@ -106,6 +107,18 @@ void run_pipeline(const std::vector<Job>& jobs, Backend& backend, const Plan& pl
 // The same with one backend stage per backend (one per GPU, `--device all`), all taking decoded images from
 // one queue: each image goes to whichever stage is free.
 void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& backends, const Plan& plan,
+                  const PipelineOptions& opts, RunRecord& run);
+
+// Backends that are still being opened when the pipeline starts, so that the readers decode the first images
+// while the driver starts (a CUDA context takes ~215 ms, a 4K PNG's decode ~240 ms: docs/performance.md, cold
+// start). `ready` gives the backends once open, or none where opening failed: the readers then stop and the
+// images read so far are dropped unrecorded (the caller reports the failure). Images read before the backends
+// are known keep their 8-bit samples as `packed_guess` says (either form gives the same result).
+struct PendingBackends {
+  std::shared_future<std::vector<Backend*>> ready;
+  bool packed_guess = false;
+};
+void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, const Plan& plan,
                   const PipelineOptions& opts, RunRecord& run);
 
 // Blocks SIGINT/SIGTERM in this thread (call before any other thread starts, so all inherit it) and starts

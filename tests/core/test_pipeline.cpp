@@ -1,6 +1,8 @@
 // The batch pipeline's pieces: input expansion and output mapping, pixel types, temp names, the bounded
 // queue, a run of wide (more than 4 channel) images through the CPU backend, and bench helpers.
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -280,6 +282,103 @@ TEST(Pipeline, SeveralBackendStagesShareOneQueue) {
       worst = std::max(worst, double(std::fabs(out.image.data[i] - expect.data[i])));
     EXPECT_LT(worst, 1e-6) << r.input;
   }
+}
+
+// Counts finished reads, to see the readers work before the backends are open.
+class CountingIO final : public ImageIO {
+ public:
+  explicit CountingIO(std::atomic<int>& reads) : io_(make_lean_io()), reads_(reads) {}
+  std::string name() const override { return io_->name(); }
+  Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
+    Status s = io_->read(path, limits, out);
+    ++reads_;
+    return s;
+  }
+  Status write(const std::string& path, const Image& img, const ImageMeta& meta) override {
+    return io_->write(path, img, meta);
+  }
+
+ private:
+  std::unique_ptr<ImageIO> io_;
+  std::atomic<int>& reads_;
+};
+
+std::vector<Job> write_inputs(TempDir& d, int n) {
+  auto io = make_lean_io();
+  for (int i = 0; i < n; ++i) {
+    ImageMeta meta;
+    meta.format = "exr";
+    meta.pixel_type = PixelType::Float;
+    EXPECT_TRUE(io->write((d / ("in_" + std::to_string(i) + ".exr")).string(),
+                          testing::random_image(29 + i, 13, 4, 300 + uint32_t(i)), meta)
+                    .ok());
+  }
+  std::vector<Job> jobs;
+  EXPECT_TRUE(collect_jobs({d.str()}, {(d / "out").string(), false, ""}, jobs).ok());
+  return jobs;
+}
+
+// Backends still opening when the pipeline starts (blur opens them on a thread of their own): the readers
+// decode meanwhile, and once the backends arrive every image is blurred as the reference does it.
+TEST(Pipeline, ReadsBeforeTheBackendsAreOpen) {
+  if (!make_lean_io()) GTEST_SKIP() << "no lean I/O adapter";
+  TempDir d;
+  const std::vector<Job> jobs = write_inputs(d, 6);
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1.5"}}, plan).ok());
+  auto backend = make_cpu_backend(BackendOptions{});
+  std::promise<std::vector<Backend*>> opened;
+  std::atomic<int> reads{0};
+  int reads_before_open = -1;
+  std::thread opener([&] {
+    // "Opening" lasts until the readers have finished two images (or 5 s).
+    for (int i = 0; i < 500 && reads < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    reads_before_open = reads;
+    opened.set_value({backend.get()});
+  });
+  PipelineOptions po;
+  po.make_io = [&reads] { return std::make_unique<CountingIO>(reads); };
+  po.io_threads = 2;
+  RunRecord run;
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false}, plan, po, run);
+  opener.join();
+  EXPECT_GE(reads_before_open, 2);
+  ASSERT_EQ(run.images.size(), jobs.size());
+  auto io = make_lean_io();
+  for (const ImageRecord& r : run.images) {
+    ASSERT_TRUE(r.ok) << r.error;
+    LoadedImage in, out;
+    ASSERT_TRUE(io->read(r.input, ReadLimits{}, in).ok());
+    ASSERT_TRUE(io->read(r.output, ReadLimits{}, out).ok());
+    Image expect;
+    ASSERT_TRUE(reference_run(plan, in.image, expect).ok());
+    ASSERT_EQ(out.image.value_count(), expect.value_count());
+    for (size_t i = 0; i < expect.value_count(); ++i) ASSERT_NEAR(out.image.data[i], expect.data[i], 1e-6) << r.input;
+  }
+}
+
+// Backends that fail to open: the readers stop, nothing is written or recorded, and the pipeline returns.
+TEST(Pipeline, BackendsThatFailToOpenEndThePipeline) {
+  if (!make_lean_io()) GTEST_SKIP() << "no lean I/O adapter";
+  TempDir d;
+  const std::vector<Job> jobs = write_inputs(d, 8);
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1.5"}}, plan).ok());
+  std::promise<std::vector<Backend*>> opened;
+  std::atomic<int> reads{0};
+  std::thread opener([&] {
+    for (int i = 0; i < 500 && reads < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    opened.set_value({});
+  });
+  PipelineOptions po;
+  po.make_io = [&reads] { return std::make_unique<CountingIO>(reads); };
+  po.io_threads = 1;
+  RunRecord run;
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false}, plan, po, run);
+  opener.join();
+  EXPECT_GE(reads.load(), 1);
+  for (const ImageRecord& r : run.images) EXPECT_TRUE(r.output.empty() || !fs::exists(r.output)) << r.output;
+  EXPECT_FALSE(fs::exists(d / "out")) << "nothing written";
 }
 
 TEST(Bench, SizesMethodsAndMedian) {
