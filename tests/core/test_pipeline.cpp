@@ -238,6 +238,24 @@ TEST(Pipeline, WideExrIsBlurredInGroupsAllChannels) {
   for (const auto& e : fs::directory_iterator(d / "out")) EXPECT_EQ(e.path().filename(), "wide.exr");
 }
 
+// Every image of the run is ok and its output file is the CPU reference's blur of its input (1e-6).
+void expect_reference_outputs(const RunRecord& run, const Plan& plan) {
+  auto io = make_lean_io();
+  for (const ImageRecord& r : run.images) {
+    ASSERT_TRUE(r.ok) << r.error;
+    LoadedImage in, out;
+    ASSERT_TRUE(io->read(r.input, ReadLimits{}, in).ok());
+    ASSERT_TRUE(io->read(r.output, ReadLimits{}, out).ok());
+    Image expect;
+    ASSERT_TRUE(reference_run(plan, in.image, expect).ok());
+    ASSERT_EQ(out.image.value_count(), expect.value_count()) << r.input;
+    double worst = 0;
+    for (size_t i = 0; i < expect.value_count(); ++i)
+      worst = std::max(worst, double(std::fabs(out.image.data[i] - expect.data[i])));
+    EXPECT_LT(worst, 1e-6) << r.input;
+  }
+}
+
 // Several backend stages (one per GPU with --device all; here three CPU backends) share one queue: every image
 // is blurred exactly once, each as the reference does it, and no stage is left waiting.
 TEST(Pipeline, SeveralBackendStagesShareOneQueue) {
@@ -269,19 +287,7 @@ TEST(Pipeline, SeveralBackendStagesShareOneQueue) {
   RunRecord run;
   run_pipeline(jobs, stages, plan, po, run);
   ASSERT_EQ(run.images.size(), 9u);
-  for (const ImageRecord& r : run.images) {
-    ASSERT_TRUE(r.ok) << r.error;
-    LoadedImage in, out;
-    ASSERT_TRUE(io->read(r.input, ReadLimits{}, in).ok());
-    ASSERT_TRUE(io->read(r.output, ReadLimits{}, out).ok());
-    Image expect;
-    ASSERT_TRUE(reference_run(plan, in.image, expect).ok());
-    ASSERT_EQ(out.image.value_count(), expect.value_count()) << r.input;
-    double worst = 0;
-    for (size_t i = 0; i < expect.value_count(); ++i)
-      worst = std::max(worst, double(std::fabs(out.image.data[i] - expect.data[i])));
-    EXPECT_LT(worst, 1e-6) << r.input;
-  }
+  expect_reference_outputs(run, plan);
 }
 
 // Counts finished reads, to see the readers work before the backends are open.
@@ -344,17 +350,7 @@ TEST(Pipeline, ReadsBeforeTheBackendsAreOpen) {
   opener.join();
   EXPECT_GE(reads_before_open, 2);
   ASSERT_EQ(run.images.size(), jobs.size());
-  auto io = make_lean_io();
-  for (const ImageRecord& r : run.images) {
-    ASSERT_TRUE(r.ok) << r.error;
-    LoadedImage in, out;
-    ASSERT_TRUE(io->read(r.input, ReadLimits{}, in).ok());
-    ASSERT_TRUE(io->read(r.output, ReadLimits{}, out).ok());
-    Image expect;
-    ASSERT_TRUE(reference_run(plan, in.image, expect).ok());
-    ASSERT_EQ(out.image.value_count(), expect.value_count());
-    for (size_t i = 0; i < expect.value_count(); ++i) ASSERT_NEAR(out.image.data[i], expect.data[i], 1e-6) << r.input;
-  }
+  expect_reference_outputs(run, plan);
 }
 
 // Backends that fail to open: the readers stop, nothing is written or recorded, and the pipeline returns.

@@ -36,7 +36,8 @@ Status run_scale(double f, int shift, const DevImage& src, const DevImage& dst, 
 }  // namespace
 
 Status launch_scale(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path) {
-  if (pass.taps.size() != 1 || !src.f64 || dst.f64 || pass.extend < 0 || src.pad < dst.pad + pass.extend || dst.channels != src.channels)
+  if (pass.taps.size() != 1 || !src.f64 || dst.f64 || pass.extend < 0 || src.pad < dst.pad + pass.extend ||
+      dst.channels != src.channels)
     return Status::fail("CUDA scale: needs one factor, a float64 source covering a float32 destination");
   path = "scale";
   const double f = double(pass.taps[0]);
