@@ -111,8 +111,9 @@ int run_blur(BlurArgs& a) {
 
   // The backends open on a thread of their own while the pipeline's readers decode the first images: a GPU
   // driver's start-up (CUDA: ~215 ms on an H100) overlaps the first decodes instead of preceding them.
+  // A named backend (the option admits cpu, cuda, gl, auto) is checked before any read; "auto" once open.
   const std::string& named = a.backend.backend;
-  if ((named == "cpu" || named == "cuda" || named == "gl") && !method_on_backend(*find_method(a.method), named))
+  if (named != "auto" && !method_on_backend(*find_method(a.method), named))
     return usage("method '" + a.method + "' is not implemented on backend '" + named + "'");
   std::vector<std::unique_ptr<Backend>> backends;
   bool open_ok = false, usage_error = false;
