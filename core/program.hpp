@@ -45,8 +45,10 @@ enum class Op : int {
   // dst(x, y) = sum_{a, b in -1..1} w_a w_b E(x - 1 + a R, y - 1 + b R), w = (1, -2, 1), R = widths[0] >= 1,
   // E = src read with the border mode on [-extend, w + extend) x [-extend, h + extend) and 0 beyond. Two
   // inclusive Sats of it are R^4 times the tent (R - |dx|)(R - |dy|) convolution of E (core/methods/spread.cpp).
-  // All of dst's padding lies before the image: its stored pixel (i, j) is (x, y) = (i, j) - 2 pad, so the
-  // stored area is [-2 pad, w) x [-2 pad, h) (the integrations need only the margin before each line).
+  // dst has padding 1, all of it before the image: its stored pixel (i, j) is (x, y) = (i, j) - 2, the area
+  // [-2, w) x [-2, h). The spread before the image (x or y in [-M, -1], M = extend + R - 1) is folded into the
+  // lines -1 and -2 of each axis: a value at -d counts (2 - d) times at -1 and (d - 1) times at -2, which two
+  // inclusive prefix sums make the same as the value at -d for every x >= 0 (core/methods/spread.cpp).
   Spread,
   // dst = taps[0] * src over dst's area, src float64 (a table) covering it read `extend` pixels on, dst float32:
   // dst(x, y) = taps[0] src(x + extend, y + extend) (extend: a Spread table's shift)

@@ -5,14 +5,17 @@
 // (Op::Spread, in gather form), integrates twice with inclusive float64 summed-area tables (Op::Sat, Op::Sat)
 // and divides by R^4 (Op::Scale). The cost per pixel does not depend on R.
 //
-// Borders (which the thesis skipped): the image is padded, not folded. E is the input extended with the border
-// mode by X = R - 1 pixels (what the tent of an output pixel reads) and 0 beyond; the spread of every pixel of
-// E must lie inside the tables, whose integration starts at -P: P = X + R - 1 = 2R - 2. Then the double
-// integration of the spread is exactly the tent convolution of the border-extended image, for every border
-// mode (tests/core/test_spread.cpp). The integrations run from -P forwards, so nothing after the image's last
-// pixel is needed: the tables cover [-P, w) x [-P, h), stored as images of padding P / 2 = R - 1 whose whole
-// padding lies before the image (Op::Spread), read back by Scale P / 2 pixels on. (Padding both sides, as first
-// built, cost ((w + 2P) / (w + P))^2 more: 1.37x at 1024^2 and sigma 48, measured 2.1x over sigma 3 there.)
+// Borders (which the thesis skipped): the image is padded, not folded by the border mode. E is the input
+// extended with the border mode by X = R - 1 pixels (what the tent of an output pixel reads) and 0 beyond; the
+// spread of E reaches P = X + R - 1 = 2R - 2 pixels before the image, and the double integration of all of it
+// is exactly the tent convolution of the border-extended image, for every border mode
+// (tests/core/test_spread.cpp). The integrations run forwards, so nothing after the image's last pixel is
+// needed, and the margin before it need not be stored: after two inclusive prefix sums a value v at -d adds
+// (x + d + 1) v at x >= 0, which is what (2 - d) v at -1 and (d - 1) v at -2 add. So Op::Spread folds the
+// margin into the two lines before the image on each axis, the tables are (w + 2)(h + 2) for every R (stored
+// with padding 1, all of it before the image) and Scale reads them 1 pixel on. (Padding by P on both sides, as
+// first built, cost ((w + 2P) / w)^2, and the one-sided margin ((w + P) / w)^2: measured 1.69x from sigma 3 to
+// 48 at 1024^2 on an H100.)
 //
 // Precision: the double integration cancels (the tables grow like R^4 times the mean while the spread values
 // alternate in sign): float64 tables throughout (docs/methods.md, spread: the measured error on 4096^2).
@@ -54,7 +57,7 @@ Recipe spread_recipe() {
     plan.params["radius"] = std::to_string(R);
     plan.radius = R - 1;
     plan.effective_sigma = std::sqrt(spread_variance(R));
-    const int X = R - 1, Q = R - 1;  // the tables' margin P = 2R - 2, stored as padding Q = P / 2 (above)
+    const int X = R - 1, Q = 1;  // the margin folded into two lines before the image, stored as padding 1
     Program& prog = plan.program;
     const int a = prog.add_image({Q, 1, true}), b = prog.add_image({Q, 1, true});
     Pass spread;

@@ -85,20 +85,38 @@ TEST(Spread, BorderValuesMustBeSpread) {
   EXPECT_GT(max_abs_error(testing::f64_separable_2d(src, tent(5), "clamp"), got), 1e-2);
 }
 
-// The tables hold only the margin before the image (P = 2R - 2 as padding R - 1, all of it before: Op::Spread),
-// so their area is (w + P)(h + P), not (w + 2P)(h + 2P); Scale reads them R - 1 pixels on. Control: read
-// without that shift, the result is wrong, so the test above sees the one-sided layout.
-TEST(Spread, TablesHoldOnlyTheMarginBefore) {
+// The spread before the image is folded into two lines per axis (Op::Spread), so the tables are (w + 2)(h + 2)
+// for every R (padding 1, all of it before the image) and Scale reads them 1 pixel on. Controls: read without
+// that shift the result is wrong; without the margin's spread (which the fold carries) it is wrong at the
+// borders for every mode but zero (BorderValuesMustBeSpread), so the test above sees the layout and the fold.
+TEST(Spread, TablesFoldTheMarginIntoTwoLines) {
+  for (int R : {1, 2, 6, 40}) {
+    const Plan plan = spread_plan({{"radius", std::to_string(R)}, {"border", "mirror"}});
+    for (size_t i = 2; i < plan.program.images.size(); ++i) EXPECT_EQ(plan.program.images[i].pad, 1) << R;
+    ASSERT_EQ(plan.program.passes.back().op, Op::Scale);
+    EXPECT_EQ(plan.program.passes.back().extend, 1);
+  }
   const int R = 6;
-  Plan plan = spread_plan({{"radius", std::to_string(R)}, {"border", "mirror"}});
-  for (size_t i = 2; i < plan.program.images.size(); ++i) EXPECT_EQ(plan.program.images[i].pad, R - 1);
-  ASSERT_EQ(plan.program.passes.back().op, Op::Scale);
-  EXPECT_EQ(plan.program.passes.back().extend, R - 1);
   const Image src = random_image(23, 17, 2, 11);
-  plan.program.passes.back().extend = 0;
+  const std::vector<double> want = testing::f64_separable_2d(src, tent(R), "mirror");
+  Plan shifted = spread_plan({{"radius", std::to_string(R)}, {"border", "mirror"}});
+  shifted.program.passes.back().extend = 0;
   Image got;
+  ASSERT_TRUE(reference_run(shifted, src, got).ok());
+  EXPECT_GT(max_abs_error(want, got), 1e-2);
+  const Plan plan = spread_plan({{"radius", std::to_string(R)}, {"border", "mirror"}});
   ASSERT_TRUE(reference_run(plan, src, got).ok());
-  EXPECT_GT(max_abs_error(testing::f64_separable_2d(src, tent(R), "mirror"), got), 1e-2);
+  EXPECT_LE(max_abs_error(want, got), 1e-6);
+}
+
+// The fold's identity on one line: two inclusive prefix sums of v at -d, read at x >= 0, equal those of
+// (2 - d) v at -1 and (d - 1) v at -2.
+TEST(Spread, FoldWeightsKeepTheDoubleIntegral) {
+  for (int d = 1; d <= 50; ++d)
+    for (int x = 0; x < 20; ++x) {
+      const double direct = double(x + d + 1), folded = (2.0 - d) * (x + 2) + (d - 1.0) * (x + 3);
+      EXPECT_EQ(direct, folded) << d << " " << x;
+    }
 }
 
 TEST(Spread, ImpulseVarianceIsRSquaredMinusOneOverSix) {

@@ -1,6 +1,9 @@
-// spread: the nine spread weights gathered into a float64 storage buffer (shaders/spread.comp), one
-// invocation per pixel of dst's padded area; no write conflicts, so one dispatch instead of the thesis's nine
-// scatter passes.
+// spread: the nine spread weights gathered into a float64 storage buffer (shaders/spread.comp): one dispatch
+// over the image's area (no write conflicts, so one dispatch instead of the thesis's nine scatter passes), and
+// one of a work group per folded table pixel for the margin before the image.
+#include <algorithm>
+#include <array>
+
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
@@ -8,25 +11,42 @@ namespace gpublur {
 Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
-  if (!dst.f64 || src.f64 || src.pad != 0) return Status::fail("GL spread: needs an unpadded float32 source and a float64 destination");
-  GLuint prog = 0;
-  if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
-  const GLint u_dsize = GlPassContext::uniform(prog, "dsize"), u_size = GlPassContext::uniform(prog, "size"),
-              u_dst_pad = GlPassContext::uniform(prog, "dst_pad"), u_R = GlPassContext::uniform(prog, "R"),
-              u_extend = GlPassContext::uniform(prog, "extend"), u_border = GlPassContext::uniform(prog, "border");
+  if (!dst.f64 || dst.pad != 1 || src.f64 || src.pad != 0)
+    return Status::fail("GL spread: needs an unpadded float32 source and a float64 table of padding 1");
+  GLuint area = 0, fold = 0;
+  if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "#define FOLD 0\n", area); !s) return s;
+  if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "#define FOLD 1\n", fold); !s) return s;
+  // The folded pixels' groups, split over y where they exceed a dispatch's 65535 in x.
+  const long long folded = 2LL * src.w + 2LL * src.h + 4;
+  const GLuint fx = GLuint(std::min(folded, 65535LL)), fy = GLuint((folded + 65534) / 65535);
+  struct Uniforms {
+    GLuint prog;
+    GLint dsize, size, R, extend, border;
+  };
+  auto uniforms = [](GLuint prog) {
+    return Uniforms{prog,
+                    GlPassContext::uniform(prog, "dsize"),
+                    GlPassContext::uniform(prog, "size"),
+                    GlPassContext::uniform(prog, "R"),
+                    GlPassContext::uniform(prog, "extend"),
+                    GlPassContext::uniform(prog, "border")};
+  };
   step.form = "spread";
-  step.work = [prog, src, dst, R = pass.widths[0], extend = pass.extend, border = int(pass.border), u_dsize, u_size,
-               u_dst_pad, u_R, u_extend, u_border] {
-    glProgramUniform2i(prog, u_dsize, dst.stored_w(), dst.stored_h());
-    glProgramUniform2i(prog, u_size, src.w, src.h);
-    glProgramUniform1i(prog, u_dst_pad, dst.pad);
-    glProgramUniform1i(prog, u_R, R);
-    glProgramUniform1i(prog, u_extend, extend);
-    glProgramUniform1i(prog, u_border, border);
-    glUseProgram(prog);
+  step.work = [u = std::array<Uniforms, 2>{uniforms(area), uniforms(fold)}, src, dst, R = pass.widths[0],
+               extend = pass.extend, border = int(pass.border), fx, fy] {
+    for (const Uniforms& p : u) {  // set per run: the programs are shared by every plan of the context
+      glProgramUniform2i(p.prog, p.dsize, dst.stored_w(), dst.stored_h());
+      glProgramUniform2i(p.prog, p.size, src.w, src.h);
+      glProgramUniform1i(p.prog, p.R, R);
+      glProgramUniform1i(p.prog, p.extend, extend);
+      glProgramUniform1i(p.prog, p.border, border);
+    }
     glBindTextureUnit(0, src.tex);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, dst.buf);
-    glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
+    glUseProgram(u[0].prog);
+    glDispatchCompute(groups(src.w, 16), groups(src.h, 16), 1);
+    glUseProgram(u[1].prog);
+    glDispatchCompute(fx, fy, 1);
   };
   return Status::success();
 }
