@@ -167,8 +167,11 @@ Status launch_sat(const Pass& pass, const DevImage& src, const DevImage& table, 
 // passes/sat_box.cu: the w x w window mean from four table lookups per pixel (before the table: 0).
 Status launch_sat_box(const Pass& pass, const DevImage& table, const DevImage& dst, cudaStream_t s,
                       std::string& path);
-// passes/spread.cu: Op::Spread, the nine spread weights gathered into a float64 table-sized image.
-Status launch_spread(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+// passes/spread.cu: Op::Spread, the nine spread weights gathered into a float64 table-sized image, the margin
+// folded in (the scratch holds the corners' partial sums).
+size_t spread_scratch(const Pass& pass, const DevImage& src);
+Status launch_spread(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
+                     cudaStream_t s, std::string& path);
 // passes/scale.cu: Op::Scale, taps[0] times a float64 source into a float32 destination.
 Status launch_scale(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/box2d.cu: the direct w x w window mean (w^2 reads per pixel).
