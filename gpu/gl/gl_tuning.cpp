@@ -131,4 +131,21 @@ void dump_binary(GLuint prog, const std::string& key) {
   }
 }
 
+// GPUBLUR_GL_RESAMPLE_TILE=1: the dual filter's and the pyramid's resampling passes run their previous forms
+// (shared-memory tiles with a barrier for dual-down/up, 16 x 16 groups with a uniform tap loop for down2, up2,
+// the 8 x 8 shared-memory row tile for the folded down2) instead of the direct ones; only for the A/B
+// measurement of docs/performance.md ("kawase --impl dual"), the loser goes after it.
+bool resample_tile() {
+  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_TILE");
+  return env && std::atoi(env) == 1;
+}
+// GPUBLUR_GL_RESAMPLE_ROWS=1|2|4: outputs per invocation down a column in the direct dual-down and down2
+// shaders (consecutive outputs share source rows: 16 -> 12 -> 10 fetches per output for a 4 x 4 window);
+// default 1, one invocation per output.
+int resample_rows() {
+  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_ROWS");
+  const int r = env && *env ? std::atoi(env) : 1;
+  return r == 2 || r == 4 ? r : 1;
+}
+
 }  // namespace gpublur

@@ -1,5 +1,8 @@
-// up2: the B-spline up-sampling by 2 (shaders/up2.comp), one invocation per stored fine pixel, 4 texel fetches
-// with the border mode over the source's stored area.
+// up2: the B-spline up-sampling by 2 (shaders/up2.comp), 4 coarse texels per fine pixel fetched with the border
+// mode over the source's stored area. Default (QUAD 1): one invocation per 2 x 2 fine pixels from 3 x 3 coarse
+// texels, 32 x 8 groups; GPUBLUR_GL_RESAMPLE_TILE=1, the previous form (for one A/B measurement): one invocation
+// per stored fine pixel, 16 x 16 groups.
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
@@ -7,18 +10,28 @@ namespace gpublur {
 Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
+  const bool quad = !resample_tile();
   GLuint prog = 0;
-  if (Status s = ctx.program({{"up2.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+  if (Status s = ctx.program({{"up2.comp", GL_COMPUTE_SHADER}}, quad ? "#define QUAD 1\n" : "#define QUAD 0\n", prog,
+                             quad);
+      !s)
+    return s;
   const GLint u_dsize = GlPassContext::uniform(prog, "dsize"), u_border = GlPassContext::uniform(prog, "border"),
               u_dpad = GlPassContext::uniform(prog, "dst_pad"), u_spad = GlPassContext::uniform(prog, "src_pad");
-  step.form = "up2";
-  step.work = [&ctx, prog, src, dst, border = int(pass.border), u_dsize, u_border, u_dpad, u_spad] {
+  step.form = quad ? "up2" : "up2-tile";
+  step.work = [&ctx, prog, quad, src, dst, border = int(pass.border), u_dsize, u_border, u_dpad, u_spad] {
     glProgramUniform2i(prog, u_dsize, dst.stored_w(), dst.stored_h());
     glProgramUniform1i(prog, u_dpad, dst.pad);
     glProgramUniform1i(prog, u_spad, src.pad);
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
+    if (quad) {
+      // Quads cover stored texels 2q - e, 2q - e + 1 (e = dst pad's parity; shaders/up2.comp).
+      const int e = dst.pad & 1;
+      glDispatchCompute(groups((dst.stored_w() + e + 1) / 2, 32), groups((dst.stored_h() + e + 1) / 2, 8), 1);
+    } else {
+      glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
+    }
   };
   return Status::success();
 }

@@ -1,0 +1,51 @@
+// dual-up, direct form (the default; dual_up.comp is the shared-memory tile form kept for one A/B measurement,
+// GPUBLUR_GL_RESAMPLE_TILE=1). The same function and weights as dual_up.comp and gpu/cuda/passes/dual.cuh: one
+// invocation makes the 2 x 2 fine pixels 2X + px, 2Y + py from the 5 x 5 coarse pixels X - 2 .. X + 2,
+// Y - 2 .. Y + 2 read straight through texelFetch with the border remap (25 fetches for 4 outputs; the texture
+// cache catches the overlap of neighbouring windows). No shared memory, no barrier; 32 x 8 groups, so a warp
+// reads 36 consecutive coarse texels per row and writes 64 consecutive fine pixels on each of its 2 rows. The
+// loops have constant trip counts and the weights are constant expressions: unrolled (NVIDIA's unroll
+// pragma, gl_tuning.hpp), the zero weights drop out as in the CUDA kernel.
+layout(local_size_x = 32, local_size_y = 8) in;
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
+uniform int border;
+
+// [phase * 5 + window index]: per axis the axial samples at +-1 (P), the one at 0 (Q), the diagonal ones at
+// +-1/2 (R), as dual_up.comp.
+const float P[10] = float[10](0.25, 0.75, 0.25, 0.75, 0.0, 0.0, 0.75, 0.25, 0.75, 0.25);
+const float Q[10] = float[10](0.0, 0.25, 0.75, 0.0, 0.0, 0.0, 0.0, 0.75, 0.25, 0.0);
+const float R[10] = float[10](0.0, 0.75, 1.0, 0.25, 0.0, 0.0, 0.25, 1.0, 0.75, 0.0);
+
+float weight(int px, int py, int i, int j) {
+  return (P[px * 5 + i] * Q[py * 5 + j] + Q[px * 5 + i] * P[py * 5 + j] + 2.0 * R[px * 5 + i] * R[py * 5 + j]) *
+         (1.0 / 12.0);
+}
+
+vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec2(x, y), 0); }
+
+void main() {
+  ivec2 ssize = textureSize(src, 0);
+  ivec2 dsize = imageSize(dst);
+  ivec2 q = ivec2(gl_GlobalInvocationID.xy);  // coarse pixel X: outputs 2X, 2X + 1
+  if (2 * q.x >= dsize.x || 2 * q.y >= dsize.y) return;
+  int cx[5];
+  for (int i = 0; i < 5; ++i) cx[i] = remap_index(q.x - 2 + i, ssize.x, border);
+  vec4 a00 = vec4(0.0), a10 = vec4(0.0), a01 = vec4(0.0), a11 = vec4(0.0);
+  for (int j = 0; j < 5; ++j) {
+    int ry = remap_index(q.y - 2 + j, ssize.y, border);
+    for (int i = 0; i < 5; ++i) {
+      vec4 v = at(cx[i], ry);
+      float w00 = weight(0, 0, i, j), w10 = weight(1, 0, i, j), w01 = weight(0, 1, i, j), w11 = weight(1, 1, i, j);
+      if (w00 != 0.0) a00 += w00 * v;
+      if (w10 != 0.0) a10 += w10 * v;
+      if (w01 != 0.0) a01 += w01 * v;
+      if (w11 != 0.0) a11 += w11 * v;
+    }
+  }
+  ivec2 p = 2 * q;
+  imageStore(dst, p, a00);
+  if (p.x + 1 < dsize.x) imageStore(dst, p + ivec2(1, 0), a10);
+  if (p.y + 1 < dsize.y) imageStore(dst, p + ivec2(0, 1), a01);
+  if (p.x + 1 < dsize.x && p.y + 1 < dsize.y) imageStore(dst, p + ivec2(1, 1), a11);
+}
