@@ -4,9 +4,13 @@
 // QUAD 1 (the default form): one invocation per 2 x 2 fine pixels 2X, 2X + 1 (x) 2Y, 2Y + 1 of the image
 // frame, which all read coarse pixels X - 1 .. X + 1 (x) Y - 1 .. Y + 1: 9 fetches for 4 outputs instead of
 // 16, the same operations per output as the form below; 32 x 8 groups (a warp writes 64 consecutive pixels on
-// each of its 2 rows). QUAD 0 (GPUBLUR_GL_RESAMPLE_TILE=1, the previous form, kept for one A/B measurement):
-// one invocation per output, 16 x 16 groups.
+// each of its 2 rows); ROWS (host #define, 1, 2 or 4) quads per invocation down a column ((ROWS + 2) x 3
+// fetches for 4 ROWS outputs: 2.25, 1.5, 1.1 per output). QUAD 0 (GPUBLUR_GL_RESAMPLE_TILE=1, the previous
+// form, kept for one A/B measurement): one invocation per output, 16 x 16 groups.
 #if QUAD
+#ifndef ROWS
+#define ROWS 1
+#endif
 layout(local_size_x = 32, local_size_y = 8) in;
 #else
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -23,30 +27,32 @@ vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec
 
 void main() {
   // Quad q's first fine pixel is the even frame pixel 2 q - e (e = dst_pad's parity, so that its stored texel
-  // 2 q - e + dst_pad >= -1 starts at the first stored texel or one before it).
-  ivec2 q = ivec2(gl_GlobalInvocationID.xy);
+  // 2 q - e + dst_pad >= -1 starts at the first stored texel or one before it). An invocation makes the quads
+  // q.y = Q0 .. Q0 + ROWS - 1 of column q.x.
+  ivec2 q = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * ROWS);
   int e = dst_pad & 1;
-  ivec2 t0 = 2 * q - e;  // stored texel of the quad's first pixel
+  ivec2 t0 = 2 * q - e;  // stored texel of the first quad's first pixel
   if (t0.x >= dsize.x || t0.y >= dsize.y) return;
   ivec2 size = textureSize(src, 0);
   ivec2 c = (t0 - dst_pad) >> 1;  // coarse pixel X (t0 - dst_pad is even, maybe negative: exact)
-  int cx[3], cy[3];
-  for (int k = 0; k < 3; ++k) {
-    cx[k] = remap_index(c.x - 1 + k + src_pad, size.x, border);
-    cy[k] = remap_index(c.y - 1 + k + src_pad, size.y, border);
+  int cx[3];
+  for (int k = 0; k < 3; ++k) cx[k] = remap_index(c.x - 1 + k + src_pad, size.x, border);
+  // Coarse rows c.y - 1 .. c.y + ROWS; quad r uses rows r .. r + 2.
+  vec4 v[(ROWS + 2) * 3];
+  for (int j = 0; j < ROWS + 2; ++j) {
+    int ry = remap_index(c.y - 1 + j + src_pad, size.y, border);
+    for (int i = 0; i < 3; ++i) v[j * 3 + i] = at(cx[i], ry);
   }
-  vec4 v[9];
-  for (int j = 0; j < 3; ++j)
-    for (int i = 0; i < 3; ++i) v[j * 3 + i] = at(cx[i], cy[j]);
-  // Fine pixel (px, py): near coarse pixel index 1, far one 0 (even) or 2 (odd), per axis.
-  for (int py = 0; py < 2; ++py)
-    for (int px = 0; px < 2; ++px) {
-      ivec2 t = t0 + ivec2(px, py);
-      if (t.x < 0 || t.y < 0 || t.x >= dsize.x || t.y >= dsize.y) continue;
-      int fx = 2 * px, fy = 2 * py;
-      vec4 a = v[3 + 1], b = v[3 + fx], cc = v[fy * 3 + 1], d = v[fy * 3 + fx];
-      imageStore(dst, t, 0.75 * (0.75 * a + 0.25 * b) + 0.25 * (0.75 * cc + 0.25 * d));
-    }
+  // Fine pixel (px, py) of quad r: near coarse pixel index 1, far one 0 (even) or 2 (odd), per axis.
+  for (int r = 0; r < ROWS; ++r)
+    for (int py = 0; py < 2; ++py)
+      for (int px = 0; px < 2; ++px) {
+        ivec2 t = t0 + ivec2(px, 2 * r + py);
+        if (t.x < 0 || t.y < 0 || t.x >= dsize.x || t.y >= dsize.y) continue;
+        int n = (r + 1) * 3, f = (r + 2 * py) * 3;  // near and far rows
+        vec4 a = v[n + 1], b = v[n + 2 * px], cc = v[f + 1], d = v[f + 2 * px];
+        imageStore(dst, t, 0.75 * (0.75 * a + 0.25 * b) + 0.25 * (0.75 * cc + 0.25 * d));
+      }
 }
 #else
 void main() {

@@ -139,9 +139,9 @@ bool resample_tile() {
   const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_TILE");
   return env && std::atoi(env) == 1;
 }
-// GPUBLUR_GL_RESAMPLE_ROWS=1|2|4: outputs per invocation down a column in the direct dual-down and down2
-// shaders (consecutive outputs share source rows: 16 -> 12 -> 10 fetches per output for a 4 x 4 window);
-// default 1, one invocation per output.
+// GPUBLUR_GL_RESAMPLE_ROWS=1|2|4: outputs (dual-down, down2) or 2 x 2 output quads (dual-up, up2) per
+// invocation down a column in the direct shaders (consecutive ones share source rows: dual-down 16 -> 12 -> 10
+// fetches per output, dual-up 6.25 -> 3.75 -> 2.5, up2 2.25 -> 1.5 -> 1.1); default 1, as the CUDA kernels.
 int resample_rows() {
   const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_ROWS");
   const int r = env && *env ? std::atoi(env) : 1;

@@ -26,6 +26,6 @@ int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|two
 std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|scan
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 bool resample_tile();                        // GPUBLUR_GL_RESAMPLE_TILE=1 (dual, down2, up2: the tile forms)
-int resample_rows();                         // GPUBLUR_GL_RESAMPLE_ROWS=1|2|4 (dual-down, down2: outputs per column)
+int resample_rows();                         // GPUBLUR_GL_RESAMPLE_ROWS=1|2|4 (outputs / quads per column)
 
 }  // namespace gpublur

@@ -23,8 +23,8 @@ struct Form {
 const std::vector<Form>& pyramid_forms() {
   static const std::vector<Form> f = {
       {"", "", {"down2", "down2-axes", "up2"}},
-      {"", "2", {"down2-rows2", "down2-axes", "up2"}},
-      {"", "4", {"down2-rows4", "down2-axes", "up2"}},
+      {"", "2", {"down2-rows2", "down2-axes", "up2-rows2"}},
+      {"", "4", {"down2-rows4", "down2-axes", "up2-rows4"}},
       {"1", "", {"down2-tile", "down2-separable-tile", "up2-tile"}},
   };
   return f;
@@ -85,8 +85,8 @@ TEST(GlResample, EveryFormOfTheDualFilterEqualsTheReference) {
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   const std::vector<Form> forms = {{"", "", {"dual-down", "dual-up"}},
-                                   {"", "2", {"dual-down-rows2", "dual-up"}},
-                                   {"", "4", {"dual-down-rows4", "dual-up"}},
+                                   {"", "2", {"dual-down-rows2", "dual-up-rows2"}},
+                                   {"", "4", {"dual-down-rows4", "dual-up-rows4"}},
                                    {"1", "", {"dual-down-tile", "dual-up-tile"}}};
   for (const Form& form : forms) {
     ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);

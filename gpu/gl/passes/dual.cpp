@@ -5,7 +5,8 @@
 // an H100 (docs/performance.md).
 // Default, the direct form (as gpu/cuda/passes/dual.cu): no shared memory, no barrier, 32 x 8 groups.
 // shaders/dual_down_direct.comp: one invocation per output (GPUBLUR_GL_RESAMPLE_ROWS=2|4: per 2 or 4 outputs
-// down a column), dual_up_direct.comp: one per 2 x 2 outputs from 5 x 5 texels.
+// down a column), dual_up_direct.comp: one per 2 x 2 outputs from 5 x 5 texels (GPUBLUR_GL_RESAMPLE_ROWS=2|4:
+// per 2 or 4 such quads down a column).
 // GPUBLUR_GL_RESAMPLE_TILE=1, the previous form (for one A/B measurement): dual_down.comp, dual_up.comp, a
 // shared-memory tile of the source per 16 x 16 group (down 34 x 34 texels, up 20 x 20, 2 x 2 outputs per
 // invocation).
@@ -48,7 +49,9 @@ Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, Gl
 
 Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   if (resample_tile()) return setup(ctx, program, index, step, "dual_up.comp", "", "dual-up-tile", 2, 2, 16, 16, false);
-  return setup(ctx, program, index, step, "dual_up_direct.comp", "", "dual-up", 2, 2, 32, 8, true);
+  const int rows = resample_rows();
+  return setup(ctx, program, index, step, "dual_up_direct.comp", "#define ROWS " + std::to_string(rows) + "\n",
+               rows == 1 ? "dual-up" : "dual-up-rows" + std::to_string(rows), 2, 2 * rows, 32, 8, true);
 }
 
 }  // namespace gpublur
