@@ -148,4 +148,12 @@ int resample_rows() {
   return r == 2 || r == 4 ? r : 1;
 }
 
+// GPUBLUR_GL_KAWASE=direct: full-resolution kawase passes read their 16 pixels by texelFetch (kawase_direct.comp,
+// as the CUDA kernel) instead of 4 filtered fetches through the sampler (the default, measured ~2x GL's copy a
+// pass on an H100); for the A/B measurement in docs/performance.md.
+bool kawase_direct() {
+  const char* env = std::getenv("GPUBLUR_GL_KAWASE");
+  return env && std::string(env) == "direct";
+}
+
 }  // namespace gpublur

@@ -116,5 +116,42 @@ TEST(GlResample, EveryFormOfTheDualFilterEqualsTheReference) {
   }
 }
 
+// Full-resolution kawase passes in the direct form (GPUBLUR_GL_KAWASE=direct; the default sampler form is the
+// registry test's): offsets 0 (the two row groups overlap), 1 and 5 (beyond the image's short side: the remap
+// at both ends), 1, 2 and 4 outputs per invocation.
+TEST(GlResample, DirectKawaseEqualsTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  for (const char* rows : {"", "2", "4"}) {
+    ScopedEnv env("GPUBLUR_GL_KAWASE", "direct");
+    env.set("GPUBLUR_GL_RESAMPLE_ROWS", rows);
+    const std::string form = std::string("kawase-direct") + (*rows ? std::string("-rows") + rows : "");
+    for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+      for (int c : {1, 4}) {
+        Program prog;
+        const int t1 = prog.add_image({0, 1, false}), t2 = prog.add_image({0, 1, false});
+        prog.passes = {make_pass(Op::Kawase, 0, t1, 0, b), make_pass(Op::Kawase, t1, t2, 0, b),
+                       make_pass(Op::Kawase, t2, 1, 0, b)};
+        prog.passes[0].widths = {0};
+        prog.passes[1].widths = {1};
+        prog.passes[2].widths = {5};
+        const Plan plan = program_plan(prog, b);
+        for (auto [w, h] : {std::pair{37, 9}, std::pair{64, 19}}) {
+          const Image src = random_image(w, h, c, unsigned(11 + w + c));
+          Image ref, out;
+          ASSERT_TRUE(reference_run(plan, src, ref).ok());
+          RunInfo info;
+          const Status s = gl_run(*be, plan, src, out, &info);
+          ASSERT_TRUE(s.ok()) << s.error;
+          const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " +
+                                   std::to_string(w) + "x" + std::to_string(h) + " path " + info.path;
+          EXPECT_LE(max_abs_diff(out, ref), 2e-6) << what;
+          EXPECT_EQ(info.path, form) << what;
+        }
+      }
+  }
+}
+
 }  // namespace
 }  // namespace gpublur::testing
