@@ -153,5 +153,34 @@ TEST(GlResample, DirectKawaseEqualsTheReference) {
   }
 }
 
+// RGBA16F storage: the folded down2's x pass still writes its RGBA32F scratch (a binding of another format
+// would fail or garble). Input, 3 intermediates and output each round to half (relative 2^-11), the filters
+// average, so the error stays below 5 * 2^-11; above 1e-6 proves the storage really is half.
+TEST(GlResample, HalfStorageWithinHalfPrecision) {
+  std::string error;
+  Backend* be = shared_gl(true, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  for (const char* tile : {"", "1"}) {
+    ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", tile);
+    for (Border b : {Border::Clamp, Border::Zero}) {
+      Program dual;
+      const int i2 = dual.add_image({0, 2, false}), i4 = dual.add_image({0, 4, false});
+      const int u2 = dual.add_image({0, 2, false});
+      dual.passes = {make_pass(Op::DualDown, 0, i2, 0, b), make_pass(Op::DualDown, i2, i4, 0, b),
+                     make_pass(Op::DualUp, i4, u2, 0, b), make_pass(Op::DualUp, u2, 1, 0, b)};
+      for (const Program& prog : {resample_program(b, 2, 24), dual}) {
+        const Plan plan = program_plan(prog, b);
+        const Image src = random_image(53, 31, 4, 17u);
+        double err = 0;
+        RunInfo info;
+        const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
+        ASSERT_TRUE(s.ok()) << s.error;
+        EXPECT_LE(err, 5.0 / 2048) << info.path;
+        EXPECT_GT(err, 1e-6) << info.path;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpublur::testing
