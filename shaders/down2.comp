@@ -27,7 +27,14 @@ uniform int first;  // the first tap's offset from 2X
 uniform float taps[64];
 
 #ifdef N
+// (x, y) already remapped, -1 reads zero. LOAD_IMAGE (GPUBLUR_GL_RESAMPLE_LOAD=image, an A/B knob): the same
+// texels by imageLoad from the source bound as a readonly image too, instead of texelFetch.
+#ifdef LOAD_IMAGE
+layout(binding = 1, STORE_FORMAT) readonly restrict uniform image2D srci;
+vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : imageLoad(srci, ivec2(x, y)); }
+#else
 vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec2(x, y), 0); }
+#endif
 
 void main() {
   ivec2 t = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * ROWS);

@@ -22,6 +22,20 @@ uniform int border;
 uniform int first;  // the first tap's offset from 2X
 uniform float taps[64];
 
+#if AXIS == 0
+#define SRC_FORMAT STORE_FORMAT
+#else
+#define SRC_FORMAT rgba32f
+#endif
+// (x, y) already remapped, -1 reads zero. LOAD_IMAGE (GPUBLUR_GL_RESAMPLE_LOAD=image, an A/B knob): the same
+// texels by imageLoad from the source bound as a readonly image too, instead of texelFetch.
+#ifdef LOAD_IMAGE
+layout(binding = 1, SRC_FORMAT) readonly restrict uniform image2D srci;
+vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : imageLoad(srci, ivec2(x, y)); }
+#else
+vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec2(x, y), 0); }
+#endif
+
 void main() {
   ivec2 t = ivec2(gl_GlobalInvocationID.xy);
   ivec2 osize = imageSize(dst);
@@ -32,13 +46,13 @@ void main() {
   int o = 2 * (t.x - dst_pad) + first + src_pad;
   for (int i = 0; i < N; ++i) {
     int x = remap_index(o + i, size.x, border);
-    if (x >= 0) acc += taps[i] * texelFetch(src, ivec2(x, t.y), 0);
+    if (x >= 0) acc += taps[i] * at(x, t.y);
   }
 #else
   int o = 2 * (t.y - dst_pad) + first + src_pad;
   for (int j = 0; j < N; ++j) {
     int y = remap_index(o + j, size.y, border);
-    if (y >= 0) acc += taps[j] * texelFetch(src, ivec2(t.x, y), 0);
+    if (y >= 0) acc += taps[j] * at(t.x, y);
   }
 #endif
   imageStore(dst, t, acc);

@@ -14,7 +14,14 @@ layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform int k;  // the pass's offset: samples at +-(k + 1/2)
 uniform int border;
 
+// (x, y) already remapped, -1 reads zero. LOAD_IMAGE (GPUBLUR_GL_RESAMPLE_LOAD=image, an A/B knob): the same
+// texels by imageLoad from the source bound as a readonly image too, instead of texelFetch.
+#ifdef LOAD_IMAGE
+layout(binding = 1, STORE_FORMAT) readonly restrict uniform image2D srci;
+vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : imageLoad(srci, ivec2(x, y)); }
+#else
 vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec2(x, y), 0); }
+#endif
 
 void main() {
   ivec2 size = textureSize(src, 0);

@@ -156,4 +156,13 @@ bool kawase_direct() {
   return env && std::string(env) == "direct";
 }
 
+// GPUBLUR_GL_RESAMPLE_LOAD=image: the direct resampling shaders (and kawase_direct.comp) read their texels by
+// imageLoad from the source bound as a readonly image (LOAD_IMAGE) instead of texelFetch: on NVIDIA the two
+// are different instructions (surface vs texture loads) whose rates are not documented; for the A/B in
+// docs/performance.md.
+bool resample_image_load() {
+  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_LOAD");
+  return env && std::string(env) == "image";
+}
+
 }  // namespace gpublur

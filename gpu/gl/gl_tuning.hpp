@@ -27,6 +27,7 @@ std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|sca
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 bool resample_tile();                        // GPUBLUR_GL_RESAMPLE_TILE=1 (dual, down2, up2: the tile forms)
 int resample_rows();                         // GPUBLUR_GL_RESAMPLE_ROWS=1|2|4 (outputs / quads per column)
+bool resample_image_load();                  // GPUBLUR_GL_RESAMPLE_LOAD=image (direct forms: imageLoad)
 bool kawase_direct();                        // GPUBLUR_GL_KAWASE=direct (texelFetch instead of the sampler)
 
 }  // namespace gpublur

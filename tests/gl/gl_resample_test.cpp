@@ -1,6 +1,7 @@
 // The GL resampling passes in every form the host can pick (gpu/gl/passes/dual.cpp, down2.cpp, up2.cpp): the
 // direct defaults, GPUBLUR_GL_RESAMPLE_ROWS=2|4 (several outputs per invocation down a column) and
-// GPUBLUR_GL_RESAMPLE_TILE=1 (the previous shared-memory / 16 x 16 forms), against the CPU reference. Beyond
+// GPUBLUR_GL_RESAMPLE_TILE=1 (the previous shared-memory / 16 x 16 forms), GPUBLUR_GL_RESAMPLE_LOAD=image
+// (imageLoad instead of texelFetch), against the CPU reference. Beyond
 // the registry test: padded images of odd and even rings (up2's quads start a texel before the stored area
 // when the ring is odd), long Down2 kernels (the folded last level: the two-pass x / y form through a scratch
 // texture), odd sizes (the last quad, column and row of outputs cut), every border, 1 and 4 channels.
@@ -18,6 +19,7 @@ struct Form {
   const char* tile;
   const char* rows;
   std::vector<std::string> forms;  // forms the run's path must name
+  const char* load = "";           // GPUBLUR_GL_RESAMPLE_LOAD
 };
 
 const std::vector<Form>& pyramid_forms() {
@@ -26,6 +28,8 @@ const std::vector<Form>& pyramid_forms() {
       {"", "2", {"down2-rows2", "down2-axes", "up2-rows2"}},
       {"", "4", {"down2-rows4", "down2-axes", "up2-rows4"}},
       {"1", "", {"down2-tile", "down2-separable-tile", "up2-tile"}},
+      {"", "", {"down2-image", "down2-axes-image", "up2-image"}, "image"},
+      {"", "4", {"down2-rows4-image", "down2-axes-image", "up2-rows4-image"}, "image"},
   };
   return f;
 }
@@ -59,6 +63,7 @@ TEST(GlResample, EveryFormOfDown2AndUp2EqualsTheReference) {
   for (const Form& form : pyramid_forms()) {
     ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);
     env.set("GPUBLUR_GL_RESAMPLE_ROWS", form.rows);
+    env.set("GPUBLUR_GL_RESAMPLE_LOAD", form.load);
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int pad : {0, 1, 2, 3})
         for (int c : {1, 4}) {
@@ -87,10 +92,13 @@ TEST(GlResample, EveryFormOfTheDualFilterEqualsTheReference) {
   const std::vector<Form> forms = {{"", "", {"dual-down", "dual-up"}},
                                    {"", "2", {"dual-down-rows2", "dual-up-rows2"}},
                                    {"", "4", {"dual-down-rows4", "dual-up-rows4"}},
-                                   {"1", "", {"dual-down-tile", "dual-up-tile"}}};
+                                   {"1", "", {"dual-down-tile", "dual-up-tile"}},
+                                   {"", "", {"dual-down-image", "dual-up-image"}, "image"},
+                                   {"", "2", {"dual-down-rows2-image", "dual-up-rows2-image"}, "image"}};
   for (const Form& form : forms) {
     ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);
     env.set("GPUBLUR_GL_RESAMPLE_ROWS", form.rows);
+    env.set("GPUBLUR_GL_RESAMPLE_LOAD", form.load);
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int c : {1, 4}) {
         // Two levels down and up: 4 x 4 windows at odd sizes, the up pass's last quad cut on both axes.
@@ -123,10 +131,14 @@ TEST(GlResample, DirectKawaseEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* rows : {"", "2", "4"}) {
+  for (const char* rows : {"", "2", "4", "4i"}) {
+    // "4i": 4 rows, imageLoad (GPUBLUR_GL_RESAMPLE_LOAD=image).
+    const bool image = std::string(rows) == "4i";
     ScopedEnv env("GPUBLUR_GL_KAWASE", "direct");
-    env.set("GPUBLUR_GL_RESAMPLE_ROWS", rows);
-    const std::string form = std::string("kawase-direct") + (*rows ? std::string("-rows") + rows : "");
+    env.set("GPUBLUR_GL_RESAMPLE_ROWS", image ? "4" : rows);
+    env.set("GPUBLUR_GL_RESAMPLE_LOAD", image ? "image" : "");
+    const std::string form =
+        std::string("kawase-direct") + (image ? "-rows4-image" : *rows ? std::string("-rows") + rows : "");
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int c : {1, 4}) {
         Program prog;
@@ -160,8 +172,10 @@ TEST(GlResample, HalfStorageWithinHalfPrecision) {
   std::string error;
   Backend* be = shared_gl(true, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* tile : {"", "1"}) {
-    ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", tile);
+  for (const char* tile : {"", "1", "image"}) {
+    // "image": the direct forms by imageLoad (the source bound as an RGBA16F image, the scratch as RGBA32F).
+    ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", std::string(tile) == "1" ? "1" : "");
+    env.set("GPUBLUR_GL_RESAMPLE_LOAD", std::string(tile) == "image" ? "image" : "");
     for (Border b : {Border::Clamp, Border::Zero}) {
       Program dual;
       const int i2 = dual.add_image({0, 2, false}), i4 = dual.add_image({0, 4, false});

@@ -8,6 +8,7 @@
 // taps) shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (2n fetches per output).
 // GPUBLUR_GL_RESAMPLE_TILE=1, the previous forms (for one A/B measurement): down2.comp without N (uniform tap
 // count, 16 x 16 groups) and down2_sep.comp (8 x 8 groups, the rows through shared memory).
+// GPUBLUR_GL_RESAMPLE_LOAD=image: the direct forms read by imageLoad instead of texelFetch (forms "-image").
 #include <string>
 
 #include <fmt/format.h>
@@ -43,7 +44,8 @@ struct Down2Uniforms {
 // The folded last level, direct: x pass (src -> tmp: dst's stored width x src's stored height), then y pass.
 Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlImage& src, const GlImage& dst,
                   GlStep& step) {
-  const std::string n = fmt::format("#define N {}\n", pass.taps.size());
+  const bool image = resample_image_load();
+  const std::string n = fmt::format("#define N {}\n", pass.taps.size()) + (image ? "#define LOAD_IMAGE 1\n" : "");
   GLuint px = 0, py = 0, tmp = 0;
   if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 0\n", px, true); !s) return s;
   if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 1\n", py, true); !s) return s;
@@ -53,17 +55,19 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
       !s)
     return s;
   const Down2Uniforms ux(px), uy(py);
-  step.form = pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes";
+  step.form = std::string(pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes") + (image ? "-image" : "");
   step.work = [&ctx, px, py, tmp, ux, uy, src, dst, border = int(pass.border), first = pass.widths[0],
-               taps = pass.taps] {
+               taps = pass.taps, image] {
     ux.set(px, src, dst, border, first, taps);
     uy.set(py, src, dst, border, first, taps);
     glUseProgram(px);
     glBindTextureUnit(0, src.tex);
     glBindImageTexture(0, tmp, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
     glDispatchCompute(groups(dst.stored_w(), 32), groups(src.stored_h(), 8), 1);
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     ctx.bind_io(py, tmp, dst.tex);
+    if (image) glBindImageTexture(1, tmp, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
     glDispatchCompute(groups(dst.stored_w(), 32), groups(dst.stored_h(), 8), 1);
   };
   return Status::success();
@@ -78,18 +82,24 @@ Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const bool tile = resample_tile(), sep = pass.taps.size() > 4;
   if (sep && !tile) return setup_axes(ctx, pass, index, src, dst, step);
   const int rows = tile ? 1 : resample_rows();
-  const std::string defines = tile ? "" : fmt::format("#define N {}\n#define ROWS {}\n", pass.taps.size(), rows);
+  const bool image = !tile && resample_image_load();
+  const std::string defines = tile ? "" : fmt::format("#define N {}\n#define ROWS {}\n{}", pass.taps.size(), rows,
+                                                      image ? "#define LOAD_IMAGE 1\n" : "");
   GLuint prog = 0;
   if (Status s = ctx.program({{sep ? "down2_sep.comp" : "down2.comp", GL_COMPUTE_SHADER}}, defines, prog, !tile); !s)
     return s;
   const Down2Uniforms u(prog);
   const std::string kind = pass.hint == "mipmap" ? "down2-mipmap-box" : sep ? "down2-separable" : "down2";
-  step.form = tile ? kind + "-tile" : rows == 1 ? kind : fmt::format("{}-rows{}", kind, rows);
+  step.form = tile       ? kind + "-tile"
+              : rows == 1 ? kind + (image ? "-image" : "")
+                          : fmt::format("{}-rows{}{}", kind, rows, image ? "-image" : "");
   // Groups: tile forms 8 x 8 (separable) or 16 x 16 outputs, direct 32 x 8 invocations of `rows` outputs each.
   const int gx = tile ? (sep ? 8 : 16) : 32, gy = tile ? (sep ? 8 : 16) : 8 * rows;
-  step.work = [&ctx, prog, u, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps, gx, gy] {
+  step.work = [&ctx, prog, u, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps, gx, gy,
+               image] {
     u.set(prog, src, dst, border, first, taps);
     ctx.bind_io(prog, src.tex, dst.tex);
+    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
     glDispatchCompute(groups(dst.stored_w(), gx), groups(dst.stored_h(), gy), 1);
   };
   return Status::success();

@@ -6,7 +6,8 @@
 // Default, the direct form (as gpu/cuda/passes/dual.cu): no shared memory, no barrier, 32 x 8 groups.
 // shaders/dual_down_direct.comp: one invocation per output (GPUBLUR_GL_RESAMPLE_ROWS=2|4: per 2 or 4 outputs
 // down a column), dual_up_direct.comp: one per 2 x 2 outputs from 5 x 5 texels (GPUBLUR_GL_RESAMPLE_ROWS=2|4:
-// per 2 or 4 such quads down a column).
+// per 2 or 4 such quads down a column). GPUBLUR_GL_RESAMPLE_LOAD=image: imageLoad instead of texelFetch (forms
+// "-image").
 // GPUBLUR_GL_RESAMPLE_TILE=1, the previous form (for one A/B measurement): dual_down.comp, dual_up.comp, a
 // shared-memory tile of the source per 16 x 16 group (down 34 x 34 texels, up 20 x 20, 2 x 2 outputs per
 // invocation).
@@ -26,12 +27,15 @@ Status setup(GlPassContext& ctx, const Program& program, size_t index, GlStep& s
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   GLuint prog = 0;
-  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, defines, prog, direct); !s) return s;
+  const std::string load = direct && resample_image_load() ? "#define LOAD_IMAGE 1\n" : "";
+  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, defines + load, prog, direct); !s) return s;
   const GLint u_border = GlPassContext::uniform(prog, "border");
-  step.form = form;
-  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, per_x, per_y, gx, gy] {
+  const bool image = direct && resample_image_load();
+  step.form = image ? form + "-image" : form;
+  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, per_x, per_y, gx, gy, image] {
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
+    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
     glDispatchCompute(groups((dst.w + per_x - 1) / per_x, gx), groups((dst.h + per_y - 1) / per_y, gy), 1);
   };
   return Status::success();

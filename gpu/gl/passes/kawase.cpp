@@ -2,7 +2,7 @@
 // GL_LINEAR and the border's wrap mode (GlPassContext::sampler), normalised coordinates, 16x16 groups.
 // GPUBLUR_GL_KAWASE=direct (shaders/kawase_direct.comp, for an A/B measurement against it; docs/performance.md):
 // the samples' 16 pixels by texelFetch with the border remap as the CUDA kernel, GPUBLUR_GL_RESAMPLE_ROWS
-// outputs per invocation down a column.
+// outputs per invocation down a column, GPUBLUR_GL_RESAMPLE_LOAD=image: imageLoad instead of texelFetch.
 #include <string>
 
 #include <fmt/format.h>
@@ -18,16 +18,20 @@ Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlSte
   GLuint prog = 0;
   if (kawase_direct()) {
     const int rows = resample_rows();
-    if (Status s = ctx.program({{"kawase_direct.comp", GL_COMPUTE_SHADER}}, fmt::format("#define ROWS {}\n", rows),
-                               prog, true);
+    const bool image = resample_image_load();
+    if (Status s = ctx.program({{"kawase_direct.comp", GL_COMPUTE_SHADER}},
+                               fmt::format("#define ROWS {}\n{}", rows, image ? "#define LOAD_IMAGE 1\n" : ""), prog,
+                               true);
         !s)
       return s;
     const GLint u_k = GlPassContext::uniform(prog, "k"), u_border = GlPassContext::uniform(prog, "border");
-    step.form = rows == 1 ? "kawase-direct" : fmt::format("kawase-direct-rows{}", rows);
-    step.work = [&ctx, prog, u_k, u_border, k = pass.widths[0], border = int(pass.border), rows, src, dst] {
+    step.form = (rows == 1 ? std::string("kawase-direct") : fmt::format("kawase-direct-rows{}", rows)) +
+                (image ? "-image" : "");
+    step.work = [&ctx, prog, u_k, u_border, k = pass.widths[0], border = int(pass.border), rows, image, src, dst] {
       glProgramUniform1i(prog, u_k, k);
       glProgramUniform1i(prog, u_border, border);
       ctx.bind_io(prog, src.tex, dst.tex);
+      if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
       glDispatchCompute(groups(dst.w, 32), groups(dst.h, 8 * rows), 1);
     };
     return Status::success();
