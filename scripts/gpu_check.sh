@@ -184,6 +184,13 @@ BENCH_PART=bench2 SIGMAS=3,12 bench gl_kawase --backend gl --method kawase
 BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct SIGMAS=3,12 bench gl_kawase_direct --backend gl --method kawase
 BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 bench gl_kawase_direct_rows4 \
   --backend gl --method kawase
+# The direct forms reading by imageLoad (readonly restrict image) instead of texelFetch (GPUBLUR_GL_RESAMPLE_LOAD).
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image SIGMAS=12,48 bench gl_resample_image --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_image \
+  --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 \
+  bench gl_kawase_direct_rows4_image --backend gl --method kawase
 # Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
 # from their targets, 4096^2 RGBA: where inside a program the time goes.
 if want passes; then
@@ -206,7 +213,9 @@ if want passes; then
     "GPUBLUR_GL_RESAMPLE_TILE=1 pyramid 12" "GPUBLUR_GL_RESAMPLE_ROWS=4 pyramid 12" \
     "GPUBLUR_GL_RESAMPLE_TILE=0 pyramid:down=box2 48" "GPUBLUR_GL_RESAMPLE_TILE=1 pyramid:down=box2 48" \
     "GPUBLUR_GL_KAWASE=sampler kawase 3" "GPUBLUR_GL_KAWASE=direct kawase 3" \
-    "GPUBLUR_GL_KAWASE=direct,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase 3"; do
+    "GPUBLUR_GL_KAWASE=direct,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase 3" \
+    "GPUBLUR_GL_RESAMPLE_LOAD=image kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_LOAD=image pyramid 12" \
+    "GPUBLUR_GL_RESAMPLE_LOAD=image,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase:impl=dual 12"; do
     read -r e m sg <<<"$spec"
     echo "=== gl $m sigma $sg ($e)" >>"$out/passes.txt"
     env ${e//,/ } GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend gl --method "$m" --sigma "$sg" \
