@@ -12,7 +12,11 @@
 #ifndef ROWS
 #define ROWS 1
 #endif
-layout(local_size_x = 32, local_size_y = 8) in;
+#ifndef LX  // the group shape (GPUBLUR_GL_RESAMPLE_GROUP, gl_tuning.hpp): 32 x 8 by default
+#define LX 32
+#define LY 8
+#endif
+layout(local_size_x = LX, local_size_y = LY) in;
 #else
 layout(local_size_x = 16, local_size_y = 16) in;
 #endif

@@ -9,7 +9,11 @@
 // results with the column weights; a row the zero border removes adds 0); the row results are kept in float32
 // even with half storage. n (2n fetches per output, instead of the n^2 of down2.comp) on 1 / 4^L of the pixels.
 // down2_sep.comp (a group's rows through shared memory) is the previous form, GPUBLUR_GL_RESAMPLE_TILE=1.
-layout(local_size_x = 32, local_size_y = 8) in;
+#ifndef LX  // the group shape (GPUBLUR_GL_RESAMPLE_GROUP, gl_tuning.hpp): 32 x 8 by default
+#define LX 32
+#define LY 8
+#endif
+layout(local_size_x = LX, local_size_y = LY) in;
 layout(binding = 0) uniform sampler2D src;
 #if AXIS == 0
 layout(binding = 0, rgba32f) writeonly uniform image2D dst;

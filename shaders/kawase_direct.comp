@@ -8,7 +8,11 @@
 #ifndef ROWS
 #define ROWS 1
 #endif
-layout(local_size_x = 32, local_size_y = 8) in;
+#ifndef LX  // the group shape (GPUBLUR_GL_RESAMPLE_GROUP, gl_tuning.hpp): 32 x 8 by default
+#define LX 32
+#define LY 8
+#endif
+layout(local_size_x = LX, local_size_y = LY) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform int k;  // the pass's offset: samples at +-(k + 1/2)

@@ -165,4 +165,19 @@ bool resample_image_load() {
   return env && std::string(env) == "image";
 }
 
+// GPUBLUR_GL_RESAMPLE_GROUP=WxH (powers of two, W * H from 64 to 1024): the direct shaders' group shape; the
+// default 32 x 8 gives each warp 32 consecutive outputs of one row, 16x16 the tile forms' and copy's 16 x 2 per
+// warp (the texture cache's 2D locality may prefer it); for the A/B in docs/performance.md.
+GroupShape resample_group() {
+  GroupShape g;
+  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_GROUP");
+  int w = 0, h = 0;
+  if (env && std::sscanf(env, "%dx%d", &w, &h) == 2 && w > 0 && h > 0 && (w & (w - 1)) == 0 && (h & (h - 1)) == 0 &&
+      w * h >= 64 && w * h <= 1024)
+    g.x = w, g.y = h;
+  return g;
+}
+std::string GroupShape::defines() const { return fmt::format("#define LX {}\n#define LY {}\n", x, y); }
+std::string GroupShape::suffix() const { return x == 32 && y == 8 ? "" : fmt::format("-g{}x{}", x, y); }
+
 }  // namespace gpublur

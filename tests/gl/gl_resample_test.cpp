@@ -1,7 +1,7 @@
 // The GL resampling passes in every form the host can pick (gpu/gl/passes/dual.cpp, down2.cpp, up2.cpp): the
 // direct defaults, GPUBLUR_GL_RESAMPLE_ROWS=2|4 (several outputs per invocation down a column) and
 // GPUBLUR_GL_RESAMPLE_TILE=1 (the previous shared-memory / 16 x 16 forms), GPUBLUR_GL_RESAMPLE_LOAD=image
-// (imageLoad instead of texelFetch), against the CPU reference. Beyond
+// (imageLoad instead of texelFetch), GPUBLUR_GL_RESAMPLE_GROUP (other group shapes), against the CPU reference. Beyond
 // the registry test: padded images of odd and even rings (up2's quads start a texel before the stored area
 // when the ring is odd), long Down2 kernels (the folded last level: the two-pass x / y form through a scratch
 // texture), odd sizes (the last quad, column and row of outputs cut), every border, 1 and 4 channels.
@@ -20,6 +20,7 @@ struct Form {
   const char* rows;
   std::vector<std::string> forms;  // forms the run's path must name
   const char* load = "";           // GPUBLUR_GL_RESAMPLE_LOAD
+  const char* group = "";          // GPUBLUR_GL_RESAMPLE_GROUP
 };
 
 const std::vector<Form>& pyramid_forms() {
@@ -30,6 +31,7 @@ const std::vector<Form>& pyramid_forms() {
       {"1", "", {"down2-tile", "down2-separable-tile", "up2-tile"}},
       {"", "", {"down2-image", "down2-axes-image", "up2-image"}, "image"},
       {"", "4", {"down2-rows4-image", "down2-axes-image", "up2-rows4-image"}, "image"},
+      {"", "2", {"down2-rows2-g16x16", "down2-axes-g16x16", "up2-rows2-g16x16"}, "", "16x16"},
   };
   return f;
 }
@@ -64,6 +66,7 @@ TEST(GlResample, EveryFormOfDown2AndUp2EqualsTheReference) {
     ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);
     env.set("GPUBLUR_GL_RESAMPLE_ROWS", form.rows);
     env.set("GPUBLUR_GL_RESAMPLE_LOAD", form.load);
+    env.set("GPUBLUR_GL_RESAMPLE_GROUP", form.group);
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int pad : {0, 1, 2, 3})
         for (int c : {1, 4}) {
@@ -94,11 +97,13 @@ TEST(GlResample, EveryFormOfTheDualFilterEqualsTheReference) {
                                    {"", "4", {"dual-down-rows4", "dual-up-rows4"}},
                                    {"1", "", {"dual-down-tile", "dual-up-tile"}},
                                    {"", "", {"dual-down-image", "dual-up-image"}, "image"},
-                                   {"", "2", {"dual-down-rows2-image", "dual-up-rows2-image"}, "image"}};
+                                   {"", "2", {"dual-down-rows2-image", "dual-up-rows2-image"}, "image"},
+                                   {"", "", {"dual-down-g64x4", "dual-up-g64x4"}, "", "64x4"}};
   for (const Form& form : forms) {
     ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);
     env.set("GPUBLUR_GL_RESAMPLE_ROWS", form.rows);
     env.set("GPUBLUR_GL_RESAMPLE_LOAD", form.load);
+    env.set("GPUBLUR_GL_RESAMPLE_GROUP", form.group);
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int c : {1, 4}) {
         // Two levels down and up: 4 x 4 windows at odd sizes, the up pass's last quad cut on both axes.

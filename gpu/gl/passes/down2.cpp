@@ -45,7 +45,9 @@ struct Down2Uniforms {
 Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlImage& src, const GlImage& dst,
                   GlStep& step) {
   const bool image = resample_image_load();
-  const std::string n = fmt::format("#define N {}\n", pass.taps.size()) + (image ? "#define LOAD_IMAGE 1\n" : "");
+  const GroupShape g = resample_group();
+  const std::string n =
+      fmt::format("#define N {}\n", pass.taps.size()) + g.defines() + (image ? "#define LOAD_IMAGE 1\n" : "");
   GLuint px = 0, py = 0, tmp = 0;
   if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 0\n", px, true); !s) return s;
   if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 1\n", py, true); !s) return s;
@@ -55,20 +57,21 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
       !s)
     return s;
   const Down2Uniforms ux(px), uy(py);
-  step.form = std::string(pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes") + (image ? "-image" : "");
+  step.form =
+      std::string(pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes") + (image ? "-image" : "") + g.suffix();
   step.work = [&ctx, px, py, tmp, ux, uy, src, dst, border = int(pass.border), first = pass.widths[0],
-               taps = pass.taps, image] {
+               taps = pass.taps, image, g] {
     ux.set(px, src, dst, border, first, taps);
     uy.set(py, src, dst, border, first, taps);
     glUseProgram(px);
     glBindTextureUnit(0, src.tex);
     glBindImageTexture(0, tmp, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
-    glDispatchCompute(groups(dst.stored_w(), 32), groups(src.stored_h(), 8), 1);
+    glDispatchCompute(groups(dst.stored_w(), g.x), groups(src.stored_h(), g.y), 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     ctx.bind_io(py, tmp, dst.tex);
     if (image) glBindImageTexture(1, tmp, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
-    glDispatchCompute(groups(dst.stored_w(), 32), groups(dst.stored_h(), 8), 1);
+    glDispatchCompute(groups(dst.stored_w(), g.x), groups(dst.stored_h(), g.y), 1);
   };
   return Status::success();
 }
@@ -83,18 +86,19 @@ Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep
   if (sep && !tile) return setup_axes(ctx, pass, index, src, dst, step);
   const int rows = tile ? 1 : resample_rows();
   const bool image = !tile && resample_image_load();
-  const std::string defines = tile ? "" : fmt::format("#define N {}\n#define ROWS {}\n{}", pass.taps.size(), rows,
-                                                      image ? "#define LOAD_IMAGE 1\n" : "");
+  const GroupShape g = resample_group();
+  const std::string defines = tile ? "" : fmt::format("#define N {}\n#define ROWS {}\n{}{}", pass.taps.size(), rows,
+                                                      g.defines(), image ? "#define LOAD_IMAGE 1\n" : "");
   GLuint prog = 0;
   if (Status s = ctx.program({{sep ? "down2_sep.comp" : "down2.comp", GL_COMPUTE_SHADER}}, defines, prog, !tile); !s)
     return s;
   const Down2Uniforms u(prog);
   const std::string kind = pass.hint == "mipmap" ? "down2-mipmap-box" : sep ? "down2-separable" : "down2";
   step.form = tile       ? kind + "-tile"
-              : rows == 1 ? kind + (image ? "-image" : "")
-                          : fmt::format("{}-rows{}{}", kind, rows, image ? "-image" : "");
-  // Groups: tile forms 8 x 8 (separable) or 16 x 16 outputs, direct 32 x 8 invocations of `rows` outputs each.
-  const int gx = tile ? (sep ? 8 : 16) : 32, gy = tile ? (sep ? 8 : 16) : 8 * rows;
+              : rows == 1 ? kind + (image ? "-image" : "") + g.suffix()
+                          : fmt::format("{}-rows{}{}{}", kind, rows, image ? "-image" : "", g.suffix());
+  // Groups: tile forms 8 x 8 (separable) or 16 x 16 outputs, direct g.x x g.y invocations of `rows` outputs each.
+  const int gx = tile ? (sep ? 8 : 16) : g.x, gy = tile ? (sep ? 8 : 16) : g.y * rows;
   step.work = [&ctx, prog, u, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps, gx, gy,
                image] {
     u.set(prog, src, dst, border, first, taps);

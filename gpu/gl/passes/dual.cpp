@@ -20,18 +20,21 @@ namespace gpublur {
 namespace {
 
 // `per_x`, `per_y`: outputs per invocation along each axis; gx x gy invocations per group; `direct`: the direct
-// form, whose constant-trip loops get NVIDIA's unroll pragma (their arrays must live in registers).
+// form, whose constant-trip loops get NVIDIA's unroll pragma (their arrays must live in registers), its group
+// shape from GPUBLUR_GL_RESAMPLE_GROUP.
 Status setup(GlPassContext& ctx, const Program& program, size_t index, GlStep& step, const char* file,
              const std::string& defines, const std::string& form, int per_x, int per_y, int gx, int gy,
              bool direct) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   GLuint prog = 0;
-  const std::string load = direct && resample_image_load() ? "#define LOAD_IMAGE 1\n" : "";
-  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, defines + load, prog, direct); !s) return s;
-  const GLint u_border = GlPassContext::uniform(prog, "border");
   const bool image = direct && resample_image_load();
-  step.form = image ? form + "-image" : form;
+  const GroupShape g = resample_group();
+  if (direct) gx = g.x, gy = g.y;
+  const std::string more = direct ? g.defines() + (image ? "#define LOAD_IMAGE 1\n" : "") : "";
+  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, defines + more, prog, direct); !s) return s;
+  const GLint u_border = GlPassContext::uniform(prog, "border");
+  step.form = form + (image ? "-image" : "") + (direct ? g.suffix() : "");
   step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, per_x, per_y, gx, gy, image] {
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);

@@ -19,20 +19,22 @@ Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlSte
   if (kawase_direct()) {
     const int rows = resample_rows();
     const bool image = resample_image_load();
+    const GroupShape g = resample_group();
     if (Status s = ctx.program({{"kawase_direct.comp", GL_COMPUTE_SHADER}},
-                               fmt::format("#define ROWS {}\n{}", rows, image ? "#define LOAD_IMAGE 1\n" : ""), prog,
-                               true);
+                               fmt::format("#define ROWS {}\n{}{}", rows, g.defines(),
+                                           image ? "#define LOAD_IMAGE 1\n" : ""),
+                               prog, true);
         !s)
       return s;
     const GLint u_k = GlPassContext::uniform(prog, "k"), u_border = GlPassContext::uniform(prog, "border");
     step.form = (rows == 1 ? std::string("kawase-direct") : fmt::format("kawase-direct-rows{}", rows)) +
-                (image ? "-image" : "");
-    step.work = [&ctx, prog, u_k, u_border, k = pass.widths[0], border = int(pass.border), rows, image, src, dst] {
+                (image ? "-image" : "") + g.suffix();
+    step.work = [&ctx, prog, u_k, u_border, k = pass.widths[0], border = int(pass.border), rows, image, g, src, dst] {
       glProgramUniform1i(prog, u_k, k);
       glProgramUniform1i(prog, u_border, border);
       ctx.bind_io(prog, src.tex, dst.tex);
       if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
-      glDispatchCompute(groups(dst.w, 32), groups(dst.h, 8 * rows), 1);
+      glDispatchCompute(groups(dst.w, g.x), groups(dst.h, g.y * rows), 1);
     };
     return Status::success();
   }

@@ -18,15 +18,18 @@ Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& 
   const bool quad = !resample_tile();
   const int rows = quad ? resample_rows() : 1;
   const bool image = quad && resample_image_load();
-  const std::string defines = quad ? fmt::format("#define QUAD 1\n#define ROWS {}\n{}", rows,
-                                                 image ? "#define LOAD_IMAGE 1\n" : "")
-                                   : "#define QUAD 0\n";
+  const GroupShape g = resample_group();
+  const std::string load = image ? "#define LOAD_IMAGE 1\n" : "";
+  const std::string defines =
+      quad ? fmt::format("#define QUAD 1\n#define ROWS {}\n{}{}", rows, g.defines(), load) : "#define QUAD 0\n";
   GLuint prog = 0;
   if (Status s = ctx.program({{"up2.comp", GL_COMPUTE_SHADER}}, defines, prog, quad); !s) return s;
   const GLint u_dsize = GlPassContext::uniform(prog, "dsize"), u_border = GlPassContext::uniform(prog, "border"),
               u_dpad = GlPassContext::uniform(prog, "dst_pad"), u_spad = GlPassContext::uniform(prog, "src_pad");
-  step.form = !quad ? "up2-tile" : (rows == 1 ? "up2" : fmt::format("up2-rows{}", rows)) + (image ? "-image" : "");
-  step.work = [&ctx, prog, quad, rows, image, src, dst, border = int(pass.border), u_dsize, u_border, u_dpad, u_spad] {
+  step.form = !quad ? "up2-tile"
+                    : (rows == 1 ? "up2" : fmt::format("up2-rows{}", rows)) + (image ? "-image" : "") + g.suffix();
+  step.work = [&ctx, prog, quad, rows, image, g, src, dst, border = int(pass.border), u_dsize, u_border, u_dpad,
+               u_spad] {
     glProgramUniform2i(prog, u_dsize, dst.stored_w(), dst.stored_h());
     glProgramUniform1i(prog, u_dpad, dst.pad);
     glProgramUniform1i(prog, u_spad, src.pad);
@@ -37,7 +40,8 @@ Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& 
       // Quads cover stored texels 2q - e, 2q - e + 1 (e = dst pad's parity; shaders/up2.comp), `rows` of them
       // down a column per invocation.
       const int e = dst.pad & 1;
-      glDispatchCompute(groups((dst.stored_w() + e + 1) / 2, 32), groups((dst.stored_h() + e + 1) / 2, 8 * rows), 1);
+      glDispatchCompute(groups((dst.stored_w() + e + 1) / 2, g.x), groups((dst.stored_h() + e + 1) / 2, g.y * rows),
+                        1);
     } else {
       glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
     }
