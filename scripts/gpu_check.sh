@@ -191,6 +191,11 @@ BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGM
   --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
 BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 \
   bench gl_kawase_direct_rows4_image --backend gl --method kawase
+# The direct forms in 16 x 16 groups (a warp 16 x 2 outputs, as copy and the tile forms) instead of 32 x 8.
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 SIGMAS=12,48 bench gl_resample_g16 --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_g16 \
+  --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
 # Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
 # from their targets, 4096^2 RGBA: where inside a program the time goes.
 if want passes; then
