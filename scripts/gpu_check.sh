@@ -169,6 +169,33 @@ BENCH_PART=bench2 SIGMAS=3,12,48 bench cuda_spread --backend cuda --method sprea
 BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_spread --backend gl --method spread
 BENCH_PART=bench2 SIGMAS=3 bench cuda_spread_thesis --backend cuda \
   --method spread:radius=6,spread:radius=10,spread:radius=20,spread:radius=30,spread:radius=40
+# GL's resampling passes (issue 10 point 6: GL within 1.25x of CUDA; docs/performance.md "kawase --impl dual"):
+# the direct forms (default), the previous tile forms (GPUBLUR_GL_RESAMPLE_TILE=1, kept only for this A/B), 2 and
+# 4 outputs per invocation down a column (GPUBLUR_GL_RESAMPLE_ROWS); full-resolution kawase through the sampler
+# (default) and by texelFetch (GPUBLUR_GL_KAWASE=direct). CUDA's side: cuda_dual, cuda_pyramid, cuda_kawase.
+BENCH_PART=bench2 SIGMAS=12,48 bench gl_resample --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_TILE=1 SIGMAS=12,48 bench gl_resample_tile --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_ROWS=2 SIGMAS=12,48 bench gl_resample_rows2 --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4 --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 SIGMAS=3,12 bench gl_kawase --backend gl --method kawase
+BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct SIGMAS=3,12 bench gl_kawase_direct --backend gl --method kawase
+BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 bench gl_kawase_direct_rows4 \
+  --backend gl --method kawase
+# The direct forms reading by imageLoad (readonly restrict image) instead of texelFetch (GPUBLUR_GL_RESAMPLE_LOAD).
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image SIGMAS=12,48 bench gl_resample_image --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_image \
+  --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 \
+  bench gl_kawase_direct_rows4_image --backend gl --method kawase
+# The direct forms in 16 x 16 groups (a warp 16 x 2 outputs, as copy and the tile forms) instead of 32 x 8.
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 SIGMAS=12,48 bench gl_resample_g16 --backend gl \
+  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_g16 \
+  --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
 # Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
 # from their targets, 4096^2 RGBA: where inside a program the time goes.
 if want passes; then
@@ -179,6 +206,25 @@ if want passes; then
     echo "=== $b $m sigma $sg" >>"$out/passes.txt"
     GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend "$b" --method "$m" --sigma "$sg" --size 4096 \
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
+    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+  done
+fi
+# Part passes, GL's resampling forms per pass (issue 10 point 6): default, tile (GPUBLUR_GL_RESAMPLE_TILE=1), 4
+# outputs per invocation down a column; full-resolution kawase through the sampler and direct. `e`: the
+# environment of the run (comma-separated; GPUBLUR_GL_RESAMPLE_TILE=0 is the default).
+if want passes; then
+  for spec in "GPUBLUR_GL_RESAMPLE_TILE=0 kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_TILE=1 kawase:impl=dual 12" \
+    "GPUBLUR_GL_RESAMPLE_ROWS=4 kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_TILE=0 pyramid 12" \
+    "GPUBLUR_GL_RESAMPLE_TILE=1 pyramid 12" "GPUBLUR_GL_RESAMPLE_ROWS=4 pyramid 12" \
+    "GPUBLUR_GL_RESAMPLE_TILE=0 pyramid:down=box2 48" "GPUBLUR_GL_RESAMPLE_TILE=1 pyramid:down=box2 48" \
+    "GPUBLUR_GL_KAWASE=sampler kawase 3" "GPUBLUR_GL_KAWASE=direct kawase 3" \
+    "GPUBLUR_GL_KAWASE=direct,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase 3" \
+    "GPUBLUR_GL_RESAMPLE_LOAD=image kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_LOAD=image pyramid 12" \
+    "GPUBLUR_GL_RESAMPLE_LOAD=image,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase:impl=dual 12"; do
+    read -r e m sg <<<"$spec"
+    echo "=== gl $m sigma $sg ($e)" >>"$out/passes.txt"
+    env ${e//,/ } GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend gl --method "$m" --sigma "$sg" \
+      --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
 fi

@@ -1,3 +1,5 @@
+// The previous form, kept only for one A/B measurement against down2_axis.comp (GPUBLUR_GL_RESAMPLE_TILE=1,
+// docs/performance.md); the loser goes after it.
 // down2 with a long analysis kernel (the pyramid's last level, the coarsest Gaussian folded in: n > 4 taps):
 // the same function as down2.comp, computed separably through shared memory. A group of 8 x 8 destination
 // pixels first filters the 2 * 8 + n - 2 source rows it needs along x for its 8 columns (n texel fetches each,

@@ -1,3 +1,5 @@
+// The previous form, kept only for one A/B measurement against dual_down_direct.comp (GPUBLUR_GL_RESAMPLE_TILE=1,
+// docs/performance.md); the loser goes after it.
 // dual-down: the dual filter's down pass (core/program.hpp Op::DualDown, core/methods/kawase_dual.cpp). Output
 // pixel p of the half-size image has its centre at source point c = 2p + 1 (continuous source texels); the pass
 // is (4 s(c) + s(c +- (1, 1)) + s(c +- (1, -1))) / 8 over bilinear samples s, each exactly halfway between

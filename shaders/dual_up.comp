@@ -1,3 +1,5 @@
+// The previous form, kept only for one A/B measurement against dual_up_direct.comp (GPUBLUR_GL_RESAMPLE_TILE=1,
+// docs/performance.md); the loser goes after it.
 // dual-up: the dual filter's up pass (core/program.hpp Op::DualUp, core/methods/kawase_dual.cpp). Output pixel
 // p of the double-size image has its centre at source point u = (p + 1/2) / 2 (continuous source texels); the
 // pass is (s(u +- (1, 0)) + s(u +- (0, 1)) + 2 s(u +- (1/2, 1/2))) / 12 over bilinear samples s. Every sample

@@ -1,38 +1,110 @@
-// down2: the analysis filter's 2D down-sampling by 2 (shaders/down2.comp), one invocation per stored coarse pixel,
-// texels fetched with the border mode over the source's stored area. `--down mipmap` (hint "mipmap") runs here
-// too: glGenerateMipmap would need mip levels on every image's texture and rounds odd sizes down (GL: floor(n /
-// 2)), while the program's coarse images are ceil(n / 2) with clamp rings; the 2x2 box is the same function
-// (docs/methods.md, pyramid).
+// down2: the analysis filter's 2D down-sampling by 2, texels fetched with the border mode over the source's
+// stored area. `--down mipmap` (hint "mipmap") runs here too: glGenerateMipmap would need mip levels on every
+// image's texture and rounds odd sizes down (GL: floor(n / 2)), while the program's coarse images are ceil(n / 2)
+// with clamp rings; the 2x2 box is the same function (docs/methods.md, pyramid).
+// Default, the direct forms (as gpu/cuda/passes/down2.cu: no shared memory, no barrier, 32 x 8 groups): up to 4
+// taps shaders/down2.comp with the tap count N a #define (GPUBLUR_GL_RESAMPLE_ROWS=2|4: 2 or 4 outputs per
+// invocation down a column); longer (the pyramid's last level with the coarsest Gaussian folded in, up to ~28
+// taps) shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (2n fetches per output).
+// GPUBLUR_GL_RESAMPLE_TILE=1, the previous forms (for one A/B measurement): down2.comp without N (uniform tap
+// count, 16 x 16 groups) and down2_sep.comp (8 x 8 groups, the rows through shared memory).
+// GPUBLUR_GL_RESAMPLE_LOAD=image: the direct forms read by imageLoad instead of texelFetch (forms "-image").
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
+namespace {
+
+struct Down2Uniforms {
+  GLint dsize, border, n, first, taps, dpad, spad;
+  explicit Down2Uniforms(GLuint prog)
+      : dsize(GlPassContext::uniform(prog, "dsize")),
+        border(GlPassContext::uniform(prog, "border")),
+        n(GlPassContext::uniform(prog, "n")),
+        first(GlPassContext::uniform(prog, "first")),
+        taps(GlPassContext::uniform(prog, "taps")),
+        dpad(GlPassContext::uniform(prog, "dst_pad")),
+        spad(GlPassContext::uniform(prog, "src_pad")) {}
+  void set(GLuint prog, const GlImage& src, const GlImage& dst, int border_mode, int first_tap,
+           const std::vector<float>& t) const {
+    glProgramUniform2i(prog, dsize, dst.stored_w(), dst.stored_h());
+    glProgramUniform1i(prog, dpad, dst.pad);
+    glProgramUniform1i(prog, spad, src.pad);
+    glProgramUniform1i(prog, border, border_mode);
+    glProgramUniform1i(prog, n, int(t.size()));
+    glProgramUniform1i(prog, first, first_tap);
+    glProgramUniform1fv(prog, taps, GLsizei(t.size()), t.data());
+  }
+};
+
+// The folded last level, direct: x pass (src -> tmp: dst's stored width x src's stored height), then y pass.
+Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlImage& src, const GlImage& dst,
+                  GlStep& step) {
+  const bool image = resample_image_load();
+  const GroupShape g = resample_group();
+  const std::string n =
+      fmt::format("#define N {}\n", pass.taps.size()) + g.defines() + (image ? "#define LOAD_IMAGE 1\n" : "");
+  GLuint px = 0, py = 0, tmp = 0;
+  if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 0\n", px, true); !s) return s;
+  if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 1\n", py, true); !s) return s;
+  // One scratch per pass: two folded passes of one program (if any) may differ in size.
+  if (Status s = ctx.scratch_texture(fmt::format("down2 rows {}", index), dst.stored_w(), src.stored_h(), GL_RGBA32F,
+                                     tmp);
+      !s)
+    return s;
+  const Down2Uniforms ux(px), uy(py);
+  step.form =
+      std::string(pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes") + (image ? "-image" : "") + g.suffix();
+  step.work = [&ctx, px, py, tmp, ux, uy, src, dst, border = int(pass.border), first = pass.widths[0],
+               taps = pass.taps, image, g] {
+    ux.set(px, src, dst, border, first, taps);
+    uy.set(py, src, dst, border, first, taps);
+    glUseProgram(px);
+    glBindTextureUnit(0, src.tex);
+    glBindImageTexture(0, tmp, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
+    glDispatchCompute(groups(dst.stored_w(), g.x), groups(src.stored_h(), g.y), 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    ctx.bind_io(py, tmp, dst.tex);
+    if (image) glBindImageTexture(1, tmp, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
+    glDispatchCompute(groups(dst.stored_w(), g.x), groups(dst.stored_h(), g.y), 1);
+  };
+  return Status::success();
+}
+
+}  // namespace
 
 Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   if (pass.taps.size() > 64) return Status::fail("GL down2: at most 64 taps per axis");
-  // Up to 4 taps (the analysis kernels): the direct window per invocation. Longer (the pyramid's last level with
-  // the coarsest Gaussian folded in): separable through shared memory (shaders/down2_sep.comp).
-  const bool sep = pass.taps.size() > 4;
+  const bool tile = resample_tile(), sep = pass.taps.size() > 4;
+  if (sep && !tile) return setup_axes(ctx, pass, index, src, dst, step);
+  const int rows = tile ? 1 : resample_rows();
+  const bool image = !tile && resample_image_load();
+  const GroupShape g = resample_group();
+  const std::string defines = tile ? "" : fmt::format("#define N {}\n#define ROWS {}\n{}{}", pass.taps.size(), rows,
+                                                      g.defines(), image ? "#define LOAD_IMAGE 1\n" : "");
   GLuint prog = 0;
-  if (Status s = ctx.program({{sep ? "down2_sep.comp" : "down2.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
-  const GLint u_dsize = GlPassContext::uniform(prog, "dsize"), u_border = GlPassContext::uniform(prog, "border"),
-              u_n = GlPassContext::uniform(prog, "n"), u_first = GlPassContext::uniform(prog, "first"),
-              u_taps = GlPassContext::uniform(prog, "taps"), u_dpad = GlPassContext::uniform(prog, "dst_pad"),
-              u_spad = GlPassContext::uniform(prog, "src_pad");
-  step.form = pass.hint == "mipmap" ? "down2-mipmap-box" : sep ? "down2-separable" : "down2";
-  step.work = [&ctx, prog, sep, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps, u_dsize,
-               u_border, u_n, u_first, u_taps, u_dpad, u_spad] {
-    glProgramUniform2i(prog, u_dsize, dst.stored_w(), dst.stored_h());
-    glProgramUniform1i(prog, u_dpad, dst.pad);
-    glProgramUniform1i(prog, u_spad, src.pad);
-    glProgramUniform1i(prog, u_border, border);
-    glProgramUniform1i(prog, u_n, int(taps.size()));
-    glProgramUniform1i(prog, u_first, first);
-    glProgramUniform1fv(prog, u_taps, GLsizei(taps.size()), taps.data());
+  if (Status s = ctx.program({{sep ? "down2_sep.comp" : "down2.comp", GL_COMPUTE_SHADER}}, defines, prog, !tile); !s)
+    return s;
+  const Down2Uniforms u(prog);
+  const std::string kind = pass.hint == "mipmap" ? "down2-mipmap-box" : sep ? "down2-separable" : "down2";
+  step.form = tile       ? kind + "-tile"
+              : rows == 1 ? kind + (image ? "-image" : "") + g.suffix()
+                          : fmt::format("{}-rows{}{}{}", kind, rows, image ? "-image" : "", g.suffix());
+  // Groups: tile forms 8 x 8 (separable) or 16 x 16 outputs, direct g.x x g.y invocations of `rows` outputs each.
+  const int gx = tile ? (sep ? 8 : 16) : g.x, gy = tile ? (sep ? 8 : 16) : g.y * rows;
+  step.work = [&ctx, prog, u, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps, gx, gy,
+               image] {
+    u.set(prog, src, dst, border, first, taps);
     ctx.bind_io(prog, src.tex, dst.tex);
-    const int g = sep ? 8 : 16;
-    glDispatchCompute(groups(dst.stored_w(), g), groups(dst.stored_h(), g), 1);
+    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
+    glDispatchCompute(groups(dst.stored_w(), gx), groups(dst.stored_h(), gy), 1);
   };
   return Status::success();
 }
