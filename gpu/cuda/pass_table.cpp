@@ -118,7 +118,8 @@ size_t scratch_fft_conv1d(const PassContext& c, size_t i) {
 }
 
 // Resampling (Down2, Up2): two consecutive passes of one op run as one kernel where the middle image is read by
-// no other pass (its level never goes through global memory); the long Down2 runs rows then columns.
+// no other pass (its level never goes through global memory): down chains pair from their start, up chains from
+// their end (the full-resolution levels); the long Down2 runs rows then columns.
 // GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps one kernel per pass and the older long-Down2 kernel, only so that one GPU
 // session can A/B both schedules (docs/performance.md "pyramid and --downsample").
 bool resample_fuse() {
@@ -139,6 +140,15 @@ bool resample_pair(const Program& prog, size_t i) {
   if (prog.images[size_t(p.dst)].f64) return false;
   for (size_t j = 0; j < prog.passes.size(); ++j)
     if (j != i + 1 && prog.passes[j].src == p.dst) return false;
+  if (p.op == Op::Up2) {
+    // Up chains pair from their end: the last two passes (the largest images) are the pair that pays most.
+    size_t more = 0;
+    for (size_t j = i + 2; j < prog.passes.size() && prog.passes[j].op == Op::Up2 &&
+                           prog.passes[j].src == prog.passes[j - 1].dst;
+         ++j)
+      ++more;
+    if (more % 2 != 0) return false;
+  }
   return true;
 }
 
