@@ -169,6 +169,13 @@ BENCH_PART=bench2 SIGMAS=3,12,48 bench cuda_spread --backend cuda --method sprea
 BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_spread --backend gl --method spread
 BENCH_PART=bench2 SIGMAS=3 bench cuda_spread_thesis --backend cuda \
   --method spread:radius=6,spread:radius=10,spread:radius=20,spread:radius=30,spread:radius=40
+# CUDA pyramid and --downsample: the fused schedules (two Down2 / Up2 passes per kernel, the long folded Down2 as
+# rows then columns: the default) against one kernel per pass (GPUBLUR_CUDA_RESAMPLE_FUSE=0, the older schedule,
+# kept only for this A/B: the loser goes after it is measured).
+BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
+  --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
+BENCH_PART=bench2 GPUBLUR_CUDA_RESAMPLE_FUSE=0 SIGMAS=12,48,200 bench cuda_pyramid_unfused --backend cuda \
+  --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
 # Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
 # from their targets, 4096^2 RGBA: where inside a program the time goes.
 if want passes; then
@@ -179,6 +186,14 @@ if want passes; then
     echo "=== $b $m sigma $sg" >>"$out/passes.txt"
     GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend "$b" --method "$m" --sigma "$sg" --size 4096 \
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
+    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+  done
+  # The CUDA pyramid's older one-kernel-per-pass schedule beside the fused default above (A/B).
+  for sg in 12 48; do
+    echo "=== cuda pyramid sigma $sg GPUBLUR_CUDA_RESAMPLE_FUSE=0" >>"$out/passes.txt"
+    GPUBLUR_CUDA_RESAMPLE_FUSE=0 GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method pyramid \
+      --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" \
+      >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
 fi
