@@ -52,9 +52,14 @@ double emulate_down2x2(const Pass& p, const Pass& q, const CpuImage& src, const 
     for (int bx = 0; bx < (dstride + resample::kDownTileX - 1) / resample::kDownTileX; ++bx) {
       for (T& v : win) v = resample::scaled(std::numeric_limits<float>::quiet_NaN(), vzero<T>());  // unfilled: NaN
       for (int tid = 0; tid < resample::kFuseThreads; ++tid)
-        resample::down2x2_fill(in, level(src), level(mid), level(ref), p.border, int(p.taps.size()), p.widths[0],
-                               p.taps.data(), q.border, int(q.taps.size()), q.widths[0], bx, by, tid,
-                               resample::kFuseThreads, win.data());
+        if (p.taps.size() == 4)
+          resample::down2x2_fill<T, 4>(in, level(src), level(mid), level(ref), p.border, p.widths[0], p.taps.data(),
+                                       q.border, int(q.taps.size()), q.widths[0], bx, by, tid, resample::kFuseThreads,
+                                       win.data());
+        else
+          resample::down2x2_fill<T, 2>(in, level(src), level(mid), level(ref), p.border, p.widths[0], p.taps.data(),
+                                       q.border, int(q.taps.size()), q.widths[0], bx, by, tid, resample::kFuseThreads,
+                                       win.data());
       for (int ly = 0; ly < resample::kDownTileY; ++ly)
         for (int lx = 0; lx < resample::kFuseThreadsX; ++lx) {
           const int tx = bx * resample::kDownTileX + lx, ty = by * resample::kDownTileY + ly;

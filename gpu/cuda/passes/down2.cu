@@ -60,16 +60,15 @@ __global__ void down2_cols_kernel(const T* __restrict__ rows, T* __restrict__ ou
 }
 
 // Two Down2 passes as one (resample_fused.cuh): the level-1 window in shared memory, level 1 never written.
-template <typename T>
+template <typename T, int N1>
 __global__ void __launch_bounds__(resample::kFuseThreads) down2x2_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                      resample::Level l0, resample::Level l1,
-                                                                     resample::Level l2, Border b1, int n1,
-                                                                     int first1, Taps t1, Border b2, int n2,
-                                                                     int first2, Taps t2) {
+                                                                     resample::Level l2, Border b1, int first1,
+                                                                     Taps t1, Border b2, int n2, int first2, Taps t2) {
   __shared__ T win[resample::kDownWinX * resample::kDownWinY];
   const int tid = threadIdx.y * resample::kFuseThreadsX + threadIdx.x;
-  resample::down2x2_fill(in, l0, l1, l2, b1, n1, first1, t1.w, b2, n2, first2, int(blockIdx.x), int(blockIdx.y), tid,
-                         resample::kFuseThreads, win);
+  resample::down2x2_fill<T, N1>(in, l0, l1, l2, b1, first1, t1.w, b2, n2, first2, int(blockIdx.x), int(blockIdx.y),
+                                tid, resample::kFuseThreads, win);
   __syncthreads();
   const int dstride = l2.w + 2 * l2.p, drows = l2.h + 2 * l2.p;
   const int tx = blockIdx.x * resample::kDownTileX + threadIdx.x;
@@ -105,11 +104,20 @@ Status run_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImag
                 cudaStream_t st) {
   const resample::Level l0{src.width, src.height, src.pad}, l1{mid.width, mid.height, mid.pad},
       l2{dst.width, dst.height, dst.pad};
-  down2x2_kernel<T><<<dim3((dst.stride() + resample::kDownTileX - 1) / resample::kDownTileX,
-                           (dst.rows() + resample::kDownTileY - 1) / resample::kDownTileY),
-                      dim3(resample::kFuseThreadsX, resample::kFuseThreadsY), 0, st>>>(
-      static_cast<const T*>(src.data), static_cast<T*>(dst.data), l0, l1, l2, p.border, int(p.taps.size()),
-      p.widths[0], taps_of(p), q.border, int(q.taps.size()), q.widths[0], taps_of(q));
+  const dim3 grid((dst.stride() + resample::kDownTileX - 1) / resample::kDownTileX,
+                  (dst.rows() + resample::kDownTileY - 1) / resample::kDownTileY),
+      block(resample::kFuseThreadsX, resample::kFuseThreadsY);
+  const T* in = static_cast<const T*>(src.data);
+  T* out = static_cast<T*>(dst.data);
+  const int n2 = int(q.taps.size());
+  if (p.taps.size() == 4)
+    down2x2_kernel<T, 4><<<grid, block, 0, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p), q.border,
+                                                 n2, q.widths[0], taps_of(q));
+  else if (p.taps.size() == 2)
+    down2x2_kernel<T, 2><<<grid, block, 0, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p), q.border,
+                                                 n2, q.widths[0], taps_of(q));
+  else
+    return Status::fail("CUDA down2: the fused pair takes 2 or 4 taps");
   return cuda_status(cudaGetLastError(), "launching down2 x 2 (fused)");
 }
 
@@ -143,7 +151,7 @@ Status check(const Pass& pass, const DevImage& src, const DevImage& dst) {
 }  // namespace
 
 bool down2_fusable(const Pass& p, const Pass& q) {
-  return p.taps.size() <= size_t(resample::kFuseMaxTaps) && q.taps.size() <= size_t(resample::kFuseMaxTaps) &&
+  return (p.taps.size() == 2 || p.taps.size() == 4) && q.taps.size() <= size_t(resample::kFuseMaxTaps) &&
          p.hint == q.hint;
 }
 
