@@ -3,7 +3,10 @@
 // weighted first and then summed with the column weights (the reference's products, in float). The analysis
 // kernels proper have 2 or 4 taps (each fine pixel read by at most 4 threads, neighbours share cache lines); the
 // pyramid's last level carries the coarsest Gaussian folded in (up to 28 taps at --sigma's level choice), at
-// 1 / 4^L of the pixels.
+// 1 / 4^L of the pixels. The default schedules (pass_table.cpp; resample_fused.cuh has the block logic): two
+// short passes in a row as one kernel (down2x2_kernel, the middle level only in shared memory), the long one as
+// rows then columns through scratch; GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps down2_kernel per pass and
+// down2_sep_kernel (A/B only).
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"

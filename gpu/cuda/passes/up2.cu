@@ -1,6 +1,7 @@
 // up2: one thread per stored fine pixel, the B-spline's 4 coarse pixels (3/4 on floor(x / 2), 1/4 on the
 // neighbour on the fine pixel's side, per axis) read explicitly through L1 with the border mode over the
-// source's stored area: exact weights, no texture-unit interpolation.
+// source's stored area: exact weights, no texture-unit interpolation. Two passes in a row run as one kernel
+// (up2x2_kernel, the middle level only in shared memory; pass_table.cpp chooses, resample_fused.cuh).
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
