@@ -235,5 +235,9 @@ Status launch_down2_pair(const Pass& p, const Pass& q, const DevImage& src, cons
                          cudaStream_t s, std::string& path);
 Status launch_up2_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
                        cudaStream_t s, std::string& path);
+// pass_table.cpp's choice: whether passes i and i + 1 run as one fused Down2 / Up2 kernel (false for all with
+// GPUBLUR_CUDA_RESAMPLE_FUSE=0, read once per process).
+bool resample_fuse_enabled();
+bool resample_pair(const Program& prog, size_t i);
 
 }  // namespace gpublur::cuda
