@@ -196,6 +196,14 @@ BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 SIGMAS=12,48 bench gl_resample
   --method kawase:impl=dual,pyramid,pyramid:down=box2
 BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_g16 \
   --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
+
+# CUDA pyramid and --downsample: the fused schedules (two Down2 / Up2 passes per kernel, the long folded Down2 as
+# rows then columns: the default) against one kernel per pass (GPUBLUR_CUDA_RESAMPLE_FUSE=0, the older schedule,
+# kept only for this A/B: the loser goes after it is measured).
+BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
+  --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
+BENCH_PART=bench2 GPUBLUR_CUDA_RESAMPLE_FUSE=0 SIGMAS=12,48,200 bench cuda_pyramid_unfused --backend cuda \
+  --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
 # Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
 # from their targets, 4096^2 RGBA: where inside a program the time goes.
 if want passes; then
@@ -206,6 +214,14 @@ if want passes; then
     echo "=== $b $m sigma $sg" >>"$out/passes.txt"
     GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend "$b" --method "$m" --sigma "$sg" --size 4096 \
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
+    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+  done
+  # The CUDA pyramid's older one-kernel-per-pass schedule beside the fused default above (A/B).
+  for sg in 12 48; do
+    echo "=== cuda pyramid sigma $sg GPUBLUR_CUDA_RESAMPLE_FUSE=0" >>"$out/passes.txt"
+    GPUBLUR_CUDA_RESAMPLE_FUSE=0 GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method pyramid \
+      --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" \
+      >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
 fi

@@ -227,5 +227,20 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
 // Op::Up2: the B-spline's 3/4, 1/4 split per axis), one thread per destination pixel, border-remapped reads.
 Status launch_down2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 Status launch_up2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+// The faster schedules (passes/resample_fused.cuh); GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps the ones above (A/B).
+// Two consecutive Down2 (both with <= 4 taps) / Up2 passes as one kernel, the middle image never written; the
+// long (folded) Down2 as rows then columns through scratch (down2_scratch bytes; short kernels need none).
+bool down2_fusable(const Pass& p, const Pass& q);
+size_t down2_scratch(const Pass& pass, const DevImage& src, const DevImage& dst);
+Status launch_down2_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
+                              size_t scratch_bytes, cudaStream_t s, std::string& path);
+Status launch_down2_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
+                         cudaStream_t s, std::string& path);
+Status launch_up2_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
+                       cudaStream_t s, std::string& path);
+// pass_table.cpp's choice: whether passes i and i + 1 run as one fused Down2 / Up2 kernel (false for all with
+// GPUBLUR_CUDA_RESAMPLE_FUSE=0, read once per process).
+bool resample_fuse_enabled();
+bool resample_pair(const Program& prog, size_t i);
 
 }  // namespace gpublur::cuda

@@ -3,8 +3,46 @@
 #include "gpu/cuda/pass_table.hpp"
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 
 namespace gpublur::cuda {
+
+// Resampling (Down2, Up2): two consecutive passes of one op run as one kernel where the middle image is read by
+// no other pass (its level never goes through global memory): down chains pair from their start, up chains from
+// their end (the full-resolution levels); the long Down2 runs rows then columns.
+// GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps one kernel per pass and the older long-Down2 kernel, only so that one GPU
+// session can A/B both schedules (docs/performance.md "pyramid and --downsample").
+bool resample_fuse_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPUBLUR_CUDA_RESAMPLE_FUSE");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+
+bool resample_pair(const Program& prog, size_t i) {
+  if (!resample_fuse_enabled() || i + 1 >= prog.passes.size()) return false;
+  const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
+  if ((p.op != Op::Down2 && p.op != Op::Up2) || q.op != p.op || p.dst != q.src || p.dst < 2 || q.dst == p.src ||
+      q.dst == p.dst || p.src == p.dst)
+    return false;
+  if (p.op == Op::Down2 && !down2_fusable(p, q)) return false;
+  if (prog.images[size_t(p.dst)].f64) return false;
+  for (size_t j = 0; j < prog.passes.size(); ++j)
+    if (j != i + 1 && prog.passes[j].src == p.dst) return false;
+  if (p.op == Op::Up2) {
+    // Up chains pair from their end: the last two passes (the largest images) are the pair that pays most.
+    size_t more = 0;
+    for (size_t j = i + 2; j < prog.passes.size() && prog.passes[j].op == Op::Up2 &&
+                           prog.passes[j].src == prog.passes[j - 1].dst;
+         ++j)
+      ++more;
+    if (more % 2 != 0) return false;
+  }
+  return true;
+}
+
 namespace {
 
 const DevImage& img(const PassContext& c, int i) { return c.images[size_t(i)]; }
@@ -115,6 +153,35 @@ size_t scratch_fft_conv1d(const PassContext& c, size_t i) {
   return c.fft ? fft_conv1d_prepare(p, img(c, p.src), *c.fft) : 0;
 }
 
+Status run_down2(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (resample_pair(c.program, i)) {
+    const Pass& q = c.program.passes[i + 1];
+    consumed = 2;
+    return launch_down2_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
+  }
+  consumed = 1;
+  if (resample_fuse_enabled())
+    return launch_down2_rows_cols(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
+  return launch_down2(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+size_t scratch_down2(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return resample_fuse_enabled() ? down2_scratch(p, img(c, p.src), img(c, p.dst)) : 0;
+}
+
+Status run_up2(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (resample_pair(c.program, i)) {
+    const Pass& q = c.program.passes[i + 1];
+    consumed = 2;
+    return launch_up2_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
+  }
+  consumed = 1;
+  return launch_up2(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
 }  // namespace
 
 const PassEntry* cuda_pass(Op op) {
@@ -142,8 +209,8 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Reshuffle)] = {run_one_scratch<launch_reshuffle>, scratch_of<reshuffle_scratch>};
     t[size_t(Op::DualDown)] = {run_one<launch_dual_down>, nullptr};
     t[size_t(Op::DualUp)] = {run_one<launch_dual_up>, nullptr};
-    t[size_t(Op::Down2)] = {run_one<launch_down2>, nullptr};
-    t[size_t(Op::Up2)] = {run_one<launch_up2>, nullptr};
+    t[size_t(Op::Down2)] = {run_down2, scratch_down2};
+    t[size_t(Op::Up2)] = {run_up2, nullptr};
     return t;
   }();
   const size_t i = size_t(op);
