@@ -225,4 +225,14 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
 Status launch_down2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 Status launch_up2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
+// passes/iir1d.cu: Iir1d's schedules. By default the segment-parallel scan (passes/iir_scan.cuh) wherever a
+// block's lines fit in shared memory, else the line kernel. lines (GPUBLUR_CUDA_IIR_LINES=1): the line kernel
+// everywhere, kept only to A/B the two on a GPU; strip (GPUBLUR_CUDA_IIR_STRIP=8|4, 0 = choose): the column
+// strip's value columns. Tests change them through this object.
+struct IirTuning {
+  bool lines = false;
+  int strip = 0;
+};
+IirTuning& iir_tuning();
+
 }  // namespace gpublur::cuda

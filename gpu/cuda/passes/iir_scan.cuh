@@ -1,0 +1,219 @@
+// Iir1d's segment-parallel block schedule (passes/iir1d.cu; docs/performance.md "iir: recursive Gaussian"):
+// a block holds NL value lines of length n whole in shared memory, position-major (value q of line l at
+// s[q * NL + l]: a row's interleaved channels, or a column strip's NL neighbouring value columns), and runs
+// every first-order term of core/iir.hpp on them with many threads per line (Nehab et al. 2011 in its
+// simplest case, one pole per recursion). Phases, one barrier apart:
+//   1. local: thread items are (line, segment of L positions); each runs its segment from zero states:
+//      cu = U at the segment's last position (U[i] = x[i] + p U[i-1]), cw = W at its first
+//      (W[i] = x[i] + p W[i+1], so that the anticausal state V[i] = p W[i+1]).
+//   2. scan: one thread per (line, term) chains the segments: U_before(g+1) = p^L U_before(g) + cu(g)
+//      from a zero start, which ends at B = sum p^j x[N-1-j]; likewise backwards for W, ending at
+//      F = sum p^j x[j]. Those are the wrap / mirror border sums (no extra sweeps), then the border's
+//      states U[-1] and W[N] (closed forms as core/reference/passes/iir1d.cpp) are added in as
+//      p^(a_g) U[-1] and p^(N - b_g) W[N] (the recursion is linear). cu, cw become each segment's true
+//      state before it (U[a-1]) and after it (W[b]).
+//   3. final: each item reruns its segment from its true states, its inputs held in registers: anticausal
+//      backwards (its sum stored as float over the input), then causal forwards adding its own.
+// Float64 states and sums throughout (iir_line.cuh says why). Written against a thread index and pointer
+// types so that tests/cuda/test_cuda_iir_scan_emulated.cu runs the same phases on the host with checked
+// shared-memory pointers.
+#pragma once
+#include <cstddef>
+
+#include "gpu/cuda/passes/iir_line.cuh"
+
+namespace gpublur::cuda {
+
+// Most positions of a segment (its inputs sit in registers in phase 3); odd, so that the NL lines x 32 / NL
+// segments a warp touches at once fall in distinct banks.
+constexpr int kIirSegMax = 33;
+constexpr int kIirScanThreads = 256;
+
+struct IirScanPlan {
+  int n = 0;     // positions per line
+  int nl = 0;    // lines per block (the kernel's NL)
+  int k = 0;     // terms
+  int L = 0;     // segment length (odd; the last segment may be shorter)
+  int nseg = 0;  // segments per line
+  size_t carry_off = 0, bytes = 0;  // shared memory: values, then cu and cw (k x items complex each)
+  GPUBLUR_HD int items() const { return nl * nseg; }
+  GPUBLUR_HD int seg_len(int g) const { return g + 1 < nseg ? L : n - (nseg - 1) * L; }
+};
+
+// The shortest odd segment that needs no more rounds of nth thread items than kIirSegMax does (more items:
+// more threads busy in phases 1 and 3; each costs 32 B of carries per term).
+inline IirScanPlan iir_scan_plan(int n, int nl, int k, int nth) {
+  auto items_of = [&](int L) { return (long long)nl * ((n + L - 1) / L); };
+  const long long rounds = (items_of(kIirSegMax) + nth - 1) / nth;
+  IirScanPlan P;
+  P.n = n, P.nl = nl, P.k = k, P.L = kIirSegMax;
+  for (int L = 1; L < kIirSegMax; L += 2)
+    if (items_of(L) <= rounds * nth) {
+      P.L = L;
+      break;
+    }
+  P.nseg = (n + P.L - 1) / P.L;
+  P.carry_off = (size_t(n) * size_t(nl) * sizeof(float) + 15) / 16 * 16;
+  P.bytes = P.carry_off + 2 * size_t(k) * size_t(P.items()) * sizeof(Cplx);
+  return P;
+}
+
+GPUBLUR_HD Cplx cadd(Cplx a, Cplx b) { return {a.re + b.re, a.im + b.im}; }
+// x + p z for real x (one step of a first-order recursion).
+GPUBLUR_HD Cplx cstep(double x, Cplx p, Cplx z) { return {x + p.re * z.re - p.im * z.im, p.re * z.im + p.im * z.re}; }
+
+// Phase 1. Every thread of the block calls it; cu / cw: k x items complex, term t of item i at t * items + i.
+#pragma nv_exec_check_disable
+template <int NL, int KT, typename SP, typename CP>
+GPUBLUR_HD void iir_scan_local(int tid, int nth, SP s, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const int items = P.items();
+  for (int i = tid; i < items; i += nth) {
+    const int l = i % NL, g = i / NL, a = g * P.L, cnt = P.seg_len(g);
+    Cplx u[KT], w[KT], pk[KT];  // pk = p^k: W at the start is sum_k p^k x[a + k]
+#pragma unroll
+    for (int t = 0; t < KT; ++t) u[t] = w[t] = Cplx{0.0, 0.0}, pk[t] = Cplx{1.0, 0.0};
+    for (int q = 0; q < cnt; ++q) {
+      const double x = s[(a + q) * NL + l];
+#pragma unroll
+      for (int t = 0; t < KT; ++t) {
+        if (t < co.k) {
+          const Cplx p{co.pr[t], co.pi[t]};
+          u[t] = cstep(x, p, u[t]);
+          w[t] = Cplx{w[t].re + pk[t].re * x, w[t].im + pk[t].im * x};
+          pk[t] = cmul(pk[t], p);
+        }
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < KT; ++t)
+      if (t < co.k) {
+        cu[t * items + i] = u[t];
+        cw[t * items + i] = w[t];
+      }
+  }
+}
+
+// Phase 2: threads j < NL * k, one per (line j % NL, term j / NL); reads the line's end values for clamp.
+#pragma nv_exec_check_disable
+template <int NL, typename SP, typename CP>
+GPUBLUR_HD void iir_scan_carries(int tid, SP s, CP cu, CP cw, const IirScanPlan& P, Border b, const IirCoeffs& co) {
+  if (tid >= NL * co.k) return;
+  const int l = tid % NL, t = tid / NL, items = P.items(), n = P.n, last = P.nseg - 1;
+  const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
+  auto at = [&](int g) { return t * items + g * NL + l; };
+  // Zero starts: the state before each segment (causal) and after it (anticausal).
+  Cplx z{0.0, 0.0};
+  for (int g = 0; g <= last; ++g) {
+    const Cplx e = cu[at(g)];
+    cu[at(g)] = z;
+    z = cadd(cmul(g < last ? pL : pLast, z), e);
+  }
+  const Cplx B = z;  // sum_j p^j x[N-1-j]
+  z = Cplx{0.0, 0.0};
+  for (int g = last; g >= 0; --g) {
+    const Cplx e = cw[at(g)];
+    cw[at(g)] = z;
+    z = cadd(cmul(g < last ? pL : pLast, z), e);
+  }
+  const Cplx F = z;  // sum_j p^j x[j]
+  // The border's states U[-1] and W[N] (= V[N-1] / p): geometric sums of the extension.
+  Cplx u0{0.0, 0.0}, w0{0.0, 0.0};
+  if (b == Border::Clamp) {
+    const Cplx one_p{1.0 - p.re, -p.im};
+    u0 = cdiv(Cplx{double(s[l]), 0.0}, one_p);
+    w0 = cdiv(Cplx{double(s[(n - 1) * NL + l]), 0.0}, one_p);
+  } else if (b == Border::Wrap) {
+    const Cplx pn = cpow(p, n), den{1.0 - pn.re, -pn.im};
+    u0 = cdiv(B, den);
+    w0 = cdiv(F, den);
+  } else if (b == Border::Mirror) {
+    const Cplx pn = cpow(p, n), p2n = cmul(pn, pn), den{1.0 - p2n.re, -p2n.im};
+    u0 = cdiv(cadd(F, cmul(pn, B)), den);
+    w0 = cdiv(cadd(B, cmul(pn, F)), den);
+  }
+  if (b == Border::Zero) return;
+  Cplx pw{1.0, 0.0};  // p^(a_g)
+  for (int g = 0; g <= last; ++g) {
+    cu[at(g)] = cadd(Cplx(cu[at(g)]), cmul(pw, u0));
+    pw = cmul(g < last ? pL : pLast, pw);
+  }
+  pw = Cplx{1.0, 0.0};  // p^(N - b_g)
+  for (int g = last; g >= 0; --g) {
+    cw[at(g)] = cadd(Cplx(cw[at(g)]), cmul(pw, w0));
+    pw = cmul(g < last ? pL : pLast, pw);
+  }
+}
+
+// Phase 3: each item's outputs over its inputs (a thread touches only its own segments' values).
+#pragma nv_exec_check_disable
+template <int NL, int KT, typename SP, typename CP>
+GPUBLUR_HD void iir_scan_final(int tid, int nth, SP s, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const int items = P.items();
+  for (int i = tid; i < items; i += nth) {
+    const int l = i % NL, g = i / NL, a = g * P.L, cnt = P.seg_len(g);
+    float xs[kIirSegMax];
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q)
+      if (q < cnt) xs[q] = s[(a + q) * NL + l];
+    Cplx u[KT], v[KT];  // U[a-1]; V[b-1] = p W[b]
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      u[t] = v[t] = Cplx{0.0, 0.0};
+      if (t < co.k) {
+        u[t] = cu[t * items + i];
+        v[t] = cmul(Cplx{co.pr[t], co.pi[t]}, Cplx(cw[t * items + i]));
+      }
+    }
+    // Anticausal: y[i] gets Re(c V[i]), then V[i-1] = p (x[i] + V[i]).
+#pragma unroll
+    for (int q = kIirSegMax - 1; q >= 0; --q) {
+      if (q < cnt) {
+        double acc = 0.0;
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (t < co.k) {
+            acc += co.cr[t] * v[t].re - co.ci[t] * v[t].im;
+            const Cplx sum{double(xs[q]) + v[t].re, v[t].im};
+            v[t] = Cplx{co.pr[t] * sum.re - co.pi[t] * sum.im, co.pr[t] * sum.im + co.pi[t] * sum.re};
+          }
+        }
+        s[(a + q) * NL + l] = float(acc);
+      }
+    }
+    // Causal: U[i] = x[i] + p U[i-1]; y[i] += Re(c U[i]).
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q) {
+      if (q < cnt) {
+        double acc = s[(a + q) * NL + l];
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (t < co.k) {
+            u[t] = cstep(double(xs[q]), Cplx{co.pr[t], co.pi[t]}, u[t]);
+            acc += co.cr[t] * u[t].re - co.ci[t] * u[t].im;
+          }
+        }
+        s[(a + q) * NL + l] = float(acc);
+      }
+    }
+  }
+}
+
+// Where a block's lines live in the image (rowv floats per row): rows (one block per row, its ch = NL
+// interleaved channels, contiguous: value q of line l at row * rowv + q * NL + l) or a column strip (NL value
+// columns from col0 = block * NL, value q of line l at q * rowv + col0 + l; lanes: the columns that exist).
+struct IirScanPlace {
+  size_t base = 0, step = 0;  // value (q, l) at base + q * step + l
+  int lanes = 0;
+};
+GPUBLUR_HD IirScanPlace iir_scan_place(bool rows, int block, int nl, int rowv) {
+  IirScanPlace pl;
+  if (rows) {
+    pl.base = size_t(block) * size_t(rowv), pl.step = size_t(nl), pl.lanes = nl;
+  } else {
+    const int col0 = block * nl;
+    pl.base = size_t(col0), pl.step = size_t(rowv), pl.lanes = rowv - col0 < nl ? rowv - col0 : nl;
+  }
+  return pl;
+}
+
+}  // namespace gpublur::cuda
