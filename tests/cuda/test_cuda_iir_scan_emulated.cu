@@ -115,9 +115,11 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, in
   for (int blk = 0; blk < blocks; ++blk) {
     std::vector<float> sv(size_t(total), NAN);
     std::vector<cuda::Cplx> cuv(size_t(co.k) * items, cuda::Cplx{NAN, NAN}), cwv = cuv;
-    Shadow ss("values", sv.size()), scu("cu", cuv.size()), scw("cw", cwv.size());
+    std::vector<cuda::Cplx> endv(size_t(2 * co.k * NL), cuda::Cplx{NAN, NAN});
+    EXPECT_EQ(P.bytes, P.carry_off + (cuv.size() + cwv.size() + endv.size()) * sizeof(cuda::Cplx));
+    Shadow ss("values", sv.size()), scu("cu", cuv.size()), scw("cw", cwv.size()), se("ends", endv.size());
     const ChkPtr<float> s{sv.data(), &ss};
-    const ChkPtr<cuda::Cplx> cu{cuv.data(), &scu}, cw{cwv.data(), &scw};
+    const ChkPtr<cuda::Cplx> cu{cuv.data(), &scu}, cw{cwv.data(), &scw}, ends{endv.data(), &se};
     const cuda::IirScanPlace pl = cuda::iir_scan_place(rows, blk, NL, rowv);
     Emu::phase = 0;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid)  // the load (scalar path; the 16-byte one maps alike)
@@ -128,8 +130,12 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, in
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_local<NL, KT>(Emu::tid, nth, s, cu, cw, P, co);
     ++Emu::phase;
-    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_carries<NL>(Emu::tid, s, cu, cw, P, b, co);
+    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_carries<NL>(Emu::tid, s, cu, cw, ends, P, b, co);
     ++Emu::phase;
+    if (b == Border::Wrap || b == Border::Mirror) {
+      for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_borders<NL>(Emu::tid, cu, cw, ends, P, b, co);
+      ++Emu::phase;
+    }
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_final<NL, KT>(Emu::tid, nth, s, cu, cw, P, co);
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid)
@@ -137,7 +143,7 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, in
         const int q = e / NL, l = e % NL;
         if (l < pl.lanes) got.data[pl.base + size_t(q) * pl.step + size_t(l)] = s[e];
       }
-    for (Shadow* sh : {&ss, &scu, &scw}) errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
+    for (Shadow* sh : {&ss, &scu, &scw, &se}) errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
   }
 }
 

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads) iir1d_kernel(const float* __restrict
 
 // The segment scan on one block's lines: load (cp.async, 16 B where the places allow), the three phases of
 // iir_scan.cuh, store. 2 blocks per SM where their shared memory allows (the plan's budget); registers: the
-// segment's 33 inputs and the states.
+// segment's kIirSegMax inputs (float64) and the states (~109 at 25, no spills).
 template <int NL, int KT>
 __global__ void __launch_bounds__(kIirScanThreads, 2)
     iir1d_scan_kernel(const float* __restrict__ src, float* __restrict__ dst, int rowv, bool rows, IirScanPlan P,
@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   float* s = reinterpret_cast<float*>(sm);
   Cplx* cu = reinterpret_cast<Cplx*>(sm + P.carry_off);
   Cplx* cw = cu + size_t(P.k) * size_t(P.items());
+  Cplx* ends = cw + size_t(P.k) * size_t(P.items());
   const IirScanPlace pl = iir_scan_place(rows, int(blockIdx.x), NL, rowv);
   const int tid = int(threadIdx.x), nth = int(blockDim.x), total = P.n * NL;
   // 16-byte pieces: 4 consecutive values of one position (NL % 4 == 0, aligned, all or none of them there) or,
@@ -70,8 +71,12 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   __syncthreads();
   iir_scan_local<NL, KT>(tid, nth, s, cu, cw, P, co);
   __syncthreads();
-  iir_scan_carries<NL>(tid, s, cu, cw, P, b, co);
+  iir_scan_carries<NL>(tid, s, cu, cw, ends, P, b, co);
   __syncthreads();
+  if (b == Border::Wrap || b == Border::Mirror) {  // uniform over the block
+    iir_scan_borders<NL>(tid, cu, cw, ends, P, b, co);
+    __syncthreads();
+  }
   iir_scan_final<NL, KT>(tid, nth, s, cu, cw, P, co);
   __syncthreads();
   if (vec4) {

@@ -6,12 +6,12 @@
 //   1. local: thread items are (line, segment of L positions); each runs its segment from zero states:
 //      cu = U at the segment's last position (U[i] = x[i] + p U[i-1]), cw = W at its first
 //      (W[i] = x[i] + p W[i+1], so that the anticausal state V[i] = p W[i+1]).
-//   2. scan: one thread per (line, term) chains the segments: U_before(g+1) = p^L U_before(g) + cu(g)
-//      from a zero start, which ends at B = sum p^j x[N-1-j]; likewise backwards for W, ending at
-//      F = sum p^j x[j]. Those are the wrap / mirror border sums (no extra sweeps), then the border's
-//      states U[-1] and W[N] (closed forms as core/reference/passes/iir1d.cpp) are added in as
-//      p^(a_g) U[-1] and p^(N - b_g) W[N] (the recursion is linear). cu, cw become each segment's true
-//      state before it (U[a-1]) and after it (W[b]).
+//   2. scan: one thread per (direction, line, term) chains the segments: U_before(g+1) = p^L U_before(g) + cu(g),
+//      likewise backwards for W. Clamp and zero start the chains from their border states; wrap and mirror
+//      from zero: the chains then end at B = sum p^j x[N-1-j] and F = sum p^j x[j], the border sums (no extra
+//      sweeps over the line), and after one more barrier the border states (closed forms as
+//      core/reference/passes/iir1d.cpp) are added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (the recursion is
+//      linear). cu, cw end as each segment's true state before it (U[a-1]) and after it (W[b]).
 //   3. final: each item reruns its segment from its true states, its inputs held in registers: anticausal
 //      backwards (its sum stored as float over the input), then causal forwards adding its own.
 // Float64 states and sums throughout (iir_line.cuh says why). Written against a thread index and pointer
@@ -26,7 +26,7 @@ namespace gpublur::cuda {
 
 // Most positions of a segment (its inputs sit in registers in phase 3); odd, so that the NL lines x 32 / NL
 // segments a warp touches at once fall in distinct banks.
-constexpr int kIirSegMax = 33;
+constexpr int kIirSegMax = 25;
 constexpr int kIirScanThreads = 256;
 
 struct IirScanPlan {
@@ -35,7 +35,7 @@ struct IirScanPlan {
   int k = 0;     // terms
   int L = 0;     // segment length (odd; the last segment may be shorter)
   int nseg = 0;  // segments per line
-  size_t carry_off = 0, bytes = 0;  // shared memory: values, then cu and cw (k x items complex each)
+  size_t carry_off = 0, bytes = 0;  // shared memory: values, then cu and cw (k x items complex each), ends (2 k NL)
   GPUBLUR_HD int items() const { return nl * nseg; }
   GPUBLUR_HD int seg_len(int g) const { return g + 1 < nseg ? L : n - (nseg - 1) * L; }
 };
@@ -54,7 +54,7 @@ inline IirScanPlan iir_scan_plan(int n, int nl, int k, int nth) {
     }
   P.nseg = (n + P.L - 1) / P.L;
   P.carry_off = (size_t(n) * size_t(nl) * sizeof(float) + 15) / 16 * 16;
-  P.bytes = P.carry_off + 2 * size_t(k) * size_t(P.items()) * sizeof(Cplx);
+  P.bytes = P.carry_off + (2 * size_t(k) * size_t(P.items()) + 2 * size_t(k) * size_t(nl)) * sizeof(Cplx);
   return P;
 }
 
@@ -93,53 +93,58 @@ GPUBLUR_HD void iir_scan_local(int tid, int nth, SP s, CP cu, CP cw, const IirSc
   }
 }
 
-// Phase 2: threads j < NL * k, one per (line j % NL, term j / NL); reads the line's end values for clamp.
+// Phase 2a: threads j < 2 NL k, one per (direction j / (NL k), line j % NL, term j % (NL k) / NL), chain the
+// segments: causal U_before(g+1) = p^L U_before(g) + cu(g), anticausal W_after(g-1) = p^L W_after(g) + cw(g).
+// Clamp and zero know their border states here (U[-1] = x[0] / (1-p), W[N] = x[N-1] / (1-p); zero: 0) and start
+// from them: cu, cw end as each segment's true state before it (U[a-1]) and after it (W[b]). Wrap and mirror
+// start from zero and leave the chains' ends in `ends` (causal: B = sum p^j x[N-1-j] at t * NL + l; anticausal:
+// F = sum p^j x[j] at (k + t) * NL + l) for phase 2b.
 #pragma nv_exec_check_disable
 template <int NL, typename SP, typename CP>
-GPUBLUR_HD void iir_scan_carries(int tid, SP s, CP cu, CP cw, const IirScanPlan& P, Border b, const IirCoeffs& co) {
-  if (tid >= NL * co.k) return;
-  const int l = tid % NL, t = tid / NL, items = P.items(), n = P.n, last = P.nseg - 1;
+GPUBLUR_HD void iir_scan_carries(int tid, SP s, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b,
+                                 const IirCoeffs& co) {
+  const int lanes = NL * co.k;
+  if (tid >= 2 * lanes) return;
+  const bool back = tid >= lanes;
+  const int j = back ? tid - lanes : tid, l = j % NL, t = j / NL, items = P.items(), last = P.nseg - 1;
   const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
-  auto at = [&](int g) { return t * items + g * NL + l; };
-  // Zero starts: the state before each segment (causal) and after it (anticausal).
+  CP c = back ? cw : cu;
   Cplx z{0.0, 0.0};
-  for (int g = 0; g <= last; ++g) {
-    const Cplx e = cu[at(g)];
-    cu[at(g)] = z;
+  if (b == Border::Clamp)
+    z = cdiv(Cplx{double(s[(back ? P.n - 1 : 0) * NL + l]), 0.0}, Cplx{1.0 - p.re, -p.im});
+  for (int k = 0; k <= last; ++k) {
+    const int g = back ? last - k : k, at = t * items + g * NL + l;
+    const Cplx e = c[at];
+    c[at] = z;
     z = cadd(cmul(g < last ? pL : pLast, z), e);
   }
-  const Cplx B = z;  // sum_j p^j x[N-1-j]
-  z = Cplx{0.0, 0.0};
-  for (int g = last; g >= 0; --g) {
-    const Cplx e = cw[at(g)];
-    cw[at(g)] = z;
-    z = cadd(cmul(g < last ? pL : pLast, z), e);
+  if (b == Border::Wrap || b == Border::Mirror) ends[(back ? co.k + t : t) * NL + l] = z;
+}
+
+// Phase 2b (wrap and mirror only; same threads): the border states from B and F (closed forms as
+// core/reference/passes/iir1d.cpp: wrap U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] = (F + p^N B) /
+// (1-p^2N), W[N] = (B + p^N F) / (1-p^2N)), added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
+#pragma nv_exec_check_disable
+template <int NL, typename CP>
+GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b, const IirCoeffs& co) {
+  const int lanes = NL * co.k;
+  if (tid >= 2 * lanes) return;
+  const bool back = tid >= lanes;
+  const int j = back ? tid - lanes : tid, l = j % NL, t = j / NL, items = P.items(), last = P.nseg - 1;
+  const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last)), pn = cpow(p, P.n);
+  const Cplx B = ends[t * NL + l], F = ends[(co.k + t) * NL + l];
+  Cplx z0;
+  if (b == Border::Wrap) {
+    z0 = cdiv(back ? F : B, Cplx{1.0 - pn.re, -pn.im});
+  } else {
+    const Cplx p2n = cmul(pn, pn);
+    z0 = cdiv(back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
   }
-  const Cplx F = z;  // sum_j p^j x[j]
-  // The border's states U[-1] and W[N] (= V[N-1] / p): geometric sums of the extension.
-  Cplx u0{0.0, 0.0}, w0{0.0, 0.0};
-  if (b == Border::Clamp) {
-    const Cplx one_p{1.0 - p.re, -p.im};
-    u0 = cdiv(Cplx{double(s[l]), 0.0}, one_p);
-    w0 = cdiv(Cplx{double(s[(n - 1) * NL + l]), 0.0}, one_p);
-  } else if (b == Border::Wrap) {
-    const Cplx pn = cpow(p, n), den{1.0 - pn.re, -pn.im};
-    u0 = cdiv(B, den);
-    w0 = cdiv(F, den);
-  } else if (b == Border::Mirror) {
-    const Cplx pn = cpow(p, n), p2n = cmul(pn, pn), den{1.0 - p2n.re, -p2n.im};
-    u0 = cdiv(cadd(F, cmul(pn, B)), den);
-    w0 = cdiv(cadd(B, cmul(pn, F)), den);
-  }
-  if (b == Border::Zero) return;
-  Cplx pw{1.0, 0.0};  // p^(a_g)
-  for (int g = 0; g <= last; ++g) {
-    cu[at(g)] = cadd(Cplx(cu[at(g)]), cmul(pw, u0));
-    pw = cmul(g < last ? pL : pLast, pw);
-  }
-  pw = Cplx{1.0, 0.0};  // p^(N - b_g)
-  for (int g = last; g >= 0; --g) {
-    cw[at(g)] = cadd(Cplx(cw[at(g)]), cmul(pw, w0));
+  CP c = back ? cw : cu;
+  Cplx pw{1.0, 0.0};  // p^(a_g) causal, p^(N - b_g) anticausal
+  for (int k = 0; k <= last; ++k) {
+    const int g = back ? last - k : k, at = t * items + g * NL + l;
+    c[at] = cadd(Cplx(c[at]), cmul(pw, z0));
     pw = cmul(g < last ? pL : pLast, pw);
   }
 }
@@ -151,7 +156,7 @@ GPUBLUR_HD void iir_scan_final(int tid, int nth, SP s, CP cu, CP cw, const IirSc
   const int items = P.items();
   for (int i = tid; i < items; i += nth) {
     const int l = i % NL, g = i / NL, a = g * P.L, cnt = P.seg_len(g);
-    float xs[kIirSegMax];
+    double xs[kIirSegMax];  // converted once (float64 conversions run at a quarter of the FP64 FMA rate)
 #pragma unroll
     for (int q = 0; q < kIirSegMax; ++q)
       if (q < cnt) xs[q] = s[(a + q) * NL + l];
@@ -164,7 +169,7 @@ GPUBLUR_HD void iir_scan_final(int tid, int nth, SP s, CP cu, CP cw, const IirSc
         v[t] = cmul(Cplx{co.pr[t], co.pi[t]}, Cplx(cw[t * items + i]));
       }
     }
-    // Anticausal: y[i] gets Re(c V[i]), then V[i-1] = p (x[i] + V[i]).
+    // Anticausal: y[i] gets Re(c V[i]), then V[i-1] = p (x[i] + V[i]); its sum goes over the input as float.
 #pragma unroll
     for (int q = kIirSegMax - 1; q >= 0; --q) {
       if (q < cnt) {
@@ -173,26 +178,28 @@ GPUBLUR_HD void iir_scan_final(int tid, int nth, SP s, CP cu, CP cw, const IirSc
         for (int t = 0; t < KT; ++t) {
           if (t < co.k) {
             acc += co.cr[t] * v[t].re - co.ci[t] * v[t].im;
-            const Cplx sum{double(xs[q]) + v[t].re, v[t].im};
+            const Cplx sum{xs[q] + v[t].re, v[t].im};
             v[t] = Cplx{co.pr[t] * sum.re - co.pi[t] * sum.im, co.pr[t] * sum.im + co.pi[t] * sum.re};
           }
         }
         s[(a + q) * NL + l] = float(acc);
       }
     }
-    // Causal: U[i] = x[i] + p U[i-1]; y[i] += Re(c U[i]).
+    // Causal: U[i] = x[i] + p U[i-1]; y[i] = the two sums, each rounded to float once, added in float (within
+    // ~2 float ulps of the float64 sum; a float64 add would cost two more conversions per value).
 #pragma unroll
     for (int q = 0; q < kIirSegMax; ++q) {
       if (q < cnt) {
-        double acc = s[(a + q) * NL + l];
+        double acc = 0.0;
 #pragma unroll
         for (int t = 0; t < KT; ++t) {
           if (t < co.k) {
-            u[t] = cstep(double(xs[q]), Cplx{co.pr[t], co.pi[t]}, u[t]);
+            u[t] = cstep(xs[q], Cplx{co.pr[t], co.pi[t]}, u[t]);
             acc += co.cr[t] * u[t].re - co.ci[t] * u[t].im;
           }
         }
-        s[(a + q) * NL + l] = float(acc);
+        const float anti = s[(a + q) * NL + l];
+        s[(a + q) * NL + l] = anti + float(acc);
       }
     }
   }
