@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kThreads) iir1d_kernel(const float* __restrict
 // The segment scan on one block's lines: load (cp.async, 16 B where the places allow), the three phases of
 // iir_scan.cuh, store. 2 blocks per SM where their shared memory allows (the plan's budget); registers: the
 // segment's kIirSegMax inputs (float64) and the states (~109 at 25, no spills).
-template <int NL, int KT>
+template <int NL, int KT, bool REAL1>
 __global__ void __launch_bounds__(kIirScanThreads, 2)
     iir1d_scan_kernel(const float* __restrict__ src, float* __restrict__ dst, int rowv, bool rows, IirScanPlan P,
                       Border b, IirCoeffs co) {
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   }
   cp_async_wait_all();
   __syncthreads();
-  iir_scan_local<NL, KT>(tid, nth, s, cu, cw, P, co);
+  iir_scan_local<NL, KT, REAL1>(tid, nth, s, cu, cw, P, co);
   __syncthreads();
   iir_scan_carries<NL>(tid, s, cu, cw, ends, P, b, co);
   __syncthreads();
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
     iir_scan_borders<NL>(tid, cu, cw, ends, P, b, co);
     __syncthreads();
   }
-  iir_scan_final<NL, KT>(tid, nth, s, cu, cw, P, co);
+  iir_scan_final<NL, KT, REAL1>(tid, nth, s, cu, cw, P, co);
   __syncthreads();
   if (vec4) {
     for (int e = tid * 4; e < total; e += nth * 4) {
@@ -116,28 +116,28 @@ bool plan_scan(const DevImage& img, int axis, int k, IirScanPlan& P) {
   return false;
 }
 
-template <int NL, int KT>
+template <int NL, int KT, bool REAL1>
 Status run_scan_nl(const DevImage& src, const DevImage& dst, bool rows, const IirScanPlan& P, Border b,
                    const IirCoeffs& co, cudaStream_t s) {
   const int rowv = src.width * src.channels;
   const long long blocks = rows ? (long long)src.height : (long long)(rowv + NL - 1) / NL;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
   if (blocks == 0) return Status::success();
-  auto k = iir1d_scan_kernel<NL, KT>;
+  auto k = iir1d_scan_kernel<NL, KT, REAL1>;
   if (Status st = allow_smem(k, P.bytes, true); !st) return st;
   k<<<unsigned(blocks), kIirScanThreads, P.bytes, s>>>(static_cast<const float*>(src.data),
                                                        static_cast<float*>(dst.data), rowv, rows, P, b, co);
   return cuda_status(cudaGetLastError(), "launching iir1d (segment scan)");
 }
 
-template <int KT>
+template <int KT, bool REAL1>
 Status run_scan(const DevImage& src, const DevImage& dst, bool rows, const IirScanPlan& P, Border b,
                 const IirCoeffs& co, cudaStream_t s) {
   switch (P.nl) {
-    case 1: return run_scan_nl<1, KT>(src, dst, rows, P, b, co, s);
-    case 2: return run_scan_nl<2, KT>(src, dst, rows, P, b, co, s);
-    case 4: return run_scan_nl<4, KT>(src, dst, rows, P, b, co, s);
-    case 8: return run_scan_nl<8, KT>(src, dst, rows, P, b, co, s);
+    case 1: return run_scan_nl<1, KT, REAL1>(src, dst, rows, P, b, co, s);
+    case 2: return run_scan_nl<2, KT, REAL1>(src, dst, rows, P, b, co, s);
+    case 4: return run_scan_nl<4, KT, REAL1>(src, dst, rows, P, b, co, s);
+    case 8: return run_scan_nl<8, KT, REAL1>(src, dst, rows, P, b, co, s);
     default: return Status::fail("CUDA iir1d: no scan kernel for " + std::to_string(P.nl) + " lines per block");
   }
 }
@@ -180,8 +180,9 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
     const bool rows = pass.axis == 0;
     path = rows ? "iir1d-scan-rows" : P.nl == 8 ? "iir1d-scan-cols" : "iir1d-scan-cols-strip16";
     if (P.bytes > half_sm_budget()) path += "-1sm";
-    return co.k <= 2 ? run_scan<2>(src, dst, rows, P, pass.border, co, s)
-                     : run_scan<kMaxIirTerms>(src, dst, rows, P, pass.border, co, s);
+    if (co.k > 2) return run_scan<kMaxIirTerms, false>(src, dst, rows, P, pass.border, co, s);
+    return iir_term1_real(co) ? run_scan<2, true>(src, dst, rows, P, pass.border, co, s)
+                              : run_scan<2, false>(src, dst, rows, P, pass.border, co, s);
   }
   const unsigned blocks = unsigned((lines + kThreads - 1) / kThreads);
   iir1d_kernel<<<blocks, kThreads, 0, s>>>(static_cast<const float*>(src.data), static_cast<float*>(dst.data),
