@@ -131,7 +131,11 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, in
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_local<NL, KT, REAL1>(Emu::tid, nth, s, cu, cw, P, co);
     ++Emu::phase;
-    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_carries<NL>(Emu::tid, s, cu, cw, ends, P, b, co);
+    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chunk_local<NL>(Emu::tid, cu, cw, P, co);
+    ++Emu::phase;
+    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chain<NL>(Emu::tid, s, cu, cw, ends, P, b, co);
+    ++Emu::phase;
+    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chunk_spread<NL>(Emu::tid, cu, cw, P, co);
     ++Emu::phase;
     if (b == Border::Wrap || b == Border::Mirror) {
       for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_borders<NL>(Emu::tid, cu, cw, ends, P, b, co);
@@ -158,7 +162,7 @@ struct BlockRun {
 
 TEST(CudaIirScanEmulated, BlocksMatchTheReference) {
   double worst_all = 0;
-  int cases = 0, max_segments = 0;
+  int cases = 0, max_segments = 0, max_chunks = 0, max_chunk_len = 0;
   for (const char* impl : {"young-van-vliet", "deriche"})
     for (double sigma : {1.5, 12.0, 200.0})
       for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
@@ -217,12 +221,15 @@ TEST(CudaIirScanEmulated, BlocksMatchTheReference) {
                   EXPECT_LE(worst, 1e-6) << what;
                   worst_all = std::max(worst_all, worst);
                   max_segments = std::max(max_segments, P.nseg);
+                  max_chunks = std::max(max_chunks, P.chunks), max_chunk_len = std::max(max_chunk_len, P.chunk_len);
                   ++cases;
                 }
               }
       }
-  std::printf("iir segment scan emulation vs reference: %d cases, up to %d segments per line, max abs %.3g\n", cases,
-              max_segments, worst_all);
+  std::printf("iir segment scan emulation vs reference: %d cases, up to %d segments per line (%d chunks, %d long), "
+              "max abs %.3g\n", cases, max_segments, max_chunks, max_chunk_len, worst_all);
+  EXPECT_GT(max_chunks, 1);
+  EXPECT_GT(max_chunk_len, 1);
 }
 
 // The plan: odd segments no longer than kIirSegMax, covering the line, and the shared memory it asks for at the
@@ -238,10 +245,13 @@ TEST(CudaIirScanEmulated, Plans) {
         EXPECT_EQ((P.nseg - 1) * P.L + P.seg_len(P.nseg - 1), n);
         EXPECT_EQ(P.carry_off % 16, 0u);
         EXPECT_GE(P.carry_off, size_t(n) * nl * sizeof(float));
+        EXPECT_LE(2 * nl * 2 * P.chunks, nth);  // phase 2's chunk threads
+        EXPECT_GE(P.chunks * P.chunk_len, P.nseg);
+        EXPECT_LT((P.chunks - 1) * P.chunk_len, P.nseg);
       }
   const cuda::IirScanPlan rows = cuda::iir_scan_plan(4096, 4, 2, cuda::kIirScanThreads);
-  std::printf("4096 RGBA row: L %d, %d segments, %d items, %zu B shared\n", rows.L, rows.nseg, rows.items(),
-              rows.bytes);
+  std::printf("4096 RGBA row: L %d, %d segments, %d items, chains in %d chunks of %d, %zu B shared\n", rows.L,
+              rows.nseg, rows.items(), rows.chunks, rows.chunk_len, rows.bytes);
   EXPECT_LE(rows.bytes, size_t(228 * 1024 / 2 - 1024));  // two blocks per H100 SM
   const cuda::IirScanPlan strip16 = cuda::iir_scan_plan(4096, 4, 2, cuda::kIirScanThreads);
   EXPECT_LE(strip16.bytes, size_t(228 * 1024 / 2 - 1024));

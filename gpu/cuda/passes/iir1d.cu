@@ -71,7 +71,11 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   __syncthreads();
   iir_scan_local<NL, KT, REAL1>(tid, nth, s, cu, cw, P, co);
   __syncthreads();
-  iir_scan_carries<NL>(tid, s, cu, cw, ends, P, b, co);
+  iir_scan_chunk_local<NL>(tid, cu, cw, P, co);
+  __syncthreads();
+  iir_scan_chain<NL>(tid, s, cu, cw, ends, P, b, co);
+  __syncthreads();
+  iir_scan_chunk_spread<NL>(tid, cu, cw, P, co);
   __syncthreads();
   if (b == Border::Wrap || b == Border::Mirror) {  // uniform over the block
     iir_scan_borders<NL>(tid, cu, cw, ends, P, b, co);

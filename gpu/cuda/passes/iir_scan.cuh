@@ -6,12 +6,13 @@
 //   1. local: thread items are (line, segment of L positions); each runs its segment from zero states:
 //      cu = U at the segment's last position (U[i] = x[i] + p U[i-1]), cw = W at its first
 //      (W[i] = x[i] + p W[i+1], so that the anticausal state V[i] = p W[i+1]).
-//   2. scan: one thread per (direction, line, term) chains the segments: U_before(g+1) = p^L U_before(g) + cu(g),
-//      likewise backwards for W. Clamp and zero start the chains from their border states; wrap and mirror
-//      from zero: the chains then end at B = sum p^j x[N-1-j] and F = sum p^j x[j], the border sums (no extra
-//      sweeps over the line), and after one more barrier the border states (closed forms as
-//      core/reference/passes/iir1d.cpp) are added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (the recursion is
-//      linear). cu, cw end as each segment's true state before it (U[a-1]) and after it (W[b]).
+//   2. scan: per (direction, line, term), the segments chained: U_before(g+1) = p^L U_before(g) + cu(g),
+//      likewise backwards for W, in two levels (chunks of segments, then the chunks; a few barriers).
+//      Clamp and zero start the chains from their border states; wrap and mirror from zero: the chains then
+//      end at B = sum p^j x[N-1-j] and F = sum p^j x[j], the border sums (no extra sweeps over the line), and
+//      the border states (closed forms as core/reference/passes/iir1d.cpp) are added in as p^(a_g) U[-1] and
+//      p^(N - b_g) W[N] (the recursion is linear). cu, cw end as each segment's true state before it (U[a-1])
+//      and after it (W[b]).
 //   3. final: each item reruns its segment from its true states, its inputs held in registers: anticausal
 //      backwards (its sum stored as float over the input), then causal forwards adding its own.
 // Float64 states and sums throughout (iir_line.cuh says why). Written against a thread index and pointer
@@ -35,6 +36,7 @@ struct IirScanPlan {
   int k = 0;     // terms
   int L = 0;     // segment length (odd; the last segment may be shorter)
   int nseg = 0;  // segments per line
+  int chunks = 0, chunk_len = 0;  // phase 2: chunks of segments per sequence (2 NL k sequences), their length
   size_t carry_off = 0, bytes = 0;  // shared memory: values, then cu and cw (k x items complex each), ends (2 k NL)
   GPUBLUR_HD int items() const { return nl * nseg; }
   GPUBLUR_HD int seg_len(int g) const { return g + 1 < nseg ? L : n - (nseg - 1) * L; }
@@ -53,6 +55,9 @@ inline IirScanPlan iir_scan_plan(int n, int nl, int k, int nth) {
       break;
     }
   P.nseg = (n + P.L - 1) / P.L;
+  const int per_seq = nth / (2 * nl * k) > 1 ? nth / (2 * nl * k) : 1;
+  P.chunk_len = (P.nseg + per_seq - 1) / per_seq;
+  P.chunks = (P.nseg + P.chunk_len - 1) / P.chunk_len;
   P.carry_off = (size_t(n) * size_t(nl) * sizeof(float) + 15) / 16 * 16;
   P.bytes = P.carry_off + (2 * size_t(k) * size_t(P.items()) + 2 * size_t(k) * size_t(nl)) * sizeof(Cplx);
   return P;
@@ -102,58 +107,131 @@ GPUBLUR_HD void iir_scan_local(int tid, int nth, SP s, CP cu, CP cw, const IirSc
   }
 }
 
-// Phase 2a: threads j < 2 NL k, one per (direction j / (NL k), line j % NL, term j % (NL k) / NL), chain the
-// segments: causal U_before(g+1) = p^L U_before(g) + cu(g), anticausal W_after(g-1) = p^L W_after(g) + cw(g).
-// Clamp and zero know their border states here (U[-1] = x[0] / (1-p), W[N] = x[N-1] / (1-p); zero: 0) and start
-// from them: cu, cw end as each segment's true state before it (U[a-1]) and after it (W[b]). Wrap and mirror
-// start from zero and leave the chains' ends in `ends` (causal: B = sum p^j x[N-1-j] at t * NL + l; anticausal:
-// F = sum p^j x[j] at (k + t) * NL + l) for phase 2b.
+// Phase 2 chains the segments of each sequence (direction, line, term): causal U_before(g+1) = p^L U_before(g)
+// + cu(g) in segment order, anticausal W_after(g-1) = p^L W_after(g) + cw(g) backwards ("chain order": k = 0..
+// nseg-1 is segment g = k, or g = nseg-1-k). Two levels so that no thread walks all nseg segments (179 at 4096
+// RGBA): the sequences' segments are cut into chunks of chunk_len in chain order, one thread per (sequence,
+// chunk) composes its chunk (2a), one thread per sequence chains the chunks (2b), the chunk threads spread the
+// starts over their segments (2c), and for wrap and mirror add the border states in (2d). A chunk's composed
+// value and then its start sit in the slot of its last segment (in chain order), whose own local value the
+// spreading does not need (only the states before each segment are kept).
+struct IirChunk {
+  bool on = false, back = false;
+  int l = 0, t = 0, k0 = 0, k1 = 0;  // line, term, chain indices [k0, k1)
+};
+GPUBLUR_HD int iir_seqs(int nl, int k) { return 2 * nl * k; }
+template <int NL>
+GPUBLUR_HD IirChunk iir_chunk_of(int tid, const IirScanPlan& P, int k) {
+  IirChunk c;
+  const int seqs = iir_seqs(NL, k), lanes = NL * k;
+  if (tid >= seqs * P.chunks) return c;
+  const int seq = tid / P.chunks, ck = tid % P.chunks;
+  c.on = true, c.back = seq >= lanes;
+  const int j = c.back ? seq - lanes : seq;
+  c.l = j % NL, c.t = j / NL;
+  c.k0 = ck * P.chunk_len;
+  c.k1 = c.k0 + P.chunk_len < P.nseg ? c.k0 + P.chunk_len : P.nseg;
+  return c;
+}
+GPUBLUR_HD int iir_seg_of(const IirChunk& c, const IirScanPlan& P, int k) { return c.back ? P.nseg - 1 - k : k; }
+
+// 2a: the chunk's value from a zero start into its last slot.
+#pragma nv_exec_check_disable
+template <int NL, typename CP>
+GPUBLUR_HD void iir_scan_chunk_local(int tid, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!c.on || c.k0 >= c.k1) return;
+  const int items = P.items(), last = P.nseg - 1;
+  const Cplx p{co.pr[c.t], co.pi[c.t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
+  CP cc = c.back ? cw : cu;
+  Cplx z{0.0, 0.0};
+  int at = 0;
+  for (int k = c.k0; k < c.k1; ++k) {
+    const int g = iir_seg_of(c, P, k);
+    at = c.t * items + g * NL + c.l;
+    z = cadd(cmul(g < last ? pL : pLast, z), Cplx(cc[at]));
+  }
+  cc[at] = z;
+}
+
+// 2b: threads tid < 2 NL k, one per sequence, chain the chunks: each chunk's last slot gets the chunk's start.
+// Clamp and zero start from their border states (U[-1] = x[0] / (1-p), W[N] = x[N-1] / (1-p); zero: 0); wrap
+// and mirror from zero, the chains then ending at the border sums (causal: B = sum p^j x[N-1-j] into
+// ends[t * NL + l]; anticausal: F = sum p^j x[j] into ends[(k + t) * NL + l]).
 #pragma nv_exec_check_disable
 template <int NL, typename SP, typename CP>
-GPUBLUR_HD void iir_scan_carries(int tid, SP s, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b,
-                                 const IirCoeffs& co) {
+GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b,
+                               const IirCoeffs& co) {
   const int lanes = NL * co.k;
   if (tid >= 2 * lanes) return;
   const bool back = tid >= lanes;
   const int j = back ? tid - lanes : tid, l = j % NL, t = j / NL, items = P.items(), last = P.nseg - 1;
   const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
-  CP c = back ? cw : cu;
+  CP cc = back ? cw : cu;
   Cplx z{0.0, 0.0};
   if (b == Border::Clamp)
     z = cdiv(Cplx{double(s[(back ? P.n - 1 : 0) * NL + l]), 0.0}, Cplx{1.0 - p.re, -p.im});
-  for (int k = 0; k <= last; ++k) {
-    const int g = back ? last - k : k, at = t * items + g * NL + l;
-    const Cplx e = c[at];
-    c[at] = z;
-    z = cadd(cmul(g < last ? pL : pLast, z), e);
+  for (int k0 = 0; k0 < P.nseg; k0 += P.chunk_len) {
+    const int k1 = k0 + P.chunk_len < P.nseg ? k0 + P.chunk_len : P.nseg;
+    // The chunk's factor: p^L per segment, p^(last segment's length) for the line's last segment (chain index
+    // nseg-1 causal, 0 anticausal).
+    const bool has_last = back ? k0 == 0 : k1 == P.nseg;
+    Cplx A = has_last ? pLast : Cplx{1.0, 0.0};
+    if (k1 - k0 - (has_last ? 1 : 0) > 0) A = cmul(A, cpow(pL, k1 - k0 - (has_last ? 1 : 0)));
+    const int gl = back ? last - (k1 - 1) : k1 - 1, at = t * items + gl * NL + l;
+    const Cplx v = cc[at];
+    cc[at] = z;
+    z = cadd(cmul(A, z), v);
   }
   if (b == Border::Wrap || b == Border::Mirror) ends[(back ? co.k + t : t) * NL + l] = z;
 }
 
-// Phase 2b (wrap and mirror only; same threads): the border states from B and F (closed forms as
+// 2c: each chunk's segments get their starts from the chunk's (U[a-1] causal, W[b] anticausal).
+#pragma nv_exec_check_disable
+template <int NL, typename CP>
+GPUBLUR_HD void iir_scan_chunk_spread(int tid, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!c.on || c.k0 >= c.k1) return;
+  const int items = P.items(), last = P.nseg - 1;
+  const Cplx p{co.pr[c.t], co.pi[c.t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
+  CP cc = c.back ? cw : cu;
+  const int gl = iir_seg_of(c, P, c.k1 - 1), atl = c.t * items + gl * NL + c.l;
+  Cplx z = cc[atl];
+  for (int k = c.k0; k + 1 < c.k1; ++k) {
+    const int g = iir_seg_of(c, P, k), at = c.t * items + g * NL + c.l;
+    const Cplx e = cc[at];
+    cc[at] = z;
+    z = cadd(cmul(g < last ? pL : pLast, z), e);
+  }
+  cc[atl] = z;
+}
+
+// 2d (wrap and mirror only; the chunk threads): the border states from B and F (closed forms as
 // core/reference/passes/iir1d.cpp: wrap U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] = (F + p^N B) /
 // (1-p^2N), W[N] = (B + p^N F) / (1-p^2N)), added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
 #pragma nv_exec_check_disable
 template <int NL, typename CP>
 GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b, const IirCoeffs& co) {
-  const int lanes = NL * co.k;
-  if (tid >= 2 * lanes) return;
-  const bool back = tid >= lanes;
-  const int j = back ? tid - lanes : tid, l = j % NL, t = j / NL, items = P.items(), last = P.nseg - 1;
+  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!c.on || c.k0 >= c.k1) return;
+  const int items = P.items(), last = P.nseg - 1, t = c.t, l = c.l;
   const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last)), pn = cpow(p, P.n);
   const Cplx B = ends[t * NL + l], F = ends[(co.k + t) * NL + l];
   Cplx z0;
   if (b == Border::Wrap) {
-    z0 = cdiv(back ? F : B, Cplx{1.0 - pn.re, -pn.im});
+    z0 = cdiv(c.back ? F : B, Cplx{1.0 - pn.re, -pn.im});
   } else {
     const Cplx p2n = cmul(pn, pn);
-    z0 = cdiv(back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
+    z0 = cdiv(c.back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
   }
-  CP c = back ? cw : cu;
-  Cplx pw{1.0, 0.0};  // p^(a_g) causal, p^(N - b_g) anticausal
-  for (int k = 0; k <= last; ++k) {
-    const int g = back ? last - k : k, at = t * items + g * NL + l;
-    c[at] = cadd(Cplx(c[at]), cmul(pw, z0));
+  CP cc = c.back ? cw : cu;
+  // p^(a_g) causal (a_g = g L), p^(N - b_g) anticausal (b_g = min(N, (g + 1) L)), at the chunk's first segment.
+  const int g0 = iir_seg_of(c, P, c.k0);
+  const int e0 = c.back ? P.n - ((g0 + 1) * P.L < P.n ? (g0 + 1) * P.L : P.n) : g0 * P.L;
+  Cplx pw = e0 > 0 ? cpow(p, e0) : Cplx{1.0, 0.0};
+  for (int k = c.k0; k < c.k1; ++k) {
+    const int g = iir_seg_of(c, P, k), at = t * items + g * NL + l;
+    cc[at] = cadd(Cplx(cc[at]), cmul(pw, z0));
     pw = cmul(g < last ? pL : pLast, pw);
   }
 }
