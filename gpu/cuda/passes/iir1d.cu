@@ -107,6 +107,7 @@ size_t half_sm_budget() { return std::min(size_t(smem_per_sm()) / 2 - 1024, size
 bool plan_scan(const DevImage& img, int axis, int k, IirScanPlan& P) {
   const size_t half = half_sm_budget(), whole = size_t(max_smem_optin());
   if (axis == 0) {
+    if (img.channels != 1 && img.channels != 2 && img.channels != 4) return false;  // the kernels' NL
     P = iir_scan_plan(img.width, img.channels, k, kIirScanThreads);
     return P.bytes <= whole;
   }
