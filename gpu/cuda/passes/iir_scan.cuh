@@ -3,9 +3,9 @@
 // s[q * NL + l]: a row's interleaved channels, or a column strip's NL neighbouring value columns), and runs
 // every first-order term of core/iir.hpp on them with many threads per line (Nehab et al. 2011 in its
 // simplest case, one pole per recursion). Phases, one barrier apart:
-//   1. local: thread items are (line, segment of L positions); each runs its segment from zero states:
-//      cu = U at the segment's last position (U[i] = x[i] + p U[i-1]), cw = W at its first
-//      (W[i] = x[i] + p W[i+1], so that the anticausal state V[i] = p W[i+1]).
+//   1. local: thread items are (line, segment of L positions); each runs its segment from zero states, forwards
+//      and backwards over its inputs in registers: cu = U at the segment's last position (U[i] = x[i] +
+//      p U[i-1]), cw = W at its first (W[i] = x[i] + p W[i+1], so that the anticausal state V[i] = p W[i+1]).
 //   2. scan: per (direction, line, term), the segments chained: U_before(g+1) = p^L U_before(g) + cu(g),
 //      likewise backwards for W, in two levels (chunks of segments, then the chunks; a few barriers).
 //      Clamp and zero start the chains from their border states; wrap and mirror from zero: the chains then
@@ -79,22 +79,36 @@ GPUBLUR_HD void iir_scan_local(int tid, int nth, SP s, CP cu, CP cw, const IirSc
   const int items = P.items();
   for (int i = tid; i < items; i += nth) {
     const int l = i % NL, g = i / NL, a = g * P.L, cnt = P.seg_len(g);
-    Cplx u[KT], w[KT], pk[KT];  // pk = p^k: W at the start is sum_k p^k x[a + k]
+    double xs[kIirSegMax];  // converted once, then a forward and a backward recursion over the registers
 #pragma unroll
-    for (int t = 0; t < KT; ++t) u[t] = w[t] = Cplx{0.0, 0.0}, pk[t] = Cplx{1.0, 0.0};
-    for (int q = 0; q < cnt; ++q) {
-      const double x = s[(a + q) * NL + l];
+    for (int q = 0; q < kIirSegMax; ++q)
+      if (q < cnt) xs[q] = s[(a + q) * NL + l];
+    Cplx u[KT], w[KT];
 #pragma unroll
-      for (int t = 0; t < KT; ++t) {
-        if (REAL1 && t == 1) {  // a real pole: real arithmetic (the imaginary parts stay 0)
-          u[t].re = x + co.pr[t] * u[t].re;
-          w[t].re += pk[t].re * x;
-          pk[t].re *= co.pr[t];
-        } else if (t < co.k) {
-          const Cplx p{co.pr[t], co.pi[t]};
-          u[t] = cstep(x, p, u[t]);
-          w[t] = Cplx{w[t].re + pk[t].re * x, w[t].im + pk[t].im * x};
-          pk[t] = cmul(pk[t], p);
+    for (int t = 0; t < KT; ++t) u[t] = w[t] = Cplx{0.0, 0.0};
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q) {
+      if (q < cnt) {
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (REAL1 && t == 1) {  // a real pole: real arithmetic (the imaginary parts stay 0)
+            u[t].re = xs[q] + co.pr[t] * u[t].re;
+          } else if (t < co.k) {
+            u[t] = cstep(xs[q], Cplx{co.pr[t], co.pi[t]}, u[t]);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int q = kIirSegMax - 1; q >= 0; --q) {
+      if (q < cnt) {
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (REAL1 && t == 1) {
+            w[t].re = xs[q] + co.pr[t] * w[t].re;
+          } else if (t < co.k) {
+            w[t] = cstep(xs[q], Cplx{co.pr[t], co.pi[t]}, w[t]);
+          }
         }
       }
     }
