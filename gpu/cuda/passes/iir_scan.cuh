@@ -1,0 +1,333 @@
+// Iir1d's segment-parallel block schedule (passes/iir1d.cu; docs/performance.md "iir: recursive Gaussian"):
+// a block holds NL value lines of length n whole in shared memory, position-major (value q of line l at
+// s[q * NL + l]: a row's interleaved channels, or a column strip's NL neighbouring value columns), and runs
+// every first-order term of core/iir.hpp on them with many threads per line (Nehab et al. 2011 in its
+// simplest case, one pole per recursion). Phases, one barrier apart:
+//   1. local: thread items are (line, segment of L positions); each runs its segment from zero states, forwards
+//      and backwards over its inputs in registers: cu = U at the segment's last position (U[i] = x[i] +
+//      p U[i-1]), cw = W at its first (W[i] = x[i] + p W[i+1], so that the anticausal state V[i] = p W[i+1]).
+//   2. scan: per (direction, line, term), the segments chained: U_before(g+1) = p^L U_before(g) + cu(g),
+//      likewise backwards for W, in two levels (chunks of segments, then the chunks; a few barriers).
+//      Clamp and zero start the chains from their border states; wrap and mirror from zero: the chains then
+//      end at B = sum p^j x[N-1-j] and F = sum p^j x[j], the border sums (no extra sweeps over the line), and
+//      the border states (closed forms as core/reference/passes/iir1d.cpp) are added in as p^(a_g) U[-1] and
+//      p^(N - b_g) W[N] (the recursion is linear). cu, cw end as each segment's true state before it (U[a-1])
+//      and after it (W[b]).
+//   3. final: each item reruns its segment from its true states, its inputs held in registers: anticausal
+//      backwards (its sum stored as float over the input), then causal forwards adding its own.
+// Float64 states and sums throughout (iir_line.cuh says why). Written against a thread index and pointer
+// types so that tests/cuda/test_cuda_iir_scan_emulated.cu runs the same phases on the host with checked
+// shared-memory pointers.
+#pragma once
+#include <cstddef>
+
+#include "gpu/cuda/passes/iir_line.cuh"
+
+namespace gpublur::cuda {
+
+// Most positions of a segment (its inputs sit in registers in phase 3); odd, so that the NL lines x 32 / NL
+// segments a warp touches at once fall in distinct banks.
+constexpr int kIirSegMax = 25;
+constexpr int kIirScanThreads = 256;
+
+struct IirScanPlan {
+  int n = 0;     // positions per line
+  int nl = 0;    // lines per block (the kernel's NL)
+  int k = 0;     // terms
+  int L = 0;     // segment length (odd; the last segment may be shorter)
+  int nseg = 0;  // segments per line
+  int chunks = 0, chunk_len = 0;  // phase 2: chunks of segments per sequence (2 NL k sequences), their length
+  size_t carry_off = 0, bytes = 0;  // shared memory: values, then cu and cw (k x items complex each), ends (2 k NL)
+  GPUBLUR_HD int items() const { return nl * nseg; }
+  GPUBLUR_HD int seg_len(int g) const { return g + 1 < nseg ? L : n - (nseg - 1) * L; }
+};
+
+// The shortest odd segment that needs no more rounds of nth thread items than kIirSegMax does (more items:
+// more threads busy in phases 1 and 3; each costs 32 B of carries per term).
+inline IirScanPlan iir_scan_plan(int n, int nl, int k, int nth) {
+  auto items_of = [&](int L) { return (long long)nl * ((n + L - 1) / L); };
+  const long long rounds = (items_of(kIirSegMax) + nth - 1) / nth;
+  IirScanPlan P;
+  P.n = n, P.nl = nl, P.k = k, P.L = kIirSegMax;
+  for (int L = 1; L < kIirSegMax; L += 2)
+    if (items_of(L) <= rounds * nth) {
+      P.L = L;
+      break;
+    }
+  P.nseg = (n + P.L - 1) / P.L;
+  const int per_seq = nth / (2 * nl * k) > 1 ? nth / (2 * nl * k) : 1;
+  P.chunk_len = (P.nseg + per_seq - 1) / per_seq;
+  P.chunks = (P.nseg + P.chunk_len - 1) / P.chunk_len;
+  P.carry_off = (size_t(n) * size_t(nl) * sizeof(float) + 15) / 16 * 16;
+  P.bytes = P.carry_off + (2 * size_t(k) * size_t(P.items()) + 2 * size_t(k) * size_t(nl)) * sizeof(Cplx);
+  return P;
+}
+
+// Whether term 1 is a real pole with a real weight (Young-van Vliet's third pole): phases 1 and 3 then run it in
+// real arithmetic (about a third of a complex term's float64 work). Such a term's imaginary parts are exactly 0,
+// so the result is the same; the kernels take it as a template flag (REAL1).
+inline bool iir_term1_real(const IirCoeffs& co) { return co.k >= 2 && co.pi[1] == 0.0 && co.ci[1] == 0.0; }
+
+GPUBLUR_HD Cplx cadd(Cplx a, Cplx b) { return {a.re + b.re, a.im + b.im}; }
+// x + p z for real x (one step of a first-order recursion).
+GPUBLUR_HD Cplx cstep(double x, Cplx p, Cplx z) { return {x + p.re * z.re - p.im * z.im, p.re * z.im + p.im * z.re}; }
+
+// Phase 1. Every thread of the block calls it; cu / cw: k x items complex, term t of item i at t * items + i.
+#pragma nv_exec_check_disable
+template <int NL, int KT, bool REAL1, typename SP, typename CP>
+GPUBLUR_HD void iir_scan_local(int tid, int nth, SP s, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const int items = P.items();
+  for (int i = tid; i < items; i += nth) {
+    const int l = i % NL, g = i / NL, a = g * P.L, cnt = P.seg_len(g);
+    double xs[kIirSegMax];  // converted once, then a forward and a backward recursion over the registers
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q)
+      if (q < cnt) xs[q] = s[(a + q) * NL + l];
+    Cplx u[KT], w[KT];
+#pragma unroll
+    for (int t = 0; t < KT; ++t) u[t] = w[t] = Cplx{0.0, 0.0};
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q) {
+      if (q < cnt) {
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (REAL1 && t == 1) {  // a real pole: real arithmetic (the imaginary parts stay 0)
+            u[t].re = xs[q] + co.pr[t] * u[t].re;
+          } else if (t < co.k) {
+            u[t] = cstep(xs[q], Cplx{co.pr[t], co.pi[t]}, u[t]);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int q = kIirSegMax - 1; q >= 0; --q) {
+      if (q < cnt) {
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (REAL1 && t == 1) {
+            w[t].re = xs[q] + co.pr[t] * w[t].re;
+          } else if (t < co.k) {
+            w[t] = cstep(xs[q], Cplx{co.pr[t], co.pi[t]}, w[t]);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < KT; ++t)
+      if (t < co.k) {
+        cu[t * items + i] = u[t];
+        cw[t * items + i] = w[t];
+      }
+  }
+}
+
+// Phase 2 chains the segments of each sequence (direction, line, term): causal U_before(g+1) = p^L U_before(g)
+// + cu(g) in segment order, anticausal W_after(g-1) = p^L W_after(g) + cw(g) backwards ("chain order": k = 0..
+// nseg-1 is segment g = k, or g = nseg-1-k). Two levels so that no thread walks all nseg segments (179 at 4096
+// RGBA): the sequences' segments are cut into chunks of chunk_len in chain order, one thread per (sequence,
+// chunk) composes its chunk (2a), one thread per sequence chains the chunks (2b), the chunk threads spread the
+// starts over their segments (2c), and for wrap and mirror add the border states in (2d). A chunk's composed
+// value and then its start sit in the slot of its last segment (in chain order), whose own local value the
+// spreading does not need (only the states before each segment are kept).
+struct IirChunk {
+  bool on = false, back = false;
+  int l = 0, t = 0, k0 = 0, k1 = 0;  // line, term, chain indices [k0, k1)
+};
+GPUBLUR_HD int iir_seqs(int nl, int k) { return 2 * nl * k; }
+template <int NL>
+GPUBLUR_HD IirChunk iir_chunk_of(int tid, const IirScanPlan& P, int k) {
+  IirChunk c;
+  const int seqs = iir_seqs(NL, k), lanes = NL * k;
+  if (tid >= seqs * P.chunks) return c;
+  const int seq = tid / P.chunks, ck = tid % P.chunks;
+  c.on = true, c.back = seq >= lanes;
+  const int j = c.back ? seq - lanes : seq;
+  c.l = j % NL, c.t = j / NL;
+  c.k0 = ck * P.chunk_len;
+  c.k1 = c.k0 + P.chunk_len < P.nseg ? c.k0 + P.chunk_len : P.nseg;
+  return c;
+}
+GPUBLUR_HD int iir_seg_of(const IirChunk& c, const IirScanPlan& P, int k) { return c.back ? P.nseg - 1 - k : k; }
+
+// 2a: the chunk's value from a zero start into its last slot.
+#pragma nv_exec_check_disable
+template <int NL, typename CP>
+GPUBLUR_HD void iir_scan_chunk_local(int tid, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!c.on || c.k0 >= c.k1) return;
+  const int items = P.items(), last = P.nseg - 1;
+  const Cplx p{co.pr[c.t], co.pi[c.t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
+  CP cc = c.back ? cw : cu;
+  Cplx z{0.0, 0.0};
+  int at = 0;
+  for (int k = c.k0; k < c.k1; ++k) {
+    const int g = iir_seg_of(c, P, k);
+    at = c.t * items + g * NL + c.l;
+    z = cadd(cmul(g < last ? pL : pLast, z), Cplx(cc[at]));
+  }
+  cc[at] = z;
+}
+
+// 2b: threads tid < 2 NL k, one per sequence, chain the chunks: each chunk's last slot gets the chunk's start.
+// Clamp and zero start from their border states (U[-1] = x[0] / (1-p), W[N] = x[N-1] / (1-p); zero: 0); wrap
+// and mirror from zero, the chains then ending at the border sums (causal: B = sum p^j x[N-1-j] into
+// ends[t * NL + l]; anticausal: F = sum p^j x[j] into ends[(k + t) * NL + l]).
+#pragma nv_exec_check_disable
+template <int NL, typename SP, typename CP>
+GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b,
+                               const IirCoeffs& co) {
+  const int lanes = NL * co.k;
+  if (tid >= 2 * lanes) return;
+  const bool back = tid >= lanes;
+  const int j = back ? tid - lanes : tid, l = j % NL, t = j / NL, items = P.items(), last = P.nseg - 1;
+  const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
+  CP cc = back ? cw : cu;
+  Cplx z{0.0, 0.0};
+  if (b == Border::Clamp)
+    z = cdiv(Cplx{double(s[(back ? P.n - 1 : 0) * NL + l]), 0.0}, Cplx{1.0 - p.re, -p.im});
+  for (int k0 = 0; k0 < P.nseg; k0 += P.chunk_len) {
+    const int k1 = k0 + P.chunk_len < P.nseg ? k0 + P.chunk_len : P.nseg;
+    // The chunk's factor: p^L per segment, p^(last segment's length) for the line's last segment (chain index
+    // nseg-1 causal, 0 anticausal).
+    const bool has_last = back ? k0 == 0 : k1 == P.nseg;
+    Cplx A = has_last ? pLast : Cplx{1.0, 0.0};
+    if (k1 - k0 - (has_last ? 1 : 0) > 0) A = cmul(A, cpow(pL, k1 - k0 - (has_last ? 1 : 0)));
+    const int gl = back ? last - (k1 - 1) : k1 - 1, at = t * items + gl * NL + l;
+    const Cplx v = cc[at];
+    cc[at] = z;
+    z = cadd(cmul(A, z), v);
+  }
+  if (b == Border::Wrap || b == Border::Mirror) ends[(back ? co.k + t : t) * NL + l] = z;
+}
+
+// 2c: each chunk's segments get their starts from the chunk's (U[a-1] causal, W[b] anticausal).
+#pragma nv_exec_check_disable
+template <int NL, typename CP>
+GPUBLUR_HD void iir_scan_chunk_spread(int tid, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!c.on || c.k0 >= c.k1) return;
+  const int items = P.items(), last = P.nseg - 1;
+  const Cplx p{co.pr[c.t], co.pi[c.t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
+  CP cc = c.back ? cw : cu;
+  const int gl = iir_seg_of(c, P, c.k1 - 1), atl = c.t * items + gl * NL + c.l;
+  Cplx z = cc[atl];
+  for (int k = c.k0; k + 1 < c.k1; ++k) {
+    const int g = iir_seg_of(c, P, k), at = c.t * items + g * NL + c.l;
+    const Cplx e = cc[at];
+    cc[at] = z;
+    z = cadd(cmul(g < last ? pL : pLast, z), e);
+  }
+  cc[atl] = z;
+}
+
+// 2d (wrap and mirror only; the chunk threads): the border states from B and F (closed forms as
+// core/reference/passes/iir1d.cpp: wrap U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] = (F + p^N B) /
+// (1-p^2N), W[N] = (B + p^N F) / (1-p^2N)), added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
+#pragma nv_exec_check_disable
+template <int NL, typename CP>
+GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b, const IirCoeffs& co) {
+  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!c.on || c.k0 >= c.k1) return;
+  const int items = P.items(), last = P.nseg - 1, t = c.t, l = c.l;
+  const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last)), pn = cpow(p, P.n);
+  const Cplx B = ends[t * NL + l], F = ends[(co.k + t) * NL + l];
+  Cplx z0;
+  if (b == Border::Wrap) {
+    z0 = cdiv(c.back ? F : B, Cplx{1.0 - pn.re, -pn.im});
+  } else {
+    const Cplx p2n = cmul(pn, pn);
+    z0 = cdiv(c.back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
+  }
+  CP cc = c.back ? cw : cu;
+  // p^(a_g) causal (a_g = g L), p^(N - b_g) anticausal (b_g = min(N, (g + 1) L)), at the chunk's first segment.
+  const int g0 = iir_seg_of(c, P, c.k0);
+  const int e0 = c.back ? P.n - ((g0 + 1) * P.L < P.n ? (g0 + 1) * P.L : P.n) : g0 * P.L;
+  Cplx pw = e0 > 0 ? cpow(p, e0) : Cplx{1.0, 0.0};
+  for (int k = c.k0; k < c.k1; ++k) {
+    const int g = iir_seg_of(c, P, k), at = t * items + g * NL + l;
+    cc[at] = cadd(Cplx(cc[at]), cmul(pw, z0));
+    pw = cmul(g < last ? pL : pLast, pw);
+  }
+}
+
+// Phase 3: each item's outputs over its inputs (a thread touches only its own segments' values).
+#pragma nv_exec_check_disable
+template <int NL, int KT, bool REAL1, typename SP, typename CP>
+GPUBLUR_HD void iir_scan_final(int tid, int nth, SP s, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
+  const int items = P.items();
+  for (int i = tid; i < items; i += nth) {
+    const int l = i % NL, g = i / NL, a = g * P.L, cnt = P.seg_len(g);
+    double xs[kIirSegMax];  // converted once (float64 conversions run at a quarter of the FP64 FMA rate)
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q)
+      if (q < cnt) xs[q] = s[(a + q) * NL + l];
+    Cplx u[KT], v[KT];  // U[a-1]; V[b-1] = p W[b]
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      u[t] = v[t] = Cplx{0.0, 0.0};
+      if (t < co.k) {
+        u[t] = cu[t * items + i];
+        v[t] = cmul(Cplx{co.pr[t], co.pi[t]}, Cplx(cw[t * items + i]));
+      }
+    }
+    // Anticausal: y[i] gets Re(c V[i]), then V[i-1] = p (x[i] + V[i]); its sum goes over the input as float.
+#pragma unroll
+    for (int q = kIirSegMax - 1; q >= 0; --q) {
+      if (q < cnt) {
+        double acc = 0.0;
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (REAL1 && t == 1) {
+            acc += co.cr[t] * v[t].re;
+            v[t].re = co.pr[t] * (xs[q] + v[t].re);
+          } else if (t < co.k) {
+            acc += co.cr[t] * v[t].re - co.ci[t] * v[t].im;
+            const Cplx sum{xs[q] + v[t].re, v[t].im};
+            v[t] = Cplx{co.pr[t] * sum.re - co.pi[t] * sum.im, co.pr[t] * sum.im + co.pi[t] * sum.re};
+          }
+        }
+        s[(a + q) * NL + l] = float(acc);
+      }
+    }
+    // Causal: U[i] = x[i] + p U[i-1]; y[i] = the two sums, each rounded to float once, added in float (within
+    // ~2 float ulps of the float64 sum; a float64 add would cost two more conversions per value).
+#pragma unroll
+    for (int q = 0; q < kIirSegMax; ++q) {
+      if (q < cnt) {
+        double acc = 0.0;
+#pragma unroll
+        for (int t = 0; t < KT; ++t) {
+          if (REAL1 && t == 1) {
+            u[t].re = xs[q] + co.pr[t] * u[t].re;
+            acc += co.cr[t] * u[t].re;
+          } else if (t < co.k) {
+            u[t] = cstep(xs[q], Cplx{co.pr[t], co.pi[t]}, u[t]);
+            acc += co.cr[t] * u[t].re - co.ci[t] * u[t].im;
+          }
+        }
+        const float anti = s[(a + q) * NL + l];
+        s[(a + q) * NL + l] = anti + float(acc);
+      }
+    }
+  }
+}
+
+// Where a block's lines live in the image (rowv floats per row): rows (one block per row, its ch = NL
+// interleaved channels, contiguous: value q of line l at row * rowv + q * NL + l) or a column strip (NL value
+// columns from col0 = block * NL, value q of line l at q * rowv + col0 + l; lanes: the columns that exist).
+struct IirScanPlace {
+  size_t base = 0, step = 0;  // value (q, l) at base + q * step + l
+  int lanes = 0;
+};
+GPUBLUR_HD IirScanPlace iir_scan_place(bool rows, int block, int nl, int rowv) {
+  IirScanPlace pl;
+  if (rows) {
+    pl.base = size_t(block) * size_t(rowv), pl.step = size_t(nl), pl.lanes = nl;
+  } else {
+    const int col0 = block * nl;
+    pl.base = size_t(col0), pl.step = size_t(rowv), pl.lanes = rowv - col0 < nl ? rowv - col0 : nl;
+  }
+  return pl;
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,100 @@
+// Iir1d's CUDA schedules on the device against the CPU reference: the segment scan (rows whole in shared memory,
+// column strips of 8 and of 4 value columns) at 4096-long lines and odd sizes, every border, 1, 2, 3 (4 on the
+// device) and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines, the A/B switch);
+// lines longer than a block holds (16384 RGBA rows: 256 KiB) falling back to it. Outputs are poisoned with NaN
+// before each run, so unwritten values fail. Skips without a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/random_image.hpp"
+#include "cuda/cuda_test_util.hpp"
+#include "gpu/cuda/cuda_kernels.hpp"
+
+namespace gpublur::testing {
+namespace {
+
+struct IirGuard {
+  cuda::IirTuning saved = cuda::iir_tuning();
+  ~IirGuard() { cuda::iir_tuning() = saved; }
+};
+
+struct Case {
+  int w, h;
+};
+
+std::vector<double> sigmas() {
+  std::vector<double> s = {3, 200};
+  if (const char* e = std::getenv("GPUBLUR_CUDA_TEST_MAX_SIGMA")) {
+    const double cap = std::atof(e);
+    s.erase(std::remove_if(s.begin(), s.end(), [&](double v) { return v > cap; }), s.end());
+  }
+  return s;
+}
+
+TEST(CudaIirScan, MatchesTheReference) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  const std::vector<Case> cases = small_mode() ? std::vector<Case>{{1, 1}, {7, 3}, {61, 37}, {1024, 3}}
+                                               : std::vector<Case>{{1, 1}, {7, 3}, {301, 37}, {37, 300},
+                                                                   {1023, 517}, {4096, 5}, {5, 4096}, {4099, 3}};
+  struct Variant {
+    const char* name;
+    bool lines;
+    int strip;
+    const char* cols_path;  // what the column pass reports (rows: iir1d-scan-rows, or iir1d-rows for the lines)
+  };
+  const Variant variants[] = {{"scan", false, 0, "iir1d-scan-cols"},
+                              {"scan strip 4", false, 4, "iir1d-scan-cols-strip16"},
+                              {"lines", true, 0, "iir1d-cols"}};
+  double worst = 0;
+  int runs = 0;
+  for (const Case& cs : cases)
+    for (int c : {1, 2, 3, 4}) {
+      const Image src = random_image(cs.w, cs.h, c, 900u + unsigned(cs.w * 3 + c));
+      double ms = 0;
+      ASSERT_TRUE(backend->upload(src, ms).ok());
+      for (const char* impl : {"young-van-vliet", "deriche"})
+        for (double sigma : sigmas())
+          for (const char* border : {"clamp", "mirror", "wrap", "zero"})
+            for (const Variant& v : variants) {
+              if (std::string(impl) == "deriche" && v.lines) continue;  // the line kernel: once per case is enough
+              IirGuard guard;
+              cuda::iir_tuning().lines = v.lines, cuda::iir_tuning().strip = v.strip;
+              std::string path;
+              const double err =
+                  run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
+              const std::string what = std::to_string(cs.w) + "x" + std::to_string(cs.h) + "x" + std::to_string(c) +
+                                       " " + impl + " sigma " + num_text(sigma) + " " + border + " " + v.name +
+                                       " path " + path;
+              EXPECT_LE(err, 1e-5) << what;
+              EXPECT_NE(path.find(v.lines ? "iir1d-rows" : "iir1d-scan-rows"), std::string::npos) << what;
+              EXPECT_NE(path.find(v.cols_path), std::string::npos) << what;
+              worst = std::max(worst, err);
+              ++runs;
+            }
+    }
+  std::printf("[ measured ] iir1d scan / lines vs reference: %d runs, max abs error %.3g\n", runs, worst);
+}
+
+// Rows longer than a block's shared memory (16384 RGBA: 256 KiB of values) take the line kernel; their columns
+// (3 long) still the scan.
+TEST(CudaIirScan, LongRowsFallBackToTheLineKernel) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  if (small_mode()) GTEST_SKIP() << "large image";
+  const Image src = random_image(16384, 3, 4, 77);
+  double ms = 0;
+  ASSERT_TRUE(backend->upload(src, ms).ok());
+  for (const char* border : {"clamp", "wrap"}) {
+    std::string path;
+    const double err = run_vs_reference(*backend, make_plan("iir", 48, border), src, path);
+    EXPECT_LE(err, 1e-5) << border << " path " << path;
+    EXPECT_NE(path.find("iir1d-rows"), std::string::npos) << path;
+    EXPECT_NE(path.find("iir1d-scan-cols"), std::string::npos) << path;
+  }
+}
+
+}  // namespace
+}  // namespace gpublur::testing
