@@ -204,12 +204,10 @@ BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
   --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
 BENCH_PART=bench2 GPUBLUR_CUDA_RESAMPLE_FUSE=0 SIGMAS=12,48,200 bench cuda_pyramid_unfused --backend cuda \
   --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
-# iir (issue 9 point 5: <= 3x copy at every sigma, 4096^2 and 1024^2): the segment scan (default) beside the line
-# kernel it replaced (GPUBLUR_CUDA_IIR_LINES=1), both filters; the column strips forced to 8 and to 4 value
-# columns (the default takes 8 where two blocks fit an SM: 1024 high, else 4); the wrap border on the scan.
+# iir (issue 9 point 5: <= 3x copy at every sigma, 4096^2 and 1024^2): the segment scan, both filters (the line
+# kernel it replaced measured 1.8x slower: docs/measurements/h100-9f0bb27-bench-ab.txt); the column strips forced
+# to 8 and to 4 value columns (the default takes 8 where two blocks fit an SM: 1024 high, else 4); wrap.
 BENCH_PART=bench2 SIGMAS=3,12,48,200 bench cuda_iir_scan --backend cuda --method iir,iir:impl=deriche
-BENCH_PART=bench2 GPUBLUR_CUDA_IIR_LINES=1 SIGMAS=3,12,48,200 bench cuda_iir_lines --backend cuda \
-  --method iir,iir:impl=deriche
 BENCH_PART=bench2 GPUBLUR_CUDA_IIR_STRIP=8 SIGMAS=12 bench cuda_iir_strip8 --backend cuda --method iir
 BENCH_PART=bench2 GPUBLUR_CUDA_IIR_STRIP=4 SIGMAS=12 bench cuda_iir_strip4 --backend cuda --method iir
 BENCH_PART=bench2 SIGMAS=12,200 bench cuda_iir_scan_wrap --backend cuda --method iir --border wrap
@@ -252,15 +250,12 @@ if want passes; then
       --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
-  # iir's two passes: the segment scan (rows, column strips) beside the line kernel, sigma 12 and 200.
-  for lines in 0 1; do
-    for sg in 12 200; do
-      echo "=== cuda iir sigma $sg GPUBLUR_CUDA_IIR_LINES=$lines" >>"$out/passes.txt"
-      GPUBLUR_CUDA_IIR_LINES=$lines GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method iir \
-        --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" \
-        >>"$out/passes.txt"
-      python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
-    done
+  # iir's two passes (rows, column strips), sigma 12 and 200.
+  for sg in 12 200; do
+    echo "=== cuda iir sigma $sg" >>"$out/passes.txt"
+    GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method iir --sigma "$sg" --size 4096 \
+      --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
+    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
 fi
 
