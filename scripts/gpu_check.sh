@@ -205,11 +205,8 @@ BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
 BENCH_PART=bench2 GPUBLUR_CUDA_RESAMPLE_FUSE=0 SIGMAS=12,48,200 bench cuda_pyramid_unfused --backend cuda \
   --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
 # iir (issue 9 point 5: <= 3x copy at every sigma, 4096^2 and 1024^2): the segment scan, both filters (the line
-# kernel it replaced measured 1.8x slower: docs/measurements/h100-9f0bb27-bench-ab.txt); the column strips forced
-# to 8 and to 4 value columns (the default takes 8 where two blocks fit an SM: 1024 high, else 4); wrap.
+# kernel it replaced measured 1.8x slower: docs/measurements/h100-9f0bb27-bench-ab.txt); the wrap border.
 BENCH_PART=bench2 SIGMAS=3,12,48,200 bench cuda_iir_scan --backend cuda --method iir,iir:impl=deriche
-BENCH_PART=bench2 GPUBLUR_CUDA_IIR_STRIP=8 SIGMAS=12 bench cuda_iir_strip8 --backend cuda --method iir
-BENCH_PART=bench2 GPUBLUR_CUDA_IIR_STRIP=4 SIGMAS=12 bench cuda_iir_strip4 --backend cuda --method iir
 BENCH_PART=bench2 SIGMAS=12,200 bench cuda_iir_scan_wrap --backend cuda --method iir --border wrap
 # Part passes: each pass's device time (GPUBLUR_PASS_TIMES=1, medians by pass_times.py) for the methods furthest
 # from their targets, 4096^2 RGBA: where inside a program the time goes.

@@ -245,8 +245,8 @@ bool resample_pair(const Program& prog, size_t i);
 
 // passes/iir1d.cu: Iir1d's schedules. The segment-parallel scan (passes/iir_scan.cuh) wherever a block's lines
 // fit in shared memory, else the line kernel. lines: the line kernel everywhere (for the tests, which must reach
-// the fallback on small images; measured 1.8x slower than the scan at 4096^2 on an H100); strip
-// (GPUBLUR_CUDA_IIR_STRIP=8|4, 0 = choose): the column strip's value columns. Tests change them here.
+// the fallback on small images; measured 1.8x slower than the scan at 4096^2 on an H100); strip (8|4, 0 =
+// choose: the choice measured right, docs/performance.md): the column strip's value columns. For the tests.
 struct IirTuning {
   bool lines = false;
   int strip = 0;

@@ -8,9 +8,8 @@
 // That kernel is now the fallback: where the block's lines fit in shared memory, the segment-parallel scan of
 // iir_scan.cuh runs instead (rows: one block per row; columns: strips of 8 or 4 value columns), one read and
 // one write of the image per axis (measured 1.8x faster than the line kernel on an H100: 1.54 against 2.79 ms at
-// 4096^2 RGBA); GPUBLUR_CUDA_IIR_STRIP=8|4 forces a column strip width. docs/performance.md has the numbers.
+// 4096^2 RGBA). docs/performance.md has the numbers.
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "core/iir.hpp"
@@ -150,11 +149,7 @@ Status run_scan(const DevImage& src, const DevImage& dst, bool rows, const IirSc
 }  // namespace
 
 IirTuning& iir_tuning() {
-  static IirTuning t = [] {
-    IirTuning d;
-    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_STRIP"); e && *e) d.strip = std::atoi(e);
-    return d;
-  }();
+  static IirTuning t;
   return t;
 }
 
