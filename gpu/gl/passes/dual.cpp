@@ -7,6 +7,8 @@
 // shaders/dual_down.comp: one invocation per output from its 4 x 4 texels; dual_up.comp: one per 2 x 2 outputs
 // from 5 x 5 texels. Measured against a shared-memory tile per group, 32 x 8 groups, 2 or 4 outputs per
 // invocation and imageLoad in one A/B run on an H100 (docs/performance.md, "kawase --impl dual").
+// GPUBLUR_GL_DUAL_UP=column (a candidate for one A/B run): dual_up_column.comp, one invocation per fine column
+// and 4 fine rows, so that each store instruction writes a warp's consecutive pixels.
 #include <string>
 
 #include "gpu/gl/gl_tuning.hpp"
@@ -17,20 +19,20 @@ namespace {
 
 constexpr int kGroup = 16;  // the shaders' local size, both axes
 
-// `per`: outputs per invocation along each axis. The constant-trip loops get NVIDIA's unroll pragma (their
+// `per_x`, `per_y`: outputs per invocation along each axis. The constant-trip loops get NVIDIA's unroll pragma (their
 // arrays must live in registers).
 Status setup(GlPassContext& ctx, const Program& program, size_t index, GlStep& step, const char* file,
-             const char* form, int per) {
+             const char* form, int per_x, int per_y) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   GLuint prog = 0;
   if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
   const GLint u_border = GlPassContext::uniform(prog, "border");
   step.form = form;
-  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, per] {
+  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, per_x, per_y] {
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups((dst.w + per - 1) / per, kGroup), groups((dst.h + per - 1) / per, kGroup), 1);
+    glDispatchCompute(groups((dst.w + per_x - 1) / per_x, kGroup), groups((dst.h + per_y - 1) / per_y, kGroup), 1);
   };
   return Status::success();
 }
@@ -38,11 +40,12 @@ Status setup(GlPassContext& ctx, const Program& program, size_t index, GlStep& s
 }  // namespace
 
 Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  return setup(ctx, program, index, step, "dual_down.comp", "dual-down", 1);
+  return setup(ctx, program, index, step, "dual_down.comp", "dual-down", 1, 1);
 }
 
 Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  return setup(ctx, program, index, step, "dual_up.comp", "dual-up", 2);
+  if (dual_up_column()) return setup(ctx, program, index, step, "dual_up_column.comp", "dual-up-column", 1, 4);
+  return setup(ctx, program, index, step, "dual_up.comp", "dual-up", 2, 2);
 }
 
 }  // namespace gpublur
