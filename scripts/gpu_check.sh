@@ -170,32 +170,13 @@ BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_spread --backend gl --method spread
 BENCH_PART=bench2 SIGMAS=3 bench cuda_spread_thesis --backend cuda \
   --method spread:radius=6,spread:radius=10,spread:radius=20,spread:radius=30,spread:radius=40
 # GL's resampling passes (issue 10 point 6: GL within 1.25x of CUDA; docs/performance.md "kawase --impl dual"):
-# the direct forms (default), the previous tile forms (GPUBLUR_GL_RESAMPLE_TILE=1, kept only for this A/B), 2 and
-# 4 outputs per invocation down a column (GPUBLUR_GL_RESAMPLE_ROWS); full-resolution kawase through the sampler
-# (default) and by texelFetch (GPUBLUR_GL_KAWASE=direct). CUDA's side: cuda_dual, cuda_pyramid, cuda_kawase.
+# each pass's measured-best form (the default), and dual-up as one fine column x 4 fine rows per invocation
+# (GPUBLUR_GL_DUAL_UP=column, kept only for this A/B against the default 2 x 2 quads); full-resolution kawase
+# (the sampler). CUDA's side: cuda_dual, cuda_pyramid, cuda_kawase.
 BENCH_PART=bench2 SIGMAS=12,48 bench gl_resample --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_TILE=1 SIGMAS=12,48 bench gl_resample_tile --backend gl \
-  --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_ROWS=2 SIGMAS=12,48 bench gl_resample_rows2 --backend gl \
-  --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4 --backend gl \
-  --method kawase:impl=dual,pyramid,pyramid:down=box2
+BENCH_PART=bench2 GPUBLUR_GL_DUAL_UP=column SIGMAS=12,48 bench gl_resample_dual_up_column --backend gl \
+  --method kawase:impl=dual
 BENCH_PART=bench2 SIGMAS=3,12 bench gl_kawase --backend gl --method kawase
-BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct SIGMAS=3,12 bench gl_kawase_direct --backend gl --method kawase
-BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 bench gl_kawase_direct_rows4 \
-  --backend gl --method kawase
-# The direct forms reading by imageLoad (readonly restrict image) instead of texelFetch (GPUBLUR_GL_RESAMPLE_LOAD).
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image SIGMAS=12,48 bench gl_resample_image --backend gl \
-  --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_image \
-  --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_KAWASE=direct GPUBLUR_GL_RESAMPLE_LOAD=image GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=3,12 \
-  bench gl_kawase_direct_rows4_image --backend gl --method kawase
-# The direct forms in 16 x 16 groups (a warp 16 x 2 outputs, as copy and the tile forms) instead of 32 x 8.
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 SIGMAS=12,48 bench gl_resample_g16 --backend gl \
-  --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 GPUBLUR_GL_RESAMPLE_ROWS=4 SIGMAS=12,48 bench gl_resample_rows4_g16 \
-  --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
 
 # CUDA pyramid and --downsample: the fused schedules (two Down2 / Up2 passes per kernel, the long folded Down2 as
 # rows then columns: the default) against one kernel per pass (GPUBLUR_CUDA_RESAMPLE_FUSE=0, the older schedule,
@@ -229,18 +210,12 @@ if want passes; then
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
 fi
-# Part passes, GL's resampling forms per pass (issue 10 point 6): default, tile (GPUBLUR_GL_RESAMPLE_TILE=1), 4
-# outputs per invocation down a column; full-resolution kawase through the sampler and direct. `e`: the
-# environment of the run (comma-separated; GPUBLUR_GL_RESAMPLE_TILE=0 is the default).
+# Part passes, GL's resampling per pass (issue 10 point 6): dual-up's 2 x 2 quads (default) against its column
+# form (GPUBLUR_GL_DUAL_UP=column), pyramid box2 at sigma 48 (the defaults of dual and pyramid at sigma 12 are in
+# the part above). `e`: the environment of the run (comma-separated; GPUBLUR_GL_DUAL_UP=quad is the default).
 if want passes; then
-  for spec in "GPUBLUR_GL_RESAMPLE_TILE=0 kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_TILE=1 kawase:impl=dual 12" \
-    "GPUBLUR_GL_RESAMPLE_ROWS=4 kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_TILE=0 pyramid 12" \
-    "GPUBLUR_GL_RESAMPLE_TILE=1 pyramid 12" "GPUBLUR_GL_RESAMPLE_ROWS=4 pyramid 12" \
-    "GPUBLUR_GL_RESAMPLE_TILE=0 pyramid:down=box2 48" "GPUBLUR_GL_RESAMPLE_TILE=1 pyramid:down=box2 48" \
-    "GPUBLUR_GL_KAWASE=sampler kawase 3" "GPUBLUR_GL_KAWASE=direct kawase 3" \
-    "GPUBLUR_GL_KAWASE=direct,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase 3" \
-    "GPUBLUR_GL_RESAMPLE_LOAD=image kawase:impl=dual 12" "GPUBLUR_GL_RESAMPLE_LOAD=image pyramid 12" \
-    "GPUBLUR_GL_RESAMPLE_LOAD=image,GPUBLUR_GL_RESAMPLE_ROWS=4 kawase:impl=dual 12"; do
+  for spec in "GPUBLUR_GL_DUAL_UP=quad kawase:impl=dual 12" "GPUBLUR_GL_DUAL_UP=column kawase:impl=dual 12" \
+    "GPUBLUR_GL_DUAL_UP=quad pyramid:down=box2 48"; do
     read -r e m sg <<<"$spec"
     echo "=== gl $m sigma $sg ($e)" >>"$out/passes.txt"
     env ${e//,/ } GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend gl --method "$m" --sigma "$sg" \

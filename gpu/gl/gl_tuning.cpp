@@ -131,53 +131,12 @@ void dump_binary(GLuint prog, const std::string& key) {
   }
 }
 
-// GPUBLUR_GL_RESAMPLE_TILE=1: the dual filter's and the pyramid's resampling passes run their previous forms
-// (shared-memory tiles with a barrier for dual-down/up, 16 x 16 groups with a uniform tap loop for down2, up2,
-// the 8 x 8 shared-memory row tile for the folded down2) instead of the direct ones; only for the A/B
-// measurement of docs/performance.md ("kawase --impl dual"), the loser goes after it.
-bool resample_tile() {
-  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_TILE");
-  return env && std::atoi(env) == 1;
+// GPUBLUR_GL_DUAL_UP=column: dual-up by shaders/dual_up_column.comp (one fine column x 4 fine rows per
+// invocation, contiguous stores) instead of the 2 x 2 quads of dual_up.comp; a candidate for one A/B run on a
+// GPU (docs/performance.md, "kawase --impl dual"), the loser goes after it.
+bool dual_up_column() {
+  const char* env = std::getenv("GPUBLUR_GL_DUAL_UP");
+  return env && std::string(env) == "column";
 }
-// GPUBLUR_GL_RESAMPLE_ROWS=1|2|4: outputs (dual-down, down2) or 2 x 2 output quads (dual-up, up2) per
-// invocation down a column in the direct shaders (consecutive ones share source rows: dual-down 16 -> 12 -> 10
-// fetches per output, dual-up 6.25 -> 3.75 -> 2.5, up2 2.25 -> 1.5 -> 1.1); default 1, as the CUDA kernels.
-int resample_rows() {
-  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_ROWS");
-  const int r = env && *env ? std::atoi(env) : 1;
-  return r == 2 || r == 4 ? r : 1;
-}
-
-// GPUBLUR_GL_KAWASE=direct: full-resolution kawase passes read their 16 pixels by texelFetch (kawase_direct.comp,
-// as the CUDA kernel) instead of 4 filtered fetches through the sampler (the default, measured ~2x GL's copy a
-// pass on an H100); for the A/B measurement in docs/performance.md.
-bool kawase_direct() {
-  const char* env = std::getenv("GPUBLUR_GL_KAWASE");
-  return env && std::string(env) == "direct";
-}
-
-// GPUBLUR_GL_RESAMPLE_LOAD=image: the direct resampling shaders (and kawase_direct.comp) read their texels by
-// imageLoad from the source bound as a readonly image (LOAD_IMAGE) instead of texelFetch: on NVIDIA the two
-// are different instructions (surface vs texture loads) whose rates are not documented; for the A/B in
-// docs/performance.md.
-bool resample_image_load() {
-  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_LOAD");
-  return env && std::string(env) == "image";
-}
-
-// GPUBLUR_GL_RESAMPLE_GROUP=WxH (powers of two, W * H from 64 to 1024): the direct shaders' group shape; the
-// default 32 x 8 gives each warp 32 consecutive outputs of one row, 16x16 the tile forms' and copy's 16 x 2 per
-// warp (the texture cache's 2D locality may prefer it); for the A/B in docs/performance.md.
-GroupShape resample_group() {
-  GroupShape g;
-  const char* env = std::getenv("GPUBLUR_GL_RESAMPLE_GROUP");
-  int w = 0, h = 0;
-  if (env && std::sscanf(env, "%dx%d", &w, &h) == 2 && w > 0 && h > 0 && (w & (w - 1)) == 0 && (h & (h - 1)) == 0 &&
-      w * h >= 64 && w * h <= 1024)
-    g.x = w, g.y = h;
-  return g;
-}
-std::string GroupShape::defines() const { return fmt::format("#define LX {}\n#define LY {}\n", x, y); }
-std::string GroupShape::suffix() const { return x == 32 && y == 8 ? "" : fmt::format("-g{}x{}", x, y); }
 
 }  // namespace gpublur

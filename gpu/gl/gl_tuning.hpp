@@ -25,16 +25,6 @@ std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|li
 int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
 std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|scan
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
-bool resample_tile();                        // GPUBLUR_GL_RESAMPLE_TILE=1 (dual, down2, up2: the tile forms)
-int resample_rows();                         // GPUBLUR_GL_RESAMPLE_ROWS=1|2|4 (outputs / quads per column)
-bool resample_image_load();                  // GPUBLUR_GL_RESAMPLE_LOAD=image (direct forms: imageLoad)
-// GPUBLUR_GL_RESAMPLE_GROUP=WxH: the direct resampling / kawase shaders' group shape (default 32 x 8).
-struct GroupShape {
-  int x = 32, y = 8;
-  std::string defines() const;  // "#define LX .. LY .."
-  std::string suffix() const;   // "" for the default, else "-gWxH" (the pass's form)
-};
-GroupShape resample_group();
-bool kawase_direct();                        // GPUBLUR_GL_KAWASE=direct (texelFetch instead of the sampler)
+bool dual_up_column();                      // GPUBLUR_GL_DUAL_UP=column (one A/B run: dual_up_column.comp)
 
 }  // namespace gpublur

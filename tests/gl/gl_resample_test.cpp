@@ -1,10 +1,7 @@
-// The GL resampling passes in every form the host can pick (gpu/gl/passes/dual.cpp, down2.cpp, up2.cpp): the
-// direct defaults, GPUBLUR_GL_RESAMPLE_ROWS=2|4 (several outputs per invocation down a column) and
-// GPUBLUR_GL_RESAMPLE_TILE=1 (the previous shared-memory / 16 x 16 forms), GPUBLUR_GL_RESAMPLE_LOAD=image
-// (imageLoad instead of texelFetch), GPUBLUR_GL_RESAMPLE_GROUP (other group shapes), against the CPU reference. Beyond
-// the registry test: padded images of odd and even rings (up2's quads start a texel before the stored area
-// when the ring is odd), long Down2 kernels (the folded last level: the two-pass x / y form through a scratch
-// texture), odd sizes (the last quad, column and row of outputs cut), every border, 1 and 4 channels.
+// The GL resampling passes (gpu/gl/passes/dual.cpp, down2.cpp, up2.cpp) in every form the host picks, against
+// the CPU reference. Beyond the registry test: padded images of odd and even rings, long Down2 kernels (the
+// folded last level: the two-pass x / y form through a scratch texture), odd sizes (the last column and row of
+// outputs cut, the dual-up's last quad cut on both axes), every border, 1 and 4 channels, half storage.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,27 +11,6 @@
 
 namespace gpublur::testing {
 namespace {
-
-struct Form {
-  const char* tile;
-  const char* rows;
-  std::vector<std::string> forms;  // forms the run's path must name
-  const char* load = "";           // GPUBLUR_GL_RESAMPLE_LOAD
-  const char* group = "";          // GPUBLUR_GL_RESAMPLE_GROUP
-};
-
-const std::vector<Form>& pyramid_forms() {
-  static const std::vector<Form> f = {
-      {"", "", {"down2", "down2-axes", "up2"}},
-      {"", "2", {"down2-rows2", "down2-axes", "up2-rows2"}},
-      {"", "4", {"down2-rows4", "down2-axes", "up2-rows4"}},
-      {"1", "", {"down2-tile", "down2-separable-tile", "up2-tile"}},
-      {"", "", {"down2-image", "down2-axes-image", "up2-image"}, "image"},
-      {"", "4", {"down2-rows4-image", "down2-axes-image", "up2-rows4-image"}, "image"},
-      {"", "2", {"down2-rows2-g16x16", "down2-axes-g16x16", "up2-rows2-g16x16"}, "", "16x16"},
-  };
-  return f;
-}
 
 bool path_has(const std::string& path, const std::string& form) {
   return ("+" + path + "+").find("+" + form + "+") != std::string::npos;
@@ -58,116 +34,99 @@ Program resample_program(Border b, int pad, int long_n) {
   return prog;
 }
 
-TEST(GlResample, EveryFormOfDown2AndUp2EqualsTheReference) {
+TEST(GlResample, Down2AndUp2EqualTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const Form& form : pyramid_forms()) {
-    ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);
-    env.set("GPUBLUR_GL_RESAMPLE_ROWS", form.rows);
-    env.set("GPUBLUR_GL_RESAMPLE_LOAD", form.load);
-    env.set("GPUBLUR_GL_RESAMPLE_GROUP", form.group);
-    for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
-      for (int pad : {0, 1, 2, 3})
-        for (int c : {1, 4}) {
-          const Plan plan = program_plan(resample_program(b, pad, 24), b);
-          for (auto [w, h] : {std::pair{37, 23}, std::pair{66, 9}}) {
-            const Image src = random_image(w, h, c, unsigned(7 + w + pad + c));
-            Image ref, out;
-            ASSERT_TRUE(reference_run(plan, src, ref).ok());
-            RunInfo info;
-            const Status s = gl_run(*be, plan, src, out, &info);
-            ASSERT_TRUE(s.ok()) << s.error;
-            const std::string what = std::string(border_name(b)) + " pad " + std::to_string(pad) + " c" +
-                                     std::to_string(c) + " " + std::to_string(w) + "x" + std::to_string(h) +
-                                     " path " + info.path;
-            EXPECT_LE(max_abs_diff(out, ref), 2e-6) << what;
-            for (const std::string& f : form.forms) EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
-          }
+  for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+    for (int pad : {0, 1, 2, 3})
+      for (int c : {1, 4}) {
+        const Plan plan = program_plan(resample_program(b, pad, 24), b);
+        for (auto [w, h] : {std::pair{37, 23}, std::pair{66, 9}}) {
+          const Image src = random_image(w, h, c, unsigned(7 + w + pad + c));
+          Image ref, out;
+          ASSERT_TRUE(reference_run(plan, src, ref).ok());
+          RunInfo info;
+          const Status s = gl_run(*be, plan, src, out, &info);
+          ASSERT_TRUE(s.ok()) << s.error;
+          const std::string what = std::string(border_name(b)) + " pad " + std::to_string(pad) + " c" +
+                                   std::to_string(c) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                                   " path " + info.path;
+          EXPECT_LE(max_abs_diff(out, ref), 2e-6) << what;
+          for (const char* f : {"down2", "down2-axes", "up2"}) EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
         }
-  }
+      }
 }
 
-TEST(GlResample, EveryFormOfTheDualFilterEqualsTheReference) {
+// Two levels down and up: 4 x 4 windows at odd sizes, the up pass's last quad cut on both axes.
+Program dual_program(Border b) {
+  Program prog;
+  const int i2 = prog.add_image({0, 2, false}), i4 = prog.add_image({0, 4, false});
+  const int u2 = prog.add_image({0, 2, false});
+  prog.passes = {make_pass(Op::DualDown, 0, i2, 0, b), make_pass(Op::DualDown, i2, i4, 0, b),
+                 make_pass(Op::DualUp, i4, u2, 0, b), make_pass(Op::DualUp, u2, 1, 0, b)};
+  return prog;
+}
+
+// Both dual-up forms: the 2 x 2 quads (default) and GPUBLUR_GL_DUAL_UP=column (one fine column x 4 fine rows
+// per invocation: heights 27, 13, 34 leave 3, 1, 2 fine rows in the last pass's last group of 4, and 2, 3, 1 in
+// the first up pass's (14, 7, 17 rows)).
+TEST(GlResample, DualFilterEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  const std::vector<Form> forms = {{"", "", {"dual-down", "dual-up"}},
-                                   {"", "2", {"dual-down-rows2", "dual-up-rows2"}},
-                                   {"", "4", {"dual-down-rows4", "dual-up-rows4"}},
-                                   {"1", "", {"dual-down-tile", "dual-up-tile"}},
-                                   {"", "", {"dual-down-image", "dual-up-image"}, "image"},
-                                   {"", "2", {"dual-down-rows2-image", "dual-up-rows2-image"}, "image"},
-                                   {"", "", {"dual-down-g64x4", "dual-up-g64x4"}, "", "64x4"}};
-  for (const Form& form : forms) {
-    ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", form.tile);
-    env.set("GPUBLUR_GL_RESAMPLE_ROWS", form.rows);
-    env.set("GPUBLUR_GL_RESAMPLE_LOAD", form.load);
-    env.set("GPUBLUR_GL_RESAMPLE_GROUP", form.group);
+  for (const char* up : {"", "column"}) {
+    ScopedEnv env("GPUBLUR_GL_DUAL_UP", up);
+    const std::string up_form = *up ? "dual-up-column" : "dual-up";
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int c : {1, 4}) {
-        // Two levels down and up: 4 x 4 windows at odd sizes, the up pass's last quad cut on both axes.
-        Program prog;
-        const int i2 = prog.add_image({0, 2, false}), i4 = prog.add_image({0, 4, false});
-        const int u2 = prog.add_image({0, 2, false});
-        prog.passes = {make_pass(Op::DualDown, 0, i2, 0, b), make_pass(Op::DualDown, i2, i4, 0, b),
-                       make_pass(Op::DualUp, i4, u2, 0, b), make_pass(Op::DualUp, u2, 1, 0, b)};
-        const Plan plan = program_plan(prog, b);
-        for (auto [w, h] : {std::pair{45, 27}, std::pair{70, 13}}) {
+        const Plan plan = program_plan(dual_program(b), b);
+        for (auto [w, h] : {std::pair{45, 27}, std::pair{70, 13}, std::pair{33, 34}}) {
           const Image src = random_image(w, h, c, unsigned(3 + w + c));
           Image ref, out;
           ASSERT_TRUE(reference_run(plan, src, ref).ok());
           RunInfo info;
           const Status s = gl_run(*be, plan, src, out, &info);
           ASSERT_TRUE(s.ok()) << s.error;
-          const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " +
-                                   std::to_string(w) + "x" + std::to_string(h) + " path " + info.path;
+          const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " + std::to_string(w) +
+                                   "x" + std::to_string(h) + " path " + info.path;
           EXPECT_LE(max_abs_diff(out, ref), 2e-6) << what;
-          for (const std::string& f : form.forms) EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
+          for (const std::string& f : {std::string("dual-down"), up_form})
+            EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
         }
       }
   }
 }
 
-// Full-resolution kawase passes in the direct form (GPUBLUR_GL_KAWASE=direct; the default sampler form is the
-// registry test's): offsets 0 (the two row groups overlap), 1 and 5 (beyond the image's short side: the remap
-// at both ends), 1, 2 and 4 outputs per invocation.
-TEST(GlResample, DirectKawaseEqualsTheReference) {
+// Full-resolution kawase passes (the sampler form) at offsets 0, 1 and 5 (beyond the image's short side: the
+// border at both ends) in one program; the registry test covers the method's own offsets.
+TEST(GlResample, KawaseEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* rows : {"", "2", "4", "4i"}) {
-    // "4i": 4 rows, imageLoad (GPUBLUR_GL_RESAMPLE_LOAD=image).
-    const bool image = std::string(rows) == "4i";
-    ScopedEnv env("GPUBLUR_GL_KAWASE", "direct");
-    env.set("GPUBLUR_GL_RESAMPLE_ROWS", image ? "4" : rows);
-    env.set("GPUBLUR_GL_RESAMPLE_LOAD", image ? "image" : "");
-    const std::string form =
-        std::string("kawase-direct") + (image ? "-rows4-image" : *rows ? std::string("-rows") + rows : "");
-    for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
-      for (int c : {1, 4}) {
-        Program prog;
-        const int t1 = prog.add_image({0, 1, false}), t2 = prog.add_image({0, 1, false});
-        prog.passes = {make_pass(Op::Kawase, 0, t1, 0, b), make_pass(Op::Kawase, t1, t2, 0, b),
-                       make_pass(Op::Kawase, t2, 1, 0, b)};
-        prog.passes[0].widths = {0};
-        prog.passes[1].widths = {1};
-        prog.passes[2].widths = {5};
-        const Plan plan = program_plan(prog, b);
-        for (auto [w, h] : {std::pair{37, 9}, std::pair{64, 19}}) {
-          const Image src = random_image(w, h, c, unsigned(11 + w + c));
-          Image ref, out;
-          ASSERT_TRUE(reference_run(plan, src, ref).ok());
-          RunInfo info;
-          const Status s = gl_run(*be, plan, src, out, &info);
-          ASSERT_TRUE(s.ok()) << s.error;
-          const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " +
-                                   std::to_string(w) + "x" + std::to_string(h) + " path " + info.path;
-          EXPECT_LE(max_abs_diff(out, ref), 2e-6) << what;
-          EXPECT_EQ(info.path, form) << what;
-        }
+  for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+    for (int c : {1, 4}) {
+      Program prog;
+      const int t1 = prog.add_image({0, 1, false}), t2 = prog.add_image({0, 1, false});
+      prog.passes = {make_pass(Op::Kawase, 0, t1, 0, b), make_pass(Op::Kawase, t1, t2, 0, b),
+                     make_pass(Op::Kawase, t2, 1, 0, b)};
+      prog.passes[0].widths = {0};
+      prog.passes[1].widths = {1};
+      prog.passes[2].widths = {5};
+      const Plan plan = program_plan(prog, b);
+      for (auto [w, h] : {std::pair{37, 9}, std::pair{64, 19}}) {
+        const Image src = random_image(w, h, c, unsigned(11 + w + c));
+        Image ref, out;
+        ASSERT_TRUE(reference_run(plan, src, ref).ok());
+        RunInfo info;
+        const Status s = gl_run(*be, plan, src, out, &info);
+        ASSERT_TRUE(s.ok()) << s.error;
+        const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " + std::to_string(w) +
+                                 "x" + std::to_string(h) + " path " + info.path;
+        EXPECT_LE(max_abs_diff(out, ref), 1e-5) << what;
+        EXPECT_EQ(info.path, "kawase-sampler") << what;
       }
-  }
+    }
 }
 
 // RGBA16F storage: the folded down2's x pass still writes its RGBA32F scratch (a binding of another format
@@ -177,17 +136,10 @@ TEST(GlResample, HalfStorageWithinHalfPrecision) {
   std::string error;
   Backend* be = shared_gl(true, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* tile : {"", "1", "image"}) {
-    // "image": the direct forms by imageLoad (the source bound as an RGBA16F image, the scratch as RGBA32F).
-    ScopedEnv env("GPUBLUR_GL_RESAMPLE_TILE", std::string(tile) == "1" ? "1" : "");
-    env.set("GPUBLUR_GL_RESAMPLE_LOAD", std::string(tile) == "image" ? "image" : "");
-    for (Border b : {Border::Clamp, Border::Zero}) {
-      Program dual;
-      const int i2 = dual.add_image({0, 2, false}), i4 = dual.add_image({0, 4, false});
-      const int u2 = dual.add_image({0, 2, false});
-      dual.passes = {make_pass(Op::DualDown, 0, i2, 0, b), make_pass(Op::DualDown, i2, i4, 0, b),
-                     make_pass(Op::DualUp, i4, u2, 0, b), make_pass(Op::DualUp, u2, 1, 0, b)};
-      for (const Program& prog : {resample_program(b, 2, 24), dual}) {
+  for (const char* up : {"", "column"}) {  // the dual-up forms (GPUBLUR_GL_DUAL_UP)
+    ScopedEnv env("GPUBLUR_GL_DUAL_UP", up);
+    for (Border b : {Border::Clamp, Border::Zero})
+      for (const Program& prog : {resample_program(b, 2, 24), dual_program(b)}) {
         const Plan plan = program_plan(prog, b);
         const Image src = random_image(53, 31, 4, 17u);
         double err = 0;
@@ -197,7 +149,6 @@ TEST(GlResample, HalfStorageWithinHalfPrecision) {
         EXPECT_LE(err, 5.0 / 2048) << info.path;
         EXPECT_GT(err, 1e-6) << info.path;
       }
-    }
   }
 }
 

@@ -2,18 +2,14 @@
 // stored area. `--down mipmap` (hint "mipmap") runs here too: glGenerateMipmap would need mip levels on every
 // image's texture and rounds odd sizes down (GL: floor(n / 2)), while the program's coarse images are ceil(n / 2)
 // with clamp rings; the 2x2 box is the same function (docs/methods.md, pyramid).
-// Default, the direct forms (as gpu/cuda/passes/down2.cu: no shared memory, no barrier, 32 x 8 groups): up to 4
-// taps shaders/down2.comp with the tap count N a #define (GPUBLUR_GL_RESAMPLE_ROWS=2|4: 2 or 4 outputs per
-// invocation down a column); longer (the pyramid's last level with the coarsest Gaussian folded in, up to ~28
-// taps) shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (2n fetches per output).
-// GPUBLUR_GL_RESAMPLE_TILE=1, the previous forms (for one A/B measurement): down2.comp without N (uniform tap
-// count, 16 x 16 groups) and down2_sep.comp (8 x 8 groups, the rows through shared memory).
-// GPUBLUR_GL_RESAMPLE_LOAD=image: the direct forms read by imageLoad instead of texelFetch (forms "-image").
+// Up to 4 taps: shaders/down2.comp, one invocation per output, the tap count a uniform, 16 x 16 groups. Longer
+// kernels (the pyramid's last level with the coarsest Gaussian folded in, up to ~28 taps):
+// shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (2n fetches per output), 32 x 8
+// groups. Both measured against other forms on an H100 (docs/performance.md, "pyramid and --downsample").
 #include <string>
 
 #include <fmt/format.h>
 
-#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
@@ -41,13 +37,12 @@ struct Down2Uniforms {
   }
 };
 
-// The folded last level, direct: x pass (src -> tmp: dst's stored width x src's stored height), then y pass.
+// The folded last level: x pass (src -> tmp: dst's stored width x src's stored height), then y pass.
+constexpr int kAxisX = 32, kAxisY = 8;  // down2_axis.comp's local size
+
 Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlImage& src, const GlImage& dst,
                   GlStep& step) {
-  const bool image = resample_image_load();
-  const GroupShape g = resample_group();
-  const std::string n =
-      fmt::format("#define N {}\n", pass.taps.size()) + g.defines() + (image ? "#define LOAD_IMAGE 1\n" : "");
+  const std::string n = fmt::format("#define N {}\n", pass.taps.size());
   GLuint px = 0, py = 0, tmp = 0;
   if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 0\n", px, true); !s) return s;
   if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 1\n", py, true); !s) return s;
@@ -57,21 +52,18 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
       !s)
     return s;
   const Down2Uniforms ux(px), uy(py);
-  step.form =
-      std::string(pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes") + (image ? "-image" : "") + g.suffix();
+  step.form = pass.hint == "mipmap" ? "down2-mipmap-box" : "down2-axes";
   step.work = [&ctx, px, py, tmp, ux, uy, src, dst, border = int(pass.border), first = pass.widths[0],
-               taps = pass.taps, image, g] {
+               taps = pass.taps] {
     ux.set(px, src, dst, border, first, taps);
     uy.set(py, src, dst, border, first, taps);
     glUseProgram(px);
     glBindTextureUnit(0, src.tex);
     glBindImageTexture(0, tmp, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
-    glDispatchCompute(groups(dst.stored_w(), g.x), groups(src.stored_h(), g.y), 1);
+    glDispatchCompute(groups(dst.stored_w(), kAxisX), groups(src.stored_h(), kAxisY), 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     ctx.bind_io(py, tmp, dst.tex);
-    if (image) glBindImageTexture(1, tmp, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
-    glDispatchCompute(groups(dst.stored_w(), g.x), groups(dst.stored_h(), g.y), 1);
+    glDispatchCompute(groups(dst.stored_w(), kAxisX), groups(dst.stored_h(), kAxisY), 1);
   };
   return Status::success();
 }
@@ -82,29 +74,15 @@ Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   if (pass.taps.size() > 64) return Status::fail("GL down2: at most 64 taps per axis");
-  const bool tile = resample_tile(), sep = pass.taps.size() > 4;
-  if (sep && !tile) return setup_axes(ctx, pass, index, src, dst, step);
-  const int rows = tile ? 1 : resample_rows();
-  const bool image = !tile && resample_image_load();
-  const GroupShape g = resample_group();
-  const std::string defines = tile ? "" : fmt::format("#define N {}\n#define ROWS {}\n{}{}", pass.taps.size(), rows,
-                                                      g.defines(), image ? "#define LOAD_IMAGE 1\n" : "");
+  if (pass.taps.size() > 4) return setup_axes(ctx, pass, index, src, dst, step);
   GLuint prog = 0;
-  if (Status s = ctx.program({{sep ? "down2_sep.comp" : "down2.comp", GL_COMPUTE_SHADER}}, defines, prog, !tile); !s)
-    return s;
+  if (Status s = ctx.program({{"down2.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
   const Down2Uniforms u(prog);
-  const std::string kind = pass.hint == "mipmap" ? "down2-mipmap-box" : sep ? "down2-separable" : "down2";
-  step.form = tile       ? kind + "-tile"
-              : rows == 1 ? kind + (image ? "-image" : "") + g.suffix()
-                          : fmt::format("{}-rows{}{}{}", kind, rows, image ? "-image" : "", g.suffix());
-  // Groups: tile forms 8 x 8 (separable) or 16 x 16 outputs, direct g.x x g.y invocations of `rows` outputs each.
-  const int gx = tile ? (sep ? 8 : 16) : g.x, gy = tile ? (sep ? 8 : 16) : g.y * rows;
-  step.work = [&ctx, prog, u, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps, gx, gy,
-               image] {
+  step.form = pass.hint == "mipmap" ? "down2-mipmap-box" : "down2";
+  step.work = [&ctx, prog, u, src, dst, border = int(pass.border), first = pass.widths[0], taps = pass.taps] {
     u.set(prog, src, dst, border, first, taps);
     ctx.bind_io(prog, src.tex, dst.tex);
-    if (image) glBindImageTexture(1, src.tex, 0, GL_FALSE, 0, GL_READ_ONLY, ctx.store_format());
-    glDispatchCompute(groups(dst.stored_w(), gx), groups(dst.stored_h(), gy), 1);
+    glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
   };
   return Status::success();
 }
