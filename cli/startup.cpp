@@ -11,6 +11,8 @@
 #include <iostream>
 #include <string>
 
+#include "core/pipeline.hpp"
+
 namespace gpublur::cli {
 
 namespace {
@@ -54,6 +56,7 @@ double before_main_ms() { return g_before_main; }
 double process_age_now_ms() { return process_age_ms(); }
 
 void exit_process(int rc) {
+  if (interrupted()) rc = 130;  // the pipeline may end (its writes cancelled) before the handler's own exit
   spdlog::debug("start-up: main() done at a process age of {:.1f} ms", process_age_ms());
   if (const char* e = std::getenv("GPUBLUR_EXIT_TEARDOWN"); e && *e == '1') std::exit(rc);
   spdlog::shutdown();

@@ -296,6 +296,12 @@ void install_interrupt_handler() {
   }).detach();
 }
 
+bool interrupted() {
+  TempRegistry& r = temps();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.cancelled;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The pipeline
 

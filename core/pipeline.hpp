@@ -125,5 +125,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
 // a thread that waits for them: it removes every temporary output in flight, waits for writes under way to
 // stop, and exits the process with status 130. No partial output is left.
 void install_interrupt_handler();
+// Whether SIGINT/SIGTERM has arrived: the process's exit status is then 130 whichever thread exits first (the
+// main thread can finish the pipeline, its writers having removed their temporaries, before the handler exits).
+bool interrupted();
 
 }  // namespace gpublur
