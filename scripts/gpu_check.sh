@@ -198,12 +198,15 @@ BENCH_PART=bench2 GPUBLUR_GL_RESAMPLE_GROUP=16x16 GPUBLUR_GL_RESAMPLE_ROWS=4 SIG
   --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
 
 # CUDA pyramid and --downsample: the fused schedules (two Down2 / Up2 passes per kernel, the long folded Down2 as
-# rows then columns: the default) against one kernel per pass (GPUBLUR_CUDA_RESAMPLE_FUSE=0, the older schedule,
-# kept only for this A/B: the loser goes after it is measured).
+# rows then columns; the one-kernel-per-pass schedule measured slower and is gone: docs/performance.md).
 BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
   --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
-BENCH_PART=bench2 GPUBLUR_CUDA_RESAMPLE_FUSE=0 SIGMAS=12,48,200 bench cuda_pyramid_unfused --backend cuda \
-  --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
+# CUDA kawase --impl dual: the first two DualDown and the last two DualUp passes as one kernel each (default)
+# against one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0, kept only for this A/B: the loser goes after it is
+# measured).
+BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_dual_fused --backend cuda --method kawase:impl=dual
+BENCH_PART=bench2 GPUBLUR_CUDA_DUAL_FUSE=0 SIGMAS=12,48,200 bench cuda_dual_unfused --backend cuda \
+  --method kawase:impl=dual
 # iir (issue 9 point 5: <= 3x copy at every sigma, 4096^2 and 1024^2): the segment scan (default) beside the line
 # kernel it replaced (GPUBLUR_CUDA_IIR_LINES=1), both filters; the column strips forced to 8 and to 4 value
 # columns (the default takes 8 where two blocks fit an SM: 1024 high, else 4); the wrap border on the scan.
@@ -225,10 +228,10 @@ if want passes; then
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
-  # The CUDA pyramid's older one-kernel-per-pass schedule beside the fused default above (A/B).
+  # CUDA kawase dual one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0) beside the fused default above (A/B).
   for sg in 12 48; do
-    echo "=== cuda pyramid sigma $sg GPUBLUR_CUDA_RESAMPLE_FUSE=0" >>"$out/passes.txt"
-    GPUBLUR_CUDA_RESAMPLE_FUSE=0 GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method pyramid \
+    echo "=== cuda kawase:impl=dual sigma $sg GPUBLUR_CUDA_DUAL_FUSE=0" >>"$out/passes.txt"
+    GPUBLUR_CUDA_DUAL_FUSE=0 GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method kawase:impl=dual \
       --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" \
       >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
