@@ -56,6 +56,11 @@ TEST(CudaResampleFused, FusedSchedulesMatchTheReference) {
           if (std::string(k.method) == "pyramid" && k.sigma == 12 && k.extra.count("down") &&
               k.extra.at("down") == "quasi")
             EXPECT_EQ(path, "down2-fused2+down2-rows-cols+up2+up2-fused2");
+          // kawase --impl dual with 2 levels and more: the full-resolution down and up passes fused.
+          if (std::string(k.method) == "kawase" && k.sigma >= 6) {
+            EXPECT_EQ(path.rfind("dual-down-fused2+", 0), 0u) << path;
+            EXPECT_TRUE(path.size() > 15 && path.compare(path.size() - 15, 15, "+dual-up-fused2") == 0) << path;
+          }
           for (size_t a = 0, e; a <= path.size(); a = e + 1) {
             e = path.find('+', a);
             if (e == std::string::npos) e = path.size();

@@ -129,12 +129,8 @@ __host__ __device__ __forceinline__ T up_phase(const T* __restrict__ in, int X, 
 template <typename T>
 __host__ __device__ __forceinline__ T up_value(const T* __restrict__ in, int x, int y, int Ws, int Hs, Border b) {
   const int X = x >> 1, Y = y >> 1;
-  switch ((x & 1) | ((y & 1) << 1)) {
-    case 0: return up_phase<T, 0, 0>(in, X, Y, Ws, Hs, b);
-    case 1: return up_phase<T, 1, 0>(in, X, Y, Ws, Hs, b);
-    case 2: return up_phase<T, 0, 1>(in, X, Y, Ws, Hs, b);
-    default: return up_phase<T, 1, 1>(in, X, Y, Ws, Hs, b);
-  }
+  if (y & 1) return (x & 1) ? up_phase<T, 1, 1>(in, X, Y, Ws, Hs, b) : up_phase<T, 0, 1>(in, X, Y, Ws, Hs, b);
+  return (x & 1) ? up_phase<T, 1, 0>(in, X, Y, Ws, Hs, b) : up_phase<T, 0, 0>(in, X, Y, Ws, Hs, b);
 }
 
 // l2: the coarse source, l1: the middle level; b1 reads l2, b2 reads l1. Window origin: quad Q0 - 2.
