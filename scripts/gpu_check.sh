@@ -228,13 +228,15 @@ if want passes; then
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
-  # CUDA kawase dual one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0) beside the fused default above (A/B).
+  # CUDA kawase dual: the fused default and one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0), A/B.
   for sg in 12 48; do
-    echo "=== cuda kawase:impl=dual sigma $sg GPUBLUR_CUDA_DUAL_FUSE=0" >>"$out/passes.txt"
-    GPUBLUR_CUDA_DUAL_FUSE=0 GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method kawase:impl=dual \
-      --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" \
-      >>"$out/passes.txt"
-    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+    for fuse in 1 0; do
+      echo "=== cuda kawase:impl=dual sigma $sg GPUBLUR_CUDA_DUAL_FUSE=$fuse" >>"$out/passes.txt"
+      GPUBLUR_CUDA_DUAL_FUSE=$fuse GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda \
+        --method kawase:impl=dual --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log |
+        grep -v "^method\|^backend" >>"$out/passes.txt"
+      python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+    done
   done
 fi
 # Part passes, GL's resampling forms per pass (issue 10 point 6): default, tile (GPUBLUR_GL_RESAMPLE_TILE=1), 4
