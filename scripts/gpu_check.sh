@@ -179,12 +179,15 @@ BENCH_PART=bench2 GPUBLUR_GL_DUAL_UP=column SIGMAS=12,48 bench gl_resample_dual_
 BENCH_PART=bench2 SIGMAS=3,12 bench gl_kawase --backend gl --method kawase
 
 # CUDA pyramid and --downsample: the fused schedules (two Down2 / Up2 passes per kernel, the long folded Down2 as
-# rows then columns: the default) against one kernel per pass (GPUBLUR_CUDA_RESAMPLE_FUSE=0, the older schedule,
-# kept only for this A/B: the loser goes after it is measured).
+# rows then columns; the one-kernel-per-pass schedule measured slower and is gone: docs/performance.md).
 BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
   --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
-BENCH_PART=bench2 GPUBLUR_CUDA_RESAMPLE_FUSE=0 SIGMAS=12,48,200 bench cuda_pyramid_unfused --backend cuda \
-  --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
+# CUDA kawase --impl dual: the first two DualDown and the last two DualUp passes as one kernel each (default)
+# against one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0, kept only for this A/B: the loser goes after it is
+# measured).
+BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_dual_fused --backend cuda --method kawase:impl=dual
+BENCH_PART=bench2 GPUBLUR_CUDA_DUAL_FUSE=0 SIGMAS=12,48,200 bench cuda_dual_unfused --backend cuda \
+  --method kawase:impl=dual
 # iir (issue 9 point 5: <= 3x copy at every sigma, 4096^2 and 1024^2): the segment scan, both filters (the line
 # kernel it replaced measured 1.8x slower: docs/measurements/h100-9f0bb27-bench-ab.txt); the wrap border.
 BENCH_PART=bench2 SIGMAS=3,12,48,200 bench cuda_iir_scan --backend cuda --method iir,iir:impl=deriche
@@ -201,13 +204,15 @@ if want passes; then
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
-  # The CUDA pyramid's older one-kernel-per-pass schedule beside the fused default above (A/B).
+  # CUDA kawase dual: the fused default and one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0), A/B.
   for sg in 12 48; do
-    echo "=== cuda pyramid sigma $sg GPUBLUR_CUDA_RESAMPLE_FUSE=0" >>"$out/passes.txt"
-    GPUBLUR_CUDA_RESAMPLE_FUSE=0 GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda --method pyramid \
-      --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" \
-      >>"$out/passes.txt"
-    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+    for fuse in 1 0; do
+      echo "=== cuda kawase:impl=dual sigma $sg GPUBLUR_CUDA_DUAL_FUSE=$fuse" >>"$out/passes.txt"
+      GPUBLUR_CUDA_DUAL_FUSE=$fuse GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda \
+        --method kawase:impl=dual --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log |
+        grep -v "^method\|^backend" >>"$out/passes.txt"
+      python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
+    done
   done
 fi
 # Part passes, GL's resampling per pass (issue 10 point 6): dual-up's 2 x 2 quads (default) against its column

@@ -207,6 +207,12 @@ Status launch_reshuffle(const Pass& pass, const DevImage& src, const DevImage& d
 // passes/dual.cu: the dual filter's down pass (to ceil(n / 2)) and up pass (back to n), explicit float weights.
 Status launch_dual_down(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 Status launch_dual_up(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+// Two DualDown (the first two) / DualUp (the last two) passes as one kernel, the middle image never written
+// (passes/dual_fused.cuh); pass_table.cpp dual_pair chooses.
+Status launch_dual_down_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
+                             const DevImage& dst, cudaStream_t s, std::string& path);
+Status launch_dual_up_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
+                           const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
 // transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
 // FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes
@@ -227,7 +233,8 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
 // Op::Up2: the B-spline's 3/4, 1/4 split per axis), one thread per destination pixel, border-remapped reads.
 Status launch_down2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 Status launch_up2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
-// The faster schedules (passes/resample_fused.cuh); GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps the ones above (A/B).
+// The schedules (passes/resample_fused.cuh): launch_down2 / launch_up2 run a pass left unpaired (launch_down2 short
+// kernels only).
 // Two consecutive Down2 (both with <= 4 taps) / Up2 passes as one kernel, the middle image never written; the
 // long (folded) Down2 as rows then columns through scratch (down2_scratch bytes; short kernels need none).
 bool down2_fusable(const Pass& p, const Pass& q);
@@ -238,10 +245,14 @@ Status launch_down2_pair(const Pass& p, const Pass& q, const DevImage& src, cons
                          cudaStream_t s, std::string& path);
 Status launch_up2_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
                        cudaStream_t s, std::string& path);
-// pass_table.cpp's choice: whether passes i and i + 1 run as one fused Down2 / Up2 kernel (false for all with
-// GPUBLUR_CUDA_RESAMPLE_FUSE=0, read once per process).
-bool resample_fuse_enabled();
+// pass_table.cpp's choice: whether passes i and i + 1 run as one fused Down2 / Up2 kernel.
 bool resample_pair(const Program& prog, size_t i);
+// Whether passes i and i + 1 run as one fused DualDown / DualUp kernel: the same op, the first's destination the
+// second's source and read by no other pass before it is written again (the dual recipe writes each level
+// twice: down, then up), down chains from their start, up chains from their end. GPUBLUR_CUDA_DUAL_FUSE=0 (read
+// once per process) pairs nothing: kept only until one GPU session has A/B-ed both (docs/performance.md).
+bool dual_fuse_enabled();
+bool dual_pair(const Program& prog, size_t i);
 
 // passes/iir1d.cu: Iir1d's schedules. The segment-parallel scan (passes/iir_scan.cuh) wherever a block's lines
 // fit in shared memory, else the line kernel. lines: the line kernel everywhere (for the tests, which must reach

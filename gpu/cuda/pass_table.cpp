@@ -11,18 +11,9 @@ namespace gpublur::cuda {
 // Resampling (Down2, Up2): two consecutive passes of one op run as one kernel where the middle image is read by
 // no other pass (its level never goes through global memory): down chains pair from their start, up chains from
 // their end (the full-resolution levels); the long Down2 runs rows then columns.
-// GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps one kernel per pass and the older long-Down2 kernel, only so that one GPU
-// session can A/B both schedules (docs/performance.md "pyramid and --downsample").
-bool resample_fuse_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GPUBLUR_CUDA_RESAMPLE_FUSE");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
-  return on;
-}
-
+// (One kernel per pass measured slower everywhere: docs/performance.md "pyramid and --downsample".)
 bool resample_pair(const Program& prog, size_t i) {
-  if (!resample_fuse_enabled() || i + 1 >= prog.passes.size()) return false;
+  if (i + 1 >= prog.passes.size()) return false;
   const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
   if ((p.op != Op::Down2 && p.op != Op::Up2) || q.op != p.op || p.dst != q.src || p.dst < 2 || q.dst == p.src ||
       q.dst == p.dst || p.src == p.dst)
@@ -41,6 +32,42 @@ bool resample_pair(const Program& prog, size_t i) {
     if (more % 2 != 0) return false;
   }
   return true;
+}
+
+bool dual_fuse_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPUBLUR_CUDA_DUAL_FUSE");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+
+bool dual_pair(const Program& prog, size_t i) {
+  if (!dual_fuse_enabled() || i + 1 >= prog.passes.size()) return false;
+  const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
+  if ((p.op != Op::DualDown && p.op != Op::DualUp) || q.op != p.op || p.dst != q.src || p.dst < 2 ||
+      q.dst == p.src || q.dst == p.dst || p.src == p.dst)
+    return false;
+  if (prog.images[size_t(p.dst)].f64) return false;
+  // The middle content (written by pass i, never by the fused kernel) must be dead after pass i + 1: no later
+  // pass reads it before one writes the image again.
+  for (size_t j = i + 2; j < prog.passes.size(); ++j) {
+    if (prog.passes[j].src == p.dst) return false;
+    if (prog.passes[j].dst == p.dst) break;
+  }
+  // Chains: downs pair from their start (the full-resolution level), ups from their end.
+  size_t more = 0;
+  if (p.op == Op::DualDown) {
+    for (size_t j = i; j > 0 && prog.passes[j - 1].op == Op::DualDown && prog.passes[j - 1].dst == prog.passes[j].src;
+         --j)
+      ++more;
+  } else {
+    for (size_t j = i + 2; j < prog.passes.size() && prog.passes[j].op == Op::DualUp &&
+                           prog.passes[j].src == prog.passes[j - 1].dst;
+         ++j)
+      ++more;
+  }
+  return more % 2 == 0;
 }
 
 namespace {
@@ -161,14 +188,12 @@ Status run_down2(const PassContext& c, size_t i, int& consumed, std::string& pat
     return launch_down2_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
   }
   consumed = 1;
-  if (resample_fuse_enabled())
-    return launch_down2_rows_cols(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
-  return launch_down2(p, img(c, p.src), img(c, p.dst), c.stream, path);
+  return launch_down2_rows_cols(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
 }
 
 size_t scratch_down2(const PassContext& c, size_t i) {
   const Pass& p = c.program.passes[i];
-  return resample_fuse_enabled() ? down2_scratch(p, img(c, p.src), img(c, p.dst)) : 0;
+  return down2_scratch(p, img(c, p.src), img(c, p.dst));
 }
 
 Status run_up2(const PassContext& c, size_t i, int& consumed, std::string& path) {
@@ -180,6 +205,28 @@ Status run_up2(const PassContext& c, size_t i, int& consumed, std::string& path)
   }
   consumed = 1;
   return launch_up2(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+Status run_dual_down(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (dual_pair(c.program, i)) {
+    const Pass& q = c.program.passes[i + 1];
+    consumed = 2;
+    return launch_dual_down_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
+  }
+  consumed = 1;
+  return launch_dual_down(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
+Status run_dual_up(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (dual_pair(c.program, i)) {
+    const Pass& q = c.program.passes[i + 1];
+    consumed = 2;
+    return launch_dual_up_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
+  }
+  consumed = 1;
+  return launch_dual_up(p, img(c, p.src), img(c, p.dst), c.stream, path);
 }
 
 }  // namespace
@@ -207,8 +254,8 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Scale)] = {run_one<launch_scale>, nullptr};
     t[size_t(Op::Conv2dMatrix)] = {run_one_scratch<launch_conv2d_matrix>, scratch_of<conv2d_matrix_scratch>};
     t[size_t(Op::Reshuffle)] = {run_one_scratch<launch_reshuffle>, scratch_of<reshuffle_scratch>};
-    t[size_t(Op::DualDown)] = {run_one<launch_dual_down>, nullptr};
-    t[size_t(Op::DualUp)] = {run_one<launch_dual_up>, nullptr};
+    t[size_t(Op::DualDown)] = {run_dual_down, nullptr};
+    t[size_t(Op::DualUp)] = {run_dual_up, nullptr};
     t[size_t(Op::Down2)] = {run_down2, scratch_down2};
     t[size_t(Op::Up2)] = {run_up2, nullptr};
     return t;

@@ -1,8 +1,9 @@
 // Down2 and Up2's CUDA per-pixel logic (gpu/cuda/passes/resample.cuh) run on the host for every stored pixel of
 // the destination (the kernels' grid: one thread each, no shared memory), against the CPU reference passes, on
 // padded and unpadded images (the pyramid's clamp rings), odd and even sizes, every border, 1, 2 and 4 device
-// channels, and longer kernels (8, the folded 28, 64 taps) on the separable shared-memory path. Destinations start as NaN, so a pixel no thread writes shows. No
-// device needed; the compiled kernels are checked on a GPU by the registry test.
+// channels, and longer kernels (8, the folded 28, 64 taps) rows then columns through scratch (the launcher's
+// choice for them, resample_fused.cuh). Destinations start as NaN, so a pixel no thread writes shows. No device
+// needed; the compiled kernels are checked on a GPU by the registry test.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +12,7 @@
 
 #include "core/reference/pass_table.hpp"
 #include "core/resample.hpp"
-#include "gpu/cuda/passes/resample.cuh"
+#include "gpu/cuda/passes/resample_fused.cuh"
 
 namespace gpublur::testing {
 namespace {
@@ -27,24 +28,20 @@ CpuImage random_stored(int w, int h, int c, int pad, unsigned seed) {
   return im;
 }
 
-// down2_sep_kernel's order: per block, phase 1 for every thread, then phase 2 for every thread.
+// The long Down2's two kernels: every scratch entry (dst's stored columns x src's stored rows), then every output.
 template <typename T>
 void emulate_sep(const Pass& pass, const T* in, const CpuImage& src, const CpuImage& ref, T* out) {
-  constexpr int B = resample::kSepBlock;
-  const int n = int(pass.taps.size());
-  std::vector<T> rows(size_t(resample::sep_rows(n) * B));
-  for (int by = 0; by < (ref.height + 2 * ref.pad + B - 1) / B; ++by)
-    for (int bx = 0; bx < (ref.stride() + B - 1) / B; ++bx) {
-      for (int tid = 0; tid < B * B; ++tid)
-        resample::down2_sep_rows(in, src.width, src.height, src.pad, bx, by, ref.pad, pass.border, n, pass.widths[0],
-                                 pass.taps.data(), tid, rows.data());
-      for (int ly = 0; ly < B; ++ly)
-        for (int lx = 0; lx < B; ++lx) {
-          const int tx = bx * B + lx, ty = by * B + ly;
-          if (tx < ref.stride() && ty < ref.height + 2 * ref.pad)
-            out[size_t(ty) * ref.stride() + tx] = resample::down2_sep_out(rows.data(), lx, ly, n, pass.taps.data());
-        }
-    }
+  const int n = int(pass.taps.size()), dstride = ref.stride();
+  std::vector<T> rows(size_t(dstride) * size_t(src.height + 2 * src.pad));
+  for (int sy = 0; sy < src.height + 2 * src.pad; ++sy)
+    for (int tx = 0; tx < dstride; ++tx)
+      rows[size_t(sy) * dstride + tx] = resample::down2_rows_at(in, src.width, src.pad, tx, sy, ref.pad, pass.border,
+                                                                n, pass.widths[0], pass.taps.data());
+  for (int ty = 0; ty < ref.height + 2 * ref.pad; ++ty)
+    for (int tx = 0; tx < dstride; ++tx)
+      out[size_t(ty) * dstride + tx] = resample::down2_cols_at(rows.data(), src.height, src.pad, dstride, tx, ty,
+                                                               ref.pad, pass.border, n, pass.widths[0],
+                                                               pass.taps.data());
 }
 
 template <typename T>

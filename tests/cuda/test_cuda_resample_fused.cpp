@@ -1,7 +1,8 @@
 // The fused Down2 / Up2 schedules and the long Down2's rows-then-columns kernels on the device against the CPU
 // reference's unfused passes: pyramids of every analysis filter at sigmas that give 1 to 7 levels (2 levels and
 // up fuse the first two downs and the last two ups; the folded coarsest level runs rows then columns), and
-// gauss-sep --downsample 4 and 8 (box2 Down2 pairs, Up2 pairs). Every border, 1, 3 and 4 channels (3 is stored as
+// gauss-sep --downsample 4 and 8 (box2 Down2 pairs, Up2 pairs), kawase --impl dual at sigmas that give 1 to 6
+// levels (the first two DualDown and the last two DualUp passes fused). Every border, 1, 3 and 4 channels (3 is stored as
 // 4 on the device), odd sizes that cut tiles; outputs poisoned with NaN first. Checks that each schedule ran (the
 // backend's path names). Skips without a device (test_cuda_resample_fused_emulated.cu runs the block logic
 // anywhere).
@@ -29,7 +30,10 @@ TEST(CudaResampleFused, FusedSchedulesMatchTheReference) {
       {"pyramid", 3, {{"down", "box4"}}},    {"pyramid", 12, {{"down", "box2"}}},
       {"pyramid", 20, {{"down", "mipmap"}}}, {"pyramid", 5, {{"down", "quasi"}, {"levels", "2"}}},
       {"pyramid", 200, {{"down", "quasi"}}}, {"gauss-sep", 12, {{"downsample", "4"}}},
-      {"gauss-sep", 24, {{"downsample", "8"}}}};
+      {"gauss-sep", 24, {{"downsample", "8"}}},
+      {"kawase", 3, {{"impl", "dual"}}},     {"kawase", 12, {{"impl", "dual"}}},
+      {"kawase", 48, {{"impl", "dual"}}},    {"kawase", 200, {{"impl", "dual"}}},
+      {"kawase", 6, {{"impl", "dual"}, {"levels", "2"}}}};
   const std::vector<std::pair<int, int>> sizes =
       small_mode() ? std::vector<std::pair<int, int>>{{7, 5}, {77, 45}}
                    : std::vector<std::pair<int, int>>{{7, 5}, {203, 117}, {517, 301}};
@@ -49,8 +53,14 @@ TEST(CudaResampleFused, FusedSchedulesMatchTheReference) {
                                          << " " << border << " path " << path;
           // Quasi at sigma 12: 3 levels; the first two downs pair, the folded third runs rows then columns, the
           // up chain pairs from its end (its two full-size passes).
-          if (std::string(k.method) == "pyramid" && k.sigma == 12 && k.extra.at("down") == "quasi")
-            EXPECT_EQ(path, "down2-fused2+down2-rows-cols+up2+up2-fused2");
+          if (std::string(k.method) == "pyramid" && k.sigma == 12 && k.extra.count("down") &&
+              k.extra.at("down") == "quasi")
+            EXPECT_EQ(path, "down2-fused2-staged+down2-rows-cols+up2+up2-fused2");
+          // kawase --impl dual with 2 levels and more: the full-resolution down and up passes fused.
+          if (std::string(k.method) == "kawase" && k.sigma >= 6) {
+            EXPECT_EQ(path.rfind("dual-down-fused2+", 0), 0u) << path;
+            EXPECT_TRUE(path.size() > 15 && path.compare(path.size() - 15, 15, "+dual-up-fused2") == 0) << path;
+          }
           for (size_t a = 0, e; a <= path.size(); a = e + 1) {
             e = path.find('+', a);
             if (e == std::string::npos) e = path.size();
@@ -59,7 +69,8 @@ TEST(CudaResampleFused, FusedSchedulesMatchTheReference) {
           worst = std::max(worst, err);
         }
     }
-  for (const char* p : {"down2-fused2", "down2-mipmap-box-fused2", "up2-fused2", "down2-rows-cols"})
+  for (const char* p : {"down2-fused2", "down2-fused2-staged", "down2-mipmap-box-fused2", "up2-fused2",
+                        "down2-rows-cols", "dual-down-fused2", "dual-up-fused2"})
     EXPECT_EQ(paths.count(p), 1u) << p << " not run";
   std::printf("[ measured ] pyramid and --downsample, fused CUDA schedules: max abs error %.3g\n", worst);
 }

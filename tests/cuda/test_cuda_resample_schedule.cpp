@@ -1,4 +1,5 @@
-// Which Down2 / Up2 passes the CUDA pass table runs as one fused kernel (gpu/cuda/pass_table.cpp resample_pair),
+// Which Down2 / Up2 passes the CUDA pass table runs as one fused kernel (gpu/cuda/pass_table.cpp resample_pair;
+// DualDown / DualUp: dual_pair),
 // on the programs the recipes build: down chains pair from their start (two short analysis kernels), up chains
 // from their end, the long folded Down2 never, a middle image that another pass reads never. Host only (the
 // choice looks at the program, not the device); tests/cuda/test_cuda_resample_fused.cpp runs the kernels.
@@ -17,7 +18,7 @@ namespace {
 std::vector<size_t> fused_starts(const Program& prog) {
   std::vector<size_t> starts;
   for (size_t i = 0; i < prog.passes.size();) {
-    if (cuda::resample_pair(prog, i)) {
+    if (cuda::resample_pair(prog, i) || cuda::dual_pair(prog, i)) {
       starts.push_back(i);
       i += 2;
     } else {
@@ -28,7 +29,6 @@ std::vector<size_t> fused_starts(const Program& prog) {
 }
 
 TEST(CudaResampleSchedule, PairsFollowTheProgram) {
-  if (!cuda::resample_fuse_enabled()) GTEST_SKIP() << "GPUBLUR_CUDA_RESAMPLE_FUSE=0";
   // Quasi at sigma 12: 3 levels (Down2 4, 4, folded taps; Up2 x 3): the first two downs, the last two ups.
   const Plan p12 = make_plan("pyramid", 12, "clamp");
   ASSERT_EQ(p12.program.passes.size(), 6u);
@@ -51,7 +51,6 @@ TEST(CudaResampleSchedule, PairsFollowTheProgram) {
 }
 
 TEST(CudaResampleSchedule, AMiddleImageReadElsewhereIsNotFused) {
-  if (!cuda::resample_fuse_enabled()) GTEST_SKIP() << "GPUBLUR_CUDA_RESAMPLE_FUSE=0";
   Program prog;
   const int a = prog.add_image({0, 2, false}), b = prog.add_image({0, 4, false}), c = prog.add_image({0, 2, false});
   const std::vector<float> taps = analysis_taps(DownFilter::Quasi);
@@ -64,6 +63,64 @@ TEST(CudaResampleSchedule, AMiddleImageReadElsewhereIsNotFused) {
   prog.passes.pop_back();
   prog.passes[1] = down2_pass(std::vector<float>(8, 0.125f), Border::Clamp, a, b);  // a long second down
   EXPECT_FALSE(cuda::resample_pair(prog, 0));
+}
+
+// kawase --impl dual: L downs, the bottom Gaussian (a Conv1d pair) where there is one, L ups; each level image
+// written by its down pass and again by the up pass from the level below. The first two downs pair (level 1's
+// down content is dead once the second down has read it), the last two ups pair; a chain of 3 leaves its last
+// down and its first up alone.
+TEST(CudaResampleSchedule, DualPairsTheFirstDownsAndTheLastUps) {
+  if (!cuda::dual_fuse_enabled()) GTEST_SKIP() << "GPUBLUR_CUDA_DUAL_FUSE=0";
+  for (double sigma : {3.0, 12.0, 48.0, 200.0})
+    for (const char* border : {"clamp", "zero"}) {
+      const Plan plan = make_plan("kawase", sigma, border, {{"impl", "dual"}});
+      const Program& prog = plan.program;
+      std::vector<size_t> downs, ups;
+      for (size_t i = 0; i < prog.passes.size(); ++i) {
+        if (prog.passes[i].op == Op::DualDown) downs.push_back(i);
+        if (prog.passes[i].op == Op::DualUp) ups.push_back(i);
+      }
+      ASSERT_EQ(downs.size(), ups.size());
+      const size_t L = downs.size();
+      std::vector<size_t> want;
+      for (size_t k = 0; k + 1 < L; k += 2) want.push_back(downs[k]);
+      for (size_t k = L % 2; k + 1 < L; k += 2) want.push_back(ups[k]);
+      EXPECT_EQ(fused_starts(prog), want) << "sigma " << sigma << " " << border << " levels " << L;
+      if (L >= 2) {
+        EXPECT_TRUE(cuda::dual_pair(prog, downs[0]));
+        EXPECT_TRUE(cuda::dual_pair(prog, ups[L - 2]));
+      }
+    }
+}
+
+TEST(CudaResampleSchedule, DualMiddleContentReadLaterIsNotFused) {
+  if (!cuda::dual_fuse_enabled()) GTEST_SKIP() << "GPUBLUR_CUDA_DUAL_FUSE=0";
+  Program prog;
+  const int a = prog.add_image({0, 2, false}), b = prog.add_image({0, 4, false}), c = prog.add_image({0, 2, false});
+  Pass d;
+  d.op = Op::DualDown;
+  d.src = 0, d.dst = a;
+  Pass d2 = d;
+  d2.src = a, d2.dst = b;
+  Pass u;
+  u.op = Op::DualUp;
+  u.src = b, u.dst = c;
+  Pass u2 = u;
+  u2.src = c, u2.dst = 1;
+  prog.passes = {d, d2, u, u2};
+  EXPECT_EQ(fused_starts(prog), (std::vector<size_t>{0, 2}));
+  Pass late = u;  // level a's down content read after the pair: the downs stay apart
+  late.src = a, late.dst = 1;
+  prog.passes.push_back(late);
+  EXPECT_FALSE(cuda::dual_pair(prog, 0));
+  prog.passes.back().src = b;  // a later read of another image: no matter
+  EXPECT_TRUE(cuda::dual_pair(prog, 0));
+  // Level a written again (by an up pass) before the later read: its down content is dead, the downs pair.
+  Pass rewrite = u;
+  rewrite.src = b, rewrite.dst = a;
+  prog.passes = {d, d2, rewrite, late};
+  prog.passes.back().src = a;
+  EXPECT_TRUE(cuda::dual_pair(prog, 0));
 }
 
 }  // namespace

@@ -3,10 +3,10 @@
 // weighted first and then summed with the column weights (the reference's products, in float). The analysis
 // kernels proper have 2 or 4 taps (each fine pixel read by at most 4 threads, neighbours share cache lines); the
 // pyramid's last level carries the coarsest Gaussian folded in (up to 28 taps at --sigma's level choice), at
-// 1 / 4^L of the pixels. The default schedules (pass_table.cpp; resample_fused.cuh has the block logic): two
-// short passes in a row as one kernel (down2x2_kernel, the middle level only in shared memory), the long one as
-// rows then columns through scratch; GPUBLUR_CUDA_RESAMPLE_FUSE=0 keeps down2_kernel per pass and
-// down2_sep_kernel (A/B only).
+// 1 / 4^L of the pixels. The schedules (pass_table.cpp; resample_fused.cuh has the block logic): two short
+// passes in a row as one kernel (down2x2_kernel, the middle level only in shared memory), the long one as rows
+// then columns through scratch, a short pass left unpaired as down2_kernel. (The older schedule, one kernel per
+// pass and the long one as one shared-memory kernel, measured slower: docs/performance.md.)
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -22,6 +22,12 @@ struct Taps {
   float w[kDown2MaxTaps];
 };
 
+Taps taps_of(const Pass& pass) {
+  Taps t{};
+  for (size_t i = 0; i < pass.taps.size() && i < size_t(kDown2MaxTaps); ++i) t.w[i] = pass.taps[i];
+  return t;
+}
+
 template <typename T>
 __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, int spad, int CW, int CH,
                              int dpad, Border b, int n, int first, Taps t) {
@@ -29,19 +35,6 @@ __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int 
   const int dstride = CW + 2 * dpad;
   if (tx >= dstride || ty >= CH + 2 * dpad) return;
   out[size_t(ty) * dstride + tx] = resample::down2_at(in, W, H, spad, tx, ty, dpad, b, n, first, t.w);
-}
-
-template <typename T>
-__global__ void down2_sep_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, int spad, int CW,
-                                 int CH, int dpad, Border b, int n, int first, Taps t) {
-  __shared__ T rows[resample::sep_rows(kDown2MaxTaps) * resample::kSepBlock];
-  const int tid = threadIdx.y * resample::kSepBlock + threadIdx.x;
-  resample::down2_sep_rows(in, W, H, spad, int(blockIdx.x), int(blockIdx.y), dpad, b, n, first, t.w, tid, rows);
-  __syncthreads();
-  const int tx = blockIdx.x * resample::kSepBlock + threadIdx.x, ty = blockIdx.y * resample::kSepBlock + threadIdx.y;
-  const int dstride = CW + 2 * dpad;
-  if (tx >= dstride || ty >= CH + 2 * dpad) return;
-  out[size_t(ty) * dstride + tx] = resample::down2_sep_out(rows, int(threadIdx.x), int(threadIdx.y), n, t.w);
 }
 
 // The long Down2 in two kernels through scratch (resample_fused.cuh): rows, then columns.
@@ -82,11 +75,49 @@ __global__ void __launch_bounds__(resample::kFuseThreads) down2x2_kernel(const T
   }
 }
 
-Taps taps_of(const Pass& pass) {
-  Taps t{};
-  for (size_t i = 0; i < pass.taps.size() && i < size_t(kDown2MaxTaps); ++i) t.w[i] = pass.taps[i];
-  return t;
+// The same with 4 first-level taps, the window filled in strips through h (resample_fused.cuh
+// down2x2_stage_rows / _cols); dynamic shared memory (54.9 KB at float4: above the 48 KB default, so the launcher
+// raises the kernel's limit first).
+template <typename T>
+__global__ void __launch_bounds__(resample::kFuseThreads)
+    down2x2_staged_kernel(const T* __restrict__ in, T* __restrict__ out, resample::Level l0, resample::Level l1,
+                          resample::Level l2, Border b1, int first1, Taps t1, Border b2, int n2, int first2, Taps t2) {
+  extern __shared__ float4 staged_smem[];
+  T* h = reinterpret_cast<T*>(staged_smem);
+  T* win = h + resample::kStageH * resample::kDownWinX;
+  const int tid = threadIdx.y * resample::kFuseThreadsX + threadIdx.x;
+  const int bx = int(blockIdx.x), by = int(blockIdx.y);
+  const int wh = 2 * resample::kDownTileY + n2 - 2;
+  for (int r0 = 0; r0 < wh; r0 += resample::kStageRows) {
+    const int rows = min(resample::kStageRows, wh - r0);
+    resample::down2x2_stage_rows(in, l0, l2, b1, first1, t1.w, n2, first2, bx, by, r0, rows, tid,
+                                 resample::kFuseThreads, h);
+    __syncthreads();
+    resample::down2x2_stage_cols(in, l0, l1, l2, b1, first1, t1.w, b2, n2, first2, bx, by, r0, rows, tid,
+                                 resample::kFuseThreads, h, win);
+    __syncthreads();  // h is rewritten by the next strip; the window is complete after the last
+  }
+  const int dstride = l2.w + 2 * l2.p, drows = l2.h + 2 * l2.p;
+  const int tx = bx * resample::kDownTileX + threadIdx.x;
+  for (int ly = threadIdx.y; ly < resample::kDownTileY; ly += resample::kFuseThreadsY) {
+    const int ty = by * resample::kDownTileY + ly;
+    if (tx < dstride && ty < drows)
+      out[size_t(ty) * dstride + tx] = resample::down2x2_out(win, int(threadIdx.x), ly, n2, t2.w);
+  }
 }
+
+template <typename T>
+Status launch_staged(const dim3& grid, const dim3& block, cudaStream_t st, const T* in, T* out,
+                     resample::Level l0, resample::Level l1, resample::Level l2, const Pass& p, const Pass& q) {
+  constexpr size_t bytes = size_t(resample::kStagedShared) * sizeof(T);
+  static const cudaError_t attr =
+      cudaFuncSetAttribute(down2x2_staged_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  if (attr != cudaSuccess) return cuda_status(attr, "down2 staged: raising the shared-memory limit");
+  down2x2_staged_kernel<T><<<grid, block, bytes, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p),
+                                                       q.border, int(q.taps.size()), q.widths[0], taps_of(q));
+  return cuda_status(cudaGetLastError(), "launching down2 x 2 (fused, staged)");
+}
+
 
 template <typename T>
 Status run_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, cudaStream_t st) {
@@ -113,10 +144,8 @@ Status run_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImag
   const T* in = static_cast<const T*>(src.data);
   T* out = static_cast<T*>(dst.data);
   const int n2 = int(q.taps.size());
-  if (p.taps.size() == 4)
-    down2x2_kernel<T, 4><<<grid, block, 0, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p), q.border,
-                                                 n2, q.widths[0], taps_of(q));
-  else if (p.taps.size() == 2)
+  if (p.taps.size() == 4) return launch_staged<T>(grid, block, st, in, out, l0, l1, l2, p, q);
+  if (p.taps.size() == 2)
     down2x2_kernel<T, 2><<<grid, block, 0, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p), q.border,
                                                  n2, q.widths[0], taps_of(q));
   else
@@ -128,13 +157,6 @@ template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
   Taps t{};
   for (size_t i = 0; i < pass.taps.size(); ++i) t.w[i] = pass.taps[i];
-  if (pass.taps.size() > 4) {  // the folded last level: separable through shared memory
-    constexpr int B = resample::kSepBlock;
-    down2_sep_kernel<T><<<dim3((dst.stride() + B - 1) / B, (dst.rows() + B - 1) / B), dim3(B, B), 0, st>>>(
-        static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, src.height, src.pad, dst.width,
-        dst.height, dst.pad, pass.border, int(pass.taps.size()), pass.widths[0], t);
-    return cuda_status(cudaGetLastError(), "launching down2 (separable)");
-  }
   down2_kernel<T><<<dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8), 0, st>>>(
       static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, src.height, src.pad, dst.width,
       dst.height, dst.pad, pass.border, int(pass.taps.size()), pass.widths[0], t);
@@ -166,7 +188,7 @@ size_t down2_scratch(const Pass& pass, const DevImage& src, const DevImage& dst)
 Status launch_down2_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                               size_t scratch_bytes, cudaStream_t s, std::string& path) {
   if (Status c = check(pass, src, dst); !c) return c;
-  if (pass.taps.size() <= 4) return launch_down2(pass, src, dst, s, path);
+  if (pass.taps.size() <= 4) return launch_down2(pass, src, dst, s, path);  // the short kernel, one thread a pixel
   if (!scratch || scratch_bytes < down2_scratch(pass, src, dst)) return Status::fail("CUDA down2: scratch too small");
   path = "down2-rows-cols";
   switch (dst.channels) {
@@ -182,7 +204,7 @@ Status launch_down2_pair(const Pass& p, const Pass& q, const DevImage& src, cons
   if (Status c = check(q, mid, dst); !c) return c;
   if (!down2_fusable(p, q)) return Status::fail("CUDA down2: only two short analysis kernels fuse");
   if (src.channels != dst.channels) return Status::fail("CUDA down2: channel counts differ");
-  path = p.hint == "mipmap" ? "down2-mipmap-box-fused2" : "down2-fused2";
+  path = p.hint == "mipmap" ? "down2-mipmap-box-fused2" : p.taps.size() == 4 ? "down2-fused2-staged" : "down2-fused2";
   switch (dst.channels) {
     case 1: return run_pair<float>(p, q, src, mid, dst, s);
     case 2: return run_pair<float2>(p, q, src, mid, dst, s);
@@ -195,7 +217,8 @@ Status launch_down2(const Pass& pass, const DevImage& src, const DevImage& dst, 
   if (pass.taps.size() > size_t(kDown2MaxTaps)) return Status::fail("CUDA down2: at most 64 taps per axis");
   if (dst.width != (src.width + 1) / 2 || dst.height != (src.height + 1) / 2)
     return Status::fail("CUDA down2: the coarse image must be ceil(n / 2)");
-  path = pass.hint == "mipmap" ? "down2-mipmap-box" : pass.taps.size() > 4 ? "down2-separable" : "down2";
+  if (pass.taps.size() > 4) return Status::fail("CUDA down2: a long kernel runs rows then columns (scratch)");
+  path = pass.hint == "mipmap" ? "down2-mipmap-box" : "down2";
   switch (dst.channels) {
     case 1: return run<float>(pass, src, dst, s);
     case 2: return run<float2>(pass, src, dst, s);

@@ -1,12 +1,15 @@
 // dual-down, dual-up: the dual filter's passes (gpu/cuda/passes/dual.cuh has the per-thread logic). Explicit
 // float weights over the pixels the bilinear samples touch, read through L1 with the border remapped (no
 // texture unit, as kawase.cu). Down: one thread per coarse pixel (16 reads). Up: one thread per 2 x 2 fine
-// pixels, from 5 x 5 coarse reads (25 reads for 4 outputs instead of 4 x 16).
+// pixels, from 5 x 5 coarse reads (25 reads for 4 outputs instead of 4 x 16). Two downs in a row (the first two)
+// and two ups in a row (the last two) run as one kernel each where pass_table.cpp pairs them, the middle level
+// only in shared memory (dual_fused.cuh has the block logic).
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/dual.cuh"
+#include "gpu/cuda/passes/dual_fused.cuh"
 
 namespace gpublur::cuda {
 namespace {
@@ -41,6 +44,79 @@ Status run(bool down, const Pass& pass, const DevImage& src, const DevImage& dst
   return cuda_status(cudaGetLastError(), down ? "launching dual-down" : "launching dual-up");
 }
 
+// Two downs as one (dual_fused.cuh): the level-1 window in shared memory (66 x 34 cells, 35.9 KB at float4).
+template <typename T>
+__global__ void __launch_bounds__(dual::kFuseThreads) dual_down2x_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                       dual::Size l0, dual::Size l1, dual::Size l2,
+                                                                       Border b1, Border b2) {
+  __shared__ T win[dual::kDownWinX * dual::kDownWinY];
+  const int tid = threadIdx.y * dual::kFuseThreadsX + threadIdx.x;
+  dual::down2x2_fill(in, l0, l1, b1, b2, int(blockIdx.x), int(blockIdx.y), tid, dual::kFuseThreads, win);
+  __syncthreads();
+  const int X = blockIdx.x * dual::kDownTileX + threadIdx.x;
+  for (int ly = threadIdx.y; ly < dual::kDownTileY; ly += dual::kFuseThreadsY) {
+    const int Y = blockIdx.y * dual::kDownTileY + ly;
+    if (X < l2.w && Y < l2.h) out[size_t(Y) * l2.w + X] = dual::down2x2_out(win, int(threadIdx.x), ly);
+  }
+}
+
+// Two ups as one (dual_fused.cuh): the middle level's window in shared memory (36 x 36 cells, 20.7 KB at float4).
+template <typename T>
+__global__ void __launch_bounds__(dual::kFuseThreads) dual_up2x_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                     dual::Size l2, dual::Size l1, dual::Size l0,
+                                                                     Border b1, Border b2) {
+  __shared__ T win[dual::kUpWinX * dual::kUpWinY];
+  const int tid = threadIdx.y * dual::kFuseThreadsX + threadIdx.x;
+  dual::up2x2_fill(in, l2, l1, b1, b2, int(blockIdx.x), int(blockIdx.y), tid, dual::kFuseThreads, win);
+  __syncthreads();
+  for (int ly = threadIdx.y; ly < dual::kUpQuadsY; ly += dual::kFuseThreadsY)
+    dual::up2x2_out(win, out, l0, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), ly);
+}
+
+template <typename T>
+Status run_pair(bool down, const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
+                const DevImage& dst, cudaStream_t st) {
+  const dual::Size a{src.width, src.height}, m{mid.width, mid.height}, d{dst.width, dst.height};
+  const dim3 block(dual::kFuseThreadsX, dual::kFuseThreadsY);
+  if (down) {
+    const dim3 grid((d.w + dual::kDownTileX - 1) / dual::kDownTileX, (d.h + dual::kDownTileY - 1) / dual::kDownTileY);
+    dual_down2x_kernel<T><<<grid, block, 0, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), a, m,
+                                                  d, p.border, q.border);
+  } else {
+    // Quads: ceil(fine / 2) per axis (the middle level's size).
+    const dim3 grid((m.w + dual::kUpQuadsX - 1) / dual::kUpQuadsX, (m.h + dual::kUpQuadsY - 1) / dual::kUpQuadsY);
+    dual_up2x_kernel<T><<<grid, block, 0, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), a, m, d,
+                                                p.border, q.border);
+  }
+  return cuda_status(cudaGetLastError(), down ? "launching dual-down x 2 (fused)" : "launching dual-up x 2 (fused)");
+}
+
+Status check(bool down, const DevImage& src, const DevImage& dst) {
+  if (src.f64 || dst.f64 || src.pad || dst.pad) return Status::fail("CUDA dual: needs unpadded float32 images");
+  // The sizes the grid mapping assumes (core/dual_grid.hpp): coarse = ceil(fine / 2).
+  const DevImage& fine = down ? src : dst;
+  const DevImage& coarse = down ? dst : src;
+  if (coarse.width != (fine.width + 1) / 2 || coarse.height != (fine.height + 1) / 2)
+    return Status::fail("CUDA dual: the coarse image is not ceil(fine / 2)");
+  if (dst.channels != 1 && dst.channels != 2 && dst.channels != 4)
+    return Status::fail("CUDA dual: unsupported device channel count");
+  return Status::success();
+}
+
+Status launch_pair(bool down, const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
+                   const DevImage& dst, cudaStream_t s, std::string& path) {
+  if (Status c = check(down, src, mid); !c) return c;
+  if (Status c = check(down, mid, dst); !c) return c;
+  if (src.channels != dst.channels || mid.channels != dst.channels)
+    return Status::fail("CUDA dual: channel counts differ");
+  path = down ? "dual-down-fused2" : "dual-up-fused2";
+  switch (dst.channels) {
+    case 1: return run_pair<float>(down, p, q, src, mid, dst, s);
+    case 2: return run_pair<float2>(down, p, q, src, mid, dst, s);
+    default: return run_pair<float4>(down, p, q, src, mid, dst, s);
+  }
+}
+
 Status launch(bool down, const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s,
               std::string& path) {
   if (src.f64 || dst.f64 || src.pad || dst.pad) return Status::fail("CUDA dual: needs unpadded float32 images");
@@ -66,6 +142,16 @@ Status launch_dual_down(const Pass& pass, const DevImage& src, const DevImage& d
 
 Status launch_dual_up(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path) {
   return launch(false, pass, src, dst, s, path);
+}
+
+Status launch_dual_down_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
+                             const DevImage& dst, cudaStream_t s, std::string& path) {
+  return launch_pair(true, p, q, src, mid, dst, s, path);
+}
+
+Status launch_dual_up_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
+                           const DevImage& dst, cudaStream_t s, std::string& path) {
+  return launch_pair(false, p, q, src, mid, dst, s, path);
 }
 
 }  // namespace gpublur::cuda

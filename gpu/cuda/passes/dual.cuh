@@ -18,8 +18,7 @@ __host__ __device__ __forceinline__ T fetch(const T* __restrict__ in, int rx, in
 // mean of those 2 x 2 pixels, the 4 corner samples (+-1 source pixel) the means of the 2 x 2 blocks that tile
 // the 4 x 4 pixels 2X - 1 .. 2X + 2: (4 * inner / 4 + all 16 / 4) / 8 = inner / 8 + all / 32.
 template <typename T>
-__host__ __device__ __forceinline__ void down_pixel(const T* __restrict__ in, T* __restrict__ out, int X, int Y,
-                                                    int Ws, int Hs, int Wd, Border b) {
+__host__ __device__ __forceinline__ T down_value(const T* __restrict__ in, int X, int Y, int Ws, int Hs, Border b) {
   int cx[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) cx[i] = remap_index(2 * X - 1 + i, Ws, b);
@@ -36,7 +35,13 @@ __host__ __device__ __forceinline__ void down_pixel(const T* __restrict__ in, T*
   T res = vzero<T>();
   vfma(1.f / 32.f, all, res);
   vfma(1.f / 8.f, inner, res);
-  out[size_t(Y) * Wd + X] = res;
+  return res;
+}
+
+template <typename T>
+__host__ __device__ __forceinline__ void down_pixel(const T* __restrict__ in, T* __restrict__ out, int X, int Y,
+                                                    int Ws, int Hs, int Wd, Border b) {
+  out[size_t(Y) * Wd + X] = down_value(in, X, Y, Ws, Hs, b);
 }
 
 // Up: one thread makes the 2 x 2 fine pixels (2X + px, 2Y + py), px, py in {0, 1}, from the 5 x 5 coarse pixels

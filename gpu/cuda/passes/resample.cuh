@@ -38,40 +38,6 @@ __host__ __device__ __forceinline__ T down2_at(const T* __restrict__ in, int W, 
   return acc;
 }
 
-// Down2 with a long kernel (n > 4: the pyramid's last level with the coarsest Gaussian folded in), separable
-// through shared memory. A block of kSepBlock x kSepBlock threads owns that many dst pixels from stored (bx, by) *
-// kSepBlock. Phase 1 (every thread tid of the block, then a barrier): rows[r * kSepBlock + c] = source row
-// 2 (by kSepBlock - dpad) + first + r filtered along x for dst column bx kSepBlock + c, r < 2 kSepBlock + n - 2.
-// Phase 2 (each thread its pixel): the n row results down its column. 2n reads per pixel instead of n^2.
-constexpr int kSepBlock = 8;
-__host__ __device__ constexpr int sep_rows(int n) { return 2 * kSepBlock + n - 2; }
-
-template <typename T>
-__host__ __device__ __forceinline__ void down2_sep_rows(const T* __restrict__ in, int W, int H, int spad, int bx,
-                                                        int by, int dpad, Border b, int n, int first,
-                                                        const float* w, int tid, T* rows) {
-  const int sstride = W + 2 * spad;
-  const int y0 = 2 * (by * kSepBlock - dpad) + first, xb = 2 * (bx * kSepBlock - dpad) + first;
-  for (int k = tid; k < sep_rows(n) * kSepBlock; k += kSepBlock * kSepBlock) {
-    const int r = k / kSepBlock, c = k - r * kSepBlock;
-    const int sy = stored(y0 + r, H, spad, b), x0 = xb + 2 * c;
-    T acc = vzero<T>();
-    if (sy >= 0)
-      for (int i = 0; i < n; ++i) {
-        const int sx = stored(x0 + i, W, spad, b);
-        if (sx >= 0) acc = vadd(acc, scaled(w[i], in[size_t(sy) * sstride + sx]));
-      }
-    rows[k] = acc;
-  }
-}
-
-template <typename T>
-__host__ __device__ __forceinline__ T down2_sep_out(const T* rows, int lx, int ly, int n, const float* w) {
-  T acc = vzero<T>();
-  for (int j = 0; j < n; ++j) acc = vadd(acc, scaled(w[j], rows[(2 * ly + j) * kSepBlock + lx]));
-  return acc;
-}
-
 // Up2 at stored (tx, ty) of dst: 3/4 on the coarse pixel floor(x / 2), 1/4 on the one on the fine pixel's side.
 template <typename T>
 __host__ __device__ __forceinline__ T up2_at(const T* __restrict__ in, int CW, int CH, int spad, int tx, int ty,
