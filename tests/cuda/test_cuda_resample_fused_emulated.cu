@@ -7,7 +7,6 @@
 // pixel no thread writes shows. No device needed; tests/cuda/test_cuda_resample_fused.cpp runs the kernels.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -41,33 +40,23 @@ double worst_of(const std::vector<float>& got, const CpuImage& ref) {
 
 resample::Level level(const CpuImage& im) { return {im.width, im.height, im.pad}; }
 
-// down2x2_kernel's grid and phases (4 first-level taps: down2x2_staged_kernel's strips).
+// down2x2_kernel's grid and phases.
 template <typename T>
 double emulate_down2x2(const Pass& p, const Pass& q, const CpuImage& src, const CpuImage& mid, const CpuImage& ref) {
   std::vector<float> got(ref.own_f.size(), std::numeric_limits<float>::quiet_NaN());
   const T* in = reinterpret_cast<const T*>(src.own_f.data());
   T* out = reinterpret_cast<T*>(got.data());
   std::vector<T> win(size_t(resample::kDownWinX * resample::kDownWinY));
-  std::vector<T> h(size_t(resample::kStageH * resample::kDownWinX));
   const int dstride = ref.stride(), drows = ref.height + 2 * ref.pad;
   for (int by = 0; by < (drows + resample::kDownTileY - 1) / resample::kDownTileY; ++by)
     for (int bx = 0; bx < (dstride + resample::kDownTileX - 1) / resample::kDownTileX; ++bx) {
       for (T& v : win) v = resample::scaled(std::numeric_limits<float>::quiet_NaN(), vzero<T>());  // unfilled: NaN
-      const int n2 = int(q.taps.size()), wh = 2 * resample::kDownTileY + n2 - 2;
-      if (p.taps.size() == 4)  // down2x2_staged_kernel: strips, phase A, barrier, phase B, barrier
-        for (int r0 = 0; r0 < wh; r0 += resample::kStageRows) {
-          const int rows = std::min(resample::kStageRows, wh - r0);
-          for (T& v : h) v = resample::scaled(std::numeric_limits<float>::quiet_NaN(), vzero<T>());
-          for (int tid = 0; tid < resample::kFuseThreads; ++tid)
-            resample::down2x2_stage_rows(in, level(src), level(ref), p.border, p.widths[0], p.taps.data(), n2,
-                                         q.widths[0], bx, by, r0, rows, tid, resample::kFuseThreads, h.data());
-          for (int tid = 0; tid < resample::kFuseThreads; ++tid)
-            resample::down2x2_stage_cols(in, level(src), level(mid), level(ref), p.border, p.widths[0],
-                                         p.taps.data(), q.border, n2, q.widths[0], bx, by, r0, rows, tid,
-                                         resample::kFuseThreads, h.data(), win.data());
-        }
-      else
-        for (int tid = 0; tid < resample::kFuseThreads; ++tid)
+      for (int tid = 0; tid < resample::kFuseThreads; ++tid)
+        if (p.taps.size() == 4)
+          resample::down2x2_fill<T, 4>(in, level(src), level(mid), level(ref), p.border, p.widths[0], p.taps.data(),
+                                       q.border, int(q.taps.size()), q.widths[0], bx, by, tid, resample::kFuseThreads,
+                                       win.data());
+        else
           resample::down2x2_fill<T, 2>(in, level(src), level(mid), level(ref), p.border, p.widths[0], p.taps.data(),
                                        q.border, int(q.taps.size()), q.widths[0], bx, by, tid, resample::kFuseThreads,
                                        win.data());

@@ -22,12 +22,6 @@ struct Taps {
   float w[kDown2MaxTaps];
 };
 
-Taps taps_of(const Pass& pass) {
-  Taps t{};
-  for (size_t i = 0; i < pass.taps.size() && i < size_t(kDown2MaxTaps); ++i) t.w[i] = pass.taps[i];
-  return t;
-}
-
 template <typename T>
 __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, int spad, int CW, int CH,
                              int dpad, Border b, int n, int first, Taps t) {
@@ -75,49 +69,11 @@ __global__ void __launch_bounds__(resample::kFuseThreads) down2x2_kernel(const T
   }
 }
 
-// The same with 4 first-level taps, the window filled in strips through h (resample_fused.cuh
-// down2x2_stage_rows / _cols); dynamic shared memory (54.9 KB at float4: above the 48 KB default, so the launcher
-// raises the kernel's limit first).
-template <typename T>
-__global__ void __launch_bounds__(resample::kFuseThreads)
-    down2x2_staged_kernel(const T* __restrict__ in, T* __restrict__ out, resample::Level l0, resample::Level l1,
-                          resample::Level l2, Border b1, int first1, Taps t1, Border b2, int n2, int first2, Taps t2) {
-  extern __shared__ float4 staged_smem[];
-  T* h = reinterpret_cast<T*>(staged_smem);
-  T* win = h + resample::kStageH * resample::kDownWinX;
-  const int tid = threadIdx.y * resample::kFuseThreadsX + threadIdx.x;
-  const int bx = int(blockIdx.x), by = int(blockIdx.y);
-  const int wh = 2 * resample::kDownTileY + n2 - 2;
-  for (int r0 = 0; r0 < wh; r0 += resample::kStageRows) {
-    const int rows = min(resample::kStageRows, wh - r0);
-    resample::down2x2_stage_rows(in, l0, l2, b1, first1, t1.w, n2, first2, bx, by, r0, rows, tid,
-                                 resample::kFuseThreads, h);
-    __syncthreads();
-    resample::down2x2_stage_cols(in, l0, l1, l2, b1, first1, t1.w, b2, n2, first2, bx, by, r0, rows, tid,
-                                 resample::kFuseThreads, h, win);
-    __syncthreads();  // h is rewritten by the next strip; the window is complete after the last
-  }
-  const int dstride = l2.w + 2 * l2.p, drows = l2.h + 2 * l2.p;
-  const int tx = bx * resample::kDownTileX + threadIdx.x;
-  for (int ly = threadIdx.y; ly < resample::kDownTileY; ly += resample::kFuseThreadsY) {
-    const int ty = by * resample::kDownTileY + ly;
-    if (tx < dstride && ty < drows)
-      out[size_t(ty) * dstride + tx] = resample::down2x2_out(win, int(threadIdx.x), ly, n2, t2.w);
-  }
+Taps taps_of(const Pass& pass) {
+  Taps t{};
+  for (size_t i = 0; i < pass.taps.size() && i < size_t(kDown2MaxTaps); ++i) t.w[i] = pass.taps[i];
+  return t;
 }
-
-template <typename T>
-Status launch_staged(const dim3& grid, const dim3& block, cudaStream_t st, const T* in, T* out,
-                     resample::Level l0, resample::Level l1, resample::Level l2, const Pass& p, const Pass& q) {
-  constexpr size_t bytes = size_t(resample::kStagedShared) * sizeof(T);
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(down2x2_staged_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
-  if (attr != cudaSuccess) return cuda_status(attr, "down2 staged: raising the shared-memory limit");
-  down2x2_staged_kernel<T><<<grid, block, bytes, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p),
-                                                       q.border, int(q.taps.size()), q.widths[0], taps_of(q));
-  return cuda_status(cudaGetLastError(), "launching down2 x 2 (fused, staged)");
-}
-
 
 template <typename T>
 Status run_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, cudaStream_t st) {
@@ -144,8 +100,10 @@ Status run_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImag
   const T* in = static_cast<const T*>(src.data);
   T* out = static_cast<T*>(dst.data);
   const int n2 = int(q.taps.size());
-  if (p.taps.size() == 4) return launch_staged<T>(grid, block, st, in, out, l0, l1, l2, p, q);
-  if (p.taps.size() == 2)
+  if (p.taps.size() == 4)
+    down2x2_kernel<T, 4><<<grid, block, 0, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p), q.border,
+                                                 n2, q.widths[0], taps_of(q));
+  else if (p.taps.size() == 2)
     down2x2_kernel<T, 2><<<grid, block, 0, st>>>(in, out, l0, l1, l2, p.border, p.widths[0], taps_of(p), q.border,
                                                  n2, q.widths[0], taps_of(q));
   else
@@ -204,7 +162,7 @@ Status launch_down2_pair(const Pass& p, const Pass& q, const DevImage& src, cons
   if (Status c = check(q, mid, dst); !c) return c;
   if (!down2_fusable(p, q)) return Status::fail("CUDA down2: only two short analysis kernels fuse");
   if (src.channels != dst.channels) return Status::fail("CUDA down2: channel counts differ");
-  path = p.hint == "mipmap" ? "down2-mipmap-box-fused2" : p.taps.size() == 4 ? "down2-fused2-staged" : "down2-fused2";
+  path = p.hint == "mipmap" ? "down2-mipmap-box-fused2" : "down2-fused2";
   switch (dst.channels) {
     case 1: return run_pair<float>(p, q, src, mid, dst, s);
     case 2: return run_pair<float2>(p, q, src, mid, dst, s);

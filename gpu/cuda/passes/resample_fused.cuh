@@ -89,61 +89,6 @@ __host__ __device__ __forceinline__ void down2x2_fill(const T* __restrict__ in, 
   }
 }
 
-// The 4-tap first level staged (down2x2_staged_kernel; 2 taps keep down2x2_fill, at their byte floor): the
-// window is filled in strips of kStageRows level-1 rows. Per strip, phase A (every thread, then a barrier): the
-// 2 S + 2 level-0 rows the strip reads, each filtered along x (down_row: down2_at's row sums) for every window
-// column, into h (rows of kDownWinX); each level-0 pixel is loaded once per block row (the x overlap of
-// neighbouring columns falls within one warp load). Phase B (then a barrier, before the next strip overwrites
-// h): each window cell whose level-1 pixel is inside level 1's stored area (no remap: the cell's source rows
-// are h's rows 2r .. 2r + 3) sums its 4 h rows with the column weights, down2_at's order; a cell level 1's border
-// remaps elsewhere takes down2_at directly (the image's edge blocks only), a zero-border cell 0. 2 (2 S + 2) / S
-// float4 loads per level-1 cell (9 at S = 8) instead of 12.
-constexpr int kStageRows = 8;
-constexpr int kStageH = 2 * kStageRows + 2;
-// Shared memory of the staged kernel, in T's: h, then the window.
-constexpr int kStagedShared = kStageH * kDownWinX + kDownWinX * kDownWinY;
-
-// Phase A of the strip starting at window row r0 (rows: the strip's level-1 rows).
-template <typename T>
-__host__ __device__ __forceinline__ void down2x2_stage_rows(const T* __restrict__ in, Level l0, Level l2,
-                                                            Border b1, int first1, const float* w1, int n2,
-                                                            int first2, int bx, int by, int r0, int rows, int tid,
-                                                            int nthreads, T* h) {
-  const int ww = 2 * kDownTileX + n2 - 2;
-  const int vx0 = down_win0(bx, kDownTileX, l2.p, first2), vy0 = down_win0(by, kDownTileY, l2.p, first2);
-  // Level-0 row k of the strip: pre-remap row 2 (vy0 + r0) + first1 + k; column c: from 2 (vx0 + c) + first1.
-  const int y0 = 2 * (vy0 + r0) + first1, x0 = 2 * vx0 + first1;
-  for (int k = tid; k < (2 * rows + 2) * ww; k += nthreads) {
-    const int kr = k / ww, c = k - kr * ww;
-    h[kr * kDownWinX + c] = down_row<T, 4>(in, l0, stored(y0 + kr, l0.h, l0.p, b1), x0 + 2 * c, b1, w1);
-  }
-}
-
-// Phase B of the strip: window rows r0 .. r0 + rows - 1.
-template <typename T>
-__host__ __device__ __forceinline__ void down2x2_stage_cols(const T* __restrict__ in, Level l0, Level l1, Level l2,
-                                                            Border b1, int first1, const float* w1, Border b2,
-                                                            int n2, int first2, int bx, int by, int r0, int rows,
-                                                            int tid, int nthreads, const T* h, T* win) {
-  const int ww = 2 * kDownTileX + n2 - 2;
-  const int vx0 = down_win0(bx, kDownTileX, l2.p, first2), vy0 = down_win0(by, kDownTileY, l2.p, first2);
-  for (int k = tid; k < rows * ww; k += nthreads) {
-    const int r = k / ww, c = k - r * ww;
-    const int vx = vx0 + c, vy = vy0 + r0 + r;
-    const int sx = stored(vx, l1.w, l1.p, b2), sy = stored(vy, l1.h, l1.p, b2);
-    T v = vzero<T>();
-    if (sx >= 0 && sy >= 0) {
-      if (sx == vx + l1.p && sy == vy + l1.p) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) v = vadd(v, scaled(w1[j], h[(2 * r + j) * kDownWinX + c]));
-      } else {
-        v = down2_at(in, l0.w, l0.h, l0.p, sx, sy, l1.p, b1, 4, first1, w1);
-      }
-    }
-    win[(r0 + r) * kDownWinX + c] = v;
-  }
-}
-
 // Level-2 pixel (lx, ly) of the block's tile from the window (the unfused pass's sums, in its order).
 template <typename T>
 __host__ __device__ __forceinline__ T down2x2_out(const T* win, int lx, int ly, int n2, const float* w2) {
