@@ -170,24 +170,15 @@ BENCH_PART=bench2 SIGMAS=3,12,48 bench gl_spread --backend gl --method spread
 BENCH_PART=bench2 SIGMAS=3 bench cuda_spread_thesis --backend cuda \
   --method spread:radius=6,spread:radius=10,spread:radius=20,spread:radius=30,spread:radius=40
 # GL's resampling passes (issue 10 point 6: GL within 1.25x of CUDA; docs/performance.md "kawase --impl dual"):
-# each pass's measured-best form (the default), and dual-up as one fine column x 4 fine rows per invocation
-# (GPUBLUR_GL_DUAL_UP=column, kept only for this A/B against the default 2 x 2 quads); full-resolution kawase
-# (the sampler). CUDA's side: cuda_dual, cuda_pyramid, cuda_kawase.
+# each pass's measured-best form; full-resolution kawase (the sampler). CUDA's side: cuda_dual, cuda_pyramid,
+# cuda_kawase.
 BENCH_PART=bench2 SIGMAS=12,48 bench gl_resample --backend gl --method kawase:impl=dual,pyramid,pyramid:down=box2
-BENCH_PART=bench2 GPUBLUR_GL_DUAL_UP=column SIGMAS=12,48 bench gl_resample_dual_up_column --backend gl \
-  --method kawase:impl=dual
 BENCH_PART=bench2 SIGMAS=3,12 bench gl_kawase --backend gl --method kawase
 
 # CUDA pyramid and --downsample: the fused schedules (two Down2 / Up2 passes per kernel, the long folded Down2 as
 # rows then columns; the one-kernel-per-pass schedule measured slower and is gone: docs/performance.md).
 BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_pyramid_fused --backend cuda \
   --method pyramid,pyramid:down=box2,gauss-sep:downsample=4
-# CUDA kawase --impl dual: the first two DualDown and the last two DualUp passes as one kernel each (default)
-# against one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0, kept only for this A/B: the loser goes after it is
-# measured).
-BENCH_PART=bench2 SIGMAS=12,48,200 bench cuda_dual_fused --backend cuda --method kawase:impl=dual
-BENCH_PART=bench2 GPUBLUR_CUDA_DUAL_FUSE=0 SIGMAS=12,48,200 bench cuda_dual_unfused --backend cuda \
-  --method kawase:impl=dual
 # iir (issue 9 point 5: <= 3x copy at every sigma, 4096^2 and 1024^2): the segment scan, both filters (the line
 # kernel it replaced measured 1.8x slower: docs/measurements/h100-9f0bb27-bench-ab.txt); the wrap border.
 BENCH_PART=bench2 SIGMAS=3,12,48,200 bench cuda_iir_scan --backend cuda --method iir,iir:impl=deriche
@@ -204,29 +195,13 @@ if want passes; then
       --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
     python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   done
-  # CUDA kawase dual: the fused default and one kernel per pass (GPUBLUR_CUDA_DUAL_FUSE=0), A/B.
-  for sg in 12 48; do
-    for fuse in 1 0; do
-      echo "=== cuda kawase:impl=dual sigma $sg GPUBLUR_CUDA_DUAL_FUSE=$fuse" >>"$out/passes.txt"
-      GPUBLUR_CUDA_DUAL_FUSE=$fuse GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend cuda \
-        --method kawase:impl=dual --sigma "$sg" --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log |
-        grep -v "^method\|^backend" >>"$out/passes.txt"
-      python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
-    done
-  done
 fi
-# Part passes, GL's resampling per pass (issue 10 point 6): dual-up's 2 x 2 quads (default) against its column
-# form (GPUBLUR_GL_DUAL_UP=column), pyramid box2 at sigma 48 (the defaults of dual and pyramid at sigma 12 are in
-# the part above). `e`: the environment of the run (comma-separated; GPUBLUR_GL_DUAL_UP=quad is the default).
+# Part passes: GL pyramid box2 at sigma 48 (the defaults of dual and pyramid at sigma 12 are in the part above).
 if want passes; then
-  for spec in "GPUBLUR_GL_DUAL_UP=quad kawase:impl=dual 12" "GPUBLUR_GL_DUAL_UP=column kawase:impl=dual 12" \
-    "GPUBLUR_GL_DUAL_UP=quad pyramid:down=box2 48"; do
-    read -r e m sg <<<"$spec"
-    echo "=== gl $m sigma $sg ($e)" >>"$out/passes.txt"
-    env ${e//,/ } GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend gl --method "$m" --sigma "$sg" \
-      --size 4096 --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
-    python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
-  done
+  echo "=== gl pyramid:down=box2 sigma 48" >>"$out/passes.txt"
+  GPUBLUR_PASS_TIMES=1 "$here/bin/gpublur" bench --backend gl --method pyramid:down=box2 --sigma 48 --size 4096 \
+    --channels 4 --repeat 10 2>/tmp/pass_times.log | grep -v "^method\|^backend" >>"$out/passes.txt"
+  python3 "$here/pass_times.py" /tmp/pass_times.log >>"$out/passes.txt" 2>&1
   # iir's two passes (rows, column strips), sigma 12 and 200.
   for sg in 12 200; do
     echo "=== cuda iir sigma $sg" >>"$out/passes.txt"

@@ -207,12 +207,10 @@ Status launch_reshuffle(const Pass& pass, const DevImage& src, const DevImage& d
 // passes/dual.cu: the dual filter's down pass (to ceil(n / 2)) and up pass (back to n), explicit float weights.
 Status launch_dual_down(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 Status launch_dual_up(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
-// Two DualDown (the first two) / DualUp (the last two) passes as one kernel, the middle image never written
-// (passes/dual_fused.cuh); pass_table.cpp dual_pair chooses.
+// The first two DualDown passes as one kernel, the middle image never written (passes/dual_fused.cuh);
+// pass_table.cpp dual_pair chooses.
 Status launch_dual_down_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
                              const DevImage& dst, cudaStream_t s, std::string& path);
-Status launch_dual_up_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
-                           const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
 // transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
 // FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes
@@ -247,11 +245,9 @@ Status launch_up2_pair(const Pass& p, const Pass& q, const DevImage& src, const 
                        cudaStream_t s, std::string& path);
 // pass_table.cpp's choice: whether passes i and i + 1 run as one fused Down2 / Up2 kernel.
 bool resample_pair(const Program& prog, size_t i);
-// Whether passes i and i + 1 run as one fused DualDown / DualUp kernel: the same op, the first's destination the
+// Whether passes i and i + 1 run as one fused DualDown kernel: both DualDown, the first's destination the
 // second's source and read by no other pass before it is written again (the dual recipe writes each level
-// twice: down, then up), down chains from their start, up chains from their end. GPUBLUR_CUDA_DUAL_FUSE=0 (read
-// once per process) pairs nothing: kept only until one GPU session has A/B-ed both (docs/performance.md).
-bool dual_fuse_enabled();
+// twice: down, then up); a chain pairs from its start. (Fused DualUp pairs measured slower: not paired.)
 bool dual_pair(const Program& prog, size_t i);
 
 // passes/iir1d.cu: Iir1d's schedules. The segment-parallel scan (passes/iir_scan.cuh) wherever a block's lines

@@ -3,8 +3,6 @@
 #include "gpu/cuda/pass_table.hpp"
 
 #include <array>
-#include <cstdlib>
-#include <cstring>
 
 namespace gpublur::cuda {
 
@@ -34,18 +32,10 @@ bool resample_pair(const Program& prog, size_t i) {
   return true;
 }
 
-bool dual_fuse_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GPUBLUR_CUDA_DUAL_FUSE");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
-  return on;
-}
-
 bool dual_pair(const Program& prog, size_t i) {
-  if (!dual_fuse_enabled() || i + 1 >= prog.passes.size()) return false;
+  if (i + 1 >= prog.passes.size()) return false;
   const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
-  if ((p.op != Op::DualDown && p.op != Op::DualUp) || q.op != p.op || p.dst != q.src || p.dst < 2 ||
+  if (p.op != Op::DualDown || q.op != p.op || p.dst != q.src || p.dst < 2 ||
       q.dst == p.src || q.dst == p.dst || p.src == p.dst)
     return false;
   if (prog.images[size_t(p.dst)].f64) return false;
@@ -55,18 +45,11 @@ bool dual_pair(const Program& prog, size_t i) {
     if (prog.passes[j].src == p.dst) return false;
     if (prog.passes[j].dst == p.dst) break;
   }
-  // Chains: downs pair from their start (the full-resolution level), ups from their end.
+  // The chain pairs from its start (the full-resolution level).
   size_t more = 0;
-  if (p.op == Op::DualDown) {
-    for (size_t j = i; j > 0 && prog.passes[j - 1].op == Op::DualDown && prog.passes[j - 1].dst == prog.passes[j].src;
-         --j)
-      ++more;
-  } else {
-    for (size_t j = i + 2; j < prog.passes.size() && prog.passes[j].op == Op::DualUp &&
-                           prog.passes[j].src == prog.passes[j - 1].dst;
-         ++j)
-      ++more;
-  }
+  for (size_t j = i; j > 0 && prog.passes[j - 1].op == Op::DualDown && prog.passes[j - 1].dst == prog.passes[j].src;
+       --j)
+    ++more;
   return more % 2 == 0;
 }
 
@@ -220,11 +203,6 @@ Status run_dual_down(const PassContext& c, size_t i, int& consumed, std::string&
 
 Status run_dual_up(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
-  if (dual_pair(c.program, i)) {
-    const Pass& q = c.program.passes[i + 1];
-    consumed = 2;
-    return launch_dual_up_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
-  }
   consumed = 1;
   return launch_dual_up(p, img(c, p.src), img(c, p.dst), c.stream, path);
 }

@@ -131,12 +131,4 @@ void dump_binary(GLuint prog, const std::string& key) {
   }
 }
 
-// GPUBLUR_GL_DUAL_UP=column: dual-up by shaders/dual_up_column.comp (one fine column x 4 fine rows per
-// invocation, contiguous stores) instead of the 2 x 2 quads of dual_up.comp; a candidate for one A/B run on a
-// GPU (docs/performance.md, "kawase --impl dual"), the loser goes after it.
-bool dual_up_column() {
-  const char* env = std::getenv("GPUBLUR_GL_DUAL_UP");
-  return env && std::string(env) == "column";
-}
-
 }  // namespace gpublur

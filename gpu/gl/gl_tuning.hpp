@@ -25,6 +25,5 @@ std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|li
 int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
 std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|scan
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
-bool dual_up_column();                      // GPUBLUR_GL_DUAL_UP=column (one A/B run: dual_up_column.comp)
 
 }  // namespace gpublur

@@ -1,7 +1,7 @@
-// The fused dual schedules' block logic (gpu/cuda/passes/dual_fused.cuh) run on the host as the kernels run it
+// The fused dual schedule's block logic (gpu/cuda/passes/dual_fused.cuh) run on the host as the kernel runs it
 // (per block: phase 1 by every thread, strided over the block's threads, then phase 2 for every output of the
 // tile), against the CPU reference's two unfused passes (core/reference/passes/dual.cpp): two DualDown passes
-// (level 1 kept only in the block's window) and two DualUp passes. Odd and even sizes (1x1 up to several tiles,
+// (level 1 kept only in the block's window). Odd and even sizes (1x1 up to several tiles,
 // tiles cut by the image's edge), every border (also a different border for the second pass), 1, 2 and 4 device
 // channels. The window and the destination start as NaN, so a cell or pixel no thread writes shows. No device
 // needed; tests/cuda/test_cuda_resample_fused.cpp runs the kernels.
@@ -28,46 +28,34 @@ T nan_value() {
   return v;
 }
 
-// dual_down2x_kernel / dual_up2x_kernel's grid and phases; returns the output (NaN where nothing was written).
+// dual_down2x_kernel's grid and phases; returns the output (NaN where nothing was written).
 template <typename T>
-Image emulate(bool down, Border b1, Border b2, const Image& src, dual::Size mid, dual::Size dst) {
+Image emulate(Border b1, Border b2, const Image& src, dual::Size mid, dual::Size dst) {
   Image out(dst.w, dst.h, src.channels);
   for (float& v : out.data) v = std::numeric_limits<float>::quiet_NaN();
   const T* in = reinterpret_cast<const T*>(src.data.data());
   T* o = reinterpret_cast<T*>(out.data.data());
   const dual::Size s{src.width, src.height};
-  if (down) {
-    std::vector<T> win(size_t(dual::kDownWinX * dual::kDownWinY));
-    for (int by = 0; by < (dst.h + dual::kDownTileY - 1) / dual::kDownTileY; ++by)
-      for (int bx = 0; bx < (dst.w + dual::kDownTileX - 1) / dual::kDownTileX; ++bx) {
-        for (T& v : win) v = nan_value<T>();
-        for (int tid = 0; tid < dual::kFuseThreads; ++tid)
-          dual::down2x2_fill(in, s, mid, b1, b2, bx, by, tid, dual::kFuseThreads, win.data());
-        for (int ly = 0; ly < dual::kDownTileY; ++ly)
-          for (int lx = 0; lx < dual::kDownTileX; ++lx) {
-            const int X = bx * dual::kDownTileX + lx, Y = by * dual::kDownTileY + ly;
-            if (X < dst.w && Y < dst.h) o[size_t(Y) * dst.w + X] = dual::down2x2_out(win.data(), lx, ly);
-          }
-      }
-  } else {
-    std::vector<T> win(size_t(dual::kUpWinX * dual::kUpWinY));
-    for (int by = 0; by < (mid.h + dual::kUpQuadsY - 1) / dual::kUpQuadsY; ++by)
-      for (int bx = 0; bx < (mid.w + dual::kUpQuadsX - 1) / dual::kUpQuadsX; ++bx) {
-        for (T& v : win) v = nan_value<T>();
-        for (int tid = 0; tid < dual::kFuseThreads; ++tid)
-          dual::up2x2_fill(in, s, mid, b1, b2, bx, by, tid, dual::kFuseThreads, win.data());
-        for (int ly = 0; ly < dual::kUpQuadsY; ++ly)
-          for (int lx = 0; lx < dual::kUpQuadsX; ++lx) dual::up2x2_out(win.data(), o, dst, bx, by, lx, ly);
-      }
-  }
+  std::vector<T> win(size_t(dual::kDownWinX * dual::kDownWinY));
+  for (int by = 0; by < (dst.h + dual::kDownTileY - 1) / dual::kDownTileY; ++by)
+    for (int bx = 0; bx < (dst.w + dual::kDownTileX - 1) / dual::kDownTileX; ++bx) {
+      for (T& v : win) v = nan_value<T>();
+      for (int tid = 0; tid < dual::kFuseThreads; ++tid)
+        dual::down2x2_fill(in, s, mid, b1, b2, bx, by, tid, dual::kFuseThreads, win.data());
+      for (int ly = 0; ly < dual::kDownTileY; ++ly)
+        for (int lx = 0; lx < dual::kDownTileX; ++lx) {
+          const int X = bx * dual::kDownTileX + lx, Y = by * dual::kDownTileY + ly;
+          if (X < dst.w && Y < dst.h) o[size_t(Y) * dst.w + X] = dual::down2x2_out(win.data(), lx, ly);
+        }
+    }
   return out;
 }
 
 // The reference: the two passes one after the other (float64 inside each, float images between, as the CPU
 // backend runs them).
-Image reference(bool down, Border b1, Border b2, Image src, dual::Size mid, dual::Size dst) {
+Image reference(Border b1, Border b2, Image src, dual::Size mid, dual::Size dst) {
   Pass p;
-  p.op = down ? Op::DualDown : Op::DualUp;
+  p.op = Op::DualDown;
   p.border = b1;
   Pass q = p;
   q.border = b2;
@@ -81,50 +69,31 @@ Image reference(bool down, Border b1, Border b2, Image src, dual::Size mid, dual
 }
 
 TEST(CudaDualFusedEmulated, BlockLogicMatchesTheUnfusedReference) {
-  // Fine (level-0) sizes: 1x1 up to several down tiles (128 x 64 level-0 pixels) and up tiles (64 x 64).
+  // Fine (level-0) sizes: 1x1 up to several tiles (128 x 64 level-0 pixels).
   const std::vector<std::pair<int, int>> sizes = {{1, 1}, {2, 3}, {7, 5}, {33, 20}, {131, 70}, {260, 133}};
   double worst_all = 0;
-  for (bool down : {true, false})
-    for (int b = 0; b < 4; ++b)
-      for (int b2 : {b, (b + 1) % 4})
-        for (int c : {1, 2, 4})
-          for (auto [w, h] : sizes) {
-            const dual::Size l0{w, h}, l1{(w + 1) / 2, (h + 1) / 2}, l2{(l1.w + 1) / 2, (l1.h + 1) / 2};
-            const dual::Size s = down ? l0 : l2, d = down ? l2 : l0;
-            const Image src = random_image(s.w, s.h, c, 31u + unsigned(w * 7 + c));
-            const Image ref = reference(down, Border(b), Border(b2), src, l1, d);
-            Image got;
-            if (c == 1) got = emulate<float>(down, Border(b), Border(b2), src, l1, d);
-            if (c == 2) got = emulate<float2>(down, Border(b), Border(b2), src, l1, d);
-            if (c == 4) got = emulate<float4>(down, Border(b), Border(b2), src, l1, d);
-            ASSERT_EQ(got.data.size(), ref.data.size());
-            double worst = 0;
-            for (size_t i = 0; i < ref.data.size(); ++i) {
-              const double e = std::abs(double(got.data[i]) - double(ref.data[i]));
-              if (!(e <= worst)) worst = e;  // NaN too
-            }
-            EXPECT_LE(worst, 1e-6) << (down ? "down" : "up") << " borders " << b << "," << b2 << " c" << c << " "
-                                   << w << "x" << h;
-            if (!(worst <= worst_all)) worst_all = worst;
+  for (int b = 0; b < 4; ++b)
+    for (int b2 : {b, (b + 1) % 4})
+      for (int c : {1, 2, 4})
+        for (auto [w, h] : sizes) {
+          const dual::Size l0{w, h}, l1{(w + 1) / 2, (h + 1) / 2}, l2{(l1.w + 1) / 2, (l1.h + 1) / 2};
+          const Image src = random_image(l0.w, l0.h, c, 31u + unsigned(w * 7 + c));
+          const Image ref = reference(Border(b), Border(b2), src, l1, l2);
+          Image got;
+          if (c == 1) got = emulate<float>(Border(b), Border(b2), src, l1, l2);
+          if (c == 2) got = emulate<float2>(Border(b), Border(b2), src, l1, l2);
+          if (c == 4) got = emulate<float4>(Border(b), Border(b2), src, l1, l2);
+          ASSERT_EQ(got.data.size(), ref.data.size());
+          double worst = 0;
+          for (size_t i = 0; i < ref.data.size(); ++i) {
+            const double e = std::abs(double(got.data[i]) - double(ref.data[i]));
+            if (!(e <= worst)) worst = e;  // NaN too
           }
+          EXPECT_LE(worst, 1e-6) << "borders " << b << "," << b2 << " c" << c << " "
+                                 << w << "x" << h;
+          if (!(worst <= worst_all)) worst_all = worst;
+        }
   std::printf("[ measured ] dual fused block logic vs two reference passes: max abs error %.3g\n", worst_all);
-}
-
-// Up chains pair from their end, so the fused up pair's middle level is the full-resolution one's neighbour:
-// its window cells at odd and even level-1 pixels take each phase of up_value. up_value against up_quad directly.
-TEST(CudaDualFusedEmulated, UpValueIsUpQuadsPixel) {
-  for (int b = 0; b < 4; ++b) {
-    const Image src = random_image(9, 6, 1, 5u);
-    const int Wd = 17, Hd = 11;
-    std::vector<float> quad(size_t(Wd * Hd), std::numeric_limits<float>::quiet_NaN());
-    for (int Y = 0; Y < (Hd + 1) / 2; ++Y)
-      for (int X = 0; X < (Wd + 1) / 2; ++X)
-        dual::up_quad(src.data.data(), quad.data(), X, Y, src.width, src.height, Wd, Hd, Border(b));
-    for (int y = 0; y < Hd; ++y)
-      for (int x = 0; x < Wd; ++x)
-        EXPECT_EQ(dual::up_value(src.data.data(), x, y, src.width, src.height, Border(b)), quad[size_t(y * Wd + x)])
-            << x << "," << y << " border " << b;
-  }
 }
 
 }  // namespace

@@ -2,8 +2,7 @@
 // reference's unfused passes: pyramids of every analysis filter at sigmas that give 1 to 7 levels (2 levels and
 // up fuse the first two downs and the last two ups; the folded coarsest level runs rows then columns), and
 // gauss-sep --downsample 4 and 8 (box2 Down2 pairs, Up2 pairs), kawase --impl dual at sigmas that give 1 to 6
-// levels (the first two DualDown and the last two DualUp passes fused). Every border, 1, 3 and 4 channels (3 is stored as
-// 4 on the device), odd sizes that cut tiles; outputs poisoned with NaN first. Checks that each schedule ran (the
+// levels (the first two DualDown passes fused). Every border, 1, 3 and 4 channels (3 is stored as 4 on the device), odd sizes that cut tiles; outputs poisoned with NaN first. Checks that each schedule ran (the
 // backend's path names). Skips without a device (test_cuda_resample_fused_emulated.cu runs the block logic
 // anywhere).
 #include <gtest/gtest.h>
@@ -56,10 +55,10 @@ TEST(CudaResampleFused, FusedSchedulesMatchTheReference) {
           if (std::string(k.method) == "pyramid" && k.sigma == 12 && k.extra.count("down") &&
               k.extra.at("down") == "quasi")
             EXPECT_EQ(path, "down2-fused2+down2-rows-cols+up2+up2-fused2");
-          // kawase --impl dual with 2 levels and more: the full-resolution down and up passes fused.
+          // kawase --impl dual with 2 levels and more: the first two down passes fused, the ups one per pass.
           if (std::string(k.method) == "kawase" && k.sigma >= 6) {
             EXPECT_EQ(path.rfind("dual-down-fused2+", 0), 0u) << path;
-            EXPECT_TRUE(path.size() > 15 && path.compare(path.size() - 15, 15, "+dual-up-fused2") == 0) << path;
+            EXPECT_TRUE(path.size() > 8 && path.compare(path.size() - 8, 8, "+dual-up") == 0) << path;
           }
           for (size_t a = 0, e; a <= path.size(); a = e + 1) {
             e = path.find('+', a);
@@ -69,8 +68,7 @@ TEST(CudaResampleFused, FusedSchedulesMatchTheReference) {
           worst = std::max(worst, err);
         }
     }
-  for (const char* p : {"down2-fused2", "down2-mipmap-box-fused2", "up2-fused2", "down2-rows-cols", "dual-down-fused2",
-                        "dual-up-fused2"})
+  for (const char* p : {"down2-fused2", "down2-mipmap-box-fused2", "up2-fused2", "down2-rows-cols", "dual-down-fused2"})
     EXPECT_EQ(paths.count(p), 1u) << p << " not run";
   std::printf("[ measured ] pyramid and --downsample, fused CUDA schedules: max abs error %.3g\n", worst);
 }

@@ -1,5 +1,5 @@
 // Which Down2 / Up2 passes the CUDA pass table runs as one fused kernel (gpu/cuda/pass_table.cpp resample_pair;
-// DualDown / DualUp: dual_pair),
+// DualDown: dual_pair),
 // on the programs the recipes build: down chains pair from their start (two short analysis kernels), up chains
 // from their end, the long folded Down2 never, a middle image that another pass reads never. Host only (the
 // choice looks at the program, not the device); tests/cuda/test_cuda_resample_fused.cpp runs the kernels.
@@ -67,10 +67,9 @@ TEST(CudaResampleSchedule, AMiddleImageReadElsewhereIsNotFused) {
 
 // kawase --impl dual: L downs, the bottom Gaussian (a Conv1d pair) where there is one, L ups; each level image
 // written by its down pass and again by the up pass from the level below. The first two downs pair (level 1's
-// down content is dead once the second down has read it), the last two ups pair; a chain of 3 leaves its last
-// down and its first up alone.
-TEST(CudaResampleSchedule, DualPairsTheFirstDownsAndTheLastUps) {
-  if (!cuda::dual_fuse_enabled()) GTEST_SKIP() << "GPUBLUR_CUDA_DUAL_FUSE=0";
+// down content is dead once the second down has read it); a chain of 3 leaves its last down alone; ups never
+// pair (fused ups measured slower).
+TEST(CudaResampleSchedule, DualPairsTheFirstDowns) {
   for (double sigma : {3.0, 12.0, 48.0, 200.0})
     for (const char* border : {"clamp", "zero"}) {
       const Plan plan = make_plan("kawase", sigma, border, {{"impl", "dual"}});
@@ -84,17 +83,15 @@ TEST(CudaResampleSchedule, DualPairsTheFirstDownsAndTheLastUps) {
       const size_t L = downs.size();
       std::vector<size_t> want;
       for (size_t k = 0; k + 1 < L; k += 2) want.push_back(downs[k]);
-      for (size_t k = L % 2; k + 1 < L; k += 2) want.push_back(ups[k]);
       EXPECT_EQ(fused_starts(prog), want) << "sigma " << sigma << " " << border << " levels " << L;
       if (L >= 2) {
         EXPECT_TRUE(cuda::dual_pair(prog, downs[0]));
-        EXPECT_TRUE(cuda::dual_pair(prog, ups[L - 2]));
+        EXPECT_FALSE(cuda::dual_pair(prog, ups[L - 2]));
       }
     }
 }
 
 TEST(CudaResampleSchedule, DualMiddleContentReadLaterIsNotFused) {
-  if (!cuda::dual_fuse_enabled()) GTEST_SKIP() << "GPUBLUR_CUDA_DUAL_FUSE=0";
   Program prog;
   const int a = prog.add_image({0, 2, false}), b = prog.add_image({0, 4, false}), c = prog.add_image({0, 2, false});
   Pass d;
@@ -108,7 +105,7 @@ TEST(CudaResampleSchedule, DualMiddleContentReadLaterIsNotFused) {
   Pass u2 = u;
   u2.src = c, u2.dst = 1;
   prog.passes = {d, d2, u, u2};
-  EXPECT_EQ(fused_starts(prog), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(fused_starts(prog), (std::vector<size_t>{0}));
   Pass late = u;  // level a's down content read after the pair: the downs stay apart
   late.src = a, late.dst = 1;
   prog.passes.push_back(late);

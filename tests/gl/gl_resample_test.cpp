@@ -68,16 +68,13 @@ Program dual_program(Border b) {
   return prog;
 }
 
-// Both dual-up forms: the 2 x 2 quads (default) and GPUBLUR_GL_DUAL_UP=column (one fine column x 4 fine rows
-// per invocation: heights 27, 13, 34 leave 3, 1, 2 fine rows in the last pass's last group of 4, and 2, 3, 1 in
-// the first up pass's (14, 7, 17 rows)).
+// dual-down and dual-up (2 x 2 quads per invocation; odd sizes cut the last quads and groups).
 TEST(GlResample, DualFilterEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* up : {"", "column"}) {
-    ScopedEnv env("GPUBLUR_GL_DUAL_UP", up);
-    const std::string up_form = *up ? "dual-up-column" : "dual-up";
+  {
+    const std::string up_form = "dual-up";
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
       for (int c : {1, 4}) {
         const Plan plan = program_plan(dual_program(b), b);
@@ -136,8 +133,7 @@ TEST(GlResample, HalfStorageWithinHalfPrecision) {
   std::string error;
   Backend* be = shared_gl(true, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* up : {"", "column"}) {  // the dual-up forms (GPUBLUR_GL_DUAL_UP)
-    ScopedEnv env("GPUBLUR_GL_DUAL_UP", up);
+  {
     for (Border b : {Border::Clamp, Border::Zero})
       for (const Program& prog : {resample_program(b, 2, 24), dual_program(b)}) {
         const Plan plan = program_plan(prog, b);

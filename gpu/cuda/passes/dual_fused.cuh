@@ -12,10 +12,8 @@
 // share 2 of their 6 source rows (24 reads instead of 32). Phase 2: each thread its level-2 pixels from the
 // window with down_value's sums in its order.
 //
-// Two DualUp passes as one (level 2 -> level 1 -> level 0): a block owns kUpQuadsX x kUpQuadsY quads of 2 x 2
-// fine pixels (up_quad's unit: quad X writes fine 2X, 2X + 1 from level-1 pixels X - 2 .. X + 2), so the window
-// is the level-1 pixels Q0 - 2 .. Q0 + Q + 1 per axis, each cell the first up pass's value at the remapped
-// level-1 pixel (up_value: up_quad's sum for that one fine pixel, in its order).
+// (Two DualUp passes as one, the middle level's window in shared memory, measured slower on an H100: the
+// full-size pair 0.269 ms against 0.037 + 0.135 unfused; removed, docs/performance.md.)
 #pragma once
 #include "gpu/cuda/passes/dual.cuh"
 
@@ -100,80 +98,6 @@ __host__ __device__ __forceinline__ T down2x2_out(const T* win, int lx, int ly) 
     sum[j] = vadd(vadd(row[0], row[3]), mid[j]);
   }
   return down_from_rows(sum, mid);
-}
-
-// ---- Up x 2 ----
-constexpr int kUpQuadsX = kFuseThreadsX, kUpQuadsY = 4 * kFuseThreadsY;
-constexpr int kUpWinX = kUpQuadsX + 4, kUpWinY = kUpQuadsY + 4;  // 36 x 36
-
-// up_quad's sum for its fine pixel (2X + PX, 2Y + PY) alone, in its order.
-template <typename T, int PX, int PY>
-__host__ __device__ __forceinline__ T up_phase(const T* __restrict__ in, int X, int Y, int Ws, int Hs, Border b) {
-  int cx[5];
-#pragma unroll
-  for (int i = 0; i < 5; ++i) cx[i] = remap_index(X - 2 + i, Ws, b);
-  T acc = vzero<T>();
-#pragma unroll
-  for (int j = 0; j < 5; ++j) {
-    const int ry = remap_index(Y - 2 + j, Hs, b);
-#pragma unroll
-    for (int i = 0; i < 5; ++i) {
-      const float w = up_weight(PX, PY, i, j);
-      if (w != 0.f) vfma(w, fetch(in, cx[i], ry, Ws), acc);
-    }
-  }
-  return acc;
-}
-
-// The up pass's value at fine pixel (x, y) >= 0 of the image it writes, from the coarse image in (Ws x Hs).
-template <typename T>
-__host__ __device__ __forceinline__ T up_value(const T* __restrict__ in, int x, int y, int Ws, int Hs, Border b) {
-  const int X = x >> 1, Y = y >> 1;
-  if (y & 1) return (x & 1) ? up_phase<T, 1, 1>(in, X, Y, Ws, Hs, b) : up_phase<T, 0, 1>(in, X, Y, Ws, Hs, b);
-  return (x & 1) ? up_phase<T, 1, 0>(in, X, Y, Ws, Hs, b) : up_phase<T, 0, 0>(in, X, Y, Ws, Hs, b);
-}
-
-// l2: the coarse source, l1: the middle level; b1 reads l2, b2 reads l1. Window origin: quad Q0 - 2.
-template <typename T>
-__host__ __device__ __forceinline__ void up2x2_fill(const T* __restrict__ in, Size l2, Size l1, Border b1, Border b2,
-                                                    int bx, int by, int tid, int nthreads, T* win) {
-  const int vx0 = bx * kUpQuadsX - 2, vy0 = by * kUpQuadsY - 2;
-  for (int k = tid; k < kUpWinX * kUpWinY; k += nthreads) {
-    const int r = k / kUpWinX, c = k - r * kUpWinX;
-    const int sx = remap_index(vx0 + c, l1.w, b2), sy = remap_index(vy0 + r, l1.h, b2);
-    win[k] = sx < 0 || sy < 0 ? vzero<T>() : up_value(in, sx, sy, l2.w, l2.h, b1);
-  }
-}
-
-// Quad (lx, ly) of the block's tile (up_quad's sums from the window, in its order), written to out (l0: its
-// size) where inside.
-template <typename T>
-__host__ __device__ __forceinline__ void up2x2_out(const T* win, T* __restrict__ out, Size l0, int bx, int by, int lx,
-                                                   int ly) {
-  T acc[2][2] = {{vzero<T>(), vzero<T>()}, {vzero<T>(), vzero<T>()}};  // [py][px]
-#pragma unroll
-  for (int j = 0; j < 5; ++j) {
-    T v[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) v[i] = win[(ly + j) * kUpWinX + lx + i];
-#pragma unroll
-    for (int py = 0; py < 2; ++py)
-#pragma unroll
-      for (int px = 0; px < 2; ++px)
-#pragma unroll
-        for (int i = 0; i < 5; ++i) {
-          const float w = up_weight(px, py, i, j);
-          if (w != 0.f) vfma(w, v[i], acc[py][px]);
-        }
-  }
-  const int X = bx * kUpQuadsX + lx, Y = by * kUpQuadsY + ly;
-#pragma unroll
-  for (int py = 0; py < 2; ++py)
-#pragma unroll
-    for (int px = 0; px < 2; ++px) {
-      const int x = 2 * X + px, y = 2 * Y + py;
-      if (x < l0.w && y < l0.h) out[size_t(y) * l0.w + x] = acc[py][px];
-    }
 }
 
 }  // namespace gpublur::cuda::dual

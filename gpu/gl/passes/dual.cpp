@@ -7,8 +7,8 @@
 // shaders/dual_down.comp: one invocation per output from its 4 x 4 texels; dual_up.comp: one per 2 x 2 outputs
 // from 5 x 5 texels. Measured against a shared-memory tile per group, 32 x 8 groups, 2 or 4 outputs per
 // invocation and imageLoad in one A/B run on an H100 (docs/performance.md, "kawase --impl dual").
-// GPUBLUR_GL_DUAL_UP=column (a candidate for one A/B run): dual_up_column.comp, one invocation per fine column
-// and 4 fine rows, so that each store instruction writes a warp's consecutive pixels.
+// (A column form of dual-up, one invocation per fine column and 4 fine rows, was written for an A/B run and
+// failed to compile on NVIDIA's GLSL compiler, "array index out of bounds": removed, not measured.)
 #include <string>
 
 #include "gpu/gl/gl_tuning.hpp"
@@ -44,7 +44,6 @@ Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, Gl
 }
 
 Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  if (dual_up_column()) return setup(ctx, program, index, step, "dual_up_column.comp", "dual-up-column", 1, 4);
   return setup(ctx, program, index, step, "dual_up.comp", "dual-up", 2, 2);
 }
 
