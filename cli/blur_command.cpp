@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
-#include <thread>
 #include <unistd.h>
 #include <iostream>
 #include <memory>
@@ -109,8 +108,9 @@ int run_blur(BlurArgs& a) {
     return kExitFailed;
   }
 
-  // The backends open on a thread of their own while the pipeline's readers decode the first images: a GPU
-  // driver's start-up (CUDA: ~215 ms on an H100) overlaps the first decodes instead of preceding them.
+  // The backends open on this thread while the pipeline's readers decode the first images: a GPU driver's
+  // start-up (CUDA: ~215 ms on an H100) overlaps the first decodes instead of preceding them, and the thread
+  // that opens a backend is the one that runs it (PendingBackends::open).
   // A named backend (the option admits cpu, cuda, gl, auto) is checked before any read; "auto" once open.
   const std::string& named = a.backend.backend;
   if (named != "auto" && !method_on_backend(*find_method(a.method), named))
@@ -120,7 +120,8 @@ int run_blur(BlurArgs& a) {
   std::string open_usage;  // a usage error found once open ("auto" chose a backend without the method)
   double backend_init_ms = 0;
   std::promise<std::vector<Backend*>> opened;
-  std::thread opener([&] {
+  // Run by the pipeline on this thread, which then runs the first backend's stage, while its readers decode.
+  auto open = [&] {
     const auto init_start = std::chrono::steady_clock::now();
     open_ok = open_backends(a.backend, backends, usage_error);
     backend_init_ms =
@@ -140,9 +141,9 @@ int run_blur(BlurArgs& a) {
       for (auto& bk : backends) ready.push_back(bk.get());
     }
     opened.set_value(std::move(ready));
-  });
+  };
   // The 8-bit path's choice for images read before the backends are known: CUDA always takes it.
-  const PendingBackends pending{opened.get_future().share(), named == "cuda"};
+  const PendingBackends pending{opened.get_future().share(), named == "cuda", open};
 
   // A progress bar on stderr when it is a terminal and logging is not quietened: images done/total, rate,
   // ETA; it replaces the per-image info lines (errors still print, on their own line).
@@ -174,7 +175,6 @@ int run_blur(BlurArgs& a) {
   run.io = make_image_io(a.io)->name();
   run.before_main_ms = before_main_ms();
   run_pipeline(jobs, pending, plan, po, run);
-  opener.join();
   if (!open_usage.empty()) return usage(open_usage);
   if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
   Backend* backend = backends[0].get();

@@ -471,7 +471,7 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
                   const PipelineOptions& opts, RunRecord& run) {
   std::promise<std::vector<Backend*>> opened;
   opened.set_value(backends);
-  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false}, plan, opts, run);
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, {}}, plan, opts, run);
 }
 
 void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, const Plan& plan,
@@ -638,7 +638,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
       computed.push(std::move(w));
     }
   };
-  const std::vector<Backend*> backends = pending.ready.get();  // the readers have started meanwhile
+  if (pending.open) pending.open();  // the readers decode meanwhile
+  const std::vector<Backend*> backends = pending.ready.get();
   if (backends.empty()) {
     next = n;  // no more reads; drop what was read (the caller reports why the backends did not open)
     while (decoded.pop()) {

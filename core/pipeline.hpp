@@ -114,9 +114,14 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
 // start). `ready` gives the backends once open, or none where opening failed: the readers then stop and the
 // images read so far are dropped unrecorded (the caller reports the failure). Images read before the backends
 // are known keep their 8-bit samples as `packed_guess` says (either form gives the same result).
+// `open`, where given, is run by run_pipeline on its calling thread once the readers have started, and makes
+// `ready` ready: the backends are then opened on the thread that runs the first backend's stage, so a GL
+// context never moves between threads (an opener thread of its own cost NVIDIA's GL ~40 ms more per process on
+// an H100: docs/performance.md, cold start).
 struct PendingBackends {
   std::shared_future<std::vector<Backend*>> ready;
   bool packed_guess = false;
+  std::function<void()> open;
 };
 void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, const Plan& plan,
                   const PipelineOptions& opts, RunRecord& run);

@@ -346,7 +346,7 @@ TEST(Pipeline, ReadsBeforeTheBackendsAreOpen) {
   po.make_io = [&reads] { return std::make_unique<CountingIO>(reads); };
   po.io_threads = 2;
   RunRecord run;
-  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false}, plan, po, run);
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, {}}, plan, po, run);
   opener.join();
   EXPECT_GE(reads_before_open, 2);
   ASSERT_EQ(run.images.size(), jobs.size());
@@ -370,7 +370,7 @@ TEST(Pipeline, BackendsThatFailToOpenEndThePipeline) {
   po.make_io = [&reads] { return std::make_unique<CountingIO>(reads); };
   po.io_threads = 1;
   RunRecord run;
-  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false}, plan, po, run);
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, {}}, plan, po, run);
   opener.join();
   EXPECT_GE(reads.load(), 1);
   for (const ImageRecord& r : run.images) EXPECT_TRUE(r.output.empty() || !fs::exists(r.output)) << r.output;
