@@ -116,8 +116,8 @@ void run_pipeline(const std::vector<Job>& jobs, const std::vector<Backend*>& bac
 // are known keep their 8-bit samples as `packed_guess` says (either form gives the same result).
 // `open`, where given, is run by run_pipeline on its calling thread once the readers have started, and makes
 // `ready` ready: the backends are then opened on the thread that runs the first backend's stage, so a GL
-// context never moves between threads (an opener thread of its own cost NVIDIA's GL ~40 ms more per process on
-// an H100: docs/performance.md, cold start).
+// context never moves between threads (with an opener thread of its own, NVIDIA's GL took ~40 ms more per
+// process on an H100, gone with this: docs/performance.md, cold start).
 struct PendingBackends {
   std::shared_future<std::vector<Backend*>> ready;
   bool packed_guess = false;
