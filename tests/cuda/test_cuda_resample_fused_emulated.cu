@@ -14,20 +14,12 @@
 #include "core/reference/pass_table.hpp"
 #include "core/resample.hpp"
 #include "gpu/cuda/passes/resample_fused.cuh"
+#include "tests/cuda/stored_image.hpp"
 
 namespace gpublur::testing {
 namespace {
 
 using namespace gpublur::cuda;
-
-CpuImage random_stored(int w, int h, int c, int pad, unsigned seed) {
-  CpuImage im = CpuImage::make(w, h, c, ImageDecl{pad, 1, false});
-  for (float& v : im.own_f) {
-    seed = seed * 1664525u + 1013904223u;
-    v = float(seed >> 8) / float(1u << 24);
-  }
-  return im;
-}
 
 double worst_of(const std::vector<float>& got, const CpuImage& ref) {
   double worst = 0;
