@@ -99,7 +99,8 @@ __global__ void spread_edge_kernel(const T* __restrict__ src, int W, int H, Bord
 constexpr int kCornerBlocks = 64, kCornerThreads = 256;
 
 // The four corner pixels: the M^2 spread values before both lines, each computed once and added to the four
-// corners with their two fold weights, shared by kCornerBlocks blocks (one block took ~0.06 ms at M 234);
+// corners with their two fold weights, shared by kCornerBlocks blocks (with one block for them, and a warp per
+// folded pixel of the lines, 1024^2 at sigma 48 took 0.397 ms against 0.317 now on an H100);
 // each block leaves its four sums in the scratch, and spread_corner_sum adds the blocks' sums in block order,
 // so the result does not depend on scheduling.
 template <typename T>
