@@ -9,7 +9,6 @@
 #include <cmath>
 #include <string>
 
-#include "core/iir.hpp"
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_line.cuh"
@@ -37,13 +36,7 @@ TEST(CudaIirEmulated, LinesMatchTheReference) {
             Image want;
             ASSERT_TRUE(reference_run(one, src, want, 1));
             cuda::IirCoeffs co;
-            const std::vector<IirTerm> terms = iir_terms_from_taps(pass.taps);
-            co.k = int(terms.size());
-            for (int t = 0; t < kMaxIirTerms; ++t) {
-              const bool on = t < co.k;
-              co.pr[t] = on ? terms[size_t(t)].p.real() : 0, co.pi[t] = on ? terms[size_t(t)].p.imag() : 0;
-              co.cr[t] = on ? terms[size_t(t)].c.real() : 0, co.ci[t] = on ? terms[size_t(t)].c.imag() : 0;
-            }
+            ASSERT_TRUE(cuda::iir_coeffs(pass.taps, co).ok());
             Image got(w, h, ch);
             for (float& v : got.data) v = NAN;  // every value must be written
             const int lines = axis == 0 ? h * ch : w * ch;

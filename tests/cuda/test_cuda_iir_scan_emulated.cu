@@ -15,7 +15,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/iir.hpp"
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_scan.cuh"
@@ -91,18 +90,6 @@ struct ChkPtr {
   };
   Ref operator[](long i) const { return Ref{p, sh, i}; }
 };
-
-cuda::IirCoeffs coeffs_of(const Pass& pass) {
-  cuda::IirCoeffs co;
-  const std::vector<IirTerm> terms = iir_terms_from_taps(pass.taps);
-  co.k = int(terms.size());
-  for (int t = 0; t < kMaxIirTerms; ++t) {
-    const bool on = t < co.k;
-    co.pr[t] = on ? terms[size_t(t)].p.real() : 0, co.pi[t] = on ? terms[size_t(t)].p.imag() : 0;
-    co.cr[t] = on ? terms[size_t(t)].c.real() : 0, co.ci[t] = on ? terms[size_t(t)].c.imag() : 0;
-  }
-  return co;
-}
 
 // iir1d_scan_kernel<NL, KT> over every block of `src` along `axis` into `got`; races and bounds into `errors`.
 template <int NL, int KT, bool REAL1>
@@ -184,7 +171,8 @@ TEST(CudaIirScanEmulated, BlocksMatchTheReference) {
                 const Image src = testing::random_image(sz.w, sz.h, ch, 11u + unsigned(ch * 7 + sz.w));
                 Image want;
                 ASSERT_TRUE(reference_run(one, src, want, 1));
-                const cuda::IirCoeffs co = coeffs_of(pass);
+                cuda::IirCoeffs co;
+                ASSERT_TRUE(cuda::iir_coeffs(pass.taps, co).ok());
                 ASSERT_LE(co.k, 2);  // both filters: two terms (the kernels also have a KT = 4 instance)
                 std::vector<int> nls;
                 if (axis == 0) nls = {ch};

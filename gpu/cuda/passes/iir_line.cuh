@@ -16,6 +16,8 @@ struct IirCoeffs {
   int k = 0;  // terms
   double pr[kMaxIirTerms], pi[kMaxIirTerms], cr[kMaxIirTerms], ci[kMaxIirTerms];
 };
+// An Iir1d pass's terms (core/iir.hpp, from its taps) as the kernels take them (passes/iir1d.cu).
+Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co);
 
 struct Cplx {
   double re, im;
