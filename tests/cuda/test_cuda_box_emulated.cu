@@ -29,6 +29,7 @@
 #include "core/random_image.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/box_cascade.cuh"
+#include "tests/cuda/shadow_memory.hpp"
 
 namespace gpublur::testing {
 namespace {
@@ -97,74 +98,14 @@ void run_block(int nth, F body) {
   for (std::thread& th : threads) th.join();
 }
 
-// Accesses to one shared-memory array: bounds, and races between barriers.
-struct Shadow {
-  struct Cell {
-    long we = -1, re = -1;
-    int wt = -1, rt = -1;
-    bool rmulti = false;
-  };
-  std::string name;
-  std::vector<Cell> cells;
-  std::mutex m;
-  std::vector<std::string> errors;
-  Shadow(std::string nm, size_t n) : name(std::move(nm)), cells(n) {}
-  void error(const std::string& e) {
-    if (errors.size() < 8) errors.push_back(name + ": " + e);
-  }
-  bool check(long i) {
-    if (i >= 0 && size_t(i) < cells.size()) return true;
-    error("index " + std::to_string(i) + " out of bounds (" + std::to_string(cells.size()) + ")");
-    return false;
-  }
-  bool read(long i) {
-    std::lock_guard<std::mutex> lk(m);
-    if (!check(i)) return false;
-    const long e = Emu::epoch;
-    Cell& c = cells[size_t(i)];
-    if (c.we == e && c.wt != Emu::t)
-      error("thread " + std::to_string(Emu::t) + " reads " + std::to_string(i) + " written by thread " +
-            std::to_string(c.wt) + " since the last barrier");
-    if (c.re != e) {
-      c.re = e, c.rt = Emu::t, c.rmulti = false;
-    } else if (c.rt != Emu::t) {
-      c.rmulti = true;
-    }
-    return true;
-  }
-  bool write(long i) {
-    std::lock_guard<std::mutex> lk(m);
-    if (!check(i)) return false;
-    const long e = Emu::epoch;
-    Cell& c = cells[size_t(i)];
-    if (c.we == e && c.wt != Emu::t)
-      error("threads " + std::to_string(c.wt) + " and " + std::to_string(Emu::t) + " write " + std::to_string(i));
-    if (c.re == e && (c.rmulti || c.rt != Emu::t))
-      error("thread " + std::to_string(Emu::t) + " writes " + std::to_string(i) + " read by thread " +
-            std::to_string(c.rt) + " since the last barrier");
-    c.we = e, c.wt = Emu::t;
-    return true;
-  }
+// The block's clock for the shadowed shared memory (tests/cuda/shadow_memory.hpp).
+struct EmuClock {
+  static int thread() { return Emu::t; }
+  static long barriers() { return Emu::epoch; }
 };
-
+using Shadow = testing::Shadow<EmuClock>;
 template <typename T>
-struct ChkPtr {
-  T* p;
-  Shadow* sh;
-  long off;
-  ChkPtr operator+(long d) const { return ChkPtr{p, sh, off + d}; }
-  struct Ref {
-    T* p;
-    Shadow* sh;
-    long i;
-    operator T() const { return sh->read(i) ? p[i] : T{}; }
-    const Ref& operator=(const T& v) const {
-      if (sh->write(i)) p[i] = v;
-      return *this;
-    }
-  };
-  Ref operator[](long i) const { return Ref{p, sh, off + i}; }
-};
+using ChkPtr = testing::ChkPtr<T, EmuClock>;
 
 // A block's shared memory as the kernels lay it out: values, float64 prefixes, float32 totals.
 template <typename V>

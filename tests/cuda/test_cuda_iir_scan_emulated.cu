@@ -19,77 +19,21 @@
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_scan.cuh"
 #include "tests/core/random_image.hpp"
+#include "tests/cuda/shadow_memory.hpp"
 
 namespace gpublur {
 namespace {
 
-// The emulated block: the running thread, and the phase (barriers passed).
+// The emulated block: the running thread, and the phase (barriers passed); its threads run one after another.
 struct Emu {
   static inline int tid = 0;
   static inline long phase = 0;
+  static int thread() { return tid; }
+  static long barriers() { return phase; }
 };
-
-// One shared-memory array's accesses: bounds, and races within a phase.
-struct Shadow {
-  struct Cell {
-    long wp = -1, rp = -1;
-    int wt = -1, rt = -1;
-    bool rmulti = false;
-  };
-  std::string name;
-  std::vector<Cell> cells;
-  std::vector<std::string> errors;
-  Shadow(std::string nm, size_t n) : name(std::move(nm)), cells(n) {}
-  void error(const std::string& e) {
-    if (errors.size() < 8) errors.push_back(name + ": " + e);
-  }
-  bool check(long i) {
-    if (i >= 0 && size_t(i) < cells.size()) return true;
-    error("index " + std::to_string(i) + " out of bounds (" + std::to_string(cells.size()) + ")");
-    return false;
-  }
-  bool read(long i) {
-    if (!check(i)) return false;
-    Cell& c = cells[size_t(i)];
-    if (c.wp == Emu::phase && c.wt != Emu::tid)
-      error("thread " + std::to_string(Emu::tid) + " reads " + std::to_string(i) + " written by thread " +
-            std::to_string(c.wt) + " in the same phase");
-    if (c.rp != Emu::phase) {
-      c.rp = Emu::phase, c.rt = Emu::tid, c.rmulti = false;
-    } else if (c.rt != Emu::tid) {
-      c.rmulti = true;
-    }
-    return true;
-  }
-  bool write(long i) {
-    if (!check(i)) return false;
-    Cell& c = cells[size_t(i)];
-    if (c.wp == Emu::phase && c.wt != Emu::tid)
-      error("threads " + std::to_string(c.wt) + " and " + std::to_string(Emu::tid) + " write " + std::to_string(i));
-    if (c.rp == Emu::phase && (c.rmulti || c.rt != Emu::tid))
-      error("thread " + std::to_string(Emu::tid) + " writes " + std::to_string(i) + " read by thread " +
-            std::to_string(c.rt) + " in the same phase");
-    c.wp = Emu::phase, c.wt = Emu::tid;
-    return true;
-  }
-};
-
+using Shadow = testing::Shadow<Emu>;
 template <typename T>
-struct ChkPtr {
-  T* p;
-  Shadow* sh;
-  struct Ref {
-    T* p;
-    Shadow* sh;
-    long i;
-    operator T() const { return sh->read(i) ? p[i] : T{}; }
-    const Ref& operator=(const T& v) const {
-      if (sh->write(i)) p[i] = v;
-      return *this;
-    }
-  };
-  Ref operator[](long i) const { return Ref{p, sh, i}; }
-};
+using ChkPtr = testing::ChkPtr<T, Emu>;
 
 // iir1d_scan_kernel<NL, KT> over every block of `src` along `axis` into `got`; races and bounds into `errors`.
 template <int NL, int KT, bool REAL1>
@@ -106,8 +50,8 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, in
     std::vector<cuda::Cplx> endv(size_t(2 * co.k * NL), cuda::Cplx{NAN, NAN});
     EXPECT_EQ(P.bytes, P.carry_off + (cuv.size() + cwv.size() + endv.size()) * sizeof(cuda::Cplx));
     Shadow ss("values", sv.size()), scu("cu", cuv.size()), scw("cw", cwv.size()), se("ends", endv.size());
-    const ChkPtr<float> s{sv.data(), &ss};
-    const ChkPtr<cuda::Cplx> cu{cuv.data(), &scu}, cw{cwv.data(), &scw}, ends{endv.data(), &se};
+    const ChkPtr<float> s{sv.data(), &ss, 0};
+    const ChkPtr<cuda::Cplx> cu{cuv.data(), &scu, 0}, cw{cwv.data(), &scw, 0}, ends{endv.data(), &se, 0};
     const cuda::IirScanPlace pl = cuda::iir_scan_place(rows, blk, NL, rowv);
     Emu::phase = 0;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid)  // the load (scalar path; the 16-byte one maps alike)
