@@ -324,8 +324,9 @@ std::vector<Job> write_inputs(TempDir& d, int n) {
   return jobs;
 }
 
-// Backends still opening when the pipeline starts (blur opens them on a thread of their own): the readers
-// decode meanwhile, and once the backends arrive every image is blurred as the reference does it.
+// Backends still opening when the pipeline starts (PendingBackends::open, as blur opens them): the readers
+// decode meanwhile, the backends open on the pipeline's calling thread (which runs them), and once they arrive
+// every image is blurred as the reference does it.
 TEST(Pipeline, ReadsBeforeTheBackendsAreOpen) {
   if (!make_lean_io()) GTEST_SKIP() << "no lean I/O adapter";
   TempDir d;
@@ -336,19 +337,21 @@ TEST(Pipeline, ReadsBeforeTheBackendsAreOpen) {
   std::promise<std::vector<Backend*>> opened;
   std::atomic<int> reads{0};
   int reads_before_open = -1;
-  std::thread opener([&] {
+  std::thread::id opened_on;
+  auto open = [&] {
     // "Opening" lasts until the readers have finished two images (or 5 s).
     for (int i = 0; i < 500 && reads < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     reads_before_open = reads;
+    opened_on = std::this_thread::get_id();
     opened.set_value({backend.get()});
-  });
+  };
   PipelineOptions po;
   po.make_io = [&reads] { return std::make_unique<CountingIO>(reads); };
   po.io_threads = 2;
   RunRecord run;
-  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, {}}, plan, po, run);
-  opener.join();
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, open}, plan, po, run);
   EXPECT_GE(reads_before_open, 2);
+  EXPECT_EQ(opened_on, std::this_thread::get_id()) << "the backends open on the thread that runs them";
   ASSERT_EQ(run.images.size(), jobs.size());
   expect_reference_outputs(run, plan);
 }
@@ -362,16 +365,15 @@ TEST(Pipeline, BackendsThatFailToOpenEndThePipeline) {
   ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1.5"}}, plan).ok());
   std::promise<std::vector<Backend*>> opened;
   std::atomic<int> reads{0};
-  std::thread opener([&] {
+  auto open = [&] {
     for (int i = 0; i < 500 && reads < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     opened.set_value({});
-  });
+  };
   PipelineOptions po;
   po.make_io = [&reads] { return std::make_unique<CountingIO>(reads); };
   po.io_threads = 1;
   RunRecord run;
-  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, {}}, plan, po, run);
-  opener.join();
+  run_pipeline(jobs, PendingBackends{opened.get_future().share(), false, open}, plan, po, run);
   EXPECT_GE(reads.load(), 1);
   for (const ImageRecord& r : run.images) EXPECT_TRUE(r.output.empty() || !fs::exists(r.output)) << r.output;
   EXPECT_FALSE(fs::exists(d / "out")) << "nothing written";
