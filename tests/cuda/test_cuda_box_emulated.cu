@@ -180,9 +180,23 @@ Image reference(const Image& src, const WL& widths, Border b, int axis, bool pai
   return out;
 }
 
-// box_rows_kernel on every (row, segment) of a W x H image of V pixels; returns the max abs error.
+// cascade_lines' EXACT form with chunk e (one of kExactChunks), dispatched as box1d.cu does.
+template <typename V, bool TO_SMEM, typename... A>
+void exact_cascade(int e, A&&... a) {
+  switch (e) {
+    case 5: cuda::cascade_lines<Emu, V, 5, TO_SMEM, true>(a...); break;
+    case 9: cuda::cascade_lines<Emu, V, 9, TO_SMEM, true>(a...); break;
+    case 13: cuda::cascade_lines<Emu, V, 13, TO_SMEM, true>(a...); break;
+    case 17: cuda::cascade_lines<Emu, V, 17, TO_SMEM, true>(a...); break;
+    case 21: cuda::cascade_lines<Emu, V, 21, TO_SMEM, true>(a...); break;
+    default: ADD_FAILURE() << "no EXACT form for chunk " << e;
+  }
+}
+
+// box_rows_kernel on every (row, segment) of a W x H image of V pixels; returns the max abs error. exact: the
+// EXACT form where the row has one (float4 lines; its padding zeroed as the kernel's load does).
 template <typename V, typename WL>
-double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth) {
+double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth, bool exact = false) {
   constexpr int K = cuda::VecInfo<V>::K;
   const BoxWidths bw = widths_of(widths);
   const Image src = random_image(W, H, K, 7u + unsigned(W * 31 + H));
@@ -191,10 +205,11 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth)
   const int S = cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) {
     return (long long)((len - (bw.span(0) - 1) + s - 1) / s);
   });
+  const int e = exact ? cuda::exact_chunk(len, bw, 1, nth, S) : 0;
   double err = 0;
   for (int row = 0; row < H; ++row)
     for (int a0 = 0; a0 < W; a0 += seg_len) {
-      Smem<V> sm(size_t(len), {{len, S, 1}});
+      Smem<V> sm(size_t(len + e), {{len, e > 0 ? e : S, 1}});
       for (int q = 0; q < len; ++q) {
         const int x = remap_index(a0 - R + q, W, b);
         V v{};
@@ -202,8 +217,11 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth)
         sm.values[size_t(q)] = v;
       }
       run_block(nth, [&] {
-        cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), true>(sm.v(), 1, 0, 1, len, bw, S, sm.b(), sm.t(),
-                                                               cuda::NoStore{});
+        if (e > 0)
+          exact_cascade<V, true>(e, sm.v(), 1, 0, 1, len, bw, e, sm.b(), sm.t(), cuda::NoStore{});
+        else
+          cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), true>(sm.v(), 1, 0, 1, len, bw, S, sm.b(), sm.t(),
+                                                                 cuda::NoStore{});
       });
       sm.expect_clean();
       for (int j = 0; j < seg_len && a0 + j < W; ++j)
@@ -215,9 +233,11 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth)
 }
 
 // box_cols_kernel on every (strip, segment) of an image of W x H with C channels (rowv = W * C floats; V =
-// float4 when that is a whole number of them, the kernels' choice); strips of NL value columns (0: 32 bytes).
+// float4 when that is a whole number of them, the kernels' choice); strips of NL value columns (0: 32 bytes);
+// exact as for emulate_rows.
 template <typename V, typename WL>
-double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, int nth, int nl = 0) {
+double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, int nth, int nl = 0,
+                    bool exact = false) {
   constexpr int K = cuda::VecInfo<V>::K;
   const int NL = nl > 0 ? nl : int(32 / sizeof(V));
   const BoxWidths bw = widths_of(widths);
@@ -228,12 +248,13 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
   const int S = cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) {
     return (long long)NL * ((len - (bw.span(0) - 1) + s - 1) / s);
   });
+  const int e = exact ? cuda::exact_chunk(len, bw, NL, nth, S) : 0;
   std::vector<int> stored(size_t(W) * H * C / K, 0);
   std::vector<V> got(stored.size());
   std::mutex m;
   for (int col0 = 0; col0 < rowv; col0 += NL)
     for (int a0 = 0; a0 < H; a0 += seg_len) {
-      Smem<V> sm(size_t(len) * NL, {{len, S, NL}});
+      Smem<V> sm(size_t(len + e) * NL, {{len, e > 0 ? e : S, NL}});
       for (int q = 0; q < len; ++q)
         for (int l = 0; l < NL; ++l) {
           const int y = remap_index(a0 - R + q, H, b), col = col0 + l;
@@ -241,16 +262,20 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
           if (y >= 0 && col < rowv) std::memcpy(&v, &src.data[(size_t(y) * rowv + col) * K], sizeof(V));
           sm.values[size_t(q) * NL + l] = v;
         }
+      const auto store = [&](int l, int j, const V& v) {
+        const int col = col0 + l, y = a0 + j;
+        if (col < rowv && y < H) {
+          std::lock_guard<std::mutex> lk(m);
+          ++stored[size_t(y) * rowv + col];
+          got[size_t(y) * rowv + col] = v;
+        }
+      };
       run_block(nth, [&] {
-        cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), false>(
-            sm.v(), NL, 1, NL, len, bw, S, sm.b(), sm.t(), [&](int l, int j, const V& v) {
-              const int col = col0 + l, y = a0 + j;
-              if (col < rowv && y < H) {
-                std::lock_guard<std::mutex> lk(m);
-                ++stored[size_t(y) * rowv + col];
-                got[size_t(y) * rowv + col] = v;
-              }
-            });
+        if (e > 0)
+          exact_cascade<V, false>(e, sm.v(), NL, 1, NL, len, bw, e, sm.b(), sm.t(), store);
+        else
+          cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), false>(sm.v(), NL, 1, NL, len, bw, S, sm.b(), sm.t(),
+                                                                  store);
       });
       sm.expect_clean();
     }
@@ -347,10 +372,12 @@ TEST(CudaBoxEmulated, RowsMatchReference) {
       const double e4 = emulate_rows<float4>(c.n, 1, c.widths, b, c.nseg, c.nth);
       const double e2 = emulate_rows<float2>(c.n, 1, c.widths, b, c.nseg, c.nth);
       const double e1 = emulate_rows<float>(c.n, 1, c.widths, b, c.nseg, c.nth);
+      const double x4 = emulate_rows<float4>(c.n, 1, c.widths, b, c.nseg, c.nth, true);  // EXACT where it applies
       EXPECT_LE(e4, 1e-5);
       EXPECT_LE(e2, 1e-5);
       EXPECT_LE(e1, 1e-5);
-      worst = std::max({worst, e1, e2, e4});
+      EXPECT_LE(x4, 1e-5);
+      worst = std::max({worst, e1, e2, e4, x4});
     }
   std::printf("[ measured ] emulated box1d rows: max abs error %.3g\n", worst);
 }
@@ -366,8 +393,11 @@ TEST(CudaBoxEmulated, ColumnsMatchReference) {
       // 16-byte strips: one float4 column per block, or 4 floats (10: 3 strips, one partial).
       const double n4 = emulate_cols<float4>(2, c.n, 4, c.widths, b, c.nseg, c.nth, 1);
       const double n1 = emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth, 4);
-      for (double e : {e4, e1, n4, n1}) EXPECT_LE(e, 1e-5);
-      worst = std::max({worst, e1, e4, n4, n1});
+      // The EXACT form where it applies (float4 strips of 2 and 1 columns).
+      const double x4 = emulate_cols<float4>(3, c.n, 4, c.widths, b, c.nseg, c.nth, 0, true);
+      const double y4 = emulate_cols<float4>(2, c.n, 4, c.widths, b, c.nseg, c.nth, 1, true);
+      for (double e : {e4, e1, n4, n1, x4, y4}) EXPECT_LE(e, 1e-5);
+      worst = std::max({worst, e1, e4, n4, n1, x4, y4});
     }
   std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
 }
@@ -440,8 +470,9 @@ cuda::LineBudgets h100_budgets() {
 // The kernels' plans for RGBA float32 (float4 rows; columns in strips of 2 or 1 float4).
 cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found) {
   cuda::AxisPlan p;
-  *found = cols ? cuda::plan_axis_lines(n, bw, {2, 1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), p)
-                : cuda::plan_axis_lines(n, bw, {1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), p);
+  *found = cols ? cuda::plan_axis_lines(n, bw, {2, 1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(),
+                                        true, p)
+                : cuda::plan_axis_lines(n, bw, {1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), true, p);
   return p;
 }
 
@@ -461,6 +492,8 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     EXPECT_FALSE(rp.whole_sm || cp.whole_sm) << sigma;
     EXPECT_EQ(rows.S % 2, 1);
     EXPECT_EQ(cols.S % 2, 1);
+    // Every one of these runs the EXACT form (one round per box, a listed chunk).
+    EXPECT_TRUE(rows.exact && cols.exact) << sigma;
     EXPECT_LE(rows.smem.bytes, budget);
     EXPECT_LE(cols.smem.bytes, budget);
     std::printf("[ measured ] sigma %g (R %d): rows S %d, %d segment(s), %zu bytes; columns %d B strips, S %d, %d "
@@ -504,9 +537,12 @@ TEST(CudaIntegralEmulated, RowsColumnsAndWalkersMatchReference) {
       const double c1 = b == Border::Wrap ? emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth) : 0.0;
       const double n4 = emulate_cols<float4>(1, c.n, 4, c.widths, b, c.nseg, c.nth, 1);  // a 16-byte strip
       const double m4 = moving_average_error<float4>(c.n, c.widths, b);
-      for (double e : {r4, r1, c4, c1, n4, m4}) EXPECT_LE(e, 1e-5);
-      worst_rows = std::max({worst_rows, r4, r1});
-      worst_cols = std::max({worst_cols, c4, c1, n4});
+      // The EXACT form where it applies.
+      const double x4 = emulate_rows<float4>(c.n, 1, c.widths, b, c.nseg, c.nth, true);
+      const double y4 = emulate_cols<float4>(3, c.n, 4, c.widths, b, c.nseg, c.nth, 0, true);
+      for (double e : {r4, r1, c4, c1, n4, m4, x4, y4}) EXPECT_LE(e, 1e-5);
+      worst_rows = std::max({worst_rows, r4, r1, x4});
+      worst_cols = std::max({worst_cols, c4, c1, n4, y4});
       worst_ma = std::max(worst_ma, m4);
     }
   std::printf("[ measured ] emulated integral1d: rows %.3g, columns %.3g, moving-average lines %.3g max abs error\n",
@@ -526,8 +562,8 @@ TEST(CudaIntegralEmulated, LongRowsStayWithinFloatRounding) {
       const std::vector<float> widths(5, float(frac_width_for_variance(sigma * sigma / 5)));
       const BoxWidths bw = widths_of(widths);
       cuda::LinePlan plan;
-      ASSERT_TRUE(cuda::plan_lines(n, bw, 1, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, plan));
-      const double err = emulate_rows<float4>(n, 1, widths, Border::Mirror, plan.nseg, kThreads);
+      ASSERT_TRUE(cuda::plan_lines(n, bw, 1, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, true, plan));
+      const double err = emulate_rows<float4>(n, 1, widths, Border::Mirror, plan.nseg, kThreads, plan.exact);
       std::printf("[ measured ] integral1d %d-wide RGBA row, sigma %g (5 boxes of %.6g), %d segment(s), S %d: max "
                   "abs error %.3g\n", n, sigma, double(widths[0]), plan.nseg, plan.S, err);
       EXPECT_LE(err, 2e-6);
@@ -583,7 +619,7 @@ TEST(CudaBoxEmulated, LargeReachPlansStayInSharedMemory) {
         if (std::string(c.method) == "integral") {
           cuda::LinePlan old;
           EXPECT_FALSE(cuda::plan_lines(n, c.bw, 2, 16, 4, cuda::box_smax<float4>(), kThreads, lim.shared,
-                                        lim.min_segment, old));
+                                        lim.min_segment, false, old));
         }
       }
     }
@@ -603,7 +639,7 @@ TEST(CudaBoxEmulated, LargeReachColumnPlansMatchReference) {
     ASSERT_TRUE(ok);
     for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap}) {
       SCOPED_TRACE("n " + std::to_string(n) + " border " + border_name(b));
-      const double e = emulate_cols<float4>(p.nl, n, 4, widths, b, p.lines.nseg, kThreads, p.nl);
+      const double e = emulate_cols<float4>(p.nl, n, 4, widths, b, p.lines.nseg, kThreads, p.nl, p.lines.exact);
       std::printf("[ measured ] integral sigma 400, %d rows, %d column(s) per block, %d segment(s), border %s: max "
                   "abs error %.3g\n", n, p.nl, p.lines.nseg, border_name(b), e);
       EXPECT_LE(e, 1e-5);

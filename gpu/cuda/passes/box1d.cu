@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "gpu/cuda/passes/box_cascade.cuh"
 
@@ -32,8 +33,9 @@ namespace {
 constexpr int kLineThreads = 256;
 constexpr int kFusedTW = 64, kFusedTH = 32;
 
-// Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row.
-template <typename T, int SMAX>
+// Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row (EXACT: then SMAX zeros,
+// cascade_lines' padding).
+template <typename T, int SMAX, bool EXACT>
 __global__ void __launch_bounds__(kLineThreads, 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, BoxWidths bw, int S, int seg_len,
                     int nseg, unsigned base_off, unsigned tot_off) {
@@ -43,21 +45,22 @@ __global__ void __launch_bounds__(kLineThreads, 2)
   const int row = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg;
   const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R;
   const T* src = in + size_t(row) * W;
-  for (int q = threadIdx.x; q < len; q += blockDim.x) {
-    const int x = remap_index(a0 - R + q, W, b);
+  for (int q = threadIdx.x; q < len + (EXACT ? SMAX : 0); q += blockDim.x) {
+    const int x = q < len ? remap_index(a0 - R + q, W, b) : -1;
     cp_async_pixel(s + q, x < 0 ? in : src + x, x >= 0);
   }
   cp_async_wait_all();
   __syncthreads();
-  cascade_lines<DeviceBlock, T, SMAX, true>(s, 1, 0, 1, len, bw, S, reinterpret_cast<double*>(sm + base_off),
-                               reinterpret_cast<float*>(sm + tot_off), NoStore{});
+  cascade_lines<DeviceBlock, T, SMAX, true, EXACT>(s, 1, 0, 1, len, bw, S, reinterpret_cast<double*>(sm + base_off),
+                                                   reinterpret_cast<float*>(sm + tot_off), NoStore{});
   T* dst = out + size_t(row) * W;
   const int n = min(seg_len, W - a0);
   for (int j = threadIdx.x; j < n; j += blockDim.x) dst[a0 + j] = s[j];
 }
 
-// Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment).
-template <typename V, int SMAX, int NL>
+// Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment) (EXACT: SMAX
+// zero positions after the segment).
+template <typename V, int SMAX, int NL, bool EXACT>
 __global__ void __launch_bounds__(kLineThreads, 2)
     box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b, BoxWidths bw, int S,
                     int seg_len, int nseg, unsigned base_off, unsigned tot_off) {
@@ -66,15 +69,15 @@ __global__ void __launch_bounds__(kLineThreads, 2)
   V* s = reinterpret_cast<V*>(sm);  // [position][lane]
   const int strip = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg;
   const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R, col0 = strip * NL;
-  for (int i = threadIdx.x; i < len * NL; i += blockDim.x) {
+  for (int i = threadIdx.x; i < (len + (EXACT ? SMAX : 0)) * NL; i += blockDim.x) {
     const int q = i / NL, col = col0 + i % NL;
-    const int y = remap_index(a0 - R + q, H, b);
+    const int y = q < len ? remap_index(a0 - R + q, H, b) : -1;
     const bool ok = y >= 0 && col < rowv;
     cp_async_pixel(s + i, ok ? in + size_t(y) * rowv + col : in, ok);
   }
   cp_async_wait_all();
   __syncthreads();
-  cascade_lines<DeviceBlock, V, SMAX, false>(s, NL, 1, NL, len, bw, S, reinterpret_cast<double*>(sm + base_off),
+  cascade_lines<DeviceBlock, V, SMAX, false, EXACT>(s, NL, 1, NL, len, bw, S, reinterpret_cast<double*>(sm + base_off),
                                 reinterpret_cast<float*>(sm + tot_off), [&](int l, int j, const V& v) {
                                   const int col = col0 + l, y = a0 + j;
                                   if (col < rowv && y < H) out[size_t(y) * rowv + col] = v;
@@ -121,20 +124,58 @@ LineBudgets line_budgets() {
   return lim;
 }
 
+// Lines of float4 run cascade_lines' EXACT form where the plan allows (kExactChunks, one instantiation each);
+// other value types the general one.
+template <typename T>
+constexpr bool exact_lines() { return std::is_same_v<T, float4>; }
+
+template <typename T>
+auto rows_kernel(const LinePlan& p) {
+  auto k = box_rows_kernel<T, box_smax<T>(), false>;
+  if constexpr (exact_lines<T>()) {
+    static_assert(sizeof(kExactChunks) / sizeof(int) == 5, "one case per EXACT chunk");
+    if (p.exact) switch (p.S) {
+        case 5: k = box_rows_kernel<T, 5, true>; break;
+        case 9: k = box_rows_kernel<T, 9, true>; break;
+        case 13: k = box_rows_kernel<T, 13, true>; break;
+        case 17: k = box_rows_kernel<T, 17, true>; break;
+        case 21: k = box_rows_kernel<T, 21, true>; break;
+        default: break;
+      }
+  }
+  return k;
+}
+
+template <typename V, int NL>
+auto cols_kernel(const LinePlan& p) {
+  auto k = box_cols_kernel<V, box_smax<V>(), NL, false>;
+  if constexpr (exact_lines<V>()) {
+    if (p.exact) switch (p.S) {
+        case 5: k = box_cols_kernel<V, 5, NL, true>; break;
+        case 9: k = box_cols_kernel<V, 9, NL, true>; break;
+        case 13: k = box_cols_kernel<V, 13, NL, true>; break;
+        case 17: k = box_cols_kernel<V, 17, NL, true>; break;
+        case 21: k = box_cols_kernel<V, 21, NL, true>; break;
+        default: break;
+      }
+  }
+  return k;
+}
+
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
   return plan_axis_lines(img.width, bw, {1}, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
-                         p);
+                         exact_lines<T>(), p);
 }
 
 template <typename T>
 Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
                 cudaStream_t st, std::string& path) {
   const LinePlan& p = ap.lines;
-  auto k = box_rows_kernel<T, box_smax<T>()>;
+  auto k = rows_kernel<T>(p);
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   const long long blocks = (long long)src.height * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
@@ -155,9 +196,10 @@ bool plan_cols(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
   constexpr int wide = int(32 / sizeof(V)), narrow = int(16 / sizeof(V));
   const int force = box_tuning().strip_bytes, n = img.height, K = VecInfo<V>::K;
   const LineBudgets lim = line_budgets();
-  if (force == 32) return plan_axis_lines(n, bw, {wide}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, p);
-  if (force == 16) return plan_axis_lines(n, bw, {narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, p);
-  return plan_axis_lines(n, bw, {wide, narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, p);
+  const bool ex = exact_lines<V>();
+  if (force == 32) return plan_axis_lines(n, bw, {wide}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
+  if (force == 16) return plan_axis_lines(n, bw, {narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
+  return plan_axis_lines(n, bw, {wide, narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
 }
 
 template <typename V, int NL>
@@ -167,7 +209,7 @@ Status run_cols_nl(const DevImage& src, const DevImage& dst, Border b, const Box
   const int rowv = int(size_t(src.width) * src.channels * sizeof(float) / sizeof(V));
   const long long blocks = (long long)((rowv + NL - 1) / NL) * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
-  auto k = box_cols_kernel<V, box_smax<V>(), NL>;
+  auto k = cols_kernel<V, NL>(p);
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
                                                           rowv, src.height, b, bw, p.S, p.seg_len, p.nseg,

@@ -10,10 +10,11 @@
 // long is differenced in float32).
 // One box on a line (cascade_lines): thread items are chunks of S (odd: conflict-free banks) consecutive
 // outputs. The window sum at a chunk's first output comes from a float64 exclusive prefix of float32 chunk
-// totals (scan_chunks) plus the first w mod S values of one chunk; the chunk's later outputs follow by a float32
-// running sum with Kahan compensation (win += in(j + w) - in(j)). So no float32 sum runs longer than one chunk
-// and the long prefix is float64: within ~5e-7 of the float64 reference for values in [0, 1] (emulated on the
-// CPU for 1..8 boxes of widths 1..4097). Each box's outputs replace its inputs in place, shifted to start at
+// totals (scan_chunks) plus the first w mod S values of one chunk; the chunk's later outputs follow by a plain
+// float32 running sum (win += in(j + w) - in(j)). So no float32 sum runs longer than one chunk (S <= 21 steps)
+// and the long prefix is float64: within 8e-7 of the float64 reference for values in [0, 1] (emulated on the
+// CPU for 1..8 boxes of widths 1..4097; Kahan compensation, dropped for its 12 extra FADDs per RGBA step, gave
+// 5.4e-7). Each box's outputs replace its inputs in place, shifted to start at
 // position 0 (output j = mean of inputs j .. j + w - 1): chunks go in rounds of one item per thread, in the
 // order (chunk, line), so a round reads only positions at or after its chunks' starts, which earlier rounds
 // never write; one barrier per round separates its reads from its writes. Chunk totals for the next box come
@@ -55,25 +56,43 @@ __host__ __device__ __forceinline__ V vscale(const V& a, float s) {
   return r;
 }
 
-// sum += x with Kahan compensation (comp carries the lost low part).
-template <typename V>
-__host__ __device__ __forceinline__ void kahan_add(V& sum, V& comp, const V& x) {
-#pragma unroll
-  for (int c = 0; c < VecInfo<V>::K; ++c) {
-    const float y = vget(x, c) - vget(comp, c);
-    const float t = vget(sum, c) + y;
-    vset(comp, c, (t - vget(sum, c)) - y);
-    vset(sum, c, t);
-  }
-}
+// Whether scan_chunks runs as a block scan over groups of chunks (nseq a power of two up to a warp: the line
+// and column passes) and so needs its warp totals after the prefixes (smem_layout reserves them).
+__host__ __device__ constexpr bool group_scan(int nseq) { return nseq <= 32 && (nseq & (nseq - 1)) == 0; }
+constexpr int kScanMaxWarps = 8;  // box1d's line kernels run 256 threads
 
 // base[c * nseq + q] = sum of tot[c' * nseq + q] for c' < c, c = 0..nin (float64), for the nseq sequences q.
-// Few long sequences: a warp each; many short ones: a thread each. No barrier inside.
+// Group scan (group_scan(nseq)): thread t takes sequence t % nseq and an odd number E of consecutive chunks (odd:
+// the threads of a warp hit distinct banks), sums them in float64, and a warp shuffle scan plus the warp totals
+// (wt, one barrier) give each group its start; every warp works and nothing is bank-conflicted (the loop below,
+// a warp per sequence over contiguous lane ranges, ran 32-way conflicted with half the warps idle at a barrier:
+// 23% of the rows kernel's time on an H100). Otherwise: few long sequences a warp each, many short ones a thread
+// each, no barrier.
 #pragma nv_exec_check_disable
 template <typename Blk, typename FP, typename DP>
-__host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, int nin, int nseq) {
+__host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int nin, int nseq) {
   const int tid = Blk::tid(), nth = Blk::nth(), lane = tid & 31, warp = tid >> 5, nwarps = nth >> 5;
-  if (nin > 32 && nseq <= 4 * nwarps) {
+  if (group_scan(nseq) && nth % 32 == 0 && nwarps <= kScanMaxWarps) {
+    const int G = nth / nseq, q = tid % nseq, g = tid / nseq;
+    const int E = ((nin + G - 1) / G) | 1;
+    const int c0 = min(nin, g * E), c1 = min(nin, c0 + E);
+    double local = 0.0;
+    for (int c = c0; c < c1; ++c) local += double(float(tot[c * nseq + q]));
+    double incl = local;
+    for (int o = nseq; o < 32; o <<= 1) {
+      const double y = Blk::shfl_up(incl, o);
+      if (lane >= o) incl += y;
+    }
+    if (lane >= 32 - nseq) wt[warp * nseq + q] = incl;
+    Blk::sync();
+    double acc = incl - local;
+    for (int w = 0; w < warp; ++w) acc += double(wt[w * nseq + q]);
+    for (int c = c0; c < c1; ++c) {
+      base[c * nseq + q] = acc;
+      acc += double(float(tot[c * nseq + q]));
+    }
+    if (g == G - 1) base[nin * nseq + q] = acc;
+  } else if (nin > 32 && nseq <= 4 * nwarps) {
     const int E = (nin + 31) / 32;
     for (int q0 = 0; q0 < nseq; q0 += nwarps) {  // the same trip count in every warp (shuffles)
       const int q = q0 + warp;
@@ -116,17 +135,32 @@ struct NoStore {
 // goes back into shared memory (LAST_TO_SMEM, followed by a barrier) or to store(line, position, value).
 // base / tot: float64 prefixes and float32 chunk totals, (ceil(len / S) + 1) * nl * K and ceil(len / S) * nl * K
 // entries. The caller has loaded s and synchronised. Every thread of the block calls it.
+// EXACT: S == SMAX, one round per box, and every line has SMAX positions after len that may be read and
+// overwritten (zeroed by the loads). Then a chunk's loops run all SMAX steps with no per-step test (a short last
+// chunk computes values past its end into those positions and leaves them out of its total): the tests,
+// branches and reconvergence of the general loops were a third of the rows kernel's instructions (H100, ncu).
 #pragma nv_exec_check_disable
-template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, typename VP, typename DP, typename FP,
-          typename Store>
+template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, bool EXACT = false, typename VP, typename DP,
+          typename FP, typename Store>
 __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int ps, int len, const BoxWidths& bw,
                                                        int S, DP base, FP tot, Store store) {
   constexpr int K = VecInfo<V>::K;
   const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
+  const DP wt = base + ((len + S - 1) / S + 1) * nseq;  // scan_chunks' warp totals (smem_layout's reserve)
   // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
   // keeps the same item in every box, and its registers already hold the values leaving its window (its own
   // outputs of the box before), so they are not read back.
-  const bool one_round = nl * ((len - (bw.span(0) - 1) + S - 1) / S) <= nth;
+  const bool one_round = EXACT || nl * ((len - (bw.span(0) - 1) + S - 1) / S) <= nth;
+  // Whether step k of a chunk of cnt positions is computed (EXACT: always; see above).
+  const auto step = [](int k, int cnt) { return EXACT || k < cnt; };
+  // A chunk's total over its first cnt values (EXACT's short last chunk).
+  const auto head_sum = [](const V* v, int cnt) {
+    V t = vzero<V>();
+#pragma unroll
+    for (int k = 0; k < SMAX; ++k)
+      if (k < cnt) t = vadd(t, v[k]);
+    return t;
+  };
   V vals[SMAX];
   {  // The first box's chunk totals, from shared memory (later boxes' come from registers).
     const int nin = (len + S - 1) / S;
@@ -138,10 +172,11 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
       if (one_round && i == tid) {
 #pragma unroll
         for (int k = 0; k < SMAX; ++k)
-          if (k < cnt) {
+          if (step(k, cnt)) {
             vals[k] = V(in[(q0 + k) * ps]);
             t = vadd(t, vals[k]);
           }
+        if (EXACT && cnt < SMAX) t = head_sum(vals, cnt);
       } else {
         for (int k = 0; k < cnt; ++k) t = vadd(t, V(in[(q0 + k) * ps]));
       }
@@ -157,7 +192,7 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
     const int nin = (len + S - 1) / S, nout = (len_out + S - 1) / S;
     const bool last = st + 1 == bw.n;
     Blk::sync();  // this box's inputs and chunk totals are in place
-    scan_chunks<Blk>(tot, base, nin, nseq);
+    scan_chunks<Blk>(tot, base, wt, nin, nseq);
     Blk::sync();
     const int m = w / S, r = w - m * S;
     const float inv = 1.0f / bw.wreal[st], einv = e * inv;  // wreal == w for plain boxes
@@ -179,38 +214,39 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
         for (int k = 0; k < r; ++k) part = vadd(part, V(in[((c + m) * S + k) * ps]));
         const auto b1 = base + ((c + m) * nseq + l * K);
         const auto b0 = base + (c * nseq + l * K);
-        V win, comp = vzero<V>();
+        V win;
 #pragma unroll
         for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
         if (fr) {
           // The window one position on (j0 + 1 .. j0 + w); the ends are read directly, and vals[k + 1] leaves.
-          kahan_add(win, comp, vsub(V(in[(j0 + w) * ps]), vals[0]));
+          win = vadd(win, vsub(V(in[(j0 + w) * ps]), vals[0]));
 #pragma unroll
           for (int k = 0; k < SMAX; ++k)
-            if (k < cnt) {
+            if (step(k, cnt)) {
               const V right = V(in[(j0 + k + w + 1) * ps]);
               const V o = vadd(vscale(win, inv), vscale(vadd(vals[k], right), einv));
-              if (k + 1 < cnt) kahan_add(win, comp, vsub(right, vals[k + 1 < SMAX ? k + 1 : k]));
+              if (step(k + 1, cnt) && k + 1 < SMAX) win = vadd(win, vsub(right, vals[k + 1 < SMAX ? k + 1 : k]));
               vals[k] = o;
               tsum = vadd(tsum, o);
             }
         } else {
 #pragma unroll
           for (int k = 0; k < SMAX; ++k)
-            if (k < cnt) {
+            if (step(k, cnt)) {
               const V o = vscale(win, inv);
-              if (k + 1 < cnt) kahan_add(win, comp, vsub(V(in[(j0 + k + w) * ps]), vals[k]));
+              if (step(k + 1, cnt) && k + 1 < SMAX) win = vadd(win, vsub(V(in[(j0 + k + w) * ps]), vals[k]));
               vals[k] = o;
               tsum = vadd(tsum, o);
             }
         }
+        if (EXACT && cnt < SMAX) tsum = head_sum(vals, cnt);
       }
       if (!last || LAST_TO_SMEM) {
         Blk::sync();  // every read of the positions this round writes is done
         if (active) {
 #pragma unroll
           for (int k = 0; k < SMAX; ++k)
-            if (k < cnt) in[(j0 + k) * ps] = vals[k];
+            if (step(k, cnt)) in[(j0 + k) * ps] = vals[k];
           if (!last) {
 #pragma unroll
             for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(tsum, q);
@@ -237,7 +273,8 @@ Status launch_box_lines(const BoxWidths& bw, int axis, Border b, const DevImage&
                         void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path,
                         const std::string& name);
 
-// Shared memory of a block: the lines, then the float64 prefixes, then the float32 totals.
+// Shared memory of a block: the lines, then the float64 prefixes (and scan_chunks' warp totals), then the
+// float32 totals.
 struct SmemLayout {
   size_t base_off = 0, tot_off = 0, bytes = 0;
 };
@@ -245,7 +282,8 @@ inline SmemLayout smem_layout(size_t values_bytes, int len, int S, int nl, int K
   const size_t nin = size_t((len + S - 1) / S);
   SmemLayout L;
   L.base_off = (values_bytes + 15) / 16 * 16;
-  L.tot_off = L.base_off + (nin + 1) * size_t(nl) * size_t(K) * sizeof(double);
+  const size_t nseq = size_t(nl) * size_t(K);
+  L.tot_off = L.base_off + (nin + 1 + (group_scan(int(nseq)) ? kScanMaxWarps : 0)) * nseq * sizeof(double);
   L.bytes = L.tot_off + nin * size_t(nl) * size_t(K) * sizeof(float);
   return L;
 }
@@ -264,14 +302,27 @@ int choose_chunk(int smax_v, int nth, F items_of) {
 // sides; chunk S; shared memory.
 struct LinePlan {
   int seg_len = 0, nseg = 0, S = 0;
+  bool exact = false;  // cascade_lines' EXACT form: S one of kExactChunks, one round, SMAX padding positions
   SmemLayout smem;
 };
+
+// The chunk sizes box1d.cu compiles the EXACT form for (float4 lines).
+constexpr int kExactChunks[] = {5, 9, 13, 17, 21};
+
+// The EXACT form for a line pass of len loaded positions, nl lines, whose general chunk is S: the smallest listed
+// chunk >= S with one round per box (0: none).
+inline int exact_chunk(int len, const BoxWidths& bw, int nl, int nth, int S) {
+  const int len1 = len - (bw.span(0) - 1);
+  for (const int e : kExactChunks)
+    if (e >= S && (long long)nl * ((len1 + e - 1) / e) <= nth) return e;
+  return 0;
+}
 
 // n: line length; nl: lines per block; vbytes, K: one value and its components; nth threads per block. The
 // fewest segments whose block fits `budget` bytes, segments no shorter than min_seg (or the line); false when
 // none does.
 inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K, int smax_v, int nth, size_t budget,
-                       int min_seg, LinePlan& out) {
+                       int min_seg, bool exact_ok, LinePlan& out) {
   int prev = -1;
   for (int nseg = 1;; ++nseg) {
     const int seg_len = (n + nseg - 1) / nseg;
@@ -280,9 +331,16 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     if (nseg > 1 && seg_len < std::min(std::max(1, min_seg), n)) return false;
     const int len = seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
     const int S = choose_chunk(smax_v, nth, [&](int s) { return (long long)nl * ((len1 + s - 1) / s); });
+    if (const int e = exact_ok ? exact_chunk(len, bw, nl, nth, S) : 0) {
+      const SmemLayout L = smem_layout(size_t(len + e) * size_t(nl) * vbytes, len, e, nl, K);
+      if (L.bytes <= budget) {
+        out.seg_len = seg_len, out.nseg = nseg, out.S = e, out.exact = true, out.smem = L;
+        return true;
+      }
+    }
     const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K);
     if (L.bytes <= budget) {
-      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.smem = L;
+      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.smem = L;
       return true;
     }
     if (seg_len == 1) return false;
@@ -324,7 +382,7 @@ struct AxisPlan {
 // measured). Ties go to the earlier candidate. False: none fits (the moving-average kernel, global memory, is
 // the last resort).
 inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<int> nls, size_t vbytes, int K,
-                            int smax_v, int nth, const LineBudgets& lim, AxisPlan& out) {
+                            int smax_v, int nth, const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
   bool found = false;
   const int widest = *std::max_element(nls.begin(), nls.end());
   for (const bool whole : {false, true}) {
@@ -332,7 +390,7 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<in
     if (budget == 0 || (whole && lim.whole <= lim.shared)) continue;
     for (const int nl : nls) {
       LinePlan p;
-      if (!plan_lines(n, bw, nl, vbytes, K, smax_v, nth, budget, lim.min_segment, p)) continue;
+      if (!plan_lines(n, bw, nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p)) continue;
       const double cost = double(p.nseg) * double(cascade_positions(p.seg_len + 2 * bw.reach, bw)) *
                           (nl < widest ? 1.75 : 1.0) * (whole ? 2.0 : 1.0);
       if (!found || cost < out.cost) {

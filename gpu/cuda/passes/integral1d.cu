@@ -7,7 +7,7 @@
 // 32 bytes of columns down the whole image height (columns: every load and store whole 32-byte sectors),
 // in shared memory; per box a block-wide prefix sum -- float32 totals of chunks of S consecutive positions,
 // scanned in float64 (warp shuffles) -- gives each chunk's first window sum, the chunk's later outputs follow
-// by a float32 running sum with Kahan compensation, and the fractional end pixels are read directly. So the
+// by a float32 running sum (at most S <= 21 steps), and the fractional end pixels are read directly. So the
 // seed's float32 line prefix (off by ~1e-4 on a 4096-wide row, tests/core/test_integral.cpp) never exists:
 // no float32 sum runs longer than one chunk.
 //
