@@ -37,15 +37,22 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // cascade_lines' padding).
 template <typename T, int SMAX, bool EXACT>
 __global__ void __launch_bounds__(kLineThreads, 2)
-    box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, BoxWidths bw, int S, int seg_len,
-                    int nseg, unsigned base_off, unsigned tot_off) {
+    box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
+                    int S, int seg_len, int nseg, unsigned base_off, unsigned tot_off) {
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);
   T* s = reinterpret_cast<T*>(sm);
   const int row = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg;
   const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R;
   const T* src = in + size_t(row) * W;
-  for (int q = threadIdx.x; q < len + (EXACT ? SMAX : 0); q += blockDim.x) {
+  // Positions [lo, hi) are inside the row and load straight; the halo and the padding go through the border mode
+  // (a remap per position was a seventh of the kernel's instructions).
+  const int lo = min(len, max(0, R - a0)), hi = max(lo, min(len, W - a0 + R)), nin = hi - lo;
+  const T* direct = src + (a0 - R + lo);
+#pragma unroll 4
+  for (int q = threadIdx.x; q < nin; q += blockDim.x) cp_async_pixel(s + lo + q, direct + q, true);
+  for (int i = threadIdx.x; i < len + (EXACT ? SMAX : 0) - nin; i += blockDim.x) {
+    const int q = i < lo ? i : i + nin;
     const int x = q < len ? remap_index(a0 - R + q, W, b) : -1;
     cp_async_pixel(s + q, x < 0 ? in : src + x, x >= 0);
   }
@@ -55,6 +62,7 @@ __global__ void __launch_bounds__(kLineThreads, 2)
                                                    reinterpret_cast<float*>(sm + tot_off), NoStore{});
   T* dst = out + size_t(row) * W;
   const int n = min(seg_len, W - a0);
+#pragma unroll 4
   for (int j = threadIdx.x; j < n; j += blockDim.x) dst[a0 + j] = s[j];
 }
 
@@ -62,18 +70,29 @@ __global__ void __launch_bounds__(kLineThreads, 2)
 // zero positions after the segment).
 template <typename V, int SMAX, int NL, bool EXACT>
 __global__ void __launch_bounds__(kLineThreads, 2)
-    box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b, BoxWidths bw, int S,
-                    int seg_len, int nseg, unsigned base_off, unsigned tot_off) {
+    box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b,
+                    const __grid_constant__ BoxWidths bw, int S, int seg_len, int nseg, unsigned base_off,
+                    unsigned tot_off) {
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);
   V* s = reinterpret_cast<V*>(sm);  // [position][lane]
   const int strip = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg;
   const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R, col0 = strip * NL;
-  for (int i = threadIdx.x; i < (len + (EXACT ? SMAX : 0)) * NL; i += blockDim.x) {
-    const int q = i / NL, col = col0 + i % NL;
+  // Positions [lo, hi) are rows of the image and load straight; the halo and the padding go through the border
+  // mode.
+  const int lo = min(len, max(0, R - a0)), hi = max(lo, min(len, H - a0 + R)), nin = hi - lo;
+  const V* direct = in + size_t(a0 - R + lo) * rowv + col0;
+#pragma unroll 4
+  for (int i = threadIdx.x; i < nin * NL; i += blockDim.x) {
+    const int q = i / NL, l = i % NL;
+    const bool ok = col0 + l < rowv;
+    cp_async_pixel(s + lo * NL + i, ok ? direct + size_t(q) * rowv + l : in, ok);
+  }
+  for (int i = threadIdx.x; i < (len + (EXACT ? SMAX : 0) - nin) * NL; i += blockDim.x) {
+    const int q0 = i / NL, q = q0 < lo ? q0 : q0 + nin, col = col0 + i % NL;
     const int y = q < len ? remap_index(a0 - R + q, H, b) : -1;
     const bool ok = y >= 0 && col < rowv;
-    cp_async_pixel(s + i, ok ? in + size_t(y) * rowv + col : in, ok);
+    cp_async_pixel(s + q * NL + i % NL, ok ? in + size_t(y) * rowv + col : in, ok);
   }
   cp_async_wait_all();
   __syncthreads();
@@ -88,7 +107,8 @@ __global__ void __launch_bounds__(kLineThreads, 2)
 // (outputs left in place at columns 0..63), then along its first 64 columns, stored from registers.
 template <typename T, int SMAX>
 __global__ void __launch_bounds__(kLineThreads)
-    box_fused_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, BoxWidths bw, int S_rows,
+    box_fused_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
+                     const __grid_constant__ BoxWidths bw, int S_rows,
                      int S_cols, unsigned base_off, unsigned tot_off) {
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);

@@ -145,6 +145,7 @@ template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, bool EXACT = fa
 __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int ps, int len, const BoxWidths& bw,
                                                        int S, DP base, FP tot, Store store) {
   constexpr int K = VecInfo<V>::K;
+  if (EXACT) S = SMAX;  // a constant: the divisions by S below become multiplications
   const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
   const DP wt = base + ((len + S - 1) / S + 1) * nseq;  // scan_chunks' warp totals (smem_layout's reserve)
   // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread

@@ -21,7 +21,8 @@ constexpr size_t kScratchBudget = size_t(512) << 20;  // line buffers per batch
 template <typename T>
 __global__ void __launch_bounds__(kThreads) moving_average_kernel(const T* __restrict__ src, T* __restrict__ dst,
                                                                   T* __restrict__ buf, int W, int H, int axis,
-                                                                  Border b, BoxWidths bw, int line0, int nlines) {
+                                                                  Border b, const __grid_constant__ BoxWidths bw,
+                                                                  int line0, int nlines) {
   const int li = blockIdx.x * blockDim.x + threadIdx.x;
   if (li >= nlines) return;
   const int line = line0 + li, n = axis == 0 ? W : H;
