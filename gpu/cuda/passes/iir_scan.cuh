@@ -139,7 +139,10 @@ GPUBLUR_HD IirChunk iir_chunk_of(int tid, const IirScanPlan& P, int k) {
   IirChunk c;
   const int seqs = iir_seqs(NL, k), lanes = NL * k;
   if (tid >= seqs * P.chunks) return c;
-  const int seq = tid / P.chunks, ck = tid % P.chunks;
+  // Neighbouring threads take neighbouring sequences of one chunk: their slots are 16 B apart (line) or a term's
+  // items apart. Neighbouring chunks of one sequence (the first mapping) sit chunk_len NL slots apart, which for
+  // NL = 4 is a multiple of 32 banks: 10-way conflicts in every step of 2a, 2c and 2d.
+  const int seq = tid % seqs, ck = tid / seqs;
   c.on = true, c.back = seq >= lanes;
   const int j = c.back ? seq - lanes : seq;
   c.l = j % NL, c.t = j / NL;
