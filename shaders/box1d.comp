@@ -61,8 +61,12 @@ void two_sum(vec4 a, vec4 b, out vec4 s, out vec4 e) {
   e = err;
 }
 // The running sum's update (the hot loop): Fast2Sum (SUMS 0), exact where |hi| >= |x|, which holds for
-// non-negative values since the window sum contains every value added to or removed from it; TwoSum (SUMS 1).
+// non-negative values since the window sum contains every value added to or removed from it; TwoSum (SUMS 1);
+// plain float32 (SUMS 3: at most LS - 1 updates after a compensated start, as CUDA's chunks of <= 21).
 void acc_add(inout Acc s, vec4 x) {
+#if SUMS == 3
+  s.hi += x;
+#else
 #if SUMS == 1
   vec4 t, e;
   two_sum(s.hi, x, t, e);
@@ -72,6 +76,7 @@ void acc_add(inout Acc s, vec4 x) {
 #endif
   s.hi = t;
   s.lo += e;
+#endif
 }
 void acc_sub(inout Acc s, vec4 x) { acc_add(s, -x); }
 // Sums of sums (block totals, prefixes of similar magnitude): TwoSum in both forms.

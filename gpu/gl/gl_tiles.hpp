@@ -96,7 +96,8 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 struct BoxTile {
   int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
   int totals = 0;  // 0 none, 1 block totals, 2 scanned prefixes
-  int sums = 0;    // 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64 (GPUBLUR_GL_BOX_SUMS)
+  int sums = 3;    // 3 plain float32 updates, 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64
+                   // (GPUBLUR_GL_BOX_SUMS)
   int segs() const { return threads / lines; }  // invocations per line
   int span() const { return segs() * per; }
   int outputs() const { return span() - 2 * reach; }

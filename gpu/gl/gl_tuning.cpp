@@ -91,14 +91,16 @@ std::string box_tile_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TILE");
   return env ? env : "";
 }
-// GPUBLUR_GL_BOX_SUMS: box1d.comp's running sums: fast2sum (default: float pairs, Fast2Sum updates, exact for
-// non-negative values), twosum (float pairs, TwoSum updates, exact for any signs: 16 instead of 10 FP32
-// operations per value and box), f64 (float64: 3 conversions per value and box, which run at 16 per clock
-// per SM on an H100, a quarter of its FP64 rate). Returns box1d.comp's SUMS (0, 1, 2).
+// GPUBLUR_GL_BOX_SUMS: box1d.comp's running sums: plain (default: float32 updates after a compensated window
+// start, at most LS - 1 of them; H100 4096^2 RGBA box sigma 12: 1.116 ms against fast2sum's 1.334), fast2sum
+// (float pairs, Fast2Sum updates, exact for non-negative values: 10 FP32 operations per value and box against
+// 4), twosum (float pairs, TwoSum updates, exact for any signs: 16), f64 (float64: 3 conversions per value and
+// box, which run at 16 per clock per SM on an H100, a quarter of its FP64 rate). Returns box1d.comp's SUMS
+// (3, 0, 1, 2).
 int box_sums() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_SUMS");
   const std::string v = env ? env : "";
-  return v == "f64" ? 2 : v == "twosum" ? 1 : 0;
+  return v == "f64" ? 2 : v == "twosum" ? 1 : v == "fast2sum" ? 0 : 3;
 }
 // GPUBLUR_GL_BOX_TOTALS=direct|scan: how box1d.comp starts windows wider than an invocation's block: whole
 // blocks' totals one by one, or two lookups in the line's prefix sums (a scan of the totals per box); unset:

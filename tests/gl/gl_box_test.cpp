@@ -148,7 +148,7 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
 }
 
 // The knobs: line walkers for every box1d pass (GPUBLUR_GL_BOX_TILE=lines), the other sum forms in the tiles
-// (GPUBLUR_GL_BOX_SUMS: TwoSum pairs, float64), each form of window start (GPUBLUR_GL_BOX_TOTALS: block
+// (GPUBLUR_GL_BOX_SUMS: Fast2Sum and TwoSum pairs, float64), each form of window start (GPUBLUR_GL_BOX_TOTALS: block
 // totals one by one, the scan of them) for boxes narrow and wide relative to the blocks.
 TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
   std::string error;
@@ -164,7 +164,7 @@ TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
                 run_box_cases(*be, "separable", cases, "moving-average", 1300));
   }
   uint32_t seed = 1400;
-  for (const char* sums : {"twosum", "f64"}) {
+  for (const char* sums : {"fast2sum", "twosum", "f64"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
     std::printf("[ measured ] box1d tiles, %s sums: max abs error %.3g\n", sums,
                 run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));

@@ -64,7 +64,7 @@ TEST(GlIntegral1d, TilesMatchReference) {
       }
     std::printf("[ measured ] integral1d tile %s: max abs error %.3g\n", shape, worst);
   }
-  for (const char* sums : {"twosum", "f64"}) {
+  for (const char* sums : {"fast2sum", "twosum", "f64"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
     std::printf("[ measured ] integral1d tiles, %s sums: max abs error %.3g\n", sums,
                 run_cases(*be, "integral1d-tiles", seed += 100, 4));

@@ -1,7 +1,8 @@
 // box1d: the cascade of boxes along one axis on the border-extended line, with running sums
 // (shaders/box1d.comp): a group holds a few lines x (outputs + 2 reach) positions in shared memory and runs
 // the boxes there one after the other, so the image is read and written once per axis whatever the widths
-// and the number of boxes; compensated float32 sums (GPUBLUR_GL_BOX_SUMS picks others). The tile
+// and the number of boxes; float32 running sums from compensated window starts (GPUBLUR_GL_BOX_SUMS picks
+// others). The tile
 // (gl_tiles.hpp box_tile) takes the most lines per group that keep the halo a small part of the loads; where
 // even one line does not fit (reach beyond ~1130 on a 48 KiB device, ~620 on llvmpipe's 32 KiB) the pass runs
 // as the line walkers of moving-average.
@@ -36,7 +37,7 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
   spdlog::debug("GL {}: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
                 "window starts {}, sums {}", form, pass.axis, tile.reach, tile.lines, tile.span(), tile.outputs(),
                 tile.per, tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan",
-                tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : "f64");
+                tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : tile.sums == 2 ? "f64" : "plain");
   const GLint u_border = GlPassContext::uniform(prog, "border");
   const int n_along = pass.axis == 0 ? dst.w : dst.h, n_across = pass.axis == 0 ? dst.h : dst.w;
   step.form = form;
