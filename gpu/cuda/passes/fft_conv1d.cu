@@ -70,25 +70,143 @@ Status cufft_status(cufftResult r, const char* what) {
   return Status::fail(std::string("CUDA fft: ") + what + " failed (cufftResult " + std::to_string(int(r)) + ")");
 }
 
-__global__ void gather_kernel(FftLayout l, const float* __restrict__ src, float* __restrict__ buf) {
-  const size_t n = l.real_count(), step = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) buf[i] = l.gather(src, i);
-}
+// Gather, multiply and scatter on 2D grids (no per-element 64-bit division), V the device pixel (float,
+// float2, float4: one transform per channel). Grid dimension y is capped at 65535: blocks loop over the rest.
+constexpr int kLineBlock = 256;  // rows and multiply: positions (bins) per block
+constexpr int kTile = 32;        // columns: 32 positions x 32 lines per block, 32 x 8 threads
+constexpr int kMaxGridY = 65535;
 
-__global__ void multiply_kernel(FftLayout l, cufftComplex* __restrict__ spec, const float2* __restrict__ g) {
-  const size_t n = l.complex_count(), step = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    const float2 w = g[l.bin_of(i)];
-    const cufftComplex v = spec[i];
-    spec[i] = make_float2(v.x * w.x - v.y * w.y, v.x * w.y + v.y * w.x);
+// Rows: block (positions, line); a thread reads one pixel and writes its channels to their transforms.
+template <typename V>
+__global__ void gather_rows_kernel(FftLayout l, const V* __restrict__ src, float* __restrict__ buf) {
+  constexpr int K = VecInfo<V>::K;
+  const int pos = int(blockIdx.x) * kLineBlock + int(threadIdx.x);
+  if (pos >= l.n_fft) return;
+  for (int ll = int(blockIdx.y); ll < l.batch_lines; ll += int(gridDim.y)) {
+    const size_t px = l.source_pixel(l.line0 + ll, pos);
+    const V v = px == FftLayout::kNoPixel ? vzero<V>() : src[px];
+    float* out = buf + size_t(ll) * K * size_t(l.n_fft) + size_t(pos);
+#pragma unroll
+    for (int c = 0; c < K; ++c) out[size_t(c) * size_t(l.n_fft)] = vget(v, c);
   }
 }
 
-__global__ void scatter_kernel(FftLayout l, const float* __restrict__ buf, float* __restrict__ dst) {
-  const size_t n = l.scatter_count(), step = size_t(gridDim.x) * blockDim.x;
-  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += step) {
-    size_t img = 0, b = 0;
-    if (l.scatter(k, img, b)) dst[img] = buf[b];
+template <typename V>
+__global__ void scatter_rows_kernel(FftLayout l, const float* __restrict__ buf, V* __restrict__ dst) {
+  constexpr int K = VecInfo<V>::K;
+  const int x = int(blockIdx.x) * kLineBlock + int(threadIdx.x);
+  if (x >= l.n()) return;
+  for (int ll = int(blockIdx.y); ll < l.batch_lines && l.line0 + ll < l.lines(); ll += int(gridDim.y)) {
+    const float* in = buf + size_t(ll) * K * size_t(l.n_fft) + size_t(l.ext + x);
+    V v;
+#pragma unroll
+    for (int c = 0; c < K; ++c) vset(v, c, in[size_t(c) * size_t(l.n_fft)]);
+    dst[size_t(l.line0 + ll) * size_t(l.width) + size_t(x)] = v;
+  }
+}
+
+// Columns: a 32 x 32 tile of (position, line) through shared memory, so that the image side (along a row: the
+// lines) and the buffer side (along a transform: the positions) are both coalesced.
+template <typename V>
+__global__ void gather_cols_kernel(FftLayout l, const V* __restrict__ src, float* __restrict__ buf) {
+  constexpr int K = VecInfo<V>::K;
+  __shared__ float t[K][kTile][kTile + 1];  // [channel][line][position]
+  const int p0 = int(blockIdx.x) * kTile, tx = int(threadIdx.x), ty = int(threadIdx.y);
+  for (int l0 = int(blockIdx.y) * kTile; l0 < l.batch_lines; l0 += int(gridDim.y) * kTile) {
+    for (int r = ty; r < kTile; r += int(blockDim.y)) {
+      const int pos = p0 + r, ll = l0 + tx;
+      V v = vzero<V>();
+      if (pos < l.n_fft && ll < l.batch_lines) {
+        const size_t px = l.source_pixel(l.line0 + ll, pos);
+        if (px != FftLayout::kNoPixel) v = src[px];
+      }
+#pragma unroll
+      for (int c = 0; c < K; ++c) t[c][tx][r] = vget(v, c);
+    }
+    __syncthreads();
+    for (int r = ty; r < kTile; r += int(blockDim.y)) {
+      const int ll = l0 + r, pos = p0 + tx;
+      if (ll < l.batch_lines && pos < l.n_fft)
+#pragma unroll
+        for (int c = 0; c < K; ++c) buf[(size_t(ll) * K + c) * size_t(l.n_fft) + size_t(pos)] = t[c][r][tx];
+    }
+    __syncthreads();
+  }
+}
+
+template <typename V>
+__global__ void scatter_cols_kernel(FftLayout l, const float* __restrict__ buf, V* __restrict__ dst) {
+  constexpr int K = VecInfo<V>::K;
+  __shared__ float t[K][kTile][kTile + 1];  // [channel][line][position]
+  const int x0 = int(blockIdx.x) * kTile, tx = int(threadIdx.x), ty = int(threadIdx.y);
+  for (int l0 = int(blockIdx.y) * kTile; l0 < l.batch_lines; l0 += int(gridDim.y) * kTile) {
+    for (int r = ty; r < kTile; r += int(blockDim.y)) {
+      const int ll = l0 + r, x = x0 + tx;
+      if (ll < l.batch_lines && x < l.n())
+#pragma unroll
+        for (int c = 0; c < K; ++c) t[c][r][tx] = buf[(size_t(ll) * K + c) * size_t(l.n_fft) + size_t(l.ext + x)];
+    }
+    __syncthreads();
+    for (int r = ty; r < kTile; r += int(blockDim.y)) {
+      const int x = x0 + r, ll = l0 + tx, line = l.line0 + ll;
+      if (x < l.n() && ll < l.batch_lines && line < l.lines()) {
+        V v;
+#pragma unroll
+        for (int c = 0; c < K; ++c) vset(v, c, t[c][tx][r]);
+        dst[size_t(x) * size_t(l.width) + size_t(line)] = v;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// Block (bins, transform): bin k of every transform times the kernel's bin k.
+__global__ void multiply_kernel(FftLayout l, cufftComplex* __restrict__ spec, const float2* __restrict__ g) {
+  const int k = int(blockIdx.x) * kLineBlock + int(threadIdx.x), bins = l.bins();
+  if (k >= bins) return;
+  const float2 w = g[k];
+  for (int b = int(blockIdx.y); b < l.transforms(); b += int(gridDim.y)) {
+    cufftComplex& e = spec[size_t(b) * size_t(bins) + size_t(k)];
+    const cufftComplex v = e;
+    e = make_float2(v.x * w.x - v.y * w.y, v.x * w.y + v.y * w.x);
+  }
+}
+
+template <typename V>
+void run_chunk_gather(const FftLayout& l, const void* src, float* real, cudaStream_t s) {
+  if (l.axis == 0) {
+    const dim3 grid((l.n_fft + kLineBlock - 1) / kLineBlock, unsigned(std::min(l.batch_lines, kMaxGridY)));
+    gather_rows_kernel<V><<<grid, kLineBlock, 0, s>>>(l, static_cast<const V*>(src), real);
+  } else {
+    const dim3 grid((l.n_fft + kTile - 1) / kTile, unsigned(std::min((l.batch_lines + kTile - 1) / kTile, kMaxGridY)));
+    gather_cols_kernel<V><<<grid, dim3(kTile, 8), 0, s>>>(l, static_cast<const V*>(src), real);
+  }
+}
+
+template <typename V>
+void run_chunk_scatter(const FftLayout& l, const float* real, void* dst, cudaStream_t s) {
+  if (l.axis == 0) {
+    const dim3 grid((l.n() + kLineBlock - 1) / kLineBlock, unsigned(std::min(l.batch_lines, kMaxGridY)));
+    scatter_rows_kernel<V><<<grid, kLineBlock, 0, s>>>(l, real, static_cast<V*>(dst));
+  } else {
+    const dim3 grid((l.n() + kTile - 1) / kTile, unsigned(std::min((l.batch_lines + kTile - 1) / kTile, kMaxGridY)));
+    scatter_cols_kernel<V><<<grid, dim3(kTile, 8), 0, s>>>(l, real, static_cast<V*>(dst));
+  }
+}
+
+void run_gather(const FftLayout& l, const void* src, float* real, cudaStream_t s) {
+  switch (l.channels) {
+    case 1: run_chunk_gather<float>(l, src, real, s); break;
+    case 2: run_chunk_gather<float2>(l, src, real, s); break;
+    default: run_chunk_gather<float4>(l, src, real, s); break;
+  }
+}
+
+void run_scatter(const FftLayout& l, const float* real, void* dst, cudaStream_t s) {
+  switch (l.channels) {
+    case 1: run_chunk_scatter<float>(l, real, dst, s); break;
+    case 2: run_chunk_scatter<float2>(l, real, dst, s); break;
+    default: run_chunk_scatter<float4>(l, real, dst, s); break;
   }
 }
 
@@ -218,7 +336,7 @@ size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state
 Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& dst, FftState& state, void* scratch,
                          size_t scratch_bytes, cudaStream_t s, std::string& path) {
   if (src.f64 || dst.f64 || src.pad || dst.pad || src.width != dst.width || src.height != dst.height ||
-      src.channels != dst.channels)
+      src.channels != dst.channels || (src.channels != 1 && src.channels != 2 && src.channels != 4))
     return Status::fail("CUDA fft: needs unpadded float images of one shape");
   if (!state.impl) state.impl = new FftState::Impl;
   FftLayout l = layout_of(pass, src);
@@ -238,11 +356,12 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
   float* real = static_cast<float*>(scratch);
   cufftComplex* spec = reinterpret_cast<cufftComplex*>(static_cast<char*>(scratch) + real_bytes(l));
   for (l.line0 = 0; l.line0 < l.lines(); l.line0 += l.batch_lines) {
-    gather_kernel<<<grid_for(l.real_count(), 256), 256, 0, s>>>(l, static_cast<const float*>(src.data), real);
+    run_gather(l, src.data, real, s);
     if (Status st = cufft_status(api.exec_r2c(p.r2c, real, spec), "forward transform"); !st) return st;
-    multiply_kernel<<<grid_for(l.complex_count(), 256), 256, 0, s>>>(l, spec, g);
+    const dim3 mgrid((l.bins() + kLineBlock - 1) / kLineBlock, unsigned(std::min(l.transforms(), kMaxGridY)));
+    multiply_kernel<<<mgrid, kLineBlock, 0, s>>>(l, spec, g);
     if (Status st = cufft_status(api.exec_c2r(p.c2r, spec, real), "inverse transform"); !st) return st;
-    scatter_kernel<<<grid_for(l.scatter_count(), 256), 256, 0, s>>>(l, real, static_cast<float*>(dst.data));
+    run_scatter(l, real, dst.data, s);
   }
   path = std::string("cufft-") + (pass.axis == 0 ? "rows" : "cols") + (l.ext == 0 ? "-circular" : "");
   return cuda_status(cudaGetLastError(), "launching fft-conv1d");
