@@ -51,7 +51,7 @@ __global__ void down2_cols_kernel(const T* __restrict__ rows, T* __restrict__ ou
 
 // Two Down2 passes as one (resample_fused.cuh): the level-1 window in shared memory, level 1 never written.
 template <typename T, int N1>
-__global__ void __launch_bounds__(resample::kFuseThreads) down2x2_kernel(const T* __restrict__ in, T* __restrict__ out,
+__global__ void __launch_bounds__(resample::kFuseThreads, 2) down2x2_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                      resample::Level l0, resample::Level l1,
                                                                      resample::Level l2, Border b1, int first1,
                                                                      Taps t1, Border b2, int n2, int first2, Taps t2) {
