@@ -181,7 +181,7 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
-                 const std::string& totals_spec, int axis) {
+                 const std::string& totals_spec) {
   BoxTile t;
   int max_w = 1;
   for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
@@ -217,9 +217,12 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     BoxTile c = t;
     c.per = per, c.lines = 1;
     if (c.span() * 16 + c.threads * 32 > budget) continue;
-    for (int lines = std::min(32, t.threads / 8); lines >= 1; lines /= 2) {
+    // At most 4 lines per group, and 2 lines wherever the halo stays under 2/7 of the loads: a sweep of the shapes
+    // on an H100 (4096^2 RGBA box; docs/performance.md "GL box tiles") had 4 x 9 at sigma 3 10% faster than
+    // 16 x 9, and 2 x 9 rows at sigma 48 7% faster than 1 x 9 (fewer, longer lines: fewer window starts).
+    for (int lines = std::min(4, t.threads / 8); lines >= 1; lines /= 2) {
       c.lines = lines;
-      const int halo_ratio = axis == 1 && lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
+      const int halo_ratio = lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
       if (fits(c) && c.outputs() >= 16 && c.outputs() >= halo_ratio * c.reach) return with_totals(c);
     }
     c.lines = 1;
