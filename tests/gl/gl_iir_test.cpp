@@ -1,6 +1,6 @@
-// GL iir1d on lines longer than one llvmpipe chunk (gpu/gl/passes/iir1d.cpp cuts each phase into dispatches of
-// kLoopBudget / 6 positions there): the states carried between dispatches, every border (wrap and mirror run
-// their two extra phases in chunks too), both filters, a large sigma, long rows and long columns.
+// GL iir1d (gpu/gl/passes/iir1d.cpp, shaders/iir_segments.comp) on long lines: 64 segments of 94 positions
+// (6000-wide rows) and 86 (5500-tall columns), so the segments' chain and the border states (wrap and mirror
+// from the zero-start totals) are exercised at full width, every border, both filters, a large sigma.
 #include <cstdio>
 
 #include "tests/gl/gl_test_util.hpp"
@@ -8,7 +8,7 @@
 namespace gpublur::testing {
 namespace {
 
-TEST(GlIir1d, LongLinesAcrossChunksMatchReference) {
+TEST(GlIir1d, LongLinesMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
@@ -19,7 +19,7 @@ TEST(GlIir1d, LongLinesAcrossChunksMatchReference) {
       for (auto [w, h] : {std::pair{6000, 2}, std::pair{3, 5500}}) {
         const Plan plan = make_plan("iir", {{"impl", impl}, {"sigma", "200"}, {"border", border_name(border)}});
         SCOPED_TRACE(::testing::Message() << impl << " " << border_name(border) << " " << w << "x" << h);
-        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(w, h, 1 + int(seed % 4), seed), "iir1d-lines"));
+        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(w, h, 1 + int(seed % 4), seed), "iir1d-segments"));
         ++seed;
       }
   std::printf("[ measured ] iir1d long lines: max abs error %.3g\n", worst);
