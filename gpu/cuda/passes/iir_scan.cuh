@@ -152,21 +152,38 @@ GPUBLUR_HD IirChunk iir_chunk_of(int tid, const IirScanPlan& P, int k) {
 }
 GPUBLUR_HD int iir_seg_of(const IirChunk& c, const IirScanPlan& P, int k) { return c.back ? P.nseg - 1 - k : k; }
 
+// What the chunk threads of 2a, 2c and 2d share: their chunk, their term's pole, the factor a segment applies
+// to a state crossing it (p^L; p^(its length) for the line's last), and where segment g's carry sits.
+struct IirChunkWalk {
+  IirChunk c;
+  Cplx p, pL, pLast;
+  int items = 0, last = 0, nl = 0;
+  GPUBLUR_HD int slot(int g) const { return c.t * items + g * nl + c.l; }
+  GPUBLUR_HD Cplx factor(int g) const { return g < last ? pL : pLast; }
+};
+// False where the thread has no chunk (or an empty one).
+template <int NL>
+GPUBLUR_HD bool iir_chunk_walk(int tid, const IirScanPlan& P, const IirCoeffs& co, IirChunkWalk& w) {
+  w.c = iir_chunk_of<NL>(tid, P, co.k);
+  if (!w.c.on || w.c.k0 >= w.c.k1) return false;
+  w.items = P.items(), w.last = P.nseg - 1, w.nl = NL;
+  w.p = Cplx{co.pr[w.c.t], co.pi[w.c.t]}, w.pL = cpow(w.p, P.L), w.pLast = cpow(w.p, P.seg_len(w.last));
+  return true;
+}
+
 // 2a: the chunk's value from a zero start into its last slot.
 #pragma nv_exec_check_disable
 template <int NL, typename CP>
 GPUBLUR_HD void iir_scan_chunk_local(int tid, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
-  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
-  if (!c.on || c.k0 >= c.k1) return;
-  const int items = P.items(), last = P.nseg - 1;
-  const Cplx p{co.pr[c.t], co.pi[c.t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
-  CP cc = c.back ? cw : cu;
+  IirChunkWalk w;
+  if (!iir_chunk_walk<NL>(tid, P, co, w)) return;
+  CP cc = w.c.back ? cw : cu;
   Cplx z{0.0, 0.0};
   int at = 0;
-  for (int k = c.k0; k < c.k1; ++k) {
-    const int g = iir_seg_of(c, P, k);
-    at = c.t * items + g * NL + c.l;
-    z = cadd(cmul(g < last ? pL : pLast, z), Cplx(cc[at]));
+  for (int k = w.c.k0; k < w.c.k1; ++k) {
+    const int g = iir_seg_of(w.c, P, k);
+    at = w.slot(g);
+    z = cadd(cmul(w.factor(g), z), Cplx(cc[at]));
   }
   cc[at] = z;
 }
@@ -207,18 +224,16 @@ GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirSc
 #pragma nv_exec_check_disable
 template <int NL, typename CP>
 GPUBLUR_HD void iir_scan_chunk_spread(int tid, CP cu, CP cw, const IirScanPlan& P, const IirCoeffs& co) {
-  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
-  if (!c.on || c.k0 >= c.k1) return;
-  const int items = P.items(), last = P.nseg - 1;
-  const Cplx p{co.pr[c.t], co.pi[c.t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
-  CP cc = c.back ? cw : cu;
-  const int gl = iir_seg_of(c, P, c.k1 - 1), atl = c.t * items + gl * NL + c.l;
+  IirChunkWalk w;
+  if (!iir_chunk_walk<NL>(tid, P, co, w)) return;
+  CP cc = w.c.back ? cw : cu;
+  const int atl = w.slot(iir_seg_of(w.c, P, w.c.k1 - 1));
   Cplx z = cc[atl];
-  for (int k = c.k0; k + 1 < c.k1; ++k) {
-    const int g = iir_seg_of(c, P, k), at = c.t * items + g * NL + c.l;
+  for (int k = w.c.k0; k + 1 < w.c.k1; ++k) {
+    const int g = iir_seg_of(w.c, P, k), at = w.slot(g);
     const Cplx e = cc[at];
     cc[at] = z;
-    z = cadd(cmul(g < last ? pL : pLast, z), e);
+    z = cadd(cmul(w.factor(g), z), e);
   }
   cc[atl] = z;
 }
@@ -229,11 +244,11 @@ GPUBLUR_HD void iir_scan_chunk_spread(int tid, CP cu, CP cw, const IirScanPlan& 
 #pragma nv_exec_check_disable
 template <int NL, typename CP>
 GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b, const IirCoeffs& co) {
-  const IirChunk c = iir_chunk_of<NL>(tid, P, co.k);
-  if (!c.on || c.k0 >= c.k1) return;
-  const int items = P.items(), last = P.nseg - 1, t = c.t, l = c.l;
-  const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last)), pn = cpow(p, P.n);
-  const Cplx B = ends[t * NL + l], F = ends[(co.k + t) * NL + l];
+  IirChunkWalk w;
+  if (!iir_chunk_walk<NL>(tid, P, co, w)) return;
+  const IirChunk& c = w.c;
+  const Cplx p = w.p, pn = cpow(p, P.n);
+  const Cplx B = ends[c.t * NL + c.l], F = ends[(co.k + c.t) * NL + c.l];
   Cplx z0;
   if (b == Border::Wrap) {
     z0 = cdiv(c.back ? F : B, Cplx{1.0 - pn.re, -pn.im});
@@ -247,9 +262,9 @@ GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPl
   const int e0 = c.back ? P.n - ((g0 + 1) * P.L < P.n ? (g0 + 1) * P.L : P.n) : g0 * P.L;
   Cplx pw = e0 > 0 ? cpow(p, e0) : Cplx{1.0, 0.0};
   for (int k = c.k0; k < c.k1; ++k) {
-    const int g = iir_seg_of(c, P, k), at = t * items + g * NL + l;
+    const int g = iir_seg_of(c, P, k), at = w.slot(g);
     cc[at] = cadd(Cplx(cc[at]), cmul(pw, z0));
-    pw = cmul(g < last ? pL : pLast, pw);
+    pw = cmul(w.factor(g), pw);
   }
 }
 
