@@ -163,15 +163,24 @@ size_t scratch_fft_conv1d(const PassContext& c, size_t i) {
   return c.fft ? fft_conv1d_prepare(p, img(c, p.src), *c.fft) : 0;
 }
 
-Status run_down2(const PassContext& c, size_t i, int& consumed, std::string& path) {
-  const Pass& p = c.program.passes[i];
-  if (resample_pair(c.program, i)) {
-    const Pass& q = c.program.passes[i + 1];
+// Passes i and i + 1 as one fused kernel (pair_launch, consumed 2) where `pair`, else pass i alone (one()).
+template <typename PairLaunch, typename OneLaunch>
+Status run_pair_or_one(const PassContext& c, size_t i, bool pair, int& consumed, std::string& path,
+                       PairLaunch pair_launch, OneLaunch one) {
+  if (pair) {
+    const Pass &p = c.program.passes[i], &q = c.program.passes[i + 1];
     consumed = 2;
-    return launch_down2_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
+    return pair_launch(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
   }
   consumed = 1;
-  return launch_down2_rows_cols(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
+  return one();
+}
+
+Status run_down2(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  return run_pair_or_one(c, i, resample_pair(c.program, i), consumed, path, launch_down2_pair, [&] {
+    return launch_down2_rows_cols(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
+  });
 }
 
 size_t scratch_down2(const PassContext& c, size_t i) {
@@ -181,24 +190,14 @@ size_t scratch_down2(const PassContext& c, size_t i) {
 
 Status run_up2(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
-  if (resample_pair(c.program, i)) {
-    const Pass& q = c.program.passes[i + 1];
-    consumed = 2;
-    return launch_up2_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
-  }
-  consumed = 1;
-  return launch_up2(p, img(c, p.src), img(c, p.dst), c.stream, path);
+  return run_pair_or_one(c, i, resample_pair(c.program, i), consumed, path, launch_up2_pair,
+                         [&] { return launch_up2(p, img(c, p.src), img(c, p.dst), c.stream, path); });
 }
 
 Status run_dual_down(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
-  if (dual_pair(c.program, i)) {
-    const Pass& q = c.program.passes[i + 1];
-    consumed = 2;
-    return launch_dual_down_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.stream, path);
-  }
-  consumed = 1;
-  return launch_dual_down(p, img(c, p.src), img(c, p.dst), c.stream, path);
+  return run_pair_or_one(c, i, dual_pair(c.program, i), consumed, path, launch_dual_down_pair,
+                         [&] { return launch_dual_down(p, img(c, p.src), img(c, p.dst), c.stream, path); });
 }
 
 Status run_dual_up(const PassContext& c, size_t i, int& consumed, std::string& path) {
