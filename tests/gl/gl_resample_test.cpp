@@ -16,6 +16,12 @@ bool path_has(const std::string& path, const std::string& form) {
   return ("+" + path + "+").find("+" + form + "+") != std::string::npos;
 }
 
+// A case for failure messages: "clamp c4 37x23 path ...".
+std::string case_name(Border b, int c, int w, int h, const std::string& path) {
+  return std::string(border_name(b)) + " c" + std::to_string(c) + " " + std::to_string(w) + "x" +
+         std::to_string(h) + " path " + path;
+}
+
 // Down2 (4 taps, quasi-like) -> Down2 (`long_n` taps, a smooth symmetric kernel) -> Up2 -> Up2, coarse images
 // with a ring of `pad`.
 Program resample_program(Border b, int pad, int long_n) {
@@ -48,9 +54,7 @@ TEST(GlResample, Down2AndUp2EqualTheReference) {
           double err = 0;
           const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
           ASSERT_TRUE(s.ok()) << s.error;
-          const std::string what = std::string(border_name(b)) + " pad " + std::to_string(pad) + " c" +
-                                   std::to_string(c) + " " + std::to_string(w) + "x" + std::to_string(h) +
-                                   " path " + info.path;
+          const std::string what = case_name(b, c, w, h, info.path) + " pad " + std::to_string(pad);
           EXPECT_LE(err, 2e-6) << what;
           for (const char* f : {"down2", "down2-axes", "up2"}) EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
         }
@@ -81,8 +85,7 @@ TEST(GlResample, DualFilterEqualsTheReference) {
         double err = 0;
         const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
         ASSERT_TRUE(s.ok()) << s.error;
-        const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " + std::to_string(w) +
-                                 "x" + std::to_string(h) + " path " + info.path;
+        const std::string what = case_name(b, c, w, h, info.path);
         EXPECT_LE(err, 2e-6) << what;
         for (const std::string& f : {std::string("dual-down"), std::string("dual-up")})
           EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
@@ -112,8 +115,7 @@ TEST(GlResample, KawaseEqualsTheReference) {
         double err = 0;
         const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
         ASSERT_TRUE(s.ok()) << s.error;
-        const std::string what = std::string(border_name(b)) + " c" + std::to_string(c) + " " + std::to_string(w) +
-                                 "x" + std::to_string(h) + " path " + info.path;
+        const std::string what = case_name(b, c, w, h, info.path);
         EXPECT_LE(err, 1e-5) << what;
         EXPECT_EQ(info.path, "kawase-sampler") << what;
       }
