@@ -85,9 +85,8 @@ __global__ void gather_rows_kernel(FftLayout l, const V* __restrict__ src, float
   for (int ll = int(blockIdx.y); ll < l.batch_lines; ll += int(gridDim.y)) {
     const size_t px = l.source_pixel(l.line0 + ll, pos);
     const V v = px == FftLayout::kNoPixel ? vzero<V>() : src[px];
-    float* out = buf + size_t(ll) * K * size_t(l.n_fft) + size_t(pos);
 #pragma unroll
-    for (int c = 0; c < K; ++c) out[size_t(c) * size_t(l.n_fft)] = vget(v, c);
+    for (int c = 0; c < K; ++c) buf[l.real_index(pos, ll * K + c)] = vget(v, c);
   }
 }
 
@@ -97,11 +96,10 @@ __global__ void scatter_rows_kernel(FftLayout l, const float* __restrict__ buf, 
   const int x = int(blockIdx.x) * kLineBlock + int(threadIdx.x);
   if (x >= l.n()) return;
   for (int ll = int(blockIdx.y); ll < l.batch_lines && l.line0 + ll < l.lines(); ll += int(gridDim.y)) {
-    const float* in = buf + size_t(ll) * K * size_t(l.n_fft) + size_t(l.ext + x);
     V v;
 #pragma unroll
-    for (int c = 0; c < K; ++c) vset(v, c, in[size_t(c) * size_t(l.n_fft)]);
-    dst[size_t(l.line0 + ll) * size_t(l.width) + size_t(x)] = v;
+    for (int c = 0; c < K; ++c) vset(v, c, buf[l.real_index(l.ext + x, ll * K + c)]);
+    dst[l.image_pixel(l.line0 + ll, x)] = v;
   }
 }
 
@@ -128,7 +126,7 @@ __global__ void gather_cols_kernel(FftLayout l, const V* __restrict__ src, float
       const int ll = l0 + r, pos = p0 + tx;
       if (ll < l.batch_lines && pos < l.n_fft)
 #pragma unroll
-        for (int c = 0; c < K; ++c) buf[(size_t(ll) * K + c) * size_t(l.n_fft) + size_t(pos)] = t[c][r][tx];
+        for (int c = 0; c < K; ++c) buf[l.real_index(pos, ll * K + c)] = t[c][r][tx];
     }
     __syncthreads();
   }
@@ -144,7 +142,7 @@ __global__ void scatter_cols_kernel(FftLayout l, const float* __restrict__ buf, 
       const int ll = l0 + r, x = x0 + tx;
       if (ll < l.batch_lines && x < l.n())
 #pragma unroll
-        for (int c = 0; c < K; ++c) t[c][r][tx] = buf[(size_t(ll) * K + c) * size_t(l.n_fft) + size_t(l.ext + x)];
+        for (int c = 0; c < K; ++c) t[c][r][tx] = buf[l.real_index(l.ext + x, ll * K + c)];
     }
     __syncthreads();
     for (int r = ty; r < kTile; r += int(blockDim.y)) {
@@ -153,7 +151,7 @@ __global__ void scatter_cols_kernel(FftLayout l, const float* __restrict__ buf, 
         V v;
 #pragma unroll
         for (int c = 0; c < K; ++c) vset(v, c, t[c][tx][r]);
-        dst[size_t(x) * size_t(l.width) + size_t(line)] = v;
+        dst[l.image_pixel(line, x)] = v;
       }
     }
     __syncthreads();

@@ -62,8 +62,11 @@ struct FftLayout {
     const int q = pos - ext;
     if (line >= lines() || q >= n() + ext) return kNoPixel;
     const int idx = remap_index(q, n(), border);
-    if (idx < 0) return kNoPixel;
-    return axis == 0 ? size_t(line) * size_t(width) + size_t(idx) : size_t(idx) * size_t(width) + size_t(line);
+    return idx < 0 ? kNoPixel : image_pixel(line, idx);
+  }
+  // The flat pixel index of position x of line `line`.
+  GPUBLUR_HD size_t image_pixel(int line, int x) const {
+    return axis == 0 ? size_t(line) * size_t(width) + size_t(x) : size_t(x) * size_t(width) + size_t(line);
   }
 
   // Chunk output element k (image order): its flat index in the destination and the real buffer element it
@@ -75,8 +78,7 @@ struct FftLayout {
     const int ll = axis == 0 ? int(rest / size_t(n())) : int(rest % size_t(batch_lines));
     const int line = line0 + ll;
     if (line >= lines()) return false;
-    const size_t px = axis == 0 ? size_t(line) * size_t(width) + size_t(x) : size_t(x) * size_t(width) + size_t(line);
-    img = px * size_t(channels) + size_t(c);
+    img = image_pixel(line, x) * size_t(channels) + size_t(c);
     buf = real_index(x + ext, ll * channels + c);
     return true;
   }
