@@ -1,5 +1,6 @@
 #include "cli/method_options.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/registry.hpp"
@@ -51,21 +52,29 @@ void MethodOptions::add_to(CLI::App& cmd) {
   for (const auto& name : order) {
     if (cmd.get_option_no_throw("--" + name)) continue;  // clashes with a CLI option: --param only
     const auto& [spec, methods] = seen[name];
-    std::string help = describe(*spec);
-    // A name that means different things to different methods (e.g. --impl): each method's own line.
-    bool differs = false;
+    // A name that means different things to different methods (e.g. --impl, or a default from sigma for one
+    // method): one line per description, naming the methods that share it.
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
     for (const auto& mname : methods) {
-      const ParamSpec* q = find_param(*find_method(mname), name);
-      differs = differs || q->choices != spec->choices || q->help != spec->help;
+      const std::string d = describe(*find_param(*find_method(mname), name));
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == d; });
+      if (g == groups.end()) g = groups.insert(groups.end(), {d, {}});
+      g->second.push_back(mname);
     }
-    if (differs) {
-      help.clear();
-      for (const auto& mname : methods)
-        help += (help.empty() ? "" : "\n") + mname + ": " + describe(*find_param(*find_method(mname), name));
-    } else if (methods.size() < all) {
-      help += " [";
-      for (size_t i = 0; i < methods.size(); ++i) help += (i ? ", " : "") + methods[i];
-      help += " only]";
+    std::string help;
+    if (groups.size() > 1) {
+      for (const auto& [d, ms] : groups) {
+        help += help.empty() ? "" : "\n";
+        for (size_t i = 0; i < ms.size(); ++i) help += (i ? ", " : "") + ms[i];
+        help += ": " + d;
+      }
+    } else {
+      help = groups.front().first;
+      if (methods.size() < all) {
+        help += " [";
+        for (size_t i = 0; i < methods.size(); ++i) help += (i ? ", " : "") + methods[i];
+        help += " only]";
+      }
     }
     if (spec->type == ParamType::Flag) {  // --name alone sets it; --param name=false clears it
       options_[name] = cmd.add_flag("--" + name)->description(help)->group("Method parameters (from the registry)");

@@ -3,7 +3,8 @@
 // (B-spline) bring it back. Down and up are the box2 pyramid of log2 F levels: per-axis variance
 // (4^L - 1) / 3 (1/4 + 3/4) = (F^2 - 1) / 3 input pixels^2 (core/resample.hpp), and the method's variance counts
 // F^2 times, so it runs at sigma sqrt(sigma^2 - (F^2 - 1) / 3) / F and the effective sigma is
-// sqrt(F^2 s_m^2 + (F^2 - 1) / 3), s_m the method's own effective sigma at its resolution.
+// sqrt(F^2 s_m^2 + (F^2 - 1) / 3), s_m the method's own effective sigma at its resolution. F is 1 by default;
+// a recipe may choose it from sigma instead (Recipe::auto_downsample: kawase), which --downsample overrides.
 #include <cmath>
 #include <string>
 
@@ -14,23 +15,62 @@
 
 namespace gpublur {
 
-ParamSpec downsample_param() {
-  return {"downsample", ParamType::Int, "1", false, 1, 8, {},
-          "F = 1, 2, 4 or 8: run the method at 1/F resolution (F x F box down, B-spline up), sigma adjusted to keep the effective one"};
-}
+namespace {
 
-Status build_recipe(const Recipe& r, const Params& p, Plan& plan) {
-  const int F = p.nums.count("downsample") ? p.integer("downsample") : 1;
-  if (F == 1) return r.build(p, plan);
-  if (F != 2 && F != 4 && F != 8) return Status::fail("--downsample " + std::to_string(F) + " is not 1, 2, 4 or 8");
+constexpr double kMinSigma = 0.1;  // the registry's sigma minimum, at the small resolution
+
+int levels_of(int F) {
   int L = 0;
   while ((1 << L) < F) ++L;
-  const double resample_var = pyramid_variance(analysis_variance(analysis_taps(DownFilter::Box2)), L);
-  const double min_sigma = 0.1;  // the registry's sigma minimum, at the small resolution
+  return L;
+}
+
+// Per-axis variance of the F x F box down and the B-spline up, in input pixels^2: (F^2 - 1) / 3.
+double resample_variance(int F) {
+  return pyramid_variance(analysis_variance(analysis_taps(DownFilter::Box2)), levels_of(F));
+}
+
+}  // namespace
+
+ParamSpec downsample_param(const Recipe& r) {
+  ParamSpec p{"downsample", ParamType::Int, "1", false, 1, 8, {},
+              "F = 1, 2, 4 or 8: run the method at 1/F resolution (F x F box down, B-spline up), sigma adjusted to "
+              "keep the effective one"};
+  if (r.auto_downsample) {
+    p.default_value.clear();
+    p.derived = true;
+    p.help += "; by default " + r.auto_downsample_rule;
+  }
+  return p;
+}
+
+double downsample_min_sigma(int F) {
+  return std::sqrt(resample_variance(F) + std::pow(kMinSigma * F, 2));
+}
+
+Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
+  // --downsample as given; else the recipe's own choice from sigma; else its plain default (1).
+  const bool automatic = r.auto_downsample && !given.given("downsample");
+  const int F = automatic ? r.auto_downsample(given, plan.sigma)
+                          : given.nums.count("downsample") ? given.integer("downsample") : 1;
+  if (F != 1 && F != 2 && F != 4 && F != 8)
+    return Status::fail("--downsample " + std::to_string(F) + " is not 1, 2, 4 or 8");
+  if (!r.auto_downsample && F == 1) return r.build(given, plan);  // every method without a rule: as before
+  // The recipe sees the working resolution it runs at (kawase picks its offsets by it).
+  Params p = given;
+  p.nums["downsample"] = F;
+  if (r.auto_downsample) {
+    plan.params["downsample"] = std::to_string(F);
+    plan.details["downsample"] = std::to_string(F);
+    plan.details["downsample_choice"] = automatic ? "from sigma" : "given";  // the rule: the parameter's help
+  }
+  if (F == 1) return r.build(p, plan);
+  const int L = levels_of(F);
+  const double resample_var = resample_variance(F);
   const double inner_var = plan.sigma * plan.sigma - resample_var;
-  if (inner_var < std::pow(min_sigma * F, 2))
+  if (inner_var < std::pow(kMinSigma * F, 2))
     return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}", F,
-                                    std::sqrt(resample_var), std::sqrt(resample_var + std::pow(min_sigma * F, 2))));
+                                    std::sqrt(resample_var), downsample_min_sigma(F)));
   // The method's own effective sigma at the small resolution is what counts: where it differs from the sigma
   // asked for (a sampled Gaussian of sigma 0.5 is narrower), the request is corrected a few times
   // (s *= target / effective), keeping the closest plan (methods with discrete settings may not move).
@@ -44,7 +84,7 @@ Status build_recipe(const Recipe& r, const Params& p, Plan& plan) {
     if (it == 0 || std::fabs(trial.effective_sigma - target) < std::fabs(inner.effective_sigma - target))
       inner = trial;
     if (std::fabs(trial.effective_sigma - target) < 1e-4 * target || !(trial.effective_sigma > 0)) break;
-    ask = std::max(min_sigma, ask * target / trial.effective_sigma);
+    ask = std::max(kMinSigma, ask * target / trial.effective_sigma);
   }
   // Renumber: the method's input and output become intermediates at divisor F, its intermediates scale by F.
   Program& prog = plan.program;

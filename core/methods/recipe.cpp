@@ -53,7 +53,7 @@ const std::vector<Recipe>& recipes() {
                                           bilateral_recipe(), spread_recipe(), kernel_recipe(),
                                           reshuffle_recipe(), pyramid_recipe()};
     for (Recipe& x : r)  // the common parameters every recipe takes
-      if (!x.spec.bandwidth_floor) x.spec.params.push_back(downsample_param());
+      if (!x.spec.bandwidth_floor) x.spec.params.push_back(downsample_param(x));
     return r;
   }();
   return all;

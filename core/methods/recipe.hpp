@@ -15,7 +15,8 @@
 namespace gpublur {
 
 // A recipe's view of its resolved parameters: numbers and enum choices after validation. Parameters with a
-// derived default (ParamSpec::derived) are present only when the user gave them.
+// derived default (ParamSpec::derived) are present only when the user gave them, but for `downsample`:
+// build_recipe puts in the working resolution it settled on (given or chosen) before calling the build.
 class Params {
  public:
   double num(const std::string& name) const;
@@ -35,6 +36,11 @@ struct Recipe {
   // plan.details and the resolved values of derived parameters in plan.params. plan.method, .border,
   // .sigma and .params (as given or defaulted) are set before. Errors are usage errors.
   Status (*build)(const Params& p, Plan& plan) = nullptr;
+  // The working resolution F (1, 2, 4 or 8) the method picks from the resolved parameters and --sigma when
+  // --downsample is not given, and that rule in words for the help (core/methods/downsample.cpp). nullptr:
+  // F = 1, --downsample's plain default.
+  int (*auto_downsample)(const Params& p, double sigma) = nullptr;
+  std::string auto_downsample_rule;
 };
 
 // Every method, in the order `gpublur methods` lists them (core/methods/catalogue.cpp).
@@ -79,8 +85,13 @@ Recipe pyramid_recipe();
 
 // --downsample F (core/methods/downsample.cpp), a parameter every method but the bandwidth floor takes: the
 // method runs at 1/F resolution between F x F box down-sampling and B-spline up-sampling, at the sigma that
-// keeps the requested one. build_recipe runs a recipe's build with it applied.
-ParamSpec downsample_param();
+// keeps the requested one. build_recipe runs a recipe's build with it applied: F as given, else the recipe's
+// auto_downsample, else 1. The parameter's default is 1, or "from sigma" (derived) for a recipe with
+// auto_downsample, whose rule the help then states.
+ParamSpec downsample_param(const Recipe& r);
+// The smallest --sigma that --downsample F accepts: the resampling's own blur, sqrt((F^2 - 1) / 3), plus the
+// registry's minimum sigma at the small resolution.
+double downsample_min_sigma(int F);
 Status build_recipe(const Recipe& r, const Params& p, Plan& plan);
 
 }  // namespace gpublur
