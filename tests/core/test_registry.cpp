@@ -40,6 +40,44 @@ TEST(Registry, JsonListsTheSameMethodsAndParams) {
   EXPECT_NE(registry_text().find("gauss-linear"), std::string::npos);
 }
 
+// --downsample's default: 1 for every method but kawase, which picks its working resolution from sigma
+// (Recipe::auto_downsample; tests/core/test_kawase.cpp checks the rule). Elsewhere the default plan is the one
+// --downsample 1 gives, with no resampling of its own.
+TEST(Registry, DownsampleDefaultsToOneButForKawase) {
+  const auto j = nlohmann::json::parse(registry_json());
+  for (size_t i = 0; i < method_registry().size(); ++i) {
+    const MethodSpec& m = method_registry()[i];
+    const ParamSpec* d = find_param(m, "downsample");
+    if (!d) {
+      EXPECT_TRUE(m.bandwidth_floor) << m.name;
+      continue;
+    }
+    nlohmann::json pj;
+    for (const auto& x : j[i]["params"])
+      if (x["name"] == "downsample") pj = x;
+    if (m.name == "kawase") {
+      EXPECT_TRUE(d->derived);
+      EXPECT_TRUE(pj["default"].is_null());
+      EXPECT_EQ(pj["default_from"], "sigma");
+      EXPECT_NE(d->help.find("by default the largest F"), std::string::npos) << d->help;
+      continue;
+    }
+    EXPECT_FALSE(d->derived) << m.name;
+    EXPECT_EQ(d->default_value, "1") << m.name;
+    EXPECT_EQ(pj["default"], "1") << m.name;
+    bool needs_file = false;
+    for (const ParamSpec& q : m.params) needs_file = needs_file || q.required();
+    if (needs_file) continue;
+    Plan a, b;
+    ASSERT_TRUE(resolve_plan(m.name, {{"sigma", "24"}}, a).ok()) << m.name;
+    ASSERT_TRUE(resolve_plan(m.name, {{"sigma", "24"}, {"downsample", "1"}}, b).ok()) << m.name;
+    EXPECT_EQ(a.param("downsample"), "1") << m.name;
+    EXPECT_EQ(a.details.count("downsample"), 0u) << m.name;
+    EXPECT_EQ(a.details.at("program"), b.details.at("program")) << m.name;
+    EXPECT_EQ(a.effective_sigma, b.effective_sigma) << m.name;
+  }
+}
+
 TEST(Plan, DefaultsAndDerivedRadius) {
   Plan p;
   ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "2.5"}}, p).ok());

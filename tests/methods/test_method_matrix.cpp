@@ -164,6 +164,21 @@ std::vector<Case> all_cases() {
               k.variant = "downsample_2";
               cases.push_back(k);
             }
+  // A method that picks its working resolution from sigma (downsample's default derived from sigma): its own
+  // choice at sigma 12 and 48 (kawase: 1/4 and 1/8 resolution), down to images smaller than F.
+  for (const MethodSpec& m : method_registry())
+    if (const ParamSpec* d = find_param(m, "downsample"); d && d->derived)
+      for (const std::string border : {"clamp", "zero"})
+        for (int c : {1, 3})
+          for (auto [w, h] : sizes())
+            for (double sigma : {12.0, 48.0})
+              for (const std::string& backend : m.backends) {
+                Case k;
+                k.method = m.name, k.backend = backend, k.channels = c, k.width = w, k.height = h;
+                k.params = {{"border", border}, {"sigma", std::to_string(sigma)}};
+                k.variant = "downsample_auto";
+                cases.push_back(k);
+              }
   return cases;
 }
 
