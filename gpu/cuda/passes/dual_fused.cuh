@@ -29,6 +29,11 @@ struct Size {
 // ---- Down x 2 ----
 constexpr int kDownTileX = kFuseThreadsX, kDownTileY = 2 * kFuseThreadsY;
 constexpr int kDownWinX = 2 * kDownTileX + 2, kDownWinY = 2 * kDownTileY + 2;  // 66 x 34 (even: row pairs)
+// The window's cells by column parity (even columns, then odd): the level-2 reads of cells 2 lx + i are then
+// neighbouring cells of one half for neighbouring lanes, not two apart (a 2-way bank conflict on every read).
+__host__ __device__ __forceinline__ int down_win_index(int r, int c) {
+  return (c & 1) * (kDownWinY * (kDownWinX / 2)) + r * (kDownWinX / 2) + (c >> 1);
+}
 
 __host__ __device__ __forceinline__ int down_win0(int b, int tile) { return 2 * b * tile - 1; }
 
@@ -82,8 +87,8 @@ __host__ __device__ __forceinline__ void down2x2_fill(const T* __restrict__ in, 
         if (syb >= 0) b = down_value(in, sx, syb, l0.w, l0.h, b1);
       }
     }
-    win[r * kDownWinX + c] = a;
-    win[(r + 1) * kDownWinX + c] = b;
+    win[down_win_index(r, c)] = a;
+    win[down_win_index(r + 1, c)] = b;
   }
 }
 
@@ -93,9 +98,9 @@ __host__ __device__ __forceinline__ T down2x2_out(const T* win, int lx, int ly) 
   T sum[4], mid[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const T* row = win + (2 * ly + j) * kDownWinX + 2 * lx;
-    mid[j] = vadd(row[1], row[2]);
-    sum[j] = vadd(vadd(row[0], row[3]), mid[j]);
+    const int r = 2 * ly + j, c = 2 * lx;
+    mid[j] = vadd(win[down_win_index(r, c + 1)], win[down_win_index(r, c + 2)]);
+    sum[j] = vadd(vadd(win[down_win_index(r, c)], win[down_win_index(r, c + 3)]), mid[j]);
   }
   return down_from_rows(sum, mid);
 }

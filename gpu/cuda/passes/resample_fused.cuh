@@ -27,6 +27,13 @@ constexpr int kFuseMaxTaps = 4;  // the analysis kernels proper; longer (folded)
 // Down2 x 2: the level-2 tile, and the level-1 window it reads (2 T + n - 2 per axis, n <= 4).
 constexpr int kDownTileX = kFuseThreadsX, kDownTileY = 2 * kFuseThreadsY;
 constexpr int kDownWinX = 2 * kDownTileX + kFuseMaxTaps - 2, kDownWinY = 2 * kDownTileY + kFuseMaxTaps - 2;
+// The window's cells by column parity (even columns, then odd): the level-2 pass reads cells 2 lx + i, which at
+// one array per row put neighbouring lanes two cells apart (a 2-way bank conflict on every read, half of the
+// kernel's shared wavefronts on an H100); split, lane lx reads cell lx (+ 1) of one half.
+__host__ __device__ __forceinline__ int down_win_index(int r, int c) {
+  return (c & 1) * (kDownWinY * (kDownWinX / 2)) + r * (kDownWinX / 2) + (c >> 1);
+}
+static_assert(kDownWinX % 2 == 0, "window columns split by parity");
 
 // Level geometry: pixels (w, h) without padding, padding p.
 struct Level {
@@ -106,8 +113,8 @@ __host__ __device__ __forceinline__ void down2x2_fill(const T* __restrict__ in, 
         if (syb >= 0) b = down2_at(in, l0.w, l0.h, l0.p, sx, syb, l1.p, b1, N1, first1, w1);
       }
     }
-    win[r * kDownWinX + c] = a;
-    win[(r + 1) * kDownWinX + c] = b;
+    win[down_win_index(r, c)] = a;
+    win[down_win_index(r + 1, c)] = b;
   }
 }
 
@@ -116,9 +123,8 @@ template <typename T>
 __host__ __device__ __forceinline__ T down2x2_out(const T* win, int lx, int ly, int n2, const float* w2) {
   T acc = vzero<T>();
   for (int j = 0; j < n2; ++j) {
-    const T* row = win + (2 * ly + j) * kDownWinX + 2 * lx;
     T line = vzero<T>();
-    for (int i = 0; i < n2; ++i) line = vadd(line, scaled(w2[i], row[i]));
+    for (int i = 0; i < n2; ++i) line = vadd(line, scaled(w2[i], win[down_win_index(2 * ly + j, 2 * lx + i)]));
     acc = vadd(acc, scaled(w2[j], line));
   }
   return acc;
