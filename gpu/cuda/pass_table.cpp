@@ -2,13 +2,15 @@
 // passes/<primitive>.cu (cuda_kernels.hpp declares their launchers).
 #include "gpu/cuda/pass_table.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace gpublur::cuda {
 
 // Resampling (Down2, Up2): two consecutive passes of one op run as one kernel where the middle image is read by
 // no other pass (its level never goes through global memory): down chains pair from their start, up chains from
-// their end (the full-resolution levels); the long Down2 runs rows then columns.
+// their end (the full-resolution levels), where their outputs are large (pair_big_enough); the long Down2 runs
+// rows then columns (direct on small images).
 // (One kernel per pass measured slower everywhere: docs/performance.md "pyramid and --downsample".)
 bool resample_pair(const Program& prog, size_t i) {
   if (i + 1 >= prog.passes.size()) return false;
@@ -176,9 +178,22 @@ Status run_pair_or_one(const PassContext& c, size_t i, bool pair, int& consumed,
   return one();
 }
 
+// A resample pair fuses only where its larger output has at least kPairMinPixels: below that the fused kernel's
+// tiles (512 and 2048 output pixels a block) leave most SMs idle and each block runs its two phases in series,
+// where the two passes alone spread over the GPU (H100: pyramid sigma 200 at 1024^2 0.070 against 0.083 ms,
+// at 4096^2 0.307 against 0.313; docs/measurements/h100-pyramid-pair-size-sweep.txt, h100-pyramid-tail.txt).
+constexpr long long kPairMinPixels = 1 << 18;
+
+bool pair_big_enough(const PassContext& c, size_t i) {
+  const DevImage& a = img(c, c.program.passes[i].dst);
+  const DevImage& b = img(c, c.program.passes[i + 1].dst);
+  return std::max(1LL * a.width * a.height, 1LL * b.width * b.height) >= kPairMinPixels;
+}
+
 Status run_down2(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
-  return run_pair_or_one(c, i, resample_pair(c.program, i), consumed, path, launch_down2_pair, [&] {
+  const bool pair = resample_pair(c.program, i) && pair_big_enough(c, i);
+  return run_pair_or_one(c, i, pair, consumed, path, launch_down2_pair, [&] {
     return launch_down2_rows_cols(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
   });
 }
@@ -190,7 +205,8 @@ size_t scratch_down2(const PassContext& c, size_t i) {
 
 Status run_up2(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
-  return run_pair_or_one(c, i, resample_pair(c.program, i), consumed, path, launch_up2_pair,
+  const bool pair = resample_pair(c.program, i) && pair_big_enough(c, i);
+  return run_pair_or_one(c, i, pair, consumed, path, launch_up2_pair,
                          [&] { return launch_up2(p, img(c, p.src), img(c, p.dst), c.stream, path); });
 }
 

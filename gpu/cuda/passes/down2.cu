@@ -146,7 +146,10 @@ size_t down2_scratch(const Pass& pass, const DevImage& src, const DevImage& dst)
 Status launch_down2_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                               size_t scratch_bytes, cudaStream_t s, std::string& path) {
   if (Status c = check(pass, src, dst); !c) return c;
-  if (pass.taps.size() <= 4) return launch_down2(pass, src, dst, s, path);  // the short kernel, one thread a pixel
+  // Short kernels: one thread a pixel. Long ones always rows then columns, even on a tiny coarsest level (direct
+  // there, a thread's n^2 reads run in series with too few threads to hide them: 70 against 12 microseconds at
+  // 36^2 pixels and 24 taps, H100).
+  if (pass.taps.size() <= 4) return launch_down2(pass, src, dst, s, path);
   if (!scratch || scratch_bytes < down2_scratch(pass, src, dst)) return Status::fail("CUDA down2: scratch too small");
   path = "down2-rows-cols";
   switch (dst.channels) {
