@@ -266,4 +266,31 @@ bool bilinear_pair(const Program& p, size_t i) {
   return p.passes.size() > i && p.passes[i].op == Op::Bilinear1d && xy_pair(p, i);
 }
 
+bool down2_fusable(const Pass& p, const Pass& q) {
+  return (p.taps.size() == 2 || p.taps.size() == 4) && q.taps.size() <= size_t(kResamplePairMaxTaps) &&
+         p.hint == q.hint;
+}
+
+bool resample_pair(const Program& prog, size_t i) {
+  if (i + 1 >= prog.passes.size()) return false;
+  const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
+  if ((p.op != Op::Down2 && p.op != Op::Up2) || q.op != p.op || p.dst != q.src || p.dst < 2 || q.dst == p.src ||
+      q.dst == p.dst || p.src == p.dst)
+    return false;
+  if (p.op == Op::Down2 && !down2_fusable(p, q)) return false;
+  if (prog.images[size_t(p.dst)].f64) return false;
+  for (size_t j = 0; j < prog.passes.size(); ++j)
+    if (j != i + 1 && prog.passes[j].src == p.dst) return false;
+  if (p.op == Op::Up2) {
+    // Up chains pair from their end: the last two passes (the largest images) are the pair that pays most.
+    size_t more = 0;
+    for (size_t j = i + 2; j < prog.passes.size() && prog.passes[j].op == Op::Up2 &&
+                           prog.passes[j].src == prog.passes[j - 1].dst;
+         ++j)
+      ++more;
+    if (more % 2 != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace gpublur

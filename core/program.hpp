@@ -146,4 +146,13 @@ bool separable_pair(const Program& p, size_t i);
 bool box_pair(const Program& p, size_t i);
 bool bilinear_pair(const Program& p, size_t i);
 
+// Resampling pairs (Down2, Up2), decided from the program alone; a backend may add its own size rule (CUDA's
+// pair_big_enough). Two consecutive Down2 / Up2 passes fuse where the first's destination is the second's
+// source, is read by no other pass (it never needs to be stored) and is float32: down chains pair from their
+// start, up chains from their end (the full-resolution levels).
+constexpr int kResamplePairMaxTaps = 4;  // the analysis kernels proper; longer (folded) levels are not fused
+// A Down2 pair's kernels: the first 2 or 4 taps, the second at most kResamplePairMaxTaps, the same hint.
+bool down2_fusable(const Pass& p, const Pass& q);
+bool resample_pair(const Program& prog, size_t i);
+
 }  // namespace gpublur

@@ -235,7 +235,6 @@ Status launch_up2(const Pass& pass, const DevImage& src, const DevImage& dst, cu
 // kernels only).
 // Two consecutive Down2 (both with <= 4 taps) / Up2 passes as one kernel, the middle image never written; the
 // long (folded) Down2 as rows then columns through scratch (down2_scratch bytes; short kernels need none).
-bool down2_fusable(const Pass& p, const Pass& q);
 size_t down2_scratch(const Pass& pass, const DevImage& src, const DevImage& dst);
 Status launch_down2_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                               size_t scratch_bytes, cudaStream_t s, std::string& path);
@@ -243,8 +242,10 @@ Status launch_down2_pair(const Pass& p, const Pass& q, const DevImage& src, cons
                          cudaStream_t s, std::string& path);
 Status launch_up2_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
                        cudaStream_t s, std::string& path);
-// pass_table.cpp's choice: whether passes i and i + 1 run as one fused Down2 / Up2 kernel.
-bool resample_pair(const Program& prog, size_t i);
+// Whether passes i and i + 1 may run as one fused Down2 / Up2 kernel: core's rule (core/program.hpp), which
+// pass_table.cpp combines with its size rule.
+using gpublur::down2_fusable;
+using gpublur::resample_pair;
 // Whether passes i and i + 1 run as one fused DualDown kernel: both DualDown, the first's destination the
 // second's source and read by no other pass before it is written again (the dual recipe writes each level
 // twice: down, then up); a chain pairs from its start. (Fused DualUp pairs measured slower: not paired.)

@@ -7,33 +7,9 @@
 
 namespace gpublur::cuda {
 
-// Resampling (Down2, Up2): two consecutive passes of one op run as one kernel where the middle image is read by
-// no other pass (its level never goes through global memory): down chains pair from their start, up chains from
-// their end (the full-resolution levels), where their outputs are large (pair_big_enough); the long Down2 runs
-// rows then columns (direct on small images).
+// Resampling (Down2, Up2): core's resample_pair (core/program.hpp) where the outputs are large
+// (pair_big_enough) runs two passes as one kernel; the long Down2 runs rows then columns (direct on small images).
 // (One kernel per pass measured slower everywhere: docs/performance.md "pyramid and --downsample".)
-bool resample_pair(const Program& prog, size_t i) {
-  if (i + 1 >= prog.passes.size()) return false;
-  const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
-  if ((p.op != Op::Down2 && p.op != Op::Up2) || q.op != p.op || p.dst != q.src || p.dst < 2 || q.dst == p.src ||
-      q.dst == p.dst || p.src == p.dst)
-    return false;
-  if (p.op == Op::Down2 && !down2_fusable(p, q)) return false;
-  if (prog.images[size_t(p.dst)].f64) return false;
-  for (size_t j = 0; j < prog.passes.size(); ++j)
-    if (j != i + 1 && prog.passes[j].src == p.dst) return false;
-  if (p.op == Op::Up2) {
-    // Up chains pair from their end: the last two passes (the largest images) are the pair that pays most.
-    size_t more = 0;
-    for (size_t j = i + 2; j < prog.passes.size() && prog.passes[j].op == Op::Up2 &&
-                           prog.passes[j].src == prog.passes[j - 1].dst;
-         ++j)
-      ++more;
-    if (more % 2 != 0) return false;
-  }
-  return true;
-}
-
 bool dual_pair(const Program& prog, size_t i) {
   if (i + 1 >= prog.passes.size()) return false;
   const Pass &p = prog.passes[i], &q = prog.passes[i + 1];

@@ -133,10 +133,8 @@ Status check(const Pass& pass, const DevImage& src, const DevImage& dst) {
 
 }  // namespace
 
-bool down2_fusable(const Pass& p, const Pass& q) {
-  return (p.taps.size() == 2 || p.taps.size() == 4) && q.taps.size() <= size_t(resample::kFuseMaxTaps) &&
-         p.hint == q.hint;
-}
+// core's down2_fusable (core/program.hpp) admits what the fused window holds.
+static_assert(resample::kFuseMaxTaps == kResamplePairMaxTaps, "the fused window's taps are core's pair maximum");
 
 size_t down2_scratch(const Pass& pass, const DevImage& src, const DevImage& dst) {
   if (pass.taps.size() <= 4) return 0;
