@@ -1,8 +1,12 @@
 // The GL resampling passes (gpu/gl/passes/dual.cpp, down2.cpp, up2.cpp) in every form the host picks, against
 // the CPU reference. Beyond the registry test: padded images of odd and even rings, long Down2 kernels (the
 // folded last level: the two-pass x / y form through a scratch texture), odd sizes (the last column and row of
-// outputs cut, the dual-up's last quad cut on both axes), every border, 1 and 4 channels, half storage.
+// outputs cut, the dual-up's last quad cut on both axes), every border, 1 and 4 channels, half storage; the
+// fused Down2 / Up2 pairs (down2_pair.comp, up2_pair.comp: core's resample_pair) in the recipes' programs.
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +27,7 @@ std::string case_name(Border b, int c, int w, int h, const std::string& path) {
 }
 
 // Down2 (4 taps, quasi-like) -> Down2 (`long_n` taps, a smooth symmetric kernel) -> Up2 -> Up2, coarse images
-// with a ring of `pad`.
+// with a ring of `pad`. The downs run alone (a long second kernel does not pair), the ups as one up2-pair step.
 Program resample_program(Border b, int pad, int long_n) {
   Program prog;
   const std::vector<float> quasi = {13.f / 64, 19.f / 64, 19.f / 64, 13.f / 64};
@@ -40,25 +44,98 @@ Program resample_program(Border b, int pad, int long_n) {
   return prog;
 }
 
+// Second kernels of 24 taps (the downs alone: down2 then down2-axes), 4 and 2 taps (the downs as one
+// down2-pair step); the ups always pair. Padded levels: the pairs' windows remap over padded middle images.
 TEST(GlResample, Down2AndUp2EqualTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
+  const std::map<int, std::string> paths = {
+      {24, "down2+down2-axes+up2-pair"}, {4, "down2-pair+up2-pair"}, {2, "down2-pair+up2-pair"}};
   for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
     for (int pad : {0, 1, 2, 3})
-      for (int c : {1, 4}) {
-        const Plan plan = program_plan(resample_program(b, pad, 24), b);
-        for (auto [w, h] : {std::pair{37, 23}, std::pair{66, 9}}) {
-          const Image src = random_image(w, h, c, unsigned(7 + w + pad + c));
+      for (const auto& [long_n, path] : paths)
+        for (int c : {1, 4}) {
+          const Plan plan = program_plan(resample_program(b, pad, long_n), b);
+          for (auto [w, h] : {std::pair{37, 23}, std::pair{66, 9}}) {
+            const Image src = random_image(w, h, c, unsigned(7 + w + pad + c));
+            RunInfo info;
+            double err = 0;
+            const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
+            ASSERT_TRUE(s.ok()) << s.error;
+            const std::string what = case_name(b, c, w, h, info.path) + " pad " + std::to_string(pad);
+            EXPECT_LE(err, 2e-6) << what;
+            EXPECT_EQ(info.path, path) << what;
+          }
+        }
+}
+
+// The recipes' resampling programs with their Down2 / Up2 pairs fused (down2_pair.comp, up2_pair.comp; the
+// CUDA test's cases, tests/cuda/test_cuda_resample_fused.cpp): pyramids of every analysis filter at sigmas that
+// give 2 to 4 levels (the first two downs and the last two ups pair; a folded coarsest level runs alone), and
+// gauss-sep --downsample 4 (a box2 Down2 pair, an Up2 pair). Every border, 1 and 4 channels, sizes that cut
+// the tiles (down2-pair: 16 x 16 level-2 pixels on llvmpipe, 32 x 16 on NVIDIA; up2-pair: 64 x 32) and the
+// 7 x 5 image whose coarse levels are a pixel or two. Outputs are poisoned first (gl_run), so a pixel the
+// fused dispatch misses fails.
+TEST(GlResample, FusedPairsEqualTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  struct Case {
+    const char* method;
+    const char* sigma;
+    std::map<std::string, std::string> extra;
+    const char* path;  // the steps' forms, each once in order of first use
+  };
+  const std::vector<Case> cases = {
+      {"pyramid", "12", {{"down", "quasi"}}, "down2-pair+down2-axes+up2+up2-pair"},
+      {"pyramid", "48", {{"down", "quasi"}}, "down2-pair+down2-axes+up2+up2-pair"},
+      {"pyramid", "5", {{"down", "quasi"}, {"levels", "2"}}, "down2+down2-axes+up2-pair"},
+      {"pyramid", "12", {{"down", "box4"}}, "down2-pair+down2-axes+up2+up2-pair"},
+      {"pyramid", "12", {{"down", "box2"}}, "down2-pair+down2+down2-axes+up2-pair"},
+      {"pyramid", "20", {{"down", "mipmap"}}, "down2-pair+down2-mipmap-box+up2+up2-pair"},
+      {"gauss-sep", "12", {{"downsample", "4"}}, "down2-pair+conv1d-two-pass+up2-pair"}};
+  std::set<std::string> forms;
+  double worst = 0;
+  for (const Case& k : cases)
+    for (Border b : kBorders) {
+      std::map<std::string, std::string> params = k.extra;
+      params["sigma"] = k.sigma;
+      params["border"] = border_name(b);
+      const Plan plan = make_plan(k.method, params);
+      for (int c : {1, 4})
+        for (auto [w, h] : {std::pair{7, 5}, std::pair{77, 45}, std::pair{203, 117}}) {
+          const Image src = random_image(w, h, c, unsigned(5 + w + c));
           RunInfo info;
           double err = 0;
           const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
           ASSERT_TRUE(s.ok()) << s.error;
-          const std::string what = case_name(b, c, w, h, info.path) + " pad " + std::to_string(pad);
-          EXPECT_LE(err, 2e-6) << what;
-          for (const char* f : {"down2", "down2-axes", "up2"}) EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
+          const std::string what = std::string(k.method) + " sigma " + k.sigma + " " + case_name(b, c, w, h, info.path);
+          // The unfused passes' sums in their order: float32 rounding only, far inside the recipes' tolerances.
+          EXPECT_LE(err, std::min(plan.tolerance, 2e-6)) << what;
+          EXPECT_EQ(info.path, k.path) << what;
+          worst = std::max(worst, err);
+          for (size_t a = 0, e; a <= info.path.size(); a = e + 1) {
+            e = info.path.find('+', a);
+            if (e == std::string::npos) e = info.path.size();
+            forms.insert(info.path.substr(a, e - a));
+          }
         }
-      }
+    }
+  for (const char* f : {"down2-pair", "up2-pair"}) EXPECT_EQ(forms.count(f), 1u) << f << " not run";
+  std::printf("[ measured ] GL fused resampling pairs: max abs error %.3g\n", worst);
+}
+
+// A shared budget below the smallest Down2 window (16 x 16 level-2 pixels: 18.5 KB) runs the downs alone; the
+// Up2 window (10.6 KB) still fits.
+TEST(GlResample, Down2PairFallsBackWithoutSharedMemory) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  ScopedEnv env("GPUBLUR_GL_SHARED_LIMIT", "16384");
+  const Plan plan = make_plan("pyramid", {{"sigma", "12"}, {"down", "quasi"}, {"border", "mirror"}});
+  const Image src = random_image(77, 45, 4, 3u);
+  expect_matches_reference(*be, plan, src, "down2+down2-axes+up2+up2-pair", 2e-6);
 }
 
 // Two levels down and up: 4 x 4 windows at odd sizes, the up pass's last quad cut on both axes.
@@ -123,14 +200,15 @@ TEST(GlResample, KawaseEqualsTheReference) {
 }
 
 // RGBA16F storage: the folded down2's x pass still writes its RGBA32F scratch (a binding of another format
-// would fail or garble). Input, 3 intermediates and output each round to half (relative 2^-11), the filters
-// average, so the error stays below 5 * 2^-11; above 1e-6 proves the storage really is half.
+// would fail or garble); the fused pairs write half and keep their middle level in float32 shared memory.
+// Input, the stored intermediates and output each round to half (relative 2^-11), the filters average, so the
+// error stays below 5 * 2^-11; above 1e-6 proves the storage really is half.
 TEST(GlResample, HalfStorageWithinHalfPrecision) {
   std::string error;
   Backend* be = shared_gl(true, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   for (Border b : {Border::Clamp, Border::Zero})
-    for (const Program& prog : {resample_program(b, 2, 24), dual_program(b)}) {
+    for (const Program& prog : {resample_program(b, 2, 24), resample_program(b, 2, 4), dual_program(b)}) {
       const Plan plan = program_plan(prog, b);
       const Image src = random_image(53, 31, 4, 17u);
       double err = 0;

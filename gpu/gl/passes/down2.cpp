@@ -6,10 +6,14 @@
 // kernels (the pyramid's last level with the coarsest Gaussian folded in, up to ~28 taps):
 // shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (2n fetches per output), 32 x 8
 // groups. Both measured against other forms on an H100 (docs/performance.md, "pyramid and --downsample").
+// Two short Down2 passes that core's resample_pair pairs (the level between them read by nothing else):
+// shaders/down2_pair.comp, one dispatch, the middle level in shared memory and never stored ("down2-pair"; the
+// port of CUDA's fused schedule, gpu/cuda/passes/resample_fused.cuh).
 #include <string>
 
 #include <fmt/format.h>
 
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
@@ -68,12 +72,69 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
   return Status::success();
 }
 
+// down2_pair.comp's level-2 tile: CUDA's 32 x 16 (a 66 x 34 window of vec4, 35.9 KB) where the shared budget
+// holds it (NVIDIA's 48 KiB), else 16 x 16 (34 x 34, 18.5 KB: llvmpipe's 32 KiB), so that both run the pair.
+// GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below 18.5 KB the passes run alone. Groups of
+// TILE_X x 8 invocations, TILE_Y / 8 outputs each.
+constexpr int kPairTileY = 16, kPairThreadsY = 8;
+int pair_window_bytes(int tx, int ty) { return (2 * tx + 2) * (2 * ty + 2) * 16; }
+int pair_tile_x(const GlPassContext& ctx) {  // 0: no window fits
+  const int budget = shared_budget(ctx.limits().max_shared, 0);
+  for (int tx : {32, 16})
+    if (pair_window_bytes(tx, kPairTileY) <= budget) return tx;
+  return 0;
+}
+
+Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, int tx, GlStep& step) {
+  const Pass &p = program.passes[index], &q = program.passes[index + 1];
+  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
+  const int ty = kPairTileY;
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"down2_pair.comp", GL_COMPUTE_SHADER}},
+                             fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define THREADS_Y {}\n#define N1 {}\n"
+                                         "#define N2 {}\n",
+                                         tx, ty, kPairThreadsY, p.taps.size(), q.taps.size()),
+                             prog);
+      !s)
+    return s;
+  struct {
+    GLint dsize, dpad, msize, mpad, spad, b1, b2, f1, f2, t1, t2;
+  } u{};
+  u.dsize = GlPassContext::uniform(prog, "dsize"), u.dpad = GlPassContext::uniform(prog, "dst_pad");
+  u.msize = GlPassContext::uniform(prog, "msize"), u.mpad = GlPassContext::uniform(prog, "mid_pad");
+  u.spad = GlPassContext::uniform(prog, "src_pad");
+  u.b1 = GlPassContext::uniform(prog, "border1"), u.b2 = GlPassContext::uniform(prog, "border2");
+  u.f1 = GlPassContext::uniform(prog, "first1"), u.f2 = GlPassContext::uniform(prog, "first2");
+  u.t1 = GlPassContext::uniform(prog, "taps1"), u.t2 = GlPassContext::uniform(prog, "taps2");
+  step.passes = 2;
+  step.form = "down2-pair";
+  step.work = [&ctx, prog, u, src, mid, dst, tx, ty, b1 = int(p.border), b2 = int(q.border), f1 = p.widths[0],
+               f2 = q.widths[0], t1 = p.taps, t2 = q.taps] {
+    glProgramUniform2i(prog, u.dsize, dst.stored_w(), dst.stored_h());
+    glProgramUniform1i(prog, u.dpad, dst.pad);
+    glProgramUniform2i(prog, u.msize, mid.stored_w(), mid.stored_h());
+    glProgramUniform1i(prog, u.mpad, mid.pad);
+    glProgramUniform1i(prog, u.spad, src.pad);
+    glProgramUniform1i(prog, u.b1, b1);
+    glProgramUniform1i(prog, u.b2, b2);
+    glProgramUniform1i(prog, u.f1, f1);
+    glProgramUniform1i(prog, u.f2, f2);
+    glProgramUniform1fv(prog, u.t1, GLsizei(t1.size()), t1.data());
+    glProgramUniform1fv(prog, u.t2, GLsizei(t2.size()), t2.data());
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glDispatchCompute(groups(dst.stored_w(), tx), groups(dst.stored_h(), ty), 1);
+  };
+  return Status::success();
+}
+
 }  // namespace
 
 Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   if (pass.taps.size() > 64) return Status::fail("GL down2: at most 64 taps per axis");
+  if (resample_pair(program, index))
+    if (const int tx = pair_tile_x(ctx)) return setup_pair(ctx, program, index, tx, step);
   if (pass.taps.size() > 4) return setup_axes(ctx, pass, index, src, dst, step);
   GLuint prog = 0;
   if (Status s = ctx.program({{"down2.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;

@@ -1,13 +1,62 @@
 // up2: the B-spline up-sampling by 2 (shaders/up2.comp), 4 coarse texels per fine pixel fetched with the border
 // mode over the source's stored area, one invocation per stored fine pixel, 16 x 16 groups (measured against
 // one invocation per 2 x 2 fine pixels on an H100: docs/performance.md, "pyramid and --downsample").
+// Two Up2 passes that core's resample_pair pairs (up chains from their end, the middle level read by nothing
+// else): shaders/up2_pair.comp, one dispatch, the middle level in shared memory and never stored ("up2-pair";
+// the port of CUDA's fused schedule, gpu/cuda/passes/resample_fused.cuh).
 #include <string>
+
+#include <fmt/format.h>
 
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
+namespace {
+
+// up2_pair.comp's fine tile: CUDA's 64 x 32 from a 35 x 19 window of vec4 (10.6 KB: within every device's
+// shared memory, llvmpipe's 32 KiB included), groups of 32 x 8 invocations, 2 x 4 outputs each.
+constexpr int kTileX = 64, kTileY = 32, kThreadsX = 32, kThreadsY = 8;
+constexpr int kWindowBytes = (kTileX / 2 + 3) * (kTileY / 2 + 3) * 16;
+
+Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const Pass &p = program.passes[index], &q = program.passes[index + 1];
+  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"up2_pair.comp", GL_COMPUTE_SHADER}},
+                             fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define THREADS_X {}\n"
+                                         "#define THREADS_Y {}\n",
+                                         kTileX, kTileY, kThreadsX, kThreadsY),
+                             prog);
+      !s)
+    return s;
+  struct {
+    GLint dsize, dpad, msize, mpad, spad, b1, b2;
+  } u{};
+  u.dsize = GlPassContext::uniform(prog, "dsize"), u.dpad = GlPassContext::uniform(prog, "dst_pad");
+  u.msize = GlPassContext::uniform(prog, "msize"), u.mpad = GlPassContext::uniform(prog, "mid_pad");
+  u.spad = GlPassContext::uniform(prog, "src_pad");
+  u.b1 = GlPassContext::uniform(prog, "border1"), u.b2 = GlPassContext::uniform(prog, "border2");
+  step.passes = 2;
+  step.form = "up2-pair";
+  step.work = [&ctx, prog, u, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
+    glProgramUniform2i(prog, u.dsize, dst.stored_w(), dst.stored_h());
+    glProgramUniform1i(prog, u.dpad, dst.pad);
+    glProgramUniform2i(prog, u.msize, mid.stored_w(), mid.stored_h());
+    glProgramUniform1i(prog, u.mpad, mid.pad);
+    glProgramUniform1i(prog, u.spad, src.pad);
+    glProgramUniform1i(prog, u.b1, b1);
+    glProgramUniform1i(prog, u.b2, b2);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glDispatchCompute(groups(dst.stored_w(), kTileX), groups(dst.stored_h(), kTileY), 1);
+  };
+  return Status::success();
+}
+
+}  // namespace
 
 Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  if (resample_pair(program, index) && kWindowBytes <= ctx.limits().max_shared)
+    return setup_pair(ctx, program, index, step);
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   GLuint prog = 0;
