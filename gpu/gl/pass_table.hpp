@@ -62,4 +62,12 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
 Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass, const GlImage& src,
                     const GlImage& dst, GlStep& step);
 
+// The uniforms the fused resampling pairs (down2_pair.comp, up2_pair.comp) share: the destination's and the
+// middle level's stored sizes and paddings, the source's padding, each pass's border.
+struct GlPairUniforms {
+  GLint dsize, dpad, msize, mpad, spad, b1, b2;
+  explicit GlPairUniforms(GLuint prog);
+  void set(GLuint prog, const GlImage& src, const GlImage& mid, const GlImage& dst, int border1, int border2) const;
+};
+
 }  // namespace gpublur

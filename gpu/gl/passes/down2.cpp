@@ -97,30 +97,18 @@ Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, int 
                              prog);
       !s)
     return s;
-  struct {
-    GLint dsize, dpad, msize, mpad, spad, b1, b2, f1, f2, t1, t2;
-  } u{};
-  u.dsize = GlPassContext::uniform(prog, "dsize"), u.dpad = GlPassContext::uniform(prog, "dst_pad");
-  u.msize = GlPassContext::uniform(prog, "msize"), u.mpad = GlPassContext::uniform(prog, "mid_pad");
-  u.spad = GlPassContext::uniform(prog, "src_pad");
-  u.b1 = GlPassContext::uniform(prog, "border1"), u.b2 = GlPassContext::uniform(prog, "border2");
-  u.f1 = GlPassContext::uniform(prog, "first1"), u.f2 = GlPassContext::uniform(prog, "first2");
-  u.t1 = GlPassContext::uniform(prog, "taps1"), u.t2 = GlPassContext::uniform(prog, "taps2");
+  const GlPairUniforms u(prog);
+  const GLint u_f1 = GlPassContext::uniform(prog, "first1"), u_f2 = GlPassContext::uniform(prog, "first2"),
+              u_t1 = GlPassContext::uniform(prog, "taps1"), u_t2 = GlPassContext::uniform(prog, "taps2");
   step.passes = 2;
   step.form = "down2-pair";
-  step.work = [&ctx, prog, u, src, mid, dst, tx, ty, b1 = int(p.border), b2 = int(q.border), f1 = p.widths[0],
-               f2 = q.widths[0], t1 = p.taps, t2 = q.taps] {
-    glProgramUniform2i(prog, u.dsize, dst.stored_w(), dst.stored_h());
-    glProgramUniform1i(prog, u.dpad, dst.pad);
-    glProgramUniform2i(prog, u.msize, mid.stored_w(), mid.stored_h());
-    glProgramUniform1i(prog, u.mpad, mid.pad);
-    glProgramUniform1i(prog, u.spad, src.pad);
-    glProgramUniform1i(prog, u.b1, b1);
-    glProgramUniform1i(prog, u.b2, b2);
-    glProgramUniform1i(prog, u.f1, f1);
-    glProgramUniform1i(prog, u.f2, f2);
-    glProgramUniform1fv(prog, u.t1, GLsizei(t1.size()), t1.data());
-    glProgramUniform1fv(prog, u.t2, GLsizei(t2.size()), t2.data());
+  step.work = [&ctx, prog, u, u_f1, u_f2, u_t1, u_t2, src, mid, dst, tx, ty, b1 = int(p.border), b2 = int(q.border),
+               f1 = p.widths[0], f2 = q.widths[0], t1 = p.taps, t2 = q.taps] {
+    u.set(prog, src, mid, dst, b1, b2);
+    glProgramUniform1i(prog, u_f1, f1);
+    glProgramUniform1i(prog, u_f2, f2);
+    glProgramUniform1fv(prog, u_t1, GLsizei(t1.size()), t1.data());
+    glProgramUniform1fv(prog, u_t2, GLsizei(t2.size()), t2.data());
     ctx.bind_io(prog, src.tex, dst.tex);
     glDispatchCompute(groups(dst.stored_w(), tx), groups(dst.stored_h(), ty), 1);
   };

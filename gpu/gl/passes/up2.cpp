@@ -29,23 +29,11 @@ Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlSt
                              prog);
       !s)
     return s;
-  struct {
-    GLint dsize, dpad, msize, mpad, spad, b1, b2;
-  } u{};
-  u.dsize = GlPassContext::uniform(prog, "dsize"), u.dpad = GlPassContext::uniform(prog, "dst_pad");
-  u.msize = GlPassContext::uniform(prog, "msize"), u.mpad = GlPassContext::uniform(prog, "mid_pad");
-  u.spad = GlPassContext::uniform(prog, "src_pad");
-  u.b1 = GlPassContext::uniform(prog, "border1"), u.b2 = GlPassContext::uniform(prog, "border2");
+  const GlPairUniforms u(prog);
   step.passes = 2;
   step.form = "up2-pair";
   step.work = [&ctx, prog, u, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
-    glProgramUniform2i(prog, u.dsize, dst.stored_w(), dst.stored_h());
-    glProgramUniform1i(prog, u.dpad, dst.pad);
-    glProgramUniform2i(prog, u.msize, mid.stored_w(), mid.stored_h());
-    glProgramUniform1i(prog, u.mpad, mid.pad);
-    glProgramUniform1i(prog, u.spad, src.pad);
-    glProgramUniform1i(prog, u.b1, b1);
-    glProgramUniform1i(prog, u.b2, b2);
+    u.set(prog, src, mid, dst, b1, b2);
     ctx.bind_io(prog, src.tex, dst.tex);
     glDispatchCompute(groups(dst.stored_w(), kTileX), groups(dst.stored_h(), kTileY), 1);
   };
@@ -53,6 +41,26 @@ Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlSt
 }
 
 }  // namespace
+
+GlPairUniforms::GlPairUniforms(GLuint prog)
+    : dsize(GlPassContext::uniform(prog, "dsize")),
+      dpad(GlPassContext::uniform(prog, "dst_pad")),
+      msize(GlPassContext::uniform(prog, "msize")),
+      mpad(GlPassContext::uniform(prog, "mid_pad")),
+      spad(GlPassContext::uniform(prog, "src_pad")),
+      b1(GlPassContext::uniform(prog, "border1")),
+      b2(GlPassContext::uniform(prog, "border2")) {}
+
+void GlPairUniforms::set(GLuint prog, const GlImage& src, const GlImage& mid, const GlImage& dst, int border1,
+                         int border2) const {
+  glProgramUniform2i(prog, dsize, dst.stored_w(), dst.stored_h());
+  glProgramUniform1i(prog, dpad, dst.pad);
+  glProgramUniform2i(prog, msize, mid.stored_w(), mid.stored_h());
+  glProgramUniform1i(prog, mpad, mid.pad);
+  glProgramUniform1i(prog, spad, src.pad);
+  glProgramUniform1i(prog, b1, border1);
+  glProgramUniform1i(prog, b2, border2);
+}
 
 Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   if (resample_pair(program, index) && kWindowBytes <= ctx.limits().max_shared)
