@@ -8,13 +8,15 @@
 
 #include <fmt/format.h>
 
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
 namespace {
 
 // up2_pair.comp's fine tile: CUDA's 64 x 32 from a 35 x 19 window of vec4 (10.6 KB: within every device's
-// shared memory, llvmpipe's 32 KiB included), groups of 32 x 8 invocations, 2 x 4 outputs each.
+// shared memory, llvmpipe's 32 KiB included; checked against the same budget as down2's pair, which
+// GPUBLUR_GL_SHARED_LIMIT lowers), groups of 32 x 8 invocations, 2 x 4 outputs each.
 constexpr int kTileX = 64, kTileY = 32, kThreadsX = 32, kThreadsY = 8;
 constexpr int kWindowBytes = (kTileX / 2 + 3) * (kTileY / 2 + 3) * 16;
 
@@ -63,7 +65,7 @@ void GlPairUniforms::set(GLuint prog, const GlImage& src, const GlImage& mid, co
 }
 
 Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  if (resample_pair(program, index) && kWindowBytes <= ctx.limits().max_shared)
+  if (resample_pair(program, index) && kWindowBytes <= shared_budget(ctx.limits().max_shared, 0))
     return setup_pair(ctx, program, index, step);
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
