@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -95,7 +94,6 @@ TEST(GlResample, FusedPairsEqualTheReference) {
       {"pyramid", "12", {{"down", "box2"}}, "down2-pair+down2+down2-axes+up2-pair"},
       {"pyramid", "20", {{"down", "mipmap"}}, "down2-pair+down2-mipmap-box+up2+up2-pair"},
       {"gauss-sep", "12", {{"downsample", "4"}}, "down2-pair+conv1d-two-pass+up2-pair"}};
-  std::set<std::string> forms;
   double worst = 0;
   for (const Case& k : cases)
     for (Border b : kBorders) {
@@ -113,16 +111,10 @@ TEST(GlResample, FusedPairsEqualTheReference) {
           const std::string what = std::string(k.method) + " sigma " + k.sigma + " " + case_name(b, c, w, h, info.path);
           // The unfused passes' sums in their order: float32 rounding only, far inside the recipes' tolerances.
           EXPECT_LE(err, std::min(plan.tolerance, 2e-6)) << what;
-          EXPECT_EQ(info.path, k.path) << what;
+          EXPECT_EQ(info.path, k.path) << what;  // every case's path names the pairs it runs
           worst = std::max(worst, err);
-          for (size_t a = 0, e; a <= info.path.size(); a = e + 1) {
-            e = info.path.find('+', a);
-            if (e == std::string::npos) e = info.path.size();
-            forms.insert(info.path.substr(a, e - a));
-          }
         }
     }
-  for (const char* f : {"down2-pair", "up2-pair"}) EXPECT_EQ(forms.count(f), 1u) << f << " not run";
   std::printf("[ measured ] GL fused resampling pairs: max abs error %.3g\n", worst);
 }
 
