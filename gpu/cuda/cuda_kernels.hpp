@@ -211,10 +211,12 @@ Status launch_dual_up(const Pass& pass, const DevImage& src, const DevImage& dst
 // pass_table.cpp dual_pair chooses.
 Status launch_dual_down_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
                              const DevImage& dst, cudaStream_t s, std::string& path);
-// passes/fft_conv1d.cu: FftConv1d (Conv1d's function) through cuFFT, loaded at run time: batched R2C/C2R
-// transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from core/fft.hpp.
-// FftState (the backend's, kept across runs) caches the plans and the kernel's bins; fft_conv1d_prepare makes
-// them before the timed section and returns the scratch bytes the pass needs.
+// passes/fft_conv1d.cu: FftConv1d (Conv1d's function): overlap-save segments transformed in shared memory
+// (passes/fft_segments.cu) where a segment length fits the kernel, else through cuFFT, loaded at run time: batched
+// R2C/C2R transforms of the border-extended lines in chunks (passes/fft_layout.hpp), lengths and spectrum from
+// core/fft.hpp. FftState (the backend's, kept across runs) caches the plans and the kernel's bins;
+// fft_conv1d_prepare makes them before the timed section and returns the scratch bytes the pass needs.
+// GPUBLUR_CUDA_FFT=cufft forces cuFFT's path (read per pass: the tests run both paths).
 struct FftState {
   struct Impl;
   Impl* impl = nullptr;
@@ -225,6 +227,10 @@ bool cufft_loaded(std::string* why);
 size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state);
 Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& dst, FftState& state, void* scratch,
                          size_t scratch_bytes, cudaStream_t s, std::string& path);
+struct FftSegPlan;  // passes/fft_segments.hpp
+bool fft_segments_plan(int axis, const DevImage& src, int radius, FftSegPlan& p);
+Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,
+                           const float2* bins, cudaStream_t st);
 // passes/iir1d.cu: Iir1d, one thread per value line (one channel of a row or column) in float64.
 Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/down2.cu, passes/up2.cu: resampling by 2 (Op::Down2: the analysis kernel's n x n window at 2X + first;

@@ -2,14 +2,18 @@
 // gather, cuFFT's advanced layout, the bins' order, scatter, chunks with padding lines) with float64 DFTs that
 // follow cuFFT's R2C / C2R definitions standing in for the library, against the CPU reference's Conv1d: rows
 // and columns, 1, 2, 4 device channels, every border, wrap natively on 7-smooth lengths, radii beyond the line,
-// asymmetric taps. On a device: the fft method against gauss-sep's CPU reference within 1e-5 (every border,
-// 1-4 channels, odd sizes, radius beyond the image, a 4096-wide image at sigma 400), skipping without one.
+// asymmetric taps; the same for the overlap-save segments' layout and Stockham schedule (passes/fft_segments.hpp)
+// and their thread mapping. On a device: the fft method against gauss-sep's CPU reference within 1e-5 (every
+// border, 1-4 channels, odd sizes, radius beyond the image, a 4096-wide image at sigma 400) on both paths
+// (segments, cuFFT), skipping without one.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <complex>
+#include <cstdlib>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "core/fft.hpp"
@@ -17,6 +21,7 @@
 #include "cuda/cuda_test_util.hpp"
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/fft_layout.hpp"
+#include "gpu/cuda/passes/fft_segments.hpp"
 #include "tests/core/random_image.hpp"
 
 namespace gpublur::testing {
@@ -106,6 +111,129 @@ TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
   std::printf("[ fft ] emulated CUDA fft index math vs conv1d reference: worst %.3g\n", worst);
 }
 
+// The segments' transform of one complex stream in float64: fft_segments.hpp's Stockham passes (sign S).
+void stockham(std::vector<cd>& a, int log2m, int S) {
+  const int M = 1 << log2m;
+  const double pi = std::acos(-1.0);
+  std::vector<cd> b(a.size());
+  for (int p = 0; p < cuda::seg_passes(log2m); ++p) {
+    const int R = cuda::seg_radix(log2m, p), Ns = cuda::seg_ns(log2m, p);
+    for (int j = 0; j < M / R; ++j) {
+      const int k = j & (Ns - 1), base = (j / Ns) * Ns * R + k;
+      cd v[8];
+      for (int q = 0; q < R; ++q) v[q] = a[size_t(j + q * (M / R))] * std::polar(1.0, S * 2.0 * pi * q * k / (Ns * R));
+      for (int q = 0; q < R; ++q) {
+        cd x = 0;
+        for (int m = 0; m < R; ++m) x += v[m] * std::polar(1.0, S * 2.0 * pi * q * m / R);
+        b[size_t(base + q * Ns)] = x;
+      }
+    }
+    a.swap(b);
+  }
+}
+
+// One FftConv1d pass as the segments kernel computes it: segment s of a line holds the border-extended positions
+// s L - r + i, channels packed in pairs as complex numbers, forward, times the M bins, inverse, outputs r..r+L-1.
+Image emulate_segments(const Image& src, int axis, const std::vector<float>& taps, Border border,
+                       cuda::FftSegPlan& p) {
+  const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width, C = src.channels;
+  const int r = int(taps.size() / 2), nb = axis == 0 ? 1 : C == 4 ? 2 : 4;
+  Image out(src.width, src.height, C);
+  for (float& v : out.data) v = NAN;
+  if (!cuda::plan_fft_segments(n, r, nb, C == 4 ? 16 : 8, 227 * 1024, p)) return out;
+  const int M = p.m, K = C == 4 ? 2 : 1;
+  const std::vector<cd> g = fft_kernel_spectrum(taps, M);
+  auto at = [&](int ln, int x) { return size_t(axis == 0 ? ln * src.width + x : x * src.width + ln) * size_t(C); };
+  for (int ln = 0; ln < lines; ++ln)
+    for (int seg = 0; seg < p.nseg; ++seg) {
+      std::vector<std::vector<cd>> z(size_t(K), std::vector<cd>(size_t(M), cd{}));
+      for (int i = 0; i < M; ++i) {
+        const int x = remap_index(seg * p.len - r + i, n, border);
+        for (int k = 0; k < K; ++k)
+          if (x >= 0) z[size_t(k)][size_t(i)] = {src.data[at(ln, x) + 2 * k], C == 1 ? 0.0 : src.data[at(ln, x) + 2 * k + 1]};
+      }
+      for (auto& a : z) {
+        stockham(a, p.log2m, -1);
+        for (int i = 0; i < M; ++i) a[size_t(i)] *= g[size_t(i)];
+        stockham(a, p.log2m, 1);
+      }
+      for (int i = r; i < r + p.len; ++i) {
+        const int x = seg * p.len + i - r;
+        if (x >= n) break;
+        for (int c = 0; c < C; ++c) {
+          const cd v = z[size_t(c / 2)][size_t(i)];
+          out.data[at(ln, x) + size_t(c)] = float(c % 2 ? v.imag() : v.real());
+        }
+      }
+    }
+  return out;
+}
+
+TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  uint32_t seed = 41;
+  struct Case {
+    int w, h, r;
+  };
+  // One and several segments (M 256 .. 1024), radii beyond the line, every border.
+  const std::vector<Case> cases = {{1, 1, 1}, {700, 3, 9}, {3, 700, 9}, {300, 2, 130}, {37, 5, 400}, {5, 600, 60}};
+  double worst = 0;
+  std::set<int> lengths, counts;
+  for (int axis : {0, 1})
+    for (int c : {1, 2, 4})
+      for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+        for (const Case& k : cases) {
+          std::vector<float> taps(size_t(2 * k.r + 1));
+          for (float& t : taps) t = u(rng);
+          const Image src = random_image(k.w, k.h, c, seed++);
+          Program prog;
+          Pass p;
+          p.op = Op::Conv1d, p.axis = axis, p.border = b, p.taps = taps, p.src = 0, p.dst = 1;
+          prog.passes = {p};
+          Image want;
+          ASSERT_TRUE(run_program_cpu(prog, src, want, 1).ok());
+          cuda::FftSegPlan plan;
+          const Image got = emulate_segments(src, axis, taps, b, plan);
+          ASSERT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
+          lengths.insert(plan.m), counts.insert(plan.nseg);
+          double err = 0;
+          for (size_t i = 0; i < want.data.size(); ++i) {
+            const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
+            err = std::max(err, std::isnan(d) ? INFINITY : d);
+          }
+          EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
+                               << " r " << k.r << " M " << plan.m << " segments " << plan.nseg;
+          worst = std::max(worst, err);
+        }
+  EXPECT_GE(lengths.size(), 3u) << "the cases should reach several transform lengths";
+  EXPECT_GT(*counts.rbegin(), 1) << "the cases should reach several segments per line";
+  std::printf("[ fft ] emulated segments vs conv1d reference: worst %.3g\n", worst);
+}
+
+// Every pass's butterflies, over the block's threads, are each taken exactly once (both thread mappings).
+TEST(CudaFftEmulated, SegmentButterfliesCoverEachOnce) {
+  for (int lg = cuda::kSegMinLog2; lg <= cuda::kSegMaxLog2; ++lg)
+    for (int nb : {1, 2, 4}) {
+      const int M = 1 << lg, T = nb * M / 8;
+      if (T > 1024) continue;
+      for (int p = 0; p < cuda::seg_passes(lg); ++p)
+        for (bool fast : {false, true}) {
+          const int R = cuda::seg_radix(lg, p);
+          std::vector<int> hits(size_t(nb * M / R), 0);
+          for (int t = 0; t < T; ++t)
+            for (int u = 0; u < 8 / R; ++u) {
+              int line = -1, j = -1;
+              cuda::seg_butterfly(M, nb, R, fast, t, u, line, j);
+              ASSERT_TRUE(line >= 0 && line < nb && j >= 0 && j < M / R);
+              ++hits[size_t(line * (M / R) + j)];
+            }
+          for (int h : hits) ASSERT_EQ(h, 1) << "M " << M << " nb " << nb << " pass " << p;
+        }
+      EXPECT_EQ(cuda::seg_ns(lg, cuda::seg_passes(lg) - 1) * cuda::seg_radix(lg, cuda::seg_passes(lg) - 1), M);
+    }
+}
+
 // The run-time loading of cuFFT (no device needed): wherever the toolkit's library is installed it loads with
 // every entry point; elsewhere the fft method fails with the reason this prints.
 TEST(CudaFftEmulated, CufftLoadsWhereInstalled) {
@@ -143,8 +271,17 @@ double fft_vs_gauss_sep(Backend& b, double sigma, const std::string& border, con
   return err;
 }
 
-TEST(CudaFft, EqualsGaussSepOnDevice) {
+// Both paths: the segments (the default where they fit) and cuFFT's (GPUBLUR_CUDA_FFT=cufft).
+class CudaFftPath : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { setenv("GPUBLUR_CUDA_FFT", GetParam(), 1); }
+  void TearDown() override { unsetenv("GPUBLUR_CUDA_FFT"); }
+};
+INSTANTIATE_TEST_SUITE_P(Paths, CudaFftPath, ::testing::Values("segments", "cufft"));
+
+TEST_P(CudaFftPath, EqualsGaussSepOnDevice) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(b);
+  const std::string want_path = std::string(GetParam()) == "cufft" ? "cufft-" : "fft-segments-";
   const std::vector<std::pair<int, int>> sizes =
       small_mode() ? std::vector<std::pair<int, int>>{{1, 1}, {7, 3}, {61, 37}, {64, 48}}
                    : std::vector<std::pair<int, int>>{{1, 1}, {7, 3}, {301, 37}, {37, 300}, {64, 48}, {1023, 517}};
@@ -157,15 +294,17 @@ TEST(CudaFft, EqualsGaussSepOnDevice) {
           std::string path;
           const double err = fft_vs_gauss_sep(*b, sigma, border, random_image(w, h, c, seed++), path);
           EXPECT_LE(err, 1e-5) << w << "x" << h << "x" << c << " " << border << " sigma " << sigma << " path " << path;
+          EXPECT_EQ(path.find(want_path), 0u) << path;
           worst = std::max(worst, err);
         }
   if (!small_mode()) {  // a 4096-wide line with the largest default kernel (r 1200, N 6561)
     std::string path;
     const double err = fft_vs_gauss_sep(*b, 400.0, "mirror", random_image(4096, 64, 4, seed++), path);
     EXPECT_LE(err, 1e-5) << "4096x64x4 sigma 400 path " << path;
+    EXPECT_EQ(path.find(want_path), 0u) << path;
     worst = std::max(worst, err);
   }
-  std::printf("[ fft ] CUDA fft vs gauss-sep reference: worst max abs %.3g\n", worst);
+  std::printf("[ fft ] CUDA fft (%s) vs gauss-sep reference: worst max abs %.3g\n", GetParam(), worst);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-// fft-conv1d: FftConv1d (Conv1d's function by FFT) through cuFFT: per chunk of lines a gather of the
+// fft-conv1d: FftConv1d (Conv1d's function by FFT). Where a segment length fits the kernel, overlap-save segments
+// transformed in shared memory (fft_segments.cu: one read and one write of the image); else through cuFFT: per
+// chunk of lines a gather of the
 // border-extended lines into a real buffer, one batched R2C transform, a pointwise multiply by the kernel's
 // bins (core/fft.hpp: spectrum scaled by 1/N), one batched C2R back into the real buffer, a scatter of the
 // line's outputs (index math: fft_layout.hpp). Transform lengths are 7-smooth (cuFFT's fast sizes); wrap runs
@@ -21,6 +23,7 @@
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/fft_layout.hpp"
+#include "gpu/cuda/passes/fft_segments.hpp"
 
 namespace gpublur::cuda {
 namespace {
@@ -225,6 +228,14 @@ FftLayout layout_of(const Pass& pass, const DevImage& src) {
   return l;
 }
 
+// The segment plan of a pass, unless cuFFT's path is asked for (GPUBLUR_CUDA_FFT=cufft). Segments read their
+// neighbours' pixels, so a pass must not run in place: programs never do (core/program.cpp's validation).
+bool segment_plan(const Pass& pass, const DevImage& src, FftSegPlan& p) {
+  const char* e = std::getenv("GPUBLUR_CUDA_FFT");
+  if (e && std::string(e) == "cufft") return false;
+  return fft_segments_plan(pass.axis, src, pass.radius(), p);
+}
+
 size_t real_bytes(const FftLayout& l) { return (l.real_count() * sizeof(float) + 255) / 256 * 256; }
 size_t scratch_bytes_of(const FftLayout& l) { return real_bytes(l) + l.complex_count() * sizeof(cufftComplex); }
 
@@ -235,7 +246,7 @@ struct FftState::Impl {
     cufftHandle r2c = 0, c2r = 0;
   };
   std::map<std::tuple<int, int, int>, Plans> plans;                // (axis, n_fft, transforms)
-  std::map<std::pair<std::vector<float>, int>, float2*> spectra;  // (taps, n_fft) -> device bins
+  std::map<std::tuple<std::vector<float>, int, bool>, float2*> spectra;  // (taps, n_fft, all bins) -> device bins
   std::mutex mu;
 
   void release() {
@@ -280,8 +291,9 @@ struct FftState::Impl {
     plans.clear();
   }
 
-  Status spectrum_for(const std::vector<float>& taps, int n_fft, const float2*& out) {
-    const auto key = std::make_pair(taps, n_fft);
+  // cuFFT's R2C/C2R take bins 0..N/2; the segments' complex transforms take all N (`all`).
+  Status spectrum_for(const std::vector<float>& taps, int n_fft, bool all, const float2*& out) {
+    const auto key = std::make_tuple(taps, n_fft, all);
     if (auto it = spectra.find(key); it != spectra.end()) {
       out = it->second;
       return Status::success();
@@ -291,7 +303,7 @@ struct FftState::Impl {
       spectra.clear();
     }
     const std::vector<std::complex<double>> g = fft_kernel_spectrum(taps, n_fft);
-    std::vector<float2> bins(size_t(n_fft / 2 + 1));
+    std::vector<float2> bins(size_t(all ? n_fft : n_fft / 2 + 1));
     for (size_t j = 0; j < bins.size(); ++j) bins[j] = make_float2(float(g[j].real()), float(g[j].imag()));
     float2* d = nullptr;
     Status s = cuda_status(cudaMalloc(&d, bins.size() * sizeof(float2)), "allocating the kernel's spectrum");
@@ -322,12 +334,17 @@ void FftState::release() {
 
 size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state) {
   if (!state.impl) state.impl = new FftState::Impl;
-  const FftLayout l = layout_of(pass, src);
-  // Failures here surface again, with their message, when the pass runs.
-  FftState::Impl::Plans p;
   const float2* g = nullptr;
+  FftSegPlan sp;
+  // Failures here surface again, with their message, when the pass runs.
   std::lock_guard<std::mutex> lock(state.impl->mu);
-  if (state.impl->plans_for(l, p)) (void)state.impl->spectrum_for(pass.taps, l.n_fft, g);
+  const FftLayout l = layout_of(pass, src);
+  if (segment_plan(pass, src, sp)) {
+    (void)state.impl->spectrum_for(pass.taps, sp.m, true, g);
+    return 0;
+  }
+  FftState::Impl::Plans p;
+  if (state.impl->plans_for(l, p)) (void)state.impl->spectrum_for(pass.taps, l.n_fft, false, g);
   return scratch_bytes_of(l);
 }
 
@@ -337,6 +354,16 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
       src.channels != dst.channels || (src.channels != 1 && src.channels != 2 && src.channels != 4))
     return Status::fail("CUDA fft: needs unpadded float images of one shape");
   if (!state.impl) state.impl = new FftState::Impl;
+  if (FftSegPlan sp; segment_plan(pass, src, sp)) {
+    const float2* g = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(state.impl->mu);
+      if (Status st = state.impl->spectrum_for(pass.taps, sp.m, true, g); !st) return st;
+    }
+    path = std::string("fft-segments-") + (pass.axis == 0 ? "rows-" : "cols-") + std::to_string(sp.m) +
+           (sp.nseg > 1 ? "x" + std::to_string(sp.nseg) : "");
+    return launch_fft_segments(sp, pass.axis, pass.border, src, dst, g, s);
+  }
   FftLayout l = layout_of(pass, src);
   if (scratch_bytes < scratch_bytes_of(l))
     return Status::fail("CUDA fft: " + std::to_string(scratch_bytes_of(l)) + " bytes of scratch needed, " +
@@ -346,7 +373,7 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
   {
     std::lock_guard<std::mutex> lock(state.impl->mu);
     if (Status st = state.impl->plans_for(l, p); !st) return st;
-    if (Status st = state.impl->spectrum_for(pass.taps, l.n_fft, g); !st) return st;
+    if (Status st = state.impl->spectrum_for(pass.taps, l.n_fft, false, g); !st) return st;
   }
   const CufftApi& api = cufft();
   if (Status st = cufft_status(api.set_stream(p.r2c, s), "setting the stream"); !st) return st;
