@@ -96,6 +96,10 @@ struct SepTuning {
   int pass_tc16 = 2;
   int pass_tc16_min_radius = 48;
   int pass_tc16_max_radius = 300;
+  // Passes of two and four channels from this radius run as FftConv1d's segments (conv1d_as_fft; <= 0: never):
+  // faster than every direct form from radius 42 at 4096^2 and 1024^2 on an H100 (docs/performance.md, "fft
+  // segments").
+  int fft_min_radius = 42;
 };
 SepTuning& sep_tuning();
 Status launch_conv1d(const std::vector<float>& taps, Border b, const DevImage& src, const DevImage& mid,
@@ -227,6 +231,9 @@ bool cufft_loaded(std::string* why);
 size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state);
 Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& dst, FftState& state, void* scratch,
                          size_t scratch_bytes, cudaStream_t s, std::string& path);
+// Whether a Conv1d pass runs as FftConv1d's segments (the same function within float rounding): where measured
+// faster than the direct passes (the pass table's schedule below core's hand-over radius, core/fft.hpp).
+bool conv1d_as_fft(const Pass& pass, const DevImage& src, const DevImage& dst);
 struct FftSegPlan;  // passes/fft_segments.hpp
 bool fft_segments_plan(int axis, const DevImage& src, int radius, FftSegPlan& p);
 Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,

@@ -68,10 +68,17 @@ Status run_copy(const PassContext& c, size_t i, int& consumed, std::string& path
   return launch_copy(img(c, p.src), img(c, p.dst), p.border, c.stream, path);
 }
 
+// A Conv1d pass whose kernel is wide enough runs as FftConv1d's segments where measured faster (conv1d_as_fft).
+bool conv1d_fft(const PassContext& c, const Pass& p) { return c.fft && conv1d_as_fft(p, img(c, p.src), img(c, p.dst)); }
+
 // The separable pair runs as one unit (fused kernels, pipelined passes, tensor cores); a lone pass runs the
 // pass kernel of its axis.
 Status run_conv1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
+  if (conv1d_fft(c, p)) {
+    consumed = 1;
+    return launch_fft_conv1d(p, img(c, p.src), img(c, p.dst), *c.fft, c.scratch, c.scratch_bytes, c.stream, path);
+  }
   if (separable_pair(c.program, i)) {
     const Pass& q = c.program.passes[i + 1];
     consumed = 2;
@@ -80,6 +87,12 @@ Status run_conv1d(const PassContext& c, size_t i, int& consumed, std::string& pa
   consumed = 1;
   return launch_conv1d(p.taps, p.border, img(c, p.src), DevImage{}, img(c, p.dst), p.axis == 0 ? 1 : 2, c.stream,
                        path);
+}
+
+// The kernel's bins for the segments, before the timed section (they need no scratch).
+size_t scratch_conv1d(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  return conv1d_fft(c, p) ? fft_conv1d_prepare(p, img(c, p.src), *c.fft) : 0;
 }
 
 Status run_conv2d(const PassContext& c, size_t i, int& consumed, std::string& path) {
@@ -204,7 +217,7 @@ const PassEntry* cuda_pass(Op op) {
   static const std::array<PassEntry, size_t(Op::kCount)> table = [] {
     std::array<PassEntry, size_t(Op::kCount)> t{};
     t[size_t(Op::Copy)] = {run_copy, nullptr};
-    t[size_t(Op::Conv1d)] = {run_conv1d, nullptr};
+    t[size_t(Op::Conv1d)] = {run_conv1d, scratch_conv1d};
     t[size_t(Op::Conv2d)] = {run_conv2d, nullptr};
     t[size_t(Op::Bilinear1d)] = {run_bilinear1d, nullptr};
     t[size_t(Op::Box1d)] = {run_box1d, scratch_box1d};

@@ -89,8 +89,14 @@ TEST(CudaSchedules, Conv1dPairVariants) {
           if (plan.radius > v.max_radius) continue;
           TuningGuard guard;
           v.set(cuda::sep_tuning());
+          cuda::sep_tuning().fft_min_radius = 0;  // the direct forms, not the FFT segments' hand-over
           chk.check(plan, src, 1e-5, where(sz, c, border) + " sigma=" + num_text(sigma) + " variant " + v.name);
         }
+        // The default schedule: 2-4 channels from radius 42 as the FFT segments, the direct passes below and for
+        // one channel.
+        chk.check(plan, src, 1e-5, where(sz, c, border) + " sigma=" + num_text(sigma) + " default");
+        const bool fft = c >= 2 && plan.radius >= cuda::sep_tuning().fft_min_radius;
+        EXPECT_EQ(chk.path.rfind("fft-segments-", 0) == 0, fft) << chk.path << " sigma " << sigma << " c " << c;
       }
   });
   chk.report("conv1d pair variants");
@@ -117,6 +123,7 @@ TEST(CudaSchedules, LoneConv1dPasses) {
           for (int tc16 : {0, 1}) {
             TuningGuard guard;
             cuda::sep_tuning().pass_tc16 = tc16;
+            cuda::sep_tuning().fft_min_radius = 0;
             chk.check(lone_pass_plan(Op::Conv1d, axis, sigma, border), src, 1e-5,
                       where(sz, c, border) + " sigma " + num_text(sigma) + " axis " + std::to_string(axis));
             EXPECT_NE(chk.path.find(axis == 0 ? "-x" : "-y"), std::string::npos) << chk.path;
