@@ -59,8 +59,8 @@ int sep_fft_min_radius() {
   // Measured on an H100 (docs/performance.md, "gauss-sep -> fft crossover"): gauss-sep's fastest path ends at
   // radius 300 (tensor cores, 2.23 ms at 4096^2 RGBA vs fft 6.56 ms through cuFFT); at radius 600 its per-pixel
   // path takes 36.1 ms against fft's 7.32 ms (1024^2: 2.30 vs 0.76 ms). Every backend hands over here; CUDA's
-  // own FFT segments are faster from radius 42 for 2-4 channels, where its pass table runs Conv1d passes as FftConv1d
-  // (gpu/cuda SepTuning::fft_min_radius, the same function within float rounding).
+  // own FFT segments are faster from radius 42 (24 for one channel), where its pass table runs Conv1d passes as
+  // FftConv1d (gpu/cuda SepTuning::fft_min_radius, the same function within float rounding).
   return 301;
 }
 

@@ -96,10 +96,11 @@ struct SepTuning {
   int pass_tc16 = 2;
   int pass_tc16_min_radius = 48;
   int pass_tc16_max_radius = 300;
-  // Passes of two and four channels from this radius run as FftConv1d's segments (conv1d_as_fft; <= 0: never):
-  // faster than every direct form from radius 42 at 4096^2 and 1024^2 on an H100 (docs/performance.md, "fft
-  // segments").
+  // Passes from this radius run as FftConv1d's segments (conv1d_as_fft; <= 0: never): faster than every direct
+  // form from radius 42 for two and four channels, from radius 24 for one (lines in pairs), at 4096^2 and 1024^2
+  // on an H100 (docs/performance.md, "fft segments").
   int fft_min_radius = 42;
+  int fft_min_radius_1ch = 24;
 };
 SepTuning& sep_tuning();
 Status launch_conv1d(const std::vector<float>& taps, Border b, const DevImage& src, const DevImage& mid,

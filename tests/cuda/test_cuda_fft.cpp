@@ -133,7 +133,8 @@ void stockham(std::vector<cd>& a, int log2m, int S) {
 }
 
 // One FftConv1d pass as the segments kernel computes it: segment s of a line holds the border-extended positions
-// s L - r + i, channels packed in pairs as complex numbers, forward, times the M bins, inverse, outputs r..r+L-1.
+// s L - r + i as complex numbers (channels in pairs; one-channel lines in pairs), forward, times the M bins,
+// inverse, outputs r..r+L-1.
 Image emulate_segments(const Image& src, int axis, const std::vector<float>& taps, Border border,
                        cuda::FftSegPlan& p) {
   const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width, C = src.channels;
@@ -141,16 +142,28 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
   Image out(src.width, src.height, C);
   for (float& v : out.data) v = NAN;
   if (!cuda::plan_fft_segments(n, r, nb, C == 4 ? 16 : 8, 227 * 1024, p)) return out;
-  const int M = p.m, K = C == 4 ? 2 : 1;
+  const int M = p.m, K = C == 4 ? 2 : 1, LPE = C == 1 ? 2 : 1;  // complex streams per line, lines per stream
   const std::vector<cd> g = fft_kernel_spectrum(taps, M);
   auto at = [&](int ln, int x) { return size_t(axis == 0 ? ln * src.width + x : x * src.width + ln) * size_t(C); };
-  for (int ln = 0; ln < lines; ++ln)
+  // Value c of the stream part `part` (0 real, 1 imaginary) of stream k at image line ln0 (+1 for paired lines).
+  auto slot = [&](int ln0, int k, int part, int& ln, int& c) {
+    ln = ln0 + (LPE == 2 ? part : 0), c = LPE == 2 ? 0 : 2 * k + part;
+    return ln < lines;
+  };
+  for (int ln0 = 0; ln0 < lines; ln0 += LPE)
     for (int seg = 0; seg < p.nseg; ++seg) {
       std::vector<std::vector<cd>> z(size_t(K), std::vector<cd>(size_t(M), cd{}));
       for (int i = 0; i < M; ++i) {
         const int x = remap_index(seg * p.len - r + i, n, border);
-        for (int k = 0; k < K; ++k)
-          if (x >= 0) z[size_t(k)][size_t(i)] = {src.data[at(ln, x) + 2 * k], C == 1 ? 0.0 : src.data[at(ln, x) + 2 * k + 1]};
+        if (x < 0) continue;
+        for (int k = 0; k < K; ++k) {
+          double part[2] = {0, 0};
+          for (int q = 0; q < 2; ++q) {
+            int ln = 0, c = 0;
+            if (slot(ln0, k, q, ln, c) && c < C) part[q] = src.data[at(ln, x) + size_t(c)];
+          }
+          z[size_t(k)][size_t(i)] = {part[0], part[1]};
+        }
       }
       for (auto& a : z) {
         stockham(a, p.log2m, -1);
@@ -160,10 +173,12 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
       for (int i = r; i < r + p.len; ++i) {
         const int x = seg * p.len + i - r;
         if (x >= n) break;
-        for (int c = 0; c < C; ++c) {
-          const cd v = z[size_t(c / 2)][size_t(i)];
-          out.data[at(ln, x) + size_t(c)] = float(c % 2 ? v.imag() : v.real());
-        }
+        for (int k = 0; k < K; ++k)
+          for (int q = 0; q < 2; ++q) {
+            int ln = 0, c = 0;
+            const cd v = z[size_t(k)][size_t(i)];
+            if (slot(ln0, k, q, ln, c) && c < C) out.data[at(ln, x) + size_t(c)] = float(q ? v.imag() : v.real());
+          }
       }
     }
   return out;
@@ -176,7 +191,8 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
   struct Case {
     int w, h, r;
   };
-  // One and several segments (M 256 .. 1024), radii beyond the line, every border.
+  // One and several segments (M 256 .. 1024), radii beyond the line, every border, odd line counts (one-channel
+  // lines go in pairs).
   const std::vector<Case> cases = {{1, 1, 1}, {700, 3, 9}, {3, 700, 9}, {300, 2, 130}, {37, 5, 400}, {5, 600, 60}};
   double worst = 0;
   std::set<int> lengths, counts;

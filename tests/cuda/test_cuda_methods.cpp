@@ -89,13 +89,13 @@ TEST(CudaSchedules, Conv1dPairVariants) {
           if (plan.radius > v.max_radius) continue;
           TuningGuard guard;
           v.set(cuda::sep_tuning());
-          cuda::sep_tuning().fft_min_radius = 0;  // the direct forms, not the FFT segments' hand-over
+          cuda::sep_tuning().fft_min_radius = cuda::sep_tuning().fft_min_radius_1ch = 0;  // the direct forms
           chk.check(plan, src, 1e-5, where(sz, c, border) + " sigma=" + num_text(sigma) + " variant " + v.name);
         }
-        // The default schedule: 2-4 channels from radius 42 as the FFT segments, the direct passes below and for
-        // one channel.
+        // The default schedule: the FFT segments from radius 42 (2-4 channels) or 24 (one), the direct passes below.
         chk.check(plan, src, 1e-5, where(sz, c, border) + " sigma=" + num_text(sigma) + " default");
-        const bool fft = c >= 2 && plan.radius >= cuda::sep_tuning().fft_min_radius;
+        const cuda::SepTuning& t = cuda::sep_tuning();
+        const bool fft = plan.radius >= (c == 1 ? t.fft_min_radius_1ch : t.fft_min_radius);
         EXPECT_EQ(chk.path.rfind("fft-segments-", 0) == 0, fft) << chk.path << " sigma " << sigma << " c " << c;
       }
   });
@@ -123,7 +123,7 @@ TEST(CudaSchedules, LoneConv1dPasses) {
           for (int tc16 : {0, 1}) {
             TuningGuard guard;
             cuda::sep_tuning().pass_tc16 = tc16;
-            cuda::sep_tuning().fft_min_radius = 0;
+            cuda::sep_tuning().fft_min_radius = cuda::sep_tuning().fft_min_radius_1ch = 0;
             chk.check(lone_pass_plan(Op::Conv1d, axis, sigma, border), src, 1e-5,
                       where(sz, c, border) + " sigma " + num_text(sigma) + " axis " + std::to_string(axis));
             EXPECT_NE(chk.path.find(axis == 0 ? "-x" : "-y"), std::string::npos) << chk.path;

@@ -19,7 +19,7 @@ struct ForceTc16 {
   ForceTc16() {
     cuda::sep_tuning().pass_tc16 = 1;
     cuda::sep_tuning().fused_max_radius = -1;
-    cuda::sep_tuning().fft_min_radius = 0;  // no hand-over to the FFT segments
+    cuda::sep_tuning().fft_min_radius = 0;  // no hand-over to the FFT segments (RGBA only here)
   }
   ~ForceTc16() { cuda::sep_tuning() = saved; }
 };

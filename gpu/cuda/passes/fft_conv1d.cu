@@ -239,11 +239,11 @@ bool segment_plan(const Pass& pass, const DevImage& src, FftSegPlan& p) {
 }  // namespace
 
 bool conv1d_as_fft(const Pass& pass, const DevImage& src, const DevImage& dst) {
-  // Two and four channels (SepTuning::fft_min_radius; RGBA sigma 14 at 4096^2: 0.562 against 0.627 ms, radius 36
-  // ties; two channels sigma 12: 0.322 against 0.360). One channel, a complex stream with a zero imaginary part,
-  // does not win below core's hand-over (sigma 32: 0.471 against 0.445 ms).
-  const int from = sep_tuning().fft_min_radius;
-  if (src.channels == 1 || from <= 0 || pass.radius() < from) return false;
+  // SepTuning's radii: RGBA sigma 14 at 4096^2 0.562 against 0.627 ms (radius 36 ties), two channels sigma 12
+  // 0.322 against 0.360, one channel sigma 8 0.172 against 0.200.
+  const SepTuning& t = sep_tuning();
+  const int from = src.channels == 1 ? t.fft_min_radius_1ch : t.fft_min_radius;
+  if (from <= 0 || pass.radius() < from) return false;
   if (src.f64 || dst.f64 || src.pad || dst.pad || src.width != dst.width || src.height != dst.height ||
       src.channels != dst.channels)
     return false;

@@ -10,9 +10,13 @@ namespace gpublur::cuda {
 namespace {
 
 __device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float4 cadd(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+__device__ __forceinline__ float4 cadd(float4 a, float4 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
 __device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ float4 csub(float4 a, float4 b) { return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w); }
+__device__ __forceinline__ float4 csub(float4 a, float4 b) {
+  return make_float4(a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w);
+}
 __device__ __forceinline__ float2 cmul(float2 a, float2 w) {
   return make_float2(fmaf(a.x, w.x, -a.y * w.y), fmaf(a.x, w.y, a.y * w.x));
 }
@@ -61,22 +65,20 @@ __device__ __forceinline__ void dft8(E* a) {
   a[0] = x0, a[1] = x1, a[2] = x2, a[3] = x3, a[4] = x4, a[5] = x5, a[6] = x6, a[7] = x7;
 }
 
-// The pixel V as transform elements E: float4 as two complex numbers, float2 as one, float with imaginary 0.
+// The pixel V as transform elements E: float4 as two complex numbers, float2 as one; one-channel lines in pairs,
+// line 2u + 1 as the imaginary part of line 2u (kLines image lines per transform line).
 template <typename V> struct Seg;
 template <> struct Seg<float4> {
   using E = float4;
-  static __device__ E in(float4 v) { return v; }
-  static __device__ float4 out(E e) { return e; }
+  static constexpr int kLines = 1;
 };
 template <> struct Seg<float2> {
   using E = float2;
-  static __device__ E in(float2 v) { return v; }
-  static __device__ float2 out(E e) { return e; }
+  static constexpr int kLines = 1;
 };
 template <> struct Seg<float> {
   using E = float2;
-  static __device__ E in(float v) { return make_float2(v, 0.f); }
-  static __device__ float out(E e) { return e.x; }
+  static constexpr int kLines = 2;
 };
 
 // One Stockham pass (fft_segments.hpp) of radix R after sub-transforms of length NS: every thread loads its
@@ -142,23 +144,37 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   extern __shared__ float4 smem4[];
   E* s = reinterpret_cast<E*>(smem4);
   const int t = int(threadIdx.x);
+  constexpr int LPE = Seg<V>::kLines;
   const int n = AXIS == 0 ? width : height, lines = AXIS == 0 ? height : width;
   const int seg = int(blockIdx.x % unsigned(nseg)), line0 = int(blockIdx.x / unsigned(nseg)) * NB;
   const int x0 = seg * len - radius;  // the line position of stored element 0
   E v[8];
-  auto pixel = [&](int ln, int x) { return AXIS == 0 ? size_t(ln) * size_t(width) + size_t(x) : size_t(x) * size_t(width) + size_t(ln); };
+  auto pixel = [&](int ln, int x) {
+    return AXIS == 0 ? size_t(ln) * size_t(width) + size_t(x) : size_t(x) * size_t(width) + size_t(ln);
+  };
   auto ld_img = [&](int line, int i) {
-    const int ln = line0 + line;
+    const int ln = (line0 + line) * LPE;  // the first image line
     int x = x0 + i;
     if (x < 0 || x >= n) x = remap_index(x, n, border);
-    return ln < lines && x >= 0 ? Seg<V>::in(in[pixel(ln, x)]) : vzero<E>();
+    E e = vzero<E>();
+    if (ln < lines && x >= 0) {
+      if constexpr (LPE == 2) e = make_float2(in[pixel(ln, x)], ln + 1 < lines ? in[pixel(ln + 1, x)] : 0.f);
+      else e = in[pixel(ln, x)];
+    }
+    return e;
   };
   auto ld_sh = [&](int line, int i) { return s[line * LS + seg_slot(i)]; };
   auto st_sh = [&](int line, int i, const E& e) { s[line * LS + seg_slot(i)] = e; };
   auto st_bins = [&](int line, int i, const E& e) { s[line * LS + seg_slot(i)] = cmul(e, bins[i]); };
   auto st_img = [&](int line, int i, const E& e) {
-    const int ln = line0 + line, q = i - radius, x = seg * len + q;
-    if (ln < lines && q >= 0 && q < len && x < n) out[pixel(ln, x)] = Seg<V>::out(e);
+    const int ln = (line0 + line) * LPE, q = i - radius, x = seg * len + q;
+    if (ln >= lines || q < 0 || q >= len || x >= n) return;
+    if constexpr (LPE == 2) {
+      out[pixel(ln, x)] = e.x;
+      if (ln + 1 < lines) out[pixel(ln + 1, x)] = e.y;
+    } else {
+      out[pixel(ln, x)] = e;
+    }
   };
   // Forward: image -> shared, the middle passes, the last one times the kernel's bins.
   stockham_pass<-1, M, NB, R0, 1, true, false>(t, v, ld_img, st_sh);
@@ -171,9 +187,10 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   stockham_pass<1, M, NB, RL, NSL, true, false>(t, v, ld_sh, st_img);
 }
 
+// Transform lines per block: one for rows, 32 bytes of a row for columns.
 template <typename V>
 constexpr int lines_per_block(int axis) {
-  return axis == 0 ? 1 : sizeof(V) == 16 ? 2 : 4;  // columns: 32 bytes of a row (16 for float)
+  return axis == 0 ? 1 : sizeof(V) == 16 ? 2 : 4;
 }
 
 template <typename V, int AXIS, int LOG2M>
@@ -186,8 +203,8 @@ Status launch_one(const FftSegPlan& p, const DevImage& src, const DevImage& dst,
   auto k = fft_segments_kernel<V, LOG2M, NB, AXIS>;
   const size_t smem = p.smem(sizeof(typename Seg<V>::E));
   if (Status s = allow_smem(k, smem, true); !s) return s;
-  const int lines = AXIS == 0 ? src.height : src.width;
-  const long long blocks = (long long)((lines + NB - 1) / NB) * p.nseg;
+  const int lines = AXIS == 0 ? src.height : src.width, units = (lines + Seg<V>::kLines - 1) / Seg<V>::kLines;
+  const long long blocks = (long long)((units + NB - 1) / NB) * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA fft: image too large");
   k<<<unsigned(blocks), p.threads(), smem, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data), src.width,
                                                  src.height, b, p.radius, p.len, p.nseg, bins);

@@ -15,7 +15,7 @@
 // output q at (j / Ns) Ns R + (j mod Ns) + q Ns. The forward transform (S = -1) reads the first pass's inputs
 // straight from the image; the last inverse pass (S = +1) stores straight to the image. Four channels travel
 // as two complex numbers per position (r + i g, b + i a; the taps are real, so channels never mix), two
-// channels as one, one channel as one with a zero imaginary part.
+// channels as one, one-channel lines in pairs (line 2u + i line 2u+1).
 #pragma once
 #include <cstddef>
 
@@ -31,7 +31,9 @@ GPUBLUR_HD constexpr int seg_radix(int log2m, int p) {
   return p < seg_passes(log2m) - (3 * seg_passes(log2m) - log2m) ? 8 : 4;
 }
 // Length of the sub-transforms before pass p (the product of the earlier radices).
-GPUBLUR_HD constexpr int seg_ns(int log2m, int p) { return p == 0 ? 1 : seg_ns(log2m, p - 1) * seg_radix(log2m, p - 1); }
+GPUBLUR_HD constexpr int seg_ns(int log2m, int p) {
+  return p == 0 ? 1 : seg_ns(log2m, p - 1) * seg_radix(log2m, p - 1);
+}
 // Shared-memory slot of element i of a line: one spare slot per 8 elements, so that a pass's strided stores
 // (i = 8 j + q for Ns = 1) fall into different banks.
 GPUBLUR_HD constexpr int seg_slot(int i) { return i + (i >> 3); }
