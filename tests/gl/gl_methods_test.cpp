@@ -72,6 +72,37 @@ TEST(GlConvSchedules, SeparablePairForms) {
   }
 }
 
+// A separable pair whose taps are not symmetric (a rank-one kernel file can give such): the register window's
+// unfolded sums on llvmpipe, the GPUs' two-pass form elsewhere.
+TEST(GlConvSchedules, AsymmetricSeparablePair) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const bool llvmpipe = be->device_name().find("llvmpipe") != std::string::npos;
+  uint32_t seed = 150;
+  double worst = 0;
+  for (Border border : kBorders)
+    for (int r : {3, 11}) {
+      std::vector<double> w(size_t(2 * r + 1));
+      double sum = 0;
+      for (size_t k = 0; k < w.size(); ++k) sum += w[k] = 1.0 + double(k) + 0.5 * double(k % 3);
+      Pass pass = make_pass(Op::Conv1d, 0, 0, 0, border);
+      for (double v : w) pass.taps.push_back(float(v / sum));
+      Program prog;
+      const int mid = prog.add_image({});
+      Pass a = pass, b = pass;
+      a.dst = mid, b.src = mid, b.dst = 1, b.axis = 1;
+      prog.passes = {a, b};
+      ASSERT_TRUE(separable_pair(prog, 0));
+      const int ch = channels_for(border, size_t(r));
+      SCOPED_TRACE(::testing::Message() << border_name(border) << " r " << r << " channels " << ch);
+      const Image src = random_image(53, 31, ch, seed++);
+      worst = std::max(worst, expect_matches_reference(*be, program_plan(prog, border), src,
+                                                       llvmpipe ? "conv1d-window" : "conv1d-two-pass"));
+    }
+  std::printf("[ measured ] asymmetric separable pair: max abs error %.3g\n", worst);
+}
+
 // Conv1d passes that are not a separable pair: one axis only, the same axis twice, y before x; compute and
 // fragment forms.
 TEST(GlConvSchedules, LoneConv1dPasses) {
