@@ -33,6 +33,13 @@ int slide_max_radius() {
   const char* env = std::getenv("GPUBLUR_GL_SLIDE_MAX_RADIUS");
   return env && *env ? std::atoi(env) : kSlideMaxRadius;
 }
+// conv1d separable pairs on llvmpipe: the sliding register window up to this radius (docs/performance.md, "GL on
+// llvmpipe": Mesa's compile time grows with the radius). GPUBLUR_GL_WINDOW_MAX_RADIUS overrides it (-1: never),
+// so that the tests still run the two-pass shader NVIDIA takes on llvmpipe.
+int window_max_radius() {
+  const char* env = std::getenv("GPUBLUR_GL_WINDOW_MAX_RADIUS");
+  return env && *env ? std::atoi(env) : kWindowMaxRadius;
+}
 std::string slide_spec() {
   const char* env = std::getenv("GPUBLUR_GL_SLIDE");
   return env ? env : "";

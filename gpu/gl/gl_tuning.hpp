@@ -14,6 +14,9 @@ int fused_max_radius();                      // GPUBLUR_GL_FUSED_MAX_RADIUS
 constexpr int kSlideMaxRadius = -1;
 int slide_max_radius();                      // GPUBLUR_GL_SLIDE_MAX_RADIUS
 std::string slide_spec();                    // GPUBLUR_GL_SLIDE=TWxPR[xSH]
+// conv1d separable pairs on llvmpipe: the sliding register window (conv1d_window.comp) up to this radius.
+constexpr int kWindowMaxRadius = 100;
+int window_max_radius();                     // GPUBLUR_GL_WINDOW_MAX_RADIUS
 bool sep_balanced(bool by_default);          // GPUBLUR_GL_SEP_ROUNDS=balanced|plain
 std::string outer_define();                  // GPUBLUR_GL_OUTER=const
 int sep_per();                               // GPUBLUR_GL_SEP_PER=8

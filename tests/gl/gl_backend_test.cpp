@@ -214,8 +214,8 @@ TEST_F(GlContextTest, BrokenShaderNamesFileAndLog) {
 TEST_F(GlContextTest, EveryShaderIsEmbedded) {
   const auto& all = embedded_shaders();
   for (const char* f : {"common.glsl", "copy.comp", "conv2d.comp", "conv1d.comp", "conv1d_fused.comp",
-                        "conv1d_slide.comp", "conv1d.frag", "fullscreen.vert", "bilinear1d.comp", "box1d.comp",
-                        "moving_average.comp", "sat.comp", "sat_box.comp", "box2d.comp"}) {
+                        "conv1d_slide.comp", "conv1d_window.comp", "conv1d.frag", "fullscreen.vert", "bilinear1d.comp",
+                        "box1d.comp", "moving_average.comp", "sat.comp", "sat_box.comp", "box2d.comp"}) {
     ASSERT_TRUE(all.count(f)) << f;
     EXPECT_FALSE(all.at(f).empty()) << f;
   }

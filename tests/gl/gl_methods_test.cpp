@@ -19,7 +19,9 @@ struct Case {
 
 int channels_for(Border b, size_t k) { return 1 + int((size_t(b) + k) % 4); }
 
-// A separable pair (Conv1d x then y, the same taps) in each of its forms: two passes (the default), fused
+// A separable pair (Conv1d x then y, the same taps) in each of its forms: two passes (the default on GPUs;
+// on llvmpipe with the register window off), the register window (llvmpipe's default: lines of 8 texels, as
+// long as the radius, odd, radius 0, non-symmetric-size images, runs that overlap their neighbour), fused
 // (GPUBLUR_GL_FUSED_MAX_RADIUS, including radii where the fused tile takes its smaller heights), sliding strips
 // (GPUBLUR_GL_SLIDE*) and the fragment ping-pong (hint). 5x9 at sigma 130 (radius 390) needs several
 // shared-memory rounds in both compute passes; the FFT hand-over is moved out of reach so that radius stays on
@@ -35,8 +37,9 @@ TEST(GlConvSchedules, SeparablePairForms) {
     std::vector<Case> cases;
   };
   const std::vector<Case> wide = {{1, 1, 1}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {5, 9, 130}, {7, 3, 20}};
-  const std::vector<Form> forms = {
-      {"conv1d-two-pass", "compute", {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}}, wide},
+  std::vector<Form> forms = {
+      {"conv1d-two-pass", "compute",
+       {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}, {"GPUBLUR_GL_WINDOW_MAX_RADIUS", "-1"}}, wide},
       // Radius 11 (sigma 3.5) takes the smallest fused tile height on llvmpipe's 32 KiB.
       {"conv1d-fused", "compute", {{"GPUBLUR_GL_FUSED_MAX_RADIUS", "24"}}, {{1, 1, 1}, {45, 70, 1.5}, {300, 77, 3.5}, {7, 3, 3}}},
       {"conv1d-sliding", "compute",
@@ -44,6 +47,12 @@ TEST(GlConvSchedules, SeparablePairForms) {
        {{1, 1, 1}, {45, 70, 1.5}, {67, 41, 3}}},
       {"conv1d-fragment", "fragment", {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}}, wide},
   };
+  // llvmpipe only (its default there). Radius 3 on 8 x 8 (one step per line), radius 9 on a 9-wide line (the
+  // window reaches r outside at both ends), runs of 256 that overlap the last one (300, 600), radius 36 on a
+  // 37-high image; the knob raised so that radius 60 (sigma 20) is in reach.
+  if (be->device_name().find("llvmpipe") != std::string::npos)
+    forms.push_back({"conv1d-window", "compute", {{"GPUBLUR_GL_WINDOW_MAX_RADIUS", "60"}},
+                     {{8, 8, 1}, {9, 13, 3}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {600, 37, 12}, {70, 61, 20}}});
   uint32_t seed = 100;
   for (const Form& f : forms) {
     ScopedEnv env;
@@ -61,6 +70,37 @@ TEST(GlConvSchedules, SeparablePairForms) {
       }
     std::printf("[ measured ] separable pair, %s: max abs error %.3g\n", f.path, worst);
   }
+}
+
+// A separable pair whose taps are not symmetric (a rank-one kernel file can give such): the register window's
+// unfolded sums on llvmpipe, the GPUs' two-pass form elsewhere.
+TEST(GlConvSchedules, AsymmetricSeparablePair) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const bool llvmpipe = be->device_name().find("llvmpipe") != std::string::npos;
+  uint32_t seed = 150;
+  double worst = 0;
+  for (Border border : kBorders)
+    for (int r : {3, 11}) {
+      std::vector<double> w(size_t(2 * r + 1));
+      double sum = 0;
+      for (size_t k = 0; k < w.size(); ++k) sum += w[k] = 1.0 + double(k) + 0.5 * double(k % 3);
+      Pass pass = make_pass(Op::Conv1d, 0, 0, 0, border);
+      for (double v : w) pass.taps.push_back(float(v / sum));
+      Program prog;
+      const int mid = prog.add_image({});
+      Pass a = pass, b = pass;
+      a.dst = mid, b.src = mid, b.dst = 1, b.axis = 1;
+      prog.passes = {a, b};
+      ASSERT_TRUE(separable_pair(prog, 0));
+      const int ch = channels_for(border, size_t(r));
+      SCOPED_TRACE(::testing::Message() << border_name(border) << " r " << r << " channels " << ch);
+      const Image src = random_image(53, 31, ch, seed++);
+      worst = std::max(worst, expect_matches_reference(*be, program_plan(prog, border), src,
+                                                       llvmpipe ? "conv1d-window" : "conv1d-two-pass"));
+    }
+  std::printf("[ measured ] asymmetric separable pair: max abs error %.3g\n", worst);
 }
 
 // Conv1d passes that are not a separable pair: one axis only, the same axis twice, y before x; compute and
@@ -108,6 +148,8 @@ TEST(GlConvSchedules, TuningVariantsMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
+  // The variants are of the GPUs' forms, which gauss-sep takes on llvmpipe only with the register window off.
+  ScopedEnv no_window("GPUBLUR_GL_WINDOW_MAX_RADIUS", "-1");
   const std::vector<const char*> names = {"GPUBLUR_GL_SEP_PER",          "GPUBLUR_GL_UNROLL",
                                           "GPUBLUR_GL_FUSED_MAX_RADIUS", "GPUBLUR_GL_SHARED_LIMIT",
                                           "GPUBLUR_GL_LINEAR_CONST_TAPS", "GPUBLUR_GL_SLIDE_MAX_RADIUS",

@@ -5,6 +5,8 @@
 //                       GPUBLUR_GL_FUSED_MAX_RADIUS)
 //      conv1d-sliding   both passes in one dispatch, strips sliding down (conv1d_slide.comp; off by default:
 //                       GPUBLUR_GL_SLIDE_MAX_RADIUS)
+//      conv1d-window    llvmpipe only: two dispatches of conv1d_window.comp (sliding register windows, no
+//                       shared memory), where the radius and the image's size allow (window_fits)
 //      conv1d-two-pass  two dispatches of conv1d.comp through the program's intermediate image
 //    With pass.hint "fragment": conv1d-fragment, the thesis's fragment-shader ping-pong (conv1d.frag).
 //  - A lone Conv1d is one dispatch of conv1d.comp ("conv1d") or one draw of conv1d.frag ("conv1d-fragment").
@@ -98,6 +100,64 @@ void dispatch(const GlPassContext& ctx, const SepPass& p, int border, GLuint in,
     glDispatchCompute(groups(w, p.tile.across_threads()), groups(h, p.tile.tile()), 1);
 }
 
+// The llvmpipe form (conv1d_window.comp): one dispatch per pass, runs of kWindowSteps steps of kWindowPer
+// outputs (measured at 4K RGBA, r 24, on a 2-core VM: 8 outputs per step beat 4, 12 and 16; runs of 32 steps
+// beat 16; docs/performance.md, "GL on llvmpipe").
+constexpr int kWindowPer = 8, kWindowSteps = 32, kWindowGroup = 8;
+
+// Whether the form takes a pass of radius r over lines of n texels: r within the knob (the straight-line
+// code, and Mesa's compile time, grow with r) and within the line (conv1d_window.comp's remap_near), and a
+// line at least one step long.
+bool window_fits(int r, int n) { return r <= window_max_radius() && r <= n && n >= kWindowPer; }
+
+// One step: x<2r> .. x<2r + PER - 1> fetched, PER outputs from x0 .., then the window moved on by PER.
+std::string window_step(const std::vector<float>& taps) {
+  const int r = int(taps.size() / 2);
+  bool symmetric = true;
+  for (int k = 1; k <= r; ++k) symmetric = symmetric && taps[size_t(r - k)] == taps[size_t(r + k)];
+  auto lit = [&](int k) { return glsl_floats(&taps[size_t(k)], 1); };
+  std::string s;
+  for (int j = 2 * r; j < 2 * r + kWindowPer; ++j) s += fmt::format("vec4 x{} = FETCH({}); ", j, j);
+  for (int p = 0; p < kWindowPer; ++p) {
+    s += fmt::format("STORE({}, {} * x{}", p, lit(r), p + r);
+    for (int k = 1; k <= r; ++k)
+      s += symmetric ? fmt::format(" + {} * (x{} + x{})", lit(r + k), p + r - k, p + r + k)
+                     : fmt::format(" + {} * x{} + {} * x{}", lit(r - k), p + r - k, lit(r + k), p + r + k);
+    s += "); ";
+  }
+  for (int j = 0; j < 2 * r; ++j) s += fmt::format("x{} = x{}; ", j, j + kWindowPer);
+  return s;
+}
+
+struct WindowPass {
+  GLuint prog = 0;
+  GLint u_steps = -1;
+  int axis = 0;
+};
+
+Status window_pass(GlPassContext& ctx, const std::vector<float>& taps, Border border, int axis, WindowPass& out) {
+  const int r = int(taps.size() / 2);
+  std::string body;
+  for (int j = 0; j < 2 * r; ++j) body += fmt::format("vec4 x{} = FETCH({}); ", j, j);
+  body += "for (int s = 0; s < n_steps; ++s, a += PER) { " + window_step(taps) + "}";
+  const std::string defines =
+      fmt::format("#define AXIS {}\n#define RADIUS {}\n#define PER {}\n#define LOCAL_X {}\n#define BORDER {}\n"
+                  "#define WINDOW_BODY {}\n",
+                  axis, r, kWindowPer, kWindowGroup, int(border), body);
+  out.axis = axis;
+  if (Status s = ctx.program({{"conv1d_window.comp", GL_COMPUTE_SHADER}}, defines, out.prog); !s) return s;
+  out.u_steps = GlPassContext::uniform(out.prog, "n_steps");
+  return Status::success();
+}
+
+void window_dispatch(const GlPassContext& ctx, const WindowPass& p, GLuint in, GLuint out, int w, int h) {
+  const int n = p.axis == 0 ? w : h, m = p.axis == 0 ? h : w;
+  const int steps = std::min(kWindowSteps, n / kWindowPer);  // a run fits the line (window_fits: n >= PER)
+  glProgramUniform1i(p.prog, p.u_steps, steps);
+  ctx.bind_io(p.prog, in, out);
+  glDispatchCompute(groups(m, kWindowGroup), groups(n, steps * kWindowPer), 1);
+}
+
 // The fragment form: one draw per pass, `axes` (1 or 2 passes) from `in` through `targets`.
 Status fragment(GlPassContext& ctx, size_t index, const Pass& pass, const std::vector<int>& axes,
                 const std::vector<GlImage>& chain, GlStep& step) {
@@ -186,6 +246,20 @@ Status separable(GlPassContext& ctx, const Program& program, size_t index, GlSte
       glProgramUniform1i(prog, u_outer, st.steps());
       ctx.bind_io(prog, src.tex, dst.tex);
       glDispatchCompute(groups(dst.w, st.tw), groups(dst.h, st.sh), 1);
+    };
+    return Status::success();
+  }
+  // llvmpipe: the sliding register window (after the fused and sliding forms, which only their knobs select).
+  if (lim.llvmpipe && window_fits(radius, mid.w) && window_fits(radius, dst.h)) {
+    WindowPass ph, pv;
+    if (Status s = window_pass(ctx, pass.taps, pass.border, 0, ph); !s) return s;
+    if (Status s = window_pass(ctx, pass.taps, pass.border, 1, pv); !s) return s;
+    spdlog::debug("GL conv1d pair: sliding register window, r {}", radius);
+    step.form = "conv1d-window";
+    step.work = [&ctx, ph, pv, src, mid, dst] {
+      window_dispatch(ctx, ph, src.tex, mid.tex, mid.w, mid.h);
+      glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+      window_dispatch(ctx, pv, mid.tex, dst.tex, dst.w, dst.h);
     };
     return Status::success();
   }
