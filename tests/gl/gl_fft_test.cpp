@@ -1,15 +1,24 @@
-// The GL backend's own FFT (shaders/fft_conv1d.comp): the bare transforms against a direct DFT in float64 and
-// their round trip, in shared memory and in the storage-buffer form; and the fft method against gauss-sep
-// (the same sampled, truncated Gaussian) within 1e-5 for every border, 1-4 channels, odd sizes, power-of-two
-// sizes (wrap runs natively), radii beyond the image, lines longer than shared memory holds.
+// The GL backend's own FFT. The overlap-save segments (gpu/gl/passes/fft_segments.hpp, shaders/fft_segments.comp):
+// their plan, Stockham schedule, twiddle-table indices and thread mapping emulated on the host in float64 against
+// a direct convolution (every M up to 2048, which llvmpipe's 32 KiB cannot run), then on the device against
+// gauss-sep's reference for every border, 1-4 channels, odd sizes, several segments per line, radii beyond the
+// line, both radix schedules and both column mappings. The line forms (shaders/fft_conv1d.comp): the bare
+// transforms against a direct DFT in float64 and their round trip, in shared memory and in the storage-buffer
+// form; the fft method against gauss-sep within 1e-5 for every border, 1-4 channels, odd sizes, power-of-two
+// sizes (wrap runs natively), radii beyond the image, lines longer than shared memory holds, and as the
+// fallback where no segment fits.
 #include <glad/gl.h>
 
 #include <complex>
 #include <random>
+#include <set>
 #include <vector>
 
+#include "core/border.hpp"
+#include "core/fft.hpp"
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_fft.hpp"
+#include "gpu/gl/passes/fft_segments.hpp"
 #include "tests/gl/gl_test_util.hpp"
 
 namespace gpublur::testing {
@@ -21,6 +30,106 @@ using cd = std::complex<double>;
 cd at(const std::vector<float>& d, int n, int l, int i, int k) {
   const size_t o = (size_t(l) * size_t(n) + size_t(i)) * 4 + size_t(2 * k);
   return {d[o], d[o + 1]};
+}
+
+// The segments' transform of one complex line in float64, as the shader schedules it: radix, Ns and the twiddle
+// table's entry q (j mod Ns) M / (Ns R) (conjugated for S = +1) per pass, outputs at (j - k) R + k + q Ns.
+void stockham(std::vector<cd>& a, int log2m, int elems, int S, const std::vector<cd>& table) {
+  const int M = 1 << log2m;
+  const double pi = std::acos(-1.0);
+  std::vector<cd> b(a.size());
+  for (int p = 0; p < glfft::seg_passes(log2m, elems); ++p) {
+    const int R = glfft::seg_radix(log2m, elems, p), Ns = glfft::seg_ns(log2m, elems, p);
+    for (int j = 0; j < M / R; ++j) {
+      const int k = j & (Ns - 1), base = (j - k) * R + k;
+      cd v[8];
+      for (int q = 0; q < R; ++q) {
+        const cd w = table[size_t(q * k * (M / (Ns * R)))];
+        v[q] = a[size_t(j + q * (M / R))] * (S > 0 ? std::conj(w) : w);
+      }
+      for (int q = 0; q < R; ++q) {
+        cd x = 0;
+        for (int m = 0; m < R; ++m) x += v[m] * std::polar(1.0, S * 2.0 * pi * q * m / R);
+        b[size_t(base + q * Ns)] = x;
+      }
+    }
+    a.swap(b);
+  }
+}
+
+TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double pi = std::acos(-1.0);
+  struct Case {
+    int n, r;
+  };
+  // One and several segments, M 256 .. 2048 (r 600 and 900 only fit 2048), radii beyond the line.
+  const std::vector<Case> cases = {{1, 1}, {700, 9}, {300, 130}, {37, 400}, {3000, 700}, {5, 900}, {1000, 0}};
+  std::set<int> lengths;
+  double worst = 0;
+  for (int elems : {8, 4})
+    for (Border b : kBorders)
+      for (const Case& c : cases) {
+        glfft::SegPlan p;
+        const int nb = 1;
+        ASSERT_TRUE(glfft::plan_segments(c.n, c.r, &nb, 1, elems, 48 << 10, 1024, p)) << c.n << " r " << c.r;
+        lengths.insert(p.m);
+        std::vector<cd> line(size_t(c.n)), table(size_t(p.m));
+        for (cd& x : line) x = {u(rng), u(rng)};
+        std::vector<double> taps(size_t(2 * c.r + 1));
+        std::vector<float> ftaps(taps.size());
+        for (size_t i = 0; i < taps.size(); ++i) ftaps[i] = float(taps[i] = u(rng));
+        for (int m = 0; m < p.m; ++m) table[size_t(m)] = std::polar(1.0, -2.0 * pi * m / p.m);
+        const std::vector<cd> g = fft_kernel_spectrum(ftaps, p.m);
+        std::vector<cd> got(size_t(c.n), cd(NAN, NAN));
+        for (int seg = 0; seg < p.nseg; ++seg) {
+          std::vector<cd> z(size_t(p.m));
+          for (int i = 0; i < p.m; ++i) {
+            const int x = remap_index(seg * p.len - c.r + i, c.n, b);
+            z[size_t(i)] = x < 0 ? cd{} : line[size_t(x)];
+          }
+          stockham(z, p.log2m, elems, -1, table);
+          for (int i = 0; i < p.m; ++i) z[size_t(i)] *= g[size_t(i)];
+          stockham(z, p.log2m, elems, 1, table);
+          for (int i = c.r; i < c.r + p.len && seg * p.len + i - c.r < c.n; ++i)
+            got[size_t(seg * p.len + i - c.r)] = z[size_t(i)];
+        }
+        double err = 0;
+        for (int x = 0; x < c.n; ++x) {
+          cd want = 0;
+          for (int k = -c.r; k <= c.r; ++k) {
+            const int y = remap_index(x + k, c.n, b);
+            if (y >= 0) want += double(ftaps[size_t(k + c.r)]) * line[size_t(y)];
+          }
+          const double d = std::abs(want - got[size_t(x)]);
+          err = std::max(err, std::isnan(d) ? INFINITY : d);
+        }
+        EXPECT_LE(err, 1e-9) << "E " << elems << " " << border_name(b) << " n " << c.n << " r " << c.r << " M "
+                             << p.m << " x" << p.nseg;
+        worst = std::max(worst, err);
+      }
+  EXPECT_EQ(lengths, (std::set<int>{256, 512, 1024, 2048}));
+  std::printf("[ fft ] emulated GL fft segments vs direct convolution: worst %.3g\n", worst);
+}
+
+// Every pass's butterflies (invocation t, u < E / R) cover each (line, j) of the group once, in both mappings.
+TEST(GlFftSegmentsEmulated, ThreadMappingCoversEveryButterflyOnce) {
+  for (int elems : {8, 4})
+    for (int nb : {1, 2})
+      for (int lg = glfft::kSegMinLog2; lg <= glfft::kSegMaxLog2; ++lg)
+        for (int p = 0; p < glfft::seg_passes(lg, elems); ++p)
+          for (bool lines_fast : {false, true}) {
+            const int M = 1 << lg, R = glfft::seg_radix(lg, elems, p), T = nb * M / elems;
+            std::set<std::pair<int, int>> seen;
+            for (int t = 0; t < T; ++t)
+              for (int u = 0; u < elems / R; ++u) {  // the shader's butterfly()
+                const int b = t + u * T;
+                const int line = lines_fast ? b % nb : b / (M / R), j = lines_fast ? b / nb : b % (M / R);
+                EXPECT_TRUE(line < nb && j < M / R && seen.insert({line, j}).second);
+              }
+            EXPECT_EQ(int(seen.size()), nb * M / R);
+          }
 }
 
 class GlFft : public ::testing::Test {
@@ -95,23 +204,91 @@ TEST(GlFftMethod, EqualsGaussSepEveryBorderAndChannelCount) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  // 1x1; odd sizes; power-of-two sizes (wrap natively, also with a kernel longer than the line); radius beyond
-  // the image (sigma 20: r 60 on 37x21).
+  // 1x1; odd sizes; power-of-two sizes (the line forms wrap natively, also with a kernel longer than the line);
+  // radius beyond the image (sigma 20: r 60 on 37x21). Both forms: the segments (the default where one fits) and
+  // the line forms.
   const std::vector<Size> sizes = {{1, 1}, {5, 3}, {37, 21}, {64, 16}, {203, 117}};
-  uint32_t seed = 11;
   double worst = 0;
-  for (Border b : kBorders)
-    for (int c = 1; c <= 4; ++c)
-      for (const Size& sz : sizes)
-        for (const char* sigma : {"1.5", "20"}) {
-          SCOPED_TRACE(::testing::Message() << border_name(b) << " " << sz.w << "x" << sz.h << "x" << c << " sigma "
-                                            << sigma);
-          const double e = fft_vs_gauss_sep(*be, {{"sigma", sigma}, {"border", border_name(b)}},
-                                            random_image(sz.w, sz.h, c, seed++));
+  for (const char* form : {"segments", "line"}) {
+    ScopedEnv env("GPUBLUR_GL_FFT_FORM", form);
+    uint32_t seed = 11;
+    for (Border b : kBorders)
+      for (int c = 1; c <= 4; ++c)
+        for (const Size& sz : sizes)
+          for (const char* sigma : {"1.5", "20"}) {
+            SCOPED_TRACE(::testing::Message() << form << " " << border_name(b) << " " << sz.w << "x" << sz.h << "x"
+                                              << c << " sigma " << sigma);
+            std::string path;
+            const double e = fft_vs_gauss_sep(*be, {{"sigma", sigma}, {"border", border_name(b)}},
+                                              random_image(sz.w, sz.h, c, seed++), &path);
+            EXPECT_LE(e, 1e-5);
+            EXPECT_EQ(path.rfind(std::string(form) == "segments" ? "fft-segments-" : "fft-shared", 0), 0u) << path;
+            worst = std::max(worst, e);
+          }
+  }
+  std::printf("[ fft ] GL fft vs gauss-sep reference: worst max abs %.3g\n", worst);
+}
+
+// The segments' own cases: several segments per line on both axes (M 256 .. 1024 on llvmpipe), radii beyond
+// the line, odd line counts (columns go in pairs), both radix schedules and both column mappings.
+TEST(GlFftMethod, SegmentsEqualGaussSep) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  struct Case {
+    int w, h;
+    const char* sigma;
+    const char* radius;  // "" : 3 sigma
+    const char* want;    // the path's start
+  };
+  const std::vector<Case> cases = {
+      {700, 9, "3", "", "fft-segments-rows-256x3+fft-segments-cols-256"},  // rows: 3 segments of 238
+      {9, 701, "3", "", "fft-segments-rows-256+fft-segments-cols-256x3"},  // columns: 3 segments, 9 columns
+      {300, 5, "43", "130", "fft-segments-rows-512x2"},                   // M 512: 8 + 8 + 8 passes
+      {37, 5, "100", "400", "fft-segments-rows-1024+"},                   // radius far beyond the line
+      {1500, 3, "3", "", "fft-segments-rows-256x7+"},
+  };
+  uint32_t seed = 5;
+  double worst = 0;
+  const std::pair<const char*, const char*> variants[] = {{"", ""}, {"4", ""}, {"", "1"}};
+  for (const auto& [elems, cols_nb] : variants) {
+    ScopedEnv env("GPUBLUR_GL_FFT_ELEMS", elems);
+    env.set("GPUBLUR_GL_FFT_COLS_NB", cols_nb);
+    for (Border b : kBorders)
+      for (int c = 1; c <= 4; ++c)
+        for (const Case& k : cases) {
+          SCOPED_TRACE(::testing::Message() << "elems '" << elems << "' cols nb '" << cols_nb << "' "
+                                            << border_name(b) << " " << k.w << "x" << k.h << "x" << c << " sigma "
+                                            << k.sigma << " radius " << k.radius);
+          std::map<std::string, std::string> params = {{"sigma", k.sigma}, {"border", border_name(b)}};
+          if (*k.radius) params["radius"] = k.radius;
+          std::string path;
+          const double e = fft_vs_gauss_sep(*be, params, random_image(k.w, k.h, c, seed++), &path);
           EXPECT_LE(e, 1e-5);
+          EXPECT_EQ(path.rfind(k.want, 0), 0u) << path;
           worst = std::max(worst, e);
         }
-  std::printf("[ fft ] GL fft vs gauss-sep reference: worst max abs %.3g\n", worst);
+  }
+  std::printf("[ fft ] GL fft segments vs gauss-sep reference: worst max abs %.3g\n", worst);
+}
+
+// Where no segment fits (radius 600 needs M 2048: 36 KiB of shared memory), the line forms run; forcing the
+// segments there fails with an error rather than running something else.
+TEST(GlFftMethod, LineFormsWhereNoSegmentFits) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  GLint shared = 0;
+  glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+  if (shared >= 16 * glfft::seg_line_slots(2048)) GTEST_SKIP() << "M 2048 fits this device's shared memory";
+  const Image src = random_image(41, 6, 4, 3);
+  const std::map<std::string, std::string> params = {{"sigma", "200"}, {"radius", "600"}, {"border", "mirror"}};
+  std::string path;
+  EXPECT_LE(fft_vs_gauss_sep(*be, params, src, &path), 1e-5);
+  EXPECT_EQ(path, "fft-shared");
+  ScopedEnv env("GPUBLUR_GL_FFT_FORM", "segments");
+  Image got;
+  EXPECT_FALSE(gl_run(*be, make_plan("fft", params), src, got).ok());
 }
 
 TEST(GlFftMethod, LongLinesAndStorageBufferForm) {
@@ -119,6 +296,7 @@ TEST(GlFftMethod, LongLinesAndStorageBufferForm) {
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   uint32_t seed = 99;
+  ScopedEnv form("GPUBLUR_GL_FFT_FORM", "line");
   // Lines longer than shared memory holds on any device (N = 8192: 128 KiB): the storage-buffer form.
   for (Border b : {Border::Clamp, Border::Wrap})
     for (const Size& sz : {Size{5000, 2}, Size{1, 4100}}) {

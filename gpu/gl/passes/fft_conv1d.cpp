@@ -1,8 +1,11 @@
-// fft-conv1d: Conv1d along the pass's axis by FFT (shaders/fft_conv1d.comp): one dispatch of one work group per
-// line: load the line extended with the border mode (zero beyond), forward transform, multiply by the kernel's
-// spectrum, inverse transform, store the line's n outputs. Transform lengths are powers of two (core/fft.hpp
-// fft_line: wrap natively where the line's length is one). Lines that fit shared memory run there; longer ones
-// in a storage buffer slice per group, in batches of lines (docs/performance.md, fft).
+// fft-conv1d: Conv1d along the pass's axis by FFT. Where a segment fits shared memory (fft_segments.hpp), as
+// overlap-save segments, one work group per (segment, lines) transforming them in shared memory
+// (shaders/fft_segments.comp): the image is read about once and written once. Else the line forms
+// (shaders/fft_conv1d.comp): one work group per line: load the line extended with the border mode (zero beyond),
+// forward transform, multiply by the kernel's spectrum, inverse transform, store the line's n outputs. Transform
+// lengths are powers of two (core/fft.hpp fft_line: wrap natively where the line's length is one). Lines that fit
+// shared memory run there; longer ones in a storage buffer slice per group, in batches of lines
+// (docs/performance.md, fft). GPUBLUR_GL_FFT_FORM=segments|line forces one (segments fails where none fits).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -15,6 +18,7 @@
 #include "core/fft.hpp"
 #include "gpu/gl/gl_fft.hpp"
 #include "gpu/gl/pass_table.hpp"
+#include "gpu/gl/passes/fft_segments.hpp"
 
 namespace gpublur {
 namespace {
@@ -33,31 +37,32 @@ int bitrev(int i, int bits) {
   return r;
 }
 
-// exp(-2 pi i m / N) for m < N/2 (one entry for N = 1), from float64.
-std::vector<float> twiddles(int n_fft) {
+// exp(-2 pi i m / N) for m < count (the line forms: N/2, one entry for N = 1; the segments: N), from float64.
+std::vector<float> twiddles(int n_fft, int count) {
   const double pi = std::acos(-1.0);
-  std::vector<float> t(size_t(std::max(1, n_fft / 2)) * 2);
-  for (int m = 0; m < std::max(1, n_fft / 2); ++m) {
+  std::vector<float> t(size_t(count) * 2);
+  for (int m = 0; m < count; ++m) {
     t[size_t(2 * m)] = float(std::cos(2.0 * pi * m / n_fft));
     t[size_t(2 * m + 1)] = float(-std::sin(2.0 * pi * m / n_fft));
   }
   return t;
 }
 
-// The kernel's spectrum (core/fft.hpp) as float pairs in bit-reversed order, computed once per (taps, N):
-// it costs N (2r + 1) multiply-adds, too much to redo every run for large kernels.
-std::vector<float> spectrum(const std::vector<float>& taps, int n_fft) {
+// The kernel's spectrum (core/fft.hpp) as float pairs, in bit-reversed order for the line forms (natural for the
+// segments: bits 0), computed once per (taps, N): it costs N (2r + 1) multiply-adds, too much to redo every run
+// for large kernels.
+std::vector<float> spectrum(const std::vector<float>& taps, int n_fft, bool bit_reversed) {
   static std::mutex mu;
   static std::map<std::pair<std::vector<float>, int>, std::vector<float>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_pair(taps, n_fft);
+  auto key = std::make_pair(taps, bit_reversed ? n_fft : -n_fft);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   if (cache.size() >= 16) cache.clear();  // bounded: programs come and go
   const std::vector<std::complex<double>> g = fft_kernel_spectrum(taps, n_fft);
-  const int bits = log2_int(n_fft);
+  const int bits = bit_reversed ? log2_int(n_fft) : 0;
   std::vector<float> out(size_t(2 * n_fft));
   for (int i = 0; i < n_fft; ++i) {
-    const std::complex<double> v = g[size_t(bitrev(i, bits))];
+    const std::complex<double> v = g[size_t(bits ? bitrev(i, bits) : i)];
     out[size_t(2 * i)] = float(v.real());
     out[size_t(2 * i + 1)] = float(v.imag());
   }
@@ -75,6 +80,54 @@ std::string defines(int n_fft, const GlFftShape& shape, int mode, int axis) {
 }
 
 long long work_bytes(int n_fft, const GlFftShape& shape) { return shape.shared ? 0 : 16LL * n_fft * shape.batch; }
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The segments for this pass where they fit the device: columns take 2 lines per group (32 bytes of a row per
+// texel row, as CUDA's columns) where that costs no more than 1 (neutral on llvmpipe, measured). For measuring on
+// a GPU: GPUBLUR_GL_FFT_COLS_NB=1 takes one column per group, GPUBLUR_GL_FFT_ELEMS=4 runs radix 4/2 instead of
+// 8/4 (12-15% slower on llvmpipe).
+bool segments_plan(const GlPassContext& ctx, int axis, int n, int radius, glfft::SegPlan& p) {
+  const GlLimits& lim = ctx.limits();
+  const int elems = env_or_empty("GPUBLUR_GL_FFT_ELEMS") == "4" ? 4 : 8;
+  static const int kOne[] = {1}, kCols[] = {2, 1};
+  const bool one = axis == 0 || env_or_empty("GPUBLUR_GL_FFT_COLS_NB") == "1";
+  return glfft::plan_segments(n, radius, one ? kOne : kCols, one ? 1 : 2, elems, lim.max_shared, lim.max_invocations,
+                              p);
+}
+
+Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const glfft::SegPlan& sp, GlStep& step) {
+  const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
+  const int lines = pass.axis == 0 ? src.h : src.w;
+  GLuint prog = 0;
+  const std::string defs =
+      fmt::format("#define LOG_M {}\n#define NB {}\n#define ELEMS {}\n#define NBIG {}\n#define NSMALL {}\n"
+                  "#define AXIS {}\n",
+                  sp.log2m, sp.nb, sp.elems, glfft::seg_big_passes(sp.log2m, sp.elems),
+                  glfft::seg_passes(sp.log2m, sp.elems) - glfft::seg_big_passes(sp.log2m, sp.elems), pass.axis);
+  if (Status s = ctx.program({{"fft_segments.comp", GL_COMPUTE_SHADER}}, defs, prog); !s) return s;
+  const GLuint tw = ctx.buffer(fmt::format("fft.twiddles.{}", index)),
+               spec = ctx.buffer(fmt::format("fft.spectrum.{}", index));
+  upload(tw, twiddles(sp.m, sp.m));
+  upload(spec, spectrum(pass.taps, sp.m, false));
+  const GLint u_border = GlPassContext::uniform(prog, "border"), u_radius = GlPassContext::uniform(prog, "radius"),
+              u_len = GlPassContext::uniform(prog, "len");
+  step.form = fmt::format("fft-segments-{}-{}{}", pass.axis == 0 ? "rows" : "cols", sp.m,
+                          sp.nseg > 1 ? fmt::format("x{}", sp.nseg) : "");
+  step.work = [&ctx, prog, tw, spec, sp, lines, border = int(pass.border), u_border, u_radius, u_len, src, dst] {
+    glProgramUniform1i(prog, u_border, border);
+    glProgramUniform1i(prog, u_radius, sp.radius);
+    glProgramUniform1i(prog, u_len, sp.len);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, tw);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, spec);
+    glDispatchCompute(GLuint(sp.nseg), GLuint((lines + sp.nb - 1) / sp.nb), 1);
+  };
+  return Status::success();
+}
 
 }  // namespace
 
@@ -94,6 +147,11 @@ Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, G
   const Pass& pass = program.passes[index];
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
+  const std::string form = env_or_empty("GPUBLUR_GL_FFT_FORM");
+  if (glfft::SegPlan sp; form != "line" && segments_plan(ctx, pass.axis, n, pass.radius(), sp))
+    return segments_step(ctx, pass, index, sp, step);
+  if (form == "segments")
+    return Status::fail(fmt::format("GL fft: no segment fits radius {} on this device", pass.radius()));
   const FftLine fl = fft_line(n, pass.radius(), pass.border, FftSizes::PowerOfTwo);
   const GlFftShape shape = gl_fft_shape(ctx, fl.n_fft, lines);
   GLuint prog = 0;
@@ -102,8 +160,8 @@ Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, G
     return s;
   const GLuint tw = ctx.buffer(fmt::format("fft.twiddles.{}", index)),
                spec = ctx.buffer(fmt::format("fft.spectrum.{}", index));
-  upload(tw, twiddles(fl.n_fft));
-  upload(spec, spectrum(pass.taps, fl.n_fft));
+  upload(tw, twiddles(fl.n_fft, std::max(1, fl.n_fft / 2)));
+  upload(spec, spectrum(pass.taps, fl.n_fft, true));
   GLuint work = 0;
   if (!shape.shared) {
     long long bytes = 0;  // one buffer for every fft pass of the program: the largest asks
@@ -146,7 +204,7 @@ Status gl_fft_lines(GlPassContext& ctx, std::vector<float>& data, int n_fft, boo
       !s)
     return s;
   const GLuint tw = ctx.buffer("fft.test.twiddles"), buf = ctx.buffer("fft.test.lines");
-  upload(tw, twiddles(n_fft));
+  upload(tw, twiddles(n_fft, std::max(1, n_fft / 2)));
   upload(buf, data);
   GLuint work = 0;
   if (!shape.shared)
