@@ -31,6 +31,8 @@ Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlSte
 Status gl_bilateral(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+// Whether the pass (Conv1d's or FftConv1d's fields) runs as fft_conv1d.cpp's segments on this device.
+bool gl_fft_segments_fit(const GlPassContext& ctx, const Pass& pass);
 Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_scale(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);

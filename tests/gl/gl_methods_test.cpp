@@ -39,7 +39,9 @@ TEST(GlConvSchedules, SeparablePairForms) {
   const std::vector<Case> wide = {{1, 1, 1}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {5, 9, 130}, {7, 3, 20}};
   std::vector<Form> forms = {
       {"conv1d-two-pass", "compute",
-       {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}, {"GPUBLUR_GL_WINDOW_MAX_RADIUS", "-1"}}, wide},
+       {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}, {"GPUBLUR_GL_WINDOW_MAX_RADIUS", "-1"},
+        {"GPUBLUR_GL_SEP_FFT_MIN_RADIUS", "0"}},
+       wide},
       // Radius 11 (sigma 3.5) takes the smallest fused tile height on llvmpipe's 32 KiB.
       {"conv1d-fused", "compute", {{"GPUBLUR_GL_FUSED_MAX_RADIUS", "24"}}, {{1, 1, 1}, {45, 70, 1.5}, {300, 77, 3.5}, {7, 3, 3}}},
       {"conv1d-sliding", "compute",
@@ -70,6 +72,30 @@ TEST(GlConvSchedules, SeparablePairForms) {
       }
     std::printf("[ measured ] separable pair, %s: max abs error %.3g\n", f.path, worst);
   }
+}
+
+// gauss-sep's wide kernels: on a GPU as FftConv1d's segments from sep_fft_min_radius_gl() (radius 36), on llvmpipe
+// the register window; below that radius the direct forms.
+TEST(GlConvSchedules, WideKernelsTakeTheSegments) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const bool llvmpipe = be->device_name().find("llvmpipe") != std::string::npos;
+  uint32_t seed = 170;
+  double worst = 0;
+  for (Border border : kBorders)
+    for (double sigma : {11.0, 12.0, 20.0}) {  // radius 33, 36, 60
+      const int ch = channels_for(border, size_t(sigma));
+      SCOPED_TRACE(::testing::Message() << border_name(border) << " sigma " << sigma << " channels " << ch);
+      const Plan plan = make_plan("gauss-sep", {{"sigma", std::to_string(sigma)}, {"border", border_name(border)}});
+      // Rows of 300: two segments of 256 at radius 36, one of 512 at 60; columns of 77: one of 256.
+      const std::string want = llvmpipe       ? "conv1d-window"
+                               : sigma < 12.0 ? "conv1d-two-pass"
+                               : sigma < 20.0 ? "fft-segments-rows-256x2+fft-segments-cols-256"
+                                              : "fft-segments-rows-512+fft-segments-cols-256";
+      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(300, 77, ch, seed++), want));
+    }
+  std::printf("[ measured ] gauss-sep wide kernels: max abs error %.3g\n", worst);
 }
 
 // A separable pair whose taps are not symmetric (a rank-one kernel file can give such): the register window's

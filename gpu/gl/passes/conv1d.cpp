@@ -285,8 +285,14 @@ Status separable(GlPassContext& ctx, const Program& program, size_t index, GlSte
 }  // namespace
 
 Status gl_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  if (separable_pair(program, index)) return separable(ctx, program, index, step);
   const Pass& pass = program.passes[index];
+  // Wide kernels as FftConv1d's segments (the same function within float rounding) where measured faster; not on
+  // llvmpipe, where the register window is (sep_fft_min_radius_gl).
+  const int fft_from = sep_fft_min_radius_gl();
+  if (pass.hint.empty() && !ctx.limits().llvmpipe && fft_from > 0 && pass.radius() >= fft_from &&
+      gl_fft_segments_fit(ctx, pass))
+    return gl_fft_conv1d(ctx, program, index, step);
+  if (separable_pair(program, index)) return separable(ctx, program, index, step);
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   if (pass.hint == "fragment") return fragment(ctx, index, pass, {pass.axis}, {src, dst}, step);
   const int radius = pass.radius();

@@ -86,17 +86,13 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
-// The segments for this pass where they fit the device: columns take 2 lines per group (32 bytes of a row per
-// texel row, as CUDA's columns) where that costs no more than 1 (neutral on llvmpipe, measured). For measuring on
-// a GPU: GPUBLUR_GL_FFT_COLS_NB=1 takes one column per group, GPUBLUR_GL_FFT_ELEMS=4 runs radix 4/2 instead of
-// 8/4 (12-15% slower on llvmpipe).
-bool segments_plan(const GlPassContext& ctx, int axis, int n, int radius, glfft::SegPlan& p) {
+// The segments for this pass where they fit the device: one line per work group on both axes and radix-8 passes
+// (on the H100, two columns per group lost at sigma 12, 0.809 against 0.728 ms at 4096^2, and radix 4/2 at sigma
+// 200, 3.18 against 2.24 ms: docs/performance.md, "GL fft segments").
+bool segments_plan(const GlPassContext& ctx, int n, int radius, glfft::SegPlan& p) {
   const GlLimits& lim = ctx.limits();
-  const int elems = env_or_empty("GPUBLUR_GL_FFT_ELEMS") == "4" ? 4 : 8;
-  static const int kOne[] = {1}, kCols[] = {2, 1};
-  const bool one = axis == 0 || env_or_empty("GPUBLUR_GL_FFT_COLS_NB") == "1";
-  return glfft::plan_segments(n, radius, one ? kOne : kCols, one ? 1 : 2, elems, lim.max_shared, lim.max_invocations,
-                              p);
+  static const int kOne[] = {1};
+  return glfft::plan_segments(n, radius, kOne, 1, 8, lim.max_shared, lim.max_invocations, p);
 }
 
 Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const glfft::SegPlan& sp, GlStep& step) {
@@ -131,6 +127,13 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
 
 }  // namespace
 
+bool gl_fft_segments_fit(const GlPassContext& ctx, const Pass& pass) {
+  if (env_or_empty("GPUBLUR_GL_FFT_FORM") == "line") return false;
+  const GlImage& src = ctx.image(pass.src);
+  glfft::SegPlan sp;
+  return segments_plan(ctx, pass.axis == 0 ? src.w : src.h, pass.radius(), sp);
+}
+
 GlFftShape gl_fft_shape(const GlPassContext& ctx, int n_fft, int lines) {
   const GlLimits& lim = ctx.limits();
   GlFftShape s;
@@ -148,7 +151,7 @@ Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, G
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const std::string form = env_or_empty("GPUBLUR_GL_FFT_FORM");
-  if (glfft::SegPlan sp; form != "line" && segments_plan(ctx, pass.axis, n, pass.radius(), sp))
+  if (glfft::SegPlan sp; form != "line" && segments_plan(ctx, n, pass.radius(), sp))
     return segments_step(ctx, pass, index, sp, step);
   if (form == "segments")
     return Status::fail(fmt::format("GL fft: no segment fits radius {} on this device", pass.radius()));
