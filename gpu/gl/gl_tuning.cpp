@@ -33,9 +33,9 @@ int slide_max_radius() {
   const char* env = std::getenv("GPUBLUR_GL_SLIDE_MAX_RADIUS");
   return env && *env ? std::atoi(env) : kSlideMaxRadius;
 }
-// Measured on an H100 (docs/performance.md, "GL fft segments"): at radius 36 (sigma 12) the segments beat the
-// direct two-pass form at 4096^2 (0.73-0.81 against 1.16 ms) and 1024^2 (0.082 against 0.111); at radius 9 they
-// lose at 1024^2 (0.078 against 0.059). The tests of the direct forms set it to 0.
+// Measured on an H100 (docs/performance.md, "GL fft segments"): from radius 24 (sigma 8) the segments beat the
+// direct two-pass form at 4096^2 (0.691 against 0.904 ms) and 1024^2 (0.076 against 0.088); at radius 9 they lose
+// at 1024^2 (0.078 against 0.059). The tests of the direct forms set it to 0.
 int sep_fft_min_radius_gl() {
   const char* env = std::getenv("GPUBLUR_GL_SEP_FFT_MIN_RADIUS");
   return env && *env ? std::atoi(env) : kSepFftMinRadius;

@@ -15,7 +15,7 @@ constexpr int kSlideMaxRadius = -1;
 int slide_max_radius();                      // GPUBLUR_GL_SLIDE_MAX_RADIUS
 std::string slide_spec();                    // GPUBLUR_GL_SLIDE=TWxPR[xSH]
 // Conv1d passes from this radius run as FftConv1d's segments where they fit, except on llvmpipe (<= 0: never).
-constexpr int kSepFftMinRadius = 36;
+constexpr int kSepFftMinRadius = 24;
 int sep_fft_min_radius_gl();                 // GPUBLUR_GL_SEP_FFT_MIN_RADIUS
 // conv1d separable pairs on llvmpipe: the sliding register window (conv1d_window.comp) up to this radius.
 constexpr int kWindowMaxRadius = 100;
