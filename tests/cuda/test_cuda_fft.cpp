@@ -74,6 +74,27 @@ Image emulate(const Image& src, int axis, const std::vector<float>& taps, Border
   return out;
 }
 
+// The CPU reference's Conv1d of one pass along `axis`.
+Image conv1d_reference(const Image& src, int axis, const std::vector<float>& taps, Border b) {
+  Program prog;
+  Pass p;
+  p.op = Op::Conv1d, p.axis = axis, p.border = b, p.taps = taps, p.src = 0, p.dst = 1;
+  prog.passes = {p};
+  Image want;
+  EXPECT_TRUE(run_program_cpu(prog, src, want, 1).ok());
+  return want;
+}
+
+// Max abs difference; NaN (a value never written) counts as infinite.
+double max_abs_error(const Image& got, const Image& want) {
+  double err = want.data.size() == got.data.size() ? 0 : INFINITY;
+  for (size_t i = 0; i < want.data.size() && i < got.data.size(); ++i) {
+    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
+    err = std::max(err, std::isnan(d) ? INFINITY : d);
+  }
+  return err;
+}
+
 TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -92,18 +113,8 @@ TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
           std::vector<float> taps(size_t(2 * k.r + 1));
           for (float& t : taps) t = u(rng);
           const Image src = random_image(k.w, k.h, c, seed++);
-          Program prog;
-          Pass p;
-          p.op = Op::Conv1d, p.axis = axis, p.border = b, p.taps = taps, p.src = 0, p.dst = 1;
-          prog.passes = {p};
-          Image want;
-          ASSERT_TRUE(run_program_cpu(prog, src, want, 1).ok());
           const Image got = emulate(src, axis, taps, b, std::min(k.batch_lines, axis == 0 ? k.h : k.w));
-          double err = 0;
-          for (size_t i = 0; i < want.data.size(); ++i) {
-            const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-            err = std::max(err, std::isnan(d) ? INFINITY : d);
-          }
+          const double err = max_abs_error(got, conv1d_reference(src, axis, taps, b));
           EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
                                << " r " << k.r;
           worst = std::max(worst, err);
@@ -203,21 +214,11 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
           std::vector<float> taps(size_t(2 * k.r + 1));
           for (float& t : taps) t = u(rng);
           const Image src = random_image(k.w, k.h, c, seed++);
-          Program prog;
-          Pass p;
-          p.op = Op::Conv1d, p.axis = axis, p.border = b, p.taps = taps, p.src = 0, p.dst = 1;
-          prog.passes = {p};
-          Image want;
-          ASSERT_TRUE(run_program_cpu(prog, src, want, 1).ok());
           cuda::FftSegPlan plan;
           const Image got = emulate_segments(src, axis, taps, b, plan);
           ASSERT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
           lengths.insert(plan.m), counts.insert(plan.nseg);
-          double err = 0;
-          for (size_t i = 0; i < want.data.size(); ++i) {
-            const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-            err = std::max(err, std::isnan(d) ? INFINITY : d);
-          }
+          const double err = max_abs_error(got, conv1d_reference(src, axis, taps, b));
           EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
                                << " r " << k.r << " M " << plan.m << " segments " << plan.nseg;
           worst = std::max(worst, err);
@@ -279,12 +280,7 @@ double fft_vs_gauss_sep(Backend& b, double sigma, const std::string& border, con
     ADD_FAILURE() << s.error;
     return INFINITY;
   }
-  double err = 0;
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-    err = std::max(err, std::isnan(d) ? INFINITY : d);
-  }
-  return err;
+  return max_abs_error(got, want);
 }
 
 // Both paths: the segments (the default where they fit) and cuFFT's (GPUBLUR_CUDA_FFT=cufft).
