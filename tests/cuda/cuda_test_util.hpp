@@ -13,6 +13,7 @@
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/cuda_backend.hpp"
+#include "tests/core/image_diff.hpp"
 
 namespace gpublur::testing {
 
@@ -81,15 +82,7 @@ inline double run_vs_reference(Backend& b, const Plan& plan, const Image& src, s
     ADD_FAILURE() << s.error;
     return std::numeric_limits<double>::infinity();
   }
-  if (got.width != want.width || got.height != want.height || got.channels != want.channels ||
-      got.data.size() != want.data.size())
-    return std::numeric_limits<double>::infinity();
-  double err = 0;
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-    err = std::max(err, std::isnan(d) ? std::numeric_limits<double>::infinity() : d);
-  }
-  return err;
+  return max_abs_diff(got, want);
 }
 
 }  // namespace gpublur::testing

@@ -85,16 +85,6 @@ Image conv1d_reference(const Image& src, int axis, const std::vector<float>& tap
   return want;
 }
 
-// Max abs difference; NaN (a value never written) counts as infinite.
-double max_abs_error(const Image& got, const Image& want) {
-  double err = want.data.size() == got.data.size() ? 0 : INFINITY;
-  for (size_t i = 0; i < want.data.size() && i < got.data.size(); ++i) {
-    const double d = std::fabs(double(got.data[i]) - double(want.data[i]));
-    err = std::max(err, std::isnan(d) ? INFINITY : d);
-  }
-  return err;
-}
-
 TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -114,7 +104,7 @@ TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
           for (float& t : taps) t = u(rng);
           const Image src = random_image(k.w, k.h, c, seed++);
           const Image got = emulate(src, axis, taps, b, std::min(k.batch_lines, axis == 0 ? k.h : k.w));
-          const double err = max_abs_error(got, conv1d_reference(src, axis, taps, b));
+          const double err = max_abs_diff(got, conv1d_reference(src, axis, taps, b));
           EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
                                << " r " << k.r;
           worst = std::max(worst, err);
@@ -218,7 +208,7 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
           const Image got = emulate_segments(src, axis, taps, b, plan);
           ASSERT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
           lengths.insert(plan.m), counts.insert(plan.nseg);
-          const double err = max_abs_error(got, conv1d_reference(src, axis, taps, b));
+          const double err = max_abs_diff(got, conv1d_reference(src, axis, taps, b));
           EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
                                << " r " << k.r << " M " << plan.m << " segments " << plan.nseg;
           worst = std::max(worst, err);
@@ -280,7 +270,7 @@ double fft_vs_gauss_sep(Backend& b, double sigma, const std::string& border, con
     ADD_FAILURE() << s.error;
     return INFINITY;
   }
-  return max_abs_error(got, want);
+  return max_abs_diff(got, want);
 }
 
 // Both paths: the segments (the default where they fit) and cuFFT's (GPUBLUR_CUDA_FFT=cufft).

@@ -14,6 +14,7 @@
 #include "core/program.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/gl/gl_backend.hpp"
+#include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
 
 namespace gpublur::testing {
@@ -98,18 +99,6 @@ class ScopedEnv {
   };
   std::vector<Saved> saved_;
 };
-
-// Max |a - b| over all values; infinity where shapes differ or a value is NaN (poison left behind).
-inline double max_abs_diff(const Image& a, const Image& b) {
-  if (a.width != b.width || a.height != b.height || a.channels != b.channels) return INFINITY;
-  double m = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) {
-    const double d = std::fabs(double(a.data[i]) - double(b.data[i]));
-    if (std::isnan(d)) return INFINITY;
-    m = std::max(m, d);
-  }
-  return m;
-}
 
 // Runs `plan` on the backend; `out` is poisoned with NaN before the download.
 inline Status gl_run(Backend& be, const Plan& plan, const Image& src, Image& out, RunInfo* info = nullptr) {
