@@ -15,14 +15,22 @@
 #include "gpu/gl/gl_tiles.hpp"
 
 namespace gpublur {
+namespace {
+
+// An integer knob: the variable's value where it is set and not empty, else `fallback`.
+int env_int(const char* name, int fallback) {
+  const char* env = std::getenv(name);
+  return env && *env ? std::atoi(env) : fallback;
+}
+
+}  // namespace
 
 // conv1d separable pairs: the fused single-dispatch shader up to this radius. Off by default: on an H100 (NVIDIA
 // GL caps a group at 48 KiB of shared memory, so the fused tile is only 32x32 with a 52x53 input) it took
 // 0.92 ms at radius 9 against 0.70 ms for the two passes with 16 KiB tiles (docs/performance.md, GL).
 // GPUBLUR_GL_FUSED_MAX_RADIUS overrides it (-1: never fuse), for measuring both forms.
 int fused_max_radius() {
-  const char* env = std::getenv("GPUBLUR_GL_FUSED_MAX_RADIUS");
-  return env && *env ? std::atoi(env) : kFusedMaxRadius;
+  return env_int("GPUBLUR_GL_FUSED_MAX_RADIUS", kFusedMaxRadius);
 }
 
 // conv1d separable pairs: the sliding fused shader (conv1d_slide.comp) up to this radius where its ring fits.
@@ -30,22 +38,22 @@ int fused_max_radius() {
 // passes (docs/performance.md, GL round 4). GPUBLUR_GL_SLIDE_MAX_RADIUS overrides it (-1: never),
 // GPUBLUR_GL_SLIDE=TWxPR[xSH] picks its shape.
 int slide_max_radius() {
-  const char* env = std::getenv("GPUBLUR_GL_SLIDE_MAX_RADIUS");
-  return env && *env ? std::atoi(env) : kSlideMaxRadius;
+  return env_int("GPUBLUR_GL_SLIDE_MAX_RADIUS", kSlideMaxRadius);
 }
-// Measured on an H100 (docs/performance.md, "GL fft segments"): from radius 24 (sigma 8) the segments beat the
-// direct two-pass form at 4096^2 (0.691 against 0.904 ms) and 1024^2 (0.076 against 0.088); at radius 9 they lose
-// at 1024^2 (0.078 against 0.059). The tests of the direct forms set it to 0.
+
+// Conv1d passes as FftConv1d's segments from this radius, except on llvmpipe. Measured on an H100
+// (docs/performance.md, "GL fft segments"): from radius 24 (sigma 8) the segments beat the direct two-pass form
+// at 4096^2 (0.691 against 0.904 ms) and 1024^2 (0.076 against 0.088); at radius 9 they lose at 1024^2 (0.078
+// against 0.059). The tests of the direct forms set it to 0.
 int sep_fft_min_radius_gl() {
-  const char* env = std::getenv("GPUBLUR_GL_SEP_FFT_MIN_RADIUS");
-  return env && *env ? std::atoi(env) : kSepFftMinRadius;
+  return env_int("GPUBLUR_GL_SEP_FFT_MIN_RADIUS", kSepFftMinRadius);
 }
+
 // conv1d separable pairs on llvmpipe: the sliding register window up to this radius (docs/performance.md, "GL on
 // llvmpipe": Mesa's compile time grows with the radius). GPUBLUR_GL_WINDOW_MAX_RADIUS overrides it (-1: never),
 // so that the tests still run the two-pass shader NVIDIA takes on llvmpipe.
 int window_max_radius() {
-  const char* env = std::getenv("GPUBLUR_GL_WINDOW_MAX_RADIUS");
-  return env && *env ? std::atoi(env) : kWindowMaxRadius;
+  return env_int("GPUBLUR_GL_WINDOW_MAX_RADIUS", kWindowMaxRadius);
 }
 std::string slide_spec() {
   const char* env = std::getenv("GPUBLUR_GL_SLIDE");
