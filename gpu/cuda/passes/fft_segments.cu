@@ -197,18 +197,18 @@ template <typename V, int AXIS, int LOG2M>
 Status launch_one(const FftSegPlan& p, const DevImage& src, const DevImage& dst, Border b, const float2* bins,
                   cudaStream_t st) {
   constexpr int NB = lines_per_block<V>(AXIS);
-  if constexpr (NB * (1 << LOG2M) / 8 > 1024) {
+  if constexpr (NB * (1 << LOG2M) / 8 > 1024) {  // never planned (FftSegPlan::threads() <= 1024)
     return Status::fail("CUDA fft: no segment kernel of length 2^" + std::to_string(LOG2M) + " for these lines");
   } else {
-  auto k = fft_segments_kernel<V, LOG2M, NB, AXIS>;
-  const size_t smem = p.smem(sizeof(typename Seg<V>::E));
-  if (Status s = allow_smem(k, smem, true); !s) return s;
-  const int lines = AXIS == 0 ? src.height : src.width, units = (lines + Seg<V>::kLines - 1) / Seg<V>::kLines;
-  const long long blocks = (long long)((units + NB - 1) / NB) * p.nseg;
-  if (blocks > 0x7fffffffLL) return Status::fail("CUDA fft: image too large");
-  k<<<unsigned(blocks), p.threads(), smem, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data), src.width,
-                                                 src.height, b, p.radius, p.len, p.nseg, bins);
-  return cuda_status(cudaGetLastError(), "launching fft-conv1d (segments)");
+    auto k = fft_segments_kernel<V, LOG2M, NB, AXIS>;
+    const size_t smem = p.smem(sizeof(typename Seg<V>::E));
+    if (Status s = allow_smem(k, smem, true); !s) return s;
+    const int lines = AXIS == 0 ? src.height : src.width, units = (lines + Seg<V>::kLines - 1) / Seg<V>::kLines;
+    const long long blocks = (long long)((units + NB - 1) / NB) * p.nseg;
+    if (blocks > 0x7fffffffLL) return Status::fail("CUDA fft: image too large");
+    k<<<unsigned(blocks), p.threads(), smem, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
+                                                   src.width, src.height, b, p.radius, p.len, p.nseg, bins);
+    return cuda_status(cudaGetLastError(), "launching fft-conv1d (segments)");
   }
 }
 
