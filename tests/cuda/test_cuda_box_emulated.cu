@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <random>
 #include <string>
@@ -393,11 +394,16 @@ TEST(CudaBoxEmulated, ColumnsMatchReference) {
       // 16-byte strips: one float4 column per block, or 4 floats (10: 3 strips, one partial).
       const double n4 = emulate_cols<float4>(2, c.n, 4, c.widths, b, c.nseg, c.nth, 1);
       const double n1 = emulate_cols<float>(5, c.n, 2, c.widths, b, c.nseg, c.nth, 4);
-      // The EXACT form where it applies (float4 strips of 2 and 1 columns).
+      // 128-byte strips: 8 float4 columns (9 RGBA columns: 2 strips, one partial), or 32 floats (37 one-channel
+      // columns).
+      const double w4 = emulate_cols<float4>(9, c.n, 4, c.widths, b, c.nseg, c.nth, 8);
+      const double w1 = emulate_cols<float>(37, c.n, 1, c.widths, b, c.nseg, c.nth, 32);
+      // The EXACT form where it applies (float4 strips of 2, 1 and 8 columns).
       const double x4 = emulate_cols<float4>(3, c.n, 4, c.widths, b, c.nseg, c.nth, 0, true);
       const double y4 = emulate_cols<float4>(2, c.n, 4, c.widths, b, c.nseg, c.nth, 1, true);
-      for (double e : {e4, e1, n4, n1, x4, y4}) EXPECT_LE(e, 1e-5);
-      worst = std::max({worst, e1, e4, n4, n1, x4, y4});
+      const double z4 = emulate_cols<float4>(9, c.n, 4, c.widths, b, c.nseg, c.nth, 8, true);
+      for (double e : {e4, e1, n4, n1, w4, w1, x4, y4, z4}) EXPECT_LE(e, 1e-5);
+      worst = std::max({worst, e1, e4, n4, n1, w4, w1, x4, y4, z4});
     }
   std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
 }
@@ -470,17 +476,20 @@ cuda::LineBudgets h100_budgets() {
 // The kernels' plans for RGBA float32 (float4 rows; columns in strips of 2 or 1 float4).
 cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found) {
   cuda::AxisPlan p;
-  *found = cols ? cuda::plan_axis_lines(n, bw, {2, 1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(),
-                                        true, p)
-                : cuda::plan_axis_lines(n, bw, {1}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), true, p);
+  *found = cols ? cuda::plan_axis_lines(n, bw, cuda::column_strips<4>(), 16, 4, cuda::box_smax<float4>(), kThreads,
+                                        h100_budgets(), true, p)
+                : cuda::plan_axis_lines(n, bw, {{1, 1.0}}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(),
+                                        true, p);
   return p;
 }
 
 // The plans the kernels get on an H100 (half an SM per block: 115712 bytes; 232448 at one block per SM),
 // 4096^2 RGBA, Kovesi's 3 widths at sigma 3, 12, 48, 200: whole rows, columns in segments whose halo stays a
-// fraction of the segment, or whole in 16-byte strips where that goes over fewer positions (sigma 200).
+// fraction of the segment, in the strip width measured fastest there (H100, each forced: 128 bytes at sigma 3
+// and 12, 64 at 48; 32 at 200, where a wider strip's segments would be mostly halo).
 TEST(CudaBoxEmulated, PlansFor4096Rgba) {
   const size_t budget = 233472 / 2 - 1024;
+  const std::map<double, int> strip_bytes = {{3.0, 128}, {12.0, 128}, {48.0, 64}, {200.0, 32}};
   for (double sigma : {3.0, 12.0, 48.0, 200.0}) {
     const BoxWidths bw = widths_of(kovesi_widths(sigma, 3));
     bool rows_ok = false, cols_ok = false;
@@ -489,6 +498,7 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     ASSERT_TRUE(cols_ok);
     const cuda::LinePlan &rows = rp.lines, &cols = cp.lines;
     EXPECT_EQ(rows.nseg, 1) << sigma;
+    EXPECT_EQ(cp.nl * 16, strip_bytes.at(sigma)) << sigma;
     EXPECT_FALSE(rp.whole_sm || cp.whole_sm) << sigma;
     EXPECT_EQ(rows.S % 2, 1);
     EXPECT_EQ(cols.S % 2, 1);

@@ -6,11 +6,11 @@
 // there, so device memory sees one read and one write of the image per axis.
 //  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
 //    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows.
-//  - columns (y): a strip of 32 bytes per row (2 float4 or 8 float value columns: whole 32-byte sectors, any
-//    channel count) down the column; the box runs on each value column, independent of channels. Results go
-//    straight from registers to device memory (each store instruction writes whole sectors). Where a column
-//    and its halo outgrow the budget, a strip of 16 bytes (1 float4 or 4 floats: half the shared memory per
-//    position) may be cheaper than many segments (box_cascade.cuh's plan_axis_lines weighs them).
+//  - columns (y): a strip of 128, 64, 32 or 16 bytes per row (8, 4, 2 or 1 float4, or 4x as many float value
+//    columns; any channel count) down the column; the box runs on each value column, independent of channels.
+//    Results go straight from registers to device memory. Wide strips move whole 128-byte lines per load and
+//    store but hold fewer rows per block (more segments, more halo); box_cascade.cuh's plan_axis_lines weighs
+//    strips against segments with costs measured per strip width.
 //  - lines longer than the block's shared memory (BoxTuning::smem_budget, by default half an SM so that two
 //    blocks share one and overlap their loads with each other's math) are cut into segments, each loaded with
 //    its halo of R (from L2: neighbouring segments run in neighbouring blocks), or, where that costs less than
@@ -187,8 +187,8 @@ std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
-  return plan_axis_lines(img.width, bw, {1}, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
-                         exact_lines<T>(), p);
+  return plan_axis_lines(img.width, bw, {{1, 1.0}}, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads,
+                         line_budgets(), exact_lines<T>(), p);
 }
 
 template <typename T>
@@ -209,17 +209,18 @@ Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWid
 // Columns: float4 values where a row is a whole number of them, else floats.
 bool cols_vec4(const DevImage& img) { return (size_t(img.width) * img.channels) % 4 == 0; }
 
-// Strips of 32 bytes (whole sectors) or 16 (half the shared memory per position); BoxTuning::strip_bytes
-// forces one.
+// Strips of 128, 64, 32 or 16 bytes (box_cascade.cuh's column_strips weighs them); BoxTuning::strip_bytes forces
+// one.
 template <typename V>
 bool plan_cols(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
-  constexpr int wide = int(32 / sizeof(V)), narrow = int(16 / sizeof(V));
-  const int force = box_tuning().strip_bytes, n = img.height, K = VecInfo<V>::K;
+  constexpr int K = VecInfo<V>::K;
+  const int force = box_tuning().strip_bytes, n = img.height;
   const LineBudgets lim = line_budgets();
   const bool ex = exact_lines<V>();
-  if (force == 32) return plan_axis_lines(n, bw, {wide}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
-  if (force == 16) return plan_axis_lines(n, bw, {narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
-  return plan_axis_lines(n, bw, {wide, narrow}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
+  for (const StripOption& o : column_strips<K>())
+    if (force == int(o.nl * sizeof(V)))
+      return plan_axis_lines(n, bw, {o}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
+  return plan_axis_lines(n, bw, column_strips<K>(), sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
 }
 
 template <typename V, int NL>
@@ -234,16 +235,19 @@ Status run_cols_nl(const DevImage& src, const DevImage& dst, Border b, const Box
   k<<<unsigned(blocks), kLineThreads, p.smem.bytes, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
                                                           rowv, src.height, b, bw, p.S, p.seg_len, p.nseg,
                                                           unsigned(p.smem.base_off), unsigned(p.smem.tot_off));
-  path = std::string("box1d-cols") + (NL * sizeof(V) < 32 ? "-strip16" : "") + sm_text(ap) + seg_text(p.nseg);
+  path = std::string("box1d-cols") + (NL * sizeof(V) != 32 ? "-strip" + std::to_string(NL * sizeof(V)) : "") +
+         sm_text(ap) + seg_text(p.nseg);
   return cuda_status(cudaGetLastError(), "launching box1d (columns)");
 }
 
 template <typename V>
 Status run_cols(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
                 cudaStream_t st, std::string& path) {
-  constexpr int wide = int(32 / sizeof(V)), narrow = int(16 / sizeof(V));
-  if (ap.nl == wide) return run_cols_nl<V, wide>(src, dst, b, bw, ap, st, path);
-  if (ap.nl == narrow) return run_cols_nl<V, narrow>(src, dst, b, bw, ap, st, path);
+  constexpr int per16 = int(16 / sizeof(V));  // the strips of column_strips
+  if (ap.nl == 8 * per16) return run_cols_nl<V, 8 * per16>(src, dst, b, bw, ap, st, path);
+  if (ap.nl == 4 * per16) return run_cols_nl<V, 4 * per16>(src, dst, b, bw, ap, st, path);
+  if (ap.nl == 2 * per16) return run_cols_nl<V, 2 * per16>(src, dst, b, bw, ap, st, path);
+  if (ap.nl == per16) return run_cols_nl<V, per16>(src, dst, b, bw, ap, st, path);
   return Status::fail("CUDA box1d: no column kernel for " + std::to_string(ap.nl) + " lines per block");
 }
 

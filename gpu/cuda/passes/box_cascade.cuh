@@ -372,30 +372,48 @@ struct AxisPlan {
   double cost = 0;  // segments x cascade_positions, weighted as below
 };
 
-// The cheapest of: every strip width in nls (lines per block; the widest first) at the shared budget, then at
-// the whole-SM one. A column line plus its halo 2R can outgrow the two-per-SM budget at the widest strip (2
-// float4 columns: 32 B per position, at R 1550 even a 64-row segment needs 125 KB of 113) while a strip of half
-// the width, or one block per SM, holds it: those are tried before giving up. Weights: a narrower strip x 1.75
-// per position, measured (H100, 4096^2 RGBA, sigma 200: 16-byte strips over whole columns, 24% fewer positions,
-// took 1.399 ms for box and 1.816 for integral against 1.044 and 1.560 with 32-byte strips in 3 segments: each
-// load and store instruction touches half sectors and a block moves half the bytes per barrier); one block per
-// SM x 2 (its loads no longer overlap another block's cascade: at worst load and math run in series; not
-// measured). Ties go to the earlier candidate. False: none fits (the moving-average kernel, global memory, is
-// the last resort).
-inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<int> nls, size_t vbytes, int K,
-                            int smax_v, int nth, const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
+// A candidate lines-per-block for plan_axis_lines, and what one position costs there relative to the others.
+struct StripOption {
+  int nl = 1;
+  double weight = 1.0;
+};
+
+// Column strips of 128, 64, 32 and 16 bytes per row for values V (K floats). Weights per position, measured on
+// an H100 (4096^2 RGBA box, each column plan forced by GPUBLUR_CUDA_BOX_STRIP, the rows pass taken as its
+// profiled 0.25 ms; docs/performance.md "Wider column strips"): a block's loads and stores cover whole 128-byte
+// lines at 128 bytes and only 32-byte sectors at 32 (its 14.2 against 17.6-18.3 ns per thousand positions), and
+// half sectors at 16 (1.75x the 32-byte cost, measured earlier at sigma 200).
+template <int K>
+inline std::initializer_list<StripOption> column_strips() {
+  static constexpr int per16 = 4 / K;  // values per 16 bytes
+  static const std::initializer_list<StripOption> opts = {
+      {8 * per16, 1.0}, {4 * per16, 1.06}, {2 * per16, 1.26}, {1 * per16, 2.2}};
+  return opts;
+}
+
+// The cheapest of: every strip width in opts (lines per block) at the shared budget, then at the whole-SM one.
+// A column line plus its halo 2R can outgrow the two-per-SM budget at a wide strip (2 float4 columns: 32 B per
+// position, at R 1550 even a 64-row segment needs 125 KB of 113) while a narrower strip, or one block per SM,
+// holds it. Cost: segments x positions the cascade goes over x the option's weight; x 1.33 where a box takes
+// more than one round of chunks (the general loops with per-step tests: measured 20 against 15 ns per thousand
+// positions, 64-byte strips, H100); x 2 at one block per SM (its loads no longer overlap another block's
+// cascade: at worst load and math run in series; not measured). Ties go to the earlier candidate. False: none
+// fits (the moving-average kernel, global memory, is the last resort).
+inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<StripOption> opts, size_t vbytes,
+                            int K, int smax_v, int nth, const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
   bool found = false;
-  const int widest = *std::max_element(nls.begin(), nls.end());
   for (const bool whole : {false, true}) {
     const size_t budget = whole ? lim.whole : lim.shared;
     if (budget == 0 || (whole && lim.whole <= lim.shared)) continue;
-    for (const int nl : nls) {
+    for (const StripOption& o : opts) {
       LinePlan p;
-      if (!plan_lines(n, bw, nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p)) continue;
-      const double cost = double(p.nseg) * double(cascade_positions(p.seg_len + 2 * bw.reach, bw)) *
-                          (nl < widest ? 1.75 : 1.0) * (whole ? 2.0 : 1.0);
+      if (!plan_lines(n, bw, o.nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p)) continue;
+      const int len = p.seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
+      const bool one_round = (long long)o.nl * ((len1 + p.S - 1) / p.S) <= nth;
+      const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight * (one_round ? 1.0 : 1.33) *
+                          (whole ? 2.0 : 1.0);
       if (!found || cost < out.cost) {
-        out.lines = p, out.nl = nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
+        out.lines = p, out.nl = o.nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
         found = true;
       }
     }
