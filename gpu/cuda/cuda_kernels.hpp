@@ -139,7 +139,7 @@ struct BoxTuning {
   int smem_budget = 0;
   int min_segment = 64;  // shortest segment (outputs) before the moving-average fallback
   bool force_global = false;  // always the moving-average kernel (global memory, one thread per line)
-  int strip_bytes = 0;  // column strips of 32 or 16 bytes per row; 0: the plan's choice
+  int strip_bytes = 0;  // column strips of 128, 64, 32 or 16 bytes per row; 0: the plan's choice
 };
 // Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius), GPUBLUR_CUDA_BOX_SMEM (smem_budget) and GPUBLUR_CUDA_BOX_STRIP
 // (strip_bytes) override the defaults.

@@ -46,6 +46,7 @@ inline std::vector<BoxVariant> box_variants() {
       {"short segments", "box1d-", [](cuda::BoxTuning& t) { t.smem_budget = 12 << 10, t.min_segment = 8; }},
       {"global (moving-average kernel)", "box1d-global", [](cuda::BoxTuning& t) { t.force_global = true; }},
       {"16-byte column strips", "box1d-", [](cuda::BoxTuning& t) { t.strip_bytes = 16; }},
+      {"128-byte column strips", "box1d-", [](cuda::BoxTuning& t) { t.strip_bytes = 128; }},
   };
 }
 

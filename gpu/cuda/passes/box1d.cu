@@ -331,7 +331,7 @@ Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, con
 BoxTuning& box_tuning() {
   static BoxTuning t = [] {
     BoxTuning d;
-    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes and GPUBLUR_CUDA_BOX_STRIP=32|16 override the
+    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes and GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 override the
     // defaults (bench without a rebuild).
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
