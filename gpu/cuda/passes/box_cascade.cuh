@@ -379,10 +379,10 @@ struct StripOption {
 };
 
 // Column strips of 128, 64, 32 and 16 bytes per row for values V (K floats). Weights per position, measured on
-// an H100 (4096^2 RGBA box, each column plan forced by GPUBLUR_CUDA_BOX_STRIP, the rows pass taken as its
-// profiled 0.25 ms; docs/performance.md "Wider column strips"): a block's loads and stores cover whole 128-byte
-// lines at 128 bytes and only 32-byte sectors at 32 (its 14.2 against 17.6-18.3 ns per thousand positions), and
-// half sectors at 16 (1.75x the 32-byte cost, measured earlier at sigma 200).
+// an H100 (4096^2 RGBA box, each strip forced by GPUBLUR_CUDA_BOX_STRIP, and the column pass's own time from
+// GPUBLUR_PASS_TIMES; docs/performance.md "Wider column strips"): 14.2-14.3 ns per thousand cascade positions at
+// 128 bytes (whole 128-byte lines per load and store), 14.5-15.0 at 64, 17.6-18.7 at 32 (whole 32-byte
+// sectors only), and 1.75x the 32-byte cost at 16 (half sectors; measured earlier at sigma 200).
 template <int K>
 inline std::initializer_list<StripOption> column_strips() {
   static constexpr int per16 = 4 / K;  // values per 16 bytes
