@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/fft.hpp"
@@ -85,16 +86,12 @@ Image conv1d_reference(const Image& src, int axis, const std::vector<float>& tap
   return want;
 }
 
-TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
-  std::mt19937 rng(3);
+// Every axis, channel count (1, 2, 4), border and case (w, h, r) with random taps in [0, 1) (from rng) and a
+// random image (seeds from seed on): emulate(src, axis, taps, border, case, note) against the CPU reference's
+// Conv1d, within 1e-5; note may add to the failure message. Returns the worst error.
+template <typename Case, typename Emulate>
+double emulated_vs_reference(std::mt19937& rng, uint32_t seed, const std::vector<Case>& cases, Emulate emulate) {
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  uint32_t seed = 1;
-  struct Case {
-    int w, h, r, batch_lines;
-  };
-  // 7-smooth and prime lengths (wrap natively or extended), radii beyond the line, chunks of 2 lines over odd
-  // line counts (the last chunk padded with a zero line).
-  const std::vector<Case> cases = {{1, 1, 1, 1}, {12, 5, 2, 2}, {11, 7, 9, 3}, {6, 10, 20, 10}, {13, 3, 4, 2}};
   double worst = 0;
   for (int axis : {0, 1})
     for (int c : {1, 2, 4})
@@ -103,12 +100,29 @@ TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
           std::vector<float> taps(size_t(2 * k.r + 1));
           for (float& t : taps) t = u(rng);
           const Image src = random_image(k.w, k.h, c, seed++);
-          const Image got = emulate(src, axis, taps, b, std::min(k.batch_lines, axis == 0 ? k.h : k.w));
+          std::string note;
+          const Image got = emulate(src, axis, taps, b, k, note);
           const double err = max_abs_diff(got, conv1d_reference(src, axis, taps, b));
           EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
-                               << " r " << k.r;
+                               << " r " << k.r << note;
           worst = std::max(worst, err);
         }
+  return worst;
+}
+
+TEST(CudaFftEmulated, IndexMathMatchesConv1dReference) {
+  std::mt19937 rng(3);
+  struct Case {
+    int w, h, r, batch_lines;
+  };
+  // 7-smooth and prime lengths (wrap natively or extended), radii beyond the line, chunks of 2 lines over odd
+  // line counts (the last chunk padded with a zero line).
+  const std::vector<Case> cases = {{1, 1, 1, 1}, {12, 5, 2, 2}, {11, 7, 9, 3}, {6, 10, 20, 10}, {13, 3, 4, 2}};
+  const double worst = emulated_vs_reference(
+      rng, 1, cases,
+      [](const Image& src, int axis, const std::vector<float>& taps, Border b, const Case& k, std::string&) {
+        return emulate(src, axis, taps, b, std::min(k.batch_lines, axis == 0 ? k.h : k.w));
+      });
   std::printf("[ fft ] emulated CUDA fft index math vs conv1d reference: worst %.3g\n", worst);
 }
 
@@ -187,32 +201,23 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
 
 TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
   std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  uint32_t seed = 41;
   struct Case {
     int w, h, r;
   };
   // One and several segments (M 256 .. 1024), radii beyond the line, every border, odd line counts (one-channel
   // lines go in pairs).
   const std::vector<Case> cases = {{1, 1, 1}, {700, 3, 9}, {3, 700, 9}, {300, 2, 130}, {37, 5, 400}, {5, 600, 60}};
-  double worst = 0;
   std::set<int> lengths, counts;
-  for (int axis : {0, 1})
-    for (int c : {1, 2, 4})
-      for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
-        for (const Case& k : cases) {
-          std::vector<float> taps(size_t(2 * k.r + 1));
-          for (float& t : taps) t = u(rng);
-          const Image src = random_image(k.w, k.h, c, seed++);
-          cuda::FftSegPlan plan;
-          const Image got = emulate_segments(src, axis, taps, b, plan);
-          ASSERT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
-          lengths.insert(plan.m), counts.insert(plan.nseg);
-          const double err = max_abs_diff(got, conv1d_reference(src, axis, taps, b));
-          EXPECT_LE(err, 1e-5) << "axis " << axis << " c " << c << " " << border_name(b) << " " << k.w << "x" << k.h
-                               << " r " << k.r << " M " << plan.m << " segments " << plan.nseg;
-          worst = std::max(worst, err);
-        }
+  const double worst = emulated_vs_reference(
+      rng, 41, cases,
+      [&](const Image& src, int axis, const std::vector<float>& taps, Border b, const Case& k, std::string& note) {
+        cuda::FftSegPlan plan;
+        Image got = emulate_segments(src, axis, taps, b, plan);
+        EXPECT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
+        lengths.insert(plan.m), counts.insert(plan.nseg);
+        note = " M " + std::to_string(plan.m) + " segments " + std::to_string(plan.nseg);
+        return got;
+      });
   EXPECT_GE(lengths.size(), 3u) << "the cases should reach several transform lengths";
   EXPECT_GT(*counts.rbegin(), 1) << "the cases should reach several segments per line";
   std::printf("[ fft ] emulated segments vs conv1d reference: worst %.3g\n", worst);
