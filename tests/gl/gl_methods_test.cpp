@@ -52,7 +52,7 @@ TEST(GlConvSchedules, SeparablePairForms) {
   // llvmpipe only (its default there). Radius 3 on 8 x 8 (one step per line), radius 9 on a 9-wide line (the
   // window reaches r outside at both ends), runs of 256 that overlap the last one (300, 600), radius 36 on a
   // 37-high image; the knob raised so that radius 60 (sigma 20) is in reach.
-  if (be->device_name().find("llvmpipe") != std::string::npos)
+  if (on_llvmpipe(*be))
     forms.push_back({"conv1d-window", "compute", {{"GPUBLUR_GL_WINDOW_MAX_RADIUS", "60"}},
                      {{8, 8, 1}, {9, 13, 3}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {600, 37, 12}, {70, 61, 20}}});
   uint32_t seed = 100;
@@ -80,7 +80,7 @@ TEST(GlConvSchedules, WideKernelsTakeTheSegments) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  const bool llvmpipe = be->device_name().find("llvmpipe") != std::string::npos;
+  const bool llvmpipe = on_llvmpipe(*be);
   uint32_t seed = 170;
   double worst = 0;
   for (Border border : kBorders)
@@ -104,7 +104,7 @@ TEST(GlConvSchedules, AsymmetricSeparablePair) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  const bool llvmpipe = be->device_name().find("llvmpipe") != std::string::npos;
+  const bool llvmpipe = on_llvmpipe(*be);
   uint32_t seed = 150;
   double worst = 0;
   for (Border border : kBorders)

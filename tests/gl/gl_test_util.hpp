@@ -42,6 +42,9 @@ inline Backend* shared_gl(bool half, std::string& error) {
   return backends[half].get();
 }
 
+// Whether the backend runs on Mesa's llvmpipe (some schedules are chosen only there).
+inline bool on_llvmpipe(const Backend& be) { return be.device_name().find("llvmpipe") != std::string::npos; }
+
 inline Plan make_plan(const std::string& method, std::map<std::string, std::string> params) {
   Plan p;
   const Status s = resolve_plan(method, params, p);
