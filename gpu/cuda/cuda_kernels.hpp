@@ -239,8 +239,11 @@ struct FftSegPlan;  // passes/fft_segments.hpp
 bool fft_segments_plan(int axis, const DevImage& src, int radius, FftSegPlan& p);
 Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,
                            const float2* bins, cudaStream_t st);
-// passes/iir1d.cu: Iir1d, one thread per value line (one channel of a row or column) in float64.
-Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
+// passes/iir1d.cu: Iir1d (schedules: IirTuning below).
+// The tile schedule's aggregates (columns) come from the scratch: iir1d_scratch bytes.
+size_t iir1d_scratch(const Pass& pass, const DevImage& src);
+Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
+                    cudaStream_t s, std::string& path);
 // passes/down2.cu, passes/up2.cu: resampling by 2 (Op::Down2: the analysis kernel's n x n window at 2X + first;
 // Op::Up2: the B-spline's 3/4, 1/4 split per axis), one thread per destination pixel, border-remapped reads.
 Status launch_down2(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
@@ -265,13 +268,10 @@ using gpublur::resample_pair;
 // twice: down, then up); a chain pairs from its start. (Fused DualUp pairs measured slower: not paired.)
 bool dual_pair(const Program& prog, size_t i);
 
-// passes/iir1d.cu: Iir1d's schedules. The segment-parallel scan (passes/iir_scan.cuh) wherever a block's lines
-// fit in shared memory, else the line kernel. lines: the line kernel everywhere (for the tests, which must reach
-// the fallback on small images; measured 1.8x slower than the scan at 4096^2 on an H100); strip (8|4, 0 =
-// choose: the choice measured right, docs/performance.md): the column strip's value columns. For the tests.
+// passes/iir1d.cu: Iir1d's schedules (tiles; the segment scan for one-channel rows). lines: the line kernel
+// everywhere instead (the tests' reference schedule; measured 1.8x slower than the scan at 4096^2 on an H100).
 struct IirTuning {
   bool lines = false;
-  int strip = 0;
 };
 IirTuning& iir_tuning();
 

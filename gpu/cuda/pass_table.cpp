@@ -231,7 +231,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Bilateral)] = {run_one<launch_bilateral>, nullptr};
     t[size_t(Op::Kawase)] = {run_one<launch_kawase>, nullptr};
     t[size_t(Op::Bilateral1d)] = {run_one<launch_bilateral>, nullptr};
-    t[size_t(Op::Iir1d)] = {run_one<launch_iir1d>, nullptr};
+    t[size_t(Op::Iir1d)] = {run_one_scratch<launch_iir1d>, scratch_of<iir1d_scratch>};
     t[size_t(Op::Spread)] = {run_one_scratch<launch_spread>, scratch_of<spread_scratch>};
     t[size_t(Op::Scale)] = {run_one<launch_scale>, nullptr};
     t[size_t(Op::Conv2dMatrix)] = {run_one_scratch<launch_conv2d_matrix>, scratch_of<conv2d_matrix_scratch>};

@@ -1,8 +1,8 @@
-// Iir1d's CUDA schedules on the device against the CPU reference: the segment scan (rows whole in shared memory,
-// column strips of 8 and of 4 value columns) at 4096-long lines and odd sizes, every border, 1, 2, 3 (4 on the
-// device) and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines, the A/B switch);
-// lines longer than a block holds (16384 RGBA rows: 256 KiB) falling back to it. Outputs are poisoned with NaN
-// before each run, so unwritten values fail. Skips without a device.
+// Iir1d's CUDA schedules on the device against the CPU reference: the tiles (columns; rows of 2-4 channels) and
+// the segment scan (one-channel rows whole in shared memory) at 4096-long lines and odd sizes, every border, 1,
+// 2, 3 and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines); rows longer than
+// the scan holds as tiles. Outputs are poisoned with NaN before
+// each run, so unwritten values fail. Skips without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,12 +43,8 @@ TEST(CudaIirScan, MatchesTheReference) {
   struct Variant {
     const char* name;
     bool lines;
-    int strip;
-    const char* cols_path;  // what the column pass reports (rows: iir1d-scan-rows, or iir1d-rows for the lines)
   };
-  const Variant variants[] = {{"scan", false, 0, "iir1d-scan-cols"},
-                              {"scan strip 4", false, 4, "iir1d-scan-cols-strip16"},
-                              {"lines", true, 0, "iir1d-cols"}};
+  const Variant variants[] = {{"product", false}, {"lines", true}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -62,7 +58,7 @@ TEST(CudaIirScan, MatchesTheReference) {
             for (const Variant& v : variants) {
               if (std::string(impl) == "deriche" && v.lines) continue;  // the line kernel: once per case is enough
               IirGuard guard;
-              cuda::iir_tuning().lines = v.lines, cuda::iir_tuning().strip = v.strip;
+              cuda::iir_tuning().lines = v.lines;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -70,29 +66,34 @@ TEST(CudaIirScan, MatchesTheReference) {
                                        " " + impl + " sigma " + num_text(sigma) + " " + border + " " + v.name +
                                        " path " + path;
               EXPECT_LE(err, 1e-5) << what;
-              EXPECT_NE(path.find(v.lines ? "iir1d-rows" : "iir1d-scan-rows"), std::string::npos) << what;
-              EXPECT_NE(path.find(v.cols_path), std::string::npos) << what;
+              const std::string rows = v.lines ? "iir1d-rows" : c == 1 ? "iir1d-scan-rows" : "iir1d-tiles-rows";
+              EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
               worst = std::max(worst, err);
               ++runs;
             }
     }
-  std::printf("[ measured ] iir1d scan / lines vs reference: %d runs, max abs error %.3g\n", runs, worst);
+  std::printf("[ measured ] iir1d tiles / scan / lines vs reference: %d runs, max abs error %.3g\n", runs, worst);
 }
 
-// Rows longer than a block's shared memory (16384 RGBA: 256 KiB of values) take the line kernel; their columns
-// (3 long) still the scan.
-TEST(CudaIirScan, LongRowsFallBackToTheLineKernel) {
+// Rows longer than the scan's block holds run as tiles: one channel (40000 values: 160 KB and the carries) and
+// RGBA (16384 wide).
+TEST(CudaIirScan, LongRows) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
   if (small_mode()) GTEST_SKIP() << "large image";
-  const Image src = random_image(16384, 3, 4, 77);
-  double ms = 0;
-  ASSERT_TRUE(backend->upload(src, ms).ok());
-  for (const char* border : {"clamp", "wrap"}) {
-    std::string path;
-    const double err = run_vs_reference(*backend, make_plan("iir", 48, border), src, path);
-    EXPECT_LE(err, 1e-5) << border << " path " << path;
-    EXPECT_NE(path.find("iir1d-rows"), std::string::npos) << path;
-    EXPECT_NE(path.find("iir1d-scan-cols"), std::string::npos) << path;
+  struct Long {
+    int w, c;
+    const char* rows;
+  };
+  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows"}, Long{16384, 4, "iir1d-tiles-rows"}}) {
+    const Image src = random_image(lg.w, 3, lg.c, 77);
+    double ms = 0;
+    ASSERT_TRUE(backend->upload(src, ms).ok());
+    for (const char* border : {"clamp", "wrap"}) {
+      std::string path;
+      const double err = run_vs_reference(*backend, make_plan("iir", 48, border), src, path);
+      EXPECT_LE(err, 1e-5) << border << " path " << path;
+      EXPECT_EQ(path, std::string(lg.rows) + "+iir1d-tiles-cols") << path;
+    }
   }
 }
 

@@ -1,14 +1,13 @@
 // iir1d: the recursive filter along an axis (core/program.hpp Op::Iir1d; core/reference/passes/iir1d.cpp is
-// the definition). Schedule: one thread per value line (one channel of one row or column: 4x the threads of
-// a thread per pixel line for RGBA), walking it in float64 (iir_line.cuh): [wrap/mirror: a backward and a
-// forward sweep for the periodic initial states], a causal sweep that stores its sum into dst, an anticausal
-// sweep that adds its own. Columns: the threads of a warp read 32 neighbouring floats of a row (coalesced).
-// Rows: a warp holds 32 / ch rows, each of its ch lanes per row reading one channel of the same pixel; the
-// rows' 32-byte sectors are reused from L1 over the next positions (the moving-average kernel's pattern).
-// That kernel is now the fallback: where the block's lines fit in shared memory, the segment-parallel scan of
-// iir_scan.cuh runs instead (rows: one block per row; columns: strips of 8 or 4 value columns), one read and
-// one write of the image per axis (measured 1.8x faster than the line kernel on an H100: 1.54 against 2.79 ms at
-// 4096^2 RGBA). docs/performance.md has the numbers.
+// the definition). Schedules (docs/performance.md "iir"), chosen by measurement on an H100:
+//  - tiles (iir_tiles.cuh): columns always, rows of 2 or more channels. A thread per (value line, tile of 32
+//    positions) in three kernels (sums, chains, outputs): a warp's loads and stores are 128 contiguous bytes of
+//    a row for columns; ~1.6 image transfers per axis, at 85-90% of DRAM bandwidth.
+//  - the segment scan (iir_scan.cuh): rows of one channel (a row whole in shared memory, one read and one write;
+//    there it beats the tiles, whose lines are then 4-byte columns of the rows).
+//    One-channel rows too long for a block's shared memory run as tiles.
+//  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
+//    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).
 #include <algorithm>
 #include <string>
 
@@ -17,6 +16,7 @@
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/iir_line.cuh"
 #include "gpu/cuda/passes/iir_scan.cuh"
+#include "gpu/cuda/passes/iir_tiles.cuh"
 
 namespace gpublur::cuda {
 namespace {
@@ -34,12 +34,11 @@ __global__ void __launch_bounds__(kThreads) iir1d_kernel(const float* __restrict
   iir_value_line(src, dst, base, step, n, b, co);
 }
 
-// The segment scan on one block's lines: load (cp.async, 16 B where the places allow), the three phases of
-// iir_scan.cuh, store. 2 blocks per SM where their shared memory allows (the plan's budget); registers: the
-// segment's kIirSegMax inputs (float64) and the states (~109 at 25, no spills).
+// The segment scan on one row: load (cp.async, 16 B where aligned), the three phases of iir_scan.cuh, store.
+// 2 blocks per SM where their shared memory allows (the plan's budget).
 template <int NL, int KT, bool REAL1>
 __global__ void __launch_bounds__(kIirScanThreads, 2)
-    iir1d_scan_kernel(const float* __restrict__ src, float* __restrict__ dst, int rowv, bool rows, IirScanPlan P,
+    iir1d_scan_kernel(const float* __restrict__ src, float* __restrict__ dst, int rowv, IirScanPlan P,
                       Border b, IirCoeffs co) {
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);
@@ -47,11 +46,10 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   Cplx* cu = reinterpret_cast<Cplx*>(sm + P.carry_off);
   Cplx* cw = cu + size_t(P.k) * size_t(P.items());
   Cplx* ends = cw + size_t(P.k) * size_t(P.items());
-  const IirScanPlace pl = iir_scan_place(rows, int(blockIdx.x), NL, rowv);
+  const IirScanPlace pl = iir_scan_place(int(blockIdx.x), NL, rowv);
   const int tid = int(threadIdx.x), nth = int(blockDim.x), total = P.n * NL;
-  // 16-byte pieces: 4 consecutive values of one position (NL % 4 == 0, aligned, all or none of them there) or,
-  // for rows, 4 consecutive values of the contiguous row.
-  const bool vec4 = (pl.base % 4 == 0) && (rows ? total % 4 == 0 : (NL % 4 == 0 && pl.step % 4 == 0));
+  // 16-byte pieces: 4 consecutive values of the contiguous row.
+  const bool vec4 = pl.base % 4 == 0 && total % 4 == 0;
   if (vec4) {
     for (int e = tid * 4; e < total; e += nth * 4) {
       const int q = e / NL, l = e % NL;
@@ -96,54 +94,86 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   }
 }
 
+// The tile schedule (iir_tiles.cuh): one thread per (line, tile) or, for the chains, per (line, term, direction).
+constexpr int kTileThreads = 256;
+template <int KT>
+__global__ void __launch_bounds__(kTileThreads) iir1d_tile_sums_kernel(const float* __restrict__ src, float2* agg,
+                                                                       IirTilePlan P, IirCoeffs co) {
+  const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
+  if (i >= P.items()) return;
+  iir_tile_sums<KT>(src, agg, P, co, int(i % P.lines), int(i / P.lines));
+}
+__global__ void __launch_bounds__(kTileThreads) iir1d_tile_chain_kernel(const float* __restrict__ src, float2* agg,
+                                                                        Cplx* ends, IirTilePlan P, Border b,
+                                                                        IirCoeffs co) {
+  const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
+  if (i >= (long long)P.lines * 2 * P.k) return;
+  iir_tile_chain(src, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+}
+__global__ void __launch_bounds__(kTileThreads) iir1d_tile_borders_kernel(float2* agg, const Cplx* __restrict__ ends,
+                                                                          IirTilePlan P, Border b, IirCoeffs co) {
+  const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
+  if (i >= (long long)P.lines * 2 * P.k) return;
+  iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+}
+template <int KT>
+__global__ void __launch_bounds__(kTileThreads) iir1d_tile_final_kernel(const float* src, float* dst,
+                                                                        const float2* __restrict__ agg,
+                                                                        IirTilePlan P, IirCoeffs co) {
+  const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
+  if (i >= P.items()) return;
+  iir_tile_final<KT>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
+}
+
+template <int KT>
+Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P, Border b, const IirCoeffs& co,
+                 void* scratch, cudaStream_t s) {
+  float2* agg = static_cast<float2*>(scratch);
+  Cplx* ends = reinterpret_cast<Cplx*>(static_cast<char*>(scratch) + P.ends_offset());
+  const unsigned items = unsigned((P.items() + kTileThreads - 1) / kTileThreads);
+  const unsigned chains = unsigned(((long long)P.lines * 2 * P.k + kTileThreads - 1) / kTileThreads);
+  const float* in = static_cast<const float*>(src.data);
+  iir1d_tile_sums_kernel<KT><<<items, kTileThreads, 0, s>>>(in, agg, P, co);
+  iir1d_tile_chain_kernel<<<chains, kTileThreads, 0, s>>>(in, agg, ends, P, b, co);
+  if (b == Border::Wrap || b == Border::Mirror)
+    iir1d_tile_borders_kernel<<<chains, kTileThreads, 0, s>>>(agg, ends, P, b, co);
+  iir1d_tile_final_kernel<KT><<<items, kTileThreads, 0, s>>>(in, static_cast<float*>(dst.data), agg, P, co);
+  return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
+}
+
 // Shared memory a block may take: two per SM (half an SM less the 1 KiB reserved per block), else the opt-in
 // maximum at one per SM.
 size_t half_sm_budget() { return std::min(size_t(smem_per_sm()) / 2 - 1024, size_t(max_smem_optin())); }
 
-// The scan's shape for this pass, or false where no block holds its lines (the line kernel then). Rows: NL =
-// channels. Columns: 8-value strips (32 B per position: whole sectors) at two blocks per SM, else 4-value
-// strips (16 B) at two per SM, else 8 then 4 at one per SM (IirTuning::strip forces one width).
-bool plan_scan(const DevImage& img, int axis, int k, IirScanPlan& P) {
-  const size_t half = half_sm_budget(), whole = size_t(max_smem_optin());
-  if (axis == 0) {
-    if (img.channels != 1 && img.channels != 2 && img.channels != 4) return false;  // the kernels' NL
-    P = iir_scan_plan(img.width, img.channels, k, kIirScanThreads);
-    return P.bytes <= whole;
-  }
-  const int force = iir_tuning().strip;
-  for (const size_t budget : {half, whole})
-    for (const int nl : {8, 4}) {
-      if (force != 0 && force != nl) continue;
-      P = iir_scan_plan(img.height, nl, k, kIirScanThreads);
-      if (P.bytes <= budget) return true;
-    }
-  return false;
+// The scan's shape for a one-channel row pass (NL = 1), or false where a block does not hold the row (longer
+// than ~35400 values on an H100).
+bool plan_scan(const DevImage& img, int k, IirScanPlan& P) {
+  if (img.channels != 1) return false;
+  P = iir_scan_plan(img.width, 1, k, kIirScanThreads);
+  return P.bytes <= size_t(max_smem_optin());
 }
 
-template <int NL, int KT, bool REAL1>
-Status run_scan_nl(const DevImage& src, const DevImage& dst, bool rows, const IirScanPlan& P, Border b,
-                   const IirCoeffs& co, cudaStream_t s) {
-  const int rowv = src.width * src.channels;
-  const long long blocks = rows ? (long long)src.height : (long long)(rowv + NL - 1) / NL;
-  if (blocks > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
-  if (blocks == 0) return Status::success();
-  auto k = iir1d_scan_kernel<NL, KT, REAL1>;
-  if (Status st = allow_smem(k, P.bytes, true); !st) return st;
-  k<<<unsigned(blocks), kIirScanThreads, P.bytes, s>>>(static_cast<const float*>(src.data),
-                                                       static_cast<float*>(dst.data), rowv, rows, P, b, co);
-  return cuda_status(cudaGetLastError(), "launching iir1d (segment scan)");
+// Whether this axis runs the tile schedule: columns, and rows of more than one channel (H100, 4096^2: RGBA rows
+// 0.41 ms either way, Deriche and 1024^2 faster as tiles; one-channel rows 0.09 ms faster as the scan), and
+// one-channel rows the scan cannot hold.
+bool use_tiles(int axis, const DevImage& img, int k) {
+  if (iir_tuning().lines || img.pad != 0 || img.f64) return false;
+  IirScanPlan P;
+  return axis == 1 || img.channels > 1 || !plan_scan(img, k, P);
 }
 
 template <int KT, bool REAL1>
-Status run_scan(const DevImage& src, const DevImage& dst, bool rows, const IirScanPlan& P, Border b,
-                const IirCoeffs& co, cudaStream_t s) {
-  switch (P.nl) {
-    case 1: return run_scan_nl<1, KT, REAL1>(src, dst, rows, P, b, co, s);
-    case 2: return run_scan_nl<2, KT, REAL1>(src, dst, rows, P, b, co, s);
-    case 4: return run_scan_nl<4, KT, REAL1>(src, dst, rows, P, b, co, s);
-    case 8: return run_scan_nl<8, KT, REAL1>(src, dst, rows, P, b, co, s);
-    default: return Status::fail("CUDA iir1d: no scan kernel for " + std::to_string(P.nl) + " lines per block");
-  }
+Status run_scan(const DevImage& src, const DevImage& dst, const IirScanPlan& P, Border b, const IirCoeffs& co,
+                cudaStream_t s) {
+  const int rowv = src.width * src.channels;
+  const long long blocks = src.height;
+  if (blocks > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
+  if (blocks == 0) return Status::success();
+  auto k = iir1d_scan_kernel<1, KT, REAL1>;
+  if (Status st = allow_smem(k, P.bytes, true); !st) return st;
+  k<<<unsigned(blocks), kIirScanThreads, P.bytes, s>>>(static_cast<const float*>(src.data),
+                                                       static_cast<float*>(dst.data), rowv, P, b, co);
+  return cuda_status(cudaGetLastError(), "launching iir1d (segment scan)");
 }
 
 }  // namespace
@@ -167,21 +197,35 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co) {
   return Status::success();
 }
 
-Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path) {
+size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
+  IirCoeffs co;
+  if (!iir_coeffs(pass.taps, co).ok() || !use_tiles(pass.axis, src, co.k)) return 0;
+  return iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k).scratch_bytes();
+}
+
+Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
+                    cudaStream_t s, std::string& path) {
   if (src.pad != 0 || dst.pad != 0 || src.f64 || dst.f64) return Status::fail("CUDA iir1d: padded or float64 image");
   IirCoeffs co;
   if (Status st = iir_coeffs(pass.taps, co); !st) return st;
   const long long lines = (long long)(pass.axis == 0 ? src.height : src.width) * src.channels;
   if (lines == 0) return Status::success();
   if (lines > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
+  if (use_tiles(pass.axis, src, co.k)) {
+    const IirTilePlan P = iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k);
+    if (P.items() > 0x7fffffffLL * kTileThreads) return Status::fail("CUDA iir1d: image too large");
+    if (scratch == nullptr || scratch_bytes < P.scratch_bytes()) return Status::fail("CUDA iir1d: no scratch for the tiles");
+    path = pass.axis == 0 ? "iir1d-tiles-rows" : "iir1d-tiles-cols";
+    return co.k > 2 ? run_tiles<kMaxIirTerms>(src, dst, P, pass.border, co, scratch, s)
+                    : run_tiles<2>(src, dst, P, pass.border, co, scratch, s);
+  }
   IirScanPlan P;
-  if (!iir_tuning().lines && plan_scan(src, pass.axis, co.k, P)) {
-    const bool rows = pass.axis == 0;
-    path = rows ? "iir1d-scan-rows" : P.nl == 8 ? "iir1d-scan-cols" : "iir1d-scan-cols-strip16";
+  if (!iir_tuning().lines && pass.axis == 0 && plan_scan(src, co.k, P)) {
+    path = "iir1d-scan-rows";
     if (P.bytes > half_sm_budget()) path += "-1sm";
-    if (co.k > 2) return run_scan<kMaxIirTerms, false>(src, dst, rows, P, pass.border, co, s);
-    return iir_term1_real(co) ? run_scan<2, true>(src, dst, rows, P, pass.border, co, s)
-                              : run_scan<2, false>(src, dst, rows, P, pass.border, co, s);
+    if (co.k > 2) return run_scan<kMaxIirTerms, false>(src, dst, P, pass.border, co, s);
+    return iir_term1_real(co) ? run_scan<2, true>(src, dst, P, pass.border, co, s)
+                              : run_scan<2, false>(src, dst, P, pass.border, co, s);
   }
   const unsigned blocks = unsigned((lines + kThreads - 1) / kThreads);
   iir1d_kernel<<<blocks, kThreads, 0, s>>>(static_cast<const float*>(src.data), static_cast<float*>(dst.data),

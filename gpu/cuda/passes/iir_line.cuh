@@ -22,6 +22,7 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co);
 struct Cplx {
   double re, im;
 };
+GPUBLUR_HD Cplx cadd(Cplx a, Cplx b) { return {a.re + b.re, a.im + b.im}; }
 GPUBLUR_HD Cplx cmul(Cplx a, Cplx b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
 GPUBLUR_HD Cplx cdiv(Cplx a, Cplx b) {
   const double d = b.re * b.re + b.im * b.im;

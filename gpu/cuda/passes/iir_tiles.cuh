@@ -1,0 +1,208 @@
+// Iir1d's tile schedule (passes/iir1d.cu; docs/performance.md "iir: column tiles"): every value line (one
+// channel of a column, or of a row) is cut into tiles of T positions and a thread runs one (line, tile); the
+// threads of a warp take neighbouring lines, so for columns each load and store is a warp's 128 contiguous
+// bytes of one row. Three kernels, each one thread per item:
+//   1. sums (line, tile): the tile's first-order sums from zero states, per term: U at its last position
+//      (U[i] = x[i] + p U[i-1]) and W at its first (W[i] = x[i] + p W[i+1]), into the aggregates (float2).
+//   2. chain (line, term, direction): the tiles' sums chained in float64 (U_before(j+1) = p^len U_before(j) +
+//      sum(j), likewise backwards), from the border states for clamp and zero; wrap and mirror chain from zero
+//      (the chains end at the border sums B and F) and (2b, a fourth kernel) add the closed-form border states
+//      in as p^a U[-1] and p^(N - b) W[N] (as iir_scan.cuh's phase 2d). The aggregates become each tile's true
+//      states: U[a-1] and W[b].
+//   3. final (line, tile): reruns the tile from its true states (scaled by the term weights, as iir_scan.cuh's
+//      phase 3), anticausal then causal, and writes the outputs.
+// One read for the sums, one read and one write for the outputs, and the aggregates (2 k float2 per tile:
+// 1/8 of the values at T = 32 and two terms, each way): ~1.6 image transfers per axis against the segment scan's
+// 1, in exchange for full 128-byte lines and thousands of short threads instead of a column strip's scattered
+// 16-byte pieces at two blocks per SM. Host-callable per thread (tests/cuda/test_cuda_iir_tiles_emulated.cu).
+#pragma once
+#include <cstddef>
+
+#include "gpu/cuda/passes/iir_line.cuh"
+
+namespace gpublur::cuda {
+
+constexpr int kIirTile = 32;
+
+// Where value q of line l lives: (l / div) * outer + l % div + q * step. Columns: lines are the row's values
+// (div = rowv, outer = 0, step = rowv). Rows: lines are (row, channel) (div = ch, outer = rowv, step = ch).
+struct IirTilePlan {
+  int n = 0, lines = 0, k = 0, ntiles = 0;
+  int div = 1;
+  size_t outer = 0, step = 0;
+  GPUBLUR_HD size_t at(int l, int q) const {
+    return size_t(l / div) * outer + size_t(l % div) + size_t(q) * step;
+  }
+  GPUBLUR_HD int len(int j) const { return j + 1 < ntiles ? kIirTile : n - (ntiles - 1) * kIirTile; }
+  // Aggregate s of tile j and line l: s < k the causal sum of term s, s >= k the anticausal sum of term s - k.
+  GPUBLUR_HD size_t agg(int j, int s, int l) const { return (size_t(j) * size_t(2 * k) + size_t(s)) * size_t(lines) + size_t(l); }
+  size_t agg_bytes() const { return size_t(ntiles) * size_t(2 * k) * size_t(lines) * 2 * sizeof(float); }
+  // The scratch: the aggregates, then the chains' ends (2 k per line, float64 complex; wrap and mirror).
+  size_t ends_offset() const { return (agg_bytes() + 15) / 16 * 16; }
+  size_t scratch_bytes() const { return ends_offset() + size_t(2 * k) * size_t(lines) * sizeof(Cplx); }
+  GPUBLUR_HD long long items() const { return (long long)lines * ntiles; }
+};
+
+inline IirTilePlan iir_tile_plan(bool rows, int w, int h, int ch, int k) {
+  IirTilePlan P;
+  const int rowv = w * ch;
+  P.k = k;
+  if (rows) {
+    P.n = w, P.lines = h * ch, P.div = ch, P.outer = size_t(rowv), P.step = size_t(ch);
+  } else {
+    P.n = h, P.lines = rowv, P.div = rowv, P.outer = 0, P.step = size_t(rowv);
+  }
+  P.ntiles = (P.n + kIirTile - 1) / kIirTile;
+  return P;
+}
+
+// 1. The tile's sums from zero states (float32: from zero they stay within min(T, 1 / (1 - |p|)) of the inputs).
+// FULL: a whole tile (every tile but a line's last), its steps unpredicated (measured: the per-step guards of
+// the general form cost more instructions than the recursion itself).
+#pragma nv_exec_check_disable
+template <int KT, bool FULL, typename AP>
+GPUBLUR_HD void iir_tile_sums_body(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
+  const int cnt = FULL ? kIirTile : P.len(j);
+  const float* x = src + P.at(l, j * kIirTile);
+  float xs[kIirTile];
+#pragma unroll
+  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? x[size_t(q) * P.step] : 0.0f;
+#pragma unroll
+  for (int t = 0; t < KT; ++t) {
+    if (t >= co.k) continue;
+    const float pr = float(co.pr[t]), pi = float(co.pi[t]);
+    float ur = 0, ui = 0, wr = 0, wi = 0;
+#pragma unroll
+    for (int q = 0; q < kIirTile; ++q) {
+      if (FULL || q < cnt) {
+        const float r = xs[q] + pr * ur - pi * ui;
+        ui = pr * ui + pi * ur, ur = r;
+      }
+      const int qb = kIirTile - 1 - q;  // backwards, interleaved with the forward step (two chains in flight)
+      if (FULL || qb < cnt) {
+        const float r = xs[qb] + pr * wr - pi * wi;
+        wi = pr * wi + pi * wr, wr = r;
+      }
+    }
+    agg[P.agg(j, t, l)] = float2{ur, ui};
+    agg[P.agg(j, P.k + t, l)] = float2{wr, wi};
+  }
+}
+#pragma nv_exec_check_disable
+template <int KT, typename AP>
+GPUBLUR_HD void iir_tile_sums(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
+  if (P.len(j) == kIirTile) iir_tile_sums_body<KT, true>(src, agg, P, co, l, j);
+  else iir_tile_sums_body<KT, false>(src, agg, P, co, l, j);
+}
+
+// 2. One chain: line l, sequence s (s < k: term s's causal chain, tiles in order; s >= k: term s - k's
+// anticausal chain, tiles backwards), in float64; its aggregates become the tiles' true states (U[a-1], W[b]).
+// Clamp and zero start from the border state; wrap and mirror from zero, the chain then ending at the border sum
+// (causal B = sum p^j x[N-1-j], anticausal F = sum p^j x[j]) that goes to ends[s * lines + l] for step 2b.
+#pragma nv_exec_check_disable
+template <typename AP, typename EP>
+GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
+                               int l, int s) {
+  const bool back = s >= P.k;
+  const int t = back ? s - P.k : s, last = P.ntiles - 1;
+  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, kIirTile), pLast = cpow(p, P.len(last));
+  Cplx z{0.0, 0.0};
+  if (b == Border::Clamp) z = cdiv(Cplx{double(src[P.at(l, back ? P.n - 1 : 0)]), 0.0}, Cplx{1.0 - p.re, -p.im});
+  constexpr int kAhead = 16;  // the loads do not depend on the chain: a chunk of them in flight at once
+  for (int k0 = 0; k0 < P.ntiles; k0 += kAhead) {
+    float2 v[kAhead];
+#pragma unroll
+    for (int e = 0; e < kAhead; ++e) {
+      const int k = k0 + e, j = back ? last - k : k;
+      v[e] = k < P.ntiles ? float2(agg[P.agg(j, s, l)]) : float2{0.0f, 0.0f};
+    }
+#pragma unroll
+    for (int e = 0; e < kAhead; ++e) {
+      const int k = k0 + e, j = back ? last - k : k;
+      if (k < P.ntiles) {
+        agg[P.agg(j, s, l)] = float2{float(z.re), float(z.im)};
+        const Cplx f = j == last ? pLast : pT;
+        z = Cplx{f.re * z.re - f.im * z.im + double(v[e].x), f.re * z.im + f.im * z.re + double(v[e].y)};
+      }
+    }
+  }
+  if (b == Border::Wrap || b == Border::Mirror) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
+}
+
+// 2b (wrap and mirror): the border states from B and F (closed forms as core/reference/passes/iir1d.cpp: wrap
+// U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] = (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) /
+// (1-p^2N)), added in as U[a-1] += p^a U[-1] (tile j starts at a = j T) and W[b] += p^(N-b) W[N] (it ends at
+// b = min(N, (j+1) T)): the recursion is linear.
+#pragma nv_exec_check_disable
+template <typename AP, typename EP>
+GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s) {
+  const bool back = s >= P.k;
+  const int t = back ? s - P.k : s, last = P.ntiles - 1;
+  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, kIirTile), pLast = cpow(p, P.len(last)), pn = cpow(p, P.n);
+  const Cplx B = ends[size_t(t) * size_t(P.lines) + size_t(l)], F = ends[size_t(P.k + t) * size_t(P.lines) + size_t(l)];
+  Cplx z0;
+  if (b == Border::Wrap) {
+    z0 = cdiv(back ? F : B, Cplx{1.0 - pn.re, -pn.im});
+  } else {
+    const Cplx p2n = cmul(pn, pn);
+    z0 = cdiv(back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
+  }
+  Cplx pw{1.0, 0.0};  // p^a (causal, from the first tile) or p^(N-b) (anticausal, from the last)
+  for (int k = 0; k <= last; ++k) {
+    const int j = back ? last - k : k;
+    const size_t i = P.agg(j, s, l);
+    const float2 v = agg[i];
+    const Cplx add = cmul(pw, z0);
+    agg[i] = float2{float(double(v.x) + add.re), float(double(v.y) + add.im)};
+    pw = cmul(pw, back ? (j == last ? pLast : pT) : pT);
+  }
+}
+
+// 3. The tile's outputs from its true states: each term scaled by its weight, u = c U, v = c V (V[b-1] =
+// p W[b]), so a term's output is Re(u) and its state stays within the term's gain of the inputs.
+#pragma nv_exec_check_disable
+template <int KT, bool FULL, typename AP>
+GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
+                                    int l, int j) {
+  const int cnt = FULL ? kIirTile : P.len(j);
+  const size_t at = P.at(l, j * kIirTile);
+  float xs[kIirTile], ys[kIirTile];
+#pragma unroll
+  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? src[at + size_t(q) * P.step] : 0.0f, ys[q] = 0.0f;
+#pragma unroll
+  for (int t = 0; t < KT; ++t) {
+    if (t >= co.k) continue;
+    const float pr = float(co.pr[t]), pi = float(co.pi[t]), cr = float(co.cr[t]), ci = float(co.ci[t]);
+    const float2 U = agg[P.agg(j, t, l)], W = agg[P.agg(j, P.k + t, l)];
+    const Cplx c{co.cr[t], co.ci[t]};
+    const Cplx cU = cmul(c, Cplx{double(U.x), double(U.y)});
+    const Cplx cV = cmul(cmul(c, Cplx{co.pr[t], co.pi[t]}), Cplx{double(W.x), double(W.y)});
+    float ur = float(cU.re), ui = float(cU.im), vr = float(cV.re), vi = float(cV.im);
+#pragma unroll
+    for (int q = 0; q < kIirTile; ++q) {
+      if (FULL || q < cnt) {  // causal: u[i] = c x[i] + p u[i-1]
+        const float r = cr * xs[q] + pr * ur - pi * ui;
+        ui = ci * xs[q] + pr * ui + pi * ur, ur = r;
+        ys[q] += ur;
+      }
+      const int qb = kIirTile - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+      if (FULL || qb < cnt) {
+        ys[qb] += vr;
+        const float sr = cr * xs[qb] + vr, si = ci * xs[qb] + vi;
+        vr = pr * sr - pi * si, vi = pr * si + pi * sr;
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < kIirTile; ++q)
+    if (FULL || q < cnt) dst[at + size_t(q) * P.step] = ys[q];
+}
+#pragma nv_exec_check_disable
+template <int KT, typename AP>
+GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
+                               int l, int j) {
+  if (P.len(j) == kIirTile) iir_tile_final_body<KT, true>(src, dst, agg, P, co, l, j);
+  else iir_tile_final_body<KT, false>(src, dst, agg, P, co, l, j);
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,130 @@
+// Iir1d's tile schedule (gpu/cuda/passes/iir_tiles.cuh) run on the host: its kernels' threads one after
+// another, each kernel a "barrier" apart, the aggregates and the chains' ends behind pointers that checks bounds and flags two
+// threads touching one element within a kernel (one writing). Rows and columns, odd sizes (one tile, a short
+// last tile, many tiles), 1, 2 and 4 channels, every border, both filters, sigma 1.5 to 200, against the CPU
+// reference. No device needed; the compiled kernels run on a GPU in test_cuda_iir_scan.cpp and the matrix.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "gpu/cuda/passes/iir_tiles.cuh"
+#include "tests/core/random_image.hpp"
+#include "tests/cuda/shadow_memory.hpp"
+
+namespace gpublur {
+namespace {
+
+struct Emu {
+  static inline int tid = 0;
+  static inline long phase = 0;
+  static int thread() { return tid; }
+  static long barriers() { return phase; }
+};
+using Shadow = testing::Shadow<Emu>;
+
+// The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place).
+void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Image& got,
+             std::vector<std::string>& errors) {
+  const cuda::IirTilePlan P = cuda::iir_tile_plan(axis == 0, src.width, src.height, src.channels, co.k);
+  std::vector<float2> aggv(P.agg_bytes() / sizeof(float2), float2{NAN, NAN});
+  std::vector<cuda::Cplx> endv(size_t(2 * P.k * P.lines), cuda::Cplx{NAN, NAN});
+  EXPECT_EQ(P.scratch_bytes(), P.ends_offset() + endv.size() * sizeof(cuda::Cplx));
+  Shadow sh("aggregates", aggv.size()), se("ends", endv.size());
+  const testing::ChkPtr<float2, Emu> agg{aggv.data(), &sh, 0};
+  const testing::ChkPtr<cuda::Cplx, Emu> ends{endv.data(), &se, 0};
+  Emu::phase = 0;
+  for (long long i = 0; i < P.items(); ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_sums<2>(src.data.data(), agg, P, co, int(i % P.lines), int(i / P.lines));
+  }
+  ++Emu::phase;
+  for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_chain(src.data.data(), agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+  }
+  ++Emu::phase;
+  if (b == Border::Wrap || b == Border::Mirror) {
+    for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
+      Emu::tid = int(i);
+      cuda::iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+    }
+    ++Emu::phase;
+  }
+  for (long long i = 0; i < P.items(); ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_final<2>(src.data.data(), got.data.data(), agg, P, co, int(i % P.lines), int(i / P.lines));
+  }
+  for (Shadow* s : {&sh, &se}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
+}
+
+struct Size {
+  int w, h;
+};
+
+TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
+  double worst_all = 0;
+  int cases = 0;
+  for (const char* impl : {"young-van-vliet", "deriche"})
+    for (double sigma : {1.5, 12.0, 200.0})
+      for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
+        Plan plan;
+        ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", std::to_string(sigma)}, {"border", border}}, plan));
+        for (int ch : {1, 2, 4})
+          for (int axis : {0, 1})
+            for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}}) {
+              Pass pass = plan.program.passes[0];
+              pass.axis = axis, pass.src = 0, pass.dst = 1;
+              Plan one = plan;
+              one.program = Program{};
+              one.program.passes = {pass};
+              const Image src = testing::random_image(sz.w, sz.h, ch, 5u + unsigned(ch * 3 + sz.h));
+              Image want;
+              ASSERT_TRUE(reference_run(one, src, want, 1));
+              cuda::IirCoeffs co;
+              ASSERT_TRUE(cuda::iir_coeffs(pass.taps, co).ok());
+              ASSERT_EQ(co.k, 2);
+              Image got(sz.w, sz.h, ch);
+              for (float& v : got.data) v = NAN;  // every value must be written
+              std::vector<std::string> errors;
+              emulate(src, axis, pass.border, co, got, errors);
+              const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
+                                       " ch " + std::to_string(ch) + " axis " + std::to_string(axis) + " " +
+                                       std::to_string(sz.w) + "x" + std::to_string(sz.h);
+              for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+              double worst = 0;
+              for (size_t i = 0; i < got.data.size(); ++i)
+                worst = std::max(worst, std::isnan(got.data[i]) ? 1e9 : std::abs(double(got.data[i]) - want.data[i]));
+              EXPECT_LE(worst, 1e-6) << what;
+              worst_all = std::max(worst_all, worst);
+              ++cases;
+            }
+      }
+  std::printf("iir tiles emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
+}
+
+// In place (the final kernel reads only its own tile's inputs before writing them; the sums and chains read
+// the source before the final kernel runs): the same result as into a separate image.
+TEST(CudaIirTilesEmulated, InPlace) {
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("iir", {{"sigma", "12"}, {"border", "clamp"}}, plan));
+  cuda::IirCoeffs co;
+  ASSERT_TRUE(cuda::iir_coeffs(plan.program.passes[0].taps, co).ok());
+  for (int axis : {0, 1}) {
+    const Image src = testing::random_image(77, 91, 4, 3u);
+    Image sep(77, 91, 4), inplace = src;
+    std::vector<std::string> errors;
+    emulate(src, axis, Border::Clamp, co, sep, errors);
+    emulate(inplace, axis, Border::Clamp, co, inplace, errors);
+    EXPECT_TRUE(errors.empty());
+    EXPECT_EQ(sep.data, inplace.data) << "axis " << axis;
+  }
+}
+
+}  // namespace
+}  // namespace gpublur
