@@ -81,4 +81,13 @@ struct ChkPtr {
   Ref operator[](long i) const { return Ref{p, sh, off + i}; }
 };
 
+// The clock of an emulation that runs a block's threads one after another: it sets tid before each thread's
+// call and counts the barriers (or kernel boundaries) it passes in phase.
+struct SerialClock {
+  static inline int tid = 0;
+  static inline long phase = 0;
+  static int thread() { return tid; }
+  static long barriers() { return phase; }
+};
+
 }  // namespace gpublur::testing

@@ -24,13 +24,8 @@
 namespace gpublur {
 namespace {
 
-// The emulated block: the running thread, and the phase (barriers passed); its threads run one after another.
-struct Emu {
-  static inline int tid = 0;
-  static inline long phase = 0;
-  static int thread() { return tid; }
-  static long barriers() { return phase; }
-};
+// The emulated block (or grid): the running thread, and the phase (barriers passed).
+using Emu = testing::SerialClock;
 using Shadow = testing::Shadow<Emu>;
 template <typename T>
 using ChkPtr = testing::ChkPtr<T, Emu>;

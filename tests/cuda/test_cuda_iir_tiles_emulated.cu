@@ -20,12 +20,8 @@
 namespace gpublur {
 namespace {
 
-struct Emu {
-  static inline int tid = 0;
-  static inline long phase = 0;
-  static int thread() { return tid; }
-  static long barriers() { return phase; }
-};
+// The emulated block (or grid): the running thread, and the phase (barriers passed).
+using Emu = testing::SerialClock;
 using Shadow = testing::Shadow<Emu>;
 
 // The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place).
