@@ -2,7 +2,7 @@
 // the definition). Schedules (docs/performance.md "iir"), chosen by measurement on an H100:
 //  - tiles (iir_tiles.cuh): columns always, rows of 2 or more channels. A thread per (value line, tile of 32
 //    positions) in three kernels (sums, chains, outputs): a warp's loads and stores are 128 contiguous bytes of
-//    a row for columns; ~1.6 image transfers per axis, at 85-90% of DRAM bandwidth.
+//    a row for columns; 1.5 copies' worth of bytes per axis, at 85-90% of DRAM bandwidth.
 //  - the segment scan (iir_scan.cuh): rows of one channel (a row whole in shared memory, one read and one write;
 //    there it beats the tiles, whose lines are then 4-byte columns of the rows).
 //    One-channel rows too long for a block's shared memory run as tiles.
@@ -214,7 +214,8 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
   if (use_tiles(pass.axis, src, co.k)) {
     const IirTilePlan P = iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k);
     if (P.items() > 0x7fffffffLL * kTileThreads) return Status::fail("CUDA iir1d: image too large");
-    if (scratch == nullptr || scratch_bytes < P.scratch_bytes()) return Status::fail("CUDA iir1d: no scratch for the tiles");
+    if (scratch == nullptr || scratch_bytes < P.scratch_bytes())
+      return Status::fail("CUDA iir1d: no scratch for the tiles");
     path = pass.axis == 0 ? "iir1d-tiles-rows" : "iir1d-tiles-cols";
     return co.k > 2 ? run_tiles<kMaxIirTerms>(src, dst, P, pass.border, co, scratch, s)
                     : run_tiles<2>(src, dst, P, pass.border, co, scratch, s);

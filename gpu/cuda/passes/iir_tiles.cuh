@@ -1,4 +1,4 @@
-// Iir1d's tile schedule (passes/iir1d.cu; docs/performance.md "iir: column tiles"): every value line (one
+// Iir1d's tile schedule (passes/iir1d.cu; docs/performance.md "CUDA tiles" under iir): every value line (one
 // channel of a column, or of a row) is cut into tiles of T positions and a thread runs one (line, tile); the
 // threads of a warp take neighbouring lines, so for columns each load and store is a warp's 128 contiguous
 // bytes of one row. Three kernels, each one thread per item:
@@ -10,11 +10,12 @@
 //      in as p^a U[-1] and p^(N - b) W[N] (as iir_scan.cuh's phase 2d). The aggregates become each tile's true
 //      states: U[a-1] and W[b].
 //   3. final (line, tile): reruns the tile from its true states (scaled by the term weights, as iir_scan.cuh's
-//      phase 3), anticausal then causal, and writes the outputs.
-// One read for the sums, one read and one write for the outputs, and the aggregates (2 k float2 per tile:
-// 1/8 of the values at T = 32 and two terms, each way): ~1.6 image transfers per axis against the segment scan's
-// 1, in exchange for full 128-byte lines and thousands of short threads instead of a column strip's scattered
-// 16-byte pieces at two blocks per SM. Host-callable per thread (tests/cuda/test_cuda_iir_tiles_emulated.cu).
+//      phase 3), both directions interleaved in registers, and writes the outputs.
+// One read for the sums, one read and one write for the outputs, and the aggregates (2 k float2 per tile: a
+// quarter of the image's bytes at T = 32 and two terms, written, read and written, read): 1.5 copies' worth of
+// bytes per axis against the segment scan's 1, in exchange for full 128-byte lines and thousands of short
+// threads instead of a column strip's scattered 16-byte pieces at two blocks per SM. Host-callable per thread
+// (tests/cuda/test_cuda_iir_tiles_emulated.cu).
 #pragma once
 #include <cstddef>
 
@@ -35,7 +36,9 @@ struct IirTilePlan {
   }
   GPUBLUR_HD int len(int j) const { return j + 1 < ntiles ? kIirTile : n - (ntiles - 1) * kIirTile; }
   // Aggregate s of tile j and line l: s < k the causal sum of term s, s >= k the anticausal sum of term s - k.
-  GPUBLUR_HD size_t agg(int j, int s, int l) const { return (size_t(j) * size_t(2 * k) + size_t(s)) * size_t(lines) + size_t(l); }
+  GPUBLUR_HD size_t agg(int j, int s, int l) const {
+    return (size_t(j) * size_t(2 * k) + size_t(s)) * size_t(lines) + size_t(l);
+  }
   size_t agg_bytes() const { return size_t(ntiles) * size_t(2 * k) * size_t(lines) * 2 * sizeof(float); }
   // The scratch: the aggregates, then the chains' ends (2 k per line, float64 complex; wrap and mirror).
   size_t ends_offset() const { return (agg_bytes() + 15) / 16 * 16; }
