@@ -46,23 +46,17 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   Cplx* cu = reinterpret_cast<Cplx*>(sm + P.carry_off);
   Cplx* cw = cu + size_t(P.k) * size_t(P.items());
   Cplx* ends = cw + size_t(P.k) * size_t(P.items());
-  const IirScanPlace pl = iir_scan_place(int(blockIdx.x), NL, rowv);
+  // The row: NL interleaved channels, contiguous (value q of line l at s[q * NL + l], as in the image).
+  const float* in = src + size_t(blockIdx.x) * size_t(rowv);
+  float* out = dst + size_t(blockIdx.x) * size_t(rowv);
   const int tid = int(threadIdx.x), nth = int(blockDim.x), total = P.n * NL;
-  // 16-byte pieces: 4 consecutive values of the contiguous row.
-  const bool vec4 = pl.base % 4 == 0 && total % 4 == 0;
+  // 16-byte pieces where the row is aligned to them.
+  const bool vec4 = rowv % 4 == 0;
   if (vec4) {
-    for (int e = tid * 4; e < total; e += nth * 4) {
-      const int q = e / NL, l = e % NL;
-      const bool ok = l < pl.lanes;
-      cp_async_pixel(reinterpret_cast<float4*>(s + e),
-                     reinterpret_cast<const float4*>(ok ? src + pl.base + size_t(q) * pl.step + l : src), ok);
-    }
+    for (int e = tid * 4; e < total; e += nth * 4)
+      cp_async_pixel(reinterpret_cast<float4*>(s + e), reinterpret_cast<const float4*>(in + e), true);
   } else {
-    for (int e = tid; e < total; e += nth) {
-      const int q = e / NL, l = e % NL;
-      const bool ok = l < pl.lanes;
-      cp_async_pixel(s + e, ok ? src + pl.base + size_t(q) * pl.step + l : src, ok);
-    }
+    for (int e = tid; e < total; e += nth) cp_async_pixel(s + e, in + e, true);
   }
   cp_async_wait_all();
   __syncthreads();
@@ -81,16 +75,10 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   iir_scan_final<NL, KT, REAL1>(tid, nth, s, cu, cw, P, co);
   __syncthreads();
   if (vec4) {
-    for (int e = tid * 4; e < total; e += nth * 4) {
-      const int q = e / NL, l = e % NL;
-      if (l < pl.lanes)
-        *reinterpret_cast<float4*>(dst + pl.base + size_t(q) * pl.step + l) = *reinterpret_cast<const float4*>(s + e);
-    }
+    for (int e = tid * 4; e < total; e += nth * 4)
+      *reinterpret_cast<float4*>(out + e) = *reinterpret_cast<const float4*>(s + e);
   } else {
-    for (int e = tid; e < total; e += nth) {
-      const int q = e / NL, l = e % NL;
-      if (l < pl.lanes) dst[pl.base + size_t(q) * pl.step + l] = s[e];
-    }
+    for (int e = tid; e < total; e += nth) out[e] = s[e];
   }
 }
 

@@ -39,6 +39,20 @@ GPUBLUR_HD Cplx cpow(Cplx p, int n) {
   return r;
 }
 
+// Wrap's and mirror's border states from the border sums B = sum p^j x[N-1-j] and F = sum p^j x[j] (the closed
+// forms of core/reference/passes/iir1d.cpp): wrap U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] =
+// (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) / (1-p^2N). Every schedule (line, scan, tiles) takes them here.
+GPUBLUR_HD void iir_periodic_states(Border b, Cplx p, int n, Cplx B, Cplx F, Cplx& u0, Cplx& wn) {
+  const Cplx pn = cpow(p, n);
+  if (b == Border::Wrap) {
+    const Cplx d{1.0 - pn.re, -pn.im};
+    u0 = cdiv(B, d), wn = cdiv(F, d);
+  } else {
+    const Cplx p2n = cmul(pn, pn), d{1.0 - p2n.re, -p2n.im};
+    u0 = cdiv(cadd(F, cmul(pn, B)), d), wn = cdiv(cadd(B, cmul(pn, F)), d);
+  }
+}
+
 // Calls body(i, x[i]) for i = 0..n-1 (or n-1..0 when backward), loading kIirChunk values ahead into
 // registers: the loads do not depend on the recursion, so a thread keeps a chunk of them in flight (with few
 // threads per SM, memory latency and not bandwidth would bound one load per step).
@@ -95,17 +109,10 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* out, size_t 
 #pragma unroll
     for (int t = 0; t < K; ++t) {
       if (t < k) {
-        const Cplx p{co.pr[t], co.pi[t]}, pn = cpow(p, n);
-        if (b == Border::Wrap) {
-          const Cplx den{1.0 - pn.re, -pn.im};
-          u[t] = cdiv(B[t], den);
-          v[t] = cdiv(cmul(p, F[t]), den);
-        } else {
-          const Cplx p2n = cmul(pn, pn), den{1.0 - p2n.re, -p2n.im};
-          const Cplx fb = cmul(pn, B[t]), bf = cmul(pn, F[t]);
-          u[t] = cdiv(Cplx{F[t].re + fb.re, F[t].im + fb.im}, den);
-          v[t] = cdiv(cmul(p, Cplx{B[t].re + bf.re, B[t].im + bf.im}), den);
-        }
+        const Cplx p{co.pr[t], co.pi[t]};
+        Cplx wn;
+        iir_periodic_states(b, p, n, B[t], F[t], u[t], wn);
+        v[t] = cmul(p, wn);  // V[N-1] = p W[N]
       }
     }
   }

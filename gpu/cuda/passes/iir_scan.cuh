@@ -247,24 +247,17 @@ GPUBLUR_HD void iir_scan_chunk_spread(int tid, CP cu, CP cw, const IirScanPlan& 
   cc[atl] = z;
 }
 
-// 2d (wrap and mirror only; the chunk threads): the border states from B and F (closed forms as
-// core/reference/passes/iir1d.cpp: wrap U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] = (F + p^N B) /
-// (1-p^2N), W[N] = (B + p^N F) / (1-p^2N)), added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
+// 2d (wrap and mirror only; the chunk threads): the border states from B and F (iir_periodic_states), added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
 #pragma nv_exec_check_disable
 template <int NL, typename CP>
 GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b, const IirCoeffs& co) {
   IirChunkWalk w;
   if (!iir_chunk_walk<NL>(tid, P, co, w)) return;
   const IirChunk& c = w.c;
-  const Cplx p = w.p, pn = cpow(p, P.n);
-  const Cplx B = ends[c.t * NL + c.l], F = ends[(co.k + c.t) * NL + c.l];
-  Cplx z0;
-  if (b == Border::Wrap) {
-    z0 = cdiv(c.back ? F : B, Cplx{1.0 - pn.re, -pn.im});
-  } else {
-    const Cplx p2n = cmul(pn, pn);
-    z0 = cdiv(c.back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
-  }
+  const Cplx p = w.p;
+  Cplx u0, wn;
+  iir_periodic_states(b, p, P.n, ends[c.t * NL + c.l], ends[(co.k + c.t) * NL + c.l], u0, wn);
+  const Cplx z0 = c.back ? wn : u0;
   CP cc = c.back ? cw : cu;
   // p^(a_g) causal (a_g = g L), p^(N - b_g) anticausal (b_g = min(N, (g + 1) L)), at the chunk's first segment.
   const int g0 = iir_seg_of(c, P, c.k0);
@@ -346,18 +339,6 @@ GPUBLUR_HD void iir_scan_final(int tid, int nth, SP s, CP cu, CP cw, const IirSc
       }
     }
   }
-}
-
-// Where a block's lines live in the image (rowv floats per row): one block per row, its NL interleaved channels
-// contiguous (value q of line l at row * rowv + q * NL + l).
-struct IirScanPlace {
-  size_t base = 0, step = 0;  // value (q, l) at base + q * step + l
-  int lanes = 0;
-};
-GPUBLUR_HD IirScanPlace iir_scan_place(int block, int nl, int rowv) {
-  IirScanPlace pl;
-  pl.base = size_t(block) * size_t(rowv), pl.step = size_t(nl), pl.lanes = nl;
-  return pl;
 }
 
 }  // namespace gpublur::cuda

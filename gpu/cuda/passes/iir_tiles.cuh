@@ -132,24 +132,18 @@ GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTileP
   if (b == Border::Wrap || b == Border::Mirror) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
 }
 
-// 2b (wrap and mirror): the border states from B and F (closed forms as core/reference/passes/iir1d.cpp: wrap
-// U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] = (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) /
-// (1-p^2N)), added in as U[a-1] += p^a U[-1] (tile j starts at a = j T) and W[b] += p^(N-b) W[N] (it ends at
+// 2b (wrap and mirror): the border states from B and F (iir_periodic_states), added in as U[a-1] += p^a U[-1] (tile j starts at a = j T) and W[b] += p^(N-b) W[N] (it ends at
 // b = min(N, (j+1) T)): the recursion is linear.
 #pragma nv_exec_check_disable
 template <typename AP, typename EP>
 GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
-  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, kIirTile), pLast = cpow(p, P.len(last)), pn = cpow(p, P.n);
+  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, kIirTile), pLast = cpow(p, P.len(last));
   const Cplx B = ends[size_t(t) * size_t(P.lines) + size_t(l)], F = ends[size_t(P.k + t) * size_t(P.lines) + size_t(l)];
-  Cplx z0;
-  if (b == Border::Wrap) {
-    z0 = cdiv(back ? F : B, Cplx{1.0 - pn.re, -pn.im});
-  } else {
-    const Cplx p2n = cmul(pn, pn);
-    z0 = cdiv(back ? cadd(B, cmul(pn, F)) : cadd(F, cmul(pn, B)), Cplx{1.0 - p2n.re, -p2n.im});
-  }
+  Cplx u0, wn;
+  iir_periodic_states(b, p, P.n, B, F, u0, wn);
+  const Cplx z0 = back ? wn : u0;
   Cplx pw{1.0, 0.0};  // p^a (causal, from the first tile) or p^(N-b) (anticausal, from the last)
   for (int k = 0; k <= last; ++k) {
     const int j = back ? last - k : k;
