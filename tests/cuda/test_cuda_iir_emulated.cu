@@ -10,9 +10,10 @@
 #include <string>
 
 #include "core/plan.hpp"
-#include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_line.cuh"
+#include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
+#include "tests/cuda/iir_emulation.hpp"
 
 namespace gpublur {
 namespace {
@@ -26,17 +27,10 @@ TEST(CudaIirEmulated, LinesMatchTheReference) {
           for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
             Plan plan;
             ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", std::to_string(sigma)}, {"border", border}}, plan));
-            Pass pass = plan.program.passes[0];
-            pass.axis = axis, pass.src = 0, pass.dst = 1;
-            Plan one = plan;
-            one.program = Program{};
-            one.program.passes = {pass};
             const int w = 37, h = 23;
             const Image src = testing::random_image(w, h, ch, 5u + unsigned(ch));
-            Image want;
-            ASSERT_TRUE(reference_run(one, src, want, 1));
-            cuda::IirCoeffs co;
-            ASSERT_TRUE(cuda::iir_coeffs(pass.taps, co).ok());
+            testing::IirPassCase ic;
+            ASSERT_TRUE(testing::iir_pass_case(plan, axis, src, ic));
             Image got(w, h, ch);
             for (float& v : got.data) v = NAN;  // every value must be written
             const int lines = axis == 0 ? h * ch : w * ch;
@@ -44,11 +38,9 @@ TEST(CudaIirEmulated, LinesMatchTheReference) {
               size_t base = 0, step = 0;
               int n = 0;
               cuda::iir_line_place(axis, w, h, ch, line, base, step, n);
-              cuda::iir_value_line(src.data.data(), got.data.data(), base, step, n, pass.border, co);
+              cuda::iir_value_line(src.data.data(), got.data.data(), base, step, n, ic.pass.border, ic.co);
             }
-            double worst = 0;
-            for (size_t i = 0; i < got.data.size(); ++i)
-              worst = std::max(worst, std::isnan(got.data[i]) ? 1e9 : std::abs(double(got.data[i]) - want.data[i]));
+            const double worst = testing::max_abs_diff(got, ic.want);
             worst_all = std::max(worst_all, worst);
             EXPECT_LE(worst, 1e-6) << impl << " sigma " << sigma << " ch " << ch << " axis " << axis << " " << border;
           }

@@ -16,9 +16,10 @@
 #include <vector>
 
 #include "core/plan.hpp"
-#include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_scan.cuh"
+#include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
+#include "tests/cuda/iir_emulation.hpp"
 #include "tests/cuda/shadow_memory.hpp"
 
 namespace gpublur {
@@ -46,13 +47,10 @@ void emulate(const Image& src, Border b, const cuda::IirCoeffs& co, int nth, Ima
     Shadow ss("values", sv.size()), scu("cu", cuv.size()), scw("cw", cwv.size()), se("ends", endv.size());
     const ChkPtr<float> s{sv.data(), &ss, 0};
     const ChkPtr<cuda::Cplx> cu{cuv.data(), &scu, 0}, cw{cwv.data(), &scw, 0}, ends{endv.data(), &se, 0};
-    const cuda::IirScanPlace pl = cuda::iir_scan_place(blk, NL, rowv);
+    const size_t base = size_t(blk) * size_t(rowv);  // the row, contiguous
     Emu::phase = 0;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid)  // the load (scalar path; the 16-byte one maps alike)
-      for (int e = Emu::tid; e < total; e += nth) {
-        const int q = e / NL, l = e % NL;
-        s[e] = l < pl.lanes ? src.data[pl.base + size_t(q) * pl.step + size_t(l)] : 0.0f;
-      }
+      for (int e = Emu::tid; e < total; e += nth) s[e] = src.data[base + size_t(e)];
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_local<NL, KT, REAL1>(Emu::tid, nth, s, cu, cw, P, co);
     ++Emu::phase;
@@ -69,10 +67,7 @@ void emulate(const Image& src, Border b, const cuda::IirCoeffs& co, int nth, Ima
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_final<NL, KT, REAL1>(Emu::tid, nth, s, cu, cw, P, co);
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid)
-      for (int e = Emu::tid; e < total; e += nth) {
-        const int q = e / NL, l = e % NL;
-        if (l < pl.lanes) got.data[pl.base + size_t(q) * pl.step + size_t(l)] = s[e];
-      }
+      for (int e = Emu::tid; e < total; e += nth) got.data[base + size_t(e)] = s[e];
     for (Shadow* sh : {&ss, &scu, &scw, &se}) errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
   }
 }
@@ -100,16 +95,11 @@ TEST(CudaIirScanEmulated, BlocksMatchTheReference) {
                 const bool all_complex = run_cfg.all_complex;
                 if (all_complex && std::string(impl) == "deriche") continue;
                 if (nth == 64 && sz.w * sz.h > 1000 && sigma != 200.0) continue;  // rounds: enough at sigma 200
-                Pass pass = plan.program.passes[0];
-                pass.axis = 0, pass.src = 0, pass.dst = 1;
-                Plan one = plan;
-                one.program = Program{};
-                one.program.passes = {pass};
                 const Image src = testing::random_image(sz.w, sz.h, ch, 11u + unsigned(ch * 7 + sz.w));
-                Image want;
-                ASSERT_TRUE(reference_run(one, src, want, 1));
-                cuda::IirCoeffs co;
-                ASSERT_TRUE(cuda::iir_coeffs(pass.taps, co).ok());
+                testing::IirPassCase ic;
+                ASSERT_TRUE(testing::iir_pass_case(plan, 0, src, ic));
+                const cuda::IirCoeffs& co = ic.co;
+                const Pass& pass = ic.pass;
                 ASSERT_LE(co.k, 2);  // both filters: two terms (the kernels also have a KT = 4 instance)
                 for (int nl : {ch}) {
                   Image got(sz.w, sz.h, ch);
@@ -137,9 +127,7 @@ TEST(CudaIirScanEmulated, BlocksMatchTheReference) {
                                            std::to_string(nl) + " threads " + std::to_string(nth) + " L " +
                                            std::to_string(P.L) + " segments " + std::to_string(P.nseg);
                   for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-                  double worst = 0;
-                  for (size_t i = 0; i < got.data.size(); ++i)
-                    worst = std::max(worst, std::isnan(got.data[i]) ? 1e9 : std::abs(double(got.data[i]) - want.data[i]));
+                  const double worst = testing::max_abs_diff(got, ic.want);
                   EXPECT_LE(worst, 1e-6) << what;
                   worst_all = std::max(worst_all, worst);
                   max_segments = std::max(max_segments, P.nseg);

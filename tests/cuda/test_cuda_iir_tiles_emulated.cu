@@ -12,9 +12,10 @@
 #include <vector>
 
 #include "core/plan.hpp"
-#include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_tiles.cuh"
+#include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
+#include "tests/cuda/iir_emulation.hpp"
 #include "tests/cuda/shadow_memory.hpp"
 
 namespace gpublur {
@@ -74,28 +75,19 @@ TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
         for (int ch : {1, 2, 4})
           for (int axis : {0, 1})
             for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}}) {
-              Pass pass = plan.program.passes[0];
-              pass.axis = axis, pass.src = 0, pass.dst = 1;
-              Plan one = plan;
-              one.program = Program{};
-              one.program.passes = {pass};
               const Image src = testing::random_image(sz.w, sz.h, ch, 5u + unsigned(ch * 3 + sz.h));
-              Image want;
-              ASSERT_TRUE(reference_run(one, src, want, 1));
-              cuda::IirCoeffs co;
-              ASSERT_TRUE(cuda::iir_coeffs(pass.taps, co).ok());
-              ASSERT_EQ(co.k, 2);
+              testing::IirPassCase ic;
+              ASSERT_TRUE(testing::iir_pass_case(plan, axis, src, ic));
+              ASSERT_EQ(ic.co.k, 2);
               Image got(sz.w, sz.h, ch);
               for (float& v : got.data) v = NAN;  // every value must be written
               std::vector<std::string> errors;
-              emulate(src, axis, pass.border, co, got, errors);
+              emulate(src, axis, ic.pass.border, ic.co, got, errors);
               const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
                                        " ch " + std::to_string(ch) + " axis " + std::to_string(axis) + " " +
                                        std::to_string(sz.w) + "x" + std::to_string(sz.h);
               for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-              double worst = 0;
-              for (size_t i = 0; i < got.data.size(); ++i)
-                worst = std::max(worst, std::isnan(got.data[i]) ? 1e9 : std::abs(double(got.data[i]) - want.data[i]));
+              const double worst = testing::max_abs_diff(got, ic.want);
               EXPECT_LE(worst, 1e-6) << what;
               worst_all = std::max(worst_all, worst);
               ++cases;

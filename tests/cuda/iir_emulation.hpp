@@ -1,0 +1,30 @@
+// What the host emulations of the CUDA iir schedules (tests/cuda/test_cuda_iir*_emulated.cu) share: one Iir1d
+// pass of a resolved iir plan along an axis, its CPU reference output on an image and its kernel coefficients.
+#pragma once
+#include <gtest/gtest.h>
+
+#include "core/plan.hpp"
+#include "core/reference/reference.hpp"
+#include "gpu/cuda/passes/iir_line.cuh"
+
+namespace gpublur::testing {
+
+struct IirPassCase {
+  Pass pass;            // the plan's first pass along `axis`, image 0 -> 1
+  Image want;           // the reference's output of that pass alone
+  cuda::IirCoeffs co;   // the pass's terms as the kernels take them
+};
+
+inline ::testing::AssertionResult iir_pass_case(const Plan& plan, int axis, const Image& src, IirPassCase& out) {
+  out.pass = plan.program.passes[0];
+  out.pass.axis = axis, out.pass.src = 0, out.pass.dst = 1;
+  Plan one = plan;
+  one.program = Program{};
+  one.program.passes = {out.pass};
+  if (!reference_run(one, src, out.want, 1)) return ::testing::AssertionFailure() << "reference run failed";
+  if (const Status st = cuda::iir_coeffs(out.pass.taps, out.co); !st)
+    return ::testing::AssertionFailure() << "iir_coeffs: " << st.error;
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace gpublur::testing
