@@ -49,6 +49,13 @@ int sep_fft_min_radius_gl() {
   return env_int("GPUBLUR_GL_SEP_FFT_MIN_RADIUS", kSepFftMinRadius);
 }
 
+// iir1d: tiles from this many pixels, segments below (passes/iir1d.cpp). Measured on an H100 (docs/performance.md
+// "GL tiles" under iir): tiles 1.04 against 1.67 ms at 4096^2 RGBA, 0.198 against 0.143 at 1024^2.
+long long iir_tiles_min_pixels() {
+  const char* env = std::getenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS");
+  return env && *env ? std::atoll(env) : kIirTilesMinPixels;
+}
+
 // conv1d separable pairs on llvmpipe: the sliding register window up to this radius (docs/performance.md, "GL on
 // llvmpipe": Mesa's compile time grows with the radius). GPUBLUR_GL_WINDOW_MAX_RADIUS overrides it (-1: never),
 // so that the tests still run the two-pass shader NVIDIA takes on llvmpipe.

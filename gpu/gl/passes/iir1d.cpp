@@ -1,21 +1,34 @@
-// iir1d: the recursive filter along one axis as shaders/iir_segments.comp: a work group per 8 lines (4 where
-// shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one invocation per (segment,
-// line), lines fastest; per term each runs its segment from zero states, the segments chain by a scan in shared
-// memory (float64) with the border states added, and each makes its outputs from its true states (the causal
-// sums through a line buffer). One dispatch per pass. Measured forms on an H100 (docs/performance.md "GL by
-// segments"): one invocation per line 15.4 ms at 4096^2 RGBA; three dispatches with the segments' states in a
-// storage buffer 2.14 ms; one dispatch, a line per group (neighbouring invocations 64 positions apart) 2.48 ms;
-// lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
+// iir1d: the recursive filter along one axis, two schedules chosen by the pass's size (iir_tiles_min_pixels,
+// gl_tuning.hpp; docs/performance.md "GL tiles" under iir):
+//  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels): the CUDA tiles' algorithm, one
+//    invocation per (pixel line, tile of 32 positions), lines fastest, in three dispatches (sums from zero
+//    states, chains in float64, outputs from the true states). 4096^2 RGBA on an H100: 1.04 ms.
+//  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
+//    chains leave the GPU idle: 1024^2 0.143 ms against the tiles' 0.198): a work group per 8 lines (4 where
+//    shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one invocation per
+//    (segment, line), lines fastest; per term each runs its segment from zero states, the segments chain by a
+//    scan in shared memory (float64) with the border states added, and each makes its outputs from its true
+//    states (the causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
+//    (docs/performance.md "GL by segments"): one invocation per line 15.4 ms at 4096^2 RGBA; three dispatches
+//    with the segments' states in a storage buffer 2.14 ms; one dispatch, a line per group (neighbouring
+//    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
 #include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/iir.hpp"
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
 namespace {
+
+// Tiles: positions per tile (the sums' and outputs' registers: 32 vec4 of outputs per invocation) and
+// invocations per work group. Measured on an H100 at 4096^2 RGBA (docs/performance.md "GL tiles"): 32 / 128
+// 1.04 ms; 32 / 64 1.33; 32 / 256 1.26; 16 / 128 1.05 (the outputs' dispatch 0.50 against 0.63 ms, but twice
+// the aggregates); the outputs through shared memory instead of registers 1.12-1.35.
+constexpr int kIirTile = 32, kIirTileGroup = 128;
 
 // Positions per segment: at most 64 segments per line, at least 8 positions each.
 int segment_length(int n) { return std::max(8, (n + 63) / 64); }
@@ -25,6 +38,60 @@ int lines_per_group(const GlLimits& lim) {
   return lim.max_shared >= 64 * 8 * 80 + 2 * 8 * 64 && lim.max_invocations >= 64 * 8 ? 8 : 4;
 }
 
+// The tile schedule (shaders/iir_tiles.comp): sums, chains, outputs.
+Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass, const std::vector<IirTerm>& terms,
+                   const std::vector<double>& coef, GlStep& step) {
+  const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
+  const int k = int(terms.size());
+  GLuint prog[3] = {0, 0, 0};
+  for (int ph = 0; ph < 3; ++ph)
+    if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
+                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
+                                           "#define LX {}\n",
+                                           pass.axis, k, ph + 1, kIirTile, kIirTileGroup),
+                               prog[ph], true);
+        !s)
+      return s;
+  // The aggregates (2 k complex vec4 per tile and line), shared by every iir1d pass of the program: sized for
+  // the largest.
+  long long agg_bytes = 0;
+  for (const Pass& p : program.passes)
+    if (p.op == Op::Iir1d) {
+      const GlImage& s = ctx.image(p.src);
+      const long long pn = p.axis == 0 ? s.w : s.h, plines = p.axis == 0 ? s.h : s.w;
+      const long long pk = (long long)iir_terms_from_taps(p.taps).size();
+      agg_bytes = std::max(agg_bytes, 32LL * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines);
+    }
+  GLuint agg = 0;
+  if (Status s = ctx.scratch_buffer("iir1d aggregates", agg_bytes, agg); !s) return s;
+  const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
+  const int ntiles = (n + kIirTile - 1) / kIirTile, groups = (lines + kIirTileGroup - 1) / kIirTileGroup;
+  struct Uniforms {
+    GLint border, coef, ntiles;
+  } u[3];
+  for (int ph = 0; ph < 3; ++ph)
+    u[ph] = {GlPassContext::uniform(prog[ph], "border"), GlPassContext::uniform(prog[ph], "coef"),
+             GlPassContext::uniform(prog[ph], "ntiles")};
+  step.form = "iir1d-tiles";
+  // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
+  // the program (other taps, border or length) may have set them since.
+  step.work = [&ctx, prog0 = prog[0], prog1 = prog[1], prog2 = prog[2], u0 = u[0], u1 = u[1], u2 = u[2], agg, groups,
+               ntiles, k, border = int(pass.border), coef, src, dst] {
+    const GLuint progs[3] = {prog0, prog1, prog2};
+    const Uniforms us[3] = {u0, u1, u2};
+    for (int ph = 0; ph < 3; ++ph) {
+      glProgramUniform1i(progs[ph], us[ph].border, border);
+      glProgramUniform4dv(progs[ph], us[ph].coef, kMaxIirTerms, coef.data());
+      glProgramUniform1i(progs[ph], us[ph].ntiles, ntiles);
+      ctx.bind_io(progs[ph], src.tex, dst.tex);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, agg);
+      glDispatchCompute(GLuint(groups), GLuint(ph == 1 ? k : ntiles), 1);
+      glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+  };
+  return Status::success();
+}
+
 }  // namespace
 
 Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
@@ -32,6 +99,13 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const std::vector<IirTerm> terms = iir_terms_from_taps(pass.taps);
   if (terms.empty() || terms.size() > size_t(kMaxIirTerms)) return Status::fail("GL iir1d: bad term count");
+  std::vector<double> coef(4 * kMaxIirTerms, 0.0);
+  for (size_t t = 0; t < terms.size(); ++t) {
+    coef[4 * t + 0] = terms[t].p.real(), coef[4 * t + 1] = terms[t].p.imag();
+    coef[4 * t + 2] = terms[t].c.real(), coef[4 * t + 3] = terms[t].c.imag();
+  }
+  if (const long long min_px = iir_tiles_min_pixels(); min_px >= 0 && (long long)src.w * src.h >= min_px)
+    return iir1d_tiles(ctx, program, pass, terms, coef, step);
   const int lpg = lines_per_group(ctx.limits());
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
@@ -52,11 +126,6 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     }
   GLuint partial = 0;
   if (Status s = ctx.scratch_buffer("iir1d partial", partial_bytes, partial); !s) return s;
-  std::vector<double> coef(4 * kMaxIirTerms, 0.0);
-  for (size_t t = 0; t < terms.size(); ++t) {
-    coef[4 * t + 0] = terms[t].p.real(), coef[4 * t + 1] = terms[t].p.imag();
-    coef[4 * t + 2] = terms[t].c.real(), coef[4 * t + 3] = terms[t].c.imag();
-  }
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const int L = segment_length(n), segs = (n + L - 1) / L, groups = (lines + lpg - 1) / lpg;
   // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
