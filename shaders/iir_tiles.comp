@@ -1,7 +1,7 @@
 // iir1d as tiles: the recursive filter along one axis (AXIS 0 rows, 1 columns), every pixel line cut into tiles
 // of TILE positions, one invocation per (line, tile), lines fastest (neighbouring invocations read neighbouring
-// texels of one row for columns). The CUDA tiles' algorithm (gpu/cuda/passes/iir_tiles.cuh) on vec4 pixel
-// lines, in three dispatches (PHASE):
+// texels of one row for columns). The CUDA tiles' algorithm (gpu/cuda/passes/iir_tiles.cuh) on pixel lines
+// (VCH channels), in three dispatches (PHASE):
 //   1. sums: each tile's first-order sums from zero states, per term, in float32 (from zero they stay within
 //      min(TILE, 1 / (1 - |p|)) of the inputs): U at its last position (U[i] = x[i] + p U[i-1]) and W at its
 //      first (W[i] = x[i] + p W[i+1], so that V[i] = p W[i+1]), into the aggregates;
@@ -20,11 +20,30 @@
 // (gpu/gl/passes/iir1d.cpp).
 #define MAX_TERMS 4
 layout(local_size_x = LX) in;
+// VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel
+// count, so one- and two-channel images run float / vec2 lines (a quarter / half the registers, arithmetic and
+// aggregates of vec4 lines).
+#if VCH == 1
+#define VEC float
+#define DVEC double
+#define FETCH(p) texelFetch(src, p, 0).r
+#define STORE(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0, 0.0))
+#elif VCH == 2
+#define VEC vec2
+#define DVEC dvec2
+#define FETCH(p) texelFetch(src, p, 0).rg
+#define STORE(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0))
+#else
+#define VEC vec4
+#define DVEC dvec4
+#define FETCH(p) texelFetch(src, p, 0)
+#define STORE(p, v) imageStore(dst, p, v)
+#endif
 layout(binding = 0) uniform sampler2D src;
 #if PHASE == 3
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 #endif
-layout(std430, binding = 1) buffer Agg { vec4 agg[]; };
+layout(std430, binding = 1) buffer Agg { VEC agg[]; };
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 uniform int ntiles;
@@ -66,23 +85,23 @@ void main() {
 #if PHASE == 1
   int j = int(gl_WorkGroupID.y);
   int a = j * TILE, cnt = min(TILE, n - a);
-  vec4 ur[TERMS], ui[TERMS], wr[TERMS], wi[TERMS];
-  for (int t = 0; t < TERMS; ++t) ur[t] = vec4(0.0), ui[t] = vec4(0.0), wr[t] = vec4(0.0), wi[t] = vec4(0.0);
+  VEC ur[TERMS], ui[TERMS], wr[TERMS], wi[TERMS];
+  for (int t = 0; t < TERMS; ++t) ur[t] = VEC(0.0), ui[t] = VEC(0.0), wr[t] = VEC(0.0), wi[t] = VEC(0.0);
   // Forwards (U) and backwards (W) interleaved: two chains in flight per term.
 #define SUMS_STEP(GUARD)                                                      \
   {                                                                           \
     int qb = TILE - 1 - q;                                                    \
-    vec4 xf = vec4(0.0), xb = vec4(0.0);                                      \
-    if (GUARD(q)) xf = texelFetch(src, AT(a + q, l), 0);                      \
-    if (GUARD(qb)) xb = texelFetch(src, AT(a + qb, l), 0);                    \
+    VEC xf = VEC(0.0), xb = VEC(0.0);                                      \
+    if (GUARD(q)) xf = FETCH(AT(a + q, l));                      \
+    if (GUARD(qb)) xb = FETCH(AT(a + qb, l));                    \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       if (GUARD(q)) {                                                         \
-        vec4 r = xf + pr * ur[t] - pi * ui[t];                                \
+        VEC r = xf + pr * ur[t] - pi * ui[t];                                \
         ui[t] = pr * ui[t] + pi * ur[t], ur[t] = r;                           \
       }                                                                       \
       if (GUARD(qb)) {                                                        \
-        vec4 r = xb + pr * wr[t] - pi * wi[t];                                \
+        VEC r = xb + pr * wr[t] - pi * wi[t];                                \
         wi[t] = pr * wi[t] + pi * wr[t], wr[t] = r;                           \
       }                                                                       \
     }                                                                         \
@@ -100,11 +119,11 @@ void main() {
 #elif PHASE == 2
   int t = int(gl_GlobalInvocationID.y);
   dvec2 p = coef[t].xy, pT = cpow(p, TILE), pL = cpow(p, lastlen);
-  dvec4 zr = dvec4(0.0), zi = dvec4(0.0), yr = dvec4(0.0), yi = dvec4(0.0);  // causal z, anticausal y
+  DVEC zr = DVEC(0.0), zi = DVEC(0.0), yr = DVEC(0.0), yi = DVEC(0.0);  // causal z, anticausal y
   if (border == 0) {  // clamp: U[-1] = x[0] / (1 - p), W[N] = x[N-1] / (1 - p)
     dvec2 d = dvec2(1.0 - p.x, -p.y);
     double dd = d.x * d.x + d.y * d.y;
-    dvec4 x0 = dvec4(texelFetch(src, AT(0, l), 0)), xn = dvec4(texelFetch(src, AT(n - 1, l), 0));
+    DVEC x0 = DVEC(FETCH(AT(0, l))), xn = DVEC(FETCH(AT(n - 1, l)));
     zr = x0 * (d.x / dd), zi = -x0 * (d.y / dd);
     yr = xn * (d.x / dd), yi = -xn * (d.y / dd);
   }
@@ -113,7 +132,7 @@ void main() {
   // 1.33 ms, 4 1.40, 16 1.39.
 #define AHEAD 8
   for (int k0 = 0; k0 < ntiles; k0 += AHEAD) {
-    vec4 cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
+    VEC cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
     for (int e = 0; e < AHEAD; ++e) {
       int k = min(k0 + e, last);
       int ic = agg_index(k, t, l, lines), ib = agg_index(last - k, TERMS + t, l, lines);
@@ -124,13 +143,13 @@ void main() {
       if (k < ntiles) {
         int jc = k, jb = last - k;
         int ic = agg_index(jc, t, l, lines), ib = agg_index(jb, TERMS + t, l, lines);
-        agg[ic] = vec4(zr), agg[ic + 1] = vec4(zi);
-        agg[ib] = vec4(yr), agg[ib + 1] = vec4(yi);
+        agg[ic] = VEC(zr), agg[ic + 1] = VEC(zi);
+        agg[ib] = VEC(yr), agg[ib + 1] = VEC(yi);
         dvec2 fc = jc == last ? pL : pT, fb = jb == last ? pL : pT;
-        dvec4 r = fc.x * zr - fc.y * zi + dvec4(cr[e]);
-        zi = fc.x * zi + fc.y * zr + dvec4(ci[e]), zr = r;
-        r = fb.x * yr - fb.y * yi + dvec4(br[e]);
-        yi = fb.x * yi + fb.y * yr + dvec4(bi[e]), yr = r;
+        DVEC r = fc.x * zr - fc.y * zi + DVEC(cr[e]);
+        zi = fc.x * zi + fc.y * zr + DVEC(ci[e]), zr = r;
+        r = fb.x * yr - fb.y * yi + DVEC(br[e]);
+        yi = fb.x * yi + fb.y * yr + DVEC(bi[e]), yr = r;
       }
     }
   }
@@ -138,7 +157,7 @@ void main() {
     // From zero, the chains ended at B = U[N-1] (causal) and F = W[0] (anticausal). Wrap: U[-1] = B / (1-p^N),
     // W[N] = F / (1-p^N); mirror: U[-1] = (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) / (1-p^2N).
     dvec2 pn = cpow(p, n), d;
-    dvec4 ur, ui, wr, wi;
+    DVEC ur, ui, wr, wi;
     if (border == 2) {
       d = dvec2(1.0 - pn.x, -pn.y);
       ur = zr, ui = zi, wr = yr, wi = yi;
@@ -149,65 +168,76 @@ void main() {
       wr = zr + pn.x * yr - pn.y * yi, wi = zi + pn.x * yi + pn.y * yr;
     }
     double dd = d.x * d.x + d.y * d.y;
-    dvec4 u0r = (ur * d.x + ui * d.y) / dd, u0i = (ui * d.x - ur * d.y) / dd;
-    dvec4 wnr = (wr * d.x + wi * d.y) / dd, wni = (wi * d.x - wr * d.y) / dd;
+    DVEC u0r = (ur * d.x + ui * d.y) / dd, u0i = (ui * d.x - ur * d.y) / dd;
+    DVEC wnr = (wr * d.x + wi * d.y) / dd, wni = (wi * d.x - wr * d.y) / dd;
     dvec2 pc = dvec2(1.0, 0.0), pb = dvec2(1.0, 0.0);  // p^a for tile jc, p^(N - b) for tile jb
-    for (int k = 0; k < ntiles; ++k) {
-      int jc = k, jb = last - k;
-      int ic = agg_index(jc, t, l, lines), ib = agg_index(jb, TERMS + t, l, lines);
-      agg[ic] = vec4(dvec4(agg[ic]) + pc.x * u0r - pc.y * u0i);
-      agg[ic + 1] = vec4(dvec4(agg[ic + 1]) + pc.x * u0i + pc.y * u0r);
-      agg[ib] = vec4(dvec4(agg[ib]) + pb.x * wnr - pb.y * wni);
-      agg[ib + 1] = vec4(dvec4(agg[ib + 1]) + pb.x * wni + pb.y * wnr);
-      pc = dvec2(pc.x * pT.x - pc.y * pT.y, pc.x * pT.y + pc.y * pT.x);
-      dvec2 f = jb == last ? pL : pT;
-      pb = dvec2(pb.x * f.x - pb.y * f.y, pb.x * f.y + pb.y * f.x);
+    for (int k0 = 0; k0 < ntiles; k0 += AHEAD) {  // loaded ahead, as the chains above
+      VEC cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
+      for (int e = 0; e < AHEAD; ++e) {
+        int k = min(k0 + e, last);
+        int ic = agg_index(k, t, l, lines), ib = agg_index(last - k, TERMS + t, l, lines);
+        cr[e] = agg[ic], ci[e] = agg[ic + 1], br[e] = agg[ib], bi[e] = agg[ib + 1];
+      }
+      for (int e = 0; e < AHEAD; ++e) {
+        int k = k0 + e;
+        if (k < ntiles) {
+          int jc = k, jb = last - k;
+          int ic = agg_index(jc, t, l, lines), ib = agg_index(jb, TERMS + t, l, lines);
+          agg[ic] = VEC(DVEC(cr[e]) + pc.x * u0r - pc.y * u0i);
+          agg[ic + 1] = VEC(DVEC(ci[e]) + pc.x * u0i + pc.y * u0r);
+          agg[ib] = VEC(DVEC(br[e]) + pb.x * wnr - pb.y * wni);
+          agg[ib + 1] = VEC(DVEC(bi[e]) + pb.x * wni + pb.y * wnr);
+          pc = dvec2(pc.x * pT.x - pc.y * pT.y, pc.x * pT.y + pc.y * pT.x);
+          dvec2 f = jb == last ? pL : pT;
+          pb = dvec2(pb.x * f.x - pb.y * f.y, pb.x * f.y + pb.y * f.x);
+        }
+      }
     }
   }
 #else
   int j = int(gl_WorkGroupID.y);
   int a = j * TILE, cnt = min(TILE, n - a);
-  vec4 ys[TILE];
-  for (int q = 0; q < TILE; ++q) ys[q] = vec4(0.0);
+  VEC ys[TILE];
+  for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
   // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states.
-  vec4 ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];
+  VEC ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];
   for (int t = 0; t < TERMS; ++t) {
     dvec2 p = coef[t].xy, c = coef[t].zw, cp = dvec2(c.x * p.x - c.y * p.y, c.x * p.y + c.y * p.x);
     int i = agg_index(j, t, l, lines), k = agg_index(j, TERMS + t, l, lines);
-    dvec4 Ur = dvec4(agg[i]), Ui = dvec4(agg[i + 1]), Wr = dvec4(agg[k]), Wi = dvec4(agg[k + 1]);
-    ur[t] = vec4(c.x * Ur - c.y * Ui), ui[t] = vec4(c.x * Ui + c.y * Ur);
-    vr[t] = vec4(cp.x * Wr - cp.y * Wi), vi[t] = vec4(cp.x * Wi + cp.y * Wr);
+    DVEC Ur = DVEC(agg[i]), Ui = DVEC(agg[i + 1]), Wr = DVEC(agg[k]), Wi = DVEC(agg[k + 1]);
+    ur[t] = VEC(c.x * Ur - c.y * Ui), ui[t] = VEC(c.x * Ui + c.y * Ur);
+    vr[t] = VEC(cp.x * Wr - cp.y * Wi), vi[t] = VEC(cp.x * Wi + cp.y * Wr);
   }
   // Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i]);
   // forwards and backwards interleaved, each texel fetched once per direction.
 #define FINAL_STEP(GUARD)                                                     \
   {                                                                           \
     int qb = TILE - 1 - q;                                                    \
-    vec4 xf = vec4(0.0), xb = vec4(0.0);                                      \
-    if (GUARD(q)) xf = texelFetch(src, AT(a + q, l), 0);                      \
-    if (GUARD(qb)) xb = texelFetch(src, AT(a + qb, l), 0);                    \
+    VEC xf = VEC(0.0), xb = VEC(0.0);                                      \
+    if (GUARD(q)) xf = FETCH(AT(a + q, l));                      \
+    if (GUARD(qb)) xb = FETCH(AT(a + qb, l));                    \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
       if (GUARD(q)) {                                                         \
-        vec4 r = cr * xf + pr * ur[t] - pi * ui[t];                           \
+        VEC r = cr * xf + pr * ur[t] - pi * ui[t];                           \
         ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;                 \
         ys[q] += r;                                                           \
       }                                                                       \
       if (GUARD(qb)) {                                                        \
         ys[qb] += vr[t];                                                      \
-        vec4 sr = cr * xb + vr[t], si = ci * xb + vi[t];                      \
+        VEC sr = cr * xb + vr[t], si = ci * xb + vi[t];                      \
         vr[t] = pr * sr - pi * si, vi[t] = pr * si + pi * sr;                 \
       }                                                                       \
     }                                                                         \
   }
   if (cnt == TILE) {
     for (int q = 0; q < TILE; ++q) FINAL_STEP(ALL)
-    for (int q = 0; q < TILE; ++q) imageStore(dst, AT(a + q, l), ys[q]);
+    for (int q = 0; q < TILE; ++q) STORE(AT(a + q, l), ys[q]);
   } else {
     for (int q = 0; q < TILE; ++q) FINAL_STEP(PART)
     for (int q = 0; q < TILE; ++q)
-      if (q < cnt) imageStore(dst, AT(a + q, l), ys[q]);
+      if (q < cnt) STORE(AT(a + q, l), ys[q]);
   }
 #endif
 }

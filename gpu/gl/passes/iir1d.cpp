@@ -43,16 +43,17 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
                    const std::vector<double>& coef, GlStep& step) {
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int k = int(terms.size());
+  const int vch = ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4;  // the shader's VCH
   GLuint prog[3] = {0, 0, 0};
   for (int ph = 0; ph < 3; ++ph)
     if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
                                fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
-                                           "#define LX {}\n",
-                                           pass.axis, k, ph + 1, kIirTile, kIirTileGroup),
+                                           "#define LX {}\n#define VCH {}\n",
+                                           pass.axis, k, ph + 1, kIirTile, kIirTileGroup, vch),
                                prog[ph], true);
         !s)
       return s;
-  // The aggregates (2 k complex vec4 per tile and line), shared by every iir1d pass of the program: sized for
+  // The aggregates (2 k complex values of VCH floats per tile and line), shared by every iir1d pass of the program: sized for
   // the largest.
   long long agg_bytes = 0;
   for (const Pass& p : program.passes)
@@ -60,7 +61,7 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
       const GlImage& s = ctx.image(p.src);
       const long long pn = p.axis == 0 ? s.w : s.h, plines = p.axis == 0 ? s.h : s.w;
       const long long pk = (long long)iir_terms_from_taps(p.taps).size();
-      agg_bytes = std::max(agg_bytes, 32LL * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines);
+      agg_bytes = std::max(agg_bytes, 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines);
     }
   GLuint agg = 0;
   if (Status s = ctx.scratch_buffer("iir1d aggregates", agg_bytes, agg); !s) return s;
