@@ -266,6 +266,10 @@ bool bilinear_pair(const Program& p, size_t i) {
   return p.passes.size() > i && p.passes[i].op == Op::Bilinear1d && xy_pair(p, i);
 }
 
+bool iir_pair(const Program& p, size_t i) {
+  return p.passes.size() > i && p.passes[i].op == Op::Iir1d && xy_pair(p, i);
+}
+
 bool down2_fusable(const Pass& p, const Pass& q) {
   return (p.taps.size() == 2 || p.taps.size() == 4) && q.taps.size() <= size_t(kResamplePairMaxTaps) &&
          p.hint == q.hint;

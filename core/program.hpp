@@ -145,6 +145,8 @@ bool xy_pair(const Program& p, size_t i);
 bool separable_pair(const Program& p, size_t i);
 bool box_pair(const Program& p, size_t i);
 bool bilinear_pair(const Program& p, size_t i);
+// xy_pair of Iir1d (CUDA folds the columns' first kernel into the rows' last).
+bool iir_pair(const Program& p, size_t i);
 
 // Resampling pairs (Down2, Up2), decided from the program alone; a backend may add its own size rule (CUDA's
 // pair_big_enough). Two consecutive Down2 / Up2 passes fuse where the first's destination is the second's

@@ -242,6 +242,12 @@ Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevIma
 // passes/iir1d.cu: Iir1d (schedules: IirTuning below).
 // The tile schedule's aggregates (columns) come from the scratch: iir1d_scratch bytes.
 size_t iir1d_scratch(const Pass& pass, const DevImage& src);
+// core's iir_pair (p along x src -> mid, q along y mid -> dst) with the columns' sums made by the rows' last kernel
+// (iir_tiles.cuh), where both passes run as tiles; iir1d_pair_scratch is 0 where they do not (then run the passes
+// one at a time).
+size_t iir1d_pair_scratch(const Pass& p, const DevImage& src);
+Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
+                         void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path);
 Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
                     cudaStream_t s, std::string& path);
 // passes/down2.cu, passes/up2.cu: resampling by 2 (Op::Down2: the analysis kernel's n x n window at 2X + first;
@@ -272,6 +278,9 @@ bool dual_pair(const Program& prog, size_t i);
 // everywhere instead (the tests' reference schedule; measured 1.8x slower than the scan at 4096^2 on an H100).
 struct IirTuning {
   bool lines = false;
+  // The x/y pair with the columns' sums folded into the rows' outputs (launch_iir1d_pair); false: the passes one
+  // at a time. Env GPUBLUR_CUDA_IIR_PAIR=0 turns it off (measuring both on one binary).
+  bool pair = true;
 };
 IirTuning& iir_tuning();
 

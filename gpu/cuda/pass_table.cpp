@@ -205,6 +205,30 @@ Status run_dual_down(const PassContext& c, size_t i, int& consumed, std::string&
                          [&] { return launch_dual_down(p, img(c, p.src), img(c, p.dst), c.stream, path); });
 }
 
+// The x/y pair as tiles with the columns' sums folded into the rows' outputs where both run as tiles
+// (iir1d_pair_scratch > 0), else one pass at a time.
+bool iir_pair_fused(const PassContext& c, size_t i) {
+  return iir_pair(c.program, i) && iir1d_pair_scratch(c.program.passes[i], img(c, c.program.passes[i].src)) > 0;
+}
+
+Status run_iir1d(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (iir_pair_fused(c, i)) {
+    const Pass& q = c.program.passes[i + 1];
+    consumed = 2;
+    return launch_iir1d_pair(p, q, img(c, p.src), img(c, p.dst), img(c, q.dst), c.scratch, c.scratch_bytes, c.stream,
+                             path);
+  }
+  consumed = 1;
+  return launch_iir1d(p, img(c, p.src), img(c, p.dst), c.scratch, c.scratch_bytes, c.stream, path);
+}
+
+size_t scratch_iir1d(const PassContext& c, size_t i) {
+  const Pass& p = c.program.passes[i];
+  if (iir_pair_fused(c, i)) return iir1d_pair_scratch(p, img(c, p.src));
+  return iir1d_scratch(p, img(c, p.src));
+}
+
 Status run_dual_up(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -231,7 +255,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Bilateral)] = {run_one<launch_bilateral>, nullptr};
     t[size_t(Op::Kawase)] = {run_one<launch_kawase>, nullptr};
     t[size_t(Op::Bilateral1d)] = {run_one<launch_bilateral>, nullptr};
-    t[size_t(Op::Iir1d)] = {run_one_scratch<launch_iir1d>, scratch_of<iir1d_scratch>};
+    t[size_t(Op::Iir1d)] = {run_iir1d, scratch_iir1d};
     t[size_t(Op::Spread)] = {run_one_scratch<launch_spread>, scratch_of<spread_scratch>};
     t[size_t(Op::Scale)] = {run_one<launch_scale>, nullptr};
     t[size_t(Op::Conv2dMatrix)] = {run_one_scratch<launch_conv2d_matrix>, scratch_of<conv2d_matrix_scratch>};

@@ -1,4 +1,5 @@
-// Iir1d's CUDA schedules on the device against the CPU reference: the tiles (columns; rows of 2-4 channels) and
+// Iir1d's CUDA schedules on the device against the CPU reference: the tiles (columns; rows of 2-4 channels; the
+// x/y pair with the columns' sums in the rows' last kernel, and the passes one at a time) and
 // the segment scan (one-channel rows whole in shared memory) at 4096-long lines and odd sizes, every border, 1,
 // 2, 3 and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines); rows longer than
 // the scan holds as tiles. Outputs are poisoned with NaN before
@@ -42,9 +43,9 @@ TEST(CudaIirScan, MatchesTheReference) {
                                                                    {1023, 517}, {4096, 5}, {5, 4096}, {4099, 3}};
   struct Variant {
     const char* name;
-    bool lines;
+    bool lines, pair;
   };
-  const Variant variants[] = {{"product", false}, {"lines", true}};
+  const Variant variants[] = {{"product", false, true}, {"passes one at a time", false, false}, {"lines", true, false}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -59,6 +60,7 @@ TEST(CudaIirScan, MatchesTheReference) {
               if (std::string(impl) == "deriche" && v.lines) continue;  // the line kernel: once per case is enough
               IirGuard guard;
               cuda::iir_tuning().lines = v.lines;
+              cuda::iir_tuning().pair = v.pair;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -67,7 +69,10 @@ TEST(CudaIirScan, MatchesTheReference) {
                                        " path " + path;
               EXPECT_LE(err, 1e-5) << what;
               const std::string rows = v.lines ? "iir1d-rows" : c == 1 ? "iir1d-scan-rows" : "iir1d-tiles-rows";
-              EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
+              if (v.pair && c > 1)  // the x/y pair as one unit (launch_iir1d_pair)
+                EXPECT_EQ(path, "iir1d-tiles-pair") << what;
+              else
+                EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
               worst = std::max(worst, err);
               ++runs;
             }
@@ -84,7 +89,7 @@ TEST(CudaIirScan, LongRows) {
     int w, c;
     const char* rows;
   };
-  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows"}, Long{16384, 4, "iir1d-tiles-rows"}}) {
+  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-tiles-cols"}, Long{16384, 4, "iir1d-tiles-pair"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);
     double ms = 0;
     ASSERT_TRUE(backend->upload(src, ms).ok());
@@ -92,7 +97,7 @@ TEST(CudaIirScan, LongRows) {
       std::string path;
       const double err = run_vs_reference(*backend, make_plan("iir", 48, border), src, path);
       EXPECT_LE(err, 1e-5) << border << " path " << path;
-      EXPECT_EQ(path, std::string(lg.rows) + "+iir1d-tiles-cols") << path;
+      EXPECT_EQ(path, lg.rows) << path;
     }
   }
 }

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "core/program.hpp"
+#include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_tiles.cuh"
 #include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
@@ -64,6 +66,69 @@ struct Size {
   int w, h;
 };
 
+// The x/y pair (launch_iir1d_pair): the rows' sums and chains, the fused kernel's blocks (each its rows' outputs
+// into `mid` and a shadowed shared tile, a barrier, then its column sums), the columns' chains and outputs.
+void emulate_pair(const Image& src, Border b, const cuda::IirCoeffs& co, Image& mid, Image& got,
+                  std::vector<std::string>& errors) {
+  const int ch = src.channels;
+  const cuda::IirTilePlan P = cuda::iir_tile_plan(true, src.width, src.height, ch, co.k);
+  const cuda::IirTilePlan Pc = cuda::iir_tile_plan(false, src.width, src.height, ch, co.k);
+  std::vector<float2> aggv(P.agg_bytes() / sizeof(float2), float2{NAN, NAN});
+  std::vector<float2> aggcv(Pc.agg_bytes() / sizeof(float2), float2{NAN, NAN});
+  std::vector<cuda::Cplx> endv(size_t(2 * P.k * P.lines), cuda::Cplx{NAN, NAN});
+  std::vector<cuda::Cplx> endcv(size_t(2 * Pc.k * Pc.lines), cuda::Cplx{NAN, NAN});
+  Shadow sh("aggregates", aggv.size()), shc("column aggregates", aggcv.size()), se("ends", endv.size()),
+      sec("column ends", endcv.size());
+  const testing::ChkPtr<float2, Emu> agg{aggv.data(), &sh, 0}, aggc{aggcv.data(), &shc, 0};
+  const testing::ChkPtr<cuda::Cplx, Emu> ends{endv.data(), &se, 0}, endsc{endcv.data(), &sec, 0};
+  const bool periodic = b == Border::Wrap || b == Border::Mirror;
+  const auto chains = [&](const float* in, const cuda::IirTilePlan& Q, auto A, auto E) {
+    for (long long i = 0; i < (long long)Q.lines * 2 * Q.k; ++i) {
+      Emu::tid = int(i);
+      cuda::iir_tile_chain(in, A, E, Q, b, co, int(i % Q.lines), int(i / Q.lines));
+    }
+    ++Emu::phase;
+    if (periodic) {
+      for (long long i = 0; i < (long long)Q.lines * 2 * Q.k; ++i) {
+        Emu::tid = int(i);
+        cuda::iir_tile_borders(A, E, Q, b, co, int(i % Q.lines), int(i / Q.lines));
+      }
+      ++Emu::phase;
+    }
+  };
+  Emu::phase = 0;
+  for (long long i = 0; i < P.items(); ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_sums<2>(src.data.data(), agg, P, co, int(i % P.lines), int(i / P.lines));
+  }
+  ++Emu::phase;
+  chains(src.data.data(), P, agg, ends);
+  const int nth = cuda::kIirTile * ch;
+  std::vector<float> smv(cuda::iir_pair_smem_bytes(ch) / sizeof(float), NAN);
+  for (int j = 0; j < P.ntiles; ++j)
+    for (int rb = 0; rb < Pc.ntiles; ++rb) {
+      Shadow ss("shared tile", smv.size());
+      const testing::ChkPtr<float, Emu> sm{smv.data(), &ss, 0};
+      for (int t = 0; t < nth; ++t) {
+        Emu::tid = t;
+        cuda::iir_pair_rows_final<2>(src.data.data(), mid.data.data(), agg, sm, P, co, ch, rb, j, t);
+      }
+      ++Emu::phase;  // the block's barrier (the aggregates' shadows see the blocks as one kernel's threads apart)
+      for (int t = 0; t < nth; ++t) {
+        Emu::tid = t;
+        cuda::iir_pair_col_sums<2>(sm, aggc, Pc, co, ch, rb, j, t);
+      }
+      errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
+    }
+  ++Emu::phase;
+  chains(mid.data.data(), Pc, aggc, endsc);
+  for (long long i = 0; i < Pc.items(); ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_final<2>(mid.data.data(), got.data.data(), aggc, Pc, co, int(i % Pc.lines), int(i / Pc.lines));
+  }
+  for (Shadow* s : {&sh, &shc, &se, &sec}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
+}
+
 TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
   double worst_all = 0;
   int cases = 0;
@@ -94,6 +159,41 @@ TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
             }
       }
   std::printf("iir tiles emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
+}
+
+// The x/y pair with the columns' sums made by the rows' last kernel (launch_iir1d_pair) against the reference of
+// both passes: odd sizes (partial tiles both ways, a single tile, one row), 2, 3 and 4 channels (the pair's
+// block is kIirTile * ch threads), every border, both filters.
+TEST(CudaIirTilesEmulated, PairMatchesTheReference) {
+  double worst_all = 0;
+  int cases = 0;
+  for (const char* impl : {"young-van-vliet", "deriche"})
+    for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
+      Plan plan;
+      ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", "7"}, {"border", border}}, plan));
+      ASSERT_TRUE(iir_pair(plan.program, 0));
+      cuda::IirCoeffs co;
+      ASSERT_TRUE(cuda::iir_coeffs(plan.program.passes[0].taps, co).ok());
+      for (int ch : {2, 3, 4})
+        for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 32}, Size{70, 45}, Size{33, 97}}) {
+          const Image src = testing::random_image(sz.w, sz.h, ch, 9u + unsigned(ch * 5 + sz.w));
+          Image want;
+          ASSERT_TRUE(reference_run(plan, src, want, 1).ok());
+          Image mid(sz.w, sz.h, ch), got(sz.w, sz.h, ch);
+          for (float& v : mid.data) v = NAN;
+          for (float& v : got.data) v = NAN;
+          std::vector<std::string> errors;
+          emulate_pair(src, plan.program.passes[0].border, co, mid, got, errors);
+          const std::string what = std::string(impl) + " " + border + " ch " + std::to_string(ch) + " " +
+                                   std::to_string(sz.w) + "x" + std::to_string(sz.h);
+          for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+          const double worst = testing::max_abs_diff(got, want);
+          EXPECT_LE(worst, 1e-6) << what;
+          worst_all = std::max(worst_all, worst);
+          ++cases;
+        }
+    }
+  std::printf("iir x/y pair emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }
 
 // In place (the final kernel reads only its own tile's inputs before writing them; the sums and chains read

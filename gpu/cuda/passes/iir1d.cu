@@ -2,13 +2,16 @@
 // the definition). Schedules (docs/performance.md "iir"), chosen by measurement on an H100:
 //  - tiles (iir_tiles.cuh): columns always, rows of 2 or more channels. A thread per (value line, tile of 32
 //    positions) in three kernels (sums, chains, outputs): a warp's loads and stores are 128 contiguous bytes of
-//    a row for columns; 1.5 copies' worth of bytes per axis, at 85-90% of DRAM bandwidth.
+//    a row for columns; 1.5 copies' worth of bytes per axis, at 85-90% of DRAM bandwidth. The x/y pair of
+//    2-4 channels (core's iir_pair) folds the columns' sums into the rows' outputs (launch_iir1d_pair): one
+//    read of the intermediate image fewer.
 //  - the segment scan (iir_scan.cuh): rows of one channel (a row whole in shared memory, one read and one write;
 //    there it beats the tiles, whose lines are then 4-byte columns of the rows).
 //    One-channel rows too long for a block's shared memory run as tiles.
 //  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
 //    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "core/iir.hpp"
@@ -129,6 +132,51 @@ Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P,
   return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
 }
 
+// The x/y pair's fused kernel (iir_tiles.cuh): block (rb, j) = kIirTile rows x tile j of the rows pass.
+template <int KT>
+__global__ void __launch_bounds__(kIirTile * 4) iir1d_pair_final_kernel(const float* __restrict__ src, float* mid,
+                                                                        const float2* __restrict__ agg, float2* aggc,
+                                                                        IirTilePlan P, IirTilePlan Pc, IirCoeffs co,
+                                                                        int ch) {
+  extern __shared__ float4 smem4[];
+  float* sm = reinterpret_cast<float*>(smem4);
+  const int rb = int(blockIdx.x % unsigned(Pc.ntiles)), j = int(blockIdx.x / unsigned(Pc.ntiles)), t = int(threadIdx.x);
+  iir_pair_rows_final<KT>(src, mid, agg, sm, P, co, ch, rb, j, t);
+  __syncthreads();
+  iir_pair_col_sums<KT>(sm, aggc, Pc, co, ch, rb, j, t);
+}
+
+// The pair: the rows pass's sums and chains, the fused kernel (rows' outputs, columns' sums), the columns'
+// chains and outputs. Scratch: the rows' aggregates and ends, then the columns'.
+template <int KT>
+Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, const IirTilePlan& P,
+                const IirTilePlan& Pc, Border b, const IirCoeffs& co, void* scratch, cudaStream_t s) {
+  char* base = static_cast<char*>(scratch);
+  float2* agg = reinterpret_cast<float2*>(base);
+  Cplx* ends = reinterpret_cast<Cplx*>(base + P.ends_offset());
+  char* cbase = base + (P.scratch_bytes() + 255) / 256 * 256;
+  float2* aggc = reinterpret_cast<float2*>(cbase);
+  Cplx* endsc = reinterpret_cast<Cplx*>(cbase + Pc.ends_offset());
+  const unsigned items = unsigned((P.items() + kTileThreads - 1) / kTileThreads);
+  const auto chains = [](const IirTilePlan& Q) {
+    return unsigned(((long long)Q.lines * 2 * Q.k + kTileThreads - 1) / kTileThreads);
+  };
+  const float* in = static_cast<const float*>(src.data);
+  float* m = static_cast<float*>(mid.data);
+  const bool periodic = b == Border::Wrap || b == Border::Mirror;
+  iir1d_tile_sums_kernel<KT><<<items, kTileThreads, 0, s>>>(in, agg, P, co);
+  iir1d_tile_chain_kernel<<<chains(P), kTileThreads, 0, s>>>(in, agg, ends, P, b, co);
+  if (periodic) iir1d_tile_borders_kernel<<<chains(P), kTileThreads, 0, s>>>(agg, ends, P, b, co);
+  const int ch = src.channels;
+  const unsigned blocks = unsigned((long long)Pc.ntiles * P.ntiles);
+  iir1d_pair_final_kernel<KT><<<blocks, kIirTile * ch, iir_pair_smem_bytes(ch), s>>>(in, m, agg, aggc, P, Pc, co, ch);
+  iir1d_tile_chain_kernel<<<chains(Pc), kTileThreads, 0, s>>>(m, aggc, endsc, Pc, b, co);
+  if (periodic) iir1d_tile_borders_kernel<<<chains(Pc), kTileThreads, 0, s>>>(aggc, endsc, Pc, b, co);
+  const unsigned citems = unsigned((Pc.items() + kTileThreads - 1) / kTileThreads);
+  iir1d_tile_final_kernel<KT><<<citems, kTileThreads, 0, s>>>(m, static_cast<float*>(dst.data), aggc, Pc, co);
+  return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as tiles)");
+}
+
 // Shared memory a block may take: two per SM (half an SM less the 1 KiB reserved per block), else the opt-in
 // maximum at one per SM.
 size_t half_sm_budget() { return std::min(size_t(smem_per_sm()) / 2 - 1024, size_t(max_smem_optin())); }
@@ -167,7 +215,11 @@ Status run_scan(const DevImage& src, const DevImage& dst, const IirScanPlan& P, 
 }  // namespace
 
 IirTuning& iir_tuning() {
-  static IirTuning t;
+  static IirTuning t = [] {
+    IirTuning d;
+    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_PAIR"); e && *e) d.pair = std::atoi(e) != 0;
+    return d;
+  }();
   return t;
 }
 
@@ -189,6 +241,39 @@ size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
   IirCoeffs co;
   if (!iir_coeffs(pass.taps, co).ok() || !use_tiles(pass.axis, src, co.k)) return 0;
   return iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k).scratch_bytes();
+}
+
+// The pair runs fused where both passes run as tiles (rows of 2-4 channels: the block's kIirTile * ch threads)
+// and the grid fits.
+bool pair_plans(const Pass& p, const DevImage& src, IirCoeffs& co, IirTilePlan& P, IirTilePlan& Pc) {
+  if (!iir_tuning().pair || !iir_coeffs(p.taps, co).ok() || src.channels < 2 || src.channels > 4) return false;
+  if (!use_tiles(0, src, co.k) || !use_tiles(1, src, co.k)) return false;
+  P = iir_tile_plan(true, src.width, src.height, src.channels, co.k);
+  Pc = iir_tile_plan(false, src.width, src.height, src.channels, co.k);
+  return (long long)Pc.ntiles * P.ntiles <= 0x7fffffffLL && P.items() <= 0x7fffffffLL * kTileThreads &&
+         Pc.items() <= 0x7fffffffLL * kTileThreads;
+}
+
+size_t iir1d_pair_scratch(const Pass& p, const DevImage& src) {
+  IirCoeffs co;
+  IirTilePlan P, Pc;
+  if (!pair_plans(p, src, co, P, Pc)) return 0;
+  return (P.scratch_bytes() + 255) / 256 * 256 + Pc.scratch_bytes();
+}
+
+Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
+                         void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path) {
+  if (src.pad != 0 || mid.pad != 0 || dst.pad != 0 || src.f64 || mid.f64 || dst.f64)
+    return Status::fail("CUDA iir1d: padded or float64 image");
+  IirCoeffs co;
+  IirTilePlan P, Pc;
+  if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
+  if (q.taps != p.taps || q.border != p.border) return Status::fail("CUDA iir1d: the pair's passes differ");
+  const size_t need = iir1d_pair_scratch(p, src);
+  if (scratch == nullptr || scratch_bytes < need) return Status::fail("CUDA iir1d: no scratch for the pair");
+  path = "iir1d-tiles-pair";
+  return co.k > 2 ? run_pair<kMaxIirTerms>(src, mid, dst, P, Pc, p.border, co, scratch, s)
+                  : run_pair<2>(src, mid, dst, P, Pc, p.border, co, scratch, s);
 }
 
 Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,

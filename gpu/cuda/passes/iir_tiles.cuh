@@ -61,15 +61,16 @@ inline IirTilePlan iir_tile_plan(bool rows, int w, int h, int ch, int k) {
 
 // 1. The tile's sums from zero states (float32: from zero they stay within min(T, 1 / (1 - |p|)) of the inputs).
 // FULL: a whole tile (every tile but a line's last), its steps unpredicated (measured: the per-step guards of
-// the general form cost more instructions than the recursion itself).
+// the general form cost more instructions than the recursion itself). x: the tile's first value, step apart;
+// the sums go to agg[base + s * sstride], s < k causal (U at the last position), s >= k anticausal (W at the
+// first).
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, typename AP>
-GPUBLUR_HD void iir_tile_sums_body(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
-  const int cnt = FULL ? kIirTile : P.len(j);
-  const float* x = src + P.at(l, j * kIirTile);
+template <int KT, bool FULL, typename XP, typename AP>
+GPUBLUR_HD void iir_tile_sums_at(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
+                                 const IirCoeffs& co) {
   float xs[kIirTile];
 #pragma unroll
-  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? x[size_t(q) * P.step] : 0.0f;
+  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? float(x[size_t(q) * step]) : 0.0f;
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     if (t >= co.k) continue;
@@ -87,9 +88,15 @@ GPUBLUR_HD void iir_tile_sums_body(const float* src, AP agg, const IirTilePlan& 
         wi = pr * wi + pi * wr, wr = r;
       }
     }
-    agg[P.agg(j, t, l)] = float2{ur, ui};
-    agg[P.agg(j, P.k + t, l)] = float2{wr, wi};
+    agg[base + size_t(t) * sstride] = float2{ur, ui};
+    agg[base + size_t(co.k + t) * sstride] = float2{wr, wi};
   }
+}
+#pragma nv_exec_check_disable
+template <int KT, bool FULL, typename AP>
+GPUBLUR_HD void iir_tile_sums_body(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
+  iir_tile_sums_at<KT, FULL>(src + P.at(l, j * kIirTile), P.step, FULL ? kIirTile : P.len(j), agg, P.agg(j, 0, l),
+                             size_t(P.lines), co);
 }
 #pragma nv_exec_check_disable
 template <int KT, typename AP>
@@ -157,10 +164,14 @@ GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, Border b
 
 // 3. The tile's outputs from its true states: each term scaled by its weight, u = c U, v = c V (V[b-1] =
 // p W[b]), so a term's output is Re(u) and its state stays within the term's gain of the inputs.
+struct IirNoExtra {
+  GPUBLUR_HD void operator()(int, float) const {}
+};
+// extra(q, y): each output also goes there (the x/y pair's shared tile).
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, typename AP>
+template <int KT, bool FULL, typename AP, typename Extra = IirNoExtra>
 GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
-                                    int l, int j) {
+                                    int l, int j, Extra extra = {}) {
   const int cnt = FULL ? kIirTile : P.len(j);
   const size_t at = P.at(l, j * kIirTile);
   float xs[kIirTile], ys[kIirTile];
@@ -192,7 +203,7 @@ GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const 
   }
 #pragma unroll
   for (int q = 0; q < kIirTile; ++q)
-    if (FULL || q < cnt) dst[at + size_t(q) * P.step] = ys[q];
+    if (FULL || q < cnt) dst[at + size_t(q) * P.step] = ys[q], extra(q, ys[q]);
 }
 #pragma nv_exec_check_disable
 template <int KT, typename AP>
@@ -200,6 +211,54 @@ GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTi
                                int l, int j) {
   if (P.len(j) == kIirTile) iir_tile_final_body<KT, true>(src, dst, agg, P, co, l, j);
   else iir_tile_final_body<KT, false>(src, dst, agg, P, co, l, j);
+}
+
+// The x/y pair (core's iir_pair: rows then columns through an intermediate nothing else reads), with the
+// columns' first kernel folded into the rows' last: a block takes kIirTile rows of the image x one tile of the
+// rows pass (a kIirTile x kIirTile pixel square, ch values each), thread t the row line (row r = t / ch, channel
+// t % ch) for the rows' outputs, which also go to a shared tile; after a barrier thread t takes the column line
+// (x = t / ch, channel t % ch) and makes the columns' sums of that square (the column tile is the block's rows)
+// from the shared tile. The column pass then runs its chains and outputs only: one read of the intermediate
+// image fewer (a third of the column pass's bytes).
+// The shared tile: kIirTile rows of kIirTile * ch floats, rows one float apart beyond that (conflict-free: the
+// row threads of a step write one column, the column threads read rows).
+GPUBLUR_HD int iir_pair_pitch(int ch) { return kIirTile * ch + 1; }
+GPUBLUR_HD size_t iir_pair_smem_bytes(int ch) { return size_t(kIirTile) * size_t(iir_pair_pitch(ch)) * sizeof(float); }
+
+// Where the rows' outputs of one row line go in the shared tile: value q at sm[base + q * ch].
+template <typename SP>
+struct IirPairTileStore {
+  SP sm;
+  int base, ch;
+#pragma nv_exec_check_disable
+  GPUBLUR_HD void operator()(int q, float v) const { sm[base + q * ch] = v; }
+};
+
+// Phase 1 of the pair's block (rb, j): thread t's rows-pass outputs (P: the rows pass's plan, lines (row, channel)).
+#pragma nv_exec_check_disable
+template <int KT, typename AP, typename SP>
+GPUBLUR_HD void iir_pair_rows_final(const float* src, float* mid, AP agg, SP sm, const IirTilePlan& P,
+                                    const IirCoeffs& co, int ch, int rb, int j, int t) {
+  const int r = t / ch, c = t - r * ch, row = rb * kIirTile + r, pitch = iir_pair_pitch(ch);
+  if (row * ch >= P.lines) return;
+  const int l = row * ch + c;
+  const IirPairTileStore<SP> extra{sm, r * pitch + c, ch};
+  if (P.len(j) == kIirTile) iir_tile_final_body<KT, true>(src, mid, agg, P, co, l, j, extra);
+  else iir_tile_final_body<KT, false>(src, mid, agg, P, co, l, j, extra);
+}
+
+// Phase 2 of the pair's block (rb, j): thread t's column sums for column tile rb (Pc: the column pass's plan).
+#pragma nv_exec_check_disable
+template <int KT, typename AP, typename SP>
+GPUBLUR_HD void iir_pair_col_sums(SP sm, AP aggc, const IirTilePlan& Pc, const IirCoeffs& co, int ch, int rb, int j,
+                                  int t) {
+  const int xq = t / ch, c = t - xq * ch, lc = (j * kIirTile + xq) * ch + c, pitch = iir_pair_pitch(ch);
+  if (lc >= Pc.lines) return;
+  const int cnt = Pc.len(rb);
+  if (cnt == kIirTile)
+    iir_tile_sums_at<KT, true>(sm + (xq * ch + c), size_t(pitch), cnt, aggc, Pc.agg(rb, 0, lc), size_t(Pc.lines), co);
+  else
+    iir_tile_sums_at<KT, false>(sm + (xq * ch + c), size_t(pitch), cnt, aggc, Pc.agg(rb, 0, lc), size_t(Pc.lines), co);
 }
 
 }  // namespace gpublur::cuda
