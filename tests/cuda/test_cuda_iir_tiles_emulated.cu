@@ -2,7 +2,8 @@
 // another, each kernel a "barrier" apart, the aggregates and the chains' ends behind pointers that check bounds
 // and flag two threads touching one element within a kernel (one writing). Rows and columns, odd sizes (one
 // tile, a short last tile, many tiles), 1, 2 and 4 channels, every border, both filters, sigma 1.5 to 200,
-// against the CPU reference. No device needed; the compiled kernels run on a GPU in test_cuda_iir_scan.cpp and the matrix.
+// against the CPU reference; the x/y pair (the columns' sums in the rows' last kernel). No device needed; the
+// compiled kernels run on a GPU in test_cuda_iir_scan.cpp and the matrix.
 #include <gtest/gtest.h>
 
 #include <algorithm>

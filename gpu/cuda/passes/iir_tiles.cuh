@@ -139,8 +139,8 @@ GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTileP
   if (b == Border::Wrap || b == Border::Mirror) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
 }
 
-// 2b (wrap and mirror): the border states from B and F (iir_periodic_states), added in as U[a-1] += p^a U[-1] (tile j starts at a = j T) and W[b] += p^(N-b) W[N] (it ends at
-// b = min(N, (j+1) T)): the recursion is linear.
+// 2b (wrap and mirror): the border states from B and F (iir_periodic_states), added in as U[a-1] += p^a U[-1]
+// (tile j starts at a = j T) and W[b] += p^(N-b) W[N] (it ends at b = min(N, (j+1) T)): the recursion is linear.
 #pragma nv_exec_check_disable
 template <typename AP, typename EP>
 GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s) {

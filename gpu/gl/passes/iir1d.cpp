@@ -38,6 +38,20 @@ int lines_per_group(const GlLimits& lim) {
   return lim.max_shared >= 64 * 8 * 80 + 2 * 8 * 64 && lim.max_invocations >= 64 * 8 ? 8 : 4;
 }
 
+// A scratch buffer shared by every Iir1d pass of the program is sized for the largest: the most bytes(n, lines,
+// terms) over them (n: positions along the pass's axis).
+template <typename Bytes>
+long long largest_over_passes(GlPassContext& ctx, const Program& program, Bytes bytes) {
+  long long most = 0;
+  for (const Pass& p : program.passes)
+    if (p.op == Op::Iir1d) {
+      const GlImage& s = ctx.image(p.src);
+      most = std::max(most, (long long)bytes(p.axis == 0 ? s.w : s.h, p.axis == 0 ? s.h : s.w,
+                                              (long long)iir_terms_from_taps(p.taps).size()));
+    }
+  return most;
+}
+
 // The tile schedule (shaders/iir_tiles.comp): sums, chains, outputs.
 Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass, const std::vector<IirTerm>& terms,
                    const std::vector<double>& coef, GlStep& step) {
@@ -53,16 +67,10 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
                                prog[ph], true);
         !s)
       return s;
-  // The aggregates (2 k complex values of VCH floats per tile and line), shared by every iir1d pass of the program: sized for
-  // the largest.
-  long long agg_bytes = 0;
-  for (const Pass& p : program.passes)
-    if (p.op == Op::Iir1d) {
-      const GlImage& s = ctx.image(p.src);
-      const long long pn = p.axis == 0 ? s.w : s.h, plines = p.axis == 0 ? s.h : s.w;
-      const long long pk = (long long)iir_terms_from_taps(p.taps).size();
-      agg_bytes = std::max(agg_bytes, 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines);
-    }
+  // The aggregates: 2 k complex values of VCH floats per tile and line.
+  const long long agg_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long pk) {
+    return 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines;
+  });
   GLuint agg = 0;
   if (Status s = ctx.scratch_buffer("iir1d aggregates", agg_bytes, agg); !s) return s;
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
@@ -115,16 +123,10 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
                              prog, true);
       !s)
     return s;
-  // The line buffer ([group][step][64 segments][lpg lines] vec4), shared by every iir1d pass of the
-  // program: sized for the largest.
-  long long partial_bytes = 0;
-  for (const Pass& p : program.passes)
-    if (p.op == Op::Iir1d) {
-      const GlImage& s = ctx.image(p.src);
-      const int pn = p.axis == 0 ? s.w : s.h, plines = p.axis == 0 ? s.h : s.w;
-      const long long groups = (plines + lpg - 1) / lpg;
-      partial_bytes = std::max(partial_bytes, 16LL * 64 * lpg * segment_length(pn) * groups);
-    }
+  // The line buffer ([group][step][64 segments][lpg lines] vec4).
+  const long long partial_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long) {
+    return 16LL * 64 * lpg * segment_length(int(pn)) * ((plines + lpg - 1) / lpg);
+  });
   GLuint partial = 0;
   if (Status s = ctx.scratch_buffer("iir1d partial", partial_bytes, partial); !s) return s;
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
