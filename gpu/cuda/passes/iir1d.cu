@@ -269,6 +269,7 @@ Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, cons
   IirTilePlan P, Pc;
   if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
   if (q.taps != p.taps || q.border != p.border) return Status::fail("CUDA iir1d: the pair's passes differ");
+  if (src.width == 0 || src.height == 0) return Status::success();  // (no empty grids)
   const size_t need = iir1d_pair_scratch(p, src);
   if (scratch == nullptr || scratch_bytes < need) return Status::fail("CUDA iir1d: no scratch for the pair");
   path = "iir1d-tiles-pair";
