@@ -116,19 +116,34 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_final_kernel(const fl
   iir_tile_final<KT>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
 }
 
+// A pass's kernels, one thread per item: 1. sums, 2. chains (and wrap/mirror's border states), 3. outputs.
+unsigned item_blocks(long long items) { return unsigned((items + kTileThreads - 1) / kTileThreads); }
+template <int KT>
+void launch_tile_sums(const float* in, float2* agg, const IirTilePlan& P, const IirCoeffs& co, cudaStream_t s) {
+  iir1d_tile_sums_kernel<KT><<<item_blocks(P.items()), kTileThreads, 0, s>>>(in, agg, P, co);
+}
+void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
+                        cudaStream_t s) {
+  const unsigned blocks = item_blocks((long long)P.lines * 2 * P.k);
+  iir1d_tile_chain_kernel<<<blocks, kTileThreads, 0, s>>>(in, agg, ends, P, b, co);
+  if (b == Border::Wrap || b == Border::Mirror)
+    iir1d_tile_borders_kernel<<<blocks, kTileThreads, 0, s>>>(agg, ends, P, b, co);
+}
+template <int KT>
+void launch_tile_final(const float* in, float* out, const float2* agg, const IirTilePlan& P, const IirCoeffs& co,
+                       cudaStream_t s) {
+  iir1d_tile_final_kernel<KT><<<item_blocks(P.items()), kTileThreads, 0, s>>>(in, out, agg, P, co);
+}
+
 template <int KT>
 Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P, Border b, const IirCoeffs& co,
                  void* scratch, cudaStream_t s) {
   float2* agg = static_cast<float2*>(scratch);
   Cplx* ends = reinterpret_cast<Cplx*>(static_cast<char*>(scratch) + P.ends_offset());
-  const unsigned items = unsigned((P.items() + kTileThreads - 1) / kTileThreads);
-  const unsigned chains = unsigned(((long long)P.lines * 2 * P.k + kTileThreads - 1) / kTileThreads);
   const float* in = static_cast<const float*>(src.data);
-  iir1d_tile_sums_kernel<KT><<<items, kTileThreads, 0, s>>>(in, agg, P, co);
-  iir1d_tile_chain_kernel<<<chains, kTileThreads, 0, s>>>(in, agg, ends, P, b, co);
-  if (b == Border::Wrap || b == Border::Mirror)
-    iir1d_tile_borders_kernel<<<chains, kTileThreads, 0, s>>>(agg, ends, P, b, co);
-  iir1d_tile_final_kernel<KT><<<items, kTileThreads, 0, s>>>(in, static_cast<float*>(dst.data), agg, P, co);
+  launch_tile_sums<KT>(in, agg, P, co, s);
+  launch_tile_chains(in, agg, ends, P, b, co, s);
+  launch_tile_final<KT>(in, static_cast<float*>(dst.data), agg, P, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
 }
 
@@ -157,23 +172,15 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
   char* cbase = base + (P.scratch_bytes() + 255) / 256 * 256;
   float2* aggc = reinterpret_cast<float2*>(cbase);
   Cplx* endsc = reinterpret_cast<Cplx*>(cbase + Pc.ends_offset());
-  const unsigned items = unsigned((P.items() + kTileThreads - 1) / kTileThreads);
-  const auto chains = [](const IirTilePlan& Q) {
-    return unsigned(((long long)Q.lines * 2 * Q.k + kTileThreads - 1) / kTileThreads);
-  };
   const float* in = static_cast<const float*>(src.data);
   float* m = static_cast<float*>(mid.data);
-  const bool periodic = b == Border::Wrap || b == Border::Mirror;
-  iir1d_tile_sums_kernel<KT><<<items, kTileThreads, 0, s>>>(in, agg, P, co);
-  iir1d_tile_chain_kernel<<<chains(P), kTileThreads, 0, s>>>(in, agg, ends, P, b, co);
-  if (periodic) iir1d_tile_borders_kernel<<<chains(P), kTileThreads, 0, s>>>(agg, ends, P, b, co);
+  launch_tile_sums<KT>(in, agg, P, co, s);
+  launch_tile_chains(in, agg, ends, P, b, co, s);
   const int ch = src.channels;
   const unsigned blocks = unsigned((long long)Pc.ntiles * P.ntiles);
   iir1d_pair_final_kernel<KT><<<blocks, kIirTile * ch, iir_pair_smem_bytes(ch), s>>>(in, m, agg, aggc, P, Pc, co, ch);
-  iir1d_tile_chain_kernel<<<chains(Pc), kTileThreads, 0, s>>>(m, aggc, endsc, Pc, b, co);
-  if (periodic) iir1d_tile_borders_kernel<<<chains(Pc), kTileThreads, 0, s>>>(aggc, endsc, Pc, b, co);
-  const unsigned citems = unsigned((Pc.items() + kTileThreads - 1) / kTileThreads);
-  iir1d_tile_final_kernel<KT><<<citems, kTileThreads, 0, s>>>(m, static_cast<float*>(dst.data), aggc, Pc, co);
+  launch_tile_chains(m, aggc, endsc, Pc, b, co, s);
+  launch_tile_final<KT>(m, static_cast<float*>(dst.data), aggc, Pc, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as tiles)");
 }
 
