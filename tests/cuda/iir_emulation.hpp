@@ -3,6 +3,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_line.cuh"
@@ -25,6 +27,19 @@ inline ::testing::AssertionResult iir_pass_case(const Plan& plan, int axis, cons
   if (const Status st = cuda::iir_coeffs(out.pass.taps, out.co); !st)
     return ::testing::AssertionFailure() << "iir_coeffs: " << st.error;
   return ::testing::AssertionSuccess();
+}
+
+// The plans the iir emulations run (test_cuda_iir*_emulated.cu): both filters at sigma 1.5, 12 and 200, every
+// border mode; body(plan, impl, sigma, border).
+template <typename Body>
+void for_each_iir_plan(Body body) {
+  for (const char* impl : {"young-van-vliet", "deriche"})
+    for (double sigma : {1.5, 12.0, 200.0})
+      for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
+        Plan plan;
+        ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", std::to_string(sigma)}, {"border", border}}, plan));
+        body(static_cast<const Plan&>(plan), impl, sigma, border);
+      }
 }
 
 }  // namespace gpublur::testing

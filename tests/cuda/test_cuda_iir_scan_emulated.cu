@@ -83,59 +83,56 @@ struct BlockRun {
 TEST(CudaIirScanEmulated, BlocksMatchTheReference) {
   double worst_all = 0;
   int cases = 0, max_segments = 0, max_chunks = 0, max_chunk_len = 0;
-  for (const char* impl : {"young-van-vliet", "deriche"})
-    for (double sigma : {1.5, 12.0, 200.0})
-      for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
-        Plan plan;
-        ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", std::to_string(sigma)}, {"border", border}}, plan));
-        for (int ch : {1, 2, 4})
-          for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}, Size{4099, 2}})
-              for (const BlockRun run_cfg : {BlockRun{64, false}, BlockRun{256, false}, BlockRun{256, true}}) {
-                const int nth = run_cfg.nth;
-                const bool all_complex = run_cfg.all_complex;
-                if (all_complex && std::string(impl) == "deriche") continue;
-                if (nth == 64 && sz.w * sz.h > 1000 && sigma != 200.0) continue;  // rounds: enough at sigma 200
-                const Image src = testing::random_image(sz.w, sz.h, ch, 11u + unsigned(ch * 7 + sz.w));
-                testing::IirPassCase ic;
-                ASSERT_TRUE(testing::iir_pass_case(plan, 0, src, ic));
-                const cuda::IirCoeffs& co = ic.co;
-                const Pass& pass = ic.pass;
-                ASSERT_LE(co.k, 2);  // both filters: two terms (the kernels also have a KT = 4 instance)
-                for (int nl : {ch}) {
-                  Image got(sz.w, sz.h, ch);
-                  for (float& v : got.data) v = NAN;  // every value must be written
-                  std::vector<std::string> errors;
-                  cuda::IirScanPlan P;
-                  // Both as the kernels run them (Young-van Vliet: its real pole in real arithmetic) and all
-                  // complex (the Deriche path's code on Young-van Vliet's terms).
-                  const bool real1 = cuda::iir_term1_real(co) && !all_complex;
-                  if (std::string(impl) == "young-van-vliet") EXPECT_EQ(cuda::iir_term1_real(co), true);
-                  auto run = [&](auto nlc) {
-                    constexpr int NLC = decltype(nlc)::value;
-                    if (real1) emulate<NLC, 2, true>(src, pass.border, co, nth, got, errors, P);
-                    else emulate<NLC, 2, false>(src, pass.border, co, nth, got, errors, P);
-                  };
-                  switch (nl) {
-                    case 1: run(std::integral_constant<int, 1>{}); break;
-                    case 2: run(std::integral_constant<int, 2>{}); break;
-                    case 4: run(std::integral_constant<int, 4>{}); break;
-                    default: run(std::integral_constant<int, 8>{}); break;
-                  }
-                  const std::string what = std::string(all_complex ? "(all complex) " : "") + impl + " sigma " +
-                                           std::to_string(sigma) + " " + border + " ch " + std::to_string(ch) + " " +
-                                           std::to_string(sz.w) + "x" + std::to_string(sz.h) + " NL " +
-                                           std::to_string(nl) + " threads " + std::to_string(nth) + " L " +
-                                           std::to_string(P.L) + " segments " + std::to_string(P.nseg);
-                  for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-                  const double worst = testing::max_abs_diff(got, ic.want);
-                  EXPECT_LE(worst, 1e-6) << what;
-                  worst_all = std::max(worst_all, worst);
-                  max_segments = std::max(max_segments, P.nseg);
-                  max_chunks = std::max(max_chunks, P.chunks), max_chunk_len = std::max(max_chunk_len, P.chunk_len);
-                  ++cases;
-                }
+  testing::for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
+    for (int ch : {1, 2, 4})
+      for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}, Size{4099, 2}})
+          for (const BlockRun run_cfg : {BlockRun{64, false}, BlockRun{256, false}, BlockRun{256, true}}) {
+            const int nth = run_cfg.nth;
+            const bool all_complex = run_cfg.all_complex;
+            if (all_complex && std::string(impl) == "deriche") continue;
+            if (nth == 64 && sz.w * sz.h > 1000 && sigma != 200.0) continue;  // rounds: enough at sigma 200
+            const Image src = testing::random_image(sz.w, sz.h, ch, 11u + unsigned(ch * 7 + sz.w));
+            testing::IirPassCase ic;
+            ASSERT_TRUE(testing::iir_pass_case(plan, 0, src, ic));
+            const cuda::IirCoeffs& co = ic.co;
+            const Pass& pass = ic.pass;
+            ASSERT_LE(co.k, 2);  // both filters: two terms (the kernels also have a KT = 4 instance)
+            const int nl = ch;  // the scan's value lines per row: the row's interleaved channels
+            {
+              Image got(sz.w, sz.h, ch);
+              for (float& v : got.data) v = NAN;  // every value must be written
+              std::vector<std::string> errors;
+              cuda::IirScanPlan P;
+              // Both as the kernels run them (Young-van Vliet: its real pole in real arithmetic) and all
+              // complex (the Deriche path's code on Young-van Vliet's terms).
+              const bool real1 = cuda::iir_term1_real(co) && !all_complex;
+              if (std::string(impl) == "young-van-vliet") EXPECT_EQ(cuda::iir_term1_real(co), true);
+              auto run = [&](auto nlc) {
+                constexpr int NLC = decltype(nlc)::value;
+                if (real1) emulate<NLC, 2, true>(src, pass.border, co, nth, got, errors, P);
+                else emulate<NLC, 2, false>(src, pass.border, co, nth, got, errors, P);
+              };
+              switch (nl) {
+                case 1: run(std::integral_constant<int, 1>{}); break;
+                case 2: run(std::integral_constant<int, 2>{}); break;
+                case 4: run(std::integral_constant<int, 4>{}); break;
+                default: run(std::integral_constant<int, 8>{}); break;
               }
-      }
+              const std::string what = std::string(all_complex ? "(all complex) " : "") + impl + " sigma " +
+                                       std::to_string(sigma) + " " + border + " ch " + std::to_string(ch) + " " +
+                                       std::to_string(sz.w) + "x" + std::to_string(sz.h) + " NL " +
+                                       std::to_string(nl) + " threads " + std::to_string(nth) + " L " +
+                                       std::to_string(P.L) + " segments " + std::to_string(P.nseg);
+              for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+              const double worst = testing::max_abs_diff(got, ic.want);
+              EXPECT_LE(worst, 1e-6) << what;
+              worst_all = std::max(worst_all, worst);
+              max_segments = std::max(max_segments, P.nseg);
+              max_chunks = std::max(max_chunks, P.chunks), max_chunk_len = std::max(max_chunk_len, P.chunk_len);
+              ++cases;
+            }
+          }
+  });
   std::printf("iir segment scan emulation vs reference: %d cases, up to %d segments per line (%d chunks, %d long), "
               "max abs %.3g\n", cases, max_segments, max_chunks, max_chunk_len, worst_all);
   EXPECT_GT(max_chunks, 1);

@@ -28,6 +28,40 @@ namespace {
 using Emu = testing::SerialClock;
 using Shadow = testing::Shadow<Emu>;
 
+// One pass's kernels on the host, each a phase apart: 1. sums, 2. chains (and wrap/mirror's border states),
+// 3. outputs.
+template <typename AP>
+void emulate_sums(const float* in, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
+  for (long long i = 0; i < P.items(); ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_sums<2>(in, agg, P, co, int(i % P.lines), int(i / P.lines));
+  }
+  ++Emu::phase;
+}
+template <typename AP, typename EP>
+void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co) {
+  for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_chain(in, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+  }
+  ++Emu::phase;
+  if (b == Border::Wrap || b == Border::Mirror) {
+    for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
+      Emu::tid = int(i);
+      cuda::iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+    }
+    ++Emu::phase;
+  }
+}
+template <typename AP>
+void emulate_final(const float* in, float* out, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
+  for (long long i = 0; i < P.items(); ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_final<2>(in, out, agg, P, co, int(i % P.lines), int(i / P.lines));
+  }
+  ++Emu::phase;
+}
+
 // The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place).
 void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Image& got,
              std::vector<std::string>& errors) {
@@ -39,27 +73,9 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Im
   const testing::ChkPtr<float2, Emu> agg{aggv.data(), &sh, 0};
   const testing::ChkPtr<cuda::Cplx, Emu> ends{endv.data(), &se, 0};
   Emu::phase = 0;
-  for (long long i = 0; i < P.items(); ++i) {
-    Emu::tid = int(i);
-    cuda::iir_tile_sums<2>(src.data.data(), agg, P, co, int(i % P.lines), int(i / P.lines));
-  }
-  ++Emu::phase;
-  for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
-    Emu::tid = int(i);
-    cuda::iir_tile_chain(src.data.data(), agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
-  }
-  ++Emu::phase;
-  if (b == Border::Wrap || b == Border::Mirror) {
-    for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
-      Emu::tid = int(i);
-      cuda::iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
-    }
-    ++Emu::phase;
-  }
-  for (long long i = 0; i < P.items(); ++i) {
-    Emu::tid = int(i);
-    cuda::iir_tile_final<2>(src.data.data(), got.data.data(), agg, P, co, int(i % P.lines), int(i / P.lines));
-  }
+  emulate_sums(src.data.data(), agg, P, co);
+  emulate_chains(src.data.data(), agg, ends, P, b, co);
+  emulate_final(src.data.data(), got.data.data(), agg, P, co);
   for (Shadow* s : {&sh, &se}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
 }
 
@@ -82,28 +98,9 @@ void emulate_pair(const Image& src, Border b, const cuda::IirCoeffs& co, Image& 
       sec("column ends", endcv.size());
   const testing::ChkPtr<float2, Emu> agg{aggv.data(), &sh, 0}, aggc{aggcv.data(), &shc, 0};
   const testing::ChkPtr<cuda::Cplx, Emu> ends{endv.data(), &se, 0}, endsc{endcv.data(), &sec, 0};
-  const bool periodic = b == Border::Wrap || b == Border::Mirror;
-  const auto chains = [&](const float* in, const cuda::IirTilePlan& Q, auto A, auto E) {
-    for (long long i = 0; i < (long long)Q.lines * 2 * Q.k; ++i) {
-      Emu::tid = int(i);
-      cuda::iir_tile_chain(in, A, E, Q, b, co, int(i % Q.lines), int(i / Q.lines));
-    }
-    ++Emu::phase;
-    if (periodic) {
-      for (long long i = 0; i < (long long)Q.lines * 2 * Q.k; ++i) {
-        Emu::tid = int(i);
-        cuda::iir_tile_borders(A, E, Q, b, co, int(i % Q.lines), int(i / Q.lines));
-      }
-      ++Emu::phase;
-    }
-  };
   Emu::phase = 0;
-  for (long long i = 0; i < P.items(); ++i) {
-    Emu::tid = int(i);
-    cuda::iir_tile_sums<2>(src.data.data(), agg, P, co, int(i % P.lines), int(i / P.lines));
-  }
-  ++Emu::phase;
-  chains(src.data.data(), P, agg, ends);
+  emulate_sums(src.data.data(), agg, P, co);
+  emulate_chains(src.data.data(), agg, ends, P, b, co);
   const int nth = cuda::kIirTile * ch;
   std::vector<float> smv(cuda::iir_pair_smem_bytes(ch) / sizeof(float), NAN);
   for (int j = 0; j < P.ntiles; ++j)
@@ -122,43 +119,36 @@ void emulate_pair(const Image& src, Border b, const cuda::IirCoeffs& co, Image& 
       errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
     }
   ++Emu::phase;
-  chains(mid.data.data(), Pc, aggc, endsc);
-  for (long long i = 0; i < Pc.items(); ++i) {
-    Emu::tid = int(i);
-    cuda::iir_tile_final<2>(mid.data.data(), got.data.data(), aggc, Pc, co, int(i % Pc.lines), int(i / Pc.lines));
-  }
+  emulate_chains(mid.data.data(), aggc, endsc, Pc, b, co);
+  emulate_final(mid.data.data(), got.data.data(), aggc, Pc, co);
   for (Shadow* s : {&sh, &shc, &se, &sec}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
 }
 
 TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
   double worst_all = 0;
   int cases = 0;
-  for (const char* impl : {"young-van-vliet", "deriche"})
-    for (double sigma : {1.5, 12.0, 200.0})
-      for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
-        Plan plan;
-        ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", std::to_string(sigma)}, {"border", border}}, plan));
-        for (int ch : {1, 2, 4})
-          for (int axis : {0, 1})
-            for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}}) {
-              const Image src = testing::random_image(sz.w, sz.h, ch, 5u + unsigned(ch * 3 + sz.h));
-              testing::IirPassCase ic;
-              ASSERT_TRUE(testing::iir_pass_case(plan, axis, src, ic));
-              ASSERT_EQ(ic.co.k, 2);
-              Image got(sz.w, sz.h, ch);
-              for (float& v : got.data) v = NAN;  // every value must be written
-              std::vector<std::string> errors;
-              emulate(src, axis, ic.pass.border, ic.co, got, errors);
-              const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
-                                       " ch " + std::to_string(ch) + " axis " + std::to_string(axis) + " " +
-                                       std::to_string(sz.w) + "x" + std::to_string(sz.h);
-              for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-              const double worst = testing::max_abs_diff(got, ic.want);
-              EXPECT_LE(worst, 1e-6) << what;
-              worst_all = std::max(worst_all, worst);
-              ++cases;
-            }
-      }
+  testing::for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
+    for (int ch : {1, 2, 4})
+      for (int axis : {0, 1})
+        for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}}) {
+          const Image src = testing::random_image(sz.w, sz.h, ch, 5u + unsigned(ch * 3 + sz.h));
+          testing::IirPassCase ic;
+          ASSERT_TRUE(testing::iir_pass_case(plan, axis, src, ic));
+          ASSERT_EQ(ic.co.k, 2);
+          Image got(sz.w, sz.h, ch);
+          for (float& v : got.data) v = NAN;  // every value must be written
+          std::vector<std::string> errors;
+          emulate(src, axis, ic.pass.border, ic.co, got, errors);
+          const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
+                                   " ch " + std::to_string(ch) + " axis " + std::to_string(axis) + " " +
+                                   std::to_string(sz.w) + "x" + std::to_string(sz.h);
+          for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+          const double worst = testing::max_abs_diff(got, ic.want);
+          EXPECT_LE(worst, 1e-6) << what;
+          worst_all = std::max(worst_all, worst);
+          ++cases;
+        }
+  });
   std::printf("iir tiles emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }
 
