@@ -13,6 +13,7 @@
 //    with the segments' states in a storage buffer 2.14 ms; one dispatch, a line per group (neighbouring
 //    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include <fmt/format.h>
@@ -58,7 +59,7 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int k = int(terms.size());
   const int vch = ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4;  // the shader's VCH
-  GLuint prog[3] = {0, 0, 0};
+  std::array<GLuint, 3> prog = {0, 0, 0};
   for (int ph = 0; ph < 3; ++ph)
     if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
                                fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
@@ -77,22 +78,20 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   const int ntiles = (n + kIirTile - 1) / kIirTile, groups = (lines + kIirTileGroup - 1) / kIirTileGroup;
   struct Uniforms {
     GLint border, coef, ntiles;
-  } u[3];
+  };
+  std::array<Uniforms, 3> u;
   for (int ph = 0; ph < 3; ++ph)
     u[ph] = {GlPassContext::uniform(prog[ph], "border"), GlPassContext::uniform(prog[ph], "coef"),
              GlPassContext::uniform(prog[ph], "ntiles")};
   step.form = "iir1d-tiles";
   // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
   // the program (other taps, border or length) may have set them since.
-  step.work = [&ctx, prog0 = prog[0], prog1 = prog[1], prog2 = prog[2], u0 = u[0], u1 = u[1], u2 = u[2], agg, groups,
-               ntiles, k, border = int(pass.border), coef, src, dst] {
-    const GLuint progs[3] = {prog0, prog1, prog2};
-    const Uniforms us[3] = {u0, u1, u2};
+  step.work = [&ctx, prog, u, agg, groups, ntiles, k, border = int(pass.border), coef, src, dst] {
     for (int ph = 0; ph < 3; ++ph) {
-      glProgramUniform1i(progs[ph], us[ph].border, border);
-      glProgramUniform4dv(progs[ph], us[ph].coef, kMaxIirTerms, coef.data());
-      glProgramUniform1i(progs[ph], us[ph].ntiles, ntiles);
-      ctx.bind_io(progs[ph], src.tex, dst.tex);
+      glProgramUniform1i(prog[ph], u[ph].border, border);
+      glProgramUniform4dv(prog[ph], u[ph].coef, kMaxIirTerms, coef.data());
+      glProgramUniform1i(prog[ph], u[ph].ntiles, ntiles);
+      ctx.bind_io(prog[ph], src.tex, dst.tex);
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, agg);
       glDispatchCompute(GLuint(groups), GLuint(ph == 1 ? k : ntiles), 1);
       glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
