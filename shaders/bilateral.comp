@@ -13,7 +13,7 @@ uniform float range;
 uniform vec4 colour;
 
 void main() {
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 p = GLOBAL_ID;
   if (p.x >= size.x || p.y >= size.y) return;
   vec4 centre = texelFetch(src, p, 0);
   int ry = axis != 0 ? radius : 0, rx = axis != 1 ? radius : 0;

@@ -20,7 +20,7 @@ uniform bool resume;
 uniform bool last;
 
 void main() {
-  ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 t = GLOBAL_ID;
   ivec2 dsize = size + 2 * dst_pad;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
   ivec2 p = t - dst_pad;

@@ -26,3 +26,16 @@ vec4 fetch_texel(sampler2D s, ivec2 p, ivec2 size, int border) {
   if (x < 0 || y < 0) return vec4(0.0);
   return texelFetch(s, ivec2(x, y), 0);
 }
+
+// A compute invocation's place in its group with each 32-invocation warp on a 4 x 8 block of pixels (groups of
+// a multiple of 4 by a multiple of 8; GLOBAL_ID is the pixel). NVIDIA lays textures out block-linear, in GOBs
+// of 64 bytes x 8 rows: a 4 x 8 block of RGBA32F texels is one GOB, so a warp's fetches and stores touch one
+// 512-byte piece of memory instead of the 4 or 8 GOBs that 16 x 2 or 32 x 1 pixels span. On an H100: copy
+// 0.232 -> 0.219 ms, up2-pair 0.164 -> 0.127 (docs/performance.md, "GL: warps on GOBs"). Elsewhere (llvmpipe)
+// only a permutation of the invocations.
+ivec2 gob_local_id(uint i, uint group_x) {
+  uint lane = i & 31u, warp = i >> 5, per_row = group_x / 4u;
+  return ivec2((warp % per_row) * 4u + (lane & 3u), (warp / per_row) * 8u + (lane >> 2));
+}
+#define LOCAL_ID gob_local_id(gl_LocalInvocationIndex, gl_WorkGroupSize.x)
+#define GLOBAL_ID (ivec2(gl_WorkGroupID.xy) * ivec2(gl_WorkGroupSize.xy) + LOCAL_ID)

@@ -12,7 +12,7 @@ uniform int border;
 #endif
 
 void main() {
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 p = GLOBAL_ID;
 #if PADDED
   if (p.x >= size.x + 2 * dst_pad || p.y >= size.y + 2 * dst_pad) return;
   ivec2 q = p - dst_pad;

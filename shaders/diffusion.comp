@@ -8,7 +8,7 @@ uniform int border;
 uniform float rate;
 
 void main() {
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 p = GLOBAL_ID;
   if (p.x >= size.x || p.y >= size.y) return;
   vec4 u = texelFetch(src, p, 0);
   vec4 around = fetch_texel(src, p + ivec2(-1, 0), size, border) + fetch_texel(src, p + ivec2(1, 0), size, border) +

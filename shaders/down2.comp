@@ -18,7 +18,7 @@ uniform int first;  // the first tap's offset from 2X
 uniform float taps[64];
 
 void main() {
-  ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 t = GLOBAL_ID;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
   ivec2 size = textureSize(src, 0);  // stored size: fetch_texel's remap runs over it
   ivec2 o = 2 * (t - dst_pad) + first + src_pad;

@@ -27,7 +27,7 @@ uniform float taps[64];
 vec4 at(int x, int y) { return texelFetch(src, ivec2(x, y), 0); }
 
 void main() {
-  ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 t = GLOBAL_ID;
   ivec2 osize = imageSize(dst);
   if (t.x >= osize.x || t.y >= osize.y) return;
   ivec2 size = textureSize(src, 0);

@@ -86,8 +86,9 @@ void main() {
   }
   memoryBarrierShared();
   barrier();
-  int lx = int(gl_LocalInvocationID.x);
-  for (int ly = int(gl_LocalInvocationID.y); ly < TILE_Y; ly += THREADS_Y) {
+  ivec2 lid = LOCAL_ID;
+  int lx = lid.x;
+  for (int ly = lid.y; ly < TILE_Y; ly += THREADS_Y) {
     ivec2 t = tile0 + ivec2(lx, ly);
     if (t.x >= dsize.x || t.y >= dsize.y) continue;
     vec4 acc = vec4(0.0);

@@ -20,7 +20,7 @@ vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec
 void main() {
   ivec2 ssize = textureSize(src, 0);
   ivec2 dsize = imageSize(dst);
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 p = GLOBAL_ID;
   if (p.x >= dsize.x || p.y >= dsize.y) return;
   int c0 = remap_index(2 * p.x - 1, ssize.x, border), c1 = remap_index(2 * p.x, ssize.x, border);
   int c2 = remap_index(2 * p.x + 1, ssize.x, border), c3 = remap_index(2 * p.x + 2, ssize.x, border);

@@ -35,7 +35,8 @@ void main() {
   ivec2 ssize = textureSize(src, 0);
   ivec2 dsize = imageSize(dst);
   // Coarse pixel (X, Y): outputs 2X, 2X + 1 (x) 2Y, 2Y + 1.
-  int X = int(gl_GlobalInvocationID.x), Y = int(gl_GlobalInvocationID.y);
+  ivec2 g = GLOBAL_ID;
+  int X = g.x, Y = g.y;
   if (2 * X >= dsize.x || 2 * Y >= dsize.y) return;
   int cx[5];
   for (int i = 0; i < 5; ++i) cx[i] = remap_index(X - 2 + i, ssize.x, border);

@@ -7,7 +7,7 @@ layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform float offset;  // k + 1/2
 
 void main() {
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 p = GLOBAL_ID;
   ivec2 size = textureSize(src, 0);
   if (p.x >= size.x || p.y >= size.y) return;
   vec2 inv = 1.0 / vec2(size);

@@ -20,7 +20,7 @@ uniform bool resume;
 uniform bool last;
 
 void main() {
-  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 p = GLOBAL_ID;
   ivec2 size = textureSize(src, 0);
   if (p.x >= size.x || p.y >= size.y) return;
   bool inside = all(greaterThanEqual(p, ivec2(reach))) && all(lessThan(p + reach, size));

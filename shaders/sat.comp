@@ -34,6 +34,8 @@ dvec4 source(ivec2 t) {
 }
 
 void main() {
+  // Warps of 16 x 2 invocations, not common.glsl's GOB-shaped GLOBAL_ID: with it the doubling passes measured
+  // 6% slower on an H100 (box --impl sat 54.7 against 51.5 ms at 4096^2; docs/performance.md, "GL: warps on GOBs").
   ivec2 t = ivec2(gl_GlobalInvocationID.xy);
   if (t.x >= tsize.x || t.y >= tsize.y) return;
   ivec2 u = t;

@@ -17,7 +17,7 @@ dvec4 S(int x, int y) {  // image coordinates
 }
 
 void main() {
-  ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 t = GLOBAL_ID;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
   ivec2 p = t - dst_pad;
   dvec4 sum = S(p.x + h, p.y + h) - S(p.x - h - 1, p.y + h) - S(p.x + h, p.y - h - 1) + S(p.x - h - 1, p.y - h - 1);

@@ -11,7 +11,7 @@ uniform int shift;
 uniform double f;
 
 void main() {
-  ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 t = GLOBAL_ID;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
   ivec2 s = t - dst_pad + src_pad + shift;
   imageStore(dst, t, vec4(f * src[s.y * sw + s.x]));

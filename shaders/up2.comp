@@ -13,7 +13,7 @@ uniform int src_pad;
 uniform int border;
 
 void main() {
-  ivec2 t = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 t = GLOBAL_ID;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
   ivec2 size = textureSize(src, 0);
   ivec2 p = t - dst_pad;                                   // the fine pixel, >= -1

@@ -46,8 +46,9 @@ void main() {
   }
   memoryBarrierShared();
   barrier();
-  for (int ly = int(gl_LocalInvocationID.y); ly < TILE_Y; ly += THREADS_Y) {
-    for (int lx = int(gl_LocalInvocationID.x); lx < TILE_X; lx += THREADS_X) {
+  ivec2 lid = LOCAL_ID;
+  for (int ly = lid.y; ly < TILE_Y; ly += THREADS_Y) {
+    for (int lx = lid.x; lx < TILE_X; lx += THREADS_X) {
       ivec2 t = tile0 + ivec2(lx, ly);
       if (t.x >= dsize.x || t.y >= dsize.y) continue;
       ivec2 p = t - dst_pad;
