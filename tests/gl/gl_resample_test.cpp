@@ -73,7 +73,7 @@ TEST(GlResample, Down2AndUp2EqualTheReference) {
 // CUDA test's cases, tests/cuda/test_cuda_resample_fused.cpp): pyramids of every analysis filter at sigmas that
 // give 2 to 4 levels (the first two downs and the last two ups pair; a folded coarsest level runs alone), and
 // gauss-sep --downsample 4 (a box2 Down2 pair, an Up2 pair). Every border, 1 and 4 channels, sizes that cut
-// the tiles (down2-pair: 16 x 16 level-2 pixels on llvmpipe, 32 x 16 on NVIDIA; up2-pair: 64 x 32) and the
+// the tiles (down2-pair: 16 x 8 level-2 pixels; up2-pair: 32 x 32 fine pixels) and the
 // 7 x 5 image whose coarse levels are a pixel or two. Outputs are poisoned first (gl_run), so a pixel the
 // fused dispatch misses fails.
 TEST(GlResample, FusedPairsEqualTheReference) {
@@ -121,13 +121,13 @@ TEST(GlResample, FusedPairsEqualTheReference) {
   std::printf("[ measured ] GL fused resampling pairs: max abs error %.3g\n", worst);
 }
 
-// A shared budget below the smallest Down2 window (16 x 16 level-2 pixels: 18.5 KB) runs the downs alone; the
-// Up2 window (10.6 KB) still fits.
+// A shared budget below the Down2 window (16 x 8 level-2 pixels: 9.8 KB) runs the downs alone; the Up2 window
+// (5.8 KB) still fits.
 TEST(GlResample, Down2PairFallsBackWithoutSharedMemory) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  ScopedEnv env("GPUBLUR_GL_SHARED_LIMIT", "16384");
+  ScopedEnv env("GPUBLUR_GL_SHARED_LIMIT", "8192");
   const Plan plan = make_plan("pyramid", {{"sigma", "12"}, {"down", "quasi"}, {"border", "mirror"}});
   const Image src = random_image(77, 45, 4, 3u);
   expect_matches_reference(*be, plan, src, "down2+down2-axes+up2+up2-pair", 2e-6);

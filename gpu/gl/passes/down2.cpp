@@ -72,23 +72,17 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
   return Status::success();
 }
 
-// down2_pair.comp's level-2 tile: CUDA's 32 x 16 (a 66 x 34 window of vec4, 35.9 KB) where the shared budget
-// holds it (NVIDIA's 48 KiB), else 16 x 16 (34 x 34, 18.5 KB: llvmpipe's 32 KiB), so that both run the pair.
-// GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below 18.5 KB the passes run alone. Groups of
-// TILE_X x 8 invocations, TILE_Y / 8 outputs each.
-constexpr int kPairTileY = 16, kPairThreadsY = 8;
-int pair_window_bytes(int tx, int ty) { return (2 * tx + 2) * (2 * ty + 2) * 16; }
-int pair_tile_x(const GlPassContext& ctx) {  // 0: no window fits
-  const int budget = shared_budget(ctx.limits().max_shared, 0);
-  for (int tx : {32, 16})
-    if (pair_window_bytes(tx, kPairTileY) <= budget) return tx;
-  return 0;
-}
+// down2_pair.comp's level-2 tile: 16 x 8 (a 34 x 18 window of vec4, 9.8 KB), groups of 16 x 8 invocations,
+// one output each. On an H100 the quasi pair took 0.179 ms at 4096^2 against 0.230 for CUDA's 32 x 16 (35.9 KB:
+// fewer groups per SM), 0.186 for 32 x 8 and 0.189 for 32 x 4 (docs/performance.md, "GL: warps on GOBs").
+// GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below the window the passes run alone.
+constexpr int kPairTileX = 16, kPairTileY = 8, kPairThreadsY = 8;  // threads: a multiple of 8 rows (GLOBAL_ID)
+constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
 
-Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, int tx, GlStep& step) {
+Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
   const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
-  const int ty = kPairTileY;
+  const int tx = kPairTileX, ty = kPairTileY;
   GLuint prog = 0;
   if (Status s = ctx.program({{"down2_pair.comp", GL_COMPUTE_SHADER}},
                              fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define THREADS_Y {}\n#define N1 {}\n"
@@ -121,8 +115,8 @@ Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   if (pass.taps.size() > 64) return Status::fail("GL down2: at most 64 taps per axis");
-  if (resample_pair(program, index))
-    if (const int tx = pair_tile_x(ctx)) return setup_pair(ctx, program, index, tx, step);
+  if (resample_pair(program, index) && kPairWindowBytes <= shared_budget(ctx.limits().max_shared, 0))
+    return setup_pair(ctx, program, index, step);
   if (pass.taps.size() > 4) return setup_axes(ctx, pass, index, src, dst, step);
   GLuint prog = 0;
   if (Status s = ctx.program({{"down2.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;

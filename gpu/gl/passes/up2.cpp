@@ -14,10 +14,10 @@
 namespace gpublur {
 namespace {
 
-// up2_pair.comp's fine tile: CUDA's 64 x 32 from a 35 x 19 window of vec4 (10.6 KB: within every device's
-// shared memory, llvmpipe's 32 KiB included; checked against the same budget as down2's pair, which
-// GPUBLUR_GL_SHARED_LIMIT lowers), groups of 32 x 8 invocations, 2 x 4 outputs each.
-constexpr int kTileX = 64, kTileY = 32, kThreadsX = 32, kThreadsY = 8;
+// up2_pair.comp's fine tile: 32 x 32 from a 19 x 19 window of vec4 (5.8 KB), groups of 32 x 8 invocations, 1 x 4
+// outputs each; on an H100 ~1% faster than CUDA's 64 x 32 (docs/performance.md, "GL: warps on GOBs"). Checked
+// against the same budget as down2's pair, which GPUBLUR_GL_SHARED_LIMIT lowers.
+constexpr int kTileX = 32, kTileY = 32, kThreadsX = 32, kThreadsY = 8;
 constexpr int kWindowBytes = (kTileX / 2 + 3) * (kTileY / 2 + 3) * 16;
 
 Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
