@@ -1,6 +1,9 @@
 // down2 with a long analysis kernel (n > 4 taps: the pyramid's last level with the coarsest Gaussian folded in),
-// the default form: two direct passes through an RGBA32F scratch texture, one invocation per output, no shared
-// memory, no barrier, N (host #define) taps as a constant trip count, 32 x 8 groups.
+// two passes through an RGBA32F scratch texture, one invocation per output, N (host #define) taps as a constant
+// trip count, 32 x 8 groups. SHARED 1 (where the strip fits the shared budget): the group's source strip is
+// loaded into shared memory once, then each output reads its N taps from there (down2-axes 0.063 -> 0.048 ms
+// at the quasi pyramid's sigma 12 on an H100; docs/performance.md, "GL: warps on GOBs"); SHARED 0: each tap is
+// a texelFetch (the texture cache catches the overlap), no barrier.
 //   AXIS 0: tmp(X, sy) = sum_i t_i src(2 (X - dst_pad) + first + i + src_pad, sy) for every stored source row
 //           sy and stored dst column X (x remapped with the border mode over src's stored width);
 //   AXIS 1: dst(X, Y) = sum_j t_j tmp(X, 2 (Y - dst_pad) + first + j + src_pad) (y remapped over src's stored
@@ -26,6 +29,45 @@ uniform float taps[64];
 // (x, y) already remapped (x, y >= 0 where called).
 vec4 at(int x, int y) { return texelFetch(src, ivec2(x, y), 0); }
 
+#if SHARED
+// The group's source strip through shared memory, each texel fetched once (the direct form fetches each about
+// N / 2 times: texel-fetch-bound on an H100). AXIS 0: the group's 8 rows x (2 * 31 + N) positions along x;
+// AXIS 1: its 32 columns x (2 * 7 + N) positions along y. Same products in the same order as the direct form.
+const int SPAN = 2 * ((AXIS == 0 ? 32 : 8) - 1) + N;
+shared vec4 strip[SPAN * (AXIS == 0 ? 8 : 32)];
+
+void main() {
+  ivec2 osize = imageSize(dst);
+  ivec2 size = textureSize(src, 0);
+  ivec2 g0 = ivec2(gl_WorkGroupID.xy) * ivec2(32, 8);
+  int tid = int(gl_LocalInvocationIndex);
+#if AXIS == 0
+  int o0 = 2 * (g0.x - dst_pad) + first + src_pad;
+  for (int k = tid; k < SPAN * 8; k += 256) {
+    int r = k / SPAN, q = k - r * SPAN;
+    int x = remap_index(o0 + q, size.x, border), y = min(g0.y + r, size.y - 1);  // rows past the image: never stored
+    strip[r * SPAN + q] = x >= 0 ? at(x, y) : vec4(0.0);
+  }
+#else
+  int o0 = 2 * (g0.y - dst_pad) + first + src_pad;
+  for (int k = tid; k < SPAN * 32; k += 256) {
+    int q = k / 32, c = k - q * 32;
+    int y = remap_index(o0 + q, size.y, border), x = min(g0.x + c, size.x - 1);
+    strip[q * 32 + c] = y >= 0 ? at(x, y) : vec4(0.0);
+  }
+#endif
+  barrier();
+  ivec2 l = LOCAL_ID, t = g0 + l;
+  if (t.x >= osize.x || t.y >= osize.y) return;
+  vec4 acc = vec4(0.0);
+#if AXIS == 0
+  for (int i = 0; i < N; ++i) acc += taps[i] * strip[l.y * SPAN + 2 * l.x + i];
+#else
+  for (int j = 0; j < N; ++j) acc += taps[j] * strip[(2 * l.y + j) * 32 + l.x];
+#endif
+  imageStore(dst, t, acc);
+}
+#else
 void main() {
   ivec2 t = GLOBAL_ID;
   ivec2 osize = imageSize(dst);
@@ -47,3 +89,4 @@ void main() {
 #endif
   imageStore(dst, t, acc);
 }
+#endif

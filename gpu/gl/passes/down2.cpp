@@ -4,8 +4,8 @@
 // with clamp rings; the 2x2 box is the same function (docs/methods.md, pyramid).
 // Up to 4 taps: shaders/down2.comp, one invocation per output, the tap count a uniform, 16 x 16 groups. Longer
 // kernels (the pyramid's last level with the coarsest Gaussian folded in, up to ~28 taps):
-// shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (2n fetches per output), 32 x 8
-// groups. Both measured against other forms on an H100 (docs/performance.md, "pyramid and --downsample").
+// shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (n taps per output, each group's
+// source strip through shared memory where it fits), 32 x 8 groups. Both measured against other forms on an H100 (docs/performance.md, "pyramid and --downsample").
 // Two short Down2 passes that core's resample_pair pairs (the level between them read by nothing else):
 // shaders/down2_pair.comp, one dispatch, the middle level in shared memory and never stored ("down2-pair"; the
 // port of CUDA's fused schedule, gpu/cuda/passes/resample_fused.cuh).
@@ -46,10 +46,21 @@ constexpr int kAxisX = 32, kAxisY = 8;  // down2_axis.comp's local size
 
 Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlImage& src, const GlImage& dst,
                   GlStep& step) {
-  const std::string n = fmt::format("#define N {}\n", pass.taps.size());
+  const int nt = int(pass.taps.size());
+  const std::string n = fmt::format("#define N {}\n", nt);
+  // Each axis through shared memory where its strip fits the budget (down2_axis.comp SHARED), else direct.
+  const int budget = shared_budget(ctx.limits().max_shared, 0);
+  const auto shared = [&](int axis) {
+    const int bytes = axis == 0 ? (2 * (kAxisX - 1) + nt) * kAxisY * 16 : (2 * (kAxisY - 1) + nt) * kAxisX * 16;
+    return fmt::format("#define SHARED {}\n", bytes <= budget ? 1 : 0);
+  };
   GLuint px = 0, py = 0, tmp = 0;
-  if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 0\n", px, true); !s) return s;
-  if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + "#define AXIS 1\n", py, true); !s) return s;
+  if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + shared(0) + "#define AXIS 0\n", px, true);
+      !s)
+    return s;
+  if (Status s = ctx.program({{"down2_axis.comp", GL_COMPUTE_SHADER}}, n + shared(1) + "#define AXIS 1\n", py, true);
+      !s)
+    return s;
   // One scratch per pass: two folded passes of one program (if any) may differ in size.
   if (Status s = ctx.scratch_texture(fmt::format("down2 rows {}", index), dst.stored_w(), src.stored_h(), GL_RGBA32F,
                                      tmp);
