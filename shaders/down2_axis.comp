@@ -31,29 +31,31 @@ vec4 at(int x, int y) { return texelFetch(src, ivec2(x, y), 0); }
 
 #if SHARED
 // The group's source strip through shared memory, each texel fetched once (the direct form fetches each about
-// N / 2 times: texel-fetch-bound on an H100). AXIS 0: the group's 8 rows x (2 * 31 + N) positions along x;
-// AXIS 1: its 32 columns x (2 * 7 + N) positions along y. Same products in the same order as the direct form.
-const int SPAN = 2 * ((AXIS == 0 ? 32 : 8) - 1) + N;
-shared vec4 strip[SPAN * (AXIS == 0 ? 8 : 32)];
+// N / 2 times: texel-fetch-bound on an H100). AXIS 0: the group's GY rows x (2 (GX - 1) + N) positions along
+// x; AXIS 1: its GX columns x (2 (GY - 1) + N) positions along y (the host sizes the strip the same way: down2.cpp
+// setup_axes). Same products in the same order as the direct form.
+const int GX = int(gl_WorkGroupSize.x), GY = int(gl_WorkGroupSize.y);
+const int SPAN = 2 * ((AXIS == 0 ? GX : GY) - 1) + N;
+shared vec4 strip[SPAN * (AXIS == 0 ? GY : GX)];
 
 void main() {
   ivec2 osize = imageSize(dst);
   ivec2 size = textureSize(src, 0);
-  ivec2 g0 = ivec2(gl_WorkGroupID.xy) * ivec2(32, 8);
+  ivec2 g0 = ivec2(gl_WorkGroupID.xy) * ivec2(GX, GY);
   int tid = int(gl_LocalInvocationIndex);
 #if AXIS == 0
   int o0 = 2 * (g0.x - dst_pad) + first + src_pad;
-  for (int k = tid; k < SPAN * 8; k += 256) {
+  for (int k = tid; k < SPAN * GY; k += GX * GY) {
     int r = k / SPAN, q = k - r * SPAN;
     int x = remap_index(o0 + q, size.x, border), y = min(g0.y + r, size.y - 1);  // rows past the image: never stored
     strip[r * SPAN + q] = x >= 0 ? at(x, y) : vec4(0.0);
   }
 #else
   int o0 = 2 * (g0.y - dst_pad) + first + src_pad;
-  for (int k = tid; k < SPAN * 32; k += 256) {
-    int q = k / 32, c = k - q * 32;
+  for (int k = tid; k < SPAN * GX; k += GX * GY) {
+    int q = k / GX, c = k - q * GX;
     int y = remap_index(o0 + q, size.y, border), x = min(g0.x + c, size.x - 1);
-    strip[q * 32 + c] = y >= 0 ? at(x, y) : vec4(0.0);
+    strip[q * GX + c] = y >= 0 ? at(x, y) : vec4(0.0);
   }
 #endif
   barrier();
@@ -63,7 +65,7 @@ void main() {
 #if AXIS == 0
   for (int i = 0; i < N; ++i) acc += taps[i] * strip[l.y * SPAN + 2 * l.x + i];
 #else
-  for (int j = 0; j < N; ++j) acc += taps[j] * strip[(2 * l.y + j) * 32 + l.x];
+  for (int j = 0; j < N; ++j) acc += taps[j] * strip[(2 * l.y + j) * GX + l.x];
 #endif
   imageStore(dst, t, acc);
 }

@@ -5,7 +5,8 @@
 // Up to 4 taps: shaders/down2.comp, one invocation per output, the tap count a uniform, 16 x 16 groups. Longer
 // kernels (the pyramid's last level with the coarsest Gaussian folded in, up to ~28 taps):
 // shaders/down2_axis.comp, an x pass into an RGBA32F scratch texture and a y pass (n taps per output, each group's
-// source strip through shared memory where it fits), 32 x 8 groups. Both measured against other forms on an H100 (docs/performance.md, "pyramid and --downsample").
+// source strip through shared memory where it fits), 32 x 8 groups. Both measured against other forms on an H100
+// (docs/performance.md, "pyramid and --downsample", "GL: warps on GOBs").
 // Two short Down2 passes that core's resample_pair pairs (the level between them read by nothing else):
 // shaders/down2_pair.comp, one dispatch, the middle level in shared memory and never stored ("down2-pair"; the
 // port of CUDA's fused schedule, gpu/cuda/passes/resample_fused.cuh).
@@ -48,7 +49,8 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
                   GlStep& step) {
   const int nt = int(pass.taps.size());
   const std::string n = fmt::format("#define N {}\n", nt);
-  // Each axis through shared memory where its strip fits the budget (down2_axis.comp SHARED), else direct.
+  // Each axis through shared memory where its strip (down2_axis.comp SPAN x the group's other side) fits the
+  // budget, else direct.
   const int budget = shared_budget(ctx.limits().max_shared, 0);
   const auto shared = [&](int axis) {
     const int bytes = axis == 0 ? (2 * (kAxisX - 1) + nt) * kAxisY * 16 : (2 * (kAxisY - 1) + nt) * kAxisX * 16;
