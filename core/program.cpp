@@ -297,4 +297,25 @@ bool resample_pair(const Program& prog, size_t i) {
   return true;
 }
 
+bool dual_pair(const Program& prog, size_t i) {
+  if (i + 1 >= prog.passes.size()) return false;
+  const Pass &p = prog.passes[i], &q = prog.passes[i + 1];
+  if (p.op != Op::DualDown || q.op != p.op || p.dst != q.src || p.dst < 2 || q.dst == p.src || q.dst == p.dst ||
+      p.src == p.dst)
+    return false;
+  if (prog.images[size_t(p.dst)].f64) return false;
+  // The middle content (written by pass i, never by the fused kernel) must be dead after pass i + 1: no later
+  // pass reads it before one writes the image again.
+  for (size_t j = i + 2; j < prog.passes.size(); ++j) {
+    if (prog.passes[j].src == p.dst) return false;
+    if (prog.passes[j].dst == p.dst) break;
+  }
+  // The chain pairs from its start (the full-resolution level).
+  size_t more = 0;
+  for (size_t j = i; j > 0 && prog.passes[j - 1].op == Op::DualDown && prog.passes[j - 1].dst == prog.passes[j].src;
+       --j)
+    ++more;
+  return more % 2 == 0;
+}
+
 }  // namespace gpublur

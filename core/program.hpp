@@ -156,5 +156,9 @@ constexpr int kResamplePairMaxTaps = 4;  // the analysis kernels proper; longer 
 // A Down2 pair's kernels: the first 2 or 4 taps, the second at most kResamplePairMaxTaps, the same hint.
 bool down2_fusable(const Pass& p, const Pass& q);
 bool resample_pair(const Program& prog, size_t i);
+// Dual-filter pairs: passes i and i + 1 both DualDown, the first's destination the second's source, float32, and
+// read by no later pass before one writes it again (the dual recipe writes each level twice: down, then up); a
+// down chain pairs from its start. (Fused DualUp pairs measured slower on CUDA and on GL: not paired.)
+bool dual_pair(const Program& prog, size_t i);
 
 }  // namespace gpublur

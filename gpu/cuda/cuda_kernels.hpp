@@ -213,7 +213,7 @@ Status launch_reshuffle(const Pass& pass, const DevImage& src, const DevImage& d
 Status launch_dual_down(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 Status launch_dual_up(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 // The first two DualDown passes as one kernel, the middle image never written (passes/dual_fused.cuh);
-// pass_table.cpp dual_pair chooses.
+// core's dual_pair chooses.
 Status launch_dual_down_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid,
                              const DevImage& dst, cudaStream_t s, std::string& path);
 // passes/fft_conv1d.cu: FftConv1d (Conv1d's function): overlap-save segments transformed in shared memory
@@ -269,10 +269,8 @@ Status launch_up2_pair(const Pass& p, const Pass& q, const DevImage& src, const 
 // pass_table.cpp combines with its size rule.
 using gpublur::down2_fusable;
 using gpublur::resample_pair;
-// Whether passes i and i + 1 run as one fused DualDown kernel: both DualDown, the first's destination the
-// second's source and read by no other pass before it is written again (the dual recipe writes each level
-// twice: down, then up); a chain pairs from its start. (Fused DualUp pairs measured slower: not paired.)
-bool dual_pair(const Program& prog, size_t i);
+// Whether passes i and i + 1 run as one fused DualDown kernel: core's rule.
+using gpublur::dual_pair;
 
 // passes/iir1d.cu: Iir1d's schedules (tiles; the segment scan for one-channel rows). lines: the line kernel
 // everywhere instead (the tests' reference schedule; measured 1.8x slower than the scan at 4096^2 on an H100).

@@ -1,8 +1,8 @@
-// Which Down2 / Up2 passes the CUDA pass table runs as one fused kernel (gpu/cuda/pass_table.cpp resample_pair;
-// DualDown: dual_pair),
-// on the programs the recipes build: down chains pair from their start (two short analysis kernels), up chains
-// from their end, the long folded Down2 never, a middle image that another pass reads never. Host only (the
-// choice looks at the program, not the device); tests/cuda/test_cuda_resample_fused.cpp runs the kernels.
+// Which Down2 / Up2 / DualDown passes the CUDA pass table runs as one fused kernel (core's resample_pair and
+// dual_pair, core/program.hpp; GL pairs by the same rules), on the programs the recipes build: down chains pair
+// from their start (two short analysis kernels), up chains from their end, the long folded Down2 never, a middle
+// image that another pass reads never. Host only (the choice looks at the program, not the device);
+// tests/cuda/test_cuda_resample_fused.cpp runs the kernels.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -18,7 +18,7 @@ namespace {
 std::vector<size_t> fused_starts(const Program& prog) {
   std::vector<size_t> starts;
   for (size_t i = 0; i < prog.passes.size();) {
-    if (cuda::resample_pair(prog, i) || cuda::dual_pair(prog, i)) {
+    if (cuda::resample_pair(prog, i) || dual_pair(prog, i)) {
       starts.push_back(i);
       i += 2;
     } else {
@@ -85,8 +85,8 @@ TEST(CudaResampleSchedule, DualPairsTheFirstDowns) {
       for (size_t k = 0; k + 1 < L; k += 2) want.push_back(downs[k]);
       EXPECT_EQ(fused_starts(prog), want) << "sigma " << sigma << " " << border << " levels " << L;
       if (L >= 2) {
-        EXPECT_TRUE(cuda::dual_pair(prog, downs[0]));
-        EXPECT_FALSE(cuda::dual_pair(prog, ups[L - 2]));
+        EXPECT_TRUE(dual_pair(prog, downs[0]));
+        EXPECT_FALSE(dual_pair(prog, ups[L - 2]));
       }
     }
 }
@@ -109,15 +109,15 @@ TEST(CudaResampleSchedule, DualMiddleContentReadLaterIsNotFused) {
   Pass late = u;  // level a's down content read after the pair: the downs stay apart
   late.src = a, late.dst = 1;
   prog.passes.push_back(late);
-  EXPECT_FALSE(cuda::dual_pair(prog, 0));
+  EXPECT_FALSE(dual_pair(prog, 0));
   prog.passes.back().src = b;  // a later read of another image: no matter
-  EXPECT_TRUE(cuda::dual_pair(prog, 0));
+  EXPECT_TRUE(dual_pair(prog, 0));
   // Level a written again (by an up pass) before the later read: its down content is dead, the downs pair.
   Pass rewrite = u;
   rewrite.src = b, rewrite.dst = a;
   prog.passes = {d, d2, rewrite, late};
   prog.passes.back().src = a;
-  EXPECT_TRUE(cuda::dual_pair(prog, 0));
+  EXPECT_TRUE(dual_pair(prog, 0));
 }
 
 }  // namespace
