@@ -1,8 +1,9 @@
 // The GL resampling passes (gpu/gl/passes/dual.cpp, down2.cpp, up2.cpp) in every form the host picks, against
 // the CPU reference. Beyond the registry test: padded images of odd and even rings, long Down2 kernels (the
 // folded last level: the two-pass x / y form through a scratch texture), odd sizes (the last column and row of
-// outputs cut, the dual-up's last quad cut on both axes), every border, 1 and 4 channels, half storage; the
-// fused Down2 / Up2 pairs (down2_pair.comp, up2_pair.comp: core's resample_pair) in the recipes' programs.
+// outputs cut, the dual passes' last tiles cut on both axes), every border, 1 and 4 channels, half storage; the
+// fused Down2 / Up2 pairs (down2_pair.comp, up2_pair.comp: core's resample_pair) in the recipes' programs and
+// the dual-down pair (dual_down_pair.comp: core's dual_pair).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,10 +15,6 @@
 
 namespace gpublur::testing {
 namespace {
-
-bool path_has(const std::string& path, const std::string& form) {
-  return ("+" + path + "+").find("+" + form + "+") != std::string::npos;
-}
 
 // A case for failure messages: "clamp c4 37x23 path ...".
 std::string case_name(Border b, int c, int w, int h, const std::string& path) {
@@ -133,36 +130,60 @@ TEST(GlResample, Down2PairFallsBackWithoutSharedMemory) {
   expect_matches_reference(*be, plan, src, "down2+down2-axes+up2+up2-pair", 2e-6);
 }
 
-// Two levels down and up: 4 x 4 windows at odd sizes, the up pass's last quad cut on both axes.
-Program dual_program(Border b) {
+// `levels` levels down and up (dual images are unpadded).
+Program dual_program(Border b, int levels) {
   Program prog;
-  const int i2 = prog.add_image({0, 2, false}), i4 = prog.add_image({0, 4, false});
-  const int u2 = prog.add_image({0, 2, false});
-  prog.passes = {make_pass(Op::DualDown, 0, i2, 0, b), make_pass(Op::DualDown, i2, i4, 0, b),
-                 make_pass(Op::DualUp, i4, u2, 0, b), make_pass(Op::DualUp, u2, 1, 0, b)};
+  std::vector<int> lv = {0};
+  for (int l = 1; l <= levels; ++l) lv.push_back(prog.add_image({0, 1 << l, false}));
+  for (int l = 1; l < levels; ++l) lv.push_back(prog.add_image({0, 1 << (levels - l), false}));
+  lv.push_back(1);
+  for (int l = 0; l < levels; ++l) prog.passes.push_back(make_pass(Op::DualDown, lv[size_t(l)], lv[size_t(l + 1)], 0, b));
+  for (int l = levels; l < 2 * levels; ++l)
+    prog.passes.push_back(make_pass(Op::DualUp, lv[size_t(l)], lv[size_t(l + 1)], 0, b));
   return prog;
 }
 
-// dual-down and dual-up (2 x 2 quads per invocation; odd sizes cut the last quads and groups).
+// dual-down (pairs from the chain's start as dual-down-pair dispatches: 16 x 8 level-2 tiles; a third alone) and
+// dual-up (32 x 32 fine tiles through shared memory): odd sizes cut the last tiles and the windows'
+// last cells, sizes of a few pixels make the coarse levels one or two pixels. Outputs are poisoned first
+// (gl_run), so a pixel a dispatch misses fails.
 TEST(GlResample, DualFilterEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
+  const std::map<int, std::string> paths = {
+      {1, "dual-down+dual-up"},
+      {2, "dual-down-pair+dual-up"},
+      {3, "dual-down-pair+dual-down+dual-up"},
+      {4, "dual-down-pair+dual-up"}};
   for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
-    for (int c : {1, 4}) {
-      const Plan plan = program_plan(dual_program(b), b);
-      for (auto [w, h] : {std::pair{45, 27}, std::pair{70, 13}, std::pair{33, 34}}) {
-        const Image src = random_image(w, h, c, unsigned(3 + w + c));
-        RunInfo info;
-        double err = 0;
-        const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
-        ASSERT_TRUE(s.ok()) << s.error;
-        const std::string what = case_name(b, c, w, h, info.path);
-        EXPECT_LE(err, 2e-6) << what;
-        for (const std::string& f : {std::string("dual-down"), std::string("dual-up")})
-          EXPECT_TRUE(path_has(info.path, f)) << f << ": " << what;
+    for (const auto& [levels, path] : paths)
+      for (int c : {1, 4}) {
+        const Plan plan = program_plan(dual_program(b, levels), b);
+        for (auto [w, h] : {std::pair{45, 27}, std::pair{70, 13}, std::pair{33, 34}, std::pair{203, 117},
+                            std::pair{5, 3}}) {
+          const Image src = random_image(w, h, c, unsigned(3 + w + c + levels));
+          RunInfo info;
+          double err = 0;
+          const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
+          ASSERT_TRUE(s.ok()) << s.error;
+          const std::string what = case_name(b, c, w, h, info.path) + " levels " + std::to_string(levels);
+          EXPECT_LE(err, 2e-6) << what;
+          EXPECT_EQ(info.path, path) << what;
+        }
       }
-    }
+}
+
+// A shared budget below the dual-down pair's window (9.8 KB) runs the downs alone; dual-up's window (6.4 KB)
+// does not depend on the budget (within GL's 32 KB minimum).
+TEST(GlResample, DualDownPairFallsBackWithoutSharedMemory) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  ScopedEnv env("GPUBLUR_GL_SHARED_LIMIT", "8192");
+  const Plan plan = program_plan(dual_program(Border::Mirror, 2), Border::Mirror);
+  const Image src = random_image(77, 45, 4, 3u);
+  expect_matches_reference(*be, plan, src, "dual-down+dual-up", 2e-6);
 }
 
 // Full-resolution kawase passes (the sampler form) at offsets 0, 1 and 5 (beyond the image's short side: the
@@ -203,7 +224,7 @@ TEST(GlResample, HalfStorageWithinHalfPrecision) {
   Backend* be = shared_gl(true, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   for (Border b : {Border::Clamp, Border::Zero})
-    for (const Program& prog : {resample_program(b, 2, 24), resample_program(b, 2, 4), dual_program(b)}) {
+    for (const Program& prog : {resample_program(b, 2, 24), resample_program(b, 2, 4), dual_program(b, 2)}) {
       const Plan plan = program_plan(prog, b);
       const Image src = random_image(53, 31, 4, 17u);
       double err = 0;

@@ -3,13 +3,15 @@
 // the down pass's 5 samples per output would be 5 filtered RGBA32F fetches (64-byte footprints), the up pass's 8
 // per output at quarter positions 8, and GL kawase's 4 filtered fetches per pixel measured ~2 copies a pass on
 // an H100 (docs/performance.md).
-// The direct forms (as gpu/cuda/passes/dual.cu): no shared memory, no barrier, 16 x 16 groups.
-// shaders/dual_down.comp: one invocation per output from its 4 x 4 texels; dual_up.comp: one per 2 x 2 outputs
-// from 5 x 5 texels. Measured against a shared-memory tile per group, 32 x 8 groups, 2 or 4 outputs per
-// invocation and imageLoad in one A/B run on an H100 (docs/performance.md, "kawase --impl dual").
-// (A column form of dual-up, one invocation per fine column and 4 fine rows, was written for an A/B run and
-// failed to compile on NVIDIA's GLSL compiler, "array index out of bounds": removed, not measured.)
+// - dual-up (shaders/dual_up.comp): a group's coarse window through shared memory, one output per invocation.
+// - dual-down: the first two downs of a chain as one dispatch where core's dual_pair pairs them
+//   (shaders/dual_down_pair.comp, the middle level in shared memory and never stored: the port of CUDA's
+//   dual_fused.cuh); other downs direct (shaders/dual_down.comp: one invocation per output from its 4 x 4
+//   texels, no shared memory, 16 x 16 groups).
+// Measured against the other forms on an H100: docs/performance.md, "GL dual".
 #include <string>
+
+#include <fmt/format.h>
 
 #include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
@@ -17,22 +19,46 @@
 namespace gpublur {
 namespace {
 
-constexpr int kGroup = 16;  // the shaders' local size, both axes
+constexpr int kDownGroup = 16;  // dual_down.comp's local size, both axes
+constexpr int kUpTile = 32;     // dual_up.comp's fine tile (its group is 32 x 8)
+// dual_down_pair.comp's level-2 tile (one invocation per output) and its level-1 window (2 T + 2 per axis, vec4):
+// down2_pair.comp's size, 16 x 8: 9.8 KB (32 x 8 and CUDA's 32 x 16 measured slower on an H100).
+constexpr int kPairTileX = 16, kPairTileY = 8;
+constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
 
-// `per_x`, `per_y`: outputs per invocation along each axis. The constant-trip loops get NVIDIA's unroll pragma (their
-// arrays must live in registers).
-Status setup(GlPassContext& ctx, const Program& program, size_t index, GlStep& step, const char* file,
-             const char* form, int per_x, int per_y) {
+Status setup_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   GLuint prog = 0;
-  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
+  if (Status s = ctx.program({{"dual_down.comp", GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
   const GLint u_border = GlPassContext::uniform(prog, "border");
-  step.form = form;
-  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, per_x, per_y] {
+  step.form = "dual-down";
+  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst] {
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups((dst.w + per_x - 1) / per_x, kGroup), groups((dst.h + per_y - 1) / per_y, kGroup), 1);
+    glDispatchCompute(groups(dst.w, kDownGroup), groups(dst.h, kDownGroup), 1);
+  };
+  return Status::success();
+}
+
+Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const Pass &p = program.passes[index], &q = program.passes[index + 1];
+  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"dual_down_pair.comp", GL_COMPUTE_SHADER}},
+                             fmt::format("#define TILE_X {}\n#define TILE_Y {}\n", kPairTileX, kPairTileY), prog, true);
+      !s)
+    return s;
+  const GLint u_msize = GlPassContext::uniform(prog, "msize"), u_b1 = GlPassContext::uniform(prog, "border1"),
+              u_b2 = GlPassContext::uniform(prog, "border2");
+  step.passes = 2;
+  step.form = "dual-down-pair";
+  step.work = [&ctx, prog, u_msize, u_b1, u_b2, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
+    glProgramUniform2i(prog, u_msize, mid.w, mid.h);
+    glProgramUniform1i(prog, u_b1, b1);
+    glProgramUniform1i(prog, u_b2, b2);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glDispatchCompute(groups(dst.w, kPairTileX), groups(dst.h, kPairTileY), 1);
   };
   return Status::success();
 }
@@ -40,11 +66,25 @@ Status setup(GlPassContext& ctx, const Program& program, size_t index, GlStep& s
 }  // namespace
 
 Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  return setup(ctx, program, index, step, "dual_down.comp", "dual-down", 1, 1);
+  if (dual_pair(program, index) && kPairWindowBytes <= shared_budget(ctx.limits().max_shared, 0))
+    return setup_down_pair(ctx, program, index, step);
+  return setup_down(ctx, program, index, step);
 }
 
+// (Its window, (32 / 2 + 4)^2 vec4 = 6.4 KB, is within GL's 32 KB minimum of shared memory: no direct fallback.)
 Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  return setup(ctx, program, index, step, "dual_up.comp", "dual-up", 2, 2);
+  const Pass& pass = program.passes[index];
+  const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"dual_up.comp", GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
+  const GLint u_border = GlPassContext::uniform(prog, "border");
+  step.form = "dual-up";
+  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst] {
+    glProgramUniform1i(prog, u_border, border);
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glDispatchCompute(groups(dst.w, kUpTile), groups(dst.h, kUpTile), 1);
+  };
+  return Status::success();
 }
 
 }  // namespace gpublur
