@@ -26,17 +26,19 @@ constexpr int kUpTile = 32;     // dual_up.comp's fine tile (its group is 32 x 8
 constexpr int kPairTileX = 16, kPairTileY = 8;
 constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
 
-Status setup_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+// One pass, `file`'s group covering `tile` x `tile` outputs.
+Status setup_one(GlPassContext& ctx, const Program& program, size_t index, GlStep& step, const char* file,
+                 const char* form, int tile) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   GLuint prog = 0;
-  if (Status s = ctx.program({{"dual_down.comp", GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
+  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
   const GLint u_border = GlPassContext::uniform(prog, "border");
-  step.form = "dual-down";
-  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst] {
+  step.form = form;
+  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, tile] {
     glProgramUniform1i(prog, u_border, border);
     ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.w, kDownGroup), groups(dst.h, kDownGroup), 1);
+    glDispatchCompute(groups(dst.w, tile), groups(dst.h, tile), 1);
   };
   return Status::success();
 }
@@ -68,23 +70,12 @@ Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index,
 Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   if (dual_pair(program, index) && kPairWindowBytes <= shared_budget(ctx.limits().max_shared, 0))
     return setup_down_pair(ctx, program, index, step);
-  return setup_down(ctx, program, index, step);
+  return setup_one(ctx, program, index, step, "dual_down.comp", "dual-down", kDownGroup);
 }
 
 // (Its window, (32 / 2 + 4)^2 vec4 = 6.4 KB, is within GL's 32 KB minimum of shared memory: no direct fallback.)
 Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  const Pass& pass = program.passes[index];
-  const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
-  GLuint prog = 0;
-  if (Status s = ctx.program({{"dual_up.comp", GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
-  const GLint u_border = GlPassContext::uniform(prog, "border");
-  step.form = "dual-up";
-  step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst] {
-    glProgramUniform1i(prog, u_border, border);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.w, kUpTile), groups(dst.h, kUpTile), 1);
-  };
-  return Status::success();
+  return setup_one(ctx, program, index, step, "dual_up.comp", "dual-up", kUpTile);
 }
 
 }  // namespace gpublur
