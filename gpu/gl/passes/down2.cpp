@@ -85,11 +85,14 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
   return Status::success();
 }
 
-// down2_pair.comp's level-2 tile: 16 x 8 (a 34 x 18 window of vec4, 9.8 KB), groups of 16 x 8 invocations,
-// one output each. On an H100 the quasi pair took 0.179 ms at 4096^2 against 0.230 for CUDA's 32 x 16 (35.9 KB:
-// fewer groups per SM), 0.186 for 32 x 8 and 0.189 for 32 x 4 (docs/performance.md, "GL: warps on GOBs").
-// GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below the window the passes run alone.
-constexpr int kPairTileX = 16, kPairTileY = 8, kPairThreadsY = 8;  // threads: a multiple of 8 rows (GLOBAL_ID)
+// down2_pair.comp's level-2 tile: 16 x 8 (a 34 x 18 window of vec4, 9.8 KB). On an H100 the quasi pair took
+// 0.179 ms at 4096^2 against 0.230 for CUDA's 32 x 16 (35.9 KB: fewer groups per SM), 0.186 for 32 x 8 and 0.189
+// for 32 x 4 (docs/performance.md, "GL: warps on GOBs"). Groups of 16 x 24 invocations: the window's 306 row
+// pairs in one round instead of three (each round waits out its fetches), the outputs on the first 8 rows; the
+// quasi pyramid at sigma 200, whose small levels have few groups each, 0.391 -> 0.377 ms, at sigma 12 0.360 ->
+// 0.359; 16 x 16 0.386 ("GL dual"). GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below the window
+// the passes run alone.
+constexpr int kPairTileX = 16, kPairTileY = 8, kPairThreadsY = 24;  // threads: a multiple of 8 rows (GLOBAL_ID)
 constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
 
 Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
