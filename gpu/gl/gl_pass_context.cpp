@@ -145,16 +145,19 @@ Status GlPassContext::assign_images(const Program& p) {
     im.tex = io_[i];
     im.w = width_, im.h = height_;
   }
-  // Lifetimes: the first and last pass that reads or writes each image.
+  // Lifetimes: the first and last pass that reads or writes each image. An image that pass k reads lives through
+  // pass k + 1 as well: a step may run passes k and k + 1 as one dispatch (the fused separable and resampling
+  // pairs), which must not write its output into the texture it is still reading.
+  const int npass = int(p.passes.size());
   std::vector<int> first(size_t(n), -1), last(size_t(n), -1);
-  for (int k = 0; k < int(p.passes.size()); ++k)
+  for (int k = 0; k < npass; ++k)
     for (int i : {p.passes[size_t(k)].src, p.passes[size_t(k)].dst}) {
       if (first[size_t(i)] < 0) first[size_t(i)] = k;
-      last[size_t(i)] = k;
+      last[size_t(i)] = std::max(last[size_t(i)], i == p.passes[size_t(k)].src ? std::min(k + 1, npass - 1) : k);
     }
   std::map<std::tuple<bool, int, int>, size_t> next;  // pool entries taken, per key
   std::map<std::tuple<bool, int, int>, std::vector<GLuint>> released;
-  for (int k = 0; k < int(p.passes.size()); ++k) {
+  for (int k = 0; k < npass; ++k) {
     for (int i = 2; i < n; ++i) {
       if (first[size_t(i)] != k) continue;
       GlImage& im = images_[size_t(i)];
