@@ -7,9 +7,12 @@
 
 namespace gpublur {
 
-// conv1d separable pairs: the fused single-dispatch shader up to this radius (-1: never, the default).
-constexpr int kFusedMaxRadius = -1;
-int fused_max_radius();                      // GPUBLUR_GL_FUSED_MAX_RADIUS
+// conv1d separable pairs: the fused single-dispatch shader on images of at most kFusedSmallPixels up to radius
+// kFusedSmallMaxRadius (not on llvmpipe), else never; GPUBLUR_GL_FUSED_MAX_RADIUS, where set, decides alone (-1:
+// never; R: up to R at every size).
+constexpr long long kFusedSmallPixels = 512LL * 512;
+constexpr int kFusedSmallMaxRadius = 9;
+int fused_max_radius(long long pixels, bool llvmpipe);  // GPUBLUR_GL_FUSED_MAX_RADIUS
 // conv1d separable pairs: the sliding fused shader up to this radius (-1: never, the default).
 constexpr int kSlideMaxRadius = -1;
 int slide_max_radius();                      // GPUBLUR_GL_SLIDE_MAX_RADIUS

@@ -19,10 +19,11 @@ struct Case {
 
 int channels_for(Border b, size_t k) { return 1 + int((size_t(b) + k) % 4); }
 
-// A separable pair (Conv1d x then y, the same taps) in each of its forms: two passes (the default on GPUs;
-// on llvmpipe with the register window off), the register window (llvmpipe's default: lines of 8 texels, as
-// long as the radius, odd, radius 0, non-symmetric-size images, runs that overlap their neighbour), fused
-// (GPUBLUR_GL_FUSED_MAX_RADIUS, including radii where the fused tile takes its smaller heights), sliding strips
+// A separable pair (Conv1d x then y, the same taps) in each of its forms: two passes (the default on GPUs
+// beyond small images; on llvmpipe with the register window off), the register window (llvmpipe's default:
+// lines of 8 texels, as long as the radius, odd, radius 0, non-symmetric-size images, runs that overlap their
+// neighbour), fused (the GPUs' default on small images up to radius 9; forced with GPUBLUR_GL_FUSED_MAX_RADIUS,
+// including radii where the fused tile takes its smaller heights), sliding strips
 // (GPUBLUR_GL_SLIDE*) and the fragment ping-pong (hint). 5x9 at sigma 130 (radius 390) needs several
 // shared-memory rounds in both compute passes; the FFT hand-over is moved out of reach so that radius stays on
 // the convolution.
@@ -40,12 +41,13 @@ TEST(GlConvSchedules, SeparablePairForms) {
   std::vector<Form> forms = {
       {"conv1d-two-pass", "compute",
        {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}, {"GPUBLUR_GL_WINDOW_MAX_RADIUS", "-1"},
-        {"GPUBLUR_GL_SEP_FFT_MIN_RADIUS", "0"}},
+        {"GPUBLUR_GL_SEP_FFT_MIN_RADIUS", "0"}, {"GPUBLUR_GL_FUSED_MAX_RADIUS", "-1"}},
        wide},
       // Radius 11 (sigma 3.5) takes the smallest fused tile height on llvmpipe's 32 KiB.
-      {"conv1d-fused", "compute", {{"GPUBLUR_GL_FUSED_MAX_RADIUS", "24"}}, {{1, 1, 1}, {45, 70, 1.5}, {300, 77, 3.5}, {7, 3, 3}}},
+      {"conv1d-fused", "compute", {{"GPUBLUR_GL_FUSED_MAX_RADIUS", "24"}},
+       {{1, 1, 1}, {45, 70, 1.5}, {300, 77, 3.5}, {7, 3, 3}, {512, 259, 2.67}, {512, 259, 1.5}, {64, 40, 2.67}}},
       {"conv1d-sliding", "compute",
-       {{"GPUBLUR_GL_SLIDE_MAX_RADIUS", "99"}, {"GPUBLUR_GL_SLIDE", "16x8x64"}},
+       {{"GPUBLUR_GL_SLIDE_MAX_RADIUS", "99"}, {"GPUBLUR_GL_SLIDE", "16x8x64"}, {"GPUBLUR_GL_FUSED_MAX_RADIUS", "-1"}},
        {{1, 1, 1}, {45, 70, 1.5}, {67, 41, 3}}},
       {"conv1d-fragment", "fragment", {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}}, wide},
   };
@@ -98,8 +100,32 @@ TEST(GlConvSchedules, WideKernelsTakeTheSegments) {
   std::printf("[ measured ] gauss-sep wide kernels: max abs error %.3g\n", worst);
 }
 
+// A fused pair whose source is an intermediate image: the textures are pooled by lifetime, and the pair's output
+// must not take its source's texture (the source dies at the pair's first pass, the output is born at its
+// second; one dispatch runs both). Copy -> fused pair -> copy, every border; the pair forced fused (on the GPUs
+// a small image is fused by default).
+TEST(GlConvSchedules, FusedPairFromAnIntermediate) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  ScopedEnv env("GPUBLUR_GL_FUSED_MAX_RADIUS", "24");
+  uint32_t seed = 190;
+  for (Border border : kBorders) {
+    const Plan g = make_plan("gauss-sep", {{"sigma", "2.5"}, {"border", border_name(border)}});
+    Program prog;
+    const int a = prog.add_image({}), b = prog.add_image({}), c = prog.add_image({});
+    Pass x = g.program.passes[0], y = g.program.passes[1];
+    x.src = a, x.dst = b, y.src = b, y.dst = c;
+    prog.passes = {make_pass(Op::Copy, 0, a, 0, border), x, y, make_pass(Op::Copy, c, 1, 0, border)};
+    ASSERT_TRUE(separable_pair(prog, 1));
+    SCOPED_TRACE(border_name(border));
+    expect_matches_reference(*be, program_plan(prog, border), random_image(67, 45, 4, seed++),
+                             "copy+conv1d-fused");  // (each form once)
+  }
+}
+
 // A separable pair whose taps are not symmetric (a rank-one kernel file can give such): the register window's
-// unfolded sums on llvmpipe, the GPUs' two-pass form elsewhere.
+// unfolded sums on llvmpipe, the GPUs' fused (small radius) and two-pass forms elsewhere.
 TEST(GlConvSchedules, AsymmetricSeparablePair) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -123,8 +149,11 @@ TEST(GlConvSchedules, AsymmetricSeparablePair) {
       const int ch = channels_for(border, size_t(r));
       SCOPED_TRACE(::testing::Message() << border_name(border) << " r " << r << " channels " << ch);
       const Image src = random_image(53, 31, ch, seed++);
+      // On a GPU the 53 x 31 image is small: radius 3 fused, 11 (beyond the fused rule) in two passes.
       worst = std::max(worst, expect_matches_reference(*be, program_plan(prog, border), src,
-                                                       llvmpipe ? "conv1d-window" : "conv1d-two-pass"));
+                                                       llvmpipe ? "conv1d-window"
+                                                       : r == 3 ? "conv1d-fused"
+                                                                : "conv1d-two-pass"));
     }
   std::printf("[ measured ] asymmetric separable pair: max abs error %.3g\n", worst);
 }

@@ -211,7 +211,7 @@ Status separable(GlPassContext& ctx, const Program& program, size_t index, GlSte
   if (pass.hint == "fragment") return fragment(ctx, index, pass, {0, 1}, {src, mid, dst}, step);
 
   const FusedTile ft = fused_tile(radius, shared_budget(lim.max_shared, 0), lim.max_invocations);
-  if (radius <= fused_max_radius() && ft.th > 0) {
+  if (radius <= fused_max_radius(static_cast<long long>(dst.w) * dst.h, lim.llvmpipe) && ft.th > 0) {
     GLuint prog = 0;
     if (Status s = ctx.program({{"conv1d_fused.comp", GL_COMPUTE_SHADER}}, ft.defines() + weight_list(pass.taps), prog);
         !s)
