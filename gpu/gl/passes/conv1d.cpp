@@ -1,7 +1,8 @@
 // conv1d: out(x) = sum_k taps[k + r] in(x + k) along the pass's axis. Schedules:
 //  - A separable pair (core/program.hpp separable_pair: Conv1d along x then y with the same taps and border)
 //    is one step, in the form picked for the radius as measured on an H100 (docs/performance.md, GL):
-//      conv1d-fused     both passes in one dispatch, 32 x TH tiles (conv1d_fused.comp; off by default:
+//      conv1d-fused     both passes in one dispatch, 32 x TH tiles (conv1d_fused.comp; on GPUs for images of
+//                       at most 512^2 pixels up to radius 9, where the dispatches dominate: fused_max_radius,
 //                       GPUBLUR_GL_FUSED_MAX_RADIUS)
 //      conv1d-sliding   both passes in one dispatch, strips sliding down (conv1d_slide.comp; off by default:
 //                       GPUBLUR_GL_SLIDE_MAX_RADIUS)
