@@ -46,10 +46,17 @@ struct SegPlan {
   long long smem() const { return 16LL * nb * seg_line_slots(m); }
 };
 
+// A segment's measured cost beyond the round-trip count below, by M (256, 512, 1024, 2048): on an H100 at radius
+// 150 (gauss-sep sigma 50, RGBA) a segment of 1024 cost 3.4x one of 512 where the count says 2.4x, and one of
+// 2048 7.9x where it says 4.9x (larger groups of more shared memory: fewer per SM, longer chains between
+// barriers). With the factors, 512-long segments take radius 150 at 1024^2 (0.113 against 0.134 ms for 1024 x 2),
+// 2048^2 (0.334 / 0.344) and 4096^2 (1.204 / 1.230); docs/performance.md, "GL fft segments".
+constexpr double kSegCostScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.0, 1.0, 1.39, 1.6};
+
 // The cheapest segments for a line of n pixels and a kernel of radius r: segments x M x (2 passes + 3) per line
-// (shared-memory round trips, plus the image's loads and stores), over M and the lines per group in `nbs` (ties:
-// the earlier), within the device's invocations and shared memory. False where none fits or the segments would
-// transform more than 4x the extended line (very long kernels): the line forms run those.
+// (shared-memory round trips, plus the image's loads and stores) x kSegCostScale, over M and the lines per group
+// in `nbs` (ties: the earlier), within the device's invocations and shared memory. False where none fits or the
+// segments would transform more than 4x the extended line (very long kernels): the line forms run those.
 inline bool plan_segments(int n, int radius, const int* nbs, int n_nbs, int elems, long long smem_limit,
                           int max_invocations, SegPlan& out) {
   if (n < 1 || radius < 0) return false;
@@ -63,7 +70,7 @@ inline bool plan_segments(int n, int radius, const int* nbs, int n_nbs, int elem
       if (p.len < 1 || p.threads() > max_invocations || p.smem() > smem_limit) continue;
       p.nseg = (n + p.len - 1) / p.len;
       if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
-      const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg, elems) + 3);
+      const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg, elems) + 3) * kSegCostScale[lg - kSegMinLog2];
       if (!found || cost < best) best = cost, out = p, found = true;
     }
   return found;
