@@ -29,7 +29,8 @@ int env_int(const char* name, int fallback) {
 // (NVIDIA GL caps a group at 48 KiB of shared memory, so the fused tile is only 32x32 with a 52x53 input) it took
 // 0.92 ms at radius 9 against 0.70 ms for the two passes with 16 KiB tiles at 4096^2 (docs/performance.md, GL),
 // 0.070 against 0.057 ms at 1024^2, but 0.017-0.021 against 0.023-0.025 at 512^2 and 0.012-0.014 against
-// 0.015-0.017 at 128^2 (radius 4-9: one dispatch instead of two where the dispatches dominate; "GL dual").
+// 0.015-0.017 at 128^2 (radius 4-9: one dispatch instead of two where the dispatches dominate; docs/performance.md,
+// the ninth session's summary).
 // GPUBLUR_GL_FUSED_MAX_RADIUS overrides it (-1: never fuse), for measuring both forms.
 int fused_max_radius(long long pixels, bool llvmpipe) {
   const int by_size = !llvmpipe && pixels <= kFusedSmallPixels ? kFusedSmallMaxRadius : -1;

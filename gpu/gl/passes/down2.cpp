@@ -90,8 +90,8 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
 // for 32 x 4 (docs/performance.md, "GL: warps on GOBs"). Groups of 16 x 24 invocations: the window's 306 row
 // pairs in one round instead of three (each round waits out its fetches), the outputs on the first 8 rows; the
 // quasi pyramid at sigma 200, whose small levels have few groups each, 0.391 -> 0.377 ms, at sigma 12 0.360 ->
-// 0.359; 16 x 16 0.386 ("GL dual"). GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below the window
-// the passes run alone.
+// 0.359; groups of 16 x 16 0.386 (docs/performance.md, the ninth session's summary). GPUBLUR_GL_SHARED_LIMIT
+// lowers the budget (gl_tuning.hpp); below the window the passes run alone.
 constexpr int kPairTileX = 16, kPairTileY = 8, kPairThreadsY = 24;  // threads: a multiple of 8 rows (GLOBAL_ID)
 constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
 
