@@ -64,8 +64,10 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
 Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass, const GlImage& src,
                     const GlImage& dst, GlStep& step);
 
-// The uniforms the fused resampling pairs (down2_pair.comp, up2_pair.comp) share: the destination's and the
-// middle level's stored sizes and paddings, the source's padding, each pass's border.
+// The uniforms the fused resampling pairs (down2_pair.comp, up2_pair.comp, dual_down_pair.comp) share: the
+// destination's and the middle level's stored sizes and paddings, the source's padding, each pass's border. A
+// shader without one of them (dual_down_pair.comp: unpadded images, msize and the borders only) has location -1
+// for it, which glProgramUniform ignores.
 struct GlPairUniforms {
   GLint dsize, dpad, msize, mpad, spad, b1, b2;
   explicit GlPairUniforms(GLuint prog);

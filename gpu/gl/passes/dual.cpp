@@ -51,14 +51,11 @@ Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index,
                              fmt::format("#define TILE_X {}\n#define TILE_Y {}\n", kPairTileX, kPairTileY), prog, true);
       !s)
     return s;
-  const GLint u_msize = GlPassContext::uniform(prog, "msize"), u_b1 = GlPassContext::uniform(prog, "border1"),
-              u_b2 = GlPassContext::uniform(prog, "border2");
+  const GlPairUniforms u(prog);
   step.passes = 2;
   step.form = "dual-down-pair";
-  step.work = [&ctx, prog, u_msize, u_b1, u_b2, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
-    glProgramUniform2i(prog, u_msize, mid.w, mid.h);
-    glProgramUniform1i(prog, u_b1, b1);
-    glProgramUniform1i(prog, u_b2, b2);
+  step.work = [&ctx, prog, u, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
+    u.set(prog, src, mid, dst, b1, b2);
     ctx.bind_io(prog, src.tex, dst.tex);
     glDispatchCompute(groups(dst.w, kPairTileX), groups(dst.h, kPairTileY), 1);
   };
