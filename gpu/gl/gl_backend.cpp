@@ -20,6 +20,7 @@
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_pass_context.hpp"
 #include "gpu/gl/pass_table.hpp"
+#include "gpu/gl/step_barriers.hpp"
 
 namespace gpublur {
 namespace {
@@ -279,12 +280,24 @@ class GlBackend final : public Backend {
     if (Status s = passes_->assign_images(program); !s) return s;
     std::vector<std::function<void()>> steps;
     std::vector<std::string> forms, step_forms;
+    std::vector<StepAccess> access;
     for (size_t i = 0; i < program.passes.size();) {
       const Op op = program.passes[i].op;
       const GlPassSetup setup = gl_pass(op);
       if (!setup) return Status::fail(std::string("gl: no implementation of the primitive ") + op_name(op));
       GlStep step;
+      const int textures_before = passes_->scratch_texture_requests();
+      const int buffers_before = passes_->scratch_buffer_requests();
       if (Status s = setup(*passes_, program, i, step); !s) return s;
+      StepAccess& acc = access.emplace_back();
+      acc.opaque = passes_->scratch_texture_requests() != textures_before;
+      acc.storage = passes_->scratch_buffer_requests() != buffers_before;
+      for (size_t k = i; k < i + size_t(std::max(1, step.passes)); ++k) {
+        const GlImage &src = passes_->image(program.passes[k].src), &dst = passes_->image(program.passes[k].dst);
+        if (src.tex) acc.reads.push_back(src.tex);
+        if (dst.tex) acc.writes.push_back(dst.tex);
+        acc.storage = acc.storage || src.buf || dst.buf;
+      }
       if (Status s = gl_errors(fmt::format("preparing {} (pass {})", op_name(op), i)); !s) return s;
       steps.push_back(std::move(step.work));
       step_forms.push_back(step.form);
@@ -293,15 +306,26 @@ class GlBackend final : public Backend {
     }
     path.clear();
     for (const std::string& f : forms) path += (path.empty() ? "" : "+") + f;
+    std::vector<GLbitfield> barriers = step_barriers(access);
+    if (spdlog::should_log(spdlog::level::debug)) {
+      std::string image, storage;
+      for (size_t j = 1; j < barriers.size(); ++j) {
+        if (barriers[j] & GL_SHADER_IMAGE_ACCESS_BARRIER_BIT) image += fmt::format(" {}", j);
+        if (barriers[j] & GL_SHADER_STORAGE_BARRIER_BIT) storage += fmt::format(" {}", j);
+      }
+      spdlog::debug("GL steps: {}; image-access barriers before steps{}; storage barriers before steps{}",
+                    barriers.size(), image.empty() ? " none" : image, storage.empty() ? " none" : storage);
+    }
     if (pass_times_wanted()) {
       // A timestamp before the first step and after each (recorded when the commands before it complete; llvmpipe
       // fills them too, unlike its elapsed-time queries); read by log_pass_times after the runs.
-      work = [steps = std::move(steps), step_forms = std::move(step_forms), pending = &pass_queries_] {
+      work = [steps = std::move(steps), barriers = std::move(barriers), step_forms = std::move(step_forms),
+              pending = &pass_queries_] {
         std::vector<GLuint> q(steps.size() + 1);
         glCreateQueries(GL_TIMESTAMP, GLsizei(q.size()), q.data());
         glQueryCounter(q[0], GL_TIMESTAMP);
         for (size_t i = 0; i < steps.size(); ++i) {
-          if (i) glMemoryBarrier(kStepBarrier);
+          if (i) glMemoryBarrier(barriers[i]);
           steps[i]();
           glQueryCounter(q[i + 1], GL_TIMESTAMP);
         }
@@ -310,9 +334,9 @@ class GlBackend final : public Backend {
       };
       return Status::success();
     }
-    work = [steps = std::move(steps)] {
+    work = [steps = std::move(steps), barriers = std::move(barriers)] {
       for (size_t i = 0; i < steps.size(); ++i) {
-        if (i) glMemoryBarrier(kStepBarrier);
+        if (i) glMemoryBarrier(barriers[i]);
         steps[i]();
       }
       glMemoryBarrier(GL_ALL_BARRIER_BITS);

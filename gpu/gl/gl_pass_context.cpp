@@ -233,6 +233,7 @@ GLuint GlPassContext::buffer(const std::string& name) {
 }
 
 Status GlPassContext::scratch_buffer(const std::string& name, long long bytes, GLuint& out) {
+  ++scratch_buffer_requests_;
   bytes = std::max(bytes, 16LL);
   if (bytes > limits_.max_ssbo)
     return Status::fail(fmt::format("GL: {} needs {} bytes, over GL_MAX_SHADER_STORAGE_BLOCK_SIZE {} on {}", name,
@@ -256,6 +257,7 @@ Status GlPassContext::scratch_buffer(const std::string& name, long long bytes, G
 }
 
 Status GlPassContext::scratch_texture(const std::string& name, int w, int h, GLenum format, GLuint& out) {
+  ++scratch_requests_;
   if (auto it = scratch_textures_.find(name); it != scratch_textures_.end()) {
     GLint tw = 0, th = 0, tf = 0;
     glGetTextureLevelParameteriv(it->second, 0, GL_TEXTURE_WIDTH, &tw);

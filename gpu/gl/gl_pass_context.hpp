@@ -30,7 +30,7 @@ struct GlImage {
 };
 
 // One step of a schedule: `work` issues its dispatches/draws (with the memory barriers between its own
-// dispatches; the backend puts kStepBarrier between steps and GL_ALL_BARRIER_BITS after the last); it covers
+// dispatches; the backend puts step_barriers' barriers between steps and GL_ALL_BARRIER_BITS after the last); it covers
 // `passes` passes of the program (2 where a setup fuses a pair); `form` names what it runs (RunInfo.path is
 // the steps' forms).
 struct GlStep {
@@ -39,9 +39,9 @@ struct GlStep {
   std::string form;
 };
 
-// Between two steps: what a step may read of an earlier step's writes (textures, images, storage buffers).
-constexpr GLbitfield kStepBarrier =
-    GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT;
+// Between two steps: steps read the earlier steps' images through texture fetches. step_barriers
+// (step_barriers.hpp) adds the image-access and storage bits where a step needs them.
+constexpr GLbitfield kStepBarrier = GL_TEXTURE_FETCH_BARRIER_BIT;
 
 struct GlLimits {
   int max_shared = 0, max_invocations = 0, max_texture = 0, max_ubo = 0;
@@ -111,6 +111,11 @@ class GlPassContext {
   Status scratch_buffer(const std::string& name, long long bytes, GLuint& out);
   // A w x h texture of `format`, named by its user, kept across runs, freed with the image size.
   Status scratch_texture(const std::string& name, int w, int h, GLenum format, GLuint& out);
+  // How many scratch_texture / scratch_buffer calls there have been: a step whose setup makes one stores to
+  // textures that are not the program's images, or shares storage buffers with other steps (the backend's
+  // barriers, step_barriers.hpp).
+  int scratch_texture_requests() const { return scratch_requests_; }
+  int scratch_buffer_requests() const { return scratch_buffer_requests_; }
   // Bilinear samplers with the wrap mode of each border mode (zero: a zero border colour).
   GLuint sampler(Border b) const { return samplers_[int(b)]; }
   // A framebuffer drawing into `tex` (kept while the texture lives).
@@ -141,6 +146,7 @@ class GlPassContext {
   std::map<std::string, GLuint> buffers_;
   std::map<std::string, std::pair<GLuint, long long>> scratch_buffers_;
   std::map<std::string, GLuint> scratch_textures_;
+  int scratch_requests_ = 0, scratch_buffer_requests_ = 0;
   std::map<GLuint, GLuint> fbos_;  // texture -> framebuffer
   GLuint samplers_[4] = {0, 0, 0, 0};
   GLuint vao_ = 0;

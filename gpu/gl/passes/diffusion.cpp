@@ -1,5 +1,6 @@
 // diffusion: the heat steps over the stored area (padding included) as one dispatch each (shaders/diffusion.comp), ping-pong between dst and a scratch
-// texture so that the last step writes dst; a texture-fetch barrier between steps.
+// texture so that the last step writes dst. Between steps a texture-fetch barrier (the next step reads what
+// this one wrote) and an image-access one (the next step stores into the texture this one read).
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
@@ -29,7 +30,7 @@ Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, Gl
       const GLuint to = (steps - 1 - j) % 2 == 0 ? dst.tex : other;
       ctx.bind_io(prog, from, to);
       glDispatchCompute(groups(dst.stored_w(), 16), groups(dst.stored_h(), 16), 1);
-      if (j + 1 < steps) glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+      if (j + 1 < steps) glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
       from = to;
     }
   };
