@@ -8,8 +8,9 @@
 // 4 x 4 window straight through texelFetch (the texture cache catches the overlap of neighbouring windows, as
 // L1 does for CUDA), no shared memory, no barrier; 16 x 16 groups (measured best on an H100 against 32 x 8,
 // a shared-memory tile per group, 2 or 4 outputs per invocation and imageLoad: docs/performance.md, "kawase
-// --impl dual").
-layout(local_size_x = 16, local_size_y = 16) in;
+// --impl dual"), 8 x 8 for small outputs (gpu/gl/passes/dual.cpp).
+// #defines: GROUP (the group is GROUP x GROUP invocations, a multiple of 8).
+layout(local_size_x = GROUP, local_size_y = GROUP) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform int border;

@@ -19,20 +19,29 @@
 namespace gpublur {
 namespace {
 
-constexpr int kDownGroup = 16;  // dual_down.comp's local size, both axes
-constexpr int kUpTile = 32;     // dual_up.comp's fine tile (its group is 32 x 8)
-// dual_down_pair.comp's level-2 tile (one invocation per output) and its level-1 window (2 T + 2 per axis, vec4):
-// down2_pair.comp's size, 16 x 8: 9.8 KB (32 x 8 and CUDA's 32 x 16 measured slower on an H100).
-constexpr int kPairTileX = 16, kPairTileY = 8;
+// dual_down.comp's group (both axes) and dual_up.comp's fine tile (its group is kUpTile x 8 invocations); outputs
+// of at most kSmallPixels use kSmall for both: a 64^2 level is then 64 groups instead of 16 or 4, spread over
+// more SMs (kawase dual at sigma 200 on an H100, five such passes: 0.4623 -> 0.4587 ms, 0.4651 -> 0.4613).
+constexpr int kDownGroup = 16, kUpTile = 32, kSmall = 8;
+constexpr long long kSmallPixels = 256 * 256;
+// dual_down_pair.comp's level-2 tile (one invocation per output), its group (TILE_X x kPairGroupY) and its
+// strips of level-1 cells: the window, 34 x 28 cells (15.2 KB), is 238 strips of 4, one round of the 256
+// invocations (tiles of 16 x 8 / 11 / 13 / 15 / 17 with strips of 2-9 measured on an H100: docs/performance.md,
+// "GL dual").
+constexpr int kPairTileX = 16, kPairTileY = 13, kPairGroupY = 16, kPairStrip = 4;
 constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
+static_assert((2 * kPairTileY + 2) % kPairStrip == 0 && kPairGroupY >= kPairTileY &&
+              (2 * kPairTileX + 2) * (2 * kPairTileY + 2) / kPairStrip <= kPairTileX * kPairGroupY);
 
-// One pass, `file`'s group covering `tile` x `tile` outputs.
+// One pass, `file`'s group covering `tile` x `tile` outputs (`def` names the tile or group for the shader).
 Status setup_one(GlPassContext& ctx, const Program& program, size_t index, GlStep& step, const char* file,
-                 const char* form, int tile) {
+                 const char* form, const char* def, int tile) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
+  if ((long long)dst.w * dst.h <= kSmallPixels) tile = kSmall;
   GLuint prog = 0;
-  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, "", prog, true); !s) return s;
+  if (Status s = ctx.program({{file, GL_COMPUTE_SHADER}}, fmt::format("#define {} {}\n", def, tile), prog, true); !s)
+    return s;
   const GLint u_border = GlPassContext::uniform(prog, "border");
   step.form = form;
   step.work = [&ctx, prog, u_border, border = int(pass.border), src, dst, tile] {
@@ -48,7 +57,9 @@ Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index,
   const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
   GLuint prog = 0;
   if (Status s = ctx.program({{"dual_down_pair.comp", GL_COMPUTE_SHADER}},
-                             fmt::format("#define TILE_X {}\n#define TILE_Y {}\n", kPairTileX, kPairTileY), prog, true);
+                             fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define GROUP_Y {}\n#define STRIP {}\n",
+                                         kPairTileX, kPairTileY, kPairGroupY, kPairStrip),
+                             prog, true);
       !s)
     return s;
   const GlPairUniforms u(prog);
@@ -67,12 +78,12 @@ Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index,
 Status gl_dual_down(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   if (dual_pair(program, index) && kPairWindowBytes <= shared_budget(ctx.limits().max_shared, 0))
     return setup_down_pair(ctx, program, index, step);
-  return setup_one(ctx, program, index, step, "dual_down.comp", "dual-down", kDownGroup);
+  return setup_one(ctx, program, index, step, "dual_down.comp", "dual-down", "GROUP", kDownGroup);
 }
 
 // (Its window, (32 / 2 + 4)^2 vec4 = 6.4 KB, is within GL's 32 KB minimum of shared memory: no direct fallback.)
 Status gl_dual_up(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  return setup_one(ctx, program, index, step, "dual_up.comp", "dual-up", kUpTile);
+  return setup_one(ctx, program, index, step, "dual_up.comp", "dual-up", "TILE", kUpTile);
 }
 
 }  // namespace gpublur
