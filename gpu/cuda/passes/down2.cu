@@ -25,6 +25,7 @@ struct Taps {
 template <typename T>
 __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, int spad, int CW, int CH,
                              int dpad, Border b, int n, int first, Taps t) {
+  wait_for_previous_grid();
   const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
   const int dstride = CW + 2 * dpad;
   if (tx >= dstride || ty >= CH + 2 * dpad) return;
@@ -35,6 +36,7 @@ __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int 
 template <typename T>
 __global__ void down2_rows_kernel(const T* __restrict__ in, T* __restrict__ rows, int W, int H, int spad, int dstride,
                                   int dpad, Border b, int n, int first, Taps t) {
+  wait_for_previous_grid();
   const int tx = blockIdx.x * blockDim.x + threadIdx.x, sy = blockIdx.y * blockDim.y + threadIdx.y;
   if (tx >= dstride || sy >= H + 2 * spad) return;
   rows[size_t(sy) * dstride + tx] = resample::down2_rows_at(in, W, spad, tx, sy, dpad, b, n, first, t.w);
@@ -43,6 +45,7 @@ __global__ void down2_rows_kernel(const T* __restrict__ in, T* __restrict__ rows
 template <typename T>
 __global__ void down2_cols_kernel(const T* __restrict__ rows, T* __restrict__ out, int H, int spad, int CW, int CH,
                                   int dpad, Border b, int n, int first, Taps t) {
+  wait_for_previous_grid();
   const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
   const int dstride = CW + 2 * dpad;
   if (tx >= dstride || ty >= CH + 2 * dpad) return;
@@ -80,13 +83,15 @@ Status run_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst,
   const Taps t = taps_of(pass);
   const int n = int(pass.taps.size()), first = pass.widths[0];
   T* rows = static_cast<T*>(scratch);
-  down2_rows_kernel<T><<<dim3((dst.stride() + 31) / 32, (src.rows() + 7) / 8), dim3(32, 8), 0, st>>>(
-      static_cast<const T*>(src.data), rows, src.width, src.height, src.pad, dst.stride(), dst.pad, pass.border, n,
-      first, t);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching down2 rows");
-  down2_cols_kernel<T><<<dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8), 0, st>>>(
-      rows, static_cast<T*>(dst.data), src.height, src.pad, dst.width, dst.height, dst.pad, pass.border, n, first, t);
-  return cuda_status(cudaGetLastError(), "launching down2 columns");
+  if (cudaError_t e = launch_dependent(down2_rows_kernel<T>, dim3((dst.stride() + 31) / 32, (src.rows() + 7) / 8),
+                                      dim3(32, 8), 0, st, static_cast<const T*>(src.data), rows, src.width,
+                                      src.height, src.pad, dst.stride(), dst.pad, pass.border, n, first, t);
+      e != cudaSuccess)
+    return cuda_status(e, "launching down2 rows");
+  return cuda_status(launch_dependent(down2_cols_kernel<T>, dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
+                                      dim3(32, 8), 0, st, static_cast<const T*>(rows), static_cast<T*>(dst.data),
+                                      src.height, src.pad, dst.width, dst.height, dst.pad, pass.border, n, first, t),
+                     "launching down2 columns");
 }
 
 template <typename T>
@@ -115,10 +120,11 @@ template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
   Taps t{};
   for (size_t i = 0; i < pass.taps.size(); ++i) t.w[i] = pass.taps[i];
-  down2_kernel<T><<<dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8), 0, st>>>(
-      static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, src.height, src.pad, dst.width,
-      dst.height, dst.pad, pass.border, int(pass.taps.size()), pass.widths[0], t);
-  return cuda_status(cudaGetLastError(), "launching down2");
+  return cuda_status(launch_dependent(down2_kernel<T>, dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
+                                      dim3(32, 8), 0, st, static_cast<const T*>(src.data), static_cast<T*>(dst.data),
+                                      src.width, src.height, src.pad, dst.width, dst.height, dst.pad, pass.border,
+                                      int(pass.taps.size()), pass.widths[0], t),
+                     "launching down2");
 }
 
 Status check(const Pass& pass, const DevImage& src, const DevImage& dst) {

@@ -15,6 +15,7 @@ namespace {
 template <typename T>
 __global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW, int CH, int spad, int W, int H,
                            int dpad, Border b) {
+  wait_for_previous_grid();
   const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
   const int dstride = W + 2 * dpad;
   if (tx >= dstride || ty >= H + 2 * dpad) return;
@@ -23,10 +24,10 @@ __global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW
 
 template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
-  up2_kernel<T><<<dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8), 0, st>>>(
-      static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, src.height, src.pad, dst.width,
-      dst.height, dst.pad, pass.border);
-  return cuda_status(cudaGetLastError(), "launching up2");
+  return cuda_status(launch_dependent(up2_kernel<T>, dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8),
+                                     0, st, static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width,
+                                     src.height, src.pad, dst.width, dst.height, dst.pad, pass.border),
+                     "launching up2");
 }
 
 // Two Up2 passes as one (resample_fused.cuh): the middle level's window in shared memory, never written.
