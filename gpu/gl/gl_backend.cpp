@@ -286,12 +286,15 @@ class GlBackend final : public Backend {
       const GlPassSetup setup = gl_pass(op);
       if (!setup) return Status::fail(std::string("gl: no implementation of the primitive ") + op_name(op));
       GlStep step;
-      const int textures_before = passes_->scratch_texture_requests();
+      passes_->clear_scratch_texture_log();
       const int buffers_before = passes_->scratch_buffer_requests();
       if (Status s = setup(*passes_, program, i, step); !s) return s;
       StepAccess& acc = access.emplace_back();
-      acc.opaque = passes_->scratch_texture_requests() != textures_before;
       acc.storage = passes_->scratch_buffer_requests() != buffers_before;
+      for (GLuint t : passes_->scratch_texture_log()) {  // written and read by the step
+        acc.reads.push_back(t);
+        acc.writes.push_back(t);
+      }
       for (size_t k = i; k < i + size_t(std::max(1, step.passes)); ++k) {
         const GlImage &src = passes_->image(program.passes[k].src), &dst = passes_->image(program.passes[k].dst);
         if (src.tex) acc.reads.push_back(src.tex);

@@ -257,7 +257,6 @@ Status GlPassContext::scratch_buffer(const std::string& name, long long bytes, G
 }
 
 Status GlPassContext::scratch_texture(const std::string& name, int w, int h, GLenum format, GLuint& out) {
-  ++scratch_requests_;
   if (auto it = scratch_textures_.find(name); it != scratch_textures_.end()) {
     GLint tw = 0, th = 0, tf = 0;
     glGetTextureLevelParameteriv(it->second, 0, GL_TEXTURE_WIDTH, &tw);
@@ -265,6 +264,7 @@ Status GlPassContext::scratch_texture(const std::string& name, int w, int h, GLe
     glGetTextureLevelParameteriv(it->second, 0, GL_TEXTURE_INTERNAL_FORMAT, &tf);
     if (tw == w && th == h && GLenum(tf) == format) {
       out = it->second;
+      scratch_log_.push_back(out);
       return Status::success();
     }
     glDeleteTextures(1, &it->second);
@@ -272,6 +272,7 @@ Status GlPassContext::scratch_texture(const std::string& name, int w, int h, GLe
   }
   if (Status s = make_texture(w, h, format, out, name); !s) return s;
   scratch_textures_[name] = out;
+  scratch_log_.push_back(out);
   return Status::success();
 }
 

@@ -111,10 +111,11 @@ class GlPassContext {
   Status scratch_buffer(const std::string& name, long long bytes, GLuint& out);
   // A w x h texture of `format`, named by its user, kept across runs, freed with the image size.
   Status scratch_texture(const std::string& name, int w, int h, GLenum format, GLuint& out);
-  // How many scratch_texture / scratch_buffer calls there have been: a step whose setup makes one stores to
-  // textures that are not the program's images, or shares storage buffers with other steps (the backend's
-  // barriers, step_barriers.hpp).
-  int scratch_texture_requests() const { return scratch_requests_; }
+  // The scratch textures handed out so far, in order, and how many scratch_buffer calls there have been: the
+  // backend's barriers (step_barriers.hpp) count a step's scratch textures among the textures it writes, and a
+  // step with scratch buffers as using storage buffers.
+  const std::vector<GLuint>& scratch_texture_log() const { return scratch_log_; }
+  void clear_scratch_texture_log() { scratch_log_.clear(); }
   int scratch_buffer_requests() const { return scratch_buffer_requests_; }
   // Bilinear samplers with the wrap mode of each border mode (zero: a zero border colour).
   GLuint sampler(Border b) const { return samplers_[int(b)]; }
@@ -146,7 +147,8 @@ class GlPassContext {
   std::map<std::string, GLuint> buffers_;
   std::map<std::string, std::pair<GLuint, long long>> scratch_buffers_;
   std::map<std::string, GLuint> scratch_textures_;
-  int scratch_requests_ = 0, scratch_buffer_requests_ = 0;
+  std::vector<GLuint> scratch_log_;
+  int scratch_buffer_requests_ = 0;
   std::map<GLuint, GLuint> fbos_;  // texture -> framebuffer
   GLuint samplers_[4] = {0, 0, 0, 0};
   GLuint vao_ = 0;

@@ -7,11 +7,10 @@
 
 namespace gpublur {
 
-// The textures a step reads and writes (its passes' sources and outputs); `opaque`: it also stores to scratch
-// textures of its own; `storage`: it reads or writes storage buffers (float64 images, scratch buffers).
+// The textures a step reads and writes (its passes' sources and outputs, its scratch textures among both);
+// `storage`: it reads or writes storage buffers (float64 images, scratch buffers).
 struct StepAccess {
   std::vector<GLuint> reads, writes;
-  bool opaque = false;
   bool storage = false;
 };
 

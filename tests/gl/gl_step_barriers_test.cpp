@@ -28,15 +28,16 @@ TEST(GlStepBarriers, ReusedTexturesWaitForEarlierAccesses) {
   EXPECT_EQ(b, want);
 }
 
-TEST(GlStepBarriers, StepsWithScratchTexturesAlwaysWait) {
-  StepAccess first{{1}, {10}, true}, second{{10}, {11}, true}, third{{11}, {2}, false};
-  const std::vector<GLbitfield> b = step_barriers({first, second, third});
-  const std::vector<GLbitfield> want = {kStepBarrier, kStepBarrier | kImage, kStepBarrier};
+TEST(GlStepBarriers, SharedScratchTexturesWait) {
+  // Steps 0 and 2 both use scratch texture 50 (written and read by each); step 1's scratch 60 is its own.
+  const std::vector<GLbitfield> b =
+      step_barriers({{{1, 50}, {10, 50}}, {{10, 60}, {11, 60}}, {{11, 50}, {12, 50}}, {{12}, {2}}});
+  const std::vector<GLbitfield> want = {kStepBarrier, kStepBarrier, kStepBarrier | kImage, kStepBarrier};
   EXPECT_EQ(b, want);
 }
 
 TEST(GlStepBarriers, StepsWithStorageBuffersGetTheStorageBit) {
-  StepAccess a{{1}, {10}}, b{{10}, {11}, false, true}, c{{11}, {12}}, d{{12}, {2}, false, true};
+  StepAccess a{{1}, {10}}, b{{10}, {11}, true}, c{{11}, {12}}, d{{12}, {2}, true};
   const std::vector<GLbitfield> got = step_barriers({a, b, c, d});
   const GLbitfield st = GL_SHADER_STORAGE_BARRIER_BIT;
   const std::vector<GLbitfield> want = {kStepBarrier, kStepBarrier | st, kStepBarrier, kStepBarrier | st};
