@@ -6,7 +6,9 @@
 // 0), its value the first pass's down2.comp sum at that stored pixel. Phase 2: each output from the window with
 // the second pass's taps, rows first, then the column weights (down2.comp's order, so the result is the unfused
 // passes' up to float32 rounding of the same sums). Texels are fetched, never filtered (see down2.comp).
-// #defines: TILE_X, TILE_Y (level-2 tile), THREADS_Y (the group is TILE_X x THREADS_Y), N1 (2 or 4), N2 (<= 4).
+// #defines: TILE_X, TILE_Y (level-2 tile), THREADS_Y (the group is TILE_X x THREADS_Y, at least TILE_Y), N1 (2
+// or 4), N2 (<= 4), STRIP (optional: phase 1 in vertical strips of STRIP cells, else in pairs; gpu/gl/passes/
+// down2.cpp picks by N1).
 layout(local_size_x = TILE_X, local_size_y = THREADS_Y) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
@@ -49,7 +51,46 @@ void main() {
   ivec2 tile0 = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
   ivec2 v0 = 2 * (tile0 - dst_pad) + first2;  // level-1 pixel of cell (0, 0)
   int tid = int(gl_LocalInvocationIndex);
-  const int nthreads = TILE_X * THREADS_Y;
+  const int nthreads = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y);
+#ifdef STRIP
+  // Phase 1 in vertical strips of STRIP window rows (the last of a column shorter): level-1 pixels one below the
+  // other whose stored rows are adjacent read 2 STRIP + N1 - 2 source rows once, each row's x sum going to the
+  // cells whose rows it covers (down_at's sums, in its order); one round of the group's invocations (as
+  // dual_down_pair.comp). Where the remap puts them elsewhere, each is down_at on its own.
+  const int per_col = (wh + STRIP - 1) / STRIP;
+  for (int k = tid; k < ww * per_col; k += nthreads) {
+    int st = k / ww, c = k - st * ww, r0 = STRIP * st, cnt = min(STRIP, wh - r0);
+    int sx = remap_index(v0.x + c + mid_pad, msize.x, border2);
+    int sy0 = remap_index(v0.y + r0 + mid_pad, msize.y, border2);
+    bool straight = sx >= 0 && sy0 >= 0;
+    for (int i = 1; i < cnt; ++i) straight = straight && remap_index(v0.y + r0 + i + mid_pad, msize.y, border2) == sy0 + i;
+    if (straight) {
+      ivec2 o = 2 * (ivec2(sx, sy0) - mid_pad) + first1 + src_pad;
+      int xs[N1];
+      for (int i = 0; i < N1; ++i) xs[i] = remap_index(o.x + i, size0.x, border1);
+      vec4 acc[STRIP];
+      for (int j = 0; j < 2 * STRIP + N1 - 2; ++j) {
+        if (j >= 2 * cnt + N1 - 2) break;
+        int y = remap_index(o.y + j, size0.y, border1);
+        vec4 h = vec4(0.0);
+        if (y >= 0)
+          for (int i = 0; i < N1; ++i)
+            if (xs[i] >= 0) h += taps1[i] * texelFetch(src, ivec2(xs[i], y), 0);
+        for (int i = 0; i < STRIP; ++i) {
+          int t = j - 2 * i;  // cell i's tap for source row j
+          if (t == 0) acc[i] = vec4(0.0);
+          if (t >= 0 && t < N1) acc[i] += taps1[t] * h;
+          if (t == N1 - 1 && i < cnt) win[win_index(r0 + i, c)] = acc[i];
+        }
+      }
+    } else {
+      for (int i = 0; i < cnt; ++i) {
+        int sy = remap_index(v0.y + r0 + i + mid_pad, msize.y, border2);
+        win[win_index(r0 + i, c)] = sx >= 0 && sy >= 0 ? down_at(ivec2(sx, sy), size0) : vec4(0.0);
+      }
+    }
+  }
+#else
   // Phase 1 in pairs of window rows: two level-1 pixels one above the other whose stored rows are adjacent share
   // N1 - 2 of their N1 + 2 source rows (12 fetches each instead of 16 at N1 = 4); where the remap puts them
   // elsewhere, each is down_at on its own. The sums are down_at's, in its order.
@@ -84,6 +125,7 @@ void main() {
     win[win_index(r, c)] = a;
     win[win_index(r + 1, c)] = b;
   }
+#endif
   memoryBarrierShared();
   barrier();
   ivec2 lid = LOCAL_ID;

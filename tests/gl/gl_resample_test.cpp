@@ -120,8 +120,8 @@ TEST(GlResample, FusedPairsEqualTheReference) {
   std::printf("[ measured ] GL fused resampling pairs: max abs error %.3g\n", worst);
 }
 
-// A shared budget below the Down2 window (16 x 8 level-2 pixels: 9.8 KB) runs the downs alone; the Up2 window
-// (5.8 KB) still fits.
+// A shared budget below the Down2 window (4 taps: 16 x 13 level-2 pixels, 15.2 KB; 2 taps: 16 x 8, 9.8 KB) runs
+// the downs alone; the Up2 window (5.8 KB) still fits.
 TEST(GlResample, Down2PairFallsBackWithoutSharedMemory) {
   std::string error;
   Backend* be = shared_gl(false, error);

@@ -78,32 +78,41 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
     glBindTextureUnit(0, src.tex);
     glBindImageTexture(0, tmp, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     glDispatchCompute(groups(dst.stored_w(), kAxisX), groups(src.stored_h(), kAxisY), 1);
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);  // the y pass fetches tmp; it stores to dst, which the x pass
+                                                     // did not touch (step_barriers.cpp: the image bit's cost)
     ctx.bind_io(py, tmp, dst.tex);
     glDispatchCompute(groups(dst.stored_w(), kAxisX), groups(dst.stored_h(), kAxisY), 1);
   };
   return Status::success();
 }
 
-// down2_pair.comp's level-2 tile: 16 x 8 (a 34 x 18 window of vec4, 9.8 KB). On an H100 the quasi pair took
-// 0.179 ms at 4096^2 against 0.230 for CUDA's 32 x 16 (35.9 KB: fewer groups per SM), 0.186 for 32 x 8 and 0.189
-// for 32 x 4 (docs/performance.md, "GL: warps on GOBs"). Groups of 16 x 24 invocations: the window's 306 row
-// pairs in one round instead of three (each round waits out its fetches), the outputs on the first 8 rows; the
-// quasi pyramid at sigma 200, whose small levels have few groups each, 0.391 -> 0.377 ms, at sigma 12 0.360 ->
-// 0.359; groups of 16 x 16 0.386 (docs/performance.md, the ninth session's summary). GPUBLUR_GL_SHARED_LIMIT
-// lowers the budget (gl_tuning.hpp); below the window the passes run alone.
-constexpr int kPairTileX = 16, kPairTileY = 8, kPairThreadsY = 24;  // threads: a multiple of 8 rows (GLOBAL_ID)
-constexpr int kPairWindowBytes = (2 * kPairTileX + 2) * (2 * kPairTileY + 2) * 16;
+// down2_pair.comp's shapes. A 4-tap first pass (quasi, box4): 16 x 13 level-2 tiles, groups of 16 x 16
+// invocations filling the 34 x 28 window (15.2 KB) in one round of vertical strips of 4 cells (10 fetches a cell
+// against 12 for pairs; as dual_down_pair.comp): the pair 0.177 -> 0.162 ms at 4096^2 on an H100, the quasi
+// pyramid at sigma 12 0.356 -> 0.342 (tiles of 9 / 11 / 15 rows and strips of 7 measured slower:
+// docs/performance.md, the tenth session's summary). A 2-tap one (box2, mipmap) shares no source rows between
+// cells, and strips measured 1% slower there: 16 x 8 tiles (a 34 x 18 window, 9.8 KB) filled in vertical pairs
+// by groups of 16 x 24, one round (the ninth session's summary; 32 x 16 / 32 x 8 / 32 x 4 tiles measured slower:
+// "GL: warps on GOBs"). GPUBLUR_GL_SHARED_LIMIT lowers the budget (gl_tuning.hpp); below the window the passes
+// run alone.
+constexpr int kPairTileX = 16;  // groups: a multiple of 8 rows of invocations (GLOBAL_ID)
+struct PairShape {
+  int tile_y, threads_y, strip;  // strip 0: pairs
+  int window_bytes() const { return (2 * kPairTileX + 2) * (2 * tile_y + 2) * 16; }
+};
+PairShape pair_shape(size_t first_taps) { return first_taps == 4 ? PairShape{13, 16, 4} : PairShape{8, 24, 0}; }
 
 Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
   const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
-  const int tx = kPairTileX, ty = kPairTileY;
+  const PairShape shape = pair_shape(p.taps.size());
+  const int tx = kPairTileX, ty = shape.tile_y;
   GLuint prog = 0;
   if (Status s = ctx.program({{"down2_pair.comp", GL_COMPUTE_SHADER}},
                              fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define THREADS_Y {}\n#define N1 {}\n"
-                                         "#define N2 {}\n",
-                                         tx, ty, kPairThreadsY, p.taps.size(), q.taps.size()),
+                                         "#define N2 {}\n{}",
+                                         tx, ty, shape.threads_y, p.taps.size(), q.taps.size(),
+                                         shape.strip ? fmt::format("#define STRIP {}\n", shape.strip) : ""),
                              prog);
       !s)
     return s;
@@ -131,7 +140,8 @@ Status gl_down2(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   if (pass.taps.size() > 64) return Status::fail("GL down2: at most 64 taps per axis");
-  if (resample_pair(program, index) && kPairWindowBytes <= shared_budget(ctx.limits().max_shared, 0))
+  if (resample_pair(program, index) &&
+      pair_shape(pass.taps.size()).window_bytes() <= shared_budget(ctx.limits().max_shared, 0))
     return setup_pair(ctx, program, index, step);
   if (pass.taps.size() > 4) return setup_axes(ctx, pass, index, src, dst, step);
   GLuint prog = 0;
