@@ -63,7 +63,8 @@ void main() {
     int sx = remap_index(v0.x + c + mid_pad, msize.x, border2);
     int sy0 = remap_index(v0.y + r0 + mid_pad, msize.y, border2);
     bool straight = sx >= 0 && sy0 >= 0;
-    for (int i = 1; i < cnt; ++i) straight = straight && remap_index(v0.y + r0 + i + mid_pad, msize.y, border2) == sy0 + i;
+    for (int i = 1; i < cnt; ++i)
+      straight = straight && remap_index(v0.y + r0 + i + mid_pad, msize.y, border2) == sy0 + i;
     if (straight) {
       ivec2 o = 2 * (ivec2(sx, sy0) - mid_pad) + first1 + src_pad;
       int xs[N1];
