@@ -64,14 +64,12 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
 Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass, const GlImage& src,
                     const GlImage& dst, GlStep& step);
 
-// The uniforms the fused resampling pairs (down2_pair.comp, up2_pair.comp, dual_down_pair.comp) share: the
-// destination's and the middle level's stored sizes and paddings, the source's padding, each pass's border. A
-// shader without one of them (dual_down_pair.comp: unpadded images, msize and the borders only) has location -1
-// for it, which glProgramUniform ignores.
-struct GlPairUniforms {
-  GLint dsize, dpad, msize, mpad, spad, b1, b2;
-  explicit GlPairUniforms(GLuint prog);
-  void set(GLuint prog, const GlImage& src, const GlImage& mid, const GlImage& dst, int border1, int border2) const;
-};
+// The step of a fused pair of resampling passes (index, index + 1) that `prog` runs (down2_pair.comp,
+// up2_pair.comp, dual_down_pair.comp): the uniforms they share (the destination's and the middle level's stored
+// sizes and paddings, the source's padding, each pass's border; a shader without one of them has location -1 for
+// it, which glProgramUniform ignores), then `extra` (the shader's own, or empty), one dispatch of groups of
+// tile_x x tile_y outputs over the destination's stored area.
+void gl_pair_step(GlPassContext& ctx, const Program& program, size_t index, GLuint prog, const char* form, int tile_x,
+                  int tile_y, std::function<void()> extra, GlStep& step);
 
 }  // namespace gpublur

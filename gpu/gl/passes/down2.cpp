@@ -104,7 +104,6 @@ PairShape pair_shape(size_t first_taps) { return first_taps == 4 ? PairShape{13,
 
 Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
-  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
   const PairShape shape = pair_shape(p.taps.size());
   const int tx = kPairTileX, ty = shape.tile_y;
   GLuint prog = 0;
@@ -116,21 +115,16 @@ Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlSt
                              prog);
       !s)
     return s;
-  const GlPairUniforms u(prog);
   const GLint u_f1 = GlPassContext::uniform(prog, "first1"), u_f2 = GlPassContext::uniform(prog, "first2"),
               u_t1 = GlPassContext::uniform(prog, "taps1"), u_t2 = GlPassContext::uniform(prog, "taps2");
-  step.passes = 2;
-  step.form = "down2-pair";
-  step.work = [&ctx, prog, u, u_f1, u_f2, u_t1, u_t2, src, mid, dst, tx, ty, b1 = int(p.border), b2 = int(q.border),
-               f1 = p.widths[0], f2 = q.widths[0], t1 = p.taps, t2 = q.taps] {
-    u.set(prog, src, mid, dst, b1, b2);
-    glProgramUniform1i(prog, u_f1, f1);
-    glProgramUniform1i(prog, u_f2, f2);
-    glProgramUniform1fv(prog, u_t1, GLsizei(t1.size()), t1.data());
-    glProgramUniform1fv(prog, u_t2, GLsizei(t2.size()), t2.data());
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.stored_w(), tx), groups(dst.stored_h(), ty), 1);
-  };
+  gl_pair_step(ctx, program, index, prog, "down2-pair", tx, ty,
+               [prog, u_f1, u_f2, u_t1, u_t2, f1 = p.widths[0], f2 = q.widths[0], t1 = p.taps, t2 = q.taps] {
+                 glProgramUniform1i(prog, u_f1, f1);
+                 glProgramUniform1i(prog, u_f2, f2);
+                 glProgramUniform1fv(prog, u_t1, GLsizei(t1.size()), t1.data());
+                 glProgramUniform1fv(prog, u_t2, GLsizei(t2.size()), t2.data());
+               },
+               step);
   return Status::success();
 }
 

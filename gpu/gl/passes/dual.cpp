@@ -53,8 +53,6 @@ Status setup_one(GlPassContext& ctx, const Program& program, size_t index, GlSte
 }
 
 Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  const Pass &p = program.passes[index], &q = program.passes[index + 1];
-  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
   GLuint prog = 0;
   if (Status s = ctx.program({{"dual_down_pair.comp", GL_COMPUTE_SHADER}},
                              fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define GROUP_Y {}\n#define STRIP {}\n",
@@ -62,14 +60,7 @@ Status setup_down_pair(GlPassContext& ctx, const Program& program, size_t index,
                              prog, true);
       !s)
     return s;
-  const GlPairUniforms u(prog);
-  step.passes = 2;
-  step.form = "dual-down-pair";
-  step.work = [&ctx, prog, u, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
-    u.set(prog, src, mid, dst, b1, b2);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.w, kPairTileX), groups(dst.h, kPairTileY), 1);
-  };
+  gl_pair_step(ctx, program, index, prog, "dual-down-pair", kPairTileX, kPairTileY, {}, step);  // unpadded images
   return Status::success();
 }
 

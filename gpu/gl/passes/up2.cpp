@@ -21,8 +21,6 @@ constexpr int kTileX = 32, kTileY = 32, kThreadsX = 32, kThreadsY = 8;
 constexpr int kWindowBytes = (kTileX / 2 + 3) * (kTileY / 2 + 3) * 16;
 
 Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  const Pass &p = program.passes[index], &q = program.passes[index + 1];
-  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
   GLuint prog = 0;
   if (Status s = ctx.program({{"up2_pair.comp", GL_COMPUTE_SHADER}},
                              fmt::format("#define TILE_X {}\n#define TILE_Y {}\n#define THREADS_X {}\n"
@@ -31,37 +29,34 @@ Status setup_pair(GlPassContext& ctx, const Program& program, size_t index, GlSt
                              prog);
       !s)
     return s;
-  const GlPairUniforms u(prog);
-  step.passes = 2;
-  step.form = "up2-pair";
-  step.work = [&ctx, prog, u, src, mid, dst, b1 = int(p.border), b2 = int(q.border)] {
-    u.set(prog, src, mid, dst, b1, b2);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(dst.stored_w(), kTileX), groups(dst.stored_h(), kTileY), 1);
-  };
+  gl_pair_step(ctx, program, index, prog, "up2-pair", kTileX, kTileY, {}, step);
   return Status::success();
 }
 
 }  // namespace
 
-GlPairUniforms::GlPairUniforms(GLuint prog)
-    : dsize(GlPassContext::uniform(prog, "dsize")),
-      dpad(GlPassContext::uniform(prog, "dst_pad")),
-      msize(GlPassContext::uniform(prog, "msize")),
-      mpad(GlPassContext::uniform(prog, "mid_pad")),
-      spad(GlPassContext::uniform(prog, "src_pad")),
-      b1(GlPassContext::uniform(prog, "border1")),
-      b2(GlPassContext::uniform(prog, "border2")) {}
-
-void GlPairUniforms::set(GLuint prog, const GlImage& src, const GlImage& mid, const GlImage& dst, int border1,
-                         int border2) const {
-  glProgramUniform2i(prog, dsize, dst.stored_w(), dst.stored_h());
-  glProgramUniform1i(prog, dpad, dst.pad);
-  glProgramUniform2i(prog, msize, mid.stored_w(), mid.stored_h());
-  glProgramUniform1i(prog, mpad, mid.pad);
-  glProgramUniform1i(prog, spad, src.pad);
-  glProgramUniform1i(prog, b1, border1);
-  glProgramUniform1i(prog, b2, border2);
+void gl_pair_step(GlPassContext& ctx, const Program& program, size_t index, GLuint prog, const char* form, int tile_x,
+                  int tile_y, std::function<void()> extra, GlStep& step) {
+  const Pass &p = program.passes[index], &q = program.passes[index + 1];
+  const GlImage src = ctx.image(p.src), mid = ctx.image(p.dst), dst = ctx.image(q.dst);
+  const auto u = [prog](const char* name) { return GlPassContext::uniform(prog, name); };
+  const GLint dsize = u("dsize"), dpad = u("dst_pad"), msize = u("msize"), mpad = u("mid_pad"), spad = u("src_pad"),
+              b1 = u("border1"), b2 = u("border2");
+  step.passes = 2;
+  step.form = form;
+  step.work = [&ctx, prog, dsize, dpad, msize, mpad, spad, b1, b2, src, mid, dst, border1 = int(p.border),
+               border2 = int(q.border), tile_x, tile_y, extra = std::move(extra)] {
+    glProgramUniform2i(prog, dsize, dst.stored_w(), dst.stored_h());
+    glProgramUniform1i(prog, dpad, dst.pad);
+    glProgramUniform2i(prog, msize, mid.stored_w(), mid.stored_h());
+    glProgramUniform1i(prog, mpad, mid.pad);
+    glProgramUniform1i(prog, spad, src.pad);
+    glProgramUniform1i(prog, b1, border1);
+    glProgramUniform1i(prog, b2, border2);
+    if (extra) extra();
+    ctx.bind_io(prog, src.tex, dst.tex);
+    glDispatchCompute(groups(dst.stored_w(), tile_x), groups(dst.stored_h(), tile_y), 1);
+  };
 }
 
 Status gl_up2(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
