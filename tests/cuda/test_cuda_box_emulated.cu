@@ -115,11 +115,13 @@ struct Smem {
   std::vector<double> base;
   std::vector<float> tot;
   Shadow sv, sb, st;
-  // Arrays for cascades over (len, S, nl) each, as the kernels size them.
-  Smem(size_t nvalues, std::initializer_list<std::array<int, 3>> cascades) : sv("values", nvalues), sb("base", 0), st("tot", 0) {
+  // Arrays for cascades over (len, S, nl) each, as the kernels size them (prefixes: false for the DIRECT form,
+  // which has none: a read or write there fails the shadow's bounds check).
+  Smem(size_t nvalues, std::initializer_list<std::array<int, 3>> cascades, bool prefixes = true)
+      : sv("values", nvalues), sb("base", 0), st("tot", 0) {
     size_t nb = 0, nt = 0;
     for (const auto& [len, S, nl] : cascades) {
-      const cuda::SmemLayout L = cuda::smem_layout(0, len, S, nl, cuda::VecInfo<V>::K);
+      const cuda::SmemLayout L = cuda::smem_layout(0, len, S, nl, cuda::VecInfo<V>::K, prefixes);
       nb = std::max(nb, (L.tot_off - L.base_off) / sizeof(double));
       nt = std::max(nt, (L.bytes - L.tot_off) / sizeof(float));
     }
@@ -181,15 +183,29 @@ Image reference(const Image& src, const WL& widths, Border b, int axis, bool pai
   return out;
 }
 
-// cascade_lines' EXACT form with chunk e (one of kExactChunks), dispatched as box1d.cu does.
+// cascade_lines' EXACT form with chunk E, DIRECT or not.
+template <typename V, bool TO_SMEM, int E, typename... A>
+void exact_form(bool direct, A&... a) {
+  if (direct)
+    cuda::cascade_lines<Emu, V, E, TO_SMEM, true, true>(a...);
+  else
+    cuda::cascade_lines<Emu, V, E, TO_SMEM, true, false>(a...);
+}
+
+// Blocks emulated in the EXACT form's prefix [0] and DIRECT [1] variants (the tests check that both ran).
+std::array<long, 2> g_exact_forms{};
+
+// cascade_lines' EXACT form with chunk e (one of kExactChunks), DIRECT where direct_starts holds, dispatched as
+// box1d.cu does.
 template <typename V, bool TO_SMEM, typename... A>
-void exact_cascade(int e, A&&... a) {
+void exact_cascade(int e, bool direct, A... a) {
+  if (Emu::tid() == 0) ++g_exact_forms[direct ? 1 : 0];
   switch (e) {
-    case 5: cuda::cascade_lines<Emu, V, 5, TO_SMEM, true>(a...); break;
-    case 9: cuda::cascade_lines<Emu, V, 9, TO_SMEM, true>(a...); break;
-    case 13: cuda::cascade_lines<Emu, V, 13, TO_SMEM, true>(a...); break;
-    case 17: cuda::cascade_lines<Emu, V, 17, TO_SMEM, true>(a...); break;
-    case 21: cuda::cascade_lines<Emu, V, 21, TO_SMEM, true>(a...); break;
+    case 5: exact_form<V, TO_SMEM, 5>(direct, a...); break;
+    case 9: exact_form<V, TO_SMEM, 9>(direct, a...); break;
+    case 13: exact_form<V, TO_SMEM, 13>(direct, a...); break;
+    case 17: exact_form<V, TO_SMEM, 17>(direct, a...); break;
+    case 21: exact_form<V, TO_SMEM, 21>(direct, a...); break;
     default: ADD_FAILURE() << "no EXACT form for chunk " << e;
   }
 }
@@ -207,10 +223,11 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth,
     return (long long)((len - (bw.span(0) - 1) + s - 1) / s);
   });
   const int e = exact ? cuda::exact_chunk(len, bw, 1, nth, S) : 0;
+  const bool direct = e > 0 && cuda::direct_starts(bw, e);
   double err = 0;
   for (int row = 0; row < H; ++row)
     for (int a0 = 0; a0 < W; a0 += seg_len) {
-      Smem<V> sm(size_t(len + e), {{len, e > 0 ? e : S, 1}});
+      Smem<V> sm(size_t(len + e), {{len, e > 0 ? e : S, 1}}, !direct);
       for (int q = 0; q < len; ++q) {
         const int x = remap_index(a0 - R + q, W, b);
         V v{};
@@ -219,7 +236,7 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth,
       }
       run_block(nth, [&] {
         if (e > 0)
-          exact_cascade<V, true>(e, sm.v(), 1, 0, 1, len, bw, e, sm.b(), sm.t(), cuda::NoStore{});
+          exact_cascade<V, true>(e, direct, sm.v(), 1, 0, 1, len, bw, e, sm.b(), sm.t(), cuda::NoStore{});
         else
           cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), true>(sm.v(), 1, 0, 1, len, bw, S, sm.b(), sm.t(),
                                                                  cuda::NoStore{});
@@ -250,12 +267,13 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
     return (long long)NL * ((len - (bw.span(0) - 1) + s - 1) / s);
   });
   const int e = exact ? cuda::exact_chunk(len, bw, NL, nth, S) : 0;
+  const bool direct = e > 0 && cuda::direct_starts(bw, e);
   std::vector<int> stored(size_t(W) * H * C / K, 0);
   std::vector<V> got(stored.size());
   std::mutex m;
   for (int col0 = 0; col0 < rowv; col0 += NL)
     for (int a0 = 0; a0 < H; a0 += seg_len) {
-      Smem<V> sm(size_t(len + e) * NL, {{len, e > 0 ? e : S, NL}});
+      Smem<V> sm(size_t(len + e) * NL, {{len, e > 0 ? e : S, NL}}, !direct);
       for (int q = 0; q < len; ++q)
         for (int l = 0; l < NL; ++l) {
           const int y = remap_index(a0 - R + q, H, b), col = col0 + l;
@@ -273,7 +291,7 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
       };
       run_block(nth, [&] {
         if (e > 0)
-          exact_cascade<V, false>(e, sm.v(), NL, 1, NL, len, bw, e, sm.b(), sm.t(), store);
+          exact_cascade<V, false>(e, direct, sm.v(), NL, 1, NL, len, bw, e, sm.b(), sm.t(), store);
         else
           cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), false>(sm.v(), NL, 1, NL, len, bw, S, sm.b(), sm.t(),
                                                                   store);
@@ -366,6 +384,7 @@ std::vector<Case> cases() {
 
 TEST(CudaBoxEmulated, RowsMatchReference) {
   double worst = 0;
+  g_exact_forms = {};
   for (const Case& c : cases())
     for (Border b : kBorders) {
       SCOPED_TRACE("n " + std::to_string(c.n) + " nseg " + std::to_string(c.nseg) + " border " + border_name(b) +
@@ -380,11 +399,14 @@ TEST(CudaBoxEmulated, RowsMatchReference) {
       EXPECT_LE(x4, 1e-5);
       worst = std::max({worst, e1, e2, e4, x4});
     }
+  EXPECT_GT(g_exact_forms[0], 0) << "no row block ran the EXACT form with prefixes";
+  EXPECT_GT(g_exact_forms[1], 0) << "no row block ran the EXACT form's DIRECT starts";
   std::printf("[ measured ] emulated box1d rows: max abs error %.3g\n", worst);
 }
 
 TEST(CudaBoxEmulated, ColumnsMatchReference) {
   double worst = 0;
+  g_exact_forms = {};
   for (const Case& c : cases())
     for (Border b : kBorders) {
       SCOPED_TRACE("n " + std::to_string(c.n) + " nseg " + std::to_string(c.nseg) + " border " + border_name(b) +
@@ -405,6 +427,8 @@ TEST(CudaBoxEmulated, ColumnsMatchReference) {
       for (double e : {e4, e1, n4, n1, w4, w1, x4, y4, z4}) EXPECT_LE(e, 1e-5);
       worst = std::max({worst, e1, e4, n4, n1, w4, w1, x4, y4, z4});
     }
+  EXPECT_GT(g_exact_forms[0], 0) << "no column block ran the EXACT form with prefixes";
+  EXPECT_GT(g_exact_forms[1], 0) << "no column block ran the EXACT form's DIRECT starts";
   std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
 }
 
@@ -506,10 +530,13 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     EXPECT_TRUE(rows.exact && cols.exact) << sigma;
     EXPECT_LE(rows.smem.bytes, budget);
     EXPECT_LE(cols.smem.bytes, budget);
-    std::printf("[ measured ] sigma %g (R %d): rows S %d, %d segment(s), %zu bytes; columns %d B strips, S %d, %d "
-                "segment(s) of %d (+%d halo rows), %zu bytes\n",
-                sigma, bw.reach, rows.S, rows.nseg, rows.smem.bytes, cp.nl * 16, cols.S, cols.nseg, cols.seg_len,
-                2 * bw.reach, cols.smem.bytes);
+    // Window starts without prefixes (DIRECT) where every box spans at most kDirectChunks chunks.
+    EXPECT_EQ(rows.direct, cuda::direct_starts(bw, rows.S)) << sigma;
+    EXPECT_EQ(cols.direct, cuda::direct_starts(bw, cols.S)) << sigma;
+    std::printf("[ measured ] sigma %g (R %d): rows S %d%s, %d segment(s), %zu bytes; columns %d B strips, S %d%s, "
+                "%d segment(s) of %d (+%d halo rows), %zu bytes\n",
+                sigma, bw.reach, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nl * 16, cols.S,
+                cols.direct ? " direct" : "", cols.nseg, cols.seg_len, 2 * bw.reach, cols.smem.bytes);
   }
 }
 

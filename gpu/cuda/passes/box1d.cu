@@ -39,8 +39,8 @@ constexpr int kPrefetchAhead = 32;
 constexpr int kFusedTW = 64, kFusedTH = 32;
 
 // Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row (EXACT: then SMAX zeros,
-// cascade_lines' padding).
-template <typename T, int SMAX, bool EXACT>
+// cascade_lines' padding; DIRECT: its window starts without prefixes).
+template <typename T, int SMAX, bool EXACT, bool DIRECT = false>
 __global__ void __launch_bounds__(kLineThreads, 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
                     int S, int seg_len, int nseg, unsigned base_off, unsigned tot_off, int ahead) {
@@ -71,8 +71,9 @@ __global__ void __launch_bounds__(kLineThreads, 2)
   }
   cp_async_wait_all();
   __syncthreads();
-  cascade_lines<DeviceBlock, T, SMAX, true, EXACT>(s, 1, 0, 1, len, bw, S, reinterpret_cast<double*>(sm + base_off),
-                                                   reinterpret_cast<float*>(sm + tot_off), NoStore{});
+  cascade_lines<DeviceBlock, T, SMAX, true, EXACT, DIRECT>(s, 1, 0, 1, len, bw, S,
+                                                           reinterpret_cast<double*>(sm + base_off),
+                                                           reinterpret_cast<float*>(sm + tot_off), NoStore{});
   T* dst = out + size_t(row) * W;
   const int n = min(seg_len, W - a0);
 #pragma unroll 4
@@ -80,8 +81,8 @@ __global__ void __launch_bounds__(kLineThreads, 2)
 }
 
 // Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment) (EXACT: SMAX
-// zero positions after the segment).
-template <typename V, int SMAX, int NL, bool EXACT>
+// zero positions after the segment; DIRECT as for rows).
+template <typename V, int SMAX, int NL, bool EXACT, bool DIRECT = false>
 __global__ void __launch_bounds__(kLineThreads, 2)
     box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b,
                     const __grid_constant__ BoxWidths bw, int S, int seg_len, int nseg, unsigned base_off,
@@ -117,7 +118,8 @@ __global__ void __launch_bounds__(kLineThreads, 2)
   }
   cp_async_wait_all();
   __syncthreads();
-  cascade_lines<DeviceBlock, V, SMAX, false, EXACT>(s, NL, 1, NL, len, bw, S, reinterpret_cast<double*>(sm + base_off),
+  cascade_lines<DeviceBlock, V, SMAX, false, EXACT, DIRECT>(s, NL, 1, NL, len, bw, S,
+                                                            reinterpret_cast<double*>(sm + base_off),
                                 reinterpret_cast<float*>(sm + tot_off), [&](int l, int j, const V& v) {
                                   const int col = col0 + l, y = a0 + j;
                                   if (col < rowv && y < H) out[size_t(y) * rowv + col] = v;
@@ -165,24 +167,37 @@ LineBudgets line_budgets() {
   return lim;
 }
 
-// Lines of float4 run cascade_lines' EXACT form where the plan allows (kExactChunks, one instantiation each);
-// other value types the general one.
+// Lines of float4 run cascade_lines' EXACT form where the plan allows (kExactChunks, one instantiation each, in
+// its DIRECT form or not); other value types the general one.
 template <typename T>
 constexpr bool exact_lines() { return std::is_same_v<T, float4>; }
+
+// The EXACT kernel of chunk p.S, DIRECT where p.direct: make(chunk, direct) with both as integral_constants.
+template <typename Make, typename K>
+K exact_kernel(const LinePlan& p, Make make, K fallback) {
+  static_assert(sizeof(kExactChunks) / sizeof(int) == 5, "one case per EXACT chunk");
+  using Y = std::true_type;
+  using N = std::false_type;
+  const auto pick = [&](auto s) { return p.direct ? make(s, Y{}) : make(s, N{}); };
+  if (!p.exact) return fallback;
+  switch (p.S) {
+    case 5: return pick(std::integral_constant<int, 5>{});
+    case 9: return pick(std::integral_constant<int, 9>{});
+    case 13: return pick(std::integral_constant<int, 13>{});
+    case 17: return pick(std::integral_constant<int, 17>{});
+    case 21: return pick(std::integral_constant<int, 21>{});
+    default: return fallback;
+  }
+}
 
 template <typename T>
 auto rows_kernel(const LinePlan& p) {
   auto k = box_rows_kernel<T, box_smax<T>(), false>;
   if constexpr (exact_lines<T>()) {
-    static_assert(sizeof(kExactChunks) / sizeof(int) == 5, "one case per EXACT chunk");
-    if (p.exact) switch (p.S) {
-        case 5: k = box_rows_kernel<T, 5, true>; break;
-        case 9: k = box_rows_kernel<T, 9, true>; break;
-        case 13: k = box_rows_kernel<T, 13, true>; break;
-        case 17: k = box_rows_kernel<T, 17, true>; break;
-        case 21: k = box_rows_kernel<T, 21, true>; break;
-        default: break;
-      }
+    const auto make = [](auto s, auto d) {
+      return box_rows_kernel<T, decltype(s)::value, true, decltype(d)::value>;
+    };
+    k = exact_kernel(p, make, k);
   }
   return k;
 }
@@ -191,14 +206,10 @@ template <typename V, int NL>
 auto cols_kernel(const LinePlan& p) {
   auto k = box_cols_kernel<V, box_smax<V>(), NL, false>;
   if constexpr (exact_lines<V>()) {
-    if (p.exact) switch (p.S) {
-        case 5: k = box_cols_kernel<V, 5, NL, true>; break;
-        case 9: k = box_cols_kernel<V, 9, NL, true>; break;
-        case 13: k = box_cols_kernel<V, 13, NL, true>; break;
-        case 17: k = box_cols_kernel<V, 17, NL, true>; break;
-        case 21: k = box_cols_kernel<V, 21, NL, true>; break;
-        default: break;
-      }
+    const auto make = [](auto s, auto d) {
+      return box_cols_kernel<V, decltype(s)::value, NL, true, decltype(d)::value>;
+    };
+    k = exact_kernel(p, make, k);
   }
   return k;
 }

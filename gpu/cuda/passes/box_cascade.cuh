@@ -9,12 +9,14 @@
 // position on, the ends are read directly (the seed's interpolated prefix sums, rearranged so that nothing
 // long is differenced in float32).
 // One box on a line (cascade_lines): thread items are chunks of S (odd: conflict-free banks) consecutive
-// outputs. The window sum at a chunk's first output comes from a float64 exclusive prefix of float32 chunk
-// totals (scan_chunks) plus the first w mod S values of one chunk; the chunk's later outputs follow by a plain
+// outputs. The window sum at a chunk's first output comes from the float32 totals of the whole chunks it covers
+// plus the first w mod S values of one chunk: as the difference of two entries of the totals' float64 exclusive
+// prefix (scan_chunks), or, where every box covers at most kDirectChunks chunks (DIRECT), summed directly in
+// float32 with no prefix, no scan and one barrier less per box. The chunk's later outputs follow by a plain
 // float32 running sum (win += in(j + w) - in(j)). So no float32 sum runs longer than one chunk (S <= 21 steps)
-// and the long prefix is float64: within 8e-7 of the float64 reference for values in [0, 1] (emulated on the
-// CPU for 1..8 boxes of widths 1..4097; Kahan compensation, dropped for its 12 extra FADDs per RGBA step, gave
-// 5.4e-7). Each box's outputs replace its inputs in place, shifted to start at
+// or 6 chunk totals, and the long prefix is float64: within 8e-7 of the float64 reference for values in
+// [0, 1] (emulated on the CPU for 1..8 boxes of widths 1..4097; Kahan compensation, dropped for its 12 extra
+// FADDs per RGBA step, gave 5.4e-7). Each box's outputs replace its inputs in place, shifted to start at
 // position 0 (output j = mean of inputs j .. j + w - 1): chunks go in rounds of one item per thread, in the
 // order (chunk, line), so a round reads only positions at or after its chunks' starts, which earlier rounds
 // never write; one barrier per round separates its reads from its writes. Chunk totals for the next box come
@@ -125,6 +127,19 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
   }
 }
 
+// The most whole chunks a DIRECT window start sums (at most 6 * 21 + 20 values in float32). scan_chunks, its
+// barrier and the prefix differences were a quarter of the rows kernel's instructions at sigma 12 (H100, ncu
+// source counters); without them box 4096^2 RGBA sigma 3-48 ran 10-12% faster, but a runtime branch between the
+// two forms made the prefix form (sigma 100-200) 6-9% slower, so DIRECT is a template parameter.
+constexpr int kDirectChunks = 6;
+
+// Whether every box of bw starts its windows from at most kDirectChunks chunk totals of S positions.
+inline bool direct_starts(const BoxWidths& bw, int S) {
+  for (int i = 0; i < bw.n; ++i)
+    if (bw.w[i] / S > kDirectChunks) return false;
+  return true;
+}
+
 struct NoStore {
   template <typename V>
   __host__ __device__ void operator()(int, int, const V&) const {}
@@ -135,13 +150,14 @@ struct NoStore {
 // goes back into shared memory (LAST_TO_SMEM, followed by a barrier) or to store(line, position, value).
 // base / tot: float64 prefixes and float32 chunk totals, (ceil(len / S) + 1) * nl * K and ceil(len / S) * nl * K
 // entries. The caller has loaded s and synchronised. Every thread of the block calls it.
+// DIRECT: direct_starts(bw, S) holds; base is not used (smem_layout without prefixes).
 // EXACT: S == SMAX, one round per box, and every line has SMAX positions after len that may be read and
 // overwritten (zeroed by the loads). Then a chunk's loops run all SMAX steps with no per-step test (a short last
 // chunk computes values past its end into those positions and leaves them out of its total): the tests,
 // branches and reconvergence of the general loops were a third of the rows kernel's instructions (H100, ncu).
 #pragma nv_exec_check_disable
-template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, bool EXACT = false, typename VP, typename DP,
-          typename FP, typename Store>
+template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, bool EXACT = false, bool DIRECT = false,
+          typename VP, typename DP, typename FP, typename Store>
 __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int ps, int len, const BoxWidths& bw,
                                                        int S, DP base, FP tot, Store store) {
   constexpr int K = VecInfo<V>::K;
@@ -193,8 +209,10 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
     const int nin = (len + S - 1) / S, nout = (len_out + S - 1) / S;
     const bool last = st + 1 == bw.n;
     Blk::sync();  // this box's inputs and chunk totals are in place
-    scan_chunks<Blk>(tot, base, wt, nin, nseq);
-    Blk::sync();
+    if (!DIRECT) {
+      scan_chunks<Blk>(tot, base, wt, nin, nseq);
+      Blk::sync();
+    }
     const int m = w / S, r = w - m * S;
     const float inv = 1.0f / bw.wreal[st], einv = e * inv;  // wreal == w for plain boxes
     for (int i0 = 0; i0 < nl * nout; i0 += nth) {  // rounds: the same trip count in every thread
@@ -213,11 +231,19 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
         // Window sum at j0: inputs j0 .. j0 + w - 1 = chunks c .. c + m - 1 and r values of chunk c + m.
         V part = vzero<V>();
         for (int k = 0; k < r; ++k) part = vadd(part, V(in[((c + m) * S + k) * ps]));
-        const auto b1 = base + ((c + m) * nseq + l * K);
-        const auto b0 = base + (c * nseq + l * K);
         V win;
+        if (DIRECT) {
+          win = part;
+          for (int cc = c; cc < c + m; ++cc) {
 #pragma unroll
-        for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
+            for (int q = 0; q < K; ++q) vset(win, q, vget(win, q) + float(tot[cc * nseq + l * K + q]));
+          }
+        } else {
+          const auto b1 = base + ((c + m) * nseq + l * K);
+          const auto b0 = base + (c * nseq + l * K);
+#pragma unroll
+          for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
+        }
         if (fr) {
           // The window one position on (j0 + 1 .. j0 + w); the ends are read directly, and vals[k + 1] leaves.
           win = vadd(win, vsub(V(in[(j0 + w) * ps]), vals[0]));
@@ -274,17 +300,18 @@ Status launch_box_lines(const BoxWidths& bw, int axis, Border b, const DevImage&
                         void* scratch, size_t scratch_bytes, cudaStream_t s, std::string& path,
                         const std::string& name);
 
-// Shared memory of a block: the lines, then the float64 prefixes (and scan_chunks' warp totals), then the
-// float32 totals.
+// Shared memory of a block: the lines, then the float64 prefixes (and scan_chunks' warp totals; none for
+// cascade_lines' DIRECT form), then the float32 totals.
 struct SmemLayout {
   size_t base_off = 0, tot_off = 0, bytes = 0;
 };
-inline SmemLayout smem_layout(size_t values_bytes, int len, int S, int nl, int K) {
+inline SmemLayout smem_layout(size_t values_bytes, int len, int S, int nl, int K, bool prefixes = true) {
   const size_t nin = size_t((len + S - 1) / S);
   SmemLayout L;
   L.base_off = (values_bytes + 15) / 16 * 16;
   const size_t nseq = size_t(nl) * size_t(K);
-  L.tot_off = L.base_off + (nin + 1 + (group_scan(int(nseq)) ? kScanMaxWarps : 0)) * nseq * sizeof(double);
+  const size_t nbase = prefixes ? nin + 1 + (group_scan(int(nseq)) ? kScanMaxWarps : 0) : 0;
+  L.tot_off = L.base_off + nbase * nseq * sizeof(double);
   L.bytes = L.tot_off + nin * size_t(nl) * size_t(K) * sizeof(float);
   return L;
 }
@@ -304,6 +331,7 @@ int choose_chunk(int smax_v, int nth, F items_of) {
 struct LinePlan {
   int seg_len = 0, nseg = 0, S = 0;
   bool exact = false;  // cascade_lines' EXACT form: S one of kExactChunks, one round, SMAX padding positions
+  bool direct = false;  // and its DIRECT form (exact only): direct_starts, no float64 prefixes
   SmemLayout smem;
 };
 
@@ -333,15 +361,16 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     const int len = seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
     const int S = choose_chunk(smax_v, nth, [&](int s) { return (long long)nl * ((len1 + s - 1) / s); });
     if (const int e = exact_ok ? exact_chunk(len, bw, nl, nth, S) : 0) {
-      const SmemLayout L = smem_layout(size_t(len + e) * size_t(nl) * vbytes, len, e, nl, K);
+      const bool direct = direct_starts(bw, e);
+      const SmemLayout L = smem_layout(size_t(len + e) * size_t(nl) * vbytes, len, e, nl, K, !direct);
       if (L.bytes <= budget) {
-        out.seg_len = seg_len, out.nseg = nseg, out.S = e, out.exact = true, out.smem = L;
+        out.seg_len = seg_len, out.nseg = nseg, out.S = e, out.exact = true, out.direct = direct, out.smem = L;
         return true;
       }
     }
     const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K);
     if (L.bytes <= budget) {
-      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.smem = L;
+      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.direct = false, out.smem = L;
       return true;
     }
     if (seg_len == 1) return false;
