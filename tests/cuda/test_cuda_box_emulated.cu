@@ -588,23 +588,43 @@ TEST(CudaIntegralEmulated, RowsColumnsAndWalkersMatchReference) {
 
 // The float32 error as the CUDA kernels compute it (emulated), against the float64 reference, on 4096- and
 // 16384-wide RGBA rows of uniform [0, 1] values, cut as an H100 runs them (half an SM per block: a 4096 row
-// whole, a 16384 row in segments with their halo), the exact rule's 5 widths at sigma 3 and 48. The seed's
-// float32 line prefix is off by 7.6e-5 .. 2.1e-4 on the same rows (tests/core/test_integral.cpp).
+// whole, a 16384 row in segments with their halo), the exact rule's 5 widths at sigma 3, 48 (window starts
+// summed directly: DIRECT) and 200 (float64 prefixes). The seed's float32 line prefix is off by 7.6e-5 ..
+// 2.1e-4 on the same rows (tests/core/test_integral.cpp).
 TEST(CudaIntegralEmulated, LongRowsStayWithinFloatRounding) {
   const char* small = std::getenv("GPUBLUR_CUDA_TEST_SMALL");
   const size_t budget = 233472 / 2 - 1024;
   for (int n : {4096, 16384})
-    for (double sigma : {3.0, 48.0}) {
+    for (double sigma : {3.0, 48.0, 200.0}) {
       if (small && std::string(small) == "1" && n > 4096) continue;
       const std::vector<float> widths(5, float(frac_width_for_variance(sigma * sigma / 5)));
       const BoxWidths bw = widths_of(widths);
       cuda::LinePlan plan;
       ASSERT_TRUE(cuda::plan_lines(n, bw, 1, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, true, plan));
       const double err = emulate_rows<float4>(n, 1, widths, Border::Mirror, plan.nseg, kThreads, plan.exact);
-      std::printf("[ measured ] integral1d %d-wide RGBA row, sigma %g (5 boxes of %.6g), %d segment(s), S %d: max "
-                  "abs error %.3g\n", n, sigma, double(widths[0]), plan.nseg, plan.S, err);
+      std::printf("[ measured ] integral1d %d-wide RGBA row, sigma %g (5 boxes of %.6g), %d segment(s), S %d%s: "
+                  "max abs error %.3g\n", n, sigma, double(widths[0]), plan.nseg, plan.S,
+                  plan.direct ? " direct" : "", err);
+      if (n == 4096) EXPECT_EQ(plan.direct, sigma < 100) << sigma;  // 16384 in segments: the general form
       EXPECT_LE(err, 2e-6);
     }
+}
+
+// The same for box (Kovesi's 3 widths) on a 4096-wide RGBA row: window starts from up to kDirectChunks chunk
+// totals (sigma 3 .. 100: 1 .. 12 chunks) stay as close as the float64 prefixes (sigma 200).
+TEST(CudaBoxEmulated, LongRowsStayWithinFloatRounding) {
+  const size_t budget = 233472 / 2 - 1024;
+  for (double sigma : {3.0, 48.0, 100.0, 200.0}) {
+    const std::vector<int> widths = kovesi_widths(sigma, 3);
+    const BoxWidths bw = widths_of(widths);
+    cuda::LinePlan plan;
+    ASSERT_TRUE(cuda::plan_lines(4096, bw, 1, 16, 4, cuda::box_smax<float4>(), kThreads, budget, 64, true, plan));
+    const double err = emulate_rows<float4>(4096, 1, widths, Border::Mirror, plan.nseg, kThreads, plan.exact);
+    std::printf("[ measured ] box1d 4096-wide RGBA row, sigma %g (widths %d, %d, %d), S %d%s: max abs error %.3g\n",
+                sigma, widths[0], widths[1], widths[2], plan.S, plan.direct ? " direct" : "", err);
+    EXPECT_EQ(plan.direct, sigma <= 100) << sigma;
+    EXPECT_LE(err, 1e-6);
+  }
 }
 
 // ---- Large reach (sigma 400+): the plan stays in shared memory ---------------------------------------------

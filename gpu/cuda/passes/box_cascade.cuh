@@ -14,7 +14,7 @@
 // prefix (scan_chunks), or, where every box covers at most kDirectChunks chunks (DIRECT), summed directly in
 // float32 with no prefix, no scan and one barrier less per box. The chunk's later outputs follow by a plain
 // float32 running sum (win += in(j + w) - in(j)). So no float32 sum runs longer than one chunk (S <= 21 steps)
-// or 6 chunk totals, and the long prefix is float64: within 8e-7 of the float64 reference for values in
+// or 12 chunk totals, and the long prefix is float64: within 8e-7 of the float64 reference for values in
 // [0, 1] (emulated on the CPU for 1..8 boxes of widths 1..4097; Kahan compensation, dropped for its 12 extra
 // FADDs per RGBA step, gave 5.4e-7). Each box's outputs replace its inputs in place, shifted to start at
 // position 0 (output j = mean of inputs j .. j + w - 1): chunks go in rounds of one item per thread, in the
@@ -127,11 +127,12 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
   }
 }
 
-// The most whole chunks a DIRECT window start sums (at most 6 * 21 + 20 values in float32). scan_chunks, its
+// The most whole chunks a DIRECT window start sums (at most 12 * 21 + 20 values in float32). scan_chunks, its
 // barrier and the prefix differences were a quarter of the rows kernel's instructions at sigma 12 (H100, ncu
-// source counters); without them box 4096^2 RGBA sigma 3-48 ran 10-12% faster, but a runtime branch between the
-// two forms made the prefix form (sigma 100-200) 6-9% slower, so DIRECT is a template parameter.
-constexpr int kDirectChunks = 6;
+// source counters); without them box 4096^2 RGBA ran 14% faster at sigma 3-48 (6 chunks) and 5% at sigma 100
+// (12; integral 12%), while 24 chunks made sigma 200 7% slower than its prefix form. A runtime branch between
+// the two forms made the prefix form 6-9% slower, so DIRECT is a template parameter.
+constexpr int kDirectChunks = 12;
 
 // Whether every box of bw starts its windows from at most kDirectChunks chunk totals of S positions.
 inline bool direct_starts(const BoxWidths& bw, int S) {
