@@ -192,14 +192,24 @@ void exact_form(bool direct, A&... a) {
     cuda::cascade_lines<Emu, V, E, TO_SMEM, true, false>(a...);
 }
 
-// Blocks emulated in the EXACT form's prefix [0] and DIRECT [1] variants (the tests check that both ran).
-std::array<long, 2> g_exact_forms{};
+// Blocks emulated in the [general, EXACT] form's [prefix, DIRECT] variants (the tests check that all ran).
+std::array<std::array<long, 2>, 2> g_forms{};
+
+// cascade_lines' general form, DIRECT or not.
+template <typename V, bool TO_SMEM, typename... A>
+void general_cascade(bool direct, A... a) {
+  if (Emu::tid() == 0) ++g_forms[0][direct ? 1 : 0];
+  if (direct)
+    cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), TO_SMEM, false, true>(a...);
+  else
+    cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), TO_SMEM>(a...);
+}
 
 // cascade_lines' EXACT form with chunk e (one of kExactChunks), DIRECT where direct_starts holds, dispatched as
 // box1d.cu does.
 template <typename V, bool TO_SMEM, typename... A>
 void exact_cascade(int e, bool direct, A... a) {
-  if (Emu::tid() == 0) ++g_exact_forms[direct ? 1 : 0];
+  if (Emu::tid() == 0) ++g_forms[1][direct ? 1 : 0];
   switch (e) {
     case 5: exact_form<V, TO_SMEM, 5>(direct, a...); break;
     case 9: exact_form<V, TO_SMEM, 9>(direct, a...); break;
@@ -223,7 +233,7 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth,
     return (long long)((len - (bw.span(0) - 1) + s - 1) / s);
   });
   const int e = exact ? cuda::exact_chunk(len, bw, 1, nth, S) : 0;
-  const bool direct = e > 0 && cuda::direct_starts(bw, e);
+  const bool direct = cuda::direct_starts(bw, e > 0 ? e : S);
   double err = 0;
   for (int row = 0; row < H; ++row)
     for (int a0 = 0; a0 < W; a0 += seg_len) {
@@ -238,8 +248,7 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth,
         if (e > 0)
           exact_cascade<V, true>(e, direct, sm.v(), 1, 0, 1, len, bw, e, sm.b(), sm.t(), cuda::NoStore{});
         else
-          cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), true>(sm.v(), 1, 0, 1, len, bw, S, sm.b(), sm.t(),
-                                                                 cuda::NoStore{});
+          general_cascade<V, true>(direct, sm.v(), 1, 0, 1, len, bw, S, sm.b(), sm.t(), cuda::NoStore{});
       });
       sm.expect_clean();
       for (int j = 0; j < seg_len && a0 + j < W; ++j)
@@ -267,7 +276,7 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
     return (long long)NL * ((len - (bw.span(0) - 1) + s - 1) / s);
   });
   const int e = exact ? cuda::exact_chunk(len, bw, NL, nth, S) : 0;
-  const bool direct = e > 0 && cuda::direct_starts(bw, e);
+  const bool direct = cuda::direct_starts(bw, e > 0 ? e : S);
   std::vector<int> stored(size_t(W) * H * C / K, 0);
   std::vector<V> got(stored.size());
   std::mutex m;
@@ -293,8 +302,7 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
         if (e > 0)
           exact_cascade<V, false>(e, direct, sm.v(), NL, 1, NL, len, bw, e, sm.b(), sm.t(), store);
         else
-          cuda::cascade_lines<Emu, V, cuda::box_smax<V>(), false>(sm.v(), NL, 1, NL, len, bw, S, sm.b(), sm.t(),
-                                                                  store);
+          general_cascade<V, false>(direct, sm.v(), NL, 1, NL, len, bw, S, sm.b(), sm.t(), store);
       });
       sm.expect_clean();
     }
@@ -384,7 +392,7 @@ std::vector<Case> cases() {
 
 TEST(CudaBoxEmulated, RowsMatchReference) {
   double worst = 0;
-  g_exact_forms = {};
+  g_forms = {};
   for (const Case& c : cases())
     for (Border b : kBorders) {
       SCOPED_TRACE("n " + std::to_string(c.n) + " nseg " + std::to_string(c.nseg) + " border " + border_name(b) +
@@ -399,14 +407,15 @@ TEST(CudaBoxEmulated, RowsMatchReference) {
       EXPECT_LE(x4, 1e-5);
       worst = std::max({worst, e1, e2, e4, x4});
     }
-  EXPECT_GT(g_exact_forms[0], 0) << "no row block ran the EXACT form with prefixes";
-  EXPECT_GT(g_exact_forms[1], 0) << "no row block ran the EXACT form's DIRECT starts";
+  for (int f = 0; f < 4; ++f)
+    EXPECT_GT(g_forms[f / 2][f % 2], 0) << "no row block ran the " << (f / 2 ? "EXACT" : "general") << " form "
+                                        << (f % 2 ? "with DIRECT starts" : "with prefixes");
   std::printf("[ measured ] emulated box1d rows: max abs error %.3g\n", worst);
 }
 
 TEST(CudaBoxEmulated, ColumnsMatchReference) {
   double worst = 0;
-  g_exact_forms = {};
+  g_forms = {};
   for (const Case& c : cases())
     for (Border b : kBorders) {
       SCOPED_TRACE("n " + std::to_string(c.n) + " nseg " + std::to_string(c.nseg) + " border " + border_name(b) +
@@ -427,8 +436,9 @@ TEST(CudaBoxEmulated, ColumnsMatchReference) {
       for (double e : {e4, e1, n4, n1, w4, w1, x4, y4, z4}) EXPECT_LE(e, 1e-5);
       worst = std::max({worst, e1, e4, n4, n1, w4, w1, x4, y4, z4});
     }
-  EXPECT_GT(g_exact_forms[0], 0) << "no column block ran the EXACT form with prefixes";
-  EXPECT_GT(g_exact_forms[1], 0) << "no column block ran the EXACT form's DIRECT starts";
+  for (int f = 0; f < 4; ++f)
+    EXPECT_GT(g_forms[f / 2][f % 2], 0) << "no column block ran the " << (f / 2 ? "EXACT" : "general") << " form "
+                                        << (f % 2 ? "with DIRECT starts" : "with prefixes");
   std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
 }
 
@@ -605,7 +615,7 @@ TEST(CudaIntegralEmulated, LongRowsStayWithinFloatRounding) {
       std::printf("[ measured ] integral1d %d-wide RGBA row, sigma %g (5 boxes of %.6g), %d segment(s), S %d%s: "
                   "max abs error %.3g\n", n, sigma, double(widths[0]), plan.nseg, plan.S,
                   plan.direct ? " direct" : "", err);
-      if (n == 4096) EXPECT_EQ(plan.direct, sigma < 100) << sigma;  // 16384 in segments: the general form
+      EXPECT_EQ(plan.direct, sigma < 100) << sigma;  // 16384 in segments: the general form, DIRECT too
       EXPECT_LE(err, 2e-6);
     }
 }

@@ -167,8 +167,8 @@ LineBudgets line_budgets() {
   return lim;
 }
 
-// Lines of float4 run cascade_lines' EXACT form where the plan allows (kExactChunks, one instantiation each, in
-// its DIRECT form or not); other value types the general one.
+// Lines of float4 run cascade_lines' EXACT form where the plan allows (kExactChunks, one instantiation each);
+// other value types the general one. Either form DIRECT where the plan says.
 template <typename T>
 constexpr bool exact_lines() { return std::is_same_v<T, float4>; }
 
@@ -192,7 +192,7 @@ K exact_kernel(const LinePlan& p, Make make, K fallback) {
 
 template <typename T>
 auto rows_kernel(const LinePlan& p) {
-  auto k = box_rows_kernel<T, box_smax<T>(), false>;
+  auto k = p.direct ? box_rows_kernel<T, box_smax<T>(), false, true> : box_rows_kernel<T, box_smax<T>(), false>;
   if constexpr (exact_lines<T>()) {
     const auto make = [](auto s, auto d) {
       return box_rows_kernel<T, decltype(s)::value, true, decltype(d)::value>;
@@ -204,7 +204,7 @@ auto rows_kernel(const LinePlan& p) {
 
 template <typename V, int NL>
 auto cols_kernel(const LinePlan& p) {
-  auto k = box_cols_kernel<V, box_smax<V>(), NL, false>;
+  auto k = p.direct ? box_cols_kernel<V, box_smax<V>(), NL, false, true> : box_cols_kernel<V, box_smax<V>(), NL, false>;
   if constexpr (exact_lines<V>()) {
     const auto make = [](auto s, auto d) {
       return box_cols_kernel<V, decltype(s)::value, NL, true, decltype(d)::value>;

@@ -332,7 +332,7 @@ int choose_chunk(int smax_v, int nth, F items_of) {
 struct LinePlan {
   int seg_len = 0, nseg = 0, S = 0;
   bool exact = false;  // cascade_lines' EXACT form: S one of kExactChunks, one round, SMAX padding positions
-  bool direct = false;  // and its DIRECT form (exact only): direct_starts, no float64 prefixes
+  bool direct = false;  // cascade_lines' DIRECT form (either form): direct_starts, no float64 prefixes
   SmemLayout smem;
 };
 
@@ -349,10 +349,10 @@ inline int exact_chunk(int len, const BoxWidths& bw, int nl, int nth, int S) {
 }
 
 // n: line length; nl: lines per block; vbytes, K: one value and its components; nth threads per block. The
-// fewest segments whose block fits `budget` bytes, segments no shorter than min_seg (or the line); false when
-// none does.
+// fewest segments whose block fits `budget` bytes (one_round: and takes one round of chunks per box), segments
+// no shorter than min_seg (or the line); false when none does.
 inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K, int smax_v, int nth, size_t budget,
-                       int min_seg, bool exact_ok, LinePlan& out) {
+                       int min_seg, bool exact_ok, LinePlan& out, bool one_round = false) {
   int prev = -1;
   for (int nseg = 1;; ++nseg) {
     const int seg_len = (n + nseg - 1) / nseg;
@@ -369,9 +369,10 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
         return true;
       }
     }
-    const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K);
-    if (L.bytes <= budget) {
-      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.direct = false, out.smem = L;
+    const bool direct = direct_starts(bw, S);
+    const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K, !direct);
+    if (L.bytes <= budget && (!one_round || (long long)nl * ((len1 + S - 1) / S) <= nth)) {
+      out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.direct = direct, out.smem = L;
       return true;
     }
     if (seg_len == 1) return false;
@@ -421,7 +422,8 @@ inline std::initializer_list<StripOption> column_strips() {
   return opts;
 }
 
-// The cheapest of: every strip width in opts (lines per block) at the shared budget, then at the whole-SM one.
+// The cheapest of: every strip width in opts (lines per block) at the shared budget, then at the whole-SM one,
+// each with its fewest segments and with its fewest of one round per box (more segments, no 1.33 below).
 // A column line plus its halo 2R can outgrow the two-per-SM budget at a wide strip (2 float4 columns: 32 B per
 // position, at R 1550 even a 64-row segment needs 125 KB of 113) while a narrower strip, or one block per SM,
 // holds it. Cost: segments x positions the cascade goes over x the option's weight; x 1.33 where a box takes
@@ -435,18 +437,20 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
   for (const bool whole : {false, true}) {
     const size_t budget = whole ? lim.whole : lim.shared;
     if (budget == 0 || (whole && lim.whole <= lim.shared)) continue;
-    for (const StripOption& o : opts) {
-      LinePlan p;
-      if (!plan_lines(n, bw, o.nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p)) continue;
-      const int len = p.seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
-      const bool one_round = (long long)o.nl * ((len1 + p.S - 1) / p.S) <= nth;
-      const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight * (one_round ? 1.0 : 1.33) *
-                          (whole ? 2.0 : 1.0);
-      if (!found || cost < out.cost) {
-        out.lines = p, out.nl = o.nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
-        found = true;
+    for (const StripOption& o : opts)
+      for (const bool one_round_only : {false, true}) {
+        LinePlan p;
+        if (!plan_lines(n, bw, o.nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p, one_round_only))
+          continue;
+        const int len = p.seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
+        const bool one_round = (long long)o.nl * ((len1 + p.S - 1) / p.S) <= nth;
+        const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight *
+                            (one_round ? 1.0 : 1.33) * (whole ? 2.0 : 1.0);
+        if (!found || cost < out.cost) {
+          out.lines = p, out.nl = o.nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
+          found = true;
+        }
       }
-    }
   }
   return found;
 }
