@@ -441,7 +441,7 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
       for (const bool one_round_only : {false, true}) {
         LinePlan p;
         if (!plan_lines(n, bw, o.nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p, one_round_only))
-          continue;
+          break;  // the one-round search cannot succeed where the unrestricted one failed
         const int len = p.seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
         const bool one_round = (long long)o.nl * ((len1 + p.S - 1) / p.S) <= nth;
         const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight *
@@ -450,6 +450,7 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
           out.lines = p, out.nl = o.nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
           found = true;
         }
+        if (one_round) break;  // the one-round search would find this same plan
       }
   }
   return found;
