@@ -29,7 +29,7 @@
 #include "core/plan.hpp"
 #include "core/random_image.hpp"
 #include "core/reference/reference.hpp"
-#include "gpu/cuda/passes/box_carry.cuh"
+#include "gpu/cuda/passes/box_cascade.cuh"
 #include "tests/cuda/shadow_memory.hpp"
 
 namespace gpublur::testing {
@@ -440,125 +440,6 @@ TEST(CudaBoxEmulated, ColumnsMatchReference) {
     EXPECT_GT(g_forms[f / 2][f % 2], 0) << "no column block ran the " << (f / 2 ? "EXACT" : "general") << " form "
                                         << (f % 2 ? "with DIRECT starts" : "with prefixes");
   std::printf("[ measured ] emulated box1d columns: max abs error %.3g\n", worst);
-}
-
-// box_cols_carry_kernel (box_carry.cuh's carry_lines) on every strip of NL float4 columns of a W x H RGBA
-// image, with chunk SC, S rows per step (0: the most that fits 227 KB), ahead or not; max abs error. The ring
-// starts as NaN and each load writes NaN when issued and its values only at the wait, so a read of a slot
-// before its load completes, or of a slot never loaded, shows up in the result (and a read in the same barrier
-// interval as the issue as a race).
-template <typename WL>
-double emulate_cols_carry(int W, int H, const WL& widths, Border b, int NL, int SC, int S, bool ahead, int nth,
-                          cuda::CarryPlan* used = nullptr) {
-  const BoxWidths bw = widths_of(widths);
-  const Image src = random_image(W, H, 4, 19u + unsigned(W * 13 + H));
-  const Image want = reference(src, widths, b, 1, false);
-  cuda::CarryPlan cp;
-  cuda::SmemLayout L;
-  if (!cuda::plan_carry_at(H, bw, NL, 16, 4, nth, 232448, SC, S, ahead, cp, L)) {
-    ADD_FAILURE() << "no carry plan (SC " << SC << ", S " << S << ")";
-    return 1e9;
-  }
-  if (used) *used = cp;
-  const int rowv = W, R = bw.reach;
-  std::vector<int> stored(size_t(W) * H, 0);
-  std::vector<float4> got(stored.size());
-  std::mutex m;
-  int maxd = 0;
-  for (int i = 0; i < bw.n; ++i) maxd = std::max(maxd, cp.d[i]);
-  const float nan = std::nanf("");
-  for (int col0 = 0; col0 < rowv; col0 += NL) {
-    Smem<float4> sm(size_t(cp.C) * NL, {{cp.S + maxd, SC, NL}}, !cp.direct);
-    std::fill(sm.values.begin(), sm.values.end(), float4{nan, nan, nan, nan});
-    run_block(nth, [&] {
-      std::vector<std::array<int, 3>> pending;  // (value index, position, line) loads issued by this thread
-      const auto load = [&](int q0, int q1) {
-        for (int i = Emu::tid(); i < (q1 - q0) * NL; i += Emu::nth()) {
-          const int q = q0 + i / NL, l = i % NL, idx = (q % cp.C) * NL + l;
-          sm.v()[idx] = float4{nan, nan, nan, nan};
-          pending.push_back({idx, q, l});
-        }
-      };
-      const auto wait = [&] {
-        for (const auto& [idx, q, l] : pending) {
-          const int col = col0 + l, y = remap_index(q - R, H, b);
-          float4 v{0, 0, 0, 0};
-          if (y >= 0 && col < rowv) std::memcpy(&v, &src.data[(size_t(y) * rowv + col) * 4], sizeof(v));
-          sm.v()[idx] = v;
-        }
-        pending.clear();
-      };
-      const auto store = [&](int l, int y, const float4& v) {
-        const int col = col0 + l;
-        if (col < rowv && y < H) {
-          std::lock_guard<std::mutex> lk(m);
-          ++stored[size_t(y) * rowv + col];
-          got[size_t(y) * rowv + col] = v;
-        }
-      };
-      const auto walk = [&](auto sc) {
-        constexpr int E = decltype(sc)::value;
-        if (cp.direct)
-          cuda::carry_lines<Emu, float4, E, true>(sm.v(), NL, bw, cp, sm.b(), sm.t(), load, wait, store);
-        else
-          cuda::carry_lines<Emu, float4, E, false>(sm.v(), NL, bw, cp, sm.b(), sm.t(), load, wait, store);
-      };
-      switch (SC) {
-        case 5: walk(std::integral_constant<int, 5>{}); break;
-        case 9: walk(std::integral_constant<int, 9>{}); break;
-        case 13: walk(std::integral_constant<int, 13>{}); break;
-        case 17: walk(std::integral_constant<int, 17>{}); break;
-        case 21: walk(std::integral_constant<int, 21>{}); break;
-        default: ADD_FAILURE() << "no carry walk for chunk " << SC;
-      }
-    });
-    sm.expect_clean();
-  }
-  double err = 0;
-  for (size_t i = 0; i < stored.size(); ++i) {
-    EXPECT_EQ(stored[i], 1) << "value " << i << " stored " << stored[i] << " times";
-    for (int c = 0; c < 4; ++c) {
-      const double e = std::fabs(double(comp_of(got[i], c)) - want.data[i * 4 + c]);
-      err = std::max(err, std::isnan(e) ? 1e9 : e);
-    }
-  }
-  return err;
-}
-
-// Columns walked with carried tails: every border, boxes wider than the column, one box and eight, real widths
-// (integral), steps of one chunk and of many, both ring sizes, partial strips.
-TEST(CudaBoxEmulated, CarriedColumnsMatchReference) {
-  struct CarryCase {
-    int W, H;
-    std::vector<int> widths;
-    int NL, SC, S;
-  };
-  const std::vector<CarryCase> cases = {
-      {3, 300, {5, 5, 7}, 2, 5, 40},        {5, 300, {95, 97, 97}, 4, 9, 63},  {9, 61, {1, 3, 5, 7, 9, 11, 13, 15}, 8, 5, 20},
-      {2, 1, {5, 5, 7}, 2, 5, 5},          {2, 9, {4097}, 2, 13, 13},         {3, 7, {3, 3, 3}, 2, 21, 21},
-      {2, 250, {41, 43, 43}, 2, 21, 105},  {4, 1023, {201, 201, 203}, 4, 17, 255}, {4, 1023, {201, 201, 203}, 4, 5, 80}};
-  double worst = 0;
-  for (const CarryCase& c : cases)
-    for (Border b : kBorders)
-      for (const bool ahead : {false, true}) {
-        SCOPED_TRACE(std::to_string(c.W) + "x" + std::to_string(c.H) + " border " + border_name(b) + " widths[0] " +
-                     std::to_string(c.widths[0]) + " x" + std::to_string(c.widths.size()) + " NL " +
-                     std::to_string(c.NL) + " SC " + std::to_string(c.SC) + " S " + std::to_string(c.S) +
-                     (ahead ? " ahead" : ""));
-        const double e = emulate_cols_carry(c.W, c.H, c.widths, b, c.NL, c.SC, c.S, ahead, 64);
-        EXPECT_LE(e, 1e-5);
-        worst = std::max(worst, e);
-      }
-  // Real widths (the integral method's cascade), and the kernels' 256 threads with the planner's largest step.
-  for (Border b : kBorders) {
-    SCOPED_TRACE(std::string("real widths, border ") + border_name(b));
-    const double e1 = emulate_cols_carry(3, 400, std::vector<float>{20.7f, 20.7f, 20.7f, 20.7f}, b, 2, 9, 45, true, 64);
-    const double e2 = emulate_cols_carry(5, 700, std::vector<float>{2.5f, 7.25f, 1.0f}, b, 4, 5, 0, false, 64);
-    const double e3 = emulate_cols_carry(8, 1500, std::vector<int>{131, 133, 133}, b, 8, 21, 0, true, kThreads);
-    for (double e : {e1, e2, e3}) EXPECT_LE(e, 1e-5);
-    worst = std::max({worst, e1, e2, e3});
-  }
-  std::printf("[ measured ] emulated box1d columns with carried tails: max abs error %.3g\n", worst);
 }
 
 TEST(CudaBoxEmulated, FusedTilesMatchReference) {

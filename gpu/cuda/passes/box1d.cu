@@ -21,12 +21,11 @@
 //
 // The block-level cascade and the planning of chunks and segments: box_cascade.cuh.
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
 
-#include "gpu/cuda/passes/box_carry.cuh"
+#include "gpu/cuda/passes/box_cascade.cuh"
 
 namespace gpublur::cuda {
 namespace {
@@ -127,38 +126,6 @@ __global__ void __launch_bounds__(kLineThreads, 2)
                                   const int col = col0 + l, y = a0 + j;
                                   if (col < rowv && y < H) out[size_t(y) * rowv + col] = v;
                                 });
-}
-
-// Columns walked with carried tails (box_carry.cuh): block = strip of NL float4 columns, the whole column.
-// Positions go straight from device memory to their ring slots (cp.async, a group per step).
-template <int SC, int NL, bool DIRECT>
-__global__ void __launch_bounds__(kLineThreads, 2)
-    box_cols_carry_kernel(const float4* __restrict__ in, float4* __restrict__ out, int rowv, int H, Border b,
-                          const __grid_constant__ BoxWidths bw, const __grid_constant__ CarryPlan cp,
-                          unsigned base_off, unsigned tot_off) {
-  wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
-  extern __shared__ float4 smem4[];
-  char* sm = reinterpret_cast<char*>(smem4);
-  float4* s = smem4;  // [slot][lane]
-  const int col0 = int(blockIdx.x) * NL, R = bw.reach, C = cp.C;
-  const auto load = [&](int q0, int q1) {
-    const int slot0 = q0 % C;
-    for (int i = threadIdx.x; i < (q1 - q0) * NL; i += blockDim.x) {
-      const int dq = i / NL, l = i % NL, col = col0 + l;
-      const int slot = slot0 + dq < C ? slot0 + dq : slot0 + dq - C;
-      const int y = remap_index(q0 + dq - R, H, b);
-      const bool ok = y >= 0 && col < rowv;
-      cp_async_pixel(s + slot * NL + l, ok ? in + size_t(y) * rowv + col : in, ok);
-    }
-    cp_async_commit();
-  };
-  const auto wait = [] { cp_async_wait_group<0>(); };
-  carry_lines<DeviceBlock, float4, SC, DIRECT>(s, NL, bw, cp, reinterpret_cast<double*>(sm + base_off),
-                                               reinterpret_cast<float*>(sm + tot_off), load, wait,
-                                               [&](int l, int y, const float4& v) {
-                                                 const int col = col0 + l;
-                                                 if (col < rowv && y < H) out[size_t(y) * rowv + col] = v;
-                                               });
 }
 
 // The x/y pair on a 64 x 32 output tile: the (32 + 2R) x (64 + 2R) input tile, the cascade along its rows
@@ -291,98 +258,6 @@ bool plan_cols(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
   return plan_axis_lines(n, bw, column_strips<K>(), sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
 }
 
-// The carried-tails walk (box_carry.cuh) for float4 columns: its plan, strip and shared memory.
-struct CarryChoice {
-  CarryPlan cp;
-  SmemLayout smem;
-  int nl = 0;
-  bool whole_sm = false;
-  double cost = 0;  // as plan_axis_lines' costs (positions x strip weight x ...)
-};
-
-// Cascade calls of a walk (step 0's boxes run in calls of at most S outputs).
-long long carry_calls(const CarryPlan& cp, int nboxes) {
-  long long c = (long long)cp.steps * nboxes;
-  for (int i = 0; i < nboxes; ++i) c += (carry_front(cp, 0, i) + cp.S - 1) / cp.S - 1;
-  return c;
-}
-
-// TEMP (measurement): GPUBLUR_CUDA_BOX_CARRY_AT=SC,S,ahead,whole forces a walk.
-bool carry_forced(int& SC, int& S, int& ahead, int& whole) {
-  const char* e = std::getenv("GPUBLUR_CUDA_BOX_CARRY_AT");
-  return e && *e && std::sscanf(e, "%d,%d,%d,%d", &SC, &S, &ahead, &whole) == 4;
-}
-
-bool plan_carry(const DevImage& img, const BoxWidths& bw, CarryChoice& out) {
-  const BoxTuning& tune = box_tuning();
-  if (tune.carry == 0) return false;
-  const int n = img.height;
-  const LineBudgets lim = line_budgets();
-  int fSC = 0, fS = 0, fahead = 0, fwhole = 0;
-  const bool forced = carry_forced(fSC, fS, fahead, fwhole);
-  bool found = false;
-  for (const StripOption& o : column_strips<4>()) {
-    if (o.nl < 2 || (tune.strip_bytes > 0 && tune.strip_bytes != o.nl * 16)) continue;  // 16-byte strips: none
-    for (const bool whole : {false, true}) {
-      const size_t budget = whole ? lim.whole : lim.shared;
-      if (budget == 0 || (whole && lim.whole <= lim.shared)) continue;
-      if (forced && whole != (fwhole != 0)) continue;
-      for (const int SC : kExactChunks)
-        for (const bool ahead : {true, false}) {
-          if (forced && (SC != fSC || ahead != (fahead != 0))) continue;
-          CarryPlan cp;
-          SmemLayout L;
-          if (!plan_carry_at(n, bw, o.nl, sizeof(float4), 4, kLineThreads, budget, SC, forced ? fS : 0, ahead, cp,
-                             L))
-            continue;
-          const bool w = whole && L.bytes > lim.shared;
-          // Per block: each cascade call costs about its chunk's steps plus barriers and window starts; blocks
-          // per SM share it.
-          const double t = double(carry_calls(cp, bw.n)) * (SC + 16) * o.weight / (o.nl * (w ? 1 : 2));
-          if (!found || t < out.cost) {
-            out.cp = cp, out.smem = L, out.nl = o.nl, out.whole_sm = w, out.cost = t;
-            found = true;
-          }
-        }
-    }
-  }
-  if (found) {
-    const double f = std::getenv("GPUBLUR_CUDA_BOX_CARRY_F") ? std::atof(std::getenv("GPUBLUR_CUDA_BOX_CARRY_F")) : 1.3;
-    out.cost = double(carry_positions(out.cp, bw.n)) * f * (out.whole_sm ? 2.0 : 1.0);
-  }
-  return found;
-}
-
-template <int NL>
-auto carry_kernel(const CarryPlan& cp) {
-  const auto make = [](auto s, auto d) { return box_cols_carry_kernel<decltype(s)::value, NL, decltype(d)::value>; };
-  LinePlan p;
-  p.exact = true, p.S = cp.SC, p.direct = cp.direct;
-  decltype(make(std::integral_constant<int, 5>{}, std::false_type{})) none = nullptr;
-  return exact_kernel(p, make, none);
-}
-
-Status run_cols_carry(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const CarryChoice& c,
-                      cudaStream_t st, std::string& path) {
-  const int rowv = src.width * src.channels / 4;
-  void (*k)(const float4*, float4*, int, int, Border, BoxWidths, CarryPlan, unsigned, unsigned) = nullptr;
-  switch (c.nl) {
-    case 8: k = carry_kernel<8>(c.cp); break;
-    case 4: k = carry_kernel<4>(c.cp); break;
-    case 2: k = carry_kernel<2>(c.cp); break;
-    default: break;
-  }
-  if (!k) return Status::fail("CUDA box1d: no carried-tails kernel for this plan");
-  if (Status s = allow_smem(k, c.smem.bytes, true); !s) return s;
-  const cudaError_t e = launch_dependent(k, unsigned((rowv + c.nl - 1) / c.nl), kLineThreads, c.smem.bytes, st,
-                                         static_cast<const float4*>(src.data), static_cast<float4*>(dst.data), rowv,
-                                         src.height, b, bw, c.cp, unsigned(c.smem.base_off),
-                                         unsigned(c.smem.tot_off));
-  path = "box1d-cols-carry" + (c.nl != 2 ? "-strip" + std::to_string(c.nl * 16) : std::string()) +
-         (c.whole_sm ? "-1sm" : "");
-  return cuda_status(e, "launching box1d (columns, carried tails)");
-}
-
 template <typename V, int NL>
 Status run_cols_nl(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
                    cudaStream_t st, std::string& path) {
@@ -449,21 +324,12 @@ Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWi
   return cuda_status(cudaGetLastError(), "launching box1d (fused x/y tiles)");
 }
 
-// Whether the pass runs in shared memory (and how), per channel type: segments with halos, or for float4
-// columns the carried-tails walk where it costs less (carry: set, c filled).
+// Whether the pass runs in shared memory (and how), per channel type.
 template <typename T>
-bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, AxisPlan& p, bool* carry = nullptr,
-               CarryChoice* c = nullptr) {
-  if (carry) *carry = false;
+bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, AxisPlan& p) {
   if (box_tuning().force_global) return false;
   if (axis == 0) return plan_rows<T>(img, bw, p);
-  if (!cols_vec4(img)) return plan_cols<float>(img, bw, p);
-  const bool seg = plan_cols<float4>(img, bw, p);
-  CarryChoice cc;
-  if (!plan_carry(img, bw, cc)) return seg;
-  const bool use = box_tuning().carry == 1 || !seg || cc.cost < p.cost;
-  if (use && carry) *carry = true, *c = cc;
-  return true;
+  return cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
 }
 
 // One cascade along one axis: lines in shared memory, or the moving-average kernel where they do not fit.
@@ -471,15 +337,12 @@ template <typename T>
 Status run_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& out, void* scratch,
                  size_t scratch_bytes, cudaStream_t st, std::string& path, const std::string& name) {
   AxisPlan p;
-  bool carry = false;
-  CarryChoice cc;
-  if (!plan_axis<T>(src, axis, bw, p, &carry, &cc)) {
+  if (!plan_axis<T>(src, axis, bw, p)) {
     Status s = launch_moving_average_bw(bw, axis, b, src, out, scratch, scratch_bytes, st, path);
     path = name + (axis == 0 ? "-global-rows" : "-global-cols");
     return s;
   }
   Status s = axis == 0 ? run_rows<T>(src, out, b, bw, p, st, path)
-             : carry ? run_cols_carry(src, out, b, bw, cc, st, path)
              : cols_vec4(src) ? run_cols<float4>(src, out, b, bw, p, st, path)
                               : run_cols<float>(src, out, b, bw, p, st, path);
   if (name != "box1d" && path.rfind("box1d", 0) == 0) path = name + path.substr(5);  // box1d-rows -> integral1d-rows
@@ -507,12 +370,11 @@ Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, con
 BoxTuning& box_tuning() {
   static BoxTuning t = [] {
     BoxTuning d;
-    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes, GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 and
-    // GPUBLUR_CUDA_BOX_CARRY=0|1 override the defaults (bench without a rebuild).
+    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes and GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 override the
+    // defaults (bench without a rebuild).
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_STRIP"); e && *e) d.strip_bytes = std::atoi(e);
-    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_CARRY"); e && *e) d.carry = std::atoi(e);
     return d;
   }();
   return t;

@@ -149,7 +149,6 @@ struct NoStore {
 // The cascade on nl lines in shared memory: line l's position q at s[l * ls + q * ps], q in [0, len). After box
 // i, positions [0, len - sum_{<=i} (w - 1)) hold its outputs; after the last, [0, len - 2R) the result, which
 // goes back into shared memory (LAST_TO_SMEM, followed by a barrier) or to store(line, position, value).
-// Boxes st0 .. st1 - 1 of bw only where given (carry_lines runs one box at a time).
 // base / tot: float64 prefixes and float32 chunk totals, (ceil(len / S) + 1) * nl * K and ceil(len / S) * nl * K
 // entries. The caller has loaded s and synchronised. Every thread of the block calls it.
 // DIRECT: direct_starts(bw, S) holds; base is not used (smem_layout without prefixes).
@@ -161,17 +160,15 @@ struct NoStore {
 template <typename Blk, typename V, int SMAX, bool LAST_TO_SMEM, bool EXACT = false, bool DIRECT = false,
           typename VP, typename DP, typename FP, typename Store>
 __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int ps, int len, const BoxWidths& bw,
-                                                       int S, DP base, FP tot, Store store, int st0 = 0,
-                                                       int st1 = -1) {
+                                                       int S, DP base, FP tot, Store store) {
   constexpr int K = VecInfo<V>::K;
-  if (st1 < 0) st1 = bw.n;
   if (EXACT) S = SMAX;  // a constant: the divisions by S below become multiplications
   const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
   const DP wt = base + ((len + S - 1) / S + 1) * nseq;  // scan_chunks' warp totals (smem_layout's reserve)
   // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
   // keeps the same item in every box, and its registers already hold the values leaving its window (its own
   // outputs of the box before), so they are not read back.
-  const bool one_round = EXACT || nl * ((len - (bw.span(st0) - 1) + S - 1) / S) <= nth;
+  const bool one_round = EXACT || nl * ((len - (bw.span(0) - 1) + S - 1) / S) <= nth;
   // Whether step k of a chunk of cnt positions is computed (EXACT: always; see above).
   const auto step = [](int k, int cnt) { return EXACT || k < cnt; };
   // A chunk's total over its first cnt values (EXACT's short last chunk).
@@ -205,13 +202,13 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
       for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(t, q);
     }
   }
-  for (int st = st0; st < st1; ++st) {
+  for (int st = 0; st < bw.n; ++st) {
     // A fractional box (Integral1d): output j = (sum of inputs j + 1 .. j + w + e (in(j) + in(j + w + 1))) / wreal.
     const int w = bw.w[st], len_out = len - (bw.span(st) - 1);
     const float e = bw.frac[st];
     const bool fr = e > 0.0f;
     const int nin = (len + S - 1) / S, nout = (len_out + S - 1) / S;
-    const bool last = st + 1 == st1;
+    const bool last = st + 1 == bw.n;
     Blk::sync();  // this box's inputs and chunk totals are in place
     if (!DIRECT) {
       scan_chunks<Blk>(tot, base, wt, nin, nseq);
