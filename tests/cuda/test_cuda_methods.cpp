@@ -252,6 +252,21 @@ TEST(CudaSchedules, Integral1dLargeReach) {
   chk.report("integral1d large reach");
 }
 
+// Rows and columns as long as the bench's (4096) at sigma 3-200, box and integral: the EXACT chunks their plans
+// pick there (17, 19 and 21 for rows) against the CPU reference.
+TEST(CudaSchedules, Box1dLongLines) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  Checker chk{*backend};
+  for_each_upload(*backend, {{4096, 2}, {3, 4096}}, {4}, 570, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (double sigma : capped({3, 48, 100, 200}))
+        for (const char* method : {"box", "integral"})
+          chk.check(make_plan(method, sigma, border, {}), src, 1e-5,
+                    where(sz, c, border) + " " + method + " sigma " + num_text(sigma));
+  });
+  chk.report("box1d / integral1d 4096-long lines");
+}
+
 // The other box impls: moving average (one thread per line), float64 tables, the direct 2D box (shared-memory
 // tiles and, for a width no tile holds, the global path).
 TEST(CudaSchedules, BoxImpls) {

@@ -177,7 +177,7 @@ constexpr bool exact_lines() { return std::is_same_v<T, float4>; }
 // The EXACT kernel of chunk p.S, DIRECT where p.direct: make(chunk, direct) with both as integral_constants.
 template <typename Make, typename K>
 K exact_kernel(const LinePlan& p, Make make, K fallback) {
-  static_assert(sizeof(kExactChunks) / sizeof(int) == 5, "one case per EXACT chunk");
+  static_assert(sizeof(kExactChunks) / sizeof(int) == 6, "one case per EXACT chunk");
   using Y = std::true_type;
   using N = std::false_type;
   const auto pick = [&](auto s) { return p.direct ? make(s, Y{}) : make(s, N{}); };
@@ -187,6 +187,7 @@ K exact_kernel(const LinePlan& p, Make make, K fallback) {
     case 9: return pick(std::integral_constant<int, 9>{});
     case 13: return pick(std::integral_constant<int, 13>{});
     case 17: return pick(std::integral_constant<int, 17>{});
+    case 19: return pick(std::integral_constant<int, 19>{});
     case 21: return pick(std::integral_constant<int, 21>{});
     default: return fallback;
   }

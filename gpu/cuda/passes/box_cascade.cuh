@@ -336,8 +336,12 @@ struct LinePlan {
   SmemLayout smem;
 };
 
-// The chunk sizes box1d.cu compiles the EXACT form for (float4 lines).
-constexpr int kExactChunks[] = {5, 9, 13, 17, 21};
+// The chunk sizes box1d.cu compiles the EXACT form for (float4 lines). A one-round cascade's time follows its
+// chunk (the steps each thread runs per box), not its positions: 4096-wide RGBA rows cost the same at sigma 100
+// (4694 positions) as at 200 (5294), both in chunks of 21. 19 takes box sigma 100's and integral sigma 48-100's
+// rows out of 21: rows pass 0.266 -> 0.252 ms (box sigma 100), 0.329 -> 0.306 and 0.360 -> 0.331 (integral 48,
+// 100) on an H100.
+constexpr int kExactChunks[] = {5, 9, 13, 17, 19, 21};
 
 // The EXACT form for a line pass of len loaded positions, nl lines, whose general chunk is S: the smallest listed
 // chunk >= S with one round per box (0: none).
