@@ -230,9 +230,8 @@ double emulate_rows(int W, int H, const WL& widths, Border b, int nseg, int nth,
   const Image src = random_image(W, H, K, 7u + unsigned(W * 31 + H));
   const Image want = reference(src, widths, b, 0, false);
   const int R = bw.reach, seg_len = (W + nseg - 1) / nseg, len = seg_len + 2 * R;
-  const int S = cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) {
-    return (long long)((len - (bw.span(0) - 1) + s - 1) / s);
-  });
+  const int S =
+      cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) { return cuda::first_box_items(len, bw, 1, s); });
   const int e = exact ? cuda::exact_chunk(len, bw, 1, nth, S) : 0;
   const bool direct = cuda::direct_starts(bw, e > 0 ? e : S);
   double err = 0;
@@ -273,9 +272,8 @@ double emulate_cols(int W, int H, int C, const WL& widths, Border b, int nseg, i
   const Image want = reference(src, widths, b, 1, false);
   const int rowv = W * C / K;
   const int R = bw.reach, seg_len = (H + nseg - 1) / nseg, len = seg_len + 2 * R;
-  const int S = cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) {
-    return (long long)NL * ((len - (bw.span(0) - 1) + s - 1) / s);
-  });
+  const int S =
+      cuda::choose_chunk(cuda::box_smax<V>(), nth, [&](int s) { return cuda::first_box_items(len, bw, NL, s); });
   const int e = exact ? cuda::exact_chunk(len, bw, NL, nth, S) : 0;
   const bool direct = cuda::direct_starts(bw, e > 0 ? e : S);
   std::vector<int> stored(size_t(W) * H * C / K, 0);

@@ -174,47 +174,41 @@ LineBudgets line_budgets() {
 template <typename T>
 constexpr bool exact_lines() { return std::is_same_v<T, float4>; }
 
-// The EXACT kernel of chunk p.S, DIRECT where p.direct: make(chunk, direct) with both as integral_constants.
-template <typename Make, typename K>
-K exact_kernel(const LinePlan& p, Make make, K fallback) {
+// The line kernel for plan p: make(chunk, exact, direct), each an integral_constant; the general form runs
+// chunks up to SMAX, the EXACT form (EXACT_OK only) one of kExactChunks.
+template <int SMAX, bool EXACT_OK, typename Make>
+auto line_kernel(const LinePlan& p, Make make) {
   static_assert(sizeof(kExactChunks) / sizeof(int) == 6, "one case per EXACT chunk");
   using Y = std::true_type;
   using N = std::false_type;
-  const auto pick = [&](auto s) { return p.direct ? make(s, Y{}) : make(s, N{}); };
-  if (!p.exact) return fallback;
-  switch (p.S) {
-    case 5: return pick(std::integral_constant<int, 5>{});
-    case 9: return pick(std::integral_constant<int, 9>{});
-    case 13: return pick(std::integral_constant<int, 13>{});
-    case 17: return pick(std::integral_constant<int, 17>{});
-    case 19: return pick(std::integral_constant<int, 19>{});
-    case 21: return pick(std::integral_constant<int, 21>{});
-    default: return fallback;
+  const auto pick = [&](auto s, auto exact) { return p.direct ? make(s, exact, Y{}) : make(s, exact, N{}); };
+  const auto general = pick(std::integral_constant<int, SMAX>{}, N{});
+  if constexpr (EXACT_OK) {
+    if (p.exact) switch (p.S) {
+        case 5: return pick(std::integral_constant<int, 5>{}, Y{});
+        case 9: return pick(std::integral_constant<int, 9>{}, Y{});
+        case 13: return pick(std::integral_constant<int, 13>{}, Y{});
+        case 17: return pick(std::integral_constant<int, 17>{}, Y{});
+        case 19: return pick(std::integral_constant<int, 19>{}, Y{});
+        case 21: return pick(std::integral_constant<int, 21>{}, Y{});
+        default: break;
+      }
   }
+  return general;
 }
 
 template <typename T>
 auto rows_kernel(const LinePlan& p) {
-  auto k = p.direct ? box_rows_kernel<T, box_smax<T>(), false, true> : box_rows_kernel<T, box_smax<T>(), false>;
-  if constexpr (exact_lines<T>()) {
-    const auto make = [](auto s, auto d) {
-      return box_rows_kernel<T, decltype(s)::value, true, decltype(d)::value>;
-    };
-    k = exact_kernel(p, make, k);
-  }
-  return k;
+  return line_kernel<box_smax<T>(), exact_lines<T>()>(p, [](auto s, auto exact, auto direct) {
+    return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value>;
+  });
 }
 
 template <typename V, int NL>
 auto cols_kernel(const LinePlan& p) {
-  auto k = p.direct ? box_cols_kernel<V, box_smax<V>(), NL, false, true> : box_cols_kernel<V, box_smax<V>(), NL, false>;
-  if constexpr (exact_lines<V>()) {
-    const auto make = [](auto s, auto d) {
-      return box_cols_kernel<V, decltype(s)::value, NL, true, decltype(d)::value>;
-    };
-    k = exact_kernel(p, make, k);
-  }
-  return k;
+  return line_kernel<box_smax<V>(), exact_lines<V>()>(p, [](auto s, auto exact, auto direct) {
+    return box_cols_kernel<V, decltype(s)::value, NL, decltype(exact)::value, decltype(direct)::value>;
+  });
 }
 
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }

@@ -343,12 +343,18 @@ struct LinePlan {
 // 100) on an H100.
 constexpr int kExactChunks[] = {5, 9, 13, 17, 19, 21};
 
+// Thread items (chunks of S x lines) of the first box on nl lines of len loaded positions: the most of any box
+// (each box shortens the line), so one round per box where this is at most the block's threads (as
+// cascade_lines decides).
+inline long long first_box_items(int len, const BoxWidths& bw, int nl, int S) {
+  return (long long)nl * ((len - (bw.span(0) - 1) + S - 1) / S);
+}
+
 // The EXACT form for a line pass of len loaded positions, nl lines, whose general chunk is S: the smallest listed
 // chunk >= S with one round per box (0: none).
 inline int exact_chunk(int len, const BoxWidths& bw, int nl, int nth, int S) {
-  const int len1 = len - (bw.span(0) - 1);
   for (const int e : kExactChunks)
-    if (e >= S && (long long)nl * ((len1 + e - 1) / e) <= nth) return e;
+    if (e >= S && first_box_items(len, bw, nl, e) <= nth) return e;
   return 0;
 }
 
@@ -363,8 +369,8 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     if (seg_len == prev) continue;
     prev = seg_len;
     if (nseg > 1 && seg_len < std::min(std::max(1, min_seg), n)) return false;
-    const int len = seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
-    const int S = choose_chunk(smax_v, nth, [&](int s) { return (long long)nl * ((len1 + s - 1) / s); });
+    const int len = seg_len + 2 * bw.reach;
+    const int S = choose_chunk(smax_v, nth, [&](int s) { return first_box_items(len, bw, nl, s); });
     if (const int e = exact_ok ? exact_chunk(len, bw, nl, nth, S) : 0) {
       const bool direct = direct_starts(bw, e);
       const SmemLayout L = smem_layout(size_t(len + e) * size_t(nl) * vbytes, len, e, nl, K, !direct);
@@ -375,7 +381,7 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     }
     const bool direct = direct_starts(bw, S);
     const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K, !direct);
-    if (L.bytes <= budget && (!one_round || (long long)nl * ((len1 + S - 1) / S) <= nth)) {
+    if (L.bytes <= budget && (!one_round || first_box_items(len, bw, nl, S) <= nth)) {
       out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.direct = direct, out.smem = L;
       return true;
     }
@@ -446,8 +452,8 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
         LinePlan p;
         if (!plan_lines(n, bw, o.nl, vbytes, K, smax_v, nth, budget, lim.min_segment, exact_ok, p, one_round_only))
           break;  // the one-round search cannot succeed where the unrestricted one failed
-        const int len = p.seg_len + 2 * bw.reach, len1 = len - (bw.span(0) - 1);
-        const bool one_round = (long long)o.nl * ((len1 + p.S - 1) / p.S) <= nth;
+        const int len = p.seg_len + 2 * bw.reach;
+        const bool one_round = first_box_items(len, bw, o.nl, p.S) <= nth;
         const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight *
                             (one_round ? 1.0 : 1.33) * (whole ? 2.0 : 1.0);
         if (!found || cost < out.cost) {
