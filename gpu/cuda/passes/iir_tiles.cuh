@@ -220,9 +220,10 @@ GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTi
 // (x = t / ch, channel t % ch) and makes the columns' sums of that square (the column tile is the block's rows)
 // from the shared tile. The column pass then runs its chains and outputs only: one read of the intermediate
 // image fewer (a third of the column pass's bytes).
-// The shared tile: kIirTile rows of kIirTile * ch floats, rows one float apart beyond that (conflict-free: the
-// row threads of a step write one column, the column threads read rows).
-GPUBLUR_HD int iir_pair_pitch(int ch) { return kIirTile * ch + 1; }
+// The shared tile: kIirTile rows of kIirTile * ch floats at a pitch of (kIirTile + 1) * ch, so that both the row
+// threads of a step (rows t / ch, channels t % ch: a column of the tile) and the column threads (a row, values t)
+// hit distinct banks (a pitch of kIirTile * ch + 1 put the row threads' stores 4-way on 8 banks at ch = 4).
+GPUBLUR_HD int iir_pair_pitch(int ch) { return (kIirTile + 1) * ch; }
 GPUBLUR_HD size_t iir_pair_smem_bytes(int ch) { return size_t(kIirTile) * size_t(iir_pair_pitch(ch)) * sizeof(float); }
 
 // Where the rows' outputs of one row line go in the shared tile: value q at sm[base + q * ch].
