@@ -62,8 +62,13 @@ __host__ __device__ __forceinline__ V vscale(const V& a, float s) {
 // and column passes) and so needs its warp totals after the prefixes (smem_layout reserves them).
 __host__ __device__ constexpr bool group_scan(int nseq) { return nseq <= 32 && (nseq & (nseq - 1)) == 0; }
 constexpr int kScanMaxWarps = 8;  // box1d's line kernels run 256 threads
+// The prefixes' stride per chunk in doubles: odd, so that the window starts' float64 loads (a chunk per lane, all
+// lanes at the same sequence) hit distinct banks; at nseq = 4 or 8 (RGBA rows, 32-byte column strips) they ran
+// 4-way conflicted.
+__host__ __device__ constexpr int base_stride(int nseq) { return nseq | 1; }
 
-// base[c * nseq + q] = sum of tot[c' * nseq + q] for c' < c, c = 0..nin (float64), for the nseq sequences q.
+// base[c * bs + q] = sum of tot[c' * nseq + q] for c' < c, c = 0..nin (float64), for the nseq sequences q
+// (bs = base_stride(nseq)).
 // Group scan (group_scan(nseq)): thread t takes sequence t % nseq and an odd number E of consecutive chunks (odd:
 // the threads of a warp hit distinct banks), sums them in float64, and a warp shuffle scan plus the warp totals
 // (wt, one barrier) give each group its start; every warp works and nothing is bank-conflicted (the loop below,
@@ -74,6 +79,7 @@ constexpr int kScanMaxWarps = 8;  // box1d's line kernels run 256 threads
 template <typename Blk, typename FP, typename DP>
 __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int nin, int nseq) {
   const int tid = Blk::tid(), nth = Blk::nth(), lane = tid & 31, warp = tid >> 5, nwarps = nth >> 5;
+  const int bs = base_stride(nseq);
   if (group_scan(nseq) && nth % 32 == 0 && nwarps <= kScanMaxWarps) {
     const int G = nth / nseq, q = tid % nseq, g = tid / nseq;
     const int E = ((nin + G - 1) / G) | 1;
@@ -90,10 +96,10 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
     double acc = incl - local;
     for (int w = 0; w < warp; ++w) acc += double(wt[w * nseq + q]);
     for (int c = c0; c < c1; ++c) {
-      base[c * nseq + q] = acc;
+      base[c * bs + q] = acc;
       acc += double(float(tot[c * nseq + q]));
     }
-    if (g == G - 1) base[nin * nseq + q] = acc;
+    if (g == G - 1) base[nin * bs + q] = acc;
   } else if (nin > 32 && nseq <= 4 * nwarps) {
     const int E = (nin + 31) / 32;
     for (int q0 = 0; q0 < nseq; q0 += nwarps) {  // the same trip count in every warp (shuffles)
@@ -110,19 +116,19 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
       }
       double acc = incl - local;
       for (int c = c0; c < c1; ++c) {
-        base[c * nseq + q] = acc;
+        base[c * bs + q] = acc;
         acc += double(float(tot[c * nseq + q]));
       }
-      if (on && lane == 31) base[nin * nseq + q] = incl;
+      if (on && lane == 31) base[nin * bs + q] = incl;
     }
   } else {
     for (int q = tid; q < nseq; q += nth) {
       double acc = 0.0;
       for (int c = 0; c < nin; ++c) {
-        base[c * nseq + q] = acc;
+        base[c * bs + q] = acc;
         acc += double(float(tot[c * nseq + q]));
       }
-      base[nin * nseq + q] = acc;
+      base[nin * bs + q] = acc;
     }
   }
 }
@@ -164,7 +170,7 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
   constexpr int K = VecInfo<V>::K;
   if (EXACT) S = SMAX;  // a constant: the divisions by S below become multiplications
   const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
-  const DP wt = base + ((len + S - 1) / S + 1) * nseq;  // scan_chunks' warp totals (smem_layout's reserve)
+  const DP wt = base + ((len + S - 1) / S + 1) * base_stride(nseq);  // scan_chunks' warp totals (smem_layout's)
   // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
   // keeps the same item in every box, and its registers already hold the values leaving its window (its own
   // outputs of the box before), so they are not read back.
@@ -240,8 +246,8 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
             for (int q = 0; q < K; ++q) vset(win, q, vget(win, q) + float(tot[cc * nseq + l * K + q]));
           }
         } else {
-          const auto b1 = base + ((c + m) * nseq + l * K);
-          const auto b0 = base + (c * nseq + l * K);
+          const auto b1 = base + ((c + m) * base_stride(nseq) + l * K);
+          const auto b0 = base + (c * base_stride(nseq) + l * K);
 #pragma unroll
           for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
         }
@@ -311,8 +317,9 @@ inline SmemLayout smem_layout(size_t values_bytes, int len, int S, int nl, int K
   SmemLayout L;
   L.base_off = (values_bytes + 15) / 16 * 16;
   const size_t nseq = size_t(nl) * size_t(K);
-  const size_t nbase = prefixes ? nin + 1 + (group_scan(int(nseq)) ? kScanMaxWarps : 0) : 0;
-  L.tot_off = L.base_off + nbase * nseq * sizeof(double);
+  const size_t nbase =
+      prefixes ? (nin + 1) * size_t(base_stride(int(nseq))) + (group_scan(int(nseq)) ? kScanMaxWarps * nseq : 0) : 0;
+  L.tot_off = L.base_off + nbase * sizeof(double);
   L.bytes = L.tot_off + nin * size_t(nl) * size_t(K) * sizeof(float);
   return L;
 }
