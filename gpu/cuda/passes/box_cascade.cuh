@@ -169,8 +169,8 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
                                                        int S, DP base, FP tot, Store store) {
   constexpr int K = VecInfo<V>::K;
   if (EXACT) S = SMAX;  // a constant: the divisions by S below become multiplications
-  const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K;
-  const DP wt = base + ((len + S - 1) / S + 1) * base_stride(nseq);  // scan_chunks' warp totals (smem_layout's)
+  const int tid = Blk::tid(), nth = Blk::nth(), nseq = nl * K, bs = base_stride(nseq);
+  const DP wt = base + ((len + S - 1) / S + 1) * bs;  // scan_chunks' warp totals (smem_layout's reserve)
   // One round per box (every item in one thread at once: the usual case, chunks are chosen for it): a thread
   // keeps the same item in every box, and its registers already hold the values leaving its window (its own
   // outputs of the box before), so they are not read back.
@@ -246,8 +246,8 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
             for (int q = 0; q < K; ++q) vset(win, q, vget(win, q) + float(tot[cc * nseq + l * K + q]));
           }
         } else {
-          const auto b1 = base + ((c + m) * base_stride(nseq) + l * K);
-          const auto b0 = base + (c * base_stride(nseq) + l * K);
+          const auto b1 = base + ((c + m) * bs + l * K);
+          const auto b0 = base + (c * bs + l * K);
 #pragma unroll
           for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
         }
