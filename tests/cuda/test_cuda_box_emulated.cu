@@ -30,6 +30,7 @@
 #include "core/random_image.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/box_cascade.cuh"
+#include "tests/cuda/emulated_block.hpp"
 #include "tests/cuda/shadow_memory.hpp"
 
 namespace gpublur::testing {
@@ -37,73 +38,6 @@ namespace {
 
 using cuda::BoxWidths;
 
-class Barrier {
- public:
-  Barrier(int n, std::function<void()> done) : n_(n), done_(std::move(done)) {}
-  void wait() {
-    std::unique_lock<std::mutex> lk(m_);
-    const long gen = gen_;
-    if (++count_ == n_) {
-      count_ = 0;
-      ++gen_;
-      if (done_) done_();
-      cv_.notify_all();
-      return;
-    }
-    cv_.wait(lk, [&] { return gen_ != gen; });
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  int n_, count_ = 0;
-  long gen_ = 0;
-  std::function<void()> done_;
-};
-
-// The block policy of cascade_lines, emulated (one block at a time).
-struct Emu {
-  static inline thread_local int t = 0;
-  static inline int n = 0;
-  static inline std::unique_ptr<Barrier> bar;
-  static inline std::vector<std::unique_ptr<Barrier>> warp_bar;
-  static inline std::vector<double> shfl;
-  static inline std::atomic<long> epoch{0};  // block barriers passed
-  static int tid() { return t; }
-  static int nth() { return n; }
-  static void sync() { bar->wait(); }
-  static double shfl_up(double v, int o) {
-    const int w = t / 32, lane = t % 32;
-    shfl[size_t(t)] = v;
-    warp_bar[size_t(w)]->wait();
-    const double r = lane >= o ? shfl[size_t(t - o)] : v;
-    warp_bar[size_t(w)]->wait();
-    return r;
-  }
-};
-
-template <typename F>
-void run_block(int nth, F body) {
-  Emu::n = nth;
-  Emu::epoch = 0;
-  Emu::bar = std::make_unique<Barrier>(nth, [] { ++Emu::epoch; });
-  Emu::warp_bar.clear();
-  for (int w = 0; w < (nth + 31) / 32; ++w) Emu::warp_bar.push_back(std::make_unique<Barrier>(32, nullptr));
-  Emu::shfl.assign(size_t(nth), 0.0);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < nth; ++i)
-    threads.emplace_back([&body, i] {
-      Emu::t = i;
-      body();
-    });
-  for (std::thread& th : threads) th.join();
-}
-
-// The block's clock for the shadowed shared memory (tests/cuda/shadow_memory.hpp).
-struct EmuClock {
-  static int thread() { return Emu::t; }
-  static long barriers() { return Emu::epoch; }
-};
 using Shadow = testing::Shadow<EmuClock>;
 template <typename T>
 using ChkPtr = testing::ChkPtr<T, EmuClock>;

@@ -26,15 +26,9 @@
 #include <initializer_list>
 
 #include "gpu/cuda/passes/box_common.cuh"
+#include "gpu/cuda/passes/device_block.cuh"
 
 namespace gpublur::cuda {
-
-struct DeviceBlock {
-  __device__ __forceinline__ static int tid() { return int(threadIdx.x); }
-  __device__ __forceinline__ static int nth() { return int(blockDim.x); }
-  __device__ __forceinline__ static void sync() { __syncthreads(); }
-  __device__ __forceinline__ static double shfl_up(double v, int o) { return __shfl_up_sync(0xffffffffu, v, o); }
-};
 
 // Most consecutive outputs per thread (registers), odd.
 template <typename V> constexpr int box_smax();
