@@ -272,13 +272,17 @@ using gpublur::resample_pair;
 // Whether passes i and i + 1 run as one fused DualDown kernel: core's rule.
 using gpublur::dual_pair;
 
-// passes/iir1d.cu: Iir1d's schedules (tiles; the segment scan for one-channel rows). lines: the line kernel
-// everywhere instead (the tests' reference schedule; measured 1.8x slower than the scan at 4096^2 on an H100).
+// passes/iir1d.cu: Iir1d's schedules (whole rows; tiles; the segment scan for long one-channel rows). lines: the
+// line kernel everywhere instead (the tests' reference schedule; measured 1.8x slower than the scan at 4096^2 on an
+// H100).
 struct IirTuning {
   bool lines = false;
   // The x/y pair with the columns' sums folded into the rows' outputs (launch_iir1d_pair); false: the passes one
   // at a time. Env GPUBLUR_CUDA_IIR_PAIR=0 turns it off (measuring both on one binary).
   bool pair = true;
+  // Rows whole in shared memory (iir_rows.cuh) where a row fits a block; false: the tiles, the pair or the scan.
+  // Env GPUBLUR_CUDA_IIR_ROWS=0 turns it off.
+  bool rows = true;
 };
 IirTuning& iir_tuning();
 

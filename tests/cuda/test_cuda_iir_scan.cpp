@@ -1,5 +1,6 @@
-// Iir1d's CUDA schedules on the device against the CPU reference: the tiles (columns; rows of 2-4 channels; the
-// x/y pair with the columns' sums in the rows' last kernel, and the passes one at a time) and
+// Iir1d's CUDA schedules on the device against the CPU reference: whole rows in shared memory (the product's
+// rows), the tiles (columns; rows of 2-4 channels; the x/y pair with the columns' sums in the rows' last kernel,
+// and the passes one at a time) and
 // the segment scan (one-channel rows whole in shared memory) at 4096-long lines and odd sizes, every border, 1,
 // 2, 3 and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines); rows longer than
 // the scan holds as tiles. Outputs are poisoned with NaN before
@@ -43,9 +44,12 @@ TEST(CudaIirScan, MatchesTheReference) {
                                                                    {1023, 517}, {4096, 5}, {5, 4096}, {4099, 3}};
   struct Variant {
     const char* name;
-    bool lines, pair;
+    bool lines, pair, rows;
   };
-  const Variant variants[] = {{"product", false, true}, {"passes one at a time", false, false}, {"lines", true, false}};
+  const Variant variants[] = {{"product", false, true, true},
+                              {"the pair (rows not whole)", false, true, false},
+                              {"passes one at a time", false, false, false},
+                              {"lines", true, false, false}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -61,6 +65,7 @@ TEST(CudaIirScan, MatchesTheReference) {
               IirGuard guard;
               cuda::iir_tuning().lines = v.lines;
               cuda::iir_tuning().pair = v.pair;
+              cuda::iir_tuning().rows = v.rows;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -68,8 +73,11 @@ TEST(CudaIirScan, MatchesTheReference) {
                                        " " + impl + " sigma " + num_text(sigma) + " " + border + " " + v.name +
                                        " path " + path;
               EXPECT_LE(err, 1e-5) << what;
-              const std::string rows = v.lines ? "iir1d-rows" : c == 1 ? "iir1d-scan-rows" : "iir1d-tiles-rows";
-              if (v.pair && c > 1)  // the x/y pair as one unit (launch_iir1d_pair)
+              const std::string rows = v.lines  ? "iir1d-rows"
+                                       : v.rows ? "iir1d-whole-rows"
+                                       : c == 1 ? "iir1d-scan-rows"
+                                                : "iir1d-tiles-rows";
+              if (v.pair && !v.rows && c > 1)  // the x/y pair as one unit (launch_iir1d_pair)
                 EXPECT_EQ(path, "iir1d-tiles-pair") << what;
               else
                 EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
@@ -80,8 +88,9 @@ TEST(CudaIirScan, MatchesTheReference) {
   std::printf("[ measured ] iir1d tiles / scan / lines vs reference: %d runs, max abs error %.3g\n", runs, worst);
 }
 
-// Rows longer than the scan's block holds run as tiles: one channel (40000 values: 160 KB and the carries) and
-// RGBA (16384 wide).
+// Rows longer than a block holds run as tiles: one channel (40000 values: 1250 tiles, over the whole-rows
+// block's 1024 threads and the scan's shared memory) and RGBA 16384 wide (the pair); RGBA 8192 wide runs whole
+// rows at one block per SM (167 KB of shared memory, 1024 threads).
 TEST(CudaIirScan, LongRows) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
   if (small_mode()) GTEST_SKIP() << "large image";
@@ -89,7 +98,8 @@ TEST(CudaIirScan, LongRows) {
     int w, c;
     const char* rows;
   };
-  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-tiles-cols"}, Long{16384, 4, "iir1d-tiles-pair"}}) {
+  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-tiles-cols"}, Long{16384, 4, "iir1d-tiles-pair"},
+                        Long{8192, 4, "iir1d-whole-rows+iir1d-tiles-cols"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);
     double ms = 0;
     ASSERT_TRUE(backend->upload(src, ms).ok());

@@ -1,13 +1,14 @@
 // iir1d: the recursive filter along an axis (core/program.hpp Op::Iir1d; core/reference/passes/iir1d.cpp is
 // the definition). Schedules (docs/performance.md "iir"), chosen by measurement on an H100:
-//  - tiles (iir_tiles.cuh): columns always, rows of 2 or more channels. A thread per (value line, tile of 32
+//  - whole rows (iir_rows.cuh): rows of 1-4 channels up to 1024 tiles x channels (RGBA 8192 wide) in one kernel,
+//    a block holding its rows in shared memory: one read and one write of the image. 4096^2 RGBA rows pass
+//    0.207 ms against a 0.19 ms copy; iir 0.707 -> 0.573 ms with the columns below (one channel 0.413 -> 0.178).
+//  - tiles (iir_tiles.cuh): columns always, and rows whole rows do not hold. A thread per (value line, tile of 32
 //    positions) in three kernels (sums, chains, outputs): a warp's loads and stores are 128 contiguous bytes of
 //    a row for columns; 1.5 copies' worth of bytes per axis, at 85-90% of DRAM bandwidth. The x/y pair of
-//    2-4 channels (core's iir_pair) folds the columns' sums into the rows' outputs (launch_iir1d_pair): one
-//    read of the intermediate image fewer.
-//  - the segment scan (iir_scan.cuh): rows of one channel (a row whole in shared memory, one read and one write;
-//    there it beats the tiles, whose lines are then 4-byte columns of the rows).
-//    One-channel rows too long for a block's shared memory run as tiles.
+//    2-4 channels (core's iir_pair) folds the columns' sums into the rows' outputs (launch_iir1d_pair) where
+//    rows run as tiles: one read of the intermediate image fewer.
+//  - the segment scan (iir_scan.cuh): one-channel rows too long for whole rows that its block still holds.
 //  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
 //    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).
 #include <algorithm>
@@ -17,7 +18,9 @@
 #include "core/iir.hpp"
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/passes/device_block.cuh"
 #include "gpu/cuda/passes/iir_line.cuh"
+#include "gpu/cuda/passes/iir_rows.cuh"
 #include "gpu/cuda/passes/iir_scan.cuh"
 #include "gpu/cuda/passes/iir_tiles.cuh"
 
@@ -192,6 +195,75 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as tiles)");
 }
 
+// Whole rows in shared memory (iir_rows.cuh): block b takes rows b * P.rows ..; load, the three phases, store.
+// 64 registers a thread (the launch bound), so two blocks of 512 threads fit an SM. REAL1: iir_term1_real.
+template <int KT, int CH, bool REAL1>
+__global__ void __launch_bounds__(kIirRowsMaxThreads)
+    iir1d_rows_kernel(const float* __restrict__ src, float* __restrict__ dst, int h, IirRowsPlan P, Border b,
+                      IirCoeffs co, IirPowers pw, IirRowsChain chain) {
+  wait_for_previous_grid();
+  extern __shared__ float4 smem4[];
+  char* sm = reinterpret_cast<char*>(smem4);
+  float* s = reinterpret_cast<float*>(sm);
+  float2* agg = reinterpret_cast<float2*>(sm + P.agg_off);
+  Cplx* ends = reinterpret_cast<Cplx*>(sm + P.ends_off);
+  const int r0 = int(blockIdx.x) * P.rows, rows_here = min(P.rows, h - r0), tid = int(threadIdx.x);
+  // A pixel of 2 or 4 channels is one copy (8 or 16 bytes: the tile pitch keeps them aligned); 1 and 3 by value.
+  constexpr int kVec = CH == 2 || CH == 4 ? CH : 1;
+  using Piece = typename std::conditional<kVec == 4, float4,
+                                          typename std::conditional<kVec == 2, float2, float>::type>::type;
+  const int per_row = P.n * CH / kVec;
+  for (int r = 0; r < rows_here; ++r) {
+    const Piece* in = reinterpret_cast<const Piece*>(src + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
+    for (int e = tid; e < per_row; e += P.nth) {
+      const int q = e * kVec / CH, c = e * kVec - q * CH;
+      cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), in + e, true);
+    }
+  }
+  cp_async_wait_all();
+  __syncthreads();
+  iir_rows_sums<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
+  __syncthreads();
+  iir_rows_chains<DeviceBlock>(s, agg, ends, P, b, co, chain, rows_here);
+  __syncthreads();
+  iir_rows_final<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
+  __syncthreads();
+  for (int r = 0; r < rows_here; ++r) {
+    Piece* out = reinterpret_cast<Piece*>(dst + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
+    for (int e = tid; e < per_row; e += P.nth) {
+      const int q = e * kVec / CH, c = e * kVec - q * CH;
+      out[e] = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
+    }
+  }
+}
+
+template <int KT, int CH, bool REAL1>
+Status run_rows_ch(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                   cudaStream_t s) {
+  auto k = iir1d_rows_kernel<KT, CH, REAL1>;
+  if (Status st = allow_smem(k, P.bytes, true); !st) return st;
+  const unsigned blocks = unsigned((src.height + P.rows - 1) / P.rows);
+  launch_dependent(k, blocks, unsigned(P.nth), P.bytes, s, static_cast<const float*>(src.data),
+                   static_cast<float*>(dst.data), src.height, P, b, co, iir_powers(co), iir_rows_chain(P, b, co));
+  return cuda_status(cudaGetLastError(), "launching iir1d (whole rows)");
+}
+template <int KT, bool REAL1>
+Status run_rows_real(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                     cudaStream_t s) {
+  switch (src.channels) {
+    case 1: return run_rows_ch<KT, 1, REAL1>(src, dst, P, b, co, s);
+    case 2: return run_rows_ch<KT, 2, REAL1>(src, dst, P, b, co, s);
+    case 3: return run_rows_ch<KT, 3, REAL1>(src, dst, P, b, co, s);
+    default: return run_rows_ch<KT, 4, REAL1>(src, dst, P, b, co, s);
+  }
+}
+Status run_rows(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                cudaStream_t s) {
+  if (co.k != 2) return run_rows_real<kMaxIirTerms, false>(src, dst, P, b, co, s);
+  return iir_term1_real(co) ? run_rows_real<2, true>(src, dst, P, b, co, s)
+                            : run_rows_real<2, false>(src, dst, P, b, co, s);
+}
+
 // Shared memory a block may take: two per SM (half an SM less the 1 KiB reserved per block), else the opt-in
 // maximum at one per SM.
 size_t half_sm_budget() { return std::min(size_t(smem_per_sm()) / 2 - 1024, size_t(max_smem_optin())); }
@@ -204,13 +276,24 @@ bool plan_scan(const DevImage& img, int k, IirScanPlan& P) {
   return P.bytes <= size_t(max_smem_optin());
 }
 
-// Whether this axis runs the tile schedule: columns, and rows of more than one channel (H100, 4096^2: RGBA rows
-// 0.41 ms either way, Deriche and 1024^2 faster as tiles; one-channel rows 0.09 ms faster as the scan), and
-// one-channel rows the scan cannot hold.
+// Whole rows in shared memory (iir_rows.cuh) for a rows pass: two blocks per SM where the row fits half an SM,
+// else one; false where a row does not fit one block (more than 1024 tiles x channels, or the opt-in maximum).
+bool plan_rows(const DevImage& img, int k, IirRowsPlan& P) {
+  if (!iir_tuning().rows || iir_tuning().lines || img.pad != 0 || img.f64) return false;
+  return iir_rows_plan(img.width, img.height, img.channels, k, half_sm_budget(), P) ||
+         iir_rows_plan(img.width, img.height, img.channels, k, size_t(max_smem_optin()), P);
+}
+
+// Whether this axis runs the tile schedule: columns, and rows that whole rows do not take: rows of more than one
+// channel (H100, 4096^2: RGBA rows 0.41 ms either way, Deriche and 1024^2 faster as tiles; one-channel rows 0.09 ms
+// faster as the scan), and one-channel rows the scan cannot hold.
 bool use_tiles(int axis, const DevImage& img, int k) {
   if (iir_tuning().lines || img.pad != 0 || img.f64) return false;
+  if (axis == 1) return true;
+  IirRowsPlan R;
+  if (plan_rows(img, k, R)) return false;
   IirScanPlan P;
-  return axis == 1 || img.channels > 1 || !plan_scan(img, k, P);
+  return img.channels > 1 || !plan_scan(img, k, P);
 }
 
 template <int KT, bool REAL1>
@@ -233,6 +316,7 @@ IirTuning& iir_tuning() {
   static IirTuning t = [] {
     IirTuning d;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_PAIR"); e && *e) d.pair = std::atoi(e) != 0;
+    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_ROWS"); e && *e) d.rows = std::atoi(e) != 0;
     return d;
   }();
   return t;
@@ -248,6 +332,9 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co) {
     co.pi[t] = on ? terms[size_t(t)].p.imag() : 0.0;
     co.cr[t] = on ? terms[size_t(t)].c.real() : 0.0;
     co.ci[t] = on ? terms[size_t(t)].c.imag() : 0.0;
+    co.fpr[t] = float(co.pr[t]), co.fpi[t] = float(co.pi[t]), co.fcr[t] = float(co.cr[t]), co.fci[t] = float(co.ci[t]);
+    co.fcpr[t] = float(co.cr[t] * co.pr[t] - co.ci[t] * co.pi[t]);
+    co.fcpi[t] = float(co.cr[t] * co.pi[t] + co.ci[t] * co.pr[t]);
   }
   return Status::success();
 }
@@ -262,7 +349,7 @@ size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
 // and the grid fits.
 bool pair_plans(const Pass& p, const DevImage& src, IirCoeffs& co, IirTilePlan& P, IirTilePlan& Pc) {
   if (!iir_tuning().pair || !iir_coeffs(p.taps, co).ok() || src.channels < 2 || src.channels > 4) return false;
-  if (!use_tiles(0, src, co.k) || !use_tiles(1, src, co.k)) return false;
+  if (!use_tiles(0, src, co.k) || !use_tiles(1, src, co.k)) return false;  // (rows whole: not the pair)
   P = iir_tile_plan(true, src.width, src.height, src.channels, co.k);
   Pc = iir_tile_plan(false, src.width, src.height, src.channels, co.k);
   return (long long)Pc.ntiles * P.ntiles <= 0x7fffffffLL && P.items() <= 0x7fffffffLL * kTileThreads &&
@@ -300,6 +387,11 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
   const long long lines = (long long)(pass.axis == 0 ? src.height : src.width) * src.channels;
   if (lines == 0) return Status::success();
   if (lines > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
+  if (IirRowsPlan R; pass.axis == 0 && plan_rows(src, co.k, R)) {
+    if (src.height > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
+    path = "iir1d-whole-rows";
+    return run_rows(src, dst, R, pass.border, co, s);
+  }
   if (use_tiles(pass.axis, src, co.k)) {
     const IirTilePlan P = iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k);
     if (P.items() > 0x7fffffffLL * kTileThreads) return Status::fail("CUDA iir1d: image too large");

@@ -15,9 +15,18 @@ namespace gpublur::cuda {
 struct IirCoeffs {
   int k = 0;  // terms
   double pr[kMaxIirTerms], pi[kMaxIirTerms], cr[kMaxIirTerms], ci[kMaxIirTerms];
+  // The same rounded to float (the float32 sweeps take them as operands from the kernel's parameters, in no
+  // registers).
+  float fpr[kMaxIirTerms], fpi[kMaxIirTerms], fcr[kMaxIirTerms], fci[kMaxIirTerms];
+  float fcpr[kMaxIirTerms], fcpi[kMaxIirTerms];  // c p (rounded once, from float64)
 };
 // An Iir1d pass's terms (core/iir.hpp, from its taps) as the kernels take them (passes/iir1d.cu).
 Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co);
+
+// Whether term 1 is a real pole with a real weight (Young-van Vliet's third pole): the scan's phases and the
+// whole-rows kernel then run it in real arithmetic (about a third of a complex term's work). Such a term's
+// imaginary parts are exactly 0, so the result is the same; the kernels take it as a template flag (REAL1).
+inline bool iir_term1_real(const IirCoeffs& co) { return co.k >= 2 && co.pi[1] == 0.0 && co.ci[1] == 0.0; }
 
 struct Cplx {
   double re, im;

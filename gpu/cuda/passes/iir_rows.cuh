@@ -1,0 +1,374 @@
+// Iir1d along rows with whole rows in shared memory (passes/iir1d.cu; docs/performance.md "Whole rows in
+// shared memory" under iir): one kernel per pass that reads the image once and writes it once, where the tile
+// schedule (iir_tiles.cuh) reads it twice and moves its aggregates through global memory three times more.
+// A block holds `rows` whole rows; thread (r, j, c) = (r * ntiles + j) * ch + c runs tile j (kIirTile positions)
+// of line (row r, channel c), as the tile schedule's threads do, in four phases a barrier apart:
+//   1. sums: the tile's first-order sums from zero states (as weighted sums) into the block's aggregates;
+//   2. chains: a warp per (line, term, direction) chains its tiles in float64 as an inclusive scan of the tiles'
+//      affine maps z -> f z + v (f = p^len), a few tiles per lane, from the border state (clamp, zero) or, for
+//      wrap and mirror, from the closed-form border states of the two directions' totals (a first scan, a
+//      barrier, then the second); the aggregates become the tiles' true states U[a-1] and W[b];
+//   3. outputs: each tile rerun from its true states, written over its inputs;
+// with the row's load before (cp.async) and its store after. The row's values sit a tile to kIirTile * ch
+// floats plus ch of padding (the x/y pair's pitch): the threads of a warp are (tile, channel) pairs, and at
+// position q of their tiles they hit banks ch * tile + channel + ch * q, all distinct.
+// Written against a block policy (device_block.cuh) and pointer types, so that tests/cuda runs the same phases on
+// the host with an emulated block and race-checking shared memory.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+
+#include "gpu/cuda/passes/iir_tiles.cuh"
+
+namespace gpublur::cuda {
+
+struct IirRowsPlan {
+  int n = 0, ch = 1, k = 0;  // positions per row, channels, terms
+  int ntiles = 0, rows = 1;  // tiles per line, rows per block
+  int nth = 0;               // threads per block: rows * ntiles * ch rounded up to whole warps
+  int pitch = 0;             // floats per tile in shared memory
+  int astride = 0;           // aggregates per (line, sequence): ntiles, padded (banks: iir_rows_plan)
+  size_t row_floats = 0, agg_off = 0, ends_off = 0, bytes = 0;
+  GPUBLUR_HD int len(int j) const { return j + 1 < ntiles ? kIirTile : n - (ntiles - 1) * kIirTile; }
+  GPUBLUR_HD int chains(int rows_here) const { return rows_here * ch * 2 * k; }
+  // Value q of channel c of the block's row r in shared memory.
+  GPUBLUR_HD size_t at(int r, int c, int q) const {
+    return size_t(r) * row_floats + size_t(q / kIirTile) * size_t(pitch) + size_t(q % kIirTile) * size_t(ch) +
+           size_t(c);
+  }
+  // Aggregate of sequence s of tile j of line l = r ch + c: s < k term s causal, k <= s < 2 k term s - k
+  // anticausal (the chains' sequences), 2 k <= s < 3 k the anticausal sum of term s - 2 k over the tile's upper
+  // half (iir_tile_sums_weighted).
+  GPUBLUR_HD size_t agg(int l, int s, int j) const {
+    return (size_t(l) * size_t(3 * k) + size_t(s)) * size_t(astride) + size_t(j);
+  }
+};
+
+// Most threads of a block (CUDA's limit) and the block the plan aims for: enough rows to fill 512 threads.
+constexpr int kIirRowsMaxThreads = 1024;
+constexpr int kIirRowsAimThreads = 512;
+
+// The plan for rows of w positions, ch channels, k terms, h rows, with at most `budget` bytes of shared memory
+// per block; false where one row does not fit (more than kIirRowsMaxThreads threads or the budget).
+inline bool iir_rows_plan(int w, int h, int ch, int k, size_t budget, IirRowsPlan& P) {
+  if (w <= 0 || h <= 0 || ch < 1 || ch > 4 || k < 1) return false;
+  P = IirRowsPlan{};
+  P.n = w, P.ch = ch, P.k = k, P.ntiles = (w + kIirTile - 1) / kIirTile, P.pitch = (kIirTile + 1) * ch;
+  const int per_row = P.ntiles * ch;
+  if (per_row > kIirRowsMaxThreads) return false;
+  P.row_floats = size_t(P.ntiles) * size_t(P.pitch);
+  // The threads of a warp (tiles j, channels c) touch aggregate (c 3k + s) astride + j, float2: with 3 k astride
+  // = 4 (mod 8) float2s the channels' runs fall 16 banks apart (two wavefronts, the least for 64-bit accesses),
+  // where astride = ntiles (a multiple of 32 tiles) put all four channels on the same 16 banks.
+  P.astride = P.ntiles;
+  for (int a = P.ntiles; a < P.ntiles + 8; ++a)
+    if ((3 * k * a) % 8 == 4) {
+      P.astride = a;
+      break;
+    }
+  for (int rows = std::max(1, std::min(h, kIirRowsAimThreads / per_row)); rows >= 1; --rows) {
+    P.rows = rows;
+    P.nth = (rows * per_row + 31) / 32 * 32;
+    P.agg_off = (size_t(rows) * P.row_floats * sizeof(float) + 15) / 16 * 16;
+    P.ends_off = P.agg_off + size_t(rows) * size_t(ch) * size_t(3 * k) * size_t(P.astride) * 2 * sizeof(float);
+    P.ends_off = (P.ends_off + 15) / 16 * 16;
+    P.bytes = P.ends_off + size_t(P.chains(rows)) * sizeof(Cplx);
+    if (P.bytes <= budget) return true;
+  }
+  return false;
+}
+
+// Whether term t runs in a phase instantiated for KT terms: KT < kMaxIirTerms means exactly KT (the caller
+// dispatches co.k == KT: no test at run time), KT == kMaxIirTerms any co.k up to it.
+template <int KT>
+GPUBLUR_HD bool iir_term_on(int t, const IirCoeffs& co) {
+  return KT < kMaxIirTerms || t < co.k;
+}
+
+// Thread tid's item: the block's row r, tile j, channel c; false for the threads past the block's rows_here rows.
+GPUBLUR_HD bool iir_rows_item(const IirRowsPlan& P, int tid, int rows_here, int& r, int& j, int& c) {
+  const int per_row = P.ntiles * P.ch;
+  if (tid >= rows_here * per_row) return false;
+  r = tid / per_row;
+  const int rem = tid - r * per_row;
+  j = rem / P.ch, c = rem - j * P.ch;
+  return true;
+}
+
+// The powers p^j of each term, j < kIirTile, rounded to float: the sums' weights. A kernel parameter, so that
+// every weight is an operand from the constant bank.
+struct IirPowers {
+  float re[kMaxIirTerms][kIirTile], im[kMaxIirTerms][kIirTile];
+};
+inline IirPowers iir_powers(const IirCoeffs& co) {
+  IirPowers pw{};
+  for (int t = 0; t < co.k && t < kMaxIirTerms; ++t) {
+    Cplx z{1.0, 0.0};
+    for (int j = 0; j < kIirTile; ++j) {
+      pw.re[t][j] = float(z.re), pw.im[t][j] = float(z.im);
+      z = cmul(z, Cplx{co.pr[t], co.pi[t]});
+    }
+  }
+  return pw;
+}
+
+// 1. The tile's sums from zero states as weighted sums, U = sum p^(cnt-1-q) x_q at its last position and
+// W = sum p^q x_q at its first (the recursions U[i] = x[i] + p U[i-1], W[i] = x[i] + p W[i+1] from zero, as
+// iir_tile_sums_at, in independent FMAs: half its operations and no dependent chain), and the upper half's
+// anticausal sum H = sum_{q >= kIirTile / 2} p^(q - kIirTile / 2) x_q (W = W_lower + p^(kIirTile / 2) H), from which
+// the outputs start their lower half (iir_tile_final_inplace). REAL1: term 1 real.
+#pragma nv_exec_check_disable
+template <int KT, bool REAL1, bool FULL, typename XP, typename AP>
+GPUBLUR_HD void iir_tile_sums_weighted(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
+                                       const IirCoeffs& co, const IirPowers& pw) {
+  constexpr int kH = kIirTile / 2;
+  float ur[KT], ui[KT], wr[KT], wi[KT], hr[KT], hi[KT];
+#pragma unroll
+  for (int t = 0; t < KT; ++t) ur[t] = ui[t] = wr[t] = wi[t] = hr[t] = hi[t] = 0.0f;
+#pragma unroll
+  for (int q = 0; q < kIirTile; ++q) {
+    if (!FULL && q >= cnt) continue;
+    const float xq = x[long(size_t(q) * step)];
+    const int e = FULL ? kIirTile - 1 - q : cnt - 1 - q;
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      if (!iir_term_on<KT>(t, co)) continue;
+      const bool real = REAL1 && t == 1;
+      ur[t] += pw.re[t][e] * xq;
+      if (!real) ui[t] += pw.im[t][e] * xq;
+      if (q < kH) {
+        wr[t] += pw.re[t][q] * xq;
+        if (!real) wi[t] += pw.im[t][q] * xq;
+      } else {
+        hr[t] += pw.re[t][q - kH] * xq;
+        if (!real) hi[t] += pw.im[t][q - kH] * xq;
+      }
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < KT; ++t) {
+    if (!iir_term_on<KT>(t, co)) continue;
+    const float pr = pw.re[t][kH], pi = pw.im[t][kH];
+    agg[long(base + size_t(t) * sstride)] = float2{ur[t], ui[t]};
+    const float2 w{wr[t] + pr * hr[t] - pi * hi[t], wi[t] + pr * hi[t] + pi * hr[t]};  // W_lower + p^kH H
+    agg[long(base + size_t(co.k + t) * sstride)] = w;
+    agg[long(base + size_t(2 * co.k + t) * sstride)] = float2{hr[t], hi[t]};
+  }
+}
+
+// CH == P.ch (a constant: the tile's values are immediate offsets from one address).
+#pragma nv_exec_check_disable
+template <int KT, int CH, bool REAL1, typename SP, typename AP>
+GPUBLUR_HD void iir_rows_sums(int tid, SP s, AP agg, const IirRowsPlan& P, const IirCoeffs& co, const IirPowers& pw,
+                              int rows_here) {
+  int r, j, c;
+  if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
+  const int l = r * CH + c, cnt = P.len(j);
+  const size_t base = P.agg(l, 0, j), sstride = size_t(P.astride);
+  const auto x = s + long(P.at(r, c, j * kIirTile));
+  if (cnt == kIirTile) iir_tile_sums_weighted<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  else iir_tile_sums_weighted<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+}
+
+#pragma nv_exec_check_disable
+template <typename Blk>
+GPUBLUR_HD Cplx iir_shfl_up(Cplx v, int o) {
+  return Cplx{Blk::shfl_up(v.re, o), Blk::shfl_up(v.im, o)};
+}
+
+// The chains' constants per term, float64, made on the host (iir_rows_chain) so that the chains, a latency-bound
+// phase every warp of a block waits for, run no powers and no divisions: p^kIirTile and p^len(last tile), the
+// scan's lane multipliers Q^(2^i) with Q = p^(kIirTile m) (m tiles a lane), pLast / p^kIirTile, the clamp
+// state's 1 / (1 - p), and the
+// periodic border states U[-1] = alpha B + beta F, W[n] = alpha F + beta B (iir_periodic_states: wrap alpha =
+// 1 / (1 - p^n), beta = 0; mirror alpha = p^n / (1 - p^2n), beta = 1 / (1 - p^2n)).
+struct IirRowsChain {
+  Cplx pT[kMaxIirTerms], pLast[kMaxIirTerms], q[kMaxIirTerms][5], lead[kMaxIirTerms], clamp[kMaxIirTerms],
+      alpha[kMaxIirTerms], beta[kMaxIirTerms];
+};
+inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoeffs& co) {
+  IirRowsChain C{};
+  const int m = (P.ntiles + 31) / 32;
+  for (int t = 0; t < co.k && t < kMaxIirTerms; ++t) {
+    const Cplx p{co.pr[t], co.pi[t]};
+    C.pT[t] = cpow(p, kIirTile), C.pLast[t] = cpow(p, P.len(P.ntiles - 1));
+    C.q[t][0] = cpow(C.pT[t], m);
+    for (int i = 1; i < 5; ++i) C.q[t][i] = cmul(C.q[t][i - 1], C.q[t][i - 1]);
+    C.lead[t] = cdiv(C.pLast[t], C.pT[t]);
+    C.clamp[t] = cdiv(Cplx{1.0, 0.0}, Cplx{1.0 - p.re, -p.im});
+    // The closed forms' coefficients of B and F, from the same function the other schedules use.
+    Cplx u1, w1, u2, w2;
+    iir_periodic_states(b == Border::Mirror ? b : Border::Wrap, p, P.n, Cplx{1.0, 0.0}, Cplx{0.0, 0.0}, u1, w1);
+    iir_periodic_states(b == Border::Mirror ? b : Border::Wrap, p, P.n, Cplx{0.0, 0.0}, Cplx{1.0, 0.0}, u2, w2);
+    C.alpha[t] = u1, C.beta[t] = u2;  // U[-1] = alpha B + beta F (and W[n] = alpha F + beta B by symmetry)
+  }
+  return C;
+}
+
+// 2. The chains: warp w takes chains w, w + warps, ... (chain i: line i / 2k, sequence i % 2k); lane L its
+// elements L m .. L m + m - 1 in the chain's order (tiles forwards, or backwards for the anticausal sequences).
+// Every element but the last tile multiplies by p^kIirTile, so the lanes' sums from zero scan with the one
+// multiplier Q (the last tile's own multiplier only reaches what follows it: the causal chain's end, and in the
+// anticausal order the initial state, which enters separately as Q^L z0). ends: the chains' totals from zero
+// (wrap and mirror: B and F of each term). Every thread of the block calls it (a barrier inside for wrap and
+// mirror).
+#pragma nv_exec_check_disable
+template <typename Blk, typename SP, typename AP, typename EP>
+GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                                const IirRowsChain& C, int rows_here) {
+  const int lane = Blk::tid() & 31, warp = Blk::tid() >> 5, nwarps = Blk::nth() >> 5;
+  const int nchains = P.chains(rows_here), m = (P.ntiles + 31) / 32, last = P.ntiles - 1, k2 = 2 * P.k;
+  const bool periodic = b == Border::Wrap || b == Border::Mirror;
+  const int e0 = lane * m, e1 = e0 + m < P.ntiles ? e0 + m : P.ntiles;  // the lane's elements [e0, e1)
+  for (int pass = periodic ? 0 : 1; pass < 2; ++pass) {
+    if (pass == 1 && periodic) Blk::sync();  // both directions' totals are in ends
+    for (int ci = warp; ci < nchains; ci += nwarps) {  // the same trip count in every lane of a warp (shuffles)
+      const int l = ci / k2, sq = ci - l * k2;
+      const bool back = sq >= P.k;
+      const int t = back ? sq - P.k : sq;
+      const Cplx pT = C.pT[t], pLast = C.pLast[t];
+      // The lane's sum from zero over its elements (Horner; the last tile's own multiplier where it is the first
+      // element, anticausal, cannot matter from zero).
+      Cplx A{0.0, 0.0};
+      for (int e = e0; e < e1; ++e) {
+        const float2 v = agg[long(P.agg(l, sq, back ? last - e : e))];
+        A = cadd(cmul(pT, A), Cplx{double(v.x), double(v.y)});
+      }
+      // Inclusive scan over the lanes with the uniform lane multiplier: A_L += Q^o A_(L-o).
+      for (int i = 0, o = 1; o < 32; ++i, o <<= 1) {
+        const Cplx A2 = iir_shfl_up<Blk>(A, o);
+        if (lane >= o) A = cadd(A, cmul(C.q[t][i], A2));
+      }
+      Cplx z = iir_shfl_up<Blk>(A, 1);  // the state before the lane's first element, from zero
+      if (lane == 0) z = Cplx{0.0, 0.0};
+      if (pass == 0) {  // the chain's end from zero: walked on by the lane holding the last element
+        if (e0 <= last && last < e1) {
+          for (int e = e0; e < e1; ++e) {
+            const float2 v = agg[long(P.agg(l, sq, back ? last - e : e))];
+            z = cadd(cmul(e == (back ? 0 : last) ? pLast : pT, z), Cplx{double(v.x), double(v.y)});
+          }
+          ends[ci] = z;
+        }
+        continue;
+      }
+      if (b != Border::Zero) {  // plus the initial state's share: z0 times the product of the multipliers before
+        const int r = l / P.ch, c = l - r * P.ch;
+        Cplx z0;
+        if (b == Border::Clamp) {
+          const double xb = double(float(s[long(P.at(r, c, back ? P.n - 1 : 0))]));
+          z0 = Cplx{xb * C.clamp[t].re, xb * C.clamp[t].im};
+        } else {
+          const Cplx B = ends[l * k2 + t], F = ends[l * k2 + P.k + t];
+          z0 = back ? cadd(cmul(C.alpha[t], F), cmul(C.beta[t], B)) : cadd(cmul(C.alpha[t], B), cmul(C.beta[t], F));
+        }
+        // Q^L (causal), or pLast pT^(L m - 1) = (pLast / pT) Q^L (anticausal, L >= 1), by the bits of L.
+        Cplx g{1.0, 0.0};
+        for (int i = 0; i < 5; ++i)
+          if (lane >> i & 1) g = cmul(g, C.q[t][i]);
+        if (back && lane > 0) g = cmul(g, C.lead[t]);
+        z = cadd(z, cmul(g, z0));
+      }
+      for (int e = e0; e < e1; ++e) {
+        const size_t at = P.agg(l, sq, back ? last - e : e);
+        const float2 v = agg[long(at)];
+        agg[long(at)] = float2{float(z.re), float(z.im)};
+        z = cadd(cmul(e == (back ? 0 : last) ? pLast : pT, z), Cplx{double(v.x), double(v.y)});  // the tile's own
+      }
+    }
+  }
+}
+
+// 3. The tile's outputs from its true states (as iir_tile_final_body: u = c U, v = c V with V[b-1] = p W[b]),
+// written over its inputs, a half tile at a time so that only 16 outputs stay in registers (64 registers a
+// thread: two 512-thread blocks per SM; whole tiles spilled): the lower half's anticausal sweep starts from
+// W[kIirTile / 2] = H + p^(cnt - kIirTile / 2) W[b] (the sums' upper-half sum and the tile's true end state), the
+// upper half's causal sweep from where the lower half's ended. REAL1: term 1 real (its imaginary parts are 0; two
+// operations a step where a complex term takes four).
+#pragma nv_exec_check_disable
+template <int KT, bool REAL1, bool FULL, typename XP>
+GPUBLUR_HD void iir_half_tile(XP x, size_t step, int q0, int cnt, float* ur, float* ui, float* vr, float* vi,
+                              const IirCoeffs& co) {
+  constexpr int kH = kIirTile / 2;
+  const float *pr = co.fpr, *pi = co.fpi, *cr = co.fcr, *ci = co.fci;  // (zero past co.k)
+  float ys[kH];
+#pragma unroll
+  for (int d = 0; d < kH; ++d) {  // causal: u[i] = c x[i] + p u[i-1]
+    ys[d] = 0.0f;
+    if (FULL || q0 + d < cnt) {
+      const float xq = x[long(size_t(q0 + d) * step)];
+#pragma unroll
+      for (int t = 0; t < KT; ++t) {
+        if (!iir_term_on<KT>(t, co)) continue;
+        if (REAL1 && t == 1) {
+          ur[t] = cr[t] * xq + pr[t] * ur[t];
+        } else {
+          const float r = cr[t] * xq + pr[t] * ur[t] - pi[t] * ui[t];
+          ui[t] = ci[t] * xq + pr[t] * ui[t] + pi[t] * ur[t], ur[t] = r;
+        }
+        ys[d] += ur[t];
+      }
+    }
+  }
+#pragma unroll
+  for (int d = kH - 1; d >= 0; --d) {  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+    if (FULL || q0 + d < cnt) {
+      const float xq = x[long(size_t(q0 + d) * step)];
+#pragma unroll
+      for (int t = 0; t < KT; ++t) {
+        if (!iir_term_on<KT>(t, co)) continue;
+        ys[d] += vr[t];
+        if (REAL1 && t == 1) {
+          vr[t] = pr[t] * (cr[t] * xq + vr[t]);
+        } else {
+          const float sr = cr[t] * xq + vr[t], si = ci[t] * xq + vi[t];
+          vr[t] = pr[t] * sr - pi[t] * si, vi[t] = pr[t] * si + pi[t] * sr;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int d = 0; d < kH; ++d)
+    if (FULL || q0 + d < cnt) x[long(size_t(q0 + d) * step)] = ys[d];
+}
+
+#pragma nv_exec_check_disable
+template <int KT, bool REAL1, bool FULL, typename XP, typename AP>
+GPUBLUR_HD void iir_tile_final_inplace(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
+                                       const IirCoeffs& co, const IirPowers& pw) {
+  constexpr int kH = kIirTile / 2;
+  float ur[KT], ui[KT], vr[KT], vi[KT], lr[KT], li[KT];  // causal, upper half's and lower half's anticausal
+#pragma unroll
+  for (int t = 0; t < KT; ++t) {
+    ur[t] = ui[t] = vr[t] = vi[t] = lr[t] = li[t] = 0.0f;
+    if (!iir_term_on<KT>(t, co)) continue;
+    const float2 U = agg[long(base + size_t(t) * sstride)], W = agg[long(base + size_t(co.k + t) * sstride)];
+    const float cr = co.fcr[t], ci = co.fci[t], cpr = co.fcpr[t], cpi = co.fcpi[t];
+    ur[t] = cr * U.x - ci * U.y, ui[t] = cr * U.y + ci * U.x;  // c U
+    vr[t] = cpr * W.x - cpi * W.y, vi[t] = cpr * W.y + cpi * W.x;  // c p W[b]
+    float2 Wm = W;  // W[kH]: the state the lower half's anticausal sweep starts from
+    if (FULL || cnt > kH) {
+      const float2 Hs = agg[long(base + size_t(2 * co.k + t) * sstride)];
+      const int e = FULL ? kIirTile - kH : cnt - kH;
+      const float er = pw.re[t][e], ei = pw.im[t][e];
+      Wm = float2{Hs.x + er * W.x - ei * W.y, Hs.y + er * W.y + ei * W.x};
+    }
+    lr[t] = cpr * Wm.x - cpi * Wm.y, li[t] = cpr * Wm.y + cpi * Wm.x;
+  }
+  iir_half_tile<KT, REAL1, FULL>(x, step, 0, cnt, ur, ui, lr, li, co);
+  if (FULL || cnt > kH) iir_half_tile<KT, REAL1, FULL>(x, step, kH, cnt, ur, ui, vr, vi, co);
+}
+
+#pragma nv_exec_check_disable
+template <int KT, int CH, bool REAL1, typename SP, typename AP>
+GPUBLUR_HD void iir_rows_final(int tid, SP s, AP agg, const IirRowsPlan& P, const IirCoeffs& co, const IirPowers& pw,
+                               int rows_here) {
+  int r, j, c;
+  if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
+  const int l = r * CH + c, cnt = P.len(j);
+  const size_t base = P.agg(l, 0, j), sstride = size_t(P.astride);
+  const auto x = s + long(P.at(r, c, j * kIirTile));
+  if (cnt == kIirTile) iir_tile_final_inplace<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  else iir_tile_final_inplace<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+}
+
+}  // namespace gpublur::cuda
