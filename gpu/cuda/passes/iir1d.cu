@@ -2,7 +2,7 @@
 // the definition). Schedules (docs/performance.md "iir"), chosen by measurement on an H100:
 //  - whole rows (iir_rows.cuh): rows of 1-4 channels up to 1024 tiles x channels (RGBA 8192 wide) in one kernel,
 //    a block holding its rows in shared memory: one read and one write of the image. 4096^2 RGBA rows pass
-//    0.207 ms against a 0.19 ms copy; iir 0.707 -> 0.573 ms with the columns below (one channel 0.413 -> 0.178).
+//    0.203 ms against a 0.19 ms copy; iir 0.707 -> 0.568 ms with the columns below (one channel 0.415 -> 0.170).
 //  - tiles (iir_tiles.cuh): columns always, and rows whole rows do not hold. A thread per (value line, tile of 32
 //    positions) in three kernels (sums, chains, outputs): a warp's loads and stores are 128 contiguous bytes of
 //    a row for columns; 1.5 copies' worth of bytes per axis, at 85-90% of DRAM bandwidth. The x/y pair of
@@ -213,26 +213,64 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   using Piece = typename std::conditional<kVec == 4, float4,
                                           typename std::conditional<kVec == 2, float2, float>::type>::type;
   const int per_row = P.n * CH / kVec;
-  for (int r = 0; r < rows_here; ++r) {
-    const Piece* in = reinterpret_cast<const Piece*>(src + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
-    for (int e = tid; e < per_row; e += P.nth) {
-      const int q = e * kVec / CH, c = e * kVec - q * CH;
-      cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), in + e, true);
+  // Where the warps' items (tiles x channels) are whole tiles of one row (ch 1, 2, 4 and tiles x ch a multiple of
+  // 32: 4096- and 1024-wide rows), each warp loads and stores its own tiles' 4 KB: its sums start when its own
+  // loads land and its stores leave after its own outputs, a warp barrier apart instead of the block's.
+  const bool own = CH != 3 && (P.ntiles * CH) % 32 == 0;
+  const int lane = tid & 31, w = tid >> 5;
+  const int wr = own ? (w * 32) / (P.ntiles * CH) : 0;                     // the warp's row
+  const int wx = own ? (w * 32 - wr * P.ntiles * CH) / CH * kIirTile : 0;  // its first pixel
+  const int wend = min(P.n, wx + 32 / CH * kIirTile);
+  const auto warp_piece = [&](int p, int& q, int& c) {  // piece p of the warp's pixels
+    const int v = p * kVec;
+    q = wx + v / CH, c = v - (v / CH) * CH;
+  };
+  if (own) {
+    if (wr < rows_here) {
+      const float* in = src + (size_t(r0) + size_t(wr)) * size_t(P.n) * CH;
+      for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) {
+        int q, c;
+        warp_piece(p, q, c);
+        cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(wr, c, q)),
+                       reinterpret_cast<const Piece*>(in + size_t(q) * CH + size_t(c)), true);
+      }
     }
+    cp_async_wait_all();
+    __syncwarp();
+  } else {
+    for (int r = 0; r < rows_here; ++r) {
+      const Piece* in = reinterpret_cast<const Piece*>(src + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
+      for (int e = tid; e < per_row; e += P.nth) {
+        const int q = e * kVec / CH, c = e * kVec - q * CH;
+        cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), in + e, true);
+      }
+    }
+    cp_async_wait_all();
+    __syncthreads();
   }
-  cp_async_wait_all();
-  __syncthreads();
   iir_rows_sums<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   __syncthreads();
   iir_rows_chains<DeviceBlock>(s, agg, ends, P, b, co, chain, rows_here);
   __syncthreads();
   iir_rows_final<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
-  __syncthreads();
-  for (int r = 0; r < rows_here; ++r) {
-    Piece* out = reinterpret_cast<Piece*>(dst + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
-    for (int e = tid; e < per_row; e += P.nth) {
-      const int q = e * kVec / CH, c = e * kVec - q * CH;
-      out[e] = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
+  if (own) {
+    __syncwarp();
+    if (wr < rows_here) {
+      float* out = dst + (size_t(r0) + size_t(wr)) * size_t(P.n) * CH;
+      for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) {
+        int q, c;
+        warp_piece(p, q, c);
+        *reinterpret_cast<Piece*>(out + size_t(q) * CH + size_t(c)) = *reinterpret_cast<const Piece*>(s + P.at(wr, c, q));
+      }
+    }
+  } else {
+    __syncthreads();
+    for (int r = 0; r < rows_here; ++r) {
+      Piece* out = reinterpret_cast<Piece*>(dst + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
+      for (int e = tid; e < per_row; e += P.nth) {
+        const int q = e * kVec / CH, c = e * kVec - q * CH;
+        out[e] = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
+      }
     }
   }
 }
