@@ -260,7 +260,8 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
       for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) {
         int q, c;
         warp_piece(p, q, c);
-        *reinterpret_cast<Piece*>(out + size_t(q) * CH + size_t(c)) = *reinterpret_cast<const Piece*>(s + P.at(wr, c, q));
+        *reinterpret_cast<Piece*>(out + size_t(q) * CH + size_t(c)) =
+            *reinterpret_cast<const Piece*>(s + P.at(wr, c, q));
       }
     }
   } else {
@@ -370,7 +371,8 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co) {
     co.pi[t] = on ? terms[size_t(t)].p.imag() : 0.0;
     co.cr[t] = on ? terms[size_t(t)].c.real() : 0.0;
     co.ci[t] = on ? terms[size_t(t)].c.imag() : 0.0;
-    co.fpr[t] = float(co.pr[t]), co.fpi[t] = float(co.pi[t]), co.fcr[t] = float(co.cr[t]), co.fci[t] = float(co.ci[t]);
+    co.fpr[t] = float(co.pr[t]), co.fpi[t] = float(co.pi[t]);
+    co.fcr[t] = float(co.cr[t]), co.fci[t] = float(co.ci[t]);
     co.fcpr[t] = float(co.cr[t] * co.pr[t] - co.ci[t] * co.pi[t]);
     co.fcpi[t] = float(co.cr[t] * co.pi[t] + co.ci[t] * co.pr[t]);
   }
@@ -426,7 +428,6 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
   if (lines == 0) return Status::success();
   if (lines > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
   if (IirRowsPlan R; pass.axis == 0 && plan_rows(src, co.k, R)) {
-    if (src.height > 0x7fffffffLL) return Status::fail("CUDA iir1d: image too large");
     path = "iir1d-whole-rows";
     return run_rows(src, dst, R, pass.border, co, s);
   }
