@@ -91,9 +91,11 @@ TEST(CudaIirRowsEmulated, RowsMatchTheReference) {
   double worst_all = 0;
   int cases = 0;
   for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
+    const bool all = sigma > 10 && sigma < 100;  // every case at sigma 12; at 1.5 and 200 one and four channels
     for (int ch : {1, 2, 3, 4})
       for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 2}, Size{45, 3}, Size{1017, 1}}) {
         if (sz.w == 1017 && ch % 2 == 0) continue;  // (the emulation's 128-thread blocks are slow: two of four)
+        if (!all && (ch == 2 || ch == 3 || sz.w == 32)) continue;
         const Image src = random_image(sz.w, sz.h, ch, 11u + unsigned(ch * 7 + sz.w));
         IirPassCase ic;
         ASSERT_TRUE(iir_pass_case(plan, 0, src, ic));
@@ -106,7 +108,7 @@ TEST(CudaIirRowsEmulated, RowsMatchTheReference) {
         EXPECT_EQ(cuda::iir_term1_real(ic.co), yvv);
         // Young-van Vliet's real pole both ways: in real arithmetic (the kernel's choice) and as a complex term.
         for (const bool real1 : {false, true}) {
-          if (real1 && !yvv) continue;
+          if ((real1 && !yvv) || (!real1 && yvv && !all)) continue;
           std::vector<std::string> errors;
           emulate_rows(src, ic.pass.border, ic.co, P, got, errors, real1);
           const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border + " ch " +

@@ -159,18 +159,26 @@ GPUBLUR_HD void iir_tile_sums_weighted(XP x, size_t step, int cnt, AP agg, size_
   }
 }
 
-// CH == P.ch (a constant: the tile's values are immediate offsets from one address).
+// Thread tid's tile, if any: body(x, cnt, base) with its first value x (CH == P.ch apart: a constant, so the
+// tile's values are immediate offsets from one address), its length and its aggregates' base (sequence s at
+// base + s P.astride).
+#pragma nv_exec_check_disable
+template <int CH, typename SP, typename Body>
+GPUBLUR_HD void iir_rows_tile(int tid, SP s, const IirRowsPlan& P, int rows_here, Body body) {
+  int r, j, c;
+  if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
+  body(s + long(P.at(r, c, j * kIirTile)), P.len(j), P.agg(r * CH + c, 0, j));
+}
+
 #pragma nv_exec_check_disable
 template <int KT, int CH, bool REAL1, typename SP, typename AP>
 GPUBLUR_HD void iir_rows_sums(int tid, SP s, AP agg, const IirRowsPlan& P, const IirCoeffs& co, const IirPowers& pw,
                               int rows_here) {
-  int r, j, c;
-  if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
-  const int l = r * CH + c, cnt = P.len(j);
-  const size_t base = P.agg(l, 0, j), sstride = size_t(P.astride);
-  const auto x = s + long(P.at(r, c, j * kIirTile));
-  if (cnt == kIirTile) iir_tile_sums_weighted<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
-  else iir_tile_sums_weighted<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  const size_t sstride = size_t(P.astride);
+  iir_rows_tile<CH>(tid, s, P, rows_here, [&](auto x, int cnt, size_t base) {
+    if (cnt == kIirTile) iir_tile_sums_weighted<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+    else iir_tile_sums_weighted<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  });
 }
 
 #pragma nv_exec_check_disable
@@ -365,13 +373,11 @@ GPUBLUR_HD void iir_tile_final_inplace(XP x, size_t step, int cnt, AP agg, size_
 template <int KT, int CH, bool REAL1, typename SP, typename AP>
 GPUBLUR_HD void iir_rows_final(int tid, SP s, AP agg, const IirRowsPlan& P, const IirCoeffs& co, const IirPowers& pw,
                                int rows_here) {
-  int r, j, c;
-  if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
-  const int l = r * CH + c, cnt = P.len(j);
-  const size_t base = P.agg(l, 0, j), sstride = size_t(P.astride);
-  const auto x = s + long(P.at(r, c, j * kIirTile));
-  if (cnt == kIirTile) iir_tile_final_inplace<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
-  else iir_tile_final_inplace<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  const size_t sstride = size_t(P.astride);
+  iir_rows_tile<CH>(tid, s, P, rows_here, [&](auto x, int cnt, size_t base) {
+    if (cnt == kIirTile) iir_tile_final_inplace<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+    else iir_tile_final_inplace<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  });
 }
 
 }  // namespace gpublur::cuda
