@@ -221,59 +221,37 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   const int wr = own ? (w * 32) / (P.ntiles * CH) : 0;                     // the warp's row
   const int wx = own ? (w * 32 - wr * P.ntiles * CH) / CH * kIirTile : 0;  // its first pixel
   const int wend = min(P.n, wx + 32 / CH * kIirTile);
-  const auto warp_piece = [&](int p, int& q, int& c) {  // piece p of the warp's pixels
-    const int v = p * kVec;
-    q = wx + v / CH, c = v - (v / CH) * CH;
+  // copy(r, q, c) for each piece this thread moves (row r, pixel q, channel c): of its warp's tiles, or a share of
+  // the block's rows; at(r, q, c) its offset in the image.
+  const auto each_piece = [&](auto copy) {
+    if (own) {
+      if (wr < rows_here)
+        for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) copy(wr, wx + p * kVec / CH, p * kVec % CH);
+    } else {
+      for (int r = 0; r < rows_here; ++r)
+        for (int e = tid; e < per_row; e += P.nth) copy(r, e * kVec / CH, e * kVec % CH);
+    }
   };
-  if (own) {
-    if (wr < rows_here) {
-      const float* in = src + (size_t(r0) + size_t(wr)) * size_t(P.n) * CH;
-      for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) {
-        int q, c;
-        warp_piece(p, q, c);
-        cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(wr, c, q)),
-                       reinterpret_cast<const Piece*>(in + size_t(q) * CH + size_t(c)), true);
-      }
-    }
-    cp_async_wait_all();
-    __syncwarp();
-  } else {
-    for (int r = 0; r < rows_here; ++r) {
-      const Piece* in = reinterpret_cast<const Piece*>(src + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
-      for (int e = tid; e < per_row; e += P.nth) {
-        const int q = e * kVec / CH, c = e * kVec - q * CH;
-        cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), in + e, true);
-      }
-    }
-    cp_async_wait_all();
-    __syncthreads();
-  }
+  const auto at = [&](int r, int q, int c) { return ((size_t(r0) + size_t(r)) * size_t(P.n) + size_t(q)) * CH + c; };
+  const auto sync = [&] {
+    if (own) __syncwarp();
+    else __syncthreads();
+  };
+  each_piece([&](int r, int q, int c) {
+    cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), reinterpret_cast<const Piece*>(src + at(r, q, c)),
+                   true);
+  });
+  cp_async_wait_all();
+  sync();
   iir_rows_sums<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   __syncthreads();
   iir_rows_chains<DeviceBlock>(s, agg, ends, P, b, co, chain, rows_here);
   __syncthreads();
   iir_rows_final<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
-  if (own) {
-    __syncwarp();
-    if (wr < rows_here) {
-      float* out = dst + (size_t(r0) + size_t(wr)) * size_t(P.n) * CH;
-      for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) {
-        int q, c;
-        warp_piece(p, q, c);
-        *reinterpret_cast<Piece*>(out + size_t(q) * CH + size_t(c)) =
-            *reinterpret_cast<const Piece*>(s + P.at(wr, c, q));
-      }
-    }
-  } else {
-    __syncthreads();
-    for (int r = 0; r < rows_here; ++r) {
-      Piece* out = reinterpret_cast<Piece*>(dst + (size_t(r0) + size_t(r)) * size_t(P.n) * CH);
-      for (int e = tid; e < per_row; e += P.nth) {
-        const int q = e * kVec / CH, c = e * kVec - q * CH;
-        out[e] = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
-      }
-    }
-  }
+  sync();
+  each_piece([&](int r, int q, int c) {
+    *reinterpret_cast<Piece*>(dst + at(r, q, c)) = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
+  });
 }
 
 template <int KT, int CH, bool REAL1>

@@ -18,6 +18,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "gpu/cuda/passes/iir_tiles.cuh"
 
@@ -159,25 +160,28 @@ GPUBLUR_HD void iir_tile_sums_weighted(XP x, size_t step, int cnt, AP agg, size_
   }
 }
 
-// Thread tid's tile, if any: body(x, cnt, base) with its first value x (CH == P.ch apart: a constant, so the
-// tile's values are immediate offsets from one address), its length and its aggregates' base (sequence s at
-// base + s P.astride).
+// Thread tid's tile, if any: body(x, cnt, base, full) with its first value x (CH == P.ch apart: a constant, so
+// the tile's values are immediate offsets from one address), its length, its aggregates' base (sequence s at
+// base + s P.astride) and whether it is whole (an integral_constant: whole tiles run without per-step tests).
 #pragma nv_exec_check_disable
 template <int CH, typename SP, typename Body>
 GPUBLUR_HD void iir_rows_tile(int tid, SP s, const IirRowsPlan& P, int rows_here, Body body) {
   int r, j, c;
   if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
-  body(s + long(P.at(r, c, j * kIirTile)), P.len(j), P.agg(r * CH + c, 0, j));
+  const auto x = s + long(P.at(r, c, j * kIirTile));
+  const int cnt = P.len(j);
+  const size_t base = P.agg(r * CH + c, 0, j);
+  if (cnt == kIirTile) body(x, cnt, base, std::true_type{});
+  else body(x, cnt, base, std::false_type{});
 }
 
 #pragma nv_exec_check_disable
 template <int KT, int CH, bool REAL1, typename SP, typename AP>
 GPUBLUR_HD void iir_rows_sums(int tid, SP s, AP agg, const IirRowsPlan& P, const IirCoeffs& co, const IirPowers& pw,
                               int rows_here) {
-  const size_t sstride = size_t(P.astride);
-  iir_rows_tile<CH>(tid, s, P, rows_here, [&](auto x, int cnt, size_t base) {
-    if (cnt == kIirTile) iir_tile_sums_weighted<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
-    else iir_tile_sums_weighted<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  iir_rows_tile<CH>(tid, s, P, rows_here, [&](auto x, int cnt, size_t base, auto full) {
+    iir_tile_sums_weighted<KT, REAL1, decltype(full)::value>(x, size_t(CH), cnt, agg, base, size_t(P.astride), co,
+                                                             pw);
   });
 }
 
@@ -373,10 +377,9 @@ GPUBLUR_HD void iir_tile_final_inplace(XP x, size_t step, int cnt, AP agg, size_
 template <int KT, int CH, bool REAL1, typename SP, typename AP>
 GPUBLUR_HD void iir_rows_final(int tid, SP s, AP agg, const IirRowsPlan& P, const IirCoeffs& co, const IirPowers& pw,
                                int rows_here) {
-  const size_t sstride = size_t(P.astride);
-  iir_rows_tile<CH>(tid, s, P, rows_here, [&](auto x, int cnt, size_t base) {
-    if (cnt == kIirTile) iir_tile_final_inplace<KT, REAL1, true>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
-    else iir_tile_final_inplace<KT, REAL1, false>(x, size_t(CH), cnt, agg, base, sstride, co, pw);
+  iir_rows_tile<CH>(tid, s, P, rows_here, [&](auto x, int cnt, size_t base, auto full) {
+    iir_tile_final_inplace<KT, REAL1, decltype(full)::value>(x, size_t(CH), cnt, agg, base, size_t(P.astride), co,
+                                                             pw);
   });
 }
 
