@@ -283,6 +283,8 @@ struct IirTuning {
   // Rows whole in shared memory (iir_rows.cuh) where a row fits a block; false: the tiles, the pair or the scan.
   // Env GPUBLUR_CUDA_IIR_ROWS=0 turns it off.
   bool rows = true;
+  // The column tiles' length: 0 by the image (iir1d.cu's tile_plan), or 32 or 64 (env GPUBLUR_CUDA_IIR_COLTILE).
+  int col_tile = 0;
 };
 IirTuning& iir_tuning();
 

@@ -45,11 +45,13 @@ TEST(CudaIirScan, MatchesTheReference) {
   struct Variant {
     const char* name;
     bool lines, pair, rows;
+    int col_tile;  // 0: the product's choice by size (tiles of 32 at these sizes)
   };
-  const Variant variants[] = {{"product", false, true, true},
-                              {"the pair (rows not whole)", false, true, false},
-                              {"passes one at a time", false, false, false},
-                              {"lines", true, false, false}};
+  const Variant variants[] = {{"product", false, true, true, 0},
+                              {"product, columns in tiles of 64", false, true, true, 64},
+                              {"the pair (rows not whole)", false, true, false, 0},
+                              {"passes one at a time", false, false, false, 0},
+                              {"lines", true, false, false, 0}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -66,6 +68,7 @@ TEST(CudaIirScan, MatchesTheReference) {
               cuda::iir_tuning().lines = v.lines;
               cuda::iir_tuning().pair = v.pair;
               cuda::iir_tuning().rows = v.rows;
+              cuda::iir_tuning().col_tile = v.col_tile;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -109,6 +112,22 @@ TEST(CudaIirScan, LongRows) {
       EXPECT_LE(err, 1e-5) << border << " path " << path;
       EXPECT_EQ(path, lg.rows) << path;
     }
+  }
+}
+
+// Columns tall and wide enough for the product's 64-position tiles (iir1d.cu's tile_plan: 4096 x 4 lines of 16
+// tiles), every border.
+TEST(CudaIirScan, LongColumnTiles) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  if (small_mode()) GTEST_SKIP() << "large image";
+  const Image src = random_image(4096, 1030, 4, 78);
+  double ms = 0;
+  ASSERT_TRUE(backend->upload(src, ms).ok());
+  for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
+    std::string path;
+    const double err = run_vs_reference(*backend, make_plan("iir", 12, border), src, path);
+    EXPECT_LE(err, 1e-5) << border << " path " << path;
+    EXPECT_EQ(path, "iir1d-whole-rows+iir1d-tiles-cols") << path;
   }
 }
 

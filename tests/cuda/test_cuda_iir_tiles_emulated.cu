@@ -30,11 +30,11 @@ using Shadow = testing::Shadow<Emu>;
 
 // One pass's kernels on the host, each a phase apart: 1. sums, 2. chains (and wrap/mirror's border states),
 // 3. outputs.
-template <typename AP>
+template <int TL = cuda::kIirTile, typename AP>
 void emulate_sums(const float* in, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
   for (long long i = 0; i < P.items(); ++i) {
     Emu::tid = int(i);
-    cuda::iir_tile_sums<2>(in, agg, P, co, int(i % P.lines), int(i / P.lines));
+    cuda::iir_tile_sums<2, TL>(in, agg, P, co, int(i % P.lines), int(i / P.lines));
   }
   ++Emu::phase;
 }
@@ -53,19 +53,20 @@ void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P
     ++Emu::phase;
   }
 }
-template <typename AP>
+template <int TL = cuda::kIirTile, typename AP>
 void emulate_final(const float* in, float* out, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
   for (long long i = 0; i < P.items(); ++i) {
     Emu::tid = int(i);
-    cuda::iir_tile_final<2>(in, out, agg, P, co, int(i % P.lines), int(i / P.lines));
+    cuda::iir_tile_final<2, TL>(in, out, agg, P, co, int(i % P.lines), int(i / P.lines));
   }
   ++Emu::phase;
 }
 
-// The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place).
+// The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place), in tiles of TL.
+template <int TL = cuda::kIirTile>
 void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Image& got,
              std::vector<std::string>& errors) {
-  const cuda::IirTilePlan P = cuda::iir_tile_plan(axis == 0, src.width, src.height, src.channels, co.k);
+  const cuda::IirTilePlan P = cuda::iir_tile_plan(axis == 0, src.width, src.height, src.channels, co.k, TL);
   std::vector<float2> aggv(P.agg_bytes() / sizeof(float2), float2{NAN, NAN});
   std::vector<cuda::Cplx> endv(size_t(2 * P.k * P.lines), cuda::Cplx{NAN, NAN});
   EXPECT_EQ(P.scratch_bytes(), P.ends_offset() + endv.size() * sizeof(cuda::Cplx));
@@ -73,9 +74,9 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Im
   const testing::ChkPtr<float2, Emu> agg{aggv.data(), &sh, 0};
   const testing::ChkPtr<cuda::Cplx, Emu> ends{endv.data(), &se, 0};
   Emu::phase = 0;
-  emulate_sums(src.data.data(), agg, P, co);
+  emulate_sums<TL>(src.data.data(), agg, P, co);
   emulate_chains(src.data.data(), agg, ends, P, b, co);
-  emulate_final(src.data.data(), got.data.data(), agg, P, co);
+  emulate_final<TL>(src.data.data(), got.data.data(), agg, P, co);
   for (Shadow* s : {&sh, &se}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
 }
 
@@ -124,30 +125,35 @@ void emulate_pair(const Image& src, Border b, const cuda::IirCoeffs& co, Image& 
   for (Shadow* s : {&sh, &shc, &se, &sec}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
 }
 
+// Tiles of 32 (rows, the pair) and of 64 (the product's columns): partial last tiles, a single tile, lines of
+// one position.
 TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
   double worst_all = 0;
   int cases = 0;
   testing::for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
-    for (int ch : {1, 2, 4})
-      for (int axis : {0, 1})
-        for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{1001, 3}, Size{5, 1001}}) {
-          const Image src = testing::random_image(sz.w, sz.h, ch, 5u + unsigned(ch * 3 + sz.h));
-          testing::IirPassCase ic;
-          ASSERT_TRUE(testing::iir_pass_case(plan, axis, src, ic));
-          ASSERT_EQ(ic.co.k, 2);
-          Image got(sz.w, sz.h, ch);
-          for (float& v : got.data) v = NAN;  // every value must be written
-          std::vector<std::string> errors;
-          emulate(src, axis, ic.pass.border, ic.co, got, errors);
-          const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
-                                   " ch " + std::to_string(ch) + " axis " + std::to_string(axis) + " " +
-                                   std::to_string(sz.w) + "x" + std::to_string(sz.h);
-          for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-          const double worst = testing::max_abs_diff(got, ic.want);
-          EXPECT_LE(worst, 1e-6) << what;
-          worst_all = std::max(worst_all, worst);
-          ++cases;
-        }
+    for (int tile : {cuda::kIirTile, cuda::kIirColTile})
+      for (int ch : {1, 2, 4})
+        for (int axis : {0, 1})
+          for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{128, 2}, Size{2, 128},
+                                Size{1001, 3}, Size{5, 1001}}) {
+            const Image src = testing::random_image(sz.w, sz.h, ch, 5u + unsigned(ch * 3 + sz.h));
+            testing::IirPassCase ic;
+            ASSERT_TRUE(testing::iir_pass_case(plan, axis, src, ic));
+            ASSERT_EQ(ic.co.k, 2);
+            Image got(sz.w, sz.h, ch);
+            for (float& v : got.data) v = NAN;  // every value must be written
+            std::vector<std::string> errors;
+            if (tile == cuda::kIirColTile) emulate<cuda::kIirColTile>(src, axis, ic.pass.border, ic.co, got, errors);
+            else emulate(src, axis, ic.pass.border, ic.co, got, errors);
+            const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
+                                     " tile " + std::to_string(tile) + " ch " + std::to_string(ch) + " axis " +
+                                     std::to_string(axis) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h);
+            for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+            const double worst = testing::max_abs_diff(got, ic.want);
+            EXPECT_LE(worst, 1e-6) << what;
+            worst_all = std::max(worst_all, worst);
+            ++cases;
+          }
   });
   std::printf("iir tiles emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }

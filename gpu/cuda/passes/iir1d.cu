@@ -4,10 +4,10 @@
 //    a block holding its rows in shared memory: one read and one write of the image. 4096^2 RGBA rows pass
 //    0.203 ms against a 0.19 ms copy; iir 0.707 -> 0.568 ms with the columns below (one channel 0.415 -> 0.170).
 //  - tiles (iir_tiles.cuh): columns always, and rows whole rows do not hold. A thread per (value line, tile of 32
-//    positions) in three kernels (sums, chains, outputs): a warp's loads and stores are 128 contiguous bytes of
-//    a row for columns; 1.5 copies' worth of bytes per axis, at 85-90% of DRAM bandwidth. The x/y pair of
-//    2-4 channels (core's iir_pair) folds the columns' sums into the rows' outputs (launch_iir1d_pair) where
-//    rows run as tiles: one read of the intermediate image fewer.
+//    positions; columns of large images 64) in three kernels (sums, chains, outputs): a warp's loads and stores
+//    are 128 contiguous bytes of a row for columns; about 1.3-1.5 copies' worth of bytes per axis, each kernel
+//    at the copy's bandwidth. The x/y pair of 2-4 channels (core's iir_pair) folds the columns' sums into the
+//    rows' outputs (launch_iir1d_pair) where rows run as tiles: one read of the intermediate image fewer.
 //  - the segment scan (iir_scan.cuh): one-channel rows too long for whole rows that its block still holds.
 //  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
 //    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).
@@ -90,13 +90,13 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
 
 // The tile schedule (iir_tiles.cuh): one thread per (line, tile) or, for the chains, per (line, term, direction).
 constexpr int kTileThreads = 256;
-template <int KT>
+template <int KT, int TL>
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_sums_kernel(const float* __restrict__ src, float2* agg,
                                                                        IirTilePlan P, IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= P.items()) return;
-  iir_tile_sums<KT>(src, agg, P, co, int(i % P.lines), int(i / P.lines));
+  iir_tile_sums<KT, TL>(src, agg, P, co, int(i % P.lines), int(i / P.lines));
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_chain_kernel(const float* __restrict__ src, float2* agg,
                                                                         Cplx* ends, IirTilePlan P, Border b,
@@ -113,23 +113,23 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_borders_kernel(float2
   if (i >= (long long)P.lines * 2 * P.k) return;
   iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
 }
-template <int KT>
-__global__ void __launch_bounds__(kTileThreads) iir1d_tile_final_kernel(const float* src, float* dst,
-                                                                        const float2* __restrict__ agg,
-                                                                        IirTilePlan P, IirCoeffs co) {
+// Long tiles run their outputs a half at a time (iir_tile_final_halves) held to 128 registers: two blocks per SM.
+template <int KT, int TL>
+__global__ void __launch_bounds__(kTileThreads, TL > kIirTile ? 2 : 0)
+    iir1d_tile_final_kernel(const float* src, float* dst, const float2* __restrict__ agg, IirTilePlan P, IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= P.items()) return;
-  iir_tile_final<KT>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
+  iir_tile_final<KT, TL>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
 }
 
 // A pass's kernels, one thread per item: 1. sums, 2. chains (and wrap/mirror's border states), 3. outputs. Each
 // is launched dependent (PDL, cuda_common.cuh): at 1024^2 the five kernels of the pair are short enough that
 // their launch gaps showed (iir 1024^2 RGBA 0.066 -> 0.060 ms on an H100).
 unsigned item_blocks(long long items) { return unsigned((items + kTileThreads - 1) / kTileThreads); }
-template <int KT>
+template <int KT, int TL = kIirTile>
 void launch_tile_sums(const float* in, float2* agg, const IirTilePlan& P, const IirCoeffs& co, cudaStream_t s) {
-  launch_dependent(iir1d_tile_sums_kernel<KT>, item_blocks(P.items()), kTileThreads, 0, s, in, agg, P, co);
+  launch_dependent(iir1d_tile_sums_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, agg, P, co);
 }
 void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
                         cudaStream_t s) {
@@ -138,21 +138,21 @@ void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTileP
   if (b == Border::Wrap || b == Border::Mirror)
     launch_dependent(iir1d_tile_borders_kernel, blocks, kTileThreads, 0, s, agg, ends, P, b, co);
 }
-template <int KT>
+template <int KT, int TL = kIirTile>
 void launch_tile_final(const float* in, float* out, const float2* agg, const IirTilePlan& P, const IirCoeffs& co,
                        cudaStream_t s) {
-  launch_dependent(iir1d_tile_final_kernel<KT>, item_blocks(P.items()), kTileThreads, 0, s, in, out, agg, P, co);
+  launch_dependent(iir1d_tile_final_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, out, agg, P, co);
 }
 
-template <int KT>
+template <int KT, int TL>
 Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P, Border b, const IirCoeffs& co,
                  void* scratch, cudaStream_t s) {
   float2* agg = static_cast<float2*>(scratch);
   Cplx* ends = reinterpret_cast<Cplx*>(static_cast<char*>(scratch) + P.ends_offset());
   const float* in = static_cast<const float*>(src.data);
-  launch_tile_sums<KT>(in, agg, P, co, s);
+  launch_tile_sums<KT, TL>(in, agg, P, co, s);
   launch_tile_chains(in, agg, ends, P, b, co, s);
-  launch_tile_final<KT>(in, static_cast<float*>(dst.data), agg, P, co, s);
+  launch_tile_final<KT, TL>(in, static_cast<float*>(dst.data), agg, P, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
 }
 
@@ -334,6 +334,7 @@ IirTuning& iir_tuning() {
     IirTuning d;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_PAIR"); e && *e) d.pair = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_ROWS"); e && *e) d.rows = std::atoi(e) != 0;
+    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLTILE"); e && *e) d.col_tile = std::atoi(e);
     return d;
   }();
   return t;
@@ -353,14 +354,29 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co) {
     co.fcr[t] = float(co.cr[t]), co.fci[t] = float(co.ci[t]);
     co.fcpr[t] = float(co.cr[t] * co.pr[t] - co.ci[t] * co.pi[t]);
     co.fcpi[t] = float(co.cr[t] * co.pi[t] + co.ci[t] * co.pr[t]);
+    const Cplx ph = cpow(Cplx{co.pr[t], co.pi[t]}, kIirColTile / 2);
+    co.phr[t] = ph.re, co.phi[t] = ph.im;
   }
   return Status::success();
+}
+
+// The tile plan of a pass: rows (and the pair's columns) in tiles of kIirTile; columns in tiles of kIirColTile
+// where those still make enough threads to fill the GPU several times over, else kIirTile (docs/performance.md,
+// iir, "Column tiles of 64").
+static IirTilePlan tile_plan(int axis, const DevImage& src, int k) {
+  int tile = kIirTile;
+  if (axis == 1) {
+    const int forced = iir_tuning().col_tile;
+    const long long items = (long long)src.width * src.channels * ((src.height + kIirColTile - 1) / kIirColTile);
+    tile = forced == kIirTile || forced == kIirColTile ? forced : items >= kIirColTileMinItems ? kIirColTile : kIirTile;
+  }
+  return iir_tile_plan(axis == 0, src.width, src.height, src.channels, k, tile);
 }
 
 size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
   IirCoeffs co;
   if (!iir_coeffs(pass.taps, co).ok() || !use_tiles(pass.axis, src, co.k)) return 0;
-  return iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k).scratch_bytes();
+  return tile_plan(pass.axis, src, co.k).scratch_bytes();
 }
 
 // The pair runs fused where both passes run as tiles (rows of 2-4 channels: the block's kIirTile * ch threads)
@@ -410,13 +426,16 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
     return run_rows(src, dst, R, pass.border, co, s);
   }
   if (use_tiles(pass.axis, src, co.k)) {
-    const IirTilePlan P = iir_tile_plan(pass.axis == 0, src.width, src.height, src.channels, co.k);
+    const IirTilePlan P = tile_plan(pass.axis, src, co.k);
     if (P.items() > 0x7fffffffLL * kTileThreads) return Status::fail("CUDA iir1d: image too large");
     if (scratch == nullptr || scratch_bytes < P.scratch_bytes())
       return Status::fail("CUDA iir1d: no scratch for the tiles");
     path = pass.axis == 0 ? "iir1d-tiles-rows" : "iir1d-tiles-cols";
-    return co.k > 2 ? run_tiles<kMaxIirTerms>(src, dst, P, pass.border, co, scratch, s)
-                    : run_tiles<2>(src, dst, P, pass.border, co, scratch, s);
+    if (P.tile == kIirColTile)
+      return co.k > 2 ? run_tiles<kMaxIirTerms, kIirColTile>(src, dst, P, pass.border, co, scratch, s)
+                      : run_tiles<2, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
+    return co.k > 2 ? run_tiles<kMaxIirTerms, kIirTile>(src, dst, P, pass.border, co, scratch, s)
+                    : run_tiles<2, kIirTile>(src, dst, P, pass.border, co, scratch, s);
   }
   IirScanPlan P;
   if (!iir_tuning().lines && pass.axis == 0 && plan_scan(src, co.k, P)) {

@@ -19,6 +19,7 @@ struct IirCoeffs {
   // registers).
   float fpr[kMaxIirTerms], fpi[kMaxIirTerms], fcr[kMaxIirTerms], fci[kMaxIirTerms];
   float fcpr[kMaxIirTerms], fcpi[kMaxIirTerms];  // c p (rounded once, from float64)
+  double phr[kMaxIirTerms], phi[kMaxIirTerms];    // p^(kIirColTile / 2): the long column tiles' half
 };
 // An Iir1d pass's terms (core/iir.hpp, from its taps) as the kernels take them (passes/iir1d.cu).
 Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co);

@@ -14,7 +14,10 @@
 // One read for the sums, one read and one write for the outputs, and the aggregates (2 k float2 per tile: a
 // quarter of the image's bytes at T = 32 and two terms, written, read and written, read): 1.5 copies' worth of
 // bytes per axis against the segment scan's 1, in exchange for full 128-byte lines and thousands of short
-// threads instead of a column strip's scattered 16-byte pieces at two blocks per SM. Host-callable per thread
+// threads instead of a column strip's scattered 16-byte pieces at two blocks per SM. Columns of large images
+// run tiles of T = 64 (kIirColTile): half the aggregates' traffic; their sums and outputs go a half tile at a
+// time, with a third aggregate per term (the upper half's anticausal sum) that the outputs' lower half starts
+// from (column pass 0.370 -> 0.331 ms at 4096^2 RGBA on an H100). Host-callable per thread
 // (tests/cuda/test_cuda_iir_tiles_emulated.cu).
 #pragma once
 #include <cstddef>
@@ -24,85 +27,139 @@
 namespace gpublur::cuda {
 
 constexpr int kIirTile = 32;
+// Columns' tiles (IirTilePlan::tile): twice as long halves the aggregates' traffic (written by the sums, read and
+// written by the chains, read by the outputs: a quarter of the image's bytes per pass at 32 positions and two
+// terms).
+constexpr int kIirColTile = 64;
+constexpr long long kIirColTileMinItems = 1LL << 18;  // (line, tile) items: 2048^2 RGBA and up
 
 // Where value q of line l lives: (l / div) * outer + l % div + q * step. Columns: lines are the row's values
 // (div = rowv, outer = 0, step = rowv). Rows: lines are (row, channel) (div = ch, outer = rowv, step = ch).
 struct IirTilePlan {
-  int n = 0, lines = 0, k = 0, ntiles = 0;
+  int n = 0, lines = 0, k = 0, ntiles = 0, tile = kIirTile;
+  int nagg = 0;  // aggregates per tile and line: 2 k; long tiles 3 k (iir_tile_final_halves' upper-half sums)
   int div = 1;
   size_t outer = 0, step = 0;
   GPUBLUR_HD size_t at(int l, int q) const {
     return size_t(l / div) * outer + size_t(l % div) + size_t(q) * step;
   }
-  GPUBLUR_HD int len(int j) const { return j + 1 < ntiles ? kIirTile : n - (ntiles - 1) * kIirTile; }
-  // Aggregate s of tile j and line l: s < k the causal sum of term s, s >= k the anticausal sum of term s - k.
+  GPUBLUR_HD int len(int j) const { return j + 1 < ntiles ? tile : n - (ntiles - 1) * tile; }
+  // The same where the kernel knows the tile (TL == tile): measured, the runtime form took the 32-position
+  // tiles' outputs kernel from 128 to 151 registers (one block per SM) and the column pass 0.370 -> 0.431 ms.
+  template <int TL>
+  GPUBLUR_HD int len_of(int j) const { return j + 1 < ntiles ? TL : n - (ntiles - 1) * TL; }
+  // Aggregate s of tile j and line l: s < k the causal sum of term s, k <= s < 2 k the anticausal sum of term
+  // s - k (both chained into true states), 2 k <= s (long tiles) term s - 2 k's anticausal sum of the tile's
+  // upper half from zero.
   GPUBLUR_HD size_t agg(int j, int s, int l) const {
-    return (size_t(j) * size_t(2 * k) + size_t(s)) * size_t(lines) + size_t(l);
+    return (size_t(j) * size_t(nagg) + size_t(s)) * size_t(lines) + size_t(l);
   }
-  size_t agg_bytes() const { return size_t(ntiles) * size_t(2 * k) * size_t(lines) * 2 * sizeof(float); }
+  size_t agg_bytes() const { return size_t(ntiles) * size_t(nagg) * size_t(lines) * 2 * sizeof(float); }
   // The scratch: the aggregates, then the chains' ends (2 k per line, float64 complex; wrap and mirror).
   size_t ends_offset() const { return (agg_bytes() + 15) / 16 * 16; }
   size_t scratch_bytes() const { return ends_offset() + size_t(2 * k) * size_t(lines) * sizeof(Cplx); }
   GPUBLUR_HD long long items() const { return (long long)lines * ntiles; }
 };
 
-inline IirTilePlan iir_tile_plan(bool rows, int w, int h, int ch, int k) {
+inline IirTilePlan iir_tile_plan(bool rows, int w, int h, int ch, int k, int tile = kIirTile) {
   IirTilePlan P;
   const int rowv = w * ch;
-  P.k = k;
+  P.k = k, P.tile = tile, P.nagg = (tile > kIirTile ? 3 : 2) * k;
   if (rows) {
     P.n = w, P.lines = h * ch, P.div = ch, P.outer = size_t(rowv), P.step = size_t(ch);
   } else {
     P.n = h, P.lines = rowv, P.div = rowv, P.outer = 0, P.step = size_t(rowv);
   }
-  P.ntiles = (P.n + kIirTile - 1) / kIirTile;
+  P.ntiles = (P.n + tile - 1) / tile;
   return P;
 }
 
 // 1. The tile's sums from zero states (float32: from zero they stay within min(T, 1 / (1 - |p|)) of the inputs).
 // FULL: a whole tile (every tile but a line's last), its steps unpredicated (measured: the per-step guards of
 // the general form cost more instructions than the recursion itself). x: the tile's first value, step apart;
-// the sums go to agg[base + s * sstride], s < k causal (U at the last position), s >= k anticausal (W at the
-// first).
+// the sums go to agg[base + s * sstride], s < k causal (U at the last position), k <= s < 2 k anticausal (W at
+// the first), and for long tiles 2 k <= s the upper half's anticausal sum.
+// The sums of n positions from zero in one sweep each way, interleaved (two chains in flight).
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, typename XP, typename AP>
-GPUBLUR_HD void iir_tile_sums_at(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
-                                 const IirCoeffs& co) {
-  float xs[kIirTile];
+template <bool FULL, int N>
+GPUBLUR_HD void iir_sweep_sums(const float (&xs)[N], int n, float pr, float pi, float& ur, float& ui, float& wr,
+                               float& wi) {
+  ur = ui = wr = wi = 0.0f;
 #pragma unroll
-  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? float(x[size_t(q) * step]) : 0.0f;
-#pragma unroll
-  for (int t = 0; t < KT; ++t) {
-    if (t >= co.k) continue;
-    const float pr = float(co.pr[t]), pi = float(co.pi[t]);
-    float ur = 0, ui = 0, wr = 0, wi = 0;
-#pragma unroll
-    for (int q = 0; q < kIirTile; ++q) {
-      if (FULL || q < cnt) {
-        const float r = xs[q] + pr * ur - pi * ui;
-        ui = pr * ui + pi * ur, ur = r;
-      }
-      const int qb = kIirTile - 1 - q;  // backwards, interleaved with the forward step (two chains in flight)
-      if (FULL || qb < cnt) {
-        const float r = xs[qb] + pr * wr - pi * wi;
-        wi = pr * wi + pi * wr, wr = r;
-      }
+  for (int q = 0; q < N; ++q) {
+    if (FULL || q < n) {
+      const float r = xs[q] + pr * ur - pi * ui;
+      ui = pr * ui + pi * ur, ur = r;
     }
-    agg[base + size_t(t) * sstride] = float2{ur, ui};
-    agg[base + size_t(co.k + t) * sstride] = float2{wr, wi};
+    const int qb = N - 1 - q;
+    if (FULL || qb < n) {
+      const float r = xs[qb] + pr * wr - pi * wi;
+      wi = pr * wi + pi * wr, wr = r;
+    }
   }
 }
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, typename AP>
-GPUBLUR_HD void iir_tile_sums_body(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
-  iir_tile_sums_at<KT, FULL>(src + P.at(l, j * kIirTile), P.step, FULL ? kIirTile : P.len(j), agg, P.agg(j, 0, l),
-                             size_t(P.lines), co);
+template <int KT, bool FULL, int TL, typename XP, typename AP>
+GPUBLUR_HD void iir_tile_sums_at(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
+                                 const IirCoeffs& co) {
+  if constexpr (TL == kIirTile) {
+    float xs[TL];
+#pragma unroll
+    for (int q = 0; q < TL; ++q) xs[q] = (FULL || q < cnt) ? float(x[size_t(q) * step]) : 0.0f;
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      if (t >= co.k) continue;
+      float ur, ui, wr, wi;
+      iir_sweep_sums<FULL>(xs, cnt, float(co.pr[t]), float(co.pi[t]), ur, ui, wr, wi);
+      agg[base + size_t(t) * sstride] = float2{ur, ui};
+      agg[base + size_t(co.k + t) * sstride] = float2{wr, wi};
+    }
+  } else {
+    // Long tiles a half at a time (a thread holds half the tile: the whole tile took 168 registers), the halves'
+    // sums joined in float64: U = p^n_hi U_lo + U_hi, W = W_lo + p^(T/2) W_hi; W_hi is the third aggregate.
+    constexpr int H = TL / 2;
+    float xs[H], lo[KT][4], hi[KT][4];
+#pragma unroll 1
+    for (int half = 0; half < 2; ++half) {
+      const int q0 = half * H, n = FULL ? H : cnt - q0;
+#pragma unroll
+      for (int q = 0; q < H; ++q) xs[q] = (FULL || q0 + q < cnt) ? float(x[size_t(q0 + q) * step]) : 0.0f;
+#pragma unroll
+      for (int t = 0; t < KT; ++t) {
+        if (t >= co.k) continue;
+        float s[4];
+        iir_sweep_sums<FULL>(xs, n, float(co.pr[t]), float(co.pi[t]), s[0], s[1], s[2], s[3]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (half == 0) lo[t][e] = s[e];  // (not (half ? hi : lo)[t][e]: a runtime-chosen array lives in memory)
+          else hi[t][e] = s[e];
+        }
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      if (t >= co.k) continue;
+      const int nhi = FULL ? H : cnt > H ? cnt - H : 0;
+      const Cplx ph{co.phr[t], co.phi[t]}, pn = FULL ? ph : cpow(Cplx{co.pr[t], co.pi[t]}, nhi);
+      const Cplx U = cadd(cmul(pn, Cplx{lo[t][0], lo[t][1]}), Cplx{hi[t][0], hi[t][1]});
+      const Cplx W = cadd(Cplx{lo[t][2], lo[t][3]}, cmul(ph, Cplx{hi[t][2], hi[t][3]}));
+      agg[base + size_t(t) * sstride] = float2{float(U.re), float(U.im)};
+      agg[base + size_t(co.k + t) * sstride] = float2{float(W.re), float(W.im)};
+      agg[base + size_t(2 * co.k + t) * sstride] = float2{hi[t][2], hi[t][3]};
+    }
+  }
 }
 #pragma nv_exec_check_disable
-template <int KT, typename AP>
+template <int KT, bool FULL, int TL, typename AP>
+GPUBLUR_HD void iir_tile_sums_body(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
+  iir_tile_sums_at<KT, FULL, TL>(src + P.at(l, j * TL), P.step, FULL ? TL : P.template len_of<TL>(j), agg,
+                                 P.agg(j, 0, l), size_t(P.lines), co);
+}
+#pragma nv_exec_check_disable
+template <int KT, int TL, typename AP>
 GPUBLUR_HD void iir_tile_sums(const float* src, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l, int j) {
-  if (P.len(j) == kIirTile) iir_tile_sums_body<KT, true>(src, agg, P, co, l, j);
-  else iir_tile_sums_body<KT, false>(src, agg, P, co, l, j);
+  if (P.template len_of<TL>(j) == TL) iir_tile_sums_body<KT, true, TL>(src, agg, P, co, l, j);
+  else iir_tile_sums_body<KT, false, TL>(src, agg, P, co, l, j);
 }
 
 // 2. One chain: line l, sequence s (s < k: term s's causal chain, tiles in order; s >= k: term s - k's
@@ -115,7 +172,7 @@ GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTileP
                                int l, int s) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
-  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, kIirTile), pLast = cpow(p, P.len(last));
+  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, P.tile), pLast = cpow(p, P.len(last));
   Cplx z{0.0, 0.0};
   if (b == Border::Clamp) z = cdiv(Cplx{double(src[P.at(l, back ? P.n - 1 : 0)]), 0.0}, Cplx{1.0 - p.re, -p.im});
   constexpr int kAhead = 16;  // the loads do not depend on the chain: a chunk of them in flight at once
@@ -146,7 +203,7 @@ template <typename AP, typename EP>
 GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
-  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, kIirTile), pLast = cpow(p, P.len(last));
+  const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, P.tile), pLast = cpow(p, P.len(last));
   const Cplx B = ends[size_t(t) * size_t(P.lines) + size_t(l)], F = ends[size_t(P.k + t) * size_t(P.lines) + size_t(l)];
   Cplx u0, wn;
   iir_periodic_states(b, p, P.n, B, F, u0, wn);
@@ -169,14 +226,14 @@ struct IirNoExtra {
 };
 // extra(q, y): each output also goes there (the x/y pair's shared tile).
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, typename AP, typename Extra = IirNoExtra>
+template <int KT, bool FULL, int TL, typename AP, typename Extra = IirNoExtra>
 GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
                                     int l, int j, Extra extra = {}) {
-  const int cnt = FULL ? kIirTile : P.len(j);
-  const size_t at = P.at(l, j * kIirTile);
-  float xs[kIirTile], ys[kIirTile];
+  const int cnt = FULL ? TL : P.template len_of<TL>(j);
+  const size_t at = P.at(l, j * TL);
+  float xs[TL], ys[TL];
 #pragma unroll
-  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? src[at + size_t(q) * P.step] : 0.0f, ys[q] = 0.0f;
+  for (int q = 0; q < TL; ++q) xs[q] = (FULL || q < cnt) ? src[at + size_t(q) * P.step] : 0.0f, ys[q] = 0.0f;
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     if (t >= co.k) continue;
@@ -187,13 +244,13 @@ GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const 
     const Cplx cV = cmul(cmul(c, Cplx{co.pr[t], co.pi[t]}), Cplx{double(W.x), double(W.y)});
     float ur = float(cU.re), ui = float(cU.im), vr = float(cV.re), vi = float(cV.im);
 #pragma unroll
-    for (int q = 0; q < kIirTile; ++q) {
+    for (int q = 0; q < TL; ++q) {
       if (FULL || q < cnt) {  // causal: u[i] = c x[i] + p u[i-1]
         const float r = cr * xs[q] + pr * ur - pi * ui;
         ui = ci * xs[q] + pr * ui + pi * ur, ur = r;
         ys[q] += ur;
       }
-      const int qb = kIirTile - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+      const int qb = TL - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
       if (FULL || qb < cnt) {
         ys[qb] += vr;
         const float sr = cr * xs[qb] + vr, si = ci * xs[qb] + vi;
@@ -202,15 +259,78 @@ GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const 
     }
   }
 #pragma unroll
-  for (int q = 0; q < kIirTile; ++q)
+  for (int q = 0; q < TL; ++q)
     if (FULL || q < cnt) dst[at + size_t(q) * P.step] = ys[q], extra(q, ys[q]);
 }
+// The same for long tiles (kIirColTile), a half tile at a time, so that a thread holds half a tile's inputs and
+// outputs (the whole-tile form of 64 positions took 255 registers, one block per SM, and ran slower than tiles
+// of 32). The lower half first: its anticausal start is c p (H + p^e W[b]), H the upper half's anticausal sum
+// from zero (the sums' third aggregate), e the upper half's length; its causal sweep ends at the upper half's
+// causal start.
 #pragma nv_exec_check_disable
-template <int KT, typename AP>
+template <int KT, bool FULL, int TL, typename AP>
+GPUBLUR_HD void iir_tile_final_halves(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
+                                      int l, int j) {
+  constexpr int H = TL / 2;
+  const int cnt = FULL ? TL : P.template len_of<TL>(j);
+  const size_t at = P.at(l, j * TL);
+  float xs[H], ys[H], ur[KT], ui[KT];
+#pragma unroll 1  // (unrolled, the compiler issues both halves' loads at once: ~250 registers)
+  for (int half = 0; half < 2; ++half) {
+    const int q0 = half * H;
+#pragma unroll
+    for (int q = 0; q < H; ++q) {
+      xs[q] = (FULL || q0 + q < cnt) ? src[at + size_t(q0 + q) * P.step] : 0.0f;
+      ys[q] = 0.0f;
+    }
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      if (t >= co.k) continue;
+      const float pr = float(co.pr[t]), pi = float(co.pi[t]), cr = float(co.cr[t]), ci = float(co.ci[t]);
+      const Cplx p{co.pr[t], co.pi[t]}, cp = cmul(Cplx{co.cr[t], co.ci[t]}, p);
+      const float2 W = agg[P.agg(j, P.k + t, l)];
+      Cplx z{double(W.x), double(W.y)};  // the anticausal state after this half, unscaled
+      if (half == 0) {
+        const float2 U = agg[P.agg(j, t, l)], Hs = agg[P.agg(j, 2 * P.k + t, l)];
+        const Cplx cU = cmul(Cplx{co.cr[t], co.ci[t]}, Cplx{double(U.x), double(U.y)});
+        ur[t] = float(cU.re), ui[t] = float(cU.im);
+        const Cplx pe = FULL ? Cplx{co.phr[t], co.phi[t]} : cpow(p, cnt > H ? cnt - H : 0);
+        z = cadd(Cplx{double(Hs.x), double(Hs.y)}, cmul(pe, z));
+      }
+      const Cplx v = cmul(cp, z);
+      float vr = float(v.re), vi = float(v.im);
+#pragma unroll
+      for (int q = 0; q < H; ++q) {
+        if (FULL || q0 + q < cnt) {  // causal: u[i] = c x[i] + p u[i-1]
+          const float r = cr * xs[q] + pr * ur[t] - pi * ui[t];
+          ui[t] = ci * xs[q] + pr * ui[t] + pi * ur[t], ur[t] = r;
+          ys[q] += ur[t];
+        }
+        const int qb = H - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+        if (FULL || q0 + qb < cnt) {
+          ys[qb] += vr;
+          const float sr = cr * xs[qb] + vr, si = ci * xs[qb] + vi;
+          vr = pr * sr - pi * si, vi = pr * si + pi * sr;
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < H; ++q)
+      if (FULL || q0 + q < cnt) dst[at + size_t(q0 + q) * P.step] = ys[q];
+  }
+}
+#pragma nv_exec_check_disable
+template <int KT, int TL, typename AP>
 GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
                                int l, int j) {
-  if (P.len(j) == kIirTile) iir_tile_final_body<KT, true>(src, dst, agg, P, co, l, j);
-  else iir_tile_final_body<KT, false>(src, dst, agg, P, co, l, j);
+  const bool full = P.template len_of<TL>(j) == TL;
+  if constexpr (TL > kIirTile) {
+    if (full) iir_tile_final_halves<KT, true, TL>(src, dst, agg, P, co, l, j);
+    else iir_tile_final_halves<KT, false, TL>(src, dst, agg, P, co, l, j);
+  } else {
+    if (full) iir_tile_final_body<KT, true, TL>(src, dst, agg, P, co, l, j);
+    else iir_tile_final_body<KT, false, TL>(src, dst, agg, P, co, l, j);
+  }
 }
 
 // The x/y pair (core's iir_pair: rows then columns through an intermediate nothing else reads), with the
@@ -244,8 +364,10 @@ GPUBLUR_HD void iir_pair_rows_final(const float* src, float* mid, AP agg, SP sm,
   if (row * ch >= P.lines) return;
   const int l = row * ch + c;
   const IirPairTileStore<SP> extra{sm, r * pitch + c, ch};
-  if (P.len(j) == kIirTile) iir_tile_final_body<KT, true>(src, mid, agg, P, co, l, j, extra);
-  else iir_tile_final_body<KT, false>(src, mid, agg, P, co, l, j, extra);
+  if (P.template len_of<kIirTile>(j) == kIirTile)
+    iir_tile_final_body<KT, true, kIirTile>(src, mid, agg, P, co, l, j, extra);
+  else
+    iir_tile_final_body<KT, false, kIirTile>(src, mid, agg, P, co, l, j, extra);
 }
 
 // Phase 2 of the pair's block (rb, j): thread t's column sums for column tile rb (Pc: the column pass's plan).
@@ -255,11 +377,12 @@ GPUBLUR_HD void iir_pair_col_sums(SP sm, AP aggc, const IirTilePlan& Pc, const I
                                   int t) {
   const int xq = t / ch, c = t - xq * ch, lc = (j * kIirTile + xq) * ch + c, pitch = iir_pair_pitch(ch);
   if (lc >= Pc.lines) return;
-  const int cnt = Pc.len(rb);
+  const int cnt = Pc.template len_of<kIirTile>(rb);
+  const size_t base = Pc.agg(rb, 0, lc), sstride = size_t(Pc.lines);
   if (cnt == kIirTile)
-    iir_tile_sums_at<KT, true>(sm + (xq * ch + c), size_t(pitch), cnt, aggc, Pc.agg(rb, 0, lc), size_t(Pc.lines), co);
+    iir_tile_sums_at<KT, true, kIirTile>(sm + (xq * ch + c), size_t(pitch), cnt, aggc, base, sstride, co);
   else
-    iir_tile_sums_at<KT, false>(sm + (xq * ch + c), size_t(pitch), cnt, aggc, Pc.agg(rb, 0, lc), size_t(Pc.lines), co);
+    iir_tile_sums_at<KT, false, kIirTile>(sm + (xq * ch + c), size_t(pitch), cnt, aggc, base, sstride, co);
 }
 
 }  // namespace gpublur::cuda
