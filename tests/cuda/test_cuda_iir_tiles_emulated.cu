@@ -208,6 +208,12 @@ TEST(CudaIirTilesEmulated, InPlace) {
     emulate(inplace, axis, Border::Clamp, co, inplace, errors);
     EXPECT_TRUE(errors.empty());
     EXPECT_EQ(sep.data, inplace.data) << "axis " << axis;
+    // Tiles of 64: the lower half's outputs are written before the upper half's inputs are loaded.
+    Image sep64(77, 91, 4), inplace64 = src;
+    emulate<cuda::kIirColTile>(src, axis, Border::Clamp, co, sep64, errors);
+    emulate<cuda::kIirColTile>(inplace64, axis, Border::Clamp, co, inplace64, errors);
+    EXPECT_TRUE(errors.empty());
+    EXPECT_EQ(sep64.data, inplace64.data) << "axis " << axis << ", tiles of 64";
   }
 }
 

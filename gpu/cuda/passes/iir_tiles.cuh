@@ -74,12 +74,7 @@ inline IirTilePlan iir_tile_plan(bool rows, int w, int h, int ch, int k, int til
   return P;
 }
 
-// 1. The tile's sums from zero states (float32: from zero they stay within min(T, 1 / (1 - |p|)) of the inputs).
-// FULL: a whole tile (every tile but a line's last), its steps unpredicated (measured: the per-step guards of
-// the general form cost more instructions than the recursion itself). x: the tile's first value, step apart;
-// the sums go to agg[base + s * sstride], s < k causal (U at the last position), k <= s < 2 k anticausal (W at
-// the first), and for long tiles 2 k <= s the upper half's anticausal sum.
-// The sums of n positions from zero in one sweep each way, interleaved (two chains in flight).
+// The first-order sums of n positions from zero, one sweep each way, interleaved (two chains in flight).
 #pragma nv_exec_check_disable
 template <bool FULL, int N>
 GPUBLUR_HD void iir_sweep_sums(const float (&xs)[N], int n, float pr, float pi, float& ur, float& ui, float& wr,
@@ -98,6 +93,11 @@ GPUBLUR_HD void iir_sweep_sums(const float (&xs)[N], int n, float pr, float pi, 
     }
   }
 }
+// 1. The tile's sums from zero states (float32: from zero they stay within min(T, 1 / (1 - |p|)) of the inputs).
+// FULL: a whole tile (every tile but a line's last), its steps unpredicated (measured: the per-step guards of
+// the general form cost more instructions than the recursion itself). x: the tile's first value, step apart;
+// the sums go to agg[base + s * sstride], s < k causal (U at the last position), k <= s < 2 k anticausal (W at
+// the first), and for long tiles 2 k <= s the upper half's anticausal sum.
 #pragma nv_exec_check_disable
 template <int KT, bool FULL, int TL, typename XP, typename AP>
 GPUBLUR_HD void iir_tile_sums_at(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
@@ -275,7 +275,7 @@ GPUBLUR_HD void iir_tile_final_halves(const float* src, float* dst, AP agg, cons
   const int cnt = FULL ? TL : P.template len_of<TL>(j);
   const size_t at = P.at(l, j * TL);
   float xs[H], ys[H], ur[KT], ui[KT];
-#pragma unroll 1  // (unrolled, the compiler issues both halves' loads at once: ~250 registers)
+#pragma unroll 1  // (unrolled, the compiler issued both halves' loads at once: up to 254 registers)
   for (int half = 0; half < 2; ++half) {
     const int q0 = half * H;
 #pragma unroll
