@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/iir_line.cuh"
+#include "tests/core/image_diff.hpp"
 
 namespace gpublur::testing {
 
@@ -27,6 +29,16 @@ inline ::testing::AssertionResult iir_pass_case(const Plan& plan, int axis, cons
   if (const Status st = cuda::iir_coeffs(out.pass.taps, out.co); !st)
     return ::testing::AssertionFailure() << "iir_coeffs: " << st.error;
   return ::testing::AssertionSuccess();
+}
+
+// One emulated case against the reference: every error the emulation reported (races, stale reads) fails it,
+// and its output must be within 1e-6 of the reference; returns that difference (for the tests' printed maximum).
+inline double expect_emulated_case(const std::string& what, const std::vector<std::string>& errors, const Image& got,
+                                   const Image& want) {
+  for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+  const double worst = max_abs_diff(got, want);
+  EXPECT_LE(worst, 1e-6) << what;
+  return worst;
 }
 
 // The plans the iir emulations run (test_cuda_iir*_emulated.cu): both filters at sigma 1.5, 12 and 200, every

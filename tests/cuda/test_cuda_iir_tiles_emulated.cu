@@ -148,10 +148,7 @@ TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
             const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
                                      " tile " + std::to_string(tile) + " ch " + std::to_string(ch) + " axis " +
                                      std::to_string(axis) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h);
-            for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-            const double worst = testing::max_abs_diff(got, ic.want);
-            EXPECT_LE(worst, 1e-6) << what;
-            worst_all = std::max(worst_all, worst);
+            worst_all = std::max(worst_all, testing::expect_emulated_case(what, errors, got, ic.want));
             ++cases;
           }
   });
@@ -183,10 +180,7 @@ TEST(CudaIirTilesEmulated, PairMatchesTheReference) {
           emulate_pair(src, plan.program.passes[0].border, co, mid, got, errors);
           const std::string what = std::string(impl) + " " + border + " ch " + std::to_string(ch) + " " +
                                    std::to_string(sz.w) + "x" + std::to_string(sz.h);
-          for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
-          const double worst = testing::max_abs_diff(got, want);
-          EXPECT_LE(worst, 1e-6) << what;
-          worst_all = std::max(worst_all, worst);
+          worst_all = std::max(worst_all, testing::expect_emulated_case(what, errors, got, want));
           ++cases;
         }
     }
