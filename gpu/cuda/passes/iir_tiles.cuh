@@ -37,7 +37,9 @@ constexpr long long kIirColTileMinItems = 1LL << 18;  // (line, tile) items: 204
 // (div = rowv, outer = 0, step = rowv). Rows: lines are (row, channel) (div = ch, outer = rowv, step = ch).
 struct IirTilePlan {
   int n = 0, lines = 0, k = 0, ntiles = 0, tile = kIirTile;
-  int nagg = 0;  // aggregates per tile and line: 2 k; long tiles 3 k (iir_tile_final_halves' upper-half sums)
+  // Aggregates per tile and line: 2 k; long tiles 3 k (the upper halves' sums). A field set by iir_tile_plan: derived
+  // in agg() it changed the chains' code (123 -> 98 registers), iir 1-2% slower (H100, measurements call 14).
+  int nagg = 0;
   int div = 1;
   size_t outer = 0, step = 0;
   GPUBLUR_HD size_t at(int l, int q) const {
@@ -226,14 +228,14 @@ struct IirNoExtra {
 };
 // extra(q, y): each output also goes there (the x/y pair's shared tile).
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, int TL, typename AP, typename Extra = IirNoExtra>
+template <int KT, bool FULL, typename AP, typename Extra = IirNoExtra>
 GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
                                     int l, int j, Extra extra = {}) {
-  const int cnt = FULL ? TL : P.template len_of<TL>(j);
-  const size_t at = P.at(l, j * TL);
-  float xs[TL], ys[TL];
+  const int cnt = FULL ? kIirTile : P.template len_of<kIirTile>(j);
+  const size_t at = P.at(l, j * kIirTile);
+  float xs[kIirTile], ys[kIirTile];
 #pragma unroll
-  for (int q = 0; q < TL; ++q) xs[q] = (FULL || q < cnt) ? src[at + size_t(q) * P.step] : 0.0f, ys[q] = 0.0f;
+  for (int q = 0; q < kIirTile; ++q) xs[q] = (FULL || q < cnt) ? src[at + size_t(q) * P.step] : 0.0f, ys[q] = 0.0f;
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     if (t >= co.k) continue;
@@ -244,13 +246,13 @@ GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const 
     const Cplx cV = cmul(cmul(c, Cplx{co.pr[t], co.pi[t]}), Cplx{double(W.x), double(W.y)});
     float ur = float(cU.re), ui = float(cU.im), vr = float(cV.re), vi = float(cV.im);
 #pragma unroll
-    for (int q = 0; q < TL; ++q) {
+    for (int q = 0; q < kIirTile; ++q) {
       if (FULL || q < cnt) {  // causal: u[i] = c x[i] + p u[i-1]
         const float r = cr * xs[q] + pr * ur - pi * ui;
         ui = ci * xs[q] + pr * ui + pi * ur, ur = r;
         ys[q] += ur;
       }
-      const int qb = TL - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+      const int qb = kIirTile - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
       if (FULL || qb < cnt) {
         ys[qb] += vr;
         const float sr = cr * xs[qb] + vr, si = ci * xs[qb] + vi;
@@ -259,7 +261,7 @@ GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const 
     }
   }
 #pragma unroll
-  for (int q = 0; q < TL; ++q)
+  for (int q = 0; q < kIirTile; ++q)
     if (FULL || q < cnt) dst[at + size_t(q) * P.step] = ys[q], extra(q, ys[q]);
 }
 // The same for long tiles (kIirColTile), a half tile at a time, so that a thread holds half a tile's inputs and
@@ -328,8 +330,8 @@ GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTi
     if (full) iir_tile_final_halves<KT, true, TL>(src, dst, agg, P, co, l, j);
     else iir_tile_final_halves<KT, false, TL>(src, dst, agg, P, co, l, j);
   } else {
-    if (full) iir_tile_final_body<KT, true, TL>(src, dst, agg, P, co, l, j);
-    else iir_tile_final_body<KT, false, TL>(src, dst, agg, P, co, l, j);
+    if (full) iir_tile_final_body<KT, true>(src, dst, agg, P, co, l, j);
+    else iir_tile_final_body<KT, false>(src, dst, agg, P, co, l, j);
   }
 }
 
@@ -365,9 +367,9 @@ GPUBLUR_HD void iir_pair_rows_final(const float* src, float* mid, AP agg, SP sm,
   const int l = row * ch + c;
   const IirPairTileStore<SP> extra{sm, r * pitch + c, ch};
   if (P.template len_of<kIirTile>(j) == kIirTile)
-    iir_tile_final_body<KT, true, kIirTile>(src, mid, agg, P, co, l, j, extra);
+    iir_tile_final_body<KT, true>(src, mid, agg, P, co, l, j, extra);
   else
-    iir_tile_final_body<KT, false, kIirTile>(src, mid, agg, P, co, l, j, extra);
+    iir_tile_final_body<KT, false>(src, mid, agg, P, co, l, j, extra);
 }
 
 // Phase 2 of the pair's block (rb, j): thread t's column sums for column tile rb (Pc: the column pass's plan).
