@@ -11,8 +11,8 @@
 //      a second sweep adds the closed-form border states (core/reference/passes/iir1d.cpp) as p^a U[-1] and
 //      p^(N - b) W[N] (the recursion is linear). The aggregates become each tile's true states U[a-1], W[b];
 //   3. final: each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
-//      output is Re(u + v) and its state stays within the term's gain of the inputs), both directions
-//      interleaved, the outputs summed in registers and stored once.
+//      output is Re(u + v) and its state stays within the term's gain of the inputs), the outputs summed in
+//      registers and stored once: RGBA lines a half tile at a time, one- and two-channel lines the whole tile.
 // Aggregate (tile j, sequence s, line l), s < TERMS the causal sum of term s, s >= TERMS the anticausal sum of
 // term s - TERMS: agg[2 i] real and agg[2 i + 1] imaginary parts, i = (j * 2 TERMS + s) * lines + l.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
@@ -197,8 +197,6 @@ void main() {
 #else
   int j = int(gl_WorkGroupID.y);
   int a = j * TILE, cnt = min(TILE, n - a);
-  VEC ys[TILE];
-  for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
   // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states.
   VEC ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];
   for (int t = 0; t < TERMS; ++t) {
@@ -208,6 +206,68 @@ void main() {
     ur[t] = VEC(c.x * Ur - c.y * Ui), ui[t] = VEC(c.x * Ui + c.y * Ur);
     vr[t] = VEC(cp.x * Wr - cp.y * Wi), vi[t] = VEC(cp.x * Wi + cp.y * Wr);
   }
+#if VCH == 4
+  // RGBA: a half tile at a time (HALF vec4 outputs in registers, where a whole tile's TILE left few warps; H100,
+  // 4096^2: GL iir 1.040 -> 0.955 ms, docs/performance.md "GL tiles"):
+  // (1) the upper half's anticausal recursion from v = c V[b-1] to the half (no outputs) gives m, the state the
+  // lower half's anticausal sweep starts from, while the lower half's causal sweep runs beside it; (2) the lower
+  // half's anticausal sweep from m, its outputs stored; (3) the upper half, causal from where (1) ended and
+  // anticausal from v, interleaved. Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] +=
+  // Re(v[i]), v[i-1] = p (c x[i] + v[i]). The upper half's texels are fetched three times (the whole-tile
+  // form below fetches each twice).
+#define HALF (TILE / 2)
+  VEC ys[HALF];
+  VEC mr[TERMS], mi[TERMS];
+  for (int t = 0; t < TERMS; ++t) mr[t] = vr[t], mi[t] = vi[t];
+#define CAUSAL(Q, GUARD, D)                                                   \
+  if (GUARD(Q)) {                                                             \
+    VEC xf = FETCH(AT(a + (Q), l));                                           \
+    VEC acc = VEC(0.0);                                                       \
+    for (int t = 0; t < TERMS; ++t) {                                         \
+      float pr = float(coef[t].x), pi = float(coef[t].y);                     \
+      float cr = float(coef[t].z), ci = float(coef[t].w);                     \
+      VEC r = cr * xf + pr * ur[t] - pi * ui[t];                              \
+      ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;                   \
+      acc += r;                                                               \
+    }                                                                         \
+    ys[D] = acc;                                                              \
+  }
+#define ANTI(Q, GUARD, SR, SI, OUT)                                           \
+  if (GUARD(Q)) {                                                             \
+    VEC xb = FETCH(AT(a + (Q), l));                                           \
+    for (int t = 0; t < TERMS; ++t) {                                         \
+      float pr = float(coef[t].x), pi = float(coef[t].y);                     \
+      float cr = float(coef[t].z), ci = float(coef[t].w);                     \
+      OUT(t)                                                                  \
+      VEC sr = cr * xb + SR[t], si = ci * xb + SI[t];                         \
+      SR[t] = pr * sr - pi * si, SI[t] = pr * si + pi * sr;                   \
+    }                                                                         \
+  }
+#define NO_OUT(t)
+#define OUT_LO(t) ys[q] += mr[t];
+#define OUT_HI(t) ys[q] += vr[t];
+#define HALVES(GUARD)                                                         \
+  for (int q = 0; q < HALF; ++q) {                                            \
+    CAUSAL(q, GUARD, q)                                                       \
+    ANTI(TILE - 1 - q, GUARD, mr, mi, NO_OUT)                                 \
+  }                                                                           \
+  for (int q = HALF - 1; q >= 0; --q) ANTI(q, GUARD, mr, mi, OUT_LO)          \
+  for (int q = 0; q < HALF; ++q)                                              \
+    if (GUARD(q)) STORE(AT(a + q, l), ys[q]);                                 \
+  for (int q = 0; q < HALF; ++q) CAUSAL(HALF + q, GUARD, q)                   \
+  for (int q = HALF - 1; q >= 0; --q) ANTI(HALF + q, GUARD, vr, vi, OUT_HI)   \
+  for (int q = 0; q < HALF; ++q)                                              \
+    if (GUARD(HALF + q)) STORE(AT(a + HALF + q, l), ys[q]);
+  if (cnt == TILE) {
+    HALVES(ALL)
+  } else {
+    HALVES(PART)
+  }
+#else
+  // One and two channels: the whole tile at once (its TILE float / vec2 outputs fit; in halves one channel read
+  // 8% slower on an H100).
+  VEC ys[TILE];
+  for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
   // Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i]);
   // forwards and backwards interleaved, each texel fetched once per direction.
 #define FINAL_STEP(GUARD)                                                     \
@@ -239,5 +299,6 @@ void main() {
     for (int q = 0; q < TILE; ++q)
       if (q < cnt) STORE(AT(a + q, l), ys[q]);
   }
+#endif
 #endif
 }
