@@ -2,7 +2,7 @@
 // gl_tuning.hpp; docs/performance.md "GL tiles" under iir):
 //  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels): the CUDA tiles' algorithm, one
 //    invocation per (pixel line, tile of 32 positions), lines fastest, in three dispatches (sums from zero
-//    states, chains in float64, outputs from the true states). 4096^2 RGBA on an H100: 1.04 ms.
+//    states, chains in float64, outputs from the true states). 4096^2 RGBA on an H100: 0.95 ms.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
 //    chains leave the GPU idle: 1024^2 0.143 ms against the tiles' 0.198): a work group per 8 lines (4 where
 //    shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one invocation per
