@@ -12,7 +12,8 @@
 //      p^(N - b) W[N] (the recursion is linear). The aggregates become each tile's true states U[a-1], W[b];
 //   3. final: each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
 //      output is Re(u + v) and its state stays within the term's gain of the inputs), the outputs summed in
-//      registers and stored once: RGBA lines a half tile at a time, one- and two-channel lines the whole tile.
+//      registers and stored once: RGBA and two-channel lines a half tile at a time, one-channel lines the whole
+//      tile.
 // Aggregate (tile j, sequence s, line l), s < TERMS the causal sum of term s, s >= TERMS the anticausal sum of
 // term s - TERMS: agg[2 i] real and agg[2 i + 1] imaginary parts, i = (j * 2 TERMS + s) * lines + l.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
@@ -206,13 +207,14 @@ void main() {
     ur[t] = VEC(c.x * Ur - c.y * Ui), ui[t] = VEC(c.x * Ui + c.y * Ur);
     vr[t] = VEC(cp.x * Wr - cp.y * Wi), vi[t] = VEC(cp.x * Wi + cp.y * Wr);
   }
-#if VCH == 4
-  // RGBA: a half tile at a time (HALF vec4 outputs in registers, where a whole tile's TILE left few warps; H100,
-  // 4096^2: GL iir 1.040 -> 0.955 ms, docs/performance.md "GL tiles"):
+#if VCH >= 2
+  // RGBA and two channels: a half tile at a time (HALF vec4 / vec2 outputs in registers, where a whole tile's
+  // TILE left few warps; H100, 4096^2: GL iir RGBA 1.037 -> 0.952 ms, two channels 0.819 -> 0.787;
+  // docs/performance.md "GL tiles"):
   // (1) the upper half's anticausal recursion from v = c V[b-1] to the half (no outputs) gives m, the state the
   // lower half's anticausal sweep starts from, while the lower half's causal sweep runs beside it; (2) the lower
-  // half's anticausal sweep from m, its outputs stored; (3) the upper half, causal from where (1) ended and
-  // anticausal from v, interleaved. Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] +=
+  // half's anticausal sweep from m, its outputs stored; (3) the upper half, causal from where (1) ended, then
+  // anticausal from v. Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] +=
   // Re(v[i]), v[i-1] = p (c x[i] + v[i]). The upper half's texels are fetched three times (the whole-tile
   // form below fetches each twice).
 #define HALF (TILE / 2)
@@ -264,8 +266,7 @@ void main() {
     HALVES(PART)
   }
 #else
-  // One and two channels: the whole tile at once (its TILE float / vec2 outputs fit; in halves one channel read
-  // 8% slower on an H100).
+  // One channel: the whole tile at once (its TILE float outputs fit; in halves it read 8% slower on an H100).
   VEC ys[TILE];
   for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
   // Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i]);
