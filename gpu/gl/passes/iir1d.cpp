@@ -25,8 +25,8 @@
 namespace gpublur {
 namespace {
 
-// Tiles: positions per tile (the sums' and outputs' registers: 32 vec4 of outputs per invocation) and
-// invocations per work group. Measured on an H100 at 4096^2 RGBA (docs/performance.md "GL tiles"): 32 / 128
+// Tiles: positions per tile (the sums' and outputs' registers: a whole tile's or, RGBA and two channels, a half
+// tile's outputs per invocation) and invocations per work group. Measured on an H100 at 4096^2 RGBA (docs/performance.md "GL tiles"): 32 / 128
 // 1.04 ms; 32 / 64 1.33; 32 / 256 1.26; 16 / 128 1.05 (the outputs' dispatch 0.50 against 0.63 ms, but twice
 // the aggregates); the outputs through shared memory instead of registers 1.12-1.35. With RGBA outputs a half
 // tile at a time (the shader): 32 / 128 0.955 ms, 32 / 64 0.957, 32 / 256 1.044, 16 / 128 1.198, 16 / 64 1.083;
