@@ -10,7 +10,8 @@
 //      clamp and zero; wrap and mirror chain from zero, the chains then ending at the border sums B and F, and
 //      a second sweep adds the closed-form border states (core/reference/passes/iir1d.cpp) as p^a U[-1] and
 //      p^(N - b) W[N] (the recursion is linear). The aggregates become each tile's true states U[a-1], W[b];
-//   3. final: each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
+//   3. final (4: the same for the rows of an x/y pair, with the columns' sums of the group's square, below):
+//      each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
 //      output is Re(u + v) and its state stays within the term's gain of the inputs), the outputs summed in
 //      registers and stored once: RGBA and two-channel lines a half tile at a time, one-channel lines the whole
 //      tile.
@@ -28,23 +29,41 @@ layout(local_size_x = LX) in;
 #define VEC float
 #define DVEC double
 #define FETCH(p) texelFetch(src, p, 0).r
-#define STORE(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0, 0.0))
+#define STORE_IMG(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0, 0.0))
 #elif VCH == 2
 #define VEC vec2
 #define DVEC dvec2
 #define FETCH(p) texelFetch(src, p, 0).rg
-#define STORE(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0))
+#define STORE_IMG(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0))
 #else
 #define VEC vec4
 #define DVEC dvec4
 #define FETCH(p) texelFetch(src, p, 0)
-#define STORE(p, v) imageStore(dst, p, v)
+#define STORE_IMG(p, v) imageStore(dst, p, v)
 #endif
 layout(binding = 0) uniform sampler2D src;
-#if PHASE == 3
+#if PHASE >= 3
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 #endif
 layout(std430, binding = 1) buffer Agg { VEC agg[]; };
+#if PHASE == 4
+// The x/y pair (rows, then columns with the same filter; core/program.hpp iir_pair): the rows' outputs of the
+// group's LX rows x TILE columns also go to a shared tile, and after a barrier its invocations make the columns'
+// sums of that square (LX / TILE column tiles of TILE rows, TILE columns) from it into the column pass's
+// aggregates: the column pass then runs its chains and outputs only, one read of the image fewer.
+layout(std430, binding = 2) buffer AggC { VEC aggc[]; };
+#define PITCH (TILE + 1)
+shared VEC tilesm[LX * PITCH];
+#define STORE(p, v)                                                           \
+  {                                                                           \
+    ivec2 sp_ = (p);                                                          \
+    VEC sv_ = (v);                                                            \
+    STORE_IMG(sp_, sv_);                                                      \
+    tilesm[(sp_.y - int(gl_WorkGroupID.x) * LX) * PITCH + sp_.x - int(gl_WorkGroupID.y) * TILE] = sv_; \
+  }
+#else
+#define STORE(p, v) STORE_IMG(p, v)
+#endif
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 uniform int ntiles;
@@ -72,6 +91,34 @@ dvec2 cpow(dvec2 p, int e) {
   return q;
 }
 
+// The sums' step q (PHASE 1, and the pair's column sums in PHASE 4) on ur, ui, wr, wi, the tile's count cnt in
+// scope, LOAD(q) its input q: forwards (U) and backwards (W) interleaved, two chains in flight per term.
+#define SUMS_STEP(GUARD, LOAD)                                                \
+  {                                                                           \
+    int qb = TILE - 1 - q;                                                    \
+    VEC xf = VEC(0.0), xb = VEC(0.0);                                         \
+    if (GUARD(q)) xf = LOAD(q);                                               \
+    if (GUARD(qb)) xb = LOAD(qb);                                             \
+    for (int t = 0; t < TERMS; ++t) {                                         \
+      float pr = float(coef[t].x), pi = float(coef[t].y);                     \
+      if (GUARD(q)) {                                                         \
+        VEC r = xf + pr * ur[t] - pi * ui[t];                                 \
+        ui[t] = pr * ui[t] + pi * ur[t], ur[t] = r;                           \
+      }                                                                       \
+      if (GUARD(qb)) {                                                        \
+        VEC r = xb + pr * wr[t] - pi * wi[t];                                 \
+        wi[t] = pr * wi[t] + pi * wr[t], wr[t] = r;                           \
+      }                                                                       \
+    }                                                                         \
+  }
+// The sums into BUF: tile J, line L of LINES.
+#define SUMS_OUT(BUF, J, L, LINES)                                            \
+  for (int t = 0; t < TERMS; ++t) {                                           \
+    int i = agg_index(J, t, L, LINES), k = agg_index(J, TERMS + t, L, LINES); \
+    BUF[i] = ur[t], BUF[i + 1] = ui[t];                                       \
+    BUF[k] = wr[t], BUF[k + 1] = wi[t];                                       \
+  }
+
 void main() {
   ivec2 size = textureSize(src, 0);
 #if AXIS == 0
@@ -80,7 +127,9 @@ void main() {
   int n = size.y, lines = size.x;
 #endif
   int l = int(gl_GlobalInvocationID.x);
+#if PHASE != 4
   if (l >= lines) return;
+#endif
   int last = ntiles - 1;
   int lastlen = n - last * TILE;
 #if PHASE == 1
@@ -88,35 +137,13 @@ void main() {
   int a = j * TILE, cnt = min(TILE, n - a);
   VEC ur[TERMS], ui[TERMS], wr[TERMS], wi[TERMS];
   for (int t = 0; t < TERMS; ++t) ur[t] = VEC(0.0), ui[t] = VEC(0.0), wr[t] = VEC(0.0), wi[t] = VEC(0.0);
-  // Forwards (U) and backwards (W) interleaved: two chains in flight per term.
-#define SUMS_STEP(GUARD)                                                      \
-  {                                                                           \
-    int qb = TILE - 1 - q;                                                    \
-    VEC xf = VEC(0.0), xb = VEC(0.0);                                      \
-    if (GUARD(q)) xf = FETCH(AT(a + q, l));                      \
-    if (GUARD(qb)) xb = FETCH(AT(a + qb, l));                    \
-    for (int t = 0; t < TERMS; ++t) {                                         \
-      float pr = float(coef[t].x), pi = float(coef[t].y);                     \
-      if (GUARD(q)) {                                                         \
-        VEC r = xf + pr * ur[t] - pi * ui[t];                                \
-        ui[t] = pr * ui[t] + pi * ur[t], ur[t] = r;                           \
-      }                                                                       \
-      if (GUARD(qb)) {                                                        \
-        VEC r = xb + pr * wr[t] - pi * wi[t];                                \
-        wi[t] = pr * wi[t] + pi * wr[t], wr[t] = r;                           \
-      }                                                                       \
-    }                                                                         \
-  }
+#define LOAD_TEX(q) FETCH(AT(a + (q), l))
   if (cnt == TILE) {
-    for (int q = 0; q < TILE; ++q) SUMS_STEP(ALL)
+    for (int q = 0; q < TILE; ++q) SUMS_STEP(ALL, LOAD_TEX)
   } else {
-    for (int q = 0; q < TILE; ++q) SUMS_STEP(PART)
+    for (int q = 0; q < TILE; ++q) SUMS_STEP(PART, LOAD_TEX)
   }
-  for (int t = 0; t < TERMS; ++t) {
-    int i = agg_index(j, t, l, lines), k = agg_index(j, TERMS + t, l, lines);
-    agg[i] = ur[t], agg[i + 1] = ui[t];
-    agg[k] = wr[t], agg[k + 1] = wi[t];
-  }
+  SUMS_OUT(agg, j, l, lines)
 #elif PHASE == 2
   int t = int(gl_GlobalInvocationID.y);
   dvec2 p = coef[t].xy, pT = cpow(p, TILE), pL = cpow(p, lastlen);
@@ -198,6 +225,9 @@ void main() {
 #else
   int j = int(gl_WorkGroupID.y);
   int a = j * TILE, cnt = min(TILE, n - a);
+#if PHASE == 4
+  if (l < lines) {  // (no early return: the group meets at a barrier below)
+#endif
   // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states.
   VEC ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];
   for (int t = 0; t < TERMS; ++t) {
@@ -299,6 +329,28 @@ void main() {
     for (int q = 0; q < TILE; ++q) FINAL_STEP(PART)
     for (int q = 0; q < TILE; ++q)
       if (q < cnt) STORE(AT(a + q, l), ys[q]);
+  }
+#endif
+#if PHASE == 4
+  }
+  barrier();
+  // The columns' sums of the square: invocation i takes column a + i % TILE and the group's column tile i / TILE
+  // (TILE rows); the column pass's lines are the image's columns.
+  {
+    int li = int(gl_LocalInvocationID.x), xq = li % TILE, rq = li / TILE;
+    int x = a + xq, rt = int(gl_WorkGroupID.x) * (LX / TILE) + rq;
+    int cnt = min(TILE, lines - rt * TILE);  // (the column pass's n is the rows pass's lines)
+    if (x < n && cnt > 0) {
+      VEC ur[TERMS], ui[TERMS], wr[TERMS], wi[TERMS];
+      for (int t = 0; t < TERMS; ++t) ur[t] = VEC(0.0), ui[t] = VEC(0.0), wr[t] = VEC(0.0), wi[t] = VEC(0.0);
+#define LOAD_SHARED(q) tilesm[(rq * TILE + (q)) * PITCH + xq]
+      if (cnt == TILE) {
+        for (int q = 0; q < TILE; ++q) SUMS_STEP(ALL, LOAD_SHARED)
+      } else {
+        for (int q = 0; q < TILE; ++q) SUMS_STEP(PART, LOAD_SHARED)
+      }
+      SUMS_OUT(aggc, rt, x, n)
+    }
   }
 #endif
 #endif

@@ -1,8 +1,11 @@
 // GL iir1d's two schedules (gpu/gl/passes/iir1d.cpp) on long lines, each forced (GPUBLUR_GL_IIR_TILES_MIN_PIXELS):
 // tiles (shaders/iir_tiles.comp; 188 tiles of 32 positions on 6000-wide rows, 172 on 5500-tall columns, the
-// last ones partial) and segments (shaders/iir_segments.comp; 64 segments of 94 and 86 positions), so the chains
-// and the border states (wrap and mirror from the zero-start totals) are exercised at full length, every border,
-// both filters, a large sigma.
+// last ones partial; an iir plan's rows and columns of one or two channels run as the x/y pair,
+// iir1d-tiles-pair) and segments
+// (shaders/iir_segments.comp; 64 segments of 94 and 86 positions), so the chains and the border states (wrap and
+// mirror from the zero-start totals) are exercised at full length, every border, both filters, a large sigma.
+// Then the pair on odd sizes (partial tiles both ways, the group's square cut by both image edges) and the
+// tiles of a lone pass along either axis (no pair).
 #include <cstdio>
 #include <cstdlib>
 
@@ -15,8 +18,8 @@ TEST(GlIir1d, LongLinesMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  for (const char* form : {"iir1d-tiles", "iir1d-segments"}) {
-    ::setenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS", std::string(form) == "iir1d-tiles" ? "0" : "-1", 1);
+  for (const char* form : {"iir1d-tiles-pair", "iir1d-segments"}) {
+    ::setenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS", std::string(form) == "iir1d-tiles-pair" ? "0" : "-1", 1);
     double worst = 0;
     uint32_t seed = 900;
     for (const char* impl : {"young-van-vliet", "deriche"})
@@ -26,12 +29,58 @@ TEST(GlIir1d, LongLinesMatchReference) {
           SCOPED_TRACE(::testing::Message() << form << " " << impl << " " << border_name(border) << " " << w << "x"
                                             << h);
           const Image src = random_image(w, h, 1 + int(seed % 4), seed);
-          worst = std::max(worst, expect_matches_reference(*be, plan, src, form));
+          const bool pair = std::string(form) == "iir1d-tiles-pair";
+          worst = std::max(worst, expect_matches_reference(*be, plan, src,
+                                                           pair && src.channels > 2 ? "iir1d-tiles" : form));
           ++seed;
         }
     std::printf("[ measured ] %s, long lines: max abs error %.3g\n", form, worst);
   }
   ::unsetenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS");
+}
+
+TEST(GlIir1d, PairOnOddSizesMatchesReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const ScopedEnv tiles("GPUBLUR_GL_IIR_TILES_MIN_PIXELS", "0");
+  double worst = 0;
+  uint32_t seed = 300;
+  for (const char* impl : {"young-van-vliet", "deriche"})
+    for (Border border : kBorders)
+      for (auto [w, h] : {std::pair{77, 91}, std::pair{64, 33}, std::pair{33, 64}, std::pair{129, 40}}) {
+        const Plan plan = make_plan("iir", {{"impl", impl}, {"sigma", "7"}, {"border", border_name(border)}});
+        const int ch = 1 + int(seed % 4);  // 3 and 4: the passes apart
+        SCOPED_TRACE(::testing::Message() << impl << " " << border_name(border) << " " << w << "x" << h << " ch "
+                                          << ch);
+        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(w, h, ch, seed),
+                                                         ch <= 2 ? "iir1d-tiles-pair" : "iir1d-tiles"));
+        ++seed;
+      }
+  std::printf("[ measured ] iir1d-tiles-pair, odd sizes: max abs error %.3g\n", worst);
+}
+
+TEST(GlIir1d, LonePassTilesMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const ScopedEnv tiles("GPUBLUR_GL_IIR_TILES_MIN_PIXELS", "0");
+  double worst = 0;
+  uint32_t seed = 400;
+  for (Border border : kBorders)
+    for (int axis : {0, 1}) {
+      const Plan iir = make_plan("iir", {{"sigma", "9"}, {"border", border_name(border)}});
+      Program p;
+      Pass pass = make_pass(Op::Iir1d, 0, 1, axis, border);
+      pass.taps = iir.program.passes[0].taps;
+      p.passes = {pass};
+      const int ch = 1 + int(seed % 4);
+      SCOPED_TRACE(::testing::Message() << border_name(border) << " axis " << axis << " ch " << ch);
+      worst = std::max(worst, expect_matches_reference(*be, program_plan(p, border), random_image(70, 45, ch, seed),
+                                                       "iir1d-tiles"));
+      ++seed;
+    }
+  std::printf("[ measured ] iir1d-tiles, lone passes: max abs error %.3g\n", worst);
 }
 
 }  // namespace

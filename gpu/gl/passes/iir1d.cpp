@@ -3,6 +3,8 @@
 //  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels): the CUDA tiles' algorithm, one
 //    invocation per (pixel line, tile of 32 positions), lines fastest, in three dispatches (sums from zero
 //    states, chains in float64, outputs from the true states). 4096^2 RGBA on an H100: 0.95 ms.
+//    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
+//    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
 //    chains leave the GPU idle: 1024^2 0.143 ms against the tiles' 0.198): a work group per 8 lines (4 where
 //    shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one invocation per
@@ -102,6 +104,70 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   return Status::success();
 }
 
+// The x/y pair (core/program.hpp iir_pair: rows then columns, the same filter and border) as tiles in one step:
+// the rows' sums and chains, the rows' outputs with the columns' sums of each group's square (PHASE 4: LX rows x
+// a tile of columns through shared memory), the columns' chains and outputs. The column pass's sums dispatch
+// (one read of the image) is gone. Measured on an H200 at 4096^2 (docs/performance.md "GL iir as the x/y
+// pair"): one channel 0.574 -> 0.517 ms, two 0.623 -> 0.605, RGBA 0.793 -> 1.123 (its 33 KiB tile per group of
+// 64 rows), so RGBA and three channels keep the passes apart.
+Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index, const std::vector<IirTerm>& terms,
+                        const std::vector<double>& coef, GlStep& step) {
+  const Pass &p = program.passes[index], &q = program.passes[index + 1];
+  const GlImage &src = ctx.image(p.src), &mid = ctx.image(p.dst), &dst = ctx.image(q.dst);
+  const int k = int(terms.size());
+  const int vch = ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4;
+  // The pair's group: 64 rows where their tile fits shared memory (17 KiB for two channels), else 32.
+  const int lx4 = 64LL * (kIirTile + 1) * vch * 4 <= ctx.limits().max_shared ? 64 : 32;
+  struct Prog {
+    GLuint id = 0;
+    GLint border = -1, coef = -1, ntiles = -1;
+  };
+  // rows sums, rows chains, rows outputs + column sums, column chains, column outputs
+  const std::array<std::array<int, 3>, 5> shape = {{{0, 1, kIirTileGroup}, {0, 2, kIirTileGroup}, {0, 4, lx4},
+                                                    {1, 2, kIirTileGroup}, {1, 3, kIirTileGroup}}};
+  std::array<Prog, 5> pr;
+  for (size_t i = 0; i < pr.size(); ++i) {
+    const auto [axis, phase, lx] = shape[i];
+    if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
+                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
+                                           "#define LX {}\n#define VCH {}\n",
+                                           axis, k, phase, kIirTile, lx, vch),
+                               pr[i].id, true);
+        !s)
+      return s;
+    pr[i].border = GlPassContext::uniform(pr[i].id, "border");
+    pr[i].coef = GlPassContext::uniform(pr[i].id, "coef");
+    pr[i].ntiles = GlPassContext::uniform(pr[i].id, "ntiles");
+  }
+  const long long agg_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long pk) {
+    return 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines;
+  });
+  const int w = src.w, h = src.h, ntx = (w + kIirTile - 1) / kIirTile, nty = (h + kIirTile - 1) / kIirTile;
+  GLuint agg = 0, aggc = 0;
+  if (Status s = ctx.scratch_buffer("iir1d aggregates", agg_bytes, agg); !s) return s;
+  if (Status s = ctx.scratch_buffer("iir1d pair column aggregates", 8LL * vch * 2 * k * nty * w, aggc); !s) return s;
+  step.form = "iir1d-tiles-pair";
+  step.passes = 2;
+  step.work = [&ctx, pr, shape, agg, aggc, ntx, nty, w, h, k, border = int(p.border), coef, src, mid, dst] {
+    for (size_t i = 0; i < pr.size(); ++i) {
+      const auto [axis, phase, lx] = shape[i];
+      glProgramUniform1i(pr[i].id, pr[i].border, border);
+      glProgramUniform4dv(pr[i].id, pr[i].coef, kMaxIirTerms, coef.data());
+      glProgramUniform1i(pr[i].id, pr[i].ntiles, axis == 0 ? ntx : nty);
+      if (axis == 0) ctx.bind_io(pr[i].id, src.tex, mid.tex);
+      else ctx.bind_io(pr[i].id, mid.tex, dst.tex);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, axis == 0 ? agg : aggc);
+      if (phase == 4) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, aggc);
+      const int lines = axis == 0 ? h : w, along = axis == 0 ? ntx : nty;
+      glDispatchCompute(GLuint((lines + lx - 1) / lx), GLuint(phase == 2 ? k : along), 1);
+      // After the rows' outputs the columns read the middle image through texture fetches.
+      glMemoryBarrier(phase == 4 ? GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT
+                                 : GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+  };
+  return Status::success();
+}
+
 }  // namespace
 
 Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
@@ -114,8 +180,12 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     coef[4 * t + 0] = terms[t].p.real(), coef[4 * t + 1] = terms[t].p.imag();
     coef[4 * t + 2] = terms[t].c.real(), coef[4 * t + 3] = terms[t].c.imag();
   }
-  if (const long long min_px = iir_tiles_min_pixels(); min_px >= 0 && (long long)src.w * src.h >= min_px)
+  if (const long long min_px = iir_tiles_min_pixels(); min_px >= 0 && (long long)src.w * src.h >= min_px) {
+    // The pair for one and two channels only: RGBA's 33 KiB shared tile took GL iir 0.79 -> 1.12 ms (H200).
+    if (pass.axis == 0 && ctx.channels() <= 2 && iir_pair(program, index))
+      return iir1d_tiles_pair(ctx, program, index, terms, coef, step);
     return iir1d_tiles(ctx, program, pass, terms, coef, step);
+  }
   const int lpg = lines_per_group(ctx.limits());
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
