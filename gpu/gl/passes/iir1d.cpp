@@ -108,16 +108,17 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
 // the rows' sums and chains, the rows' outputs with the columns' sums of each group's square (PHASE 4: LX rows x
 // a tile of columns through shared memory), the columns' chains and outputs. The column pass's sums dispatch
 // (one read of the image) is gone. Measured on an H200 at 4096^2 (docs/performance.md "GL iir as the x/y
-// pair"): one channel 0.574 -> 0.517 ms, two 0.623 -> 0.605, RGBA 0.793 -> 1.123 (its 33 KiB tile per group of
-// 64 rows), so RGBA and three channels keep the passes apart.
+// pair"): one channel 0.576 -> 0.520 ms, two 0.622 -> 0.584, RGBA 0.795 -> 1.12 (in groups of 64 rows or 32), so
+// RGBA and three channels keep the passes apart.
 Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index, const std::vector<IirTerm>& terms,
                         const std::vector<double>& coef, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
   const GlImage &src = ctx.image(p.src), &mid = ctx.image(p.dst), &dst = ctx.image(q.dst);
   const int k = int(terms.size());
   const int vch = ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4;
-  // The pair's group: 64 rows where their tile fits shared memory (17 KiB for two channels), else 32.
-  const int lx4 = 64LL * (kIirTile + 1) * vch * 4 <= ctx.limits().max_shared ? 64 : 32;
+  // The pair's group: 64 rows of one channel, 32 of two (a shared tile of 8.4 KiB either way). H200, 4096^2: one
+  // channel 0.520 ms in groups of 32 or 64, 0.523 in 128; two channels 0.584 in 32, 0.604 in 64.
+  const int lx4 = vch == 1 ? 64 : 32;
   struct Prog {
     GLuint id = 0;
     GLint border = -1, coef = -1, ntiles = -1;
@@ -181,7 +182,7 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     coef[4 * t + 2] = terms[t].c.real(), coef[4 * t + 3] = terms[t].c.imag();
   }
   if (const long long min_px = iir_tiles_min_pixels(); min_px >= 0 && (long long)src.w * src.h >= min_px) {
-    // The pair for one and two channels only: RGBA's 33 KiB shared tile took GL iir 0.79 -> 1.12 ms (H200).
+    // The pair for one and two channels only: RGBA's took GL iir 0.79 -> 1.12 ms (H200; groups of 64 or 32 rows).
     if (pass.axis == 0 && ctx.channels() <= 2 && iir_pair(program, index))
       return iir1d_tiles_pair(ctx, program, index, terms, coef, step);
     return iir1d_tiles(ctx, program, pass, terms, coef, step);
