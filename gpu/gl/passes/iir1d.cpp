@@ -57,47 +57,64 @@ long long largest_over_passes(GlPassContext& ctx, const Program& program, Bytes 
   return most;
 }
 
+// The channels a line of the tiles carries (the shader's VCH: 3 take 4).
+int tile_vch(const GlPassContext& ctx) { return ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4; }
+
+// One dispatch of shaders/iir_tiles.comp: along `axis`, PHASE `phase`, `lx` invocations a group.
+struct TileProg {
+  int axis = 0, phase = 1, lx = kIirTileGroup;
+  GLuint id = 0;
+  GLint border = -1, coef = -1, ntiles = -1;
+  // Builds (once) the program and finds its uniforms.
+  Status build(GlPassContext& ctx, int terms, int vch) {
+    if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
+                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
+                                           "#define LX {}\n#define VCH {}\n",
+                                           axis, terms, phase, kIirTile, lx, vch),
+                               id, true);
+        !s)
+      return s;
+    border = GlPassContext::uniform(id, "border"), coef = GlPassContext::uniform(id, "coef");
+    ntiles = GlPassContext::uniform(id, "ntiles");
+    return Status::success();
+  }
+  // Sets the uniforms: in each run, since programs are cached per source and defines, so another iir1d pass of
+  // the program (other taps, border or length) may have set them since.
+  void set(int b, const std::vector<double>& c, int tiles) const {
+    glProgramUniform1i(id, border, b);
+    glProgramUniform4dv(id, coef, kMaxIirTerms, c.data());
+    glProgramUniform1i(id, ntiles, tiles);
+  }
+};
+
+// The tiles' aggregates of every iir1d pass of the program (one buffer for all, sized for the largest): 2 k
+// complex values of VCH floats per tile and line.
+Status tile_aggregates(GlPassContext& ctx, const Program& program, int vch, GLuint& agg) {
+  const long long bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long pk) {
+    return 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines;
+  });
+  return ctx.scratch_buffer("iir1d aggregates", bytes, agg);
+}
+
 // The tile schedule (shaders/iir_tiles.comp): sums, chains, outputs.
 Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass, const std::vector<IirTerm>& terms,
                    const std::vector<double>& coef, GlStep& step) {
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
-  const int k = int(terms.size());
-  const int vch = ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4;  // the shader's VCH
-  std::array<GLuint, 3> prog = {0, 0, 0};
-  for (int ph = 0; ph < 3; ++ph)
-    if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
-                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
-                                           "#define LX {}\n#define VCH {}\n",
-                                           pass.axis, k, ph + 1, kIirTile, kIirTileGroup, vch),
-                               prog[ph], true);
-        !s)
-      return s;
-  // The aggregates: 2 k complex values of VCH floats per tile and line.
-  const long long agg_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long pk) {
-    return 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines;
-  });
+  const int k = int(terms.size()), vch = tile_vch(ctx);
+  std::array<TileProg, 3> pr = {{{pass.axis, 1}, {pass.axis, 2}, {pass.axis, 3}}};
+  for (TileProg& t : pr)
+    if (Status s = t.build(ctx, k, vch); !s) return s;
   GLuint agg = 0;
-  if (Status s = ctx.scratch_buffer("iir1d aggregates", agg_bytes, agg); !s) return s;
+  if (Status s = tile_aggregates(ctx, program, vch, agg); !s) return s;
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const int ntiles = (n + kIirTile - 1) / kIirTile, groups = (lines + kIirTileGroup - 1) / kIirTileGroup;
-  struct Uniforms {
-    GLint border, coef, ntiles;
-  };
-  std::array<Uniforms, 3> u;
-  for (int ph = 0; ph < 3; ++ph)
-    u[ph] = {GlPassContext::uniform(prog[ph], "border"), GlPassContext::uniform(prog[ph], "coef"),
-             GlPassContext::uniform(prog[ph], "ntiles")};
   step.form = "iir1d-tiles";
-  // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
-  // the program (other taps, border or length) may have set them since.
-  step.work = [&ctx, prog, u, agg, groups, ntiles, k, border = int(pass.border), coef, src, dst] {
-    for (int ph = 0; ph < 3; ++ph) {
-      glProgramUniform1i(prog[ph], u[ph].border, border);
-      glProgramUniform4dv(prog[ph], u[ph].coef, kMaxIirTerms, coef.data());
-      glProgramUniform1i(prog[ph], u[ph].ntiles, ntiles);
-      ctx.bind_io(prog[ph], src.tex, dst.tex);
+  step.work = [&ctx, pr, agg, groups, ntiles, k, border = int(pass.border), coef, src, dst] {
+    for (const TileProg& t : pr) {
+      t.set(border, coef, ntiles);
+      ctx.bind_io(t.id, src.tex, dst.tex);
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, agg);
-      glDispatchCompute(GLuint(groups), GLuint(ph == 1 ? k : ntiles), 1);
+      glDispatchCompute(GLuint(groups), GLuint(t.phase == 2 ? k : ntiles), 1);
       glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
   };
@@ -114,56 +131,32 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
                         const std::vector<double>& coef, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
   const GlImage &src = ctx.image(p.src), &mid = ctx.image(p.dst), &dst = ctx.image(q.dst);
-  const int k = int(terms.size());
-  const int vch = ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4;
+  const int k = int(terms.size()), vch = tile_vch(ctx);
   // The pair's group: 64 rows of one channel, 32 of two (a shared tile of 8.4 KiB either way). H200, 4096^2: one
   // channel 0.520 ms in groups of 32 or 64, 0.523 in 128; two channels 0.584 in 32, 0.604 in 64.
   const int lx4 = vch == 1 ? 64 : 32;
-  struct Prog {
-    GLuint id = 0;
-    GLint border = -1, coef = -1, ntiles = -1;
-  };
   // rows sums, rows chains, rows outputs + column sums, column chains, column outputs
-  const std::array<std::array<int, 3>, 5> shape = {{{0, 1, kIirTileGroup}, {0, 2, kIirTileGroup}, {0, 4, lx4},
-                                                    {1, 2, kIirTileGroup}, {1, 3, kIirTileGroup}}};
-  std::array<Prog, 5> pr;
-  for (size_t i = 0; i < pr.size(); ++i) {
-    const auto [axis, phase, lx] = shape[i];
-    if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
-                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
-                                           "#define LX {}\n#define VCH {}\n",
-                                           axis, k, phase, kIirTile, lx, vch),
-                               pr[i].id, true);
-        !s)
-      return s;
-    pr[i].border = GlPassContext::uniform(pr[i].id, "border");
-    pr[i].coef = GlPassContext::uniform(pr[i].id, "coef");
-    pr[i].ntiles = GlPassContext::uniform(pr[i].id, "ntiles");
-  }
-  const long long agg_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long pk) {
-    return 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines;
-  });
+  std::array<TileProg, 5> pr = {{{0, 1}, {0, 2}, {0, 4, lx4}, {1, 2}, {1, 3}}};
+  for (TileProg& t : pr)
+    if (Status s = t.build(ctx, k, vch); !s) return s;
   const int w = src.w, h = src.h, ntx = (w + kIirTile - 1) / kIirTile, nty = (h + kIirTile - 1) / kIirTile;
   GLuint agg = 0, aggc = 0;
-  if (Status s = ctx.scratch_buffer("iir1d aggregates", agg_bytes, agg); !s) return s;
+  if (Status s = tile_aggregates(ctx, program, vch, agg); !s) return s;
   if (Status s = ctx.scratch_buffer("iir1d pair column aggregates", 8LL * vch * 2 * k * nty * w, aggc); !s) return s;
   step.form = "iir1d-tiles-pair";
   step.passes = 2;
-  step.work = [&ctx, pr, shape, agg, aggc, ntx, nty, w, h, k, border = int(p.border), coef, src, mid, dst] {
-    for (size_t i = 0; i < pr.size(); ++i) {
-      const auto [axis, phase, lx] = shape[i];
-      glProgramUniform1i(pr[i].id, pr[i].border, border);
-      glProgramUniform4dv(pr[i].id, pr[i].coef, kMaxIirTerms, coef.data());
-      glProgramUniform1i(pr[i].id, pr[i].ntiles, axis == 0 ? ntx : nty);
-      if (axis == 0) ctx.bind_io(pr[i].id, src.tex, mid.tex);
-      else ctx.bind_io(pr[i].id, mid.tex, dst.tex);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, axis == 0 ? agg : aggc);
-      if (phase == 4) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, aggc);
-      const int lines = axis == 0 ? h : w, along = axis == 0 ? ntx : nty;
-      glDispatchCompute(GLuint((lines + lx - 1) / lx), GLuint(phase == 2 ? k : along), 1);
+  step.work = [&ctx, pr, agg, aggc, ntx, nty, w, h, k, border = int(p.border), coef, src, mid, dst] {
+    for (const TileProg& t : pr) {
+      const bool rows = t.axis == 0;
+      t.set(border, coef, rows ? ntx : nty);
+      ctx.bind_io(t.id, rows ? src.tex : mid.tex, rows ? mid.tex : dst.tex);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, rows ? agg : aggc);
+      if (t.phase == 4) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, aggc);
+      const int lines = rows ? h : w;
+      glDispatchCompute(GLuint((lines + t.lx - 1) / t.lx), GLuint(t.phase == 2 ? k : rows ? ntx : nty), 1);
       // After the rows' outputs the columns read the middle image through texture fetches.
-      glMemoryBarrier(phase == 4 ? GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT
-                                 : GL_SHADER_STORAGE_BARRIER_BIT);
+      glMemoryBarrier(t.phase == 4 ? GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT
+                                   : GL_SHADER_STORAGE_BARRIER_BIT);
     }
   };
   return Status::success();
