@@ -87,13 +87,13 @@ struct TileProg {
   }
 };
 
-// The tiles' aggregates of every iir1d pass of the program (one buffer for all, sized for the largest): 2 k
-// complex values of VCH floats per tile and line.
-Status tile_aggregates(GlPassContext& ctx, const Program& program, int vch, GLuint& agg) {
+// A buffer of tile aggregates shared by every iir1d pass of the program (sized for the largest): 2 k complex
+// values of VCH floats per tile and line.
+Status tile_aggregates(GlPassContext& ctx, const Program& program, int vch, const char* name, GLuint& agg) {
   const long long bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long pk) {
     return 8LL * vch * 2 * pk * ((pn + kIirTile - 1) / kIirTile) * plines;
   });
-  return ctx.scratch_buffer("iir1d aggregates", bytes, agg);
+  return ctx.scratch_buffer(name, bytes, agg);
 }
 
 // The tile schedule (shaders/iir_tiles.comp): sums, chains, outputs.
@@ -105,7 +105,7 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   for (TileProg& t : pr)
     if (Status s = t.build(ctx, k, vch); !s) return s;
   GLuint agg = 0;
-  if (Status s = tile_aggregates(ctx, program, vch, agg); !s) return s;
+  if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const int ntiles = (n + kIirTile - 1) / kIirTile, groups = (lines + kIirTileGroup - 1) / kIirTileGroup;
   step.form = "iir1d-tiles";
@@ -141,8 +141,9 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
     if (Status s = t.build(ctx, k, vch); !s) return s;
   const int w = src.w, h = src.h, ntx = (w + kIirTile - 1) / kIirTile, nty = (h + kIirTile - 1) / kIirTile;
   GLuint agg = 0, aggc = 0;
-  if (Status s = tile_aggregates(ctx, program, vch, agg); !s) return s;
-  if (Status s = ctx.scratch_buffer("iir1d pair column aggregates", 8LL * vch * 2 * k * nty * w, aggc); !s) return s;
+  // The rows' aggregates and the columns' (both alive from the pair's third dispatch on).
+  if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
+  if (Status s = tile_aggregates(ctx, program, vch, "iir1d pair column aggregates", aggc); !s) return s;
   step.form = "iir1d-tiles-pair";
   step.passes = 2;
   step.work = [&ctx, pr, agg, aggc, ntx, nty, w, h, k, border = int(p.border), coef, src, mid, dst] {
