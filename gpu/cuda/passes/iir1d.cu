@@ -218,29 +218,43 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   // loads land and its stores leave after its own outputs, a warp barrier apart instead of the block's.
   const bool own = CH != 3 && (P.ntiles * CH) % 32 == 0;
   const int lane = tid & 31, w = tid >> 5;
-  const int wr = own ? (w * 32) / (P.ntiles * CH) : 0;                     // the warp's row
-  const int wx = own ? (w * 32 - wr * P.ntiles * CH) / CH * kIirTile : 0;  // its first pixel
-  const int wend = min(P.n, wx + 32 / CH * kIirTile);
-  // copy(r, q, c) for each piece this thread moves (row r, pixel q, channel c): of its warp's tiles, or a share of
-  // the block's rows; at(r, q, c) its offset in the image.
+  const int wr = own && P.rows > 1 ? (w * 32) / (P.ntiles * CH) : 0;       // the warp's row
+  const int wx = own ? (w * 32 - wr * P.ntiles * CH) / CH * kIirTile : 0;  // its first pixel (a tile's first)
+  // A warp's own pieces (kVec == CH: a piece is a pixel) are pixels wx + lane + 32 i, i < kPer: tile wx / 32 + i,
+  // position lane. Both addresses are a base plus constant strides: the generic form below, used here before,
+  // spent some 27 instructions a piece on divisions and offsets (a tenth of the kernel's instructions; H200
+  // profile, docs/performance.md "Whole rows' loads by constant strides").
+  constexpr int kPer = 32 / CH, kPitch = (kIirTile + 1) * CH;  // kPitch: P.pitch as a constant
+  const int npix = min(P.n, wx + kPer * kIirTile) - wx - lane;     // > 32 i for the lane's pieces
+  // (A 32-bit shared offset, the image offset made where used: fewer registers live across the phases; kept
+  // live, the Deriche kernels spilled.)
+  const int own_s = wr * int(P.row_floats) + (wx / kIirTile) * kPitch + lane * CH;
+  const auto own_g = [&] { return ((size_t(r0) + size_t(wr)) * size_t(P.n) + size_t(wx + lane)) * CH; };
+  // copy(r, q, c) for each piece of the general form (row r, pixel q, channel c), a share of the block's rows;
+  // at(r, q, c) its offset in the image.
   const auto each_piece = [&](auto copy) {
-    if (own) {
-      if (wr < rows_here)
-        for (int p = lane; p < (wend - wx) * CH / kVec; p += 32) copy(wr, wx + p * kVec / CH, p * kVec % CH);
-    } else {
-      for (int r = 0; r < rows_here; ++r)
-        for (int e = tid; e < per_row; e += P.nth) copy(r, e * kVec / CH, e * kVec % CH);
-    }
+    for (int r = 0; r < rows_here; ++r)
+      for (int e = tid; e < per_row; e += P.nth) copy(r, e * kVec / CH, e * kVec % CH);
   };
   const auto at = [&](int r, int q, int c) { return ((size_t(r0) + size_t(r)) * size_t(P.n) + size_t(q)) * CH + c; };
   const auto sync = [&] {
     if (own) __syncwarp();
     else __syncthreads();
   };
-  each_piece([&](int r, int q, int c) {
-    cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), reinterpret_cast<const Piece*>(src + at(r, q, c)),
-                   true);
-  });
+  if (own) {
+    if (wr < rows_here) {
+#pragma unroll
+      for (int i = 0; i < kPer; ++i)
+        if (32 * i < npix)
+          cp_async_pixel(reinterpret_cast<Piece*>(s + own_s + i * kPitch),
+                         reinterpret_cast<const Piece*>(src + own_g() + size_t(i) * 32 * CH), true);
+    }
+  } else {
+    each_piece([&](int r, int q, int c) {
+      cp_async_pixel(reinterpret_cast<Piece*>(s + P.at(r, c, q)), reinterpret_cast<const Piece*>(src + at(r, q, c)),
+                     true);
+    });
+  }
   cp_async_wait_all();
   sync();
   iir_rows_sums<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
@@ -249,9 +263,19 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   __syncthreads();
   iir_rows_final<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   sync();
-  each_piece([&](int r, int q, int c) {
-    *reinterpret_cast<Piece*>(dst + at(r, q, c)) = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
-  });
+  if (own) {
+    if (wr < rows_here) {
+#pragma unroll
+      for (int i = 0; i < kPer; ++i)
+        if (32 * i < npix)
+          *reinterpret_cast<Piece*>(dst + own_g() + size_t(i) * 32 * CH) =
+              *reinterpret_cast<const Piece*>(s + own_s + i * kPitch);
+    }
+  } else {
+    each_piece([&](int r, int q, int c) {
+      *reinterpret_cast<Piece*>(dst + at(r, q, c)) = *reinterpret_cast<const Piece*>(s + P.at(r, c, q));
+    });
+  }
 }
 
 template <int KT, int CH, bool REAL1>

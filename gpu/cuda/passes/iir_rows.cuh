@@ -90,12 +90,15 @@ GPUBLUR_HD bool iir_term_on(int t, const IirCoeffs& co) {
 }
 
 // Thread tid's item: the block's row r, tile j, channel c; false for the threads past the block's rows_here rows.
+// CH == P.ch, a constant (division by a constant; no division at all for the usual one row a block: a run-time
+// integer division is some 25 instructions a thread, per phase).
+template <int CH>
 GPUBLUR_HD bool iir_rows_item(const IirRowsPlan& P, int tid, int rows_here, int& r, int& j, int& c) {
-  const int per_row = P.ntiles * P.ch;
+  const int per_row = P.ntiles * CH;
   if (tid >= rows_here * per_row) return false;
-  r = tid / per_row;
+  r = P.rows == 1 ? 0 : tid / per_row;
   const int rem = tid - r * per_row;
-  j = rem / P.ch, c = rem - j * P.ch;
+  j = rem / CH, c = rem - j * CH;
   return true;
 }
 
@@ -167,8 +170,9 @@ GPUBLUR_HD void iir_tile_sums_weighted(XP x, size_t step, int cnt, AP agg, size_
 template <int CH, typename SP, typename Body>
 GPUBLUR_HD void iir_rows_tile(int tid, SP s, const IirRowsPlan& P, int rows_here, Body body) {
   int r, j, c;
-  if (!iir_rows_item(P, tid, rows_here, r, j, c)) return;
-  const auto x = s + long(P.at(r, c, j * kIirTile));
+  if (!iir_rows_item<CH>(P, tid, rows_here, r, j, c)) return;
+  constexpr int kPitch = (kIirTile + 1) * CH;  // P.pitch as a constant
+  const auto x = s + long(size_t(r) * P.row_floats + size_t(j) * kPitch + size_t(c));
   const int cnt = P.len(j);
   const size_t base = P.agg(r * CH + c, 0, j);
   if (cnt == kIirTile) body(x, cnt, base, std::true_type{});
