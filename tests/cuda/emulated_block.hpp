@@ -77,11 +77,11 @@ struct Emu {
   static int tid() { return t; }
   static int nth() { return n; }
   static void sync() { bar->wait(); }
-  static double shfl_up(double v, int o) {
+  static double shfl_up(double v, int o, int width = 32) {
     const int w = t / 32, lane = t % 32;
     shfl[size_t(t)] = v;
     warp_bar[size_t(w)]->wait();
-    const double r = lane >= o ? shfl[size_t(t - o)] : v;
+    const double r = lane % width >= o ? shfl[size_t(t - o)] : v;
     warp_bar[size_t(w)]->wait();
     return r;
   }

@@ -122,26 +122,29 @@ TEST(CudaIirRowsEmulated, RowsMatchTheReference) {
   std::printf("iir whole rows emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }
 
-// Lines of more than 32 tiles: lanes of the chains' scan hold several tiles each (m = 2 and 3, the last lane
-// short), the last tile shorter and longer than half a tile.
+// Lines of more than a chain's lanes in tiles: lanes of the chains' scan hold several tiles each (m = 2 .. 9, the
+// last lane short or with nothing), the last tile shorter and longer than half a tile; groups of 32, 16 (the
+// plan's) and 8 lanes per chain (several chains a warp, a group past the block's last chain).
 TEST(CudaIirRowsEmulated, LongRows) {
   double worst_all = 0;
   for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
     if (sigma < 10) return;
-    for (const Size sz : {Size{1100, 1}, Size{2100, 1}}) {
-      const Image src = random_image(sz.w, sz.h, 1, 21u + unsigned(sz.w));
-      IirPassCase ic;
-      ASSERT_TRUE(iir_pass_case(plan, 0, src, ic));
-      cuda::IirRowsPlan P;
-      ASSERT_TRUE(cuda::iir_rows_plan(sz.w, sz.h, 1, ic.co.k, 113 * 1024, P));
-      Image got(sz.w, sz.h, 1);
-      for (float& v : got.data) v = NAN;
-      std::vector<std::string> errors;
-      emulate_rows(src, ic.pass.border, ic.co, P, got, errors, cuda::iir_term1_real(ic.co));
-      const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border + " " +
-                               std::to_string(sz.w);
-      worst_all = std::max(worst_all, expect_emulated_case(what, errors, got, ic.want));
-    }
+    for (const Size sz : {Size{1100, 1}, Size{2100, 1}})
+      for (const int lanes : {32, 16, 8}) {
+        const Image src = random_image(sz.w, sz.h, 1, 21u + unsigned(sz.w));
+        IirPassCase ic;
+        ASSERT_TRUE(iir_pass_case(plan, 0, src, ic));
+        cuda::IirRowsPlan P;
+        ASSERT_TRUE(cuda::iir_rows_plan(sz.w, sz.h, 1, ic.co.k, 113 * 1024, P));
+        P.lanes = lanes;
+        Image got(sz.w, sz.h, 1);
+        for (float& v : got.data) v = NAN;
+        std::vector<std::string> errors;
+        emulate_rows(src, ic.pass.border, ic.co, P, got, errors, cuda::iir_term1_real(ic.co));
+        const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border + " " +
+                                 std::to_string(sz.w) + ", " + std::to_string(lanes) + " lanes a chain";
+        worst_all = std::max(worst_all, expect_emulated_case(what, errors, got, ic.want));
+      }
   });
   std::printf("iir whole rows emulation, long rows: max abs %.3g\n", worst_all);
 }
@@ -169,6 +172,12 @@ TEST(CudaIirRowsEmulated, RowsPerBlock) {
   EXPECT_TRUE(cuda::iir_rows_plan(4096, 8, 4, 2, 113 * 1024, P));  // RGBA 4096: 512 threads, 84 KB
   EXPECT_EQ(P.rows, 1);
   EXPECT_EQ(P.nth, 512);
+  EXPECT_EQ(P.lanes, 32);  // 16 chains, 16 warps: a warp a chain
+  EXPECT_TRUE(cuda::iir_rows_plan(1024, 8, 4, 2, 113 * 1024, P));  // RGBA 1024: two rows, 256 threads
+  EXPECT_EQ(P.rows, 2);
+  EXPECT_EQ(P.lanes, 8);  // 32 chains, 8 warps: four chains a warp, one round
+  EXPECT_TRUE(cuda::iir_rows_plan(4096, 8, 1, 2, 113 * 1024, P));  // one channel 4096: two rows, 8 chains, 8 warps
+  EXPECT_EQ(P.lanes, 32);
   EXPECT_FALSE(cuda::iir_rows_plan(8193, 8, 4, 2, 227 * 1024, P));  // 257 tiles x 4 channels: over 1024 threads
 }
 

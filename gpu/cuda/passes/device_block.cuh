@@ -11,6 +11,10 @@ struct DeviceBlock {
   __device__ __forceinline__ static int nth() { return int(blockDim.x); }
   __device__ __forceinline__ static void sync() { __syncthreads(); }
   __device__ __forceinline__ static double shfl_up(double v, int o) { return __shfl_up_sync(0xffffffffu, v, o); }
+  // Within groups of `width` lanes (a power of two): lanes below o of each group keep their own value.
+  __device__ __forceinline__ static double shfl_up(double v, int o, int width) {
+    return __shfl_up_sync(0xffffffffu, v, o, width);
+  }
 };
 
 }  // namespace gpublur::cuda

@@ -197,7 +197,9 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
 
 // Whole rows in shared memory (iir_rows.cuh): block b takes rows b * P.rows ..; load, the three phases, store.
 // 64 registers a thread (the launch bound), so two blocks of 512 threads fit an SM. REAL1: iir_term1_real.
-template <int KT, int CH, bool REAL1>
+// LANES: P.lanes, the chains' lanes (a kernel of its own for each: one kernel holding the forms of 32, 16 and 8
+// lanes behind a switch ran its 4096-wide rows, which take 32, 3-4% slower; H200, docs/performance.md).
+template <int KT, int CH, bool REAL1, int LANES>
 __global__ void __launch_bounds__(kIirRowsMaxThreads)
     iir1d_rows_kernel(const float* __restrict__ src, float* __restrict__ dst, int h, IirRowsPlan P, Border b,
                       IirCoeffs co, IirPowers pw, IirRowsChain chain) {
@@ -259,7 +261,7 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   sync();
   iir_rows_sums<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   __syncthreads();
-  iir_rows_chains<DeviceBlock>(s, agg, ends, P, b, co, chain, rows_here);
+  iir_rows_chains_in<DeviceBlock, LANES>(s, agg, ends, P, b, co, chain, rows_here);
   __syncthreads();
   iir_rows_final<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   sync();
@@ -281,7 +283,8 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
 template <int KT, int CH, bool REAL1>
 Status run_rows_ch(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, Border b, const IirCoeffs& co,
                    cudaStream_t s) {
-  auto k = iir1d_rows_kernel<KT, CH, REAL1>;
+  if (P.lanes != 32 && P.lanes != 8) return Status::fail("CUDA iir1d (whole rows): chains of 32 or 8 lanes only");
+  auto k = P.lanes == 8 ? iir1d_rows_kernel<KT, CH, REAL1, 8> : iir1d_rows_kernel<KT, CH, REAL1, 32>;
   if (Status st = allow_smem(k, P.bytes, true); !st) return st;
   const unsigned blocks = unsigned((src.height + P.rows - 1) / P.rows);
   launch_dependent(k, blocks, unsigned(P.nth), P.bytes, s, static_cast<const float*>(src.data),

@@ -4,8 +4,8 @@
 // A block holds `rows` whole rows; thread (r, j, c) = (r * ntiles + j) * ch + c runs tile j (kIirTile positions)
 // of line (row r, channel c), as the tile schedule's threads do, in four phases a barrier apart:
 //   1. sums: the tile's first-order sums from zero states (as weighted sums) into the block's aggregates;
-//   2. chains: a warp per (line, term, direction) chains its tiles in float64, a few tiles per lane, as an
-//      inclusive scan over the lanes with one multiplier (host-made constants, IirRowsChain), plus the border
+//   2. chains: a group of lanes (a warp, or a half or quarter of one) per (line, term, direction) chains its tiles
+//      in float64, a few tiles per lane, as an inclusive scan over the lanes with one multiplier (host-made constants, IirRowsChain), plus the border
 //      state (clamp, zero) or, for wrap and mirror, the closed-form border states of the two directions'
 //      totals (a first scan, a barrier, then the second); the aggregates become the tiles' true states U[a-1]
 //      and W[b];
@@ -28,11 +28,13 @@ struct IirRowsPlan {
   int n = 0, ch = 1, k = 0;  // positions per row, channels, terms
   int ntiles = 0, rows = 1;  // tiles per line, rows per block
   int nth = 0;               // threads per block: rows * ntiles * ch rounded up to whole warps
+  int lanes = 32;            // lanes per chain (a power of two <= 32): a warp runs 32 / lanes chains at once
   int pitch = 0;             // floats per tile in shared memory
   int astride = 0;           // aggregates per (line, sequence): ntiles, padded (banks: iir_rows_plan)
   size_t row_floats = 0, agg_off = 0, ends_off = 0, bytes = 0;
   GPUBLUR_HD int len(int j) const { return j + 1 < ntiles ? kIirTile : n - (ntiles - 1) * kIirTile; }
   GPUBLUR_HD int chains(int rows_here) const { return rows_here * ch * 2 * k; }
+  GPUBLUR_HD int per_lane() const { return (ntiles + lanes - 1) / lanes; }  // a chain's elements per lane
   // Value q of channel c of the block's row r in shared memory.
   GPUBLUR_HD size_t at(int r, int c, int q) const {
     return size_t(r) * row_floats + size_t(q / kIirTile) * size_t(pitch) + size_t(q % kIirTile) * size_t(ch) +
@@ -77,6 +79,11 @@ inline bool iir_rows_plan(int w, int h, int ch, int k, size_t budget, IirRowsPla
     P.ends_off = P.agg_off + size_t(rows) * size_t(ch) * size_t(3 * k) * size_t(P.astride) * 2 * sizeof(float);
     P.ends_off = (P.ends_off + 15) / 16 * 16;
     P.bytes = P.ends_off + size_t(P.chains(rows)) * sizeof(Cplx);
+    // The chains' groups (iir_rows_chains): the phase takes as long as its rounds (every warp waits for the last
+    // chain). A warp a chain (32 lanes) where that is one round, as for 4096-wide rows (16 chains, 16 warps); else
+    // four a warp, as for 1024-wide RGBA (32 chains, 8 warps; H200 rows pass 0.0280 -> 0.0246 ms, where 16 lanes
+    // took 0.0270). The kernels come in these two forms (iir1d.cu); the emulation runs 16 too.
+    P.lanes = P.chains(rows) > P.nth / 32 ? 8 : 32;
     if (P.bytes <= budget) return true;
   }
   return false;
@@ -191,8 +198,8 @@ GPUBLUR_HD void iir_rows_sums(int tid, SP s, AP agg, const IirRowsPlan& P, const
 
 #pragma nv_exec_check_disable
 template <typename Blk>
-GPUBLUR_HD Cplx iir_shfl_up(Cplx v, int o) {
-  return Cplx{Blk::shfl_up(v.re, o), Blk::shfl_up(v.im, o)};
+GPUBLUR_HD Cplx iir_shfl_up(Cplx v, int o, int width) {
+  return Cplx{Blk::shfl_up(v.re, o, width), Blk::shfl_up(v.im, o, width)};
 }
 
 // The chains' constants per term, float64, made on the host (iir_rows_chain) so that the chains, a latency-bound
@@ -207,7 +214,7 @@ struct IirRowsChain {
 };
 inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoeffs& co) {
   IirRowsChain C{};
-  const int m = (P.ntiles + 31) / 32;
+  const int m = P.per_lane();
   for (int t = 0; t < co.k && t < kMaxIirTerms; ++t) {
     const Cplx p{co.pr[t], co.pi[t]};
     C.pT[t] = cpow(p, kIirTile), C.pLast[t] = cpow(p, P.len(P.ntiles - 1));
@@ -224,24 +231,32 @@ inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoef
   return C;
 }
 
-// 2. The chains: warp w takes chains w, w + warps, ... (chain i: line i / 2k, sequence i % 2k); lane L its
-// elements L m .. L m + m - 1 in the chain's order (tiles forwards, or backwards for the anticausal sequences).
-// Every element but the last tile multiplies by p^kIirTile, so the lanes' sums from zero scan with the one
-// multiplier Q (the last tile's own multiplier only reaches what follows it: the causal chain's end, and in the
-// anticausal order the initial state, which enters separately as Q^L z0). ends: the chains' totals from zero
-// (wrap and mirror: B and F of each term). Every thread of the block calls it (a barrier inside for wrap and
-// mirror).
+// 2. The chains: a warp runs G = 32 / L chains at once (L = P.lanes lanes a chain), one per group of L lanes (warp w
+// takes chains w G + g, then those nwarps G further on: chain i is line i / 2k, sequence i % 2k); lane sl of a group
+// its elements sl m .. sl m + m - 1 (m = P.per_lane()) in the chain's order (tiles forwards, or backwards for the
+// anticausal sequences). Every element but the last tile multiplies by p^kIirTile, so the lanes' sums from zero
+// scan with the one multiplier Q = p^(kIirTile m) (the last tile's own multiplier only reaches what follows it: the
+// causal chain's end, and in the anticausal order the initial state, which enters separately as Q^sl z0). ends:
+// the chains' totals from zero (wrap and mirror: B and F of each term). Every thread of the block calls it (a
+// barrier inside for wrap and mirror). Groups of fewer lanes let a block with more chains than warps run them in one
+// round (iir_rows_plan picks L).
 #pragma nv_exec_check_disable
-template <typename Blk, typename SP, typename AP, typename EP>
-GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
-                                const IirRowsChain& C, int rows_here) {
+template <typename Blk, int L, typename SP, typename AP, typename EP>
+GPUBLUR_HD void iir_rows_chains_in(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                                   const IirRowsChain& C, int rows_here) {
+  constexpr int G = 32 / L;  // (a constant: the scan's loops unrolled, its multipliers immediate operands)
   const int lane = Blk::tid() & 31, warp = Blk::tid() >> 5, nwarps = Blk::nth() >> 5;
-  const int nchains = P.chains(rows_here), m = (P.ntiles + 31) / 32, last = P.ntiles - 1, k2 = 2 * P.k;
+  const int sl = lane & (L - 1), grp = lane / L;
+  const int nchains = P.chains(rows_here), m = (P.ntiles + L - 1) / L, last = P.ntiles - 1, k2 = 2 * P.k;
   const bool periodic = b == Border::Wrap || b == Border::Mirror;
-  const int e0 = lane * m, e1 = e0 + m < P.ntiles ? e0 + m : P.ntiles;  // the lane's elements [e0, e1)
+  const int e0 = sl * m, e1 = e0 + m < P.ntiles ? e0 + m : P.ntiles;  // the lane's elements [e0, e1)
   for (int pass = periodic ? 0 : 1; pass < 2; ++pass) {
     if (pass == 1 && periodic) Blk::sync();  // both directions' totals are in ends
-    for (int ci = warp; ci < nchains; ci += nwarps) {  // the same trip count in every lane of a warp (shuffles)
+    // The same trip count in every lane of a warp (shuffles); a group past the last chain runs chain 0's indices
+    // and neither loads nor stores.
+    for (int c0 = warp * G; c0 < nchains; c0 += nwarps * G) {
+      const bool on = c0 + grp < nchains;
+      const int ci = on ? c0 + grp : 0;
       const int l = ci / k2, sq = ci - l * k2;
       const bool back = sq >= P.k;
       const int t = back ? sq - P.k : sq;
@@ -249,17 +264,19 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Bor
       // The lane's sum from zero over its elements (Horner; the last tile's own multiplier where it is the first
       // element, anticausal, cannot matter from zero).
       Cplx A{0.0, 0.0};
-      for (int e = e0; e < e1; ++e) {
-        const float2 v = agg[long(P.agg(l, sq, back ? last - e : e))];
-        A = cadd(cmul(pT, A), Cplx{double(v.x), double(v.y)});
+      if (on)
+        for (int e = e0; e < e1; ++e) {
+          const float2 v = agg[long(P.agg(l, sq, back ? last - e : e))];
+          A = cadd(cmul(pT, A), Cplx{double(v.x), double(v.y)});
+        }
+      // Inclusive scan over the group's lanes with the uniform lane multiplier: A_sl += Q^o A_(sl-o).
+      for (int i = 0, o = 1; o < L; ++i, o <<= 1) {
+        const Cplx A2 = iir_shfl_up<Blk>(A, o, L);
+        if (sl >= o) A = cadd(A, cmul(C.q[t][i], A2));
       }
-      // Inclusive scan over the lanes with the uniform lane multiplier: A_L += Q^o A_(L-o).
-      for (int i = 0, o = 1; o < 32; ++i, o <<= 1) {
-        const Cplx A2 = iir_shfl_up<Blk>(A, o);
-        if (lane >= o) A = cadd(A, cmul(C.q[t][i], A2));
-      }
-      Cplx z = iir_shfl_up<Blk>(A, 1);  // the state before the lane's first element, from zero
-      if (lane == 0) z = Cplx{0.0, 0.0};
+      Cplx z = iir_shfl_up<Blk>(A, 1, L);  // the state before the lane's first element, from zero
+      if (sl == 0) z = Cplx{0.0, 0.0};
+      if (!on) continue;
       if (pass == 0) {  // the chain's end from zero: walked on by the lane holding the last element
         if (e0 <= last && last < e1) {
           for (int e = e0; e < e1; ++e) {
@@ -280,11 +297,11 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Bor
           const Cplx B = ends[l * k2 + t], F = ends[l * k2 + P.k + t];
           z0 = back ? cadd(cmul(C.alpha[t], F), cmul(C.beta[t], B)) : cadd(cmul(C.alpha[t], B), cmul(C.beta[t], F));
         }
-        // Q^L (causal), or pLast pT^(L m - 1) = (pLast / pT) Q^L (anticausal, L >= 1), by the bits of L.
+        // Q^sl (causal), or pLast pT^(sl m - 1) = (pLast / pT) Q^sl (anticausal, sl >= 1), by the bits of sl.
         Cplx g{1.0, 0.0};
-        for (int i = 0; i < 5; ++i)
-          if (lane >> i & 1) g = cmul(g, C.q[t][i]);
-        if (back && lane > 0) g = cmul(g, C.lead[t]);
+        for (int i = 0; (1 << i) < L; ++i)
+          if (sl >> i & 1) g = cmul(g, C.q[t][i]);
+        if (back && sl > 0) g = cmul(g, C.lead[t]);
         z = cadd(z, cmul(g, z0));
       }
       for (int e = e0; e < e1; ++e) {
@@ -294,6 +311,16 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Bor
         z = cadd(cmul(e == (back ? 0 : last) ? pLast : pT, z), Cplx{double(v.x), double(v.y)});  // the tile's own
       }
     }
+  }
+}
+#pragma nv_exec_check_disable
+template <typename Blk, typename SP, typename AP, typename EP>
+GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                                const IirRowsChain& C, int rows_here) {
+  switch (P.lanes) {
+    case 8: return iir_rows_chains_in<Blk, 8>(s, agg, ends, P, b, co, C, rows_here);
+    case 16: return iir_rows_chains_in<Blk, 16>(s, agg, ends, P, b, co, C, rows_here);
+    default: return iir_rows_chains_in<Blk, 32>(s, agg, ends, P, b, co, C, rows_here);
   }
 }
 
