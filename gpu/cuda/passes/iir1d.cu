@@ -225,7 +225,7 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   // A warp's own pieces (kVec == CH: a piece is a pixel) are pixels wx + lane + 32 i, i < kPer: tile wx / 32 + i,
   // position lane. Both addresses are a base plus constant strides: the generic form below, used here before,
   // spent some 27 instructions a piece on divisions and offsets (a tenth of the kernel's instructions; H200
-  // profile, docs/performance.md "Whole rows' loads by constant strides").
+  // profile, docs/performance.md "Whole rows' overheads on the H200").
   constexpr int kPer = 32 / CH, kPitch = (kIirTile + 1) * CH;  // kPitch: P.pitch as a constant
   const int npix = min(P.n, wx + kPer * kIirTile) - wx - lane;     // > 32 i for the lane's pieces
   // (A 32-bit shared offset, the image offset made where used: fewer registers live across the phases; kept
