@@ -122,9 +122,9 @@ TEST(CudaIirRowsEmulated, RowsMatchTheReference) {
   std::printf("iir whole rows emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }
 
-// Lines of more than a chain's lanes in tiles: lanes of the chains' scan hold several tiles each (m = 2 .. 9, the
-// last lane short or with nothing), the last tile shorter and longer than half a tile; groups of 32, 16 (the
-// plan's) and 8 lanes per chain (several chains a warp, a group past the block's last chain).
+// Lines of more tiles than a chain has lanes: lanes of the chains' scan hold several tiles each (m = 2 .. 9, the
+// last lane short or with nothing), the last tile shorter and longer than half a tile; chains of 32, 16 and 8 lanes
+// (the plan's 8 here: four chains on two or three warps; several chains a warp, groups past the last chain).
 TEST(CudaIirRowsEmulated, LongRows) {
   double worst_all = 0;
   for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {

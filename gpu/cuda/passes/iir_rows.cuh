@@ -4,11 +4,11 @@
 // A block holds `rows` whole rows; thread (r, j, c) = (r * ntiles + j) * ch + c runs tile j (kIirTile positions)
 // of line (row r, channel c), as the tile schedule's threads do, in four phases a barrier apart:
 //   1. sums: the tile's first-order sums from zero states (as weighted sums) into the block's aggregates;
-//   2. chains: a group of lanes (a warp, or a half or quarter of one) per (line, term, direction) chains its tiles
-//      in float64, a few tiles per lane, as an inclusive scan over the lanes with one multiplier (host-made constants, IirRowsChain), plus the border
-//      state (clamp, zero) or, for wrap and mirror, the closed-form border states of the two directions'
-//      totals (a first scan, a barrier, then the second); the aggregates become the tiles' true states U[a-1]
-//      and W[b];
+//   2. chains: a group of lanes (a warp or a quarter of one) per (line, term, direction) chains its tiles in
+//      float64, a few tiles per lane, as an inclusive scan over the lanes with one multiplier (host-made
+//      constants, IirRowsChain), plus the border state (clamp, zero) or, for wrap and mirror, the closed-form
+//      border states of the two directions' totals (a first scan, a barrier, then the second); the aggregates
+//      become the tiles' true states U[a-1] and W[b];
 //   3. outputs: each tile rerun from its true states, a half tile at a time, written over its inputs;
 // with the row's load before (cp.async) and its store after. The row's values sit a tile to kIirTile * ch
 // floats plus ch of padding (the x/y pair's pitch): the threads of a warp are (tile, channel) pairs, and at
