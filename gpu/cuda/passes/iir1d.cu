@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(kIirRowsMaxThreads)
   sync();
   iir_rows_sums<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   __syncthreads();
-  iir_rows_chains_in<DeviceBlock, LANES>(s, agg, ends, P, b, co, chain, rows_here);
+  iir_rows_chains<DeviceBlock, LANES>(s, agg, ends, P, b, co, chain, rows_here);
   __syncthreads();
   iir_rows_final<KT, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
   sync();

@@ -239,11 +239,11 @@ inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoef
 // causal chain's end, and in the anticausal order the initial state, which enters separately as Q^sl z0). ends:
 // the chains' totals from zero (wrap and mirror: B and F of each term). Every thread of the block calls it (a
 // barrier inside for wrap and mirror). Groups of fewer lanes let a block with more chains than warps run them in one
-// round (iir_rows_plan picks L).
+// round (iir_rows_plan picks L; L == P.lanes, a constant here and a kernel of its own, iir1d.cu).
 #pragma nv_exec_check_disable
 template <typename Blk, int L, typename SP, typename AP, typename EP>
-GPUBLUR_HD void iir_rows_chains_in(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
-                                   const IirRowsChain& C, int rows_here) {
+GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+                                const IirRowsChain& C, int rows_here) {
   constexpr int G = 32 / L;  // (a constant: the scan's loops unrolled, its multipliers immediate operands)
   const int lane = Blk::tid() & 31, warp = Blk::tid() >> 5, nwarps = Blk::nth() >> 5;
   const int sl = lane & (L - 1), grp = lane / L;
@@ -311,16 +311,6 @@ GPUBLUR_HD void iir_rows_chains_in(SP s, AP agg, EP ends, const IirRowsPlan& P, 
         z = cadd(cmul(e == (back ? 0 : last) ? pLast : pT, z), Cplx{double(v.x), double(v.y)});  // the tile's own
       }
     }
-  }
-}
-#pragma nv_exec_check_disable
-template <typename Blk, typename SP, typename AP, typename EP>
-GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
-                                const IirRowsChain& C, int rows_here) {
-  switch (P.lanes) {
-    case 8: return iir_rows_chains_in<Blk, 8>(s, agg, ends, P, b, co, C, rows_here);
-    case 16: return iir_rows_chains_in<Blk, 16>(s, agg, ends, P, b, co, C, rows_here);
-    default: return iir_rows_chains_in<Blk, 32>(s, agg, ends, P, b, co, C, rows_here);
   }
 }
 
