@@ -285,9 +285,6 @@ struct IirTuning {
   bool rows = true;
   // The column tiles' length: 0 by the image (iir1d.cu's tile_plan), or 32 or 64 (env GPUBLUR_CUDA_IIR_COLTILE).
   int col_tile = 0;
-  // The pair with whole rows (iir_rows_pair.cuh): column tile-rows between a tile-row's rows and its sums
-  // (env GPUBLUR_CUDA_IIR_LAG).
-  int pair_lag = 4;
 };
 IirTuning& iir_tuning();
 

@@ -46,13 +46,9 @@ TEST(CudaIirScan, MatchesTheReference) {
     const char* name;
     bool lines, pair, rows;
     int col_tile;  // 0: the product's choice by size (tiles of 32 at these sizes)
-    int lag = 4;   // the pair with whole rows: tile-rows between a tile-row's rows and its column sums
   };
   const Variant variants[] = {{"product", false, true, true, 0},
                               {"product, columns in tiles of 64", false, true, true, 64},
-                              {"product, column sums right after their rows", false, true, true, 0, 0},
-                              {"product, tiles of 64, column sums last", false, true, true, 64, 1 << 20},
-                              {"whole rows, passes one at a time", false, false, true, 0},
                               {"the pair (rows not whole)", false, true, false, 0},
                               {"passes one at a time", false, false, false, 0},
                               {"lines", true, false, false, 0}};
@@ -73,7 +69,6 @@ TEST(CudaIirScan, MatchesTheReference) {
               cuda::iir_tuning().pair = v.pair;
               cuda::iir_tuning().rows = v.rows;
               cuda::iir_tuning().col_tile = v.col_tile;
-              cuda::iir_tuning().pair_lag = v.lag;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -85,9 +80,7 @@ TEST(CudaIirScan, MatchesTheReference) {
                                        : v.rows ? "iir1d-whole-rows"
                                        : c == 1 ? "iir1d-scan-rows"
                                                 : "iir1d-tiles-rows";
-              if (v.pair && v.rows)  // the x/y pair as one unit (launch_iir1d_pair), whole rows at these sizes
-                EXPECT_EQ(path, "iir1d-whole-rows-pair") << what;
-              else if (v.pair && !v.rows && c > 1)
+              if (v.pair && !v.rows && c > 1)  // the x/y pair as one unit (launch_iir1d_pair)
                 EXPECT_EQ(path, "iir1d-tiles-pair") << what;
               else
                 EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
@@ -109,7 +102,7 @@ TEST(CudaIirScan, LongRows) {
     const char* rows;
   };
   for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-tiles-cols"}, Long{16384, 4, "iir1d-tiles-pair"},
-                        Long{8192, 4, "iir1d-whole-rows-pair"}}) {
+                        Long{8192, 4, "iir1d-whole-rows+iir1d-tiles-cols"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);
     double ms = 0;
     ASSERT_TRUE(backend->upload(src, ms).ok());
@@ -134,7 +127,7 @@ TEST(CudaIirScan, LongColumnTiles) {
     std::string path;
     const double err = run_vs_reference(*backend, make_plan("iir", 12, border), src, path);
     EXPECT_LE(err, 1e-5) << border << " path " << path;
-    EXPECT_EQ(path, "iir1d-whole-rows-pair") << path;
+    EXPECT_EQ(path, "iir1d-whole-rows+iir1d-tiles-cols") << path;
   }
 }
 

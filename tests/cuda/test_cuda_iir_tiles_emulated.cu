@@ -15,7 +15,6 @@
 #include "core/plan.hpp"
 #include "core/program.hpp"
 #include "core/reference/reference.hpp"
-#include "gpu/cuda/passes/iir_rows_pair.cuh"
 #include "gpu/cuda/passes/iir_tiles.cuh"
 #include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
@@ -210,124 +209,6 @@ TEST(CudaIirTilesEmulated, InPlace) {
     EXPECT_TRUE(errors.empty());
     EXPECT_EQ(sep64.data, inplace64.data) << "axis " << axis << ", tiles of 64";
   }
-}
-
-// The x/y pair with whole rows (iir_rows_pair.cuh): every ticket decodes to one item, each item once, and every
-// sums item comes after its tile-row's rows items (the kernel's wait ends only so), lag tile-rows of rows items
-// later where there are that many.
-TEST(CudaIirTilesEmulated, RowsPairTicketsCoverEveryItemInOrder) {
-  int checked = 0;
-  for (int ntc : {1, 2, 3, 17, 64})
-    for (int rb : {1, 2, 32, 64})
-      for (int sums : {1, 3, 32})
-        for (int lag : {0, 1, 4, 100}) {
-          cuda::IirRowsPairPlan Q;
-          Q.rb = rb, Q.sums = sums, Q.ntc = ntc, Q.lag = std::min(lag, ntc);
-          std::vector<int> rows_seen(size_t(ntc) * size_t(rb), 0), sums_seen(size_t(ntc) * size_t(sums), 0);
-          std::vector<int> rows_done(size_t(ntc), 0);  // rows items of each tile-row taken so far
-          int rows_taken = 0;
-          for (long long g = 0; g < Q.total(); ++g) {
-            bool rows = false;
-            int t = -1, o = -1;
-            Q.item(g, rows, t, o);
-            ASSERT_TRUE(t >= 0 && t < ntc && o >= 0 && o < (rows ? rb : sums)) << g;
-            if (rows) {
-              ++rows_seen[size_t(t) * size_t(rb) + size_t(o)], ++rows_done[size_t(t)], ++rows_taken;
-            } else {
-              ++sums_seen[size_t(t) * size_t(sums) + size_t(o)];
-              ASSERT_EQ(rows_done[size_t(t)], rb) << "sums of tile-row " << t << " before its rows, ticket " << g;
-              EXPECT_GE(rows_taken, std::min(ntc, t + 1 + Q.lag) * rb) << "ticket " << g;
-            }
-          }
-          for (int v : rows_seen) ASSERT_EQ(v, 1);
-          for (int v : sums_seen) ASSERT_EQ(v, 1);
-          ++checked;
-        }
-  std::printf("rows pair tickets: %d schedules checked\n", checked);
-}
-
-// The pair with whole rows on the host: the kernel's tickets in order, each rows item storing its block's rows of
-// the rows pass (the reference's: the whole-rows phases have their own emulation, test_cuda_iir_rows_emulated.cu)
-// into mid and counting them, each sums item checking its tile-row's count (the kernel's wait) and running its
-// threads' column sums from mid; then the columns' chains and outputs (the tile kernels), against the reference of
-// both passes. REAL1: term 1 real, as the kernel runs Young-van Vliet.
-template <bool REAL1>
-void emulate_rows_pair(const Image& rows_out, Border b, const cuda::IirCoeffs& co, int tile, int lag, Image& mid,
-                       Image& got, std::vector<std::string>& errors) {
-  const int w = rows_out.width, h = rows_out.height, ch = rows_out.channels;
-  const cuda::IirTilePlan Pc = cuda::iir_tile_plan(false, w, h, ch, co.k, tile);
-  cuda::IirRowsPlan R;
-  ASSERT_TRUE(cuda::iir_rows_plan(w, h, ch, co.k, size_t(1) << 30, R, tile));
-  ASSERT_EQ(tile % R.rows, 0);
-  const cuda::IirRowsPairPlan Q = cuda::iir_rows_pair_plan(R, Pc, lag);
-  const cuda::IirPowers pw = cuda::iir_powers(co);
-  std::vector<float2> aggcv(Pc.agg_bytes() / sizeof(float2), float2{NAN, NAN});
-  std::vector<cuda::Cplx> endcv(size_t(2 * Pc.k * Pc.lines), cuda::Cplx{NAN, NAN});
-  Shadow shc("column aggregates", aggcv.size()), sec("column ends", endcv.size());
-  const testing::ChkPtr<float2, Emu> aggc{aggcv.data(), &shc, 0};
-  const testing::ChkPtr<cuda::Cplx, Emu> endsc{endcv.data(), &sec, 0};
-  std::vector<unsigned> done(size_t(Q.ntc), 0);
-  const size_t rowv = size_t(w) * size_t(ch);
-  Emu::phase = 0;
-  for (long long g = 0; g < Q.total(); ++g) {
-    bool rows = false;
-    int t = 0, o = 0;
-    Q.item(g, rows, t, o);
-    if (rows) {
-      const int r0 = (t * Q.rb + o) * R.rows;
-      if (r0 >= h) continue;
-      const int n = std::min(R.rows, h - r0);
-      std::copy_n(rows_out.data.begin() + long(size_t(r0) * rowv), size_t(n) * rowv,
-                  mid.data.begin() + long(size_t(r0) * rowv));
-      done[size_t(t)] += unsigned(n);
-      continue;
-    }
-    ASSERT_EQ(done[size_t(t)], unsigned(Pc.len(t))) << "sums item of tile-row " << t << " before its rows";
-    for (int tid = 0; tid < R.nth; ++tid) {
-      const int l = o * R.nth + tid;
-      if (l >= Pc.lines) break;
-      Emu::tid = l;
-      cuda::iir_col_sums_item<2, REAL1>([&](size_t i) { return mid.data[i]; }, aggc, Pc, co, pw, l, t);
-    }
-  }
-  ++Emu::phase;
-  emulate_chains(mid.data.data(), aggc, endsc, Pc, b, co);
-  if (tile == cuda::kIirColTile) emulate_final<cuda::kIirColTile>(mid.data.data(), got.data.data(), aggc, Pc, co);
-  else emulate_final(mid.data.data(), got.data.data(), aggc, Pc, co);
-  for (Shadow* sh : {&shc, &sec}) errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
-}
-
-// Odd sizes (partial tiles and blocks of rows, one tile-row, one row), 1-4 channels, column tiles of 32 and 64,
-// lags from none to all sums last, every border, both filters at sigma 1.5 to 200.
-TEST(CudaIirTilesEmulated, RowsPairMatchesTheReference) {
-  double worst_all = 0;
-  int cases = 0;
-  testing::for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
-    ASSERT_TRUE(iir_pair(plan.program, 0));
-    for (int tile : {cuda::kIirTile, cuda::kIirColTile})
-      for (int ch : {1, 2, 3, 4})
-        for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{37, 23}, Size{70, 130}, Size{33, 97}, Size{5, 200}})
-          for (int lag : {0, 1, 4, 1000}) {
-            const Image src = testing::random_image(sz.w, sz.h, ch, 11u + unsigned(ch * 7 + sz.h));
-            testing::IirPassCase ic;
-            ASSERT_TRUE(testing::iir_pass_case(plan, 0, src, ic));
-            Image want;
-            ASSERT_TRUE(reference_run(plan, src, want, 1).ok());
-            Image mid(sz.w, sz.h, ch), got(sz.w, sz.h, ch);
-            for (float& v : mid.data) v = NAN;
-            for (float& v : got.data) v = NAN;
-            std::vector<std::string> errors;
-            const Border b = plan.program.passes[0].border;
-            if (cuda::iir_term1_real(ic.co)) emulate_rows_pair<true>(ic.want, b, ic.co, tile, lag, mid, got, errors);
-            else emulate_rows_pair<false>(ic.want, b, ic.co, tile, lag, mid, got, errors);
-            const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
-                                     " tile " + std::to_string(tile) + " ch " + std::to_string(ch) + " lag " +
-                                     std::to_string(lag) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h);
-            worst_all = std::max(worst_all, testing::expect_emulated_case(what, errors, got, want));
-            ++cases;
-          }
-  });
-  std::printf("iir pair with whole rows, emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }
 
 }  // namespace

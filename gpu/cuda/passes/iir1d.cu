@@ -21,7 +21,6 @@
 #include "gpu/cuda/passes/device_block.cuh"
 #include "gpu/cuda/passes/iir_line.cuh"
 #include "gpu/cuda/passes/iir_rows.cuh"
-#include "gpu/cuda/passes/iir_rows_pair.cuh"
 #include "gpu/cuda/passes/iir_scan.cuh"
 #include "gpu/cuda/passes/iir_tiles.cuh"
 
@@ -200,17 +199,17 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
 // 64 registers a thread (the launch bound), so two blocks of 512 threads fit an SM. REAL1: iir_term1_real.
 // LANES: P.lanes, the chains' lanes (a kernel of its own for each: one kernel holding the forms of 32, 16 and 8
 // lanes behind a switch ran its 4096-wide rows, which take 32, 3-4% slower; H200, docs/performance.md).
-// The block's rows r0 .. (iir1d_rows_kernel's, and the pair's rows items).
 template <int KT, int CH, bool REAL1, int LANES>
-__device__ __forceinline__ void iir_rows_block(const float* __restrict__ src, float* __restrict__ dst, int h, int r0,
-                                               const IirRowsPlan& P, Border b, const IirCoeffs& co,
-                                               const IirPowers& pw, const IirRowsChain& chain) {
+__global__ void __launch_bounds__(kIirRowsMaxThreads)
+    iir1d_rows_kernel(const float* __restrict__ src, float* __restrict__ dst, int h, IirRowsPlan P, Border b,
+                      IirCoeffs co, IirPowers pw, IirRowsChain chain) {
+  wait_for_previous_grid();
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);
   float* s = reinterpret_cast<float*>(sm);
   float2* agg = reinterpret_cast<float2*>(sm + P.agg_off);
   Cplx* ends = reinterpret_cast<Cplx*>(sm + P.ends_off);
-  const int rows_here = min(P.rows, h - r0), tid = int(threadIdx.x);
+  const int r0 = int(blockIdx.x) * P.rows, rows_here = min(P.rows, h - r0), tid = int(threadIdx.x);
   // A pixel of 2 or 4 channels is one copy (8 or 16 bytes: the tile pitch keeps them aligned); 1 and 3 by value.
   constexpr int kVec = CH == 2 || CH == 4 ? CH : 1;
   using Piece = typename std::conditional<kVec == 4, float4,
@@ -280,50 +279,6 @@ __device__ __forceinline__ void iir_rows_block(const float* __restrict__ src, fl
     });
   }
 }
-// The rows pass alone (counters null): block b takes rows b * P.rows ... The x/y pair with whole rows
-// (iir_rows_pair.cuh; one kernel for both: a second family of kernels took the bundle past its size limit): each
-// block one item by ticket, a rows block into mid, or a sums item of the column pass (Pc's aggregates into aggc)
-// once its tile-row's rows are stored. counters: [0] the tickets, [1 + t] tile-row t's stored rows (zeroed before
-// the launch).
-template <int KT, int CH, bool REAL1, int LANES>
-__global__ void __launch_bounds__(kIirRowsMaxThreads)
-    iir1d_rows_kernel(const float* __restrict__ src, float* mid, int h, IirRowsPlan P, IirRowsPairPlan Q,
-                      IirTilePlan Pc, float2* aggc, unsigned* counters, Border b, IirCoeffs co, IirPowers pw,
-                      IirRowsChain chain) {
-  wait_for_previous_grid();
-  __shared__ int item[3];
-  const int tid = int(threadIdx.x);
-  int t = 0, r0 = int(blockIdx.x) * P.rows;
-  if (counters != nullptr) {
-    if (tid == 0) {
-      bool rows;
-      int it, o;
-      Q.item((long long)atomicAdd(counters, 1u), rows, it, o);
-      item[0] = rows, item[1] = it, item[2] = o;
-    }
-    __syncthreads();
-    t = item[1];
-    if (!item[0]) {  // a sums item: wait for the tile-row's rows, then a column value line a thread
-      if (tid == 0) {
-        const volatile unsigned* done = counters + 1 + t;
-        while (*done < unsigned(Pc.len(t))) __nanosleep(200);
-        __threadfence();
-      }
-      __syncthreads();
-      const int l = item[2] * P.nth + tid;
-      if (l < Pc.lines) iir_col_sums_item<KT, REAL1>([&](size_t i) { return __ldcg(mid + i); }, aggc, Pc, co, pw, l, t);
-      return;
-    }
-    r0 = (t * Q.rb + item[2]) * P.rows;
-    if (r0 >= h) return;  // (the last tile-row's missing blocks)
-  }
-  iir_rows_block<KT, CH, REAL1, LANES>(src, mid, h, r0, P, b, co, pw, chain);  // (one call: the body inlined once)
-  if (counters != nullptr) {
-    __threadfence();  // every thread's stores before the count that publishes them
-    __syncthreads();
-    if (tid == 0) atomicAdd(counters + 1 + t, unsigned(min(P.rows, h - r0)));
-  }
-}
 
 template <int KT, int CH, bool REAL1>
 Status run_rows_ch(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, Border b, const IirCoeffs& co,
@@ -333,9 +288,7 @@ Status run_rows_ch(const DevImage& src, const DevImage& dst, const IirRowsPlan& 
   if (Status st = allow_smem(k, P.bytes, true); !st) return st;
   const unsigned blocks = unsigned((src.height + P.rows - 1) / P.rows);
   launch_dependent(k, blocks, unsigned(P.nth), P.bytes, s, static_cast<const float*>(src.data),
-                   static_cast<float*>(dst.data), src.height, P, IirRowsPairPlan{}, IirTilePlan{},
-                   static_cast<float2*>(nullptr), static_cast<unsigned*>(nullptr), b, co, iir_powers(co),
-                   iir_rows_chain(P, b, co));
+                   static_cast<float*>(dst.data), src.height, P, b, co, iir_powers(co), iir_rows_chain(P, b, co));
   return cuda_status(cudaGetLastError(), "launching iir1d (whole rows)");
 }
 template <int KT, bool REAL1>
@@ -369,12 +322,10 @@ bool plan_scan(const DevImage& img, int k, IirScanPlan& P) {
 
 // Whole rows in shared memory (iir_rows.cuh) for a rows pass: two blocks per SM where the row fits half an SM,
 // else one; false where a row does not fit one block (more than 1024 tiles x channels, or the opt-in maximum).
-// (Less the rows kernel's static shared memory, its item for the pair.)
-constexpr size_t kRowsPairStatic = 16;
 bool plan_rows(const DevImage& img, int k, IirRowsPlan& P) {
   if (!iir_tuning().rows || iir_tuning().lines || img.pad != 0 || img.f64) return false;
-  return iir_rows_plan(img.width, img.height, img.channels, k, half_sm_budget() - kRowsPairStatic, P) ||
-         iir_rows_plan(img.width, img.height, img.channels, k, size_t(max_smem_optin()) - kRowsPairStatic, P);
+  return iir_rows_plan(img.width, img.height, img.channels, k, half_sm_budget(), P) ||
+         iir_rows_plan(img.width, img.height, img.channels, k, size_t(max_smem_optin()), P);
 }
 
 // Whether this axis runs the tile schedule: columns, and rows that whole rows do not take: rows of more than one
@@ -411,7 +362,6 @@ IirTuning& iir_tuning() {
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_PAIR"); e && *e) d.pair = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_ROWS"); e && *e) d.rows = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLTILE"); e && *e) d.col_tile = std::atoi(e);
-    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_LAG"); e && *e) d.pair_lag = std::atoi(e);
     return d;
   }();
   return t;
@@ -450,59 +400,6 @@ static IirTilePlan tile_plan(int axis, const DevImage& src, int k) {
   return iir_tile_plan(axis == 0, src.width, src.height, src.channels, k, tile);
 }
 
-// The x/y pair with whole rows (iir_rows_pair.cuh): the rows plan (its rows dividing the column tile, its shared
-// memory leaving room for the kernel's static item), the column plan and the schedule; false where the rows do
-// not run whole.
-static bool rows_pair_plans(const Pass& p, const DevImage& src, IirCoeffs& co, IirRowsPlan& R, IirTilePlan& Pc,
-                            IirRowsPairPlan& Q) {
-  if (!iir_tuning().pair || !iir_tuning().rows || iir_tuning().lines || src.pad != 0 || src.f64) return false;
-  if (!iir_coeffs(p.taps, co).ok() || src.width == 0 || src.height == 0) return false;
-  Pc = tile_plan(1, src, co.k);
-  const int w = src.width, h = src.height, ch = src.channels;
-  if (!iir_rows_plan(w, h, ch, co.k, half_sm_budget() - kRowsPairStatic, R, Pc.tile) &&
-      !iir_rows_plan(w, h, ch, co.k, size_t(max_smem_optin()) - kRowsPairStatic, R, Pc.tile))
-    return false;
-  Q = iir_rows_pair_plan(R, Pc, iir_tuning().pair_lag);
-  return Q.total() <= 0x7fffffffLL && Pc.items() <= 0x7fffffffLL * kTileThreads;
-}
-static size_t rows_pair_counters_offset(const IirTilePlan& Pc) { return (Pc.scratch_bytes() + 255) / 256 * 256; }
-static size_t rows_pair_scratch(const IirTilePlan& Pc, const IirRowsPairPlan& Q) {
-  return rows_pair_counters_offset(Pc) + size_t(Q.ntc + 1) * sizeof(unsigned);
-}
-
-template <int KT, bool REAL1>
-static Status run_rows_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, const IirRowsPlan& R,
-                            const IirTilePlan& Pc, const IirRowsPairPlan& Q, Border b, const IirCoeffs& co,
-                            void* scratch, cudaStream_t s) {
-  auto pick = [&](auto lanes) {
-    constexpr int L = decltype(lanes)::value;
-    switch (src.channels) {
-      case 1: return iir1d_rows_kernel<KT, 1, REAL1, L>;
-      case 2: return iir1d_rows_kernel<KT, 2, REAL1, L>;
-      case 3: return iir1d_rows_kernel<KT, 3, REAL1, L>;
-      default: return iir1d_rows_kernel<KT, 4, REAL1, L>;
-    }
-  };
-  if (R.lanes != 32 && R.lanes != 8) return Status::fail("CUDA iir1d (pair, whole rows): chains of 32 or 8 lanes only");
-  auto k = R.lanes == 8 ? pick(std::integral_constant<int, 8>{}) : pick(std::integral_constant<int, 32>{});
-  if (Status st = allow_smem(k, R.bytes, true); !st) return st;
-  char* base = static_cast<char*>(scratch);
-  float2* aggc = reinterpret_cast<float2*>(base);
-  Cplx* endsc = reinterpret_cast<Cplx*>(base + Pc.ends_offset());
-  unsigned* counters = reinterpret_cast<unsigned*>(base + rows_pair_counters_offset(Pc));
-  if (Status st = cuda_status(cudaMemsetAsync(counters, 0, size_t(Q.ntc + 1) * sizeof(unsigned), s),
-                              "zeroing the iir pair's counters");
-      !st)
-    return st;
-  float* m = static_cast<float*>(mid.data);
-  launch_dependent(k, unsigned(Q.total()), unsigned(R.nth), R.bytes, s, static_cast<const float*>(src.data), m,
-                   src.height, R, Q, Pc, aggc, counters, b, co, iir_powers(co), iir_rows_chain(R, b, co));
-  launch_tile_chains(m, aggc, endsc, Pc, b, co, s);
-  if (Pc.tile == kIirColTile) launch_tile_final<KT, kIirColTile>(m, static_cast<float*>(dst.data), aggc, Pc, co, s);
-  else launch_tile_final<KT, kIirTile>(m, static_cast<float*>(dst.data), aggc, Pc, co, s);
-  return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair, whole rows)");
-}
-
 size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
   IirCoeffs co;
   if (!iir_coeffs(pass.taps, co).ok() || !use_tiles(pass.axis, src, co.k)) return 0;
@@ -523,11 +420,8 @@ bool pair_plans(const Pass& p, const DevImage& src, IirCoeffs& co, IirTilePlan& 
 size_t iir1d_pair_scratch(const Pass& p, const DevImage& src) {
   IirCoeffs co;
   IirTilePlan P, Pc;
-  if (pair_plans(p, src, co, P, Pc)) return (P.scratch_bytes() + 255) / 256 * 256 + Pc.scratch_bytes();
-  IirRowsPlan R;
-  IirRowsPairPlan Q;
-  if (rows_pair_plans(p, src, co, R, Pc, Q)) return rows_pair_scratch(Pc, Q);
-  return 0;
+  if (!pair_plans(p, src, co, P, Pc)) return 0;
+  return (P.scratch_bytes() + 255) / 256 * 256 + Pc.scratch_bytes();
 }
 
 Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImage& mid, const DevImage& dst,
@@ -536,19 +430,11 @@ Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, cons
     return Status::fail("CUDA iir1d: padded or float64 image");
   IirCoeffs co;
   IirTilePlan P, Pc;
-  IirRowsPlan R;
-  IirRowsPairPlan Q;
+  if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
   if (q.taps != p.taps || q.border != p.border) return Status::fail("CUDA iir1d: the pair's passes differ");
   if (src.width == 0 || src.height == 0) return Status::success();  // (no empty grids)
   const size_t need = iir1d_pair_scratch(p, src);
   if (scratch == nullptr || scratch_bytes < need) return Status::fail("CUDA iir1d: no scratch for the pair");
-  if (rows_pair_plans(p, src, co, R, Pc, Q)) {
-    path = "iir1d-whole-rows-pair";
-    if (co.k > 2) return run_rows_pair<kMaxIirTerms, false>(src, mid, dst, R, Pc, Q, p.border, co, scratch, s);
-    return iir_term1_real(co) ? run_rows_pair<2, true>(src, mid, dst, R, Pc, Q, p.border, co, scratch, s)
-                              : run_rows_pair<2, false>(src, mid, dst, R, Pc, Q, p.border, co, scratch, s);
-  }
-  if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run fused here");
   path = "iir1d-tiles-pair";
   return co.k > 2 ? run_pair<kMaxIirTerms>(src, mid, dst, P, Pc, p.border, co, scratch, s)
                   : run_pair<2>(src, mid, dst, P, Pc, p.border, co, scratch, s);

@@ -55,9 +55,8 @@ constexpr int kIirRowsMaxThreads = 1024;
 constexpr int kIirRowsAimThreads = 256;
 
 // The plan for rows of w positions, ch channels, k terms, h rows, with at most `budget` bytes of shared memory
-// per block; false where one row does not fit (more than kIirRowsMaxThreads threads or the budget). divide > 0:
-// rows per block a divisor of it (the pair's column tile, iir_rows_pair.cuh).
-inline bool iir_rows_plan(int w, int h, int ch, int k, size_t budget, IirRowsPlan& P, int divide = 0) {
+// per block; false where one row does not fit (more than kIirRowsMaxThreads threads or the budget).
+inline bool iir_rows_plan(int w, int h, int ch, int k, size_t budget, IirRowsPlan& P) {
   if (w <= 0 || h <= 0 || ch < 1 || ch > 4 || k < 1) return false;
   P = IirRowsPlan{};
   P.n = w, P.ch = ch, P.k = k, P.ntiles = (w + kIirTile - 1) / kIirTile, P.pitch = (kIirTile + 1) * ch;
@@ -74,7 +73,6 @@ inline bool iir_rows_plan(int w, int h, int ch, int k, size_t budget, IirRowsPla
       break;
     }
   for (int rows = std::max(1, std::min(h, kIirRowsAimThreads / per_row)); rows >= 1; --rows) {
-    if (divide > 0 && divide % rows != 0) continue;
     P.rows = rows;
     P.nth = (rows * per_row + 31) / 32 * 32;
     P.agg_off = (size_t(rows) * P.row_floats * sizeof(float) + 15) / 16 * 16;
