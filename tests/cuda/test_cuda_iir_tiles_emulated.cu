@@ -62,27 +62,10 @@ void emulate_final(const float* in, float* out, AP agg, const cuda::IirTilePlan&
   ++Emu::phase;
 }
 
-// The staged outputs kernel's threads (long tiles: iir_tile_final_staged), each line's values read as the block's
-// staged copy holds them (the copy itself is the kernel's: tests/cuda's device tests run it).
-template <typename AP>
-void emulate_final_staged(const float* in, float* out, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
-  for (long long i = 0; i < P.items(); ++i) {
-    Emu::tid = int(i);
-    const int l = int(i % P.lines), j = int(i / P.lines);
-    const auto x = [&](int q) { return in[P.at(l, j * cuda::kIirColTile + q)]; };
-    if (P.len_of<cuda::kIirColTile>(j) == cuda::kIirColTile)
-      cuda::iir_tile_final_staged<2, true, cuda::kIirColTile>(x, out, agg, P, co, l, j);
-    else
-      cuda::iir_tile_final_staged<2, false, cuda::kIirColTile>(x, out, agg, P, co, l, j);
-  }
-  ++Emu::phase;
-}
-
-// The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place), in tiles of TL;
-// staged: the outputs as the staged kernel makes them (tiles of 64).
+// The three kernels over `src` along `axis` into `got` (which may be `src` itself: in place), in tiles of TL.
 template <int TL = cuda::kIirTile>
 void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Image& got,
-             std::vector<std::string>& errors, bool staged = false) {
+             std::vector<std::string>& errors) {
   const cuda::IirTilePlan P = cuda::iir_tile_plan(axis == 0, src.width, src.height, src.channels, co.k, TL);
   std::vector<float2> aggv(P.agg_bytes() / sizeof(float2), float2{NAN, NAN});
   std::vector<cuda::Cplx> endv(size_t(2 * P.k * P.lines), cuda::Cplx{NAN, NAN});
@@ -93,8 +76,7 @@ void emulate(const Image& src, int axis, Border b, const cuda::IirCoeffs& co, Im
   Emu::phase = 0;
   emulate_sums<TL>(src.data.data(), agg, P, co);
   emulate_chains(src.data.data(), agg, ends, P, b, co);
-  if (staged) emulate_final_staged(src.data.data(), got.data.data(), agg, P, co);
-  else emulate_final<TL>(src.data.data(), got.data.data(), agg, P, co);
+  emulate_final<TL>(src.data.data(), got.data.data(), agg, P, co);
   for (Shadow* s : {&sh, &se}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
 }
 
@@ -143,13 +125,13 @@ void emulate_pair(const Image& src, Border b, const cuda::IirCoeffs& co, Image& 
   for (Shadow* s : {&sh, &shc, &se, &sec}) errors.insert(errors.end(), s->errors.begin(), s->errors.end());
 }
 
-// Tiles of 32 (rows, the pair) and of 64 (the product's columns, their outputs by either kernel): partial last
-// tiles, a single tile, lines of one position.
+// Tiles of 32 (rows, the pair) and of 64 (the product's columns): partial last tiles, a single tile, lines of
+// one position.
 TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
   double worst_all = 0;
   int cases = 0;
   testing::for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
-    for (int tile : {cuda::kIirTile, cuda::kIirColTile, 0})  // 0: tiles of 64, the staged outputs
+    for (int tile : {cuda::kIirTile, cuda::kIirColTile})
       for (int ch : {1, 2, 4})
         for (int axis : {0, 1})
           for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{32, 33}, Size{37, 23}, Size{128, 2}, Size{2, 128},
@@ -161,10 +143,10 @@ TEST(CudaIirTilesEmulated, TilesMatchTheReference) {
             Image got(sz.w, sz.h, ch);
             for (float& v : got.data) v = NAN;  // every value must be written
             std::vector<std::string> errors;
-            if (tile == cuda::kIirTile) emulate(src, axis, ic.pass.border, ic.co, got, errors);
-            else emulate<cuda::kIirColTile>(src, axis, ic.pass.border, ic.co, got, errors, tile == 0);
+            if (tile == cuda::kIirColTile) emulate<cuda::kIirColTile>(src, axis, ic.pass.border, ic.co, got, errors);
+            else emulate(src, axis, ic.pass.border, ic.co, got, errors);
             const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border +
-                                     " tile " + (tile ? std::to_string(tile) : std::string("64 staged")) + " ch " + std::to_string(ch) + " axis " +
+                                     " tile " + std::to_string(tile) + " ch " + std::to_string(ch) + " axis " +
                                      std::to_string(axis) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h);
             worst_all = std::max(worst_all, testing::expect_emulated_case(what, errors, got, ic.want));
             ++cases;

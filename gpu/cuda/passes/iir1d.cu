@@ -123,41 +123,6 @@ __global__ void __launch_bounds__(kTileThreads, TL > kIirTile ? 2 : 0)
   iir_tile_final<KT, TL>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
 }
 
-// Long column tiles' outputs staged (iir_tile_final_staged): a block's kStagedThreads lines of one tile (the plan's
-// lines a multiple of it), the tile's rows copied to shared memory first (cp.async, 16 bytes a piece), then a
-// thread per line. 64 KB a block, three blocks per SM.
-constexpr int kStagedThreads = 256;
-constexpr size_t kStagedSmem = size_t(kIirColTile) * kStagedThreads * sizeof(float);
-template <int KT, int MINB>
-__global__ void __launch_bounds__(kStagedThreads, MINB)
-    iir1d_tile_final_staged_kernel(const float* src, float* dst, const float2* __restrict__ agg, IirTilePlan P,
-                                   IirCoeffs co) {
-  wait_for_previous_grid();
-  extern __shared__ float4 smem4[];
-  float* xs = reinterpret_cast<float*>(smem4);
-  const long long i0 = (long long)blockIdx.x * kStagedThreads;
-  const int l0 = int(i0 % P.lines), j = int(i0 / P.lines), tid = int(threadIdx.x);
-  const int cnt = P.len_of<kIirColTile>(j);
-  const float* base = src + P.at(l0, j * kIirColTile);
-  constexpr int kPieces = kStagedThreads / 4;  // float4 pieces a row
-  for (int e = tid; e < cnt * kPieces; e += kStagedThreads) {
-    const int q = e / kPieces, c = e - q * kPieces;
-    cp_async_pixel(reinterpret_cast<float4*>(xs + q * kStagedThreads + c * 4),
-                   reinterpret_cast<const float4*>(base + size_t(q) * P.step + size_t(c) * 4), true);
-  }
-  cp_async_wait_all();
-  __syncthreads();
-  const auto x = [&](int q) { return xs[q * kStagedThreads + tid]; };
-  if (cnt == kIirColTile) iir_tile_final_staged<KT, true, kIirColTile>(x, dst, agg, P, co, l0 + tid, j);
-  else iir_tile_final_staged<KT, false, kIirColTile>(x, dst, agg, P, co, l0 + tid, j);
-}
-// Where the staged kernel runs: columns (step a row) in long tiles whose lines fill its blocks, rows of whole
-// 16-byte pieces.
-bool staged_final(const IirTilePlan& P) {
-  return P.tile == kIirColTile && P.div == P.lines && P.lines % kStagedThreads == 0 && P.step % 4 == 0 &&
-         std::getenv("GPUBLUR_CUDA_IIR_STAGED") == nullptr;
-}
-
 // A pass's kernels, one thread per item: 1. sums, 2. chains (and wrap/mirror's border states), 3. outputs. Each
 // is launched dependent (PDL, cuda_common.cuh): at 1024^2 the five kernels of the pair are short enough that
 // their launch gaps showed (iir 1024^2 RGBA 0.066 -> 0.060 ms on an H100).
@@ -176,14 +141,6 @@ void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTileP
 template <int KT, int TL = kIirTile>
 void launch_tile_final(const float* in, float* out, const float2* agg, const IirTilePlan& P, const IirCoeffs& co,
                        cudaStream_t s) {
-  if constexpr (TL == kIirColTile) {
-    static const int minb = std::getenv("GPUBLUR_CUDA_IIR_MINB") ? std::atoi(std::getenv("GPUBLUR_CUDA_IIR_MINB")) : 3;
-    auto k = minb == 2 ? iir1d_tile_final_staged_kernel<KT, 2> : iir1d_tile_final_staged_kernel<KT, 3>;
-    if (staged_final(P) && allow_smem(k, kStagedSmem, true)) {
-      launch_dependent(k, unsigned(P.items() / kStagedThreads), kStagedThreads, kStagedSmem, s, in, out, agg, P, co);
-      return;
-    }
-  }
   launch_dependent(iir1d_tile_final_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, out, agg, P, co);
 }
 

@@ -321,69 +321,6 @@ GPUBLUR_HD void iir_tile_final_halves(const float* src, float* dst, AP agg, cons
       if (FULL || q0 + q < cnt) dst[at + size_t(q0 + q) * P.step] = ys[q];
   }
 }
-// The same from a block's staged copy of its tile (iir1d.cu's staged outputs kernel: a block's lines all in one
-// tile, its tile's values copied to shared memory before any output): x(q) is the thread's line's value q of the
-// tile. A thread then holds only half a tile's outputs in registers (iir_tile_final_halves holds inputs and
-// outputs: 128 registers, two blocks per SM, waiting on its loads at 22% occupancy; H200 profile,
-// docs/performance.md), and every load of the tile is in flight at once. The terms run side by side, a value
-// read once per direction; the arithmetic is iir_tile_final_halves' (float32 sweeps from the same float64 starts).
-#pragma nv_exec_check_disable
-template <int KT, bool FULL, int TL, typename XF, typename AP>
-GPUBLUR_HD void iir_tile_final_staged(XF x, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co, int l,
-                                      int j) {
-  constexpr int H = TL / 2;
-  const int cnt = FULL ? TL : P.template len_of<TL>(j);
-  const size_t at = P.at(l, j * TL);
-  float ur[KT], ui[KT], lr[KT], li[KT], hr[KT], hi[KT];  // causal start, the halves' anticausal starts (c p z)
-#pragma unroll
-  for (int t = 0; t < KT; ++t) {
-    ur[t] = ui[t] = lr[t] = li[t] = hr[t] = hi[t] = 0.0f;
-    if (t >= co.k) continue;
-    const Cplx p{co.pr[t], co.pi[t]}, c{co.cr[t], co.ci[t]}, cp = cmul(c, p);
-    const float2 U = agg[P.agg(j, t, l)], W = agg[P.agg(j, P.k + t, l)], Hs = agg[P.agg(j, 2 * P.k + t, l)];
-    const Cplx cU = cmul(c, Cplx{double(U.x), double(U.y)}), w{double(W.x), double(W.y)};
-    const Cplx pe = FULL ? Cplx{co.phr[t], co.phi[t]} : cpow(p, cnt > H ? cnt - H : 0);
-    const Cplx vl = cmul(cp, cadd(Cplx{double(Hs.x), double(Hs.y)}, cmul(pe, w))), vh = cmul(cp, w);
-    ur[t] = float(cU.re), ui[t] = float(cU.im);
-    lr[t] = float(vl.re), li[t] = float(vl.im), hr[t] = float(vh.re), hi[t] = float(vh.im);
-  }
-#pragma unroll 1
-  for (int half = 0; half < 2; ++half) {
-    const int q0 = half * H;
-    float ys[H], vr[KT], vi[KT];
-#pragma unroll
-    for (int t = 0; t < KT; ++t) vr[t] = half ? hr[t] : lr[t], vi[t] = half ? hi[t] : li[t];
-#pragma unroll
-    for (int q = 0; q < H; ++q) {  // causal: u[i] = c x[i] + p u[i-1]
-      ys[q] = 0.0f;
-      if (!FULL && q0 + q >= cnt) continue;
-      const float xq = x(q0 + q);
-#pragma unroll
-      for (int t = 0; t < KT; ++t) {
-        if (t >= co.k) continue;
-        const float r = co.fcr[t] * xq + co.fpr[t] * ur[t] - co.fpi[t] * ui[t];
-        ui[t] = co.fci[t] * xq + co.fpr[t] * ui[t] + co.fpi[t] * ur[t], ur[t] = r;
-        ys[q] += ur[t];
-      }
-    }
-#pragma unroll
-    for (int q = H - 1; q >= 0; --q) {  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
-      if (!FULL && q0 + q >= cnt) continue;
-      const float xq = x(q0 + q);
-#pragma unroll
-      for (int t = 0; t < KT; ++t) {
-        if (t >= co.k) continue;
-        ys[q] += vr[t];
-        const float sr = co.fcr[t] * xq + vr[t], si = co.fci[t] * xq + vi[t];
-        vr[t] = co.fpr[t] * sr - co.fpi[t] * si, vi[t] = co.fpr[t] * si + co.fpi[t] * sr;
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < H; ++q)
-      if (FULL || q0 + q < cnt) dst[at + size_t(q0 + q) * P.step] = ys[q];
-  }
-}
-
 #pragma nv_exec_check_disable
 template <int KT, int TL, typename AP>
 GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
