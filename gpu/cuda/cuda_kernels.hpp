@@ -285,8 +285,6 @@ struct IirTuning {
   bool rows = true;
   // The column tiles' length: 0 by the image (iir1d.cu's tile_plan), or 32 or 64 (env GPUBLUR_CUDA_IIR_COLTILE).
   int col_tile = 0;
-  // RGBA pairs as 2D tiles (iir_2d.cuh); false: whole rows and column tiles. Env GPUBLUR_CUDA_IIR_2D=0.
-  bool two_d = true;
 };
 IirTuning& iir_tuning();
 
