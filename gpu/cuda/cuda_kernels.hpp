@@ -285,6 +285,9 @@ struct IirTuning {
   bool rows = true;
   // The column tiles' length: 0 by the image (iir1d.cu's tile_plan), or 32 or 64 (env GPUBLUR_CUDA_IIR_COLTILE).
   int col_tile = 0;
+  // RGBA pairs as 2D tiles (iir_2d.cuh): 0 never (whole rows and column tiles), 1 where measured faster (iir1d.cu's
+  // plan_2d), 2 always (tests). Env GPUBLUR_CUDA_IIR_2D.
+  int two_d = 1;
 };
 IirTuning& iir_tuning();
 

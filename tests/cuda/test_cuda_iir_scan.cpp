@@ -46,12 +46,14 @@ TEST(CudaIirScan, MatchesTheReference) {
     const char* name;
     bool lines, pair, rows;
     int col_tile;  // 0: the product's choice by size (tiles of 32 at these sizes)
+    int two_d;     // RGBA pairs as 2D tiles: 1 by the product's rule (not at these sizes), 2 always, 0 never
   };
-  const Variant variants[] = {{"product", false, true, true, 0},
-                              {"product, columns in tiles of 64", false, true, true, 64},
-                              {"the pair (rows not whole)", false, true, false, 0},
-                              {"passes one at a time", false, false, false, 0},
-                              {"lines", true, false, false, 0}};
+  const Variant variants[] = {{"product", false, true, true, 0, 1},
+                              {"2D tiles", false, true, true, 0, 2},
+                              {"whole rows, columns in tiles of 64", false, true, true, 64, 1},
+                              {"the pair (rows not whole)", false, true, false, 0, 0},
+                              {"passes one at a time", false, false, false, 0, 0},
+                              {"lines", true, false, false, 0, 0}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -69,6 +71,7 @@ TEST(CudaIirScan, MatchesTheReference) {
               cuda::iir_tuning().pair = v.pair;
               cuda::iir_tuning().rows = v.rows;
               cuda::iir_tuning().col_tile = v.col_tile;
+              cuda::iir_tuning().two_d = v.two_d;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -80,7 +83,9 @@ TEST(CudaIirScan, MatchesTheReference) {
                                        : v.rows ? "iir1d-whole-rows"
                                        : c == 1 ? "iir1d-scan-rows"
                                                 : "iir1d-tiles-rows";
-              if (v.pair && !v.rows && c > 1)  // the x/y pair as one unit (launch_iir1d_pair)
+              if (v.two_d == 2 && c >= 3)  // the x/y pair as one unit (launch_iir1d_pair): 2D tiles (3 channels padded to 4)
+                EXPECT_EQ(path, "iir1d-2d-tiles") << what;
+              else if (v.pair && !v.rows && c > 1)  // or rows and columns as tiles
                 EXPECT_EQ(path, "iir1d-tiles-pair") << what;
               else
                 EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
@@ -101,6 +106,8 @@ TEST(CudaIirScan, LongRows) {
     int w, c;
     const char* rows;
   };
+  IirGuard guard;
+  cuda::iir_tuning().two_d = 0;  // (RGBA pairs as 2D tiles: LongColumnTiles)
   for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-tiles-cols"}, Long{16384, 4, "iir1d-tiles-pair"},
                         Long{8192, 4, "iir1d-whole-rows+iir1d-tiles-cols"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);
@@ -115,20 +122,23 @@ TEST(CudaIirScan, LongRows) {
   }
 }
 
-// Columns tall and wide enough for the product's 64-position tiles (iir1d.cu's tile_plan: 4096 x 4 lines of 16
-// tiles), every border.
+// Columns tall and wide enough for the 64-position column tiles (iir1d.cu's tile_plan: 4096 x 4 lines of 16
+// tiles), and the same image as 2D tiles (a partial tile-row of 6), every border.
 TEST(CudaIirScan, LongColumnTiles) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
   if (small_mode()) GTEST_SKIP() << "large image";
   const Image src = random_image(4096, 1030, 4, 78);
   double ms = 0;
   ASSERT_TRUE(backend->upload(src, ms).ok());
-  for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
-    std::string path;
-    const double err = run_vs_reference(*backend, make_plan("iir", 12, border), src, path);
-    EXPECT_LE(err, 1e-5) << border << " path " << path;
-    EXPECT_EQ(path, "iir1d-whole-rows+iir1d-tiles-cols") << path;
-  }
+  for (const int two_d : {0, 2})
+    for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
+      IirGuard guard;
+      cuda::iir_tuning().two_d = two_d;
+      std::string path;
+      const double err = run_vs_reference(*backend, make_plan("iir", 12, border), src, path);
+      EXPECT_LE(err, 1e-5) << border << " path " << path;
+      EXPECT_EQ(path, two_d ? "iir1d-2d-tiles" : "iir1d-whole-rows+iir1d-tiles-cols") << path;
+    }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "core/plan.hpp"
 #include "core/program.hpp"
 #include "core/reference/reference.hpp"
+#include "gpu/cuda/passes/iir_2d.cuh"
 #include "gpu/cuda/passes/iir_tiles.cuh"
 #include "tests/core/image_diff.hpp"
 #include "tests/core/random_image.hpp"
@@ -208,6 +209,164 @@ TEST(CudaIirTilesEmulated, InPlace) {
     emulate<cuda::kIirColTile>(inplace64, axis, Border::Clamp, co, inplace64, errors);
     EXPECT_TRUE(errors.empty());
     EXPECT_EQ(sep64.data, inplace64.data) << "axis " << axis << ", tiles of 64";
+  }
+}
+
+// The pair as 2D tiles (iir_2d.cuh, RGBA): each kernel's threads one after another, a block's barriers and each
+// kernel a phase apart; shared memory and the aggregates behind race-checking pointers.
+template <bool R1>
+void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& got, std::vector<std::string>& errors) {
+  ASSERT_EQ(src.channels, 4);
+  const cuda::Iir2dPlan P = cuda::iir2d_plan(src.width, src.height, co.k);
+  const cuda::IirTilePlan &Pr = P.Pr, &Pc = P.Pc;
+  std::vector<float2> arv(Pr.agg_bytes() / sizeof(float2), float2{NAN, NAN}),
+      acv(Pc.agg_bytes() / sizeof(float2), float2{NAN, NAN});
+  std::vector<cuda::Cplx> erv(size_t(2 * Pr.k * Pr.lines), cuda::Cplx{NAN, NAN}),
+      ecv(size_t(2 * Pc.k * Pc.lines), cuda::Cplx{NAN, NAN});
+  std::vector<float> edge(size_t(2) * size_t(src.width) * 4, NAN);
+  Shadow shr("row aggregates", arv.size()), shc("column aggregates", acv.size()), ser("row ends", erv.size()),
+      sec("column ends", ecv.size());
+  const testing::ChkPtr<float2, Emu> aggr{arv.data(), &shr, 0}, aggc{acv.data(), &shc, 0};
+  const testing::ChkPtr<cuda::Cplx, Emu> endsr{erv.data(), &ser, 0}, endsc{ecv.data(), &sec, 0};
+  const int T = cuda::kIir2dThreads;
+  Emu::phase = 0;
+  const auto each_tile = [&](auto body) {
+    for (int y = 0; y < P.ty; ++y)
+      for (int x = 0; x < P.tx; ++x) body(x, y);
+  };
+  const auto tile_smem = [&](std::vector<float>& sv, int x, int y) {  // the kernels' load (valid pixels only)
+    sv.assign(size_t(cuda::kIir2dTile) * cuda::kIir2dPitch, NAN);
+    for (int r = 0; r < P.ny(y); ++r)
+      for (int q = 0; q < P.nx(x); ++q)
+        for (int c = 0; c < 4; ++c)
+          sv[size_t(r * cuda::kIir2dPitch + q * 4 + c)] =
+              src.data[(size_t(y * cuda::kIir2dTile + r) * size_t(src.width) + size_t(x * cuda::kIir2dTile + q)) * 4 + c];
+  };
+  // 1. sums
+  each_tile([&](int x, int y) {
+    std::vector<float> sv;
+    tile_smem(sv, x, y);
+    Shadow ss("tile", sv.size());
+    const testing::ChkPtr<float, Emu> sm{sv.data(), &ss, 0};
+    std::vector<float> zv(size_t(T) * 8, NAN);  // each thread's column sums, as its registers hold them
+    for (int t = 0; t < T; ++t) {
+      Emu::tid = t;
+      float zu[2][2], zw[2][2];
+      cuda::iir2d_s1_sums<2, R1>(t, sm, aggr, P, co, x, y, zu, zw);
+      for (int e = 0; e < 4; ++e) zv[size_t(t) * 8 + size_t(e)] = zu[e / 2][e % 2], zv[size_t(t) * 8 + 4 + size_t(e)] = zw[e / 2][e % 2];
+    }
+    ++Emu::phase;
+    for (int t = 0; t < T; ++t) {
+      Emu::tid = t;
+      float zu[2][2], zw[2][2];
+      for (int e = 0; e < 4; ++e) zu[e / 2][e % 2] = zv[size_t(t) * 8 + size_t(e)], zw[e / 2][e % 2] = zv[size_t(t) * 8 + 4 + size_t(e)];
+      if (t / 4 < P.nx(x)) cuda::iir2d_s1_zstore<2>(t, sm, co, zu, zw);
+    }
+    ++Emu::phase;
+    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_s1_zfilter<2>(t, sm, P, co, x);
+    ++Emu::phase;
+    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_s1_colagg<2>(t, sm, aggc, P, co, x, y);
+    ++Emu::phase;
+    errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
+  });
+  // 2. row chains
+  emulate_chains(src.data.data(), aggr, endsr, Pr, b, co);
+  // 3. clamp's border rows, the column aggregates' correction
+  if (b == Border::Clamp) {
+    for (int i = 0; i < 2 * 4 * P.tx; ++i) {
+      Emu::tid = i;
+      const int e = i / (4 * P.tx), rem = i % (4 * P.tx);
+      cuda::iir2d_edge<2, R1>(src.data.data(), aggr, edge.data(), P, co, e, rem % 4, rem / 4);
+    }
+    ++Emu::phase;
+  }
+  const cuda::Iir2dPowers pw = cuda::iir2d_powers(co);
+  const float2* tab = &pw.p[0][0];
+  each_tile([&](int x, int y) {
+    std::vector<float2> sv(size_t(cuda::Iir2dFixIndex::count(co.k)), float2{NAN, NAN});
+    std::vector<float2> tv(size_t(2 * co.k * cuda::kIir2dTile * 4), float2{NAN, NAN});
+    Shadow ss("fix sums", sv.size()), ts("row states", tv.size());
+    const testing::ChkPtr<float2, Emu> sums{sv.data(), &ss, 0};
+    const testing::ChkPtr<float2, Emu> st{tv.data(), &ts, 0};
+    for (int i = 0; i < int(tv.size()); ++i) Emu::tid = i % T, cuda::iir2d_fix_stage(i, aggr, st, P, co, x, y);
+    ++Emu::phase;
+    for (int i = 0; i < int(sv.size()); ++i) Emu::tid = i, cuda::iir2d_fix_sums(i, st, sums, tab, P, co, y);
+    ++Emu::phase;
+    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_fix_apply<2>(t, aggc, sums, tab, P, co, x, y);
+    errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
+    errors.insert(errors.end(), ts.errors.begin(), ts.errors.end());
+  });
+  ++Emu::phase;
+  // 4. column chains (clamp from the border rows)
+  for (long long i = 0; i < (long long)Pc.lines * 2 * Pc.k; ++i) {
+    Emu::tid = int(i);
+    cuda::iir_tile_chain(src.data.data(), aggc, endsc, Pc, b, co, int(i % Pc.lines), int(i / Pc.lines),
+                         b == Border::Clamp ? edge.data() : nullptr);
+  }
+  ++Emu::phase;
+  if (b == Border::Wrap || b == Border::Mirror) {
+    for (long long i = 0; i < (long long)Pc.lines * 2 * Pc.k; ++i) {
+      Emu::tid = int(i);
+      cuda::iir_tile_borders(aggc, endsc, Pc, b, co, int(i % Pc.lines), int(i / Pc.lines));
+    }
+    ++Emu::phase;
+  }
+  // 5. outputs
+  each_tile([&](int x, int y) {
+    std::vector<float> sv;
+    tile_smem(sv, x, y);
+    Shadow ss("tile", sv.size());
+    const testing::ChkPtr<float, Emu> sm{sv.data(), &ss, 0};
+    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_s5_rows<2, R1>(t, sm, aggr, P, co, x, y);
+    ++Emu::phase;
+    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_s5_cols<2, R1>(t, sm, got.data.data(), aggc, P, co, x, y);
+    ++Emu::phase;
+    errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
+  });
+  for (Shadow* sh : {&shr, &shc, &ser, &sec}) errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
+}
+
+// The 2D tiles against the reference of both passes: one tile, partial tiles both ways, a row or a column of
+// one pixel, every border, both filters at sigma 1.5 to 200.
+TEST(CudaIirTilesEmulated, TwoDMatchesTheReference) {
+  double worst_all = 0;
+  int cases = 0;
+  testing::for_each_iir_plan([&](const Plan& plan, const char* impl, double sigma, const char* border) {
+    ASSERT_TRUE(iir_pair(plan.program, 0));
+    cuda::IirCoeffs co;
+    ASSERT_TRUE(cuda::iir_coeffs(plan.program.passes[0].taps, co).ok());
+    for (const Size sz : {Size{1, 1}, Size{7, 3}, Size{64, 64}, Size{65, 130}, Size{130, 65}, Size{1, 100},
+                          Size{100, 1}, Size{200, 77}}) {
+      const Image src = testing::random_image(sz.w, sz.h, 4, 21u + unsigned(sz.w * 3 + sz.h));
+      Image want;
+      ASSERT_TRUE(reference_run(plan, src, want, 1).ok());
+      Image got(sz.w, sz.h, 4);
+      for (float& v : got.data) v = NAN;
+      std::vector<std::string> errors;
+      // (As the kernels run it: Young-van Vliet's real term in real arithmetic.)
+      if (cuda::iir_term1_real(co)) emulate_2d<true>(src, plan.program.passes[0].border, co, got, errors);
+      else emulate_2d<false>(src, plan.program.passes[0].border, co, got, errors);
+      const std::string what = std::string(impl) + " sigma " + std::to_string(sigma) + " " + border + " " +
+                               std::to_string(sz.w) + "x" + std::to_string(sz.h);
+      worst_all = std::max(worst_all, testing::expect_emulated_case(what, errors, got, want));
+      ++cases;
+    }
+  });
+  std::printf("iir x/y pair as 2D tiles, emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
+}
+
+// The product takes the 2D tiles where they measured faster: Young-van Vliet at 4096^2 and up, not Deriche, not smaller.
+TEST(CudaIirTilesEmulated, TwoDWhereMeasuredFaster) {
+  for (const char* impl : {"young-van-vliet", "deriche"}) {
+    Plan plan;
+    ASSERT_TRUE(resolve_plan("iir", {{"impl", impl}, {"sigma", "12"}}, plan));
+    cuda::IirCoeffs co;
+    ASSERT_TRUE(cuda::iir_coeffs(plan.program.passes[0].taps, co).ok());
+    const bool yvv = std::string(impl) == "young-van-vliet";
+    EXPECT_EQ(cuda::iir2d_measured_faster(4096, 4096, co), yvv) << impl;
+    EXPECT_EQ(cuda::iir2d_measured_faster(8192, 2048, co), yvv) << impl;
+    EXPECT_FALSE(cuda::iir2d_measured_faster(2048, 2048, co)) << impl;
+    EXPECT_FALSE(cuda::iir2d_measured_faster(4096, 4095, co)) << impl;
   }
 }
 

@@ -19,6 +19,7 @@
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/device_block.cuh"
+#include "gpu/cuda/passes/iir_2d.cuh"
 #include "gpu/cuda/passes/iir_line.cuh"
 #include "gpu/cuda/passes/iir_rows.cuh"
 #include "gpu/cuda/passes/iir_scan.cuh"
@@ -100,11 +101,11 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_sums_kernel(const flo
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_chain_kernel(const float* __restrict__ src, float2* agg,
                                                                         Cplx* ends, IirTilePlan P, Border b,
-                                                                        IirCoeffs co) {
+                                                                        IirCoeffs co, const float* edge) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= (long long)P.lines * 2 * P.k) return;
-  iir_tile_chain(src, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+  iir_tile_chain(src, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines), edge);
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_borders_kernel(float2* agg, const Cplx* __restrict__ ends,
                                                                           IirTilePlan P, Border b, IirCoeffs co) {
@@ -132,9 +133,9 @@ void launch_tile_sums(const float* in, float2* agg, const IirTilePlan& P, const 
   launch_dependent(iir1d_tile_sums_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, agg, P, co);
 }
 void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
-                        cudaStream_t s) {
+                        cudaStream_t s, const float* edge = nullptr) {
   const unsigned blocks = item_blocks((long long)P.lines * 2 * P.k);
-  launch_dependent(iir1d_tile_chain_kernel, blocks, kTileThreads, 0, s, in, agg, ends, P, b, co);
+  launch_dependent(iir1d_tile_chain_kernel, blocks, kTileThreads, 0, s, in, agg, ends, P, b, co, edge);
   if (b == Border::Wrap || b == Border::Mirror)
     launch_dependent(iir1d_tile_borders_kernel, blocks, kTileThreads, 0, s, agg, ends, P, b, co);
 }
@@ -154,6 +155,103 @@ Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P,
   launch_tile_chains(in, agg, ends, P, b, co, s);
   launch_tile_final<KT, TL>(in, static_cast<float*>(dst.data), agg, P, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
+}
+
+// The 2D tiles (iir_2d.cuh): a block a tile, x = block % tiles across, y = block / tiles across.
+__device__ __forceinline__ void iir2d_load_tile(float* s, const float* src, const Iir2dPlan& P, int x, int y) {
+  const int nx = P.nx(x), ny = P.ny(y);
+  const float* base = src + (size_t(y) * kIir2dTile * size_t(P.w) + size_t(x) * kIir2dTile) * 4;
+  for (int e = int(threadIdx.x); e < kIir2dTile * kIir2dTile; e += kIir2dThreads) {
+    const int r = e / kIir2dTile, q = e % kIir2dTile;
+    if (r < ny && q < nx)
+      cp_async_pixel(reinterpret_cast<float4*>(s + r * kIir2dPitch + q * 4),
+                     reinterpret_cast<const float4*>(base + (size_t(r) * size_t(P.w) + size_t(q)) * 4), true);
+  }
+  cp_async_wait_all();
+  __syncthreads();
+}
+template <int KT, bool R1>
+__global__ void __launch_bounds__(kIir2dThreads, 3)
+    iir2d_sums_kernel(const float* __restrict__ src, float2* aggr, float2* aggc, Iir2dPlan P, IirCoeffs co) {
+  wait_for_previous_grid();
+  extern __shared__ float4 smem4[];
+  float* s = reinterpret_cast<float*>(smem4);
+  const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
+  iir2d_load_tile(s, src, P, x, y);
+  float zu[KT][2], zw[KT][2];
+  iir2d_s1_sums<KT, R1>(tid, s, aggr, P, co, x, y, zu, zw);
+  __syncthreads();
+  if (tid / 4 < P.nx(x)) iir2d_s1_zstore<KT>(tid, s, co, zu, zw);
+  __syncthreads();
+  iir2d_s1_zfilter<KT>(tid, s, P, co, x);
+  __syncthreads();
+  iir2d_s1_colagg<KT>(tid, s, aggc, P, co, x, y);
+}
+template <int KT, bool R1>
+__global__ void __launch_bounds__(kTileThreads)
+    iir2d_edge_kernel(const float* __restrict__ src, const float2* __restrict__ aggr, float* edge, Iir2dPlan P,
+                      IirCoeffs co) {
+  wait_for_previous_grid();
+  const int i = int(blockIdx.x) * kTileThreads + int(threadIdx.x);
+  if (i >= 2 * 4 * P.tx) return;
+  const int e = i / (4 * P.tx), rem = i % (4 * P.tx);
+  iir2d_edge<KT, R1>(src, aggr, edge, P, co, e, rem % 4, rem / 4);
+}
+template <int KT>
+__global__ void __launch_bounds__(kIir2dThreads)
+    iir2d_fix_kernel(const float2* __restrict__ aggr, float2* aggc, Iir2dPlan P, IirCoeffs co, Iir2dPowers pw) {
+  wait_for_previous_grid();
+  __shared__ float2 sums[4 * 2 * (2 * kMaxIirTerms) * (2 * kMaxIirTerms)];
+  __shared__ float2 st[2 * kMaxIirTerms * kIir2dTile * 4];
+  __shared__ float2 tab[kMaxIirTerms * (kIir2dTile + 1)];
+  const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
+  for (int i = tid; i < co.k * (kIir2dTile + 1); i += kIir2dThreads) tab[i] = pw.p[i / (kIir2dTile + 1)][i % (kIir2dTile + 1)];
+  for (int i = tid; i < 2 * co.k * kIir2dTile * 4; i += kIir2dThreads) iir2d_fix_stage(i, aggr, st, P, co, x, y);
+  __syncthreads();
+  for (int i = tid; i < Iir2dFixIndex::count(co.k); i += kIir2dThreads) iir2d_fix_sums(i, st, sums, tab, P, co, y);
+  __syncthreads();
+  iir2d_fix_apply<KT>(tid, aggc, sums, tab, P, co, x, y);
+}
+template <int KT, bool R1>
+__global__ void __launch_bounds__(kIir2dThreads, 3)
+    iir2d_outputs_kernel(const float* src, float* dst, const float2* __restrict__ aggr,
+                         const float2* __restrict__ aggc, Iir2dPlan P, IirCoeffs co) {
+  wait_for_previous_grid();
+  extern __shared__ float4 smem4[];
+  float* s = reinterpret_cast<float*>(smem4);
+  const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
+  iir2d_load_tile(s, src, P, x, y);
+  iir2d_s5_rows<KT, R1>(tid, s, aggr, P, co, x, y);
+  __syncthreads();
+  iir2d_s5_cols<KT, R1>(tid, s, dst, aggc, P, co, x, y);
+}
+
+// The 2D tiles' kernels in order (iir_2d.cuh's steps 1-5). Scratch: the plan's.
+template <int KT, bool R1>
+Status run_2d(const DevImage& src, const DevImage& dst, const Iir2dPlan& P, Border b, const IirCoeffs& co,
+              void* scratch, cudaStream_t s) {
+  char* base = static_cast<char*>(scratch);
+  float2* aggr = reinterpret_cast<float2*>(base);
+  Cplx* endsr = reinterpret_cast<Cplx*>(base + P.Pr.ends_offset());
+  float2* aggc = reinterpret_cast<float2*>(base + P.col_offset());
+  Cplx* endsc = reinterpret_cast<Cplx*>(base + P.col_offset() + P.Pc.ends_offset());
+  float* edge = reinterpret_cast<float*>(base + P.edge_offset());
+  const float* in = static_cast<const float*>(src.data);
+  const unsigned tiles = unsigned(P.tx) * unsigned(P.ty);
+  if (Status st = allow_smem(iir2d_sums_kernel<KT, R1>, kIir2dSmem, true); !st) return st;
+  auto outk = iir2d_outputs_kernel<KT, R1>;
+  if (Status st = allow_smem(outk, kIir2dSmem, true); !st) return st;
+  launch_dependent(iir2d_sums_kernel<KT, R1>, tiles, kIir2dThreads, kIir2dSmem, s, in, aggr, aggc, P, co);
+  launch_tile_chains(in, aggr, endsr, P.Pr, b, co, s);
+  if (b == Border::Clamp)
+    launch_dependent(iir2d_edge_kernel<KT, R1>, item_blocks(2LL * 4 * P.tx), kTileThreads, 0, s, in,
+                     static_cast<const float2*>(aggr), edge, P, co);
+  launch_dependent(iir2d_fix_kernel<KT>, tiles, kIir2dThreads, 0, s, static_cast<const float2*>(aggr), aggc, P, co,
+                   iir2d_powers(co));
+  launch_tile_chains(in, aggc, endsc, P.Pc, b, co, s, b == Border::Clamp ? edge : nullptr);
+  launch_dependent(outk, tiles, kIir2dThreads, kIir2dSmem, s, in, static_cast<float*>(dst.data),
+                   static_cast<const float2*>(aggr), static_cast<const float2*>(aggc), P, co);
+  return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as 2D tiles)");
 }
 
 // The x/y pair's fused kernel (iir_tiles.cuh): block (rb, j) = kIirTile rows x tile j of the rows pass.
@@ -362,6 +460,7 @@ IirTuning& iir_tuning() {
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_PAIR"); e && *e) d.pair = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_ROWS"); e && *e) d.rows = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLTILE"); e && *e) d.col_tile = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_2D"); e && *e) d.two_d = std::atoi(e);
     return d;
   }();
   return t;
@@ -417,8 +516,21 @@ bool pair_plans(const Pass& p, const DevImage& src, IirCoeffs& co, IirTilePlan& 
          Pc.items() <= 0x7fffffffLL * kTileThreads;
 }
 
+// The pair as 2D tiles (iir_2d.cuh): RGBA images the grid of tiles fits, where iir2d_measured_faster says.
+static bool plan_2d(const Pass& p, const DevImage& src, IirCoeffs& co, Iir2dPlan& P) {
+  const int mode = iir_tuning().two_d;  // 0 never, 1 by the measured rule, 2 always (tests)
+  if (!iir_tuning().pair || mode == 0 || iir_tuning().lines || src.channels != 4 || src.pad != 0 || src.f64 ||
+      src.width == 0 || src.height == 0 || !iir_coeffs(p.taps, co).ok())
+    return false;
+  if (mode == 1 && !iir2d_measured_faster(src.width, src.height, co)) return false;
+  P = iir2d_plan(src.width, src.height, co.k);
+  return (long long)P.tx * P.ty <= 0x7fffffffLL && P.Pr.lines <= 0x7fffffff / (2 * kMaxIirTerms) &&
+         P.Pc.lines <= 0x7fffffff / (2 * kMaxIirTerms);
+}
+
 size_t iir1d_pair_scratch(const Pass& p, const DevImage& src) {
   IirCoeffs co;
+  if (Iir2dPlan P2; plan_2d(p, src, co, P2)) return P2.scratch_bytes();
   IirTilePlan P, Pc;
   if (!pair_plans(p, src, co, P, Pc)) return 0;
   return (P.scratch_bytes() + 255) / 256 * 256 + Pc.scratch_bytes();
@@ -429,12 +541,18 @@ Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, cons
   if (src.pad != 0 || mid.pad != 0 || dst.pad != 0 || src.f64 || mid.f64 || dst.f64)
     return Status::fail("CUDA iir1d: padded or float64 image");
   IirCoeffs co;
-  IirTilePlan P, Pc;
-  if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
   if (q.taps != p.taps || q.border != p.border) return Status::fail("CUDA iir1d: the pair's passes differ");
   if (src.width == 0 || src.height == 0) return Status::success();  // (no empty grids)
   const size_t need = iir1d_pair_scratch(p, src);
   if (scratch == nullptr || scratch_bytes < need) return Status::fail("CUDA iir1d: no scratch for the pair");
+  if (Iir2dPlan P2; plan_2d(p, src, co, P2)) {
+    path = "iir1d-2d-tiles";
+    if (co.k > 2) return run_2d<kMaxIirTerms, false>(src, dst, P2, p.border, co, scratch, s);
+    return iir_term1_real(co) ? run_2d<2, true>(src, dst, P2, p.border, co, scratch, s)
+                              : run_2d<2, false>(src, dst, P2, p.border, co, scratch, s);
+  }
+  IirTilePlan P, Pc;
+  if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
   path = "iir1d-tiles-pair";
   return co.k > 2 ? run_pair<kMaxIirTerms>(src, mid, dst, P, Pc, p.border, co, scratch, s)
                   : run_pair<2>(src, mid, dst, P, Pc, p.border, co, scratch, s);

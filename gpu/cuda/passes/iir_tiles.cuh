@@ -169,14 +169,19 @@ GPUBLUR_HD void iir_tile_sums(const float* src, AP agg, const IirTilePlan& P, co
 // Clamp and zero start from the border state; wrap and mirror from zero, the chain then ending at the border sum
 // (causal B = sum p^j x[N-1-j], anticausal F = sum p^j x[j]) that goes to ends[s * lines + l] for step 2b.
 #pragma nv_exec_check_disable
+// edge (the 2D tiles' columns, iir_2d.cuh): the line's first and last values at edge[l] and edge[lines + l]
+// instead of in src.
 template <typename AP, typename EP>
 GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
-                               int l, int s) {
+                               int l, int s, const float* edge = nullptr) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
   const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, P.tile), pLast = cpow(p, P.len(last));
   Cplx z{0.0, 0.0};
-  if (b == Border::Clamp) z = cdiv(Cplx{double(src[P.at(l, back ? P.n - 1 : 0)]), 0.0}, Cplx{1.0 - p.re, -p.im});
+  if (b == Border::Clamp) {
+    const float x0 = edge ? edge[size_t(back ? P.lines : 0) + size_t(l)] : src[P.at(l, back ? P.n - 1 : 0)];
+    z = cdiv(Cplx{double(x0), 0.0}, Cplx{1.0 - p.re, -p.im});
+  }
   constexpr int kAhead = 16;  // the loads do not depend on the chain: a chunk of them in flight at once
   for (int k0 = 0; k0 < P.ntiles; k0 += kAhead) {
     float2 v[kAhead];
