@@ -8,6 +8,8 @@
 //    are 128 contiguous bytes of a row for columns; about 1.3-1.5 copies' worth of bytes per axis, each kernel
 //    at the copy's bandwidth. The x/y pair of 2-4 channels (core's iir_pair) folds the columns' sums into the
 //    rows' outputs (launch_iir1d_pair) where rows run as tiles: one read of the intermediate image fewer.
+//  - the 2D tiles (iir_2d.cuh): the x/y pair of RGBA images where they measured faster (Young-van Vliet at 4096^2
+//    and up on an H200: 0.452 -> 0.414 ms): both axes' sums from one read, both axes' outputs from a second.
 //  - the segment scan (iir_scan.cuh): one-channel rows too long for whole rows that its block still holds.
 //  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
 //    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).

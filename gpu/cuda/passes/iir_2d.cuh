@@ -1,5 +1,5 @@
 // The x/y pair of an iir plan (core's iir_pair: rows then columns, one filter and border) for RGBA images as 2D
-// tiles (iir1d.cu's launch_iir1d_pair; docs/performance.md, iir, "The overlapped 2D tiles"), after Nehab, Maximo,
+// tiles (iir1d.cu's launch_iir1d_pair; docs/performance.md, iir, "Two designs measured on the H200"), after Nehab, Maximo,
 // Lima and Hoppe (GPU-efficient recursive filtering, 2011). The image is cut into tiles of kIir2dTile x kIir2dTile
 // pixels; no intermediate image is written:
 //   1. sums (a block a tile): the tile read once; each row line's sums from zero (U at its last position, W at its
