@@ -83,7 +83,7 @@ TEST(CudaIirScan, MatchesTheReference) {
                                        : v.rows ? "iir1d-whole-rows"
                                        : c == 1 ? "iir1d-scan-rows"
                                                 : "iir1d-tiles-rows";
-              if (v.two_d == 2 && c >= 3)  // the x/y pair as one unit (launch_iir1d_pair): 2D tiles (3 channels padded to 4)
+              if (v.two_d == 2 && c >= 3)  // the x/y pair as one unit: 2D tiles (3 channels run padded to 4)
                 EXPECT_EQ(path, "iir1d-2d-tiles") << what;
               else if (v.pair && !v.rows && c > 1)  // or rows and columns as tiles
                 EXPECT_EQ(path, "iir1d-tiles-pair") << what;

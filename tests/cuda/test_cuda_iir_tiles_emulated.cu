@@ -240,7 +240,8 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
       for (int q = 0; q < P.nx(x); ++q)
         for (int c = 0; c < 4; ++c)
           sv[size_t(r * cuda::kIir2dPitch + q * 4 + c)] =
-              src.data[(size_t(y * cuda::kIir2dTile + r) * size_t(src.width) + size_t(x * cuda::kIir2dTile + q)) * 4 + c];
+              src.data[(size_t(y * cuda::kIir2dTile + r) * size_t(src.width) + size_t(x * cuda::kIir2dTile + q)) * 4 +
+                       size_t(c)];
   };
   // 1. sums
   each_tile([&](int x, int y) {
@@ -253,13 +254,15 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
       Emu::tid = t;
       float zu[2][2], zw[2][2];
       cuda::iir2d_s1_sums<2, R1>(t, sm, aggr, P, co, x, y, zu, zw);
-      for (int e = 0; e < 4; ++e) zv[size_t(t) * 8 + size_t(e)] = zu[e / 2][e % 2], zv[size_t(t) * 8 + 4 + size_t(e)] = zw[e / 2][e % 2];
+      for (int e = 0; e < 4; ++e)
+        zv[size_t(t) * 8 + size_t(e)] = zu[e / 2][e % 2], zv[size_t(t) * 8 + 4 + size_t(e)] = zw[e / 2][e % 2];
     }
     ++Emu::phase;
     for (int t = 0; t < T; ++t) {
       Emu::tid = t;
       float zu[2][2], zw[2][2];
-      for (int e = 0; e < 4; ++e) zu[e / 2][e % 2] = zv[size_t(t) * 8 + size_t(e)], zw[e / 2][e % 2] = zv[size_t(t) * 8 + 4 + size_t(e)];
+      for (int e = 0; e < 4; ++e)
+        zu[e / 2][e % 2] = zv[size_t(t) * 8 + size_t(e)], zw[e / 2][e % 2] = zv[size_t(t) * 8 + 4 + size_t(e)];
       if (t / 4 < P.nx(x)) cuda::iir2d_s1_zstore<2>(t, sm, co, zu, zw);
     }
     ++Emu::phase;
@@ -355,7 +358,8 @@ TEST(CudaIirTilesEmulated, TwoDMatchesTheReference) {
   std::printf("iir x/y pair as 2D tiles, emulation vs reference: %d cases, max abs %.3g\n", cases, worst_all);
 }
 
-// The product takes the 2D tiles where they measured faster: Young-van Vliet at 4096^2 and up, not Deriche, not smaller.
+// The product takes the 2D tiles where they measured faster: Young-van Vliet at 4096^2 and up, not Deriche, not
+// smaller.
 TEST(CudaIirTilesEmulated, TwoDWhereMeasuredFaster) {
   for (const char* impl : {"young-van-vliet", "deriche"}) {
     Plan plan;

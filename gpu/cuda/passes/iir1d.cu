@@ -207,7 +207,8 @@ __global__ void __launch_bounds__(kIir2dThreads)
   __shared__ float2 st[2 * kMaxIirTerms * kIir2dTile * 4];
   __shared__ float2 tab[kMaxIirTerms * (kIir2dTile + 1)];
   const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
-  for (int i = tid; i < co.k * (kIir2dTile + 1); i += kIir2dThreads) tab[i] = pw.p[i / (kIir2dTile + 1)][i % (kIir2dTile + 1)];
+  for (int i = tid; i < co.k * (kIir2dTile + 1); i += kIir2dThreads)
+    tab[i] = pw.p[i / (kIir2dTile + 1)][i % (kIir2dTile + 1)];
   for (int i = tid; i < 2 * co.k * kIir2dTile * 4; i += kIir2dThreads) iir2d_fix_stage(i, aggr, st, P, co, x, y);
   __syncthreads();
   for (int i = tid; i < Iir2dFixIndex::count(co.k); i += kIir2dThreads) iir2d_fix_sums(i, st, sums, tab, P, co, y);

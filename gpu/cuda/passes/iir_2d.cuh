@@ -1,7 +1,7 @@
 // The x/y pair of an iir plan (core's iir_pair: rows then columns, one filter and border) for RGBA images as 2D
-// tiles (iir1d.cu's launch_iir1d_pair; docs/performance.md, iir, "Two designs measured on the H200"), after Nehab, Maximo,
-// Lima and Hoppe (GPU-efficient recursive filtering, 2011). The image is cut into tiles of kIir2dTile x kIir2dTile
-// pixels; no intermediate image is written:
+// tiles (iir1d.cu's launch_iir1d_pair; docs/performance.md, iir, "Two designs measured on the H200"), after Nehab,
+// Maximo, Lima and Hoppe (GPU-efficient recursive filtering, 2011). The image is cut into tiles of kIir2dTile x
+// kIir2dTile pixels; no intermediate image is written:
 //   1. sums (a block a tile): the tile read once; each row line's sums from zero (U at its last position, W at its
 //      first: iir_tiles.cuh's aggregates, into the rows plan's), and the column aggregates of the rows' output from
 //      zero states. Those need no row filtering of the tile: column sums are linear, so they are the tile-local row
@@ -240,7 +240,8 @@ GPUBLUR_HD void iir2d_s1_sums(int tid, SP s, AP aggr, const Iir2dPlan& P, const 
 // ((kind) * 2 + part) of line tid at s[vec * kIir2dZPitch + tid]; kind t (U of term t) or k + t (W).
 #pragma nv_exec_check_disable
 template <int KT, typename SP>
-GPUBLUR_HD void iir2d_s1_zstore(int tid, SP s, const IirCoeffs& co, const float (&zu)[KT][2], const float (&zw)[KT][2]) {
+GPUBLUR_HD void iir2d_s1_zstore(int tid, SP s, const IirCoeffs& co, const float (&zu)[KT][2],
+                                const float (&zw)[KT][2]) {
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
@@ -322,7 +323,8 @@ GPUBLUR_HD void iir2d_edge(const float* src, AP aggr, EP edge, const Iir2dPlan& 
   iir2d_states<KT>(aggr, P.Pr, x, l, co, u0r, u0i, v0r, v0i);
   const float* in = src + (size_t(row) * size_t(P.w) + size_t(x) * kIir2dTile) * 4 + c;
   const long out = long(size_t(e) * size_t(P.w) * 4 + size_t(x) * kIir2dTile * 4 + size_t(c));
-  iir2d_line_any<KT, R1>([&](int i) { return in[i * 4]; }, [&](int i, float yv) { edge[out + i * 4] = yv; }, P.nx(x), u0r,
+  iir2d_line_any<KT, R1>([&](int i) { return in[i * 4]; }, [&](int i, float yv) { edge[out + i * 4] = yv; }, P.nx(x),
+                         u0r,
                      u0i, v0r, v0i, co);
 }
 
