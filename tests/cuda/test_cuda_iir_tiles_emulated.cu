@@ -40,10 +40,11 @@ void emulate_sums(const float* in, AP agg, const cuda::IirTilePlan& P, const cud
   ++Emu::phase;
 }
 template <typename AP, typename EP>
-void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co) {
+void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co,
+                    const float* edge = nullptr) {
   for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
     Emu::tid = int(i);
-    cuda::iir_tile_chain(in, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+    cuda::iir_tile_chain(in, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines), edge);
   }
   ++Emu::phase;
   if (b == Border::Wrap || b == Border::Mirror) {
@@ -301,19 +302,7 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
   });
   ++Emu::phase;
   // 4. column chains (clamp from the border rows)
-  for (long long i = 0; i < (long long)Pc.lines * 2 * Pc.k; ++i) {
-    Emu::tid = int(i);
-    cuda::iir_tile_chain(src.data.data(), aggc, endsc, Pc, b, co, int(i % Pc.lines), int(i / Pc.lines),
-                         b == Border::Clamp ? edge.data() : nullptr);
-  }
-  ++Emu::phase;
-  if (b == Border::Wrap || b == Border::Mirror) {
-    for (long long i = 0; i < (long long)Pc.lines * 2 * Pc.k; ++i) {
-      Emu::tid = int(i);
-      cuda::iir_tile_borders(aggc, endsc, Pc, b, co, int(i % Pc.lines), int(i / Pc.lines));
-    }
-    ++Emu::phase;
-  }
+  emulate_chains(src.data.data(), aggc, endsc, Pc, b, co, b == Border::Clamp ? edge.data() : nullptr);
   // 5. outputs
   each_tile([&](int x, int y) {
     std::vector<float> sv;
