@@ -39,12 +39,12 @@ void emulate_sums(const float* in, AP agg, const cuda::IirTilePlan& P, const cud
   }
   ++Emu::phase;
 }
-template <typename AP, typename EP>
-void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co,
-                    const float* edge = nullptr) {
+// chain(l, s): one chain (default: iir_tile_chain's).
+template <typename AP, typename EP, typename CH>
+void emulate_chains_with(AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co, CH chain) {
   for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
     Emu::tid = int(i);
-    cuda::iir_tile_chain(in, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines), edge);
+    chain(int(i % P.lines), int(i / P.lines));
   }
   ++Emu::phase;
   if (b == Border::Wrap || b == Border::Mirror) {
@@ -54,6 +54,10 @@ void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P
     }
     ++Emu::phase;
   }
+}
+template <typename AP, typename EP>
+void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co) {
+  emulate_chains_with(agg, ends, P, b, co, [&](int l, int s) { cuda::iir_tile_chain(in, agg, ends, P, b, co, l, s); });
 }
 template <int TL = cuda::kIirTile, typename AP>
 void emulate_final(const float* in, float* out, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
@@ -215,6 +219,9 @@ TEST(CudaIirTilesEmulated, InPlace) {
 
 // The pair as 2D tiles (iir_2d.cuh, RGBA): each kernel's threads one after another, a block's barriers and each
 // kernel a phase apart; shared memory and the aggregates behind race-checking pointers.
+// The column chains read the weighted rows' states straight from the row aggregates (iir2d_col_chain's
+// Iir2dDirect); the kernel's copy of them staged in shared memory is checked on the device (CudaIirScan's 2D
+// variants, the matrix with GPUBLUR_CUDA_IIR_2D=2, racecheck).
 template <bool R1>
 void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& got, std::vector<std::string>& errors) {
   ASSERT_EQ(src.channels, 4);
@@ -224,11 +231,15 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
       acv(Pc.agg_bytes() / sizeof(float2), float2{NAN, NAN});
   std::vector<cuda::Cplx> erv(size_t(2 * Pr.k * Pr.lines), cuda::Cplx{NAN, NAN}),
       ecv(size_t(2 * Pc.k * Pc.lines), cuda::Cplx{NAN, NAN});
-  std::vector<float> edge(size_t(2) * size_t(src.width) * 4, NAN);
+  // (clamp's border values: sized as the plan's scratch, written only where used)
+  std::vector<float> ev(size_t(2) * size_t(src.width) * 4, NAN), vev(size_t(2) * size_t(P.ty) * size_t(P.nvt()), NAN);
   Shadow shr("row aggregates", arv.size()), shc("column aggregates", acv.size()), ser("row ends", erv.size()),
-      sec("column ends", ecv.size());
+      sec("column ends", ecv.size()), she("edge rows", ev.size()), shv("weighted rows' edges", vev.size());
   const testing::ChkPtr<float2, Emu> aggr{arv.data(), &shr, 0}, aggc{acv.data(), &shc, 0};
   const testing::ChkPtr<cuda::Cplx, Emu> endsr{erv.data(), &ser, 0}, endsc{ecv.data(), &sec, 0};
+  const testing::ChkPtr<float, Emu> edge{ev.data(), &she, 0}, vedge{vev.data(), &shv, 0};
+  const cuda::Iir2dPowers pw = cuda::iir2d_powers(co);
+  const float2* tab = &pw.p[0][0];
   const int T = cuda::kIir2dThreads;
   Emu::phase = 0;
   const auto each_tile = [&](auto body) {
@@ -250,60 +261,47 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
     tile_smem(sv, x, y);
     Shadow ss("tile", sv.size());
     const testing::ChkPtr<float, Emu> sm{sv.data(), &ss, 0};
-    std::vector<float> zv(size_t(T) * 8, NAN);  // each thread's column sums, as its registers hold them
+    std::vector<float> rv(size_t(T) * 16, NAN);  // each thread's row and column sums, as its registers hold them
     for (int t = 0; t < T; ++t) {
       Emu::tid = t;
-      float zu[2][2], zw[2][2];
-      cuda::iir2d_s1_sums<2, R1>(t, sm, aggr, P, co, x, y, zu, zw);
-      for (int e = 0; e < 4; ++e)
-        zv[size_t(t) * 8 + size_t(e)] = zu[e / 2][e % 2], zv[size_t(t) * 8 + 4 + size_t(e)] = zw[e / 2][e % 2];
+      float ru[2][2], rw[2][2], zu[2][2], zw[2][2];
+      cuda::iir2d_s1_sums<2, R1>(t, sm, aggr, P, co, x, y, ru, rw, zu, zw);
+      if (b == Border::Clamp) cuda::iir2d_s1_edges<2, R1>(t, sm, edge, vedge, tab, P, co, x, y);
+      for (int e = 0; e < 4; ++e) {
+        float* o = &rv[size_t(t) * 16];
+        o[e] = ru[e / 2][e % 2], o[4 + e] = rw[e / 2][e % 2], o[8 + e] = zu[e / 2][e % 2], o[12 + e] = zw[e / 2][e % 2];
+      }
     }
     ++Emu::phase;
     for (int t = 0; t < T; ++t) {
       Emu::tid = t;
-      float zu[2][2], zw[2][2];
-      for (int e = 0; e < 4; ++e)
-        zu[e / 2][e % 2] = zv[size_t(t) * 8 + size_t(e)], zw[e / 2][e % 2] = zv[size_t(t) * 8 + 4 + size_t(e)];
-      if (t / 4 < P.nx(x)) cuda::iir2d_s1_zstore<2>(t, sm, co, zu, zw);
+      float ru[2][2], rw[2][2], zu[2][2], zw[2][2];
+      for (int e = 0; e < 4; ++e) {
+        const float* o = &rv[size_t(t) * 16];
+        ru[e / 2][e % 2] = o[e], rw[e / 2][e % 2] = o[4 + e], zu[e / 2][e % 2] = o[8 + e], zw[e / 2][e % 2] = o[12 + e];
+      }
+      cuda::iir2d_s1_zstore<2>(t, sm, P, co, x, y, ru, rw, zu, zw);
     }
     ++Emu::phase;
-    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_s1_zfilter<2>(t, sm, P, co, x);
+    for (int t = 0; t < T; ++t) {
+      Emu::tid = t;
+      cuda::iir2d_s1_zfilter<2>(t, sm, P, co, x);
+      cuda::iir2d_s1_vsums(t, sm, aggr, tab, P, co, x, y);
+    }
     ++Emu::phase;
     for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_s1_colagg<2>(t, sm, aggc, P, co, x, y);
     ++Emu::phase;
     errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
   });
-  // 2. row chains
-  emulate_chains(src.data.data(), aggr, endsr, Pr, b, co);
-  // 3. clamp's border rows, the column aggregates' correction
-  if (b == Border::Clamp) {
-    for (int i = 0; i < 2 * 4 * P.tx; ++i) {
-      Emu::tid = i;
-      const int e = i / (4 * P.tx), rem = i % (4 * P.tx);
-      cuda::iir2d_edge<2, R1>(src.data.data(), aggr, edge.data(), P, co, e, rem % 4, rem / 4);
-    }
-    ++Emu::phase;
-  }
-  const cuda::Iir2dPowers pw = cuda::iir2d_powers(co);
-  const float2* tab = &pw.p[0][0];
-  each_tile([&](int x, int y) {
-    std::vector<float2> sv(size_t(cuda::Iir2dFixIndex::count(co.k)), float2{NAN, NAN});
-    std::vector<float2> tv(size_t(2 * co.k * cuda::kIir2dTile * 4), float2{NAN, NAN});
-    Shadow ss("fix sums", sv.size()), ts("row states", tv.size());
-    const testing::ChkPtr<float2, Emu> sums{sv.data(), &ss, 0};
-    const testing::ChkPtr<float2, Emu> st{tv.data(), &ts, 0};
-    for (int i = 0; i < int(tv.size()); ++i) Emu::tid = i % T, cuda::iir2d_fix_stage(i, aggr, st, P, co, x, y);
-    ++Emu::phase;
-    for (int i = 0; i < int(sv.size()); ++i) Emu::tid = i, cuda::iir2d_fix_sums(i, st, sums, tab, P, co, y);
-    ++Emu::phase;
-    for (int t = 0; t < T; ++t) Emu::tid = t, cuda::iir2d_fix_apply<2>(t, aggc, sums, tab, P, co, x, y);
-    errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
-    errors.insert(errors.end(), ts.errors.begin(), ts.errors.end());
+  // 2. row chains (the weighted rows' too)
+  emulate_chains_with(aggr, endsr, Pr, b, co, [&](int l, int s) {
+    cuda::iir2d_row_chain(src.data.data(), vev.data(), aggr, endsr, P, b, co, l, s);
   });
-  ++Emu::phase;
-  // 4. column chains (clamp from the border rows)
-  emulate_chains(src.data.data(), aggc, endsc, Pc, b, co, b == Border::Clamp ? edge.data() : nullptr);
-  // 5. outputs
+  // 3. column chains, corrected for the rows' states
+  emulate_chains_with(aggc, endsc, Pc, b, co, [&](int l, int s) {
+    cuda::iir2d_col_chain<2>(ev.data(), aggr, aggc, endsc, tab, P, b, co, l, s);
+  });
+  // 4. outputs
   each_tile([&](int x, int y) {
     std::vector<float> sv;
     tile_smem(sv, x, y);
@@ -315,7 +313,8 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
     ++Emu::phase;
     errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
   });
-  for (Shadow* sh : {&shr, &shc, &ser, &sec}) errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
+  for (Shadow* sh : {&shr, &shc, &ser, &sec, &she, &shv})
+    errors.insert(errors.end(), sh->errors.begin(), sh->errors.end());
 }
 
 // The 2D tiles against the reference of both passes: one tile, partial tiles both ways, a row or a column of

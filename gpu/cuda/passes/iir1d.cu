@@ -9,7 +9,7 @@
 //    at the copy's bandwidth. The x/y pair of 2-4 channels (core's iir_pair) folds the columns' sums into the
 //    rows' outputs (launch_iir1d_pair) where rows run as tiles: one read of the intermediate image fewer.
 //  - the 2D tiles (iir_2d.cuh): the x/y pair of RGBA images where they measured faster (Young-van Vliet at 4096^2
-//    and up on an H200: 0.452 -> 0.414 ms): both axes' sums from one read, both axes' outputs from a second.
+//    and up on an H200: 0.452 -> 0.397-0.403 ms): both axes' sums from one read, both axes' outputs from a second.
 //  - the segment scan (iir_scan.cuh): one-channel rows too long for whole rows that its block still holds.
 //  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
 //    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).
@@ -103,11 +103,11 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_sums_kernel(const flo
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_chain_kernel(const float* __restrict__ src, float2* agg,
                                                                         Cplx* ends, IirTilePlan P, Border b,
-                                                                        IirCoeffs co, const float* edge) {
+                                                                        IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= (long long)P.lines * 2 * P.k) return;
-  iir_tile_chain(src, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines), edge);
+  iir_tile_chain(src, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_borders_kernel(float2* agg, const Cplx* __restrict__ ends,
                                                                           IirTilePlan P, Border b, IirCoeffs co) {
@@ -135,9 +135,9 @@ void launch_tile_sums(const float* in, float2* agg, const IirTilePlan& P, const 
   launch_dependent(iir1d_tile_sums_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, agg, P, co);
 }
 void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
-                        cudaStream_t s, const float* edge = nullptr) {
+                        cudaStream_t s) {
   const unsigned blocks = item_blocks((long long)P.lines * 2 * P.k);
-  launch_dependent(iir1d_tile_chain_kernel, blocks, kTileThreads, 0, s, in, agg, ends, P, b, co, edge);
+  launch_dependent(iir1d_tile_chain_kernel, blocks, kTileThreads, 0, s, in, agg, ends, P, b, co);
   if (b == Border::Wrap || b == Border::Mirror)
     launch_dependent(iir1d_tile_borders_kernel, blocks, kTileThreads, 0, s, agg, ends, P, b, co);
 }
@@ -174,46 +174,74 @@ __device__ __forceinline__ void iir2d_load_tile(float* s, const float* src, cons
 }
 template <int KT, bool R1>
 __global__ void __launch_bounds__(kIir2dThreads, 3)
-    iir2d_sums_kernel(const float* __restrict__ src, float2* aggr, float2* aggc, Iir2dPlan P, IirCoeffs co) {
+    iir2d_sums_kernel(const float* __restrict__ src, float2* aggr, float2* aggc, float* edge, float* vedge,
+                      Iir2dPlan P, IirCoeffs co, bool clamp, const __grid_constant__ Iir2dPowers pw) {
   wait_for_previous_grid();
   extern __shared__ float4 smem4[];
+  __shared__ float2 tab[kIir2dPowers];  // (the threads index the powers by row: from shared memory, not the bank)
   float* s = reinterpret_cast<float*>(smem4);
-  const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
-  iir2d_load_tile(s, src, P, x, y);
-  float zu[KT][2], zw[KT][2];
-  iir2d_s1_sums<KT, R1>(tid, s, aggr, P, co, x, y, zu, zw);
-  __syncthreads();
-  if (tid / 4 < P.nx(x)) iir2d_s1_zstore<KT>(tid, s, co, zu, zw);
-  __syncthreads();
-  iir2d_s1_zfilter<KT>(tid, s, P, co, x);
-  __syncthreads();
-  iir2d_s1_colagg<KT>(tid, s, aggc, P, co, x, y);
-}
-template <int KT, bool R1>
-__global__ void __launch_bounds__(kTileThreads)
-    iir2d_edge_kernel(const float* __restrict__ src, const float2* __restrict__ aggr, float* edge, Iir2dPlan P,
-                      IirCoeffs co) {
-  wait_for_previous_grid();
-  const int i = int(blockIdx.x) * kTileThreads + int(threadIdx.x);
-  if (i >= 2 * 4 * P.tx) return;
-  const int e = i / (4 * P.tx), rem = i % (4 * P.tx);
-  iir2d_edge<KT, R1>(src, aggr, edge, P, co, e, rem % 4, rem / 4);
-}
-template <int KT>
-__global__ void __launch_bounds__(kIir2dThreads)
-    iir2d_fix_kernel(const float2* __restrict__ aggr, float2* aggc, Iir2dPlan P, IirCoeffs co, Iir2dPowers pw) {
-  wait_for_previous_grid();
-  __shared__ float2 sums[4 * 2 * (2 * kMaxIirTerms) * (2 * kMaxIirTerms)];
-  __shared__ float2 st[2 * kMaxIirTerms * kIir2dTile * 4];
-  __shared__ float2 tab[kMaxIirTerms * (kIir2dTile + 1)];
   const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
   for (int i = tid; i < co.k * (kIir2dTile + 1); i += kIir2dThreads)
     tab[i] = pw.p[i / (kIir2dTile + 1)][i % (kIir2dTile + 1)];
-  for (int i = tid; i < 2 * co.k * kIir2dTile * 4; i += kIir2dThreads) iir2d_fix_stage(i, aggr, st, P, co, x, y);
+  iir2d_load_tile(s, src, P, x, y);  // (its barrier covers tab)
+  float ru[KT][2], rw[KT][2], zu[KT][2], zw[KT][2];
+  iir2d_s1_sums<KT, R1>(tid, s, aggr, P, co, x, y, ru, rw, zu, zw);
+  if (clamp) iir2d_s1_edges<KT, R1>(tid, s, edge, vedge, static_cast<const float2*>(tab), P, co, x, y);
   __syncthreads();
-  for (int i = tid; i < Iir2dFixIndex::count(co.k); i += kIir2dThreads) iir2d_fix_sums(i, st, sums, tab, P, co, y);
+  iir2d_s1_zstore<KT>(tid, s, P, co, x, y, ru, rw, zu, zw);
   __syncthreads();
-  iir2d_fix_apply<KT>(tid, aggc, sums, tab, P, co, x, y);
+  iir2d_s1_zfilter<KT>(tid, s, P, co, x);
+  iir2d_s1_vsums(tid, s, aggr, static_cast<const float2*>(tab), P, co, x, y);
+  __syncthreads();
+  iir2d_s1_colagg<KT>(tid, s, aggc, P, co, x, y);
+}
+__global__ void __launch_bounds__(kTileThreads)
+    iir2d_row_chain_kernel(const float* __restrict__ src, const float* __restrict__ vedge, float2* aggr, Cplx* ends,
+                           Iir2dPlan P, Border b, IirCoeffs co) {
+  wait_for_previous_grid();
+  const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
+  if (i >= (long long)P.Pr.lines * 2 * P.k) return;
+  iir2d_row_chain(src, vedge, aggr, ends, P, b, co, int(i % P.Pr.lines), int(i / P.Pr.lines));
+}
+// A block a tile column x and sequence s (grid tx x 2 k): its 256 lines are the tile column's 64 pixels x 4 channels,
+// so the block shares the weighted rows' states it needs, staged in shared memory 64 tiles at a time, their loads
+// issued after the first chunk's own (4096^2 RGBA on the H200: 29 us; each thread loading its own 141 us, staged a
+// chunk of 16 tiles at a time 47 us, after the chunk's own loads 34 us; the plain chains ran 19 us).
+static_assert(kTileThreads == 4 * kIir2dTile, "a column chain block is a tile column");
+template <int KT>
+__global__ void __launch_bounds__(kTileThreads)
+    iir2d_col_chain_kernel(const float* __restrict__ edge, const float2* __restrict__ aggr, float2* aggc, Cplx* ends,
+                           Iir2dPlan P, Border b, IirCoeffs co, const __grid_constant__ Iir2dPowers pw) {
+  wait_for_previous_grid();
+  constexpr int kStage = 4 * kIirChainAhead;  // tiles staged at once (a barrier pair for four chunks)
+  __shared__ float2 st[kStage][2 * KT][2][4];  // (tile, row sequence, part, channel)
+  const int x = int(blockIdx.x), s = int(blockIdx.y), tid = int(threadIdx.x), k = co.k;
+  const int l = x * kTileThreads + tid, last = P.ty - 1;
+  const bool back = s >= k;
+  int at = 0;  // the chunk's first tile in st
+  const auto chunk = [&](int k0) {
+    at = k0 % kStage;
+    if (at != 0) return;
+    __syncthreads();  // (the previous stage's reads are done)
+    constexpr int kPer = kStage * 2 * KT * 8 / kTileThreads;
+    float2 v[kPer];  // (all of a thread's loads in flight before its stores)
+#pragma unroll
+    for (int m = 0; m < kPer; ++m) {
+      const int i = tid + m * kTileThreads;
+      const int c = i & 3, part = (i >> 2) & 1, rs = (i >> 3) % (2 * k), e = (i >> 3) / (2 * k), kk = k0 + e;
+      if (i < kStage * 2 * k * 8 && kk <= last)
+        v[m] = aggr[P.Pr.agg(x, rs, P.vline(back ? last - kk : kk, (s * 2 + part) * 4 + c))];
+    }
+#pragma unroll
+    for (int m = 0; m < kPer; ++m) {
+      const int i = tid + m * kTileThreads;
+      const int c = i & 3, part = (i >> 2) & 1, rs = (i >> 3) % (2 * k), e = (i >> 3) / (2 * k);
+      if (i < kStage * 2 * k * 8 && k0 + e <= last) st[e][rs][part][c] = v[m];
+    }
+    __syncthreads();
+  };
+  const auto src = [&](int e, int rs, int part, int c) { return st[at + e][rs][part][c]; };
+  iir2d_col_chain<KT>(edge, aggr, aggc, ends, &pw.p[0][0], P, b, co, l, s, src, chunk, l < P.Pc.lines);
 }
 template <int KT, bool R1>
 __global__ void __launch_bounds__(kIir2dThreads, 3)
@@ -229,7 +257,8 @@ __global__ void __launch_bounds__(kIir2dThreads, 3)
   iir2d_s5_cols<KT, R1>(tid, s, dst, aggc, P, co, x, y);
 }
 
-// The 2D tiles' kernels in order (iir_2d.cuh's steps 1-5). Scratch: the plan's.
+// The 2D tiles' kernels in order (iir_2d.cuh's steps 1-4; wrap and mirror's border states after each chain).
+// Scratch: the plan's.
 template <int KT, bool R1>
 Status run_2d(const DevImage& src, const DevImage& dst, const Iir2dPlan& P, Border b, const IirCoeffs& co,
               void* scratch, cudaStream_t s) {
@@ -239,19 +268,27 @@ Status run_2d(const DevImage& src, const DevImage& dst, const Iir2dPlan& P, Bord
   float2* aggc = reinterpret_cast<float2*>(base + P.col_offset());
   Cplx* endsc = reinterpret_cast<Cplx*>(base + P.col_offset() + P.Pc.ends_offset());
   float* edge = reinterpret_cast<float*>(base + P.edge_offset());
+  float* vedge = reinterpret_cast<float*>(base + P.vedge_offset());
   const float* in = static_cast<const float*>(src.data);
   const unsigned tiles = unsigned(P.tx) * unsigned(P.ty);
+  const Iir2dPowers pw = iir2d_powers(co);
   if (Status st = allow_smem(iir2d_sums_kernel<KT, R1>, kIir2dSmem, true); !st) return st;
   auto outk = iir2d_outputs_kernel<KT, R1>;
   if (Status st = allow_smem(outk, kIir2dSmem, true); !st) return st;
-  launch_dependent(iir2d_sums_kernel<KT, R1>, tiles, kIir2dThreads, kIir2dSmem, s, in, aggr, aggc, P, co);
-  launch_tile_chains(in, aggr, endsr, P.Pr, b, co, s);
-  if (b == Border::Clamp)
-    launch_dependent(iir2d_edge_kernel<KT, R1>, item_blocks(2LL * 4 * P.tx), kTileThreads, 0, s, in,
-                     static_cast<const float2*>(aggr), edge, P, co);
-  launch_dependent(iir2d_fix_kernel<KT>, tiles, kIir2dThreads, 0, s, static_cast<const float2*>(aggr), aggc, P, co,
-                   iir2d_powers(co));
-  launch_tile_chains(in, aggc, endsc, P.Pc, b, co, s, b == Border::Clamp ? edge : nullptr);
+  launch_dependent(iir2d_sums_kernel<KT, R1>, tiles, kIir2dThreads, kIir2dSmem, s, in, aggr, aggc, edge, vedge, P, co,
+                   b == Border::Clamp, pw);
+  const unsigned rblocks = item_blocks((long long)P.Pr.lines * 2 * P.k);
+  launch_dependent(iir2d_row_chain_kernel, rblocks, kTileThreads, 0, s, in, static_cast<const float*>(vedge), aggr,
+                   endsr, P, b, co);
+  if (b == Border::Wrap || b == Border::Mirror)
+    launch_dependent(iir1d_tile_borders_kernel, rblocks, kTileThreads, 0, s, aggr, static_cast<const Cplx*>(endsr),
+                     P.Pr, b, co);
+  const unsigned cblocks = item_blocks((long long)P.Pc.lines * 2 * P.k);
+  launch_dependent(iir2d_col_chain_kernel<KT>, dim3(unsigned(P.tx), unsigned(2 * P.k)), kTileThreads, 0, s,
+                   static_cast<const float*>(edge), static_cast<const float2*>(aggr), aggc, endsc, P, b, co, pw);
+  if (b == Border::Wrap || b == Border::Mirror)
+    launch_dependent(iir1d_tile_borders_kernel, cblocks, kTileThreads, 0, s, aggc, static_cast<const Cplx*>(endsc),
+                     P.Pc, b, co);
   launch_dependent(outk, tiles, kIir2dThreads, kIir2dSmem, s, in, static_cast<float*>(dst.data),
                    static_cast<const float2*>(aggr), static_cast<const float2*>(aggc), P, co);
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as 2D tiles)");

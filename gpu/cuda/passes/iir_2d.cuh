@@ -1,23 +1,29 @@
 // The x/y pair of an iir plan (core's iir_pair: rows then columns, one filter and border) for RGBA images as 2D
-// tiles (iir1d.cu's launch_iir1d_pair; docs/performance.md, iir, "Two designs measured on the H200"), after Nehab,
-// Maximo, Lima and Hoppe (GPU-efficient recursive filtering, 2011). The image is cut into tiles of kIir2dTile x
-// kIir2dTile pixels; no intermediate image is written:
+// tiles (iir1d.cu's launch_iir1d_pair; docs/performance.md, iir, "Two designs measured on the H200" and "Weighted
+// rows"), after Nehab, Maximo, Lima and Hoppe (GPU-efficient recursive filtering, 2011). The image is cut into tiles
+// of kIir2dTile x kIir2dTile pixels; no intermediate image is written:
 //   1. sums (a block a tile): the tile read once; each row line's sums from zero (U at its last position, W at its
 //      first: iir_tiles.cuh's aggregates, into the rows plan's), and the column aggregates of the rows' output from
 //      zero states. Those need no row filtering of the tile: column sums are linear, so they are the tile-local row
 //      filter (from zero) of the column sums of the raw values, 2 k complex vectors of a row each per channel.
+//      Also the sums of the tile's "weighted rows" (below) and, for clamp, the zero-state row outputs of the image's
+//      first and last rows and the weighted rows' first and last values.
 //   2. the row chains (iir_tiles.cuh's chain and border kernels on the rows plan): the row aggregates become each
-//      tile's true incoming states.
-//   3. the column aggregates corrected for those states (iir2d_fix_*): the row filter's response to a row's states
-//      is Re(a_x s) at column x (a_x = c p^(x+1) for the causal state, c p^(n-x) for the anticausal), so a column
-//      aggregate with weights w_r over the tile's rows changes by Re(a_x) sum_r w_r Re(s_r) - Im(a_x) sum_r w_r
-//      Im(s_r): a block's weighted sums of its 64 rows' states, then one update a column line. For clamp, the
-//      rows' true outputs of the first and last image rows first (iir2d_edge: the column chains' border states).
-//   4. the column chains (the tile chain and border kernels on the columns plan).
-//   5. outputs (a block a tile): the tile read again, its rows filtered in shared memory from their true states,
+//      tile's true incoming states. The rows plan has more lines than the image has: for each tile row, column
+//      kind ck (2 k: U or W of a term) and channel, the rows weighted by Re and by Im of ck's weights w_r over the
+//      tile's rows (p^(ny-1-r) for U, p^r for W). The chains are linear, so those lines' states come out as the same
+//      weighted sums of the rows' true states: A = sum_r Re(w_r) s_r and B = sum_r Im(w_r) s_r.
+//   3. the column chains (the tile chain and border kernels on the columns plan), each tile's column aggregate
+//      corrected for the rows' states as it joins the chain: the row filter's response to a row's state s is
+//      Re(a_q s) at column q (a_q = c p^(q+1) for a causal state, c p^(nx-q) for an anticausal one), so the column
+//      aggregate sum_r w_r y_r changes by sum over the row sequences of (Re(a_q A), Re(a_q B)). For clamp the
+//      chain's border value, the rows' true output of the first (last) image row, is its zero-state output plus
+//      sum Re(a_q s) over that row's states.
+//   4. outputs (a block a tile): the tile read again, its rows filtered in shared memory from their true states,
 //      then its columns, each output stored from registers.
-// Bytes: two reads and one write of the image and both axes' aggregates (2 k float2 per 64-position line tile),
-// about 4 image transfers against the separate passes' 5.6. Host-callable per thread (tests/cuda emulates them).
+// Bytes: two reads and one write of the image and both axes' aggregates (2 k float2 per 64-position line tile;
+// the weighted rows add 32 k^2 float2 a tile), about 4 image transfers against the separate passes' 5.6.
+// Host-callable per thread (tests/cuda emulates them).
 #pragma once
 #include <cstddef>
 
@@ -32,23 +38,33 @@ constexpr int kIir2dPitch = kIir2dTile * 4 + 4;         // floats a tile row in 
 constexpr int kIir2dZ = 2 * 2 * kMaxIirTerms;           // column vectors a channel: (term, kind) x (re, im)
 constexpr int kIir2dZPitch = kIir2dThreads + 4;         // floats a vector: a warp's 8 vectors x 4 channels on 32 banks
 constexpr size_t kIir2dSmem = size_t(kIir2dTile) * kIir2dPitch * sizeof(float);
+// Where the sums kernel keeps its row lines' sums in phases 2-3 (floats into the tile): after the column vectors.
+constexpr int kIir2dRowSums = 3 * kIir2dZ * kIir2dZPitch;
+static_assert(kIir2dRowSums + 2 * 2 * kMaxIirTerms * kIir2dTile * 4 <= kIir2dTile * kIir2dPitch, "row sums fit");
 
 // The two tile plans (iir_tiles.cuh: rows and columns in tiles of kIir2dTile, 2 k aggregates a tile: U and W) and the
-// tile grid. RGBA only.
+// tile grid. RGBA only. The rows plan's lines: the image's h x 4, then the weighted rows, nvt() a tile row.
 struct Iir2dPlan {
-  int w = 0, h = 0, tx = 0, ty = 0;
+  int w = 0, h = 0, tx = 0, ty = 0, k = 0;
   IirTilePlan Pr, Pc;
   GPUBLUR_HD int nx(int x) const { return x + 1 < tx ? kIir2dTile : w - (tx - 1) * kIir2dTile; }
   GPUBLUR_HD int ny(int y) const { return y + 1 < ty ? kIir2dTile : h - (ty - 1) * kIir2dTile; }
-  // The scratch: the rows' aggregates and ends, the columns', then the clamp border rows (2 x w x 4 floats).
+  GPUBLUR_HD int rows_lines() const { return h * 4; }
+  // Weighted row v = (ck * 2 + part) * 4 + c of a tile row: column kind ck, Re (part 0) or Im of its weights, channel.
+  GPUBLUR_HD int nvt() const { return 16 * k; }
+  GPUBLUR_HD int vline(int y, int v) const { return rows_lines() + y * nvt() + v; }
+  // The scratch: the rows' aggregates and ends, the columns', then for clamp the first and last image rows'
+  // zero-state row outputs (2 x w x 4 floats) and the weighted rows' first and last values (2 x ty x nvt()).
   size_t col_offset() const { return (Pr.scratch_bytes() + 255) / 256 * 256; }
   size_t edge_offset() const { return col_offset() + (Pc.scratch_bytes() + 255) / 256 * 256; }
-  size_t scratch_bytes() const { return edge_offset() + size_t(2) * size_t(w) * 4 * sizeof(float); }
+  size_t vedge_offset() const { return edge_offset() + size_t(2) * size_t(w) * 4 * sizeof(float); }
+  size_t scratch_bytes() const { return vedge_offset() + size_t(2) * size_t(ty) * size_t(nvt()) * sizeof(float); }
 };
 
-// Where the 2D tiles ran faster than whole rows and column tiles (H200, docs/performance.md, twentieth session):
-// Young-van Vliet (term 1 real) at 4096^2 RGBA (0.417-0.424 against 0.459-0.466 ms); not at 2048^2 (0.140 against
-// 0.128) or 1024^2, nor Deriche at 4096^2 (0.484-0.496 against 0.473-0.489).
+// Where the 2D tiles ran faster than whole rows and column tiles (H200, docs/performance.md, twentieth and
+// twenty-first sessions): Young-van Vliet (term 1 real) at 4096^2 RGBA (0.397-0.403 against 0.454-0.457 ms); not at
+// 2048^2 (0.130-0.131 against 0.127) or 1024^2 (0.046-0.050 against 0.043), and Deriche at 4096^2 no faster
+// (0.467-0.498 against 0.477-0.504).
 constexpr long long kIir2dMinPixels = 4096LL * 4096;
 inline bool iir2d_measured_faster(int w, int h, const IirCoeffs& co) {
   return co.k == 2 && iir_term1_real(co) && (long long)w * h >= kIir2dMinPixels;
@@ -56,10 +72,11 @@ inline bool iir2d_measured_faster(int w, int h, const IirCoeffs& co) {
 
 inline Iir2dPlan iir2d_plan(int w, int h, int k) {
   Iir2dPlan P;
-  P.w = w, P.h = h, P.tx = (w + kIir2dTile - 1) / kIir2dTile, P.ty = (h + kIir2dTile - 1) / kIir2dTile;
+  P.w = w, P.h = h, P.k = k, P.tx = (w + kIir2dTile - 1) / kIir2dTile, P.ty = (h + kIir2dTile - 1) / kIir2dTile;
   P.Pr = iir_tile_plan(true, w, h, 4, k, kIir2dTile);
   P.Pc = iir_tile_plan(false, w, h, 4, k, kIir2dTile);
   P.Pr.nagg = P.Pc.nagg = 2 * k;
+  P.Pr.lines += P.ty * P.nvt();  // (the weighted rows: no pixels, P.Pr.at is for the image's lines only)
   return P;
 }
 
@@ -215,40 +232,109 @@ GPUBLUR_HD void iir2d_sums(LD x, int n, const IirCoeffs& co, float (&u)[KT][2], 
   else iir2d_sums_n<KT, R1, 0>(x, n, co, u, w);
 }
 
+// The powers p^j of each term, j <= kIir2dTile, made in float64 and rounded once (the kernels copy them to shared
+// memory: their threads index them by row or column). pw: p^j of term t at pw[t * (kIir2dTile + 1) + j].
+struct Iir2dPowers {
+  float2 p[kMaxIirTerms][kIir2dTile + 1];
+};
+constexpr int kIir2dPowers = kMaxIirTerms * (kIir2dTile + 1);
+inline Iir2dPowers iir2d_powers(const IirCoeffs& co) {
+  Iir2dPowers pw{};
+  for (int t = 0; t < co.k && t < kMaxIirTerms; ++t)
+    for (int j = 0; j <= kIir2dTile; ++j) {
+      const Cplx z = cpow(Cplx{co.pr[t], co.pi[t]}, j);
+      pw.p[t][j] = float2{float(z.re), float(z.im)};
+    }
+  return pw;
+}
+GPUBLUR_HD float2 cmulf(float2 a, float2 b) { return float2{a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x}; }
+// Part (0 Re, 1 Im) of column kind ck's weight on row r of a tile row of ny rows: p^(ny-1-r) (U of term ck) or p^r
+// (W of term ck - k).
+template <typename WP>
+GPUBLUR_HD float iir2d_weight(WP pw, const IirCoeffs& co, int ck, int part, int r, int ny) {
+  const bool u = ck < co.k;
+  const float2 v = pw[long((u ? ck : ck - co.k) * (kIir2dTile + 1) + (u ? ny - 1 - r : r))];
+  return part ? v.y : v.x;
+}
+// The response of the row filter's outputs at column q (of nx) to row sequence rs's state: a_q = c p^(q+1) (causal,
+// rs < k) or c p^(nx-q) (anticausal).
+template <typename WP>
+GPUBLUR_HD float2 iir2d_response(WP pw, const IirCoeffs& co, int rs, int q, int nx) {
+  const int t = rs % co.k;
+  return cmulf(float2{co.fcr[t], co.fci[t]}, pw[long(t * (kIir2dTile + 1) + (rs < co.k ? q + 1 : nx - q))]);
+}
+
 // Stage 1, phase 1 (thread tid of tile (x, y); s: the tile in shared memory, value (row r, pixel q, channel c) at
-// s[r * kIir2dPitch + q * 4 + c]): the row line (r, c) = (tid / 4, tid % 4)'s sums into the rows' aggregates, and
-// the column line (q, c)'s sums of the raw values, returned in zu / zw for phase 2.
+// s[r * kIir2dPitch + q * 4 + c]): the row line (r, c) = (tid / 4, tid % 4)'s sums into the rows' aggregates and
+// ru / rw (for phase 2), and the column line (q, c)'s sums of the raw values, returned in zu / zw for phase 2.
 #pragma nv_exec_check_disable
 template <int KT, bool R1, typename SP, typename AP>
 GPUBLUR_HD void iir2d_s1_sums(int tid, SP s, AP aggr, const Iir2dPlan& P, const IirCoeffs& co, int x, int y,
-                              float (&zu)[KT][2], float (&zw)[KT][2]) {
+                              float (&ru)[KT][2], float (&rw)[KT][2], float (&zu)[KT][2], float (&zw)[KT][2]) {
   const int nx = P.nx(x), ny = P.ny(y), a = tid >> 2, c = tid & 3;
   if (a < ny) {
-    float u[KT][2], w[KT][2];
-    iir2d_sums<KT, R1>([&](int i) { return float(s[long(a * kIir2dPitch + i * 4 + c)]); }, nx, co, u, w);
+    iir2d_sums<KT, R1>([&](int i) { return float(s[long(a * kIir2dPitch + i * 4 + c)]); }, nx, co, ru, rw);
     const int l = (y * kIir2dTile + a) * 4 + c;
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
-      aggr[long(P.Pr.agg(x, t, l))] = float2{u[t][0], u[t][1]};
-      aggr[long(P.Pr.agg(x, co.k + t, l))] = float2{w[t][0], w[t][1]};
+      aggr[long(P.Pr.agg(x, t, l))] = float2{ru[t][0], ru[t][1]};
+      aggr[long(P.Pr.agg(x, co.k + t, l))] = float2{rw[t][0], rw[t][1]};
     }
   }
   if (a < nx) iir2d_sums<KT, R1>([&](int i) { return float(s[long(i * kIir2dPitch + a * 4 + c)]); }, ny, co, zu, zw);
 }
+// Phase 1 for clamp, besides: threads 0-3 (tiles of the first tile row) and 4-7 (the last) the zero-state row outputs
+// of the image's first (last) row into edge[e * w * 4 + pixel * 4 + c]; threads 32 .. 32 + 2 nvt - 1 (tiles of the
+// first tile column, then the last) the weighted rows' first (last) values into vedge[e * ty * nvt + y * nvt + v].
+#pragma nv_exec_check_disable
+template <int KT, bool R1, typename SP, typename EP, typename WP>
+GPUBLUR_HD void iir2d_s1_edges(int tid, SP s, EP edge, EP vedge, WP pw, const Iir2dPlan& P, const IirCoeffs& co, int x,
+                               int y) {
+  const int nx = P.nx(x), ny = P.ny(y), nvt = P.nvt();
+  if (tid < 8) {
+    const int e = tid >> 2, c = tid & 3;
+    if (e ? y != P.ty - 1 : y != 0) return;
+    const float zr[KT] = {};
+    const long base = long((e ? ny - 1 : 0) * kIir2dPitch + c);
+    const long out = long(size_t(e) * size_t(P.w) * 4 + size_t(x) * kIir2dTile * 4 + size_t(c));
+    iir2d_line_any<KT, R1>([&](int i) { return float(s[base + i * 4]); },
+                           [&](int i, float v) { edge[out + i * 4] = v; }, nx, zr, zr, zr, zr, co);
+    return;
+  }
+  const int i = tid - 32;
+  if (i < 0 || i >= 2 * nvt) return;
+  const int e = i / nvt, v = i % nvt, c = v & 3, part = (v >> 2) & 1, ck = v >> 3;
+  if (e ? x != P.tx - 1 : x != 0) return;
+  const int q = e ? nx - 1 : 0;
+  float acc = 0.0f;
+  for (int r = 0; r < ny; ++r)
+    acc += iir2d_weight(pw, co, ck, part, r, ny) * float(s[long(r * kIir2dPitch + q * 4 + c)]);
+  vedge[long(size_t(e) * size_t(P.ty) * size_t(nvt) + size_t(y) * size_t(nvt) + size_t(v))] = acc;
+}
 // Phase 2 (after a barrier: the tile is read): the column sums to shared memory over the tile, vector
-// ((kind) * 2 + part) of line tid at s[vec * kIir2dZPitch + tid]; kind t (U of term t) or k + t (W).
+// ((kind) * 2 + part) of line tid at s[vec * kIir2dZPitch + tid]; kind t (U of term t) or k + t (W). And the row
+// line (r, c)'s sums, sequence rs (U of term rs, W of term rs - k), as a float2 at s[kIir2dRowSums + 2 ((rs *
+// kIir2dTile + r) * 4 + c)].
 #pragma nv_exec_check_disable
 template <int KT, typename SP>
-GPUBLUR_HD void iir2d_s1_zstore(int tid, SP s, const IirCoeffs& co, const float (&zu)[KT][2],
+GPUBLUR_HD void iir2d_s1_zstore(int tid, SP s, const Iir2dPlan& P, const IirCoeffs& co, int x, int y,
+                                const float (&ru)[KT][2], const float (&rw)[KT][2], const float (&zu)[KT][2],
                                 const float (&zw)[KT][2]) {
+  const int a = tid >> 2, c = tid & 3;
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      s[long((t * 2 + e) * kIir2dZPitch + tid)] = zu[t][e];
-      s[long(((co.k + t) * 2 + e) * kIir2dZPitch + tid)] = zw[t][e];
+      if (a < P.nx(x)) {
+        s[long((t * 2 + e) * kIir2dZPitch + tid)] = zu[t][e];
+        s[long(((co.k + t) * 2 + e) * kIir2dZPitch + tid)] = zw[t][e];
+      }
+      if (a < P.ny(y)) {
+        s[long(kIir2dRowSums + 2 * ((t * kIir2dTile + a) * 4 + c) + e)] = ru[t][e];
+        s[long(kIir2dRowSums + 2 * (((co.k + t) * kIir2dTile + a) * 4 + c) + e)] = rw[t][e];
+      }
     }
   }
 }
@@ -312,112 +398,87 @@ GPUBLUR_HD void iir2d_s1_colagg(int tid, SP s, AP aggc, const Iir2dPlan& P, cons
   }
 }
 
-// For clamp: the rows' true outputs of image row e ? h - 1 : 0, tile x, channel c (edge[e * w * 4 + pixel * 4 + c]),
-// from the chained row aggregates: the column chains' border states.
+// Phase 3, besides the vectors' filter (threads from 32 k on): the weighted rows' sums, (weighted row v, row
+// sequence rs) = sum over the tile's rows of the weight times the row's sums, into the rows' aggregates.
 #pragma nv_exec_check_disable
-template <int KT, bool R1, typename AP, typename EP>
-GPUBLUR_HD void iir2d_edge(const float* src, AP aggr, EP edge, const Iir2dPlan& P, const IirCoeffs& co, int e, int c,
-                           int x) {
-  const int row = e ? P.h - 1 : 0, l = row * 4 + c;
-  float u0r[KT], u0i[KT], v0r[KT], v0i[KT];
-  iir2d_states<KT>(aggr, P.Pr, x, l, co, u0r, u0i, v0r, v0i);
-  const float* in = src + (size_t(row) * size_t(P.w) + size_t(x) * kIir2dTile) * 4 + c;
-  const long out = long(size_t(e) * size_t(P.w) * 4 + size_t(x) * kIir2dTile * 4 + size_t(c));
-  iir2d_line_any<KT, R1>([&](int i) { return in[i * 4]; }, [&](int i, float yv) { edge[out + i * 4] = yv; }, P.nx(x),
-                         u0r,
-                     u0i, v0r, v0i, co);
+template <typename SP, typename AP, typename WP>
+GPUBLUR_HD void iir2d_s1_vsums(int tid, SP s, AP aggr, WP pw, const Iir2dPlan& P, const IirCoeffs& co, int x, int y) {
+  const int first = 32 * co.k, nvt = P.nvt(), ny = P.ny(y);
+  for (int i = tid - first; i >= 0 && i < nvt * 2 * co.k; i += kIir2dThreads - first) {
+    const int v = i % nvt, rs = i / nvt, c = v & 3, part = (v >> 2) & 1, ck = v >> 3;
+    // (iir2d_weight's index as a start and a step: the loop is two loads and two products a row)
+    const bool u = ck < co.k;
+    const float* wf = reinterpret_cast<const float*>(&pw[0]);
+    int wi = 2 * ((u ? ck : ck - co.k) * (kIir2dTile + 1) + (u ? ny - 1 : 0)) + part;
+    const int ws = u ? -2 : 2;
+    long at = long(kIir2dRowSums + 2 * (rs * kIir2dTile * 4 + c));
+    float ax = 0.0f, ay = 0.0f;
+#pragma unroll 8
+    for (int r = 0; r < ny; ++r, wi += ws, at += 8) {
+      const float wv = wf[wi];
+      ax += wv * float(s[at]), ay += wv * float(s[at + 1]);
+    }
+    aggr[long(P.Pr.agg(x, rs, P.vline(y, v)))] = float2{ax, ay};
+  }
 }
 
-// Stage 3, phase 1 (tile (x, y)): sum i (of 4 x (2 k)^2 x 2) over the tile's rows r of w_r s_r: channel i % 4,
-// then part (re / im of the row state), the row's sequence (term t causal, k + t anticausal), the column's kind
-// (term t' U: weights p'^(ny-1-r); k + t' W: p'^r). Into sums[i] (float64 complex).
-struct Iir2dFixIndex {
-  int c, part, rs, ck;
-  GPUBLUR_HD Iir2dFixIndex(int i, int k) {
-    c = i & 3, i >>= 2;
-    part = i & 1, i >>= 1;
-    rs = i % (2 * k), ck = i / (2 * k);
-  }
-  GPUBLUR_HD static int count(int k) { return 4 * 2 * (2 * k) * (2 * k); }
-  GPUBLUR_HD static int at(int c, int part, int rs, int ck, int k) { return ((ck * 2 * k + rs) * 2 + part) * 4 + c; }
-};
-// The block's row states first (iir2d_fix_stage: thread i copies state i of the tile's 64 rows x 4 channels x 2 k
-// sequences, st[(rs * 64 + r) * 4 + c], coalesced), then the sums from shared memory.
+// Stage 2's chain of row line l (iir_tiles.cuh's chain): a weighted row's first and last values from vedge.
 #pragma nv_exec_check_disable
-template <typename AP, typename TP>
-GPUBLUR_HD void iir2d_fix_stage(int i, AP aggr, TP st, const Iir2dPlan& P, const IirCoeffs& co, int x, int y) {
-  const int per = kIir2dTile * 4, rs = i / per, rc = i % per;
-  if (rs >= 2 * co.k || rc / 4 >= P.ny(y)) return;
-  const float2 v = aggr[long(P.Pr.agg(x, rs, y * kIir2dTile * 4 + rc))];
-  st[long(i)] = v;
+template <typename AP, typename EP>
+GPUBLUR_HD void iir2d_row_chain(const float* src, const float* vedge, AP aggr, EP ends, const Iir2dPlan& P, Border b,
+                                const IirCoeffs& co, int l, int s) {
+  const IirTilePlan& Pr = P.Pr;
+  const auto x0 = [&](bool back) {
+    const int rl = P.rows_lines();
+    if (l < rl) return src[Pr.at(l, back ? Pr.n - 1 : 0)];
+    return vedge[size_t(back ? P.ty * P.nvt() : 0) + size_t(l - rl)];
+  };
+  iir_tile_chain_with(aggr, ends, Pr, b, co, l, s, x0, IirNoAdd{});
 }
-// The powers p^j of each term, j <= kIir2dTile, made in float64 and rounded once (the fix kernel copies them to
-// shared memory: its threads index them by their column).
-struct Iir2dPowers {
-  float2 p[kMaxIirTerms][kIir2dTile + 1];
-};
-inline Iir2dPowers iir2d_powers(const IirCoeffs& co) {
-  Iir2dPowers pw{};
-  for (int t = 0; t < co.k && t < kMaxIirTerms; ++t)
-    for (int j = 0; j <= kIir2dTile; ++j) {
-      const Cplx z = cpow(Cplx{co.pr[t], co.pi[t]}, j);
-      pw.p[t][j] = float2{float(z.re), float(z.im)};
+// Stage 3's chain of column line l = (pixel X, channel c), sequence (column kind) s: each tile's aggregate corrected
+// for the rows' states (the weighted rows' true states, A and B); for clamp, the border value from the first (last)
+// row's zero-state outputs in edge and its states. The weighted rows' states from the rows' aggregates (SRC
+// Iir2dDirect) or src(e, rs, part, c) for the chunk's e-th tile (the kernel's staged copy, filled by chunk).
+struct Iir2dDirect {};
+#pragma nv_exec_check_disable
+template <int KT, typename AP, typename RP, typename EP, typename WP, typename SRC = Iir2dDirect,
+          typename CHUNK = IirNoChunk>
+GPUBLUR_HD void iir2d_col_chain(const float* edge, RP aggr, AP aggc, EP ends, WP pw, const Iir2dPlan& P, Border b,
+                                const IirCoeffs& co, int l, int s, SRC src = {}, CHUNK chunk = {}, bool active = true) {
+  const int X = l >> 2, c = l & 3, x = X / kIir2dTile, q = X % kIir2dTile, nx = P.nx(x), k = co.k;
+  float2 a[2 * KT];
+#pragma unroll
+  for (int rs = 0; rs < 2 * KT; ++rs)
+    a[rs] = active && rs < 2 * k ? iir2d_response(pw, co, rs, q, nx) : float2{0.0f, 0.0f};
+  const IirTilePlan& Pr = P.Pr;
+  const auto add = [&](int y, int e) {
+    float2 r{0.0f, 0.0f};
+#pragma unroll
+    for (int rs = 0; rs < 2 * KT; ++rs) {
+      if (rs >= 2 * k) continue;
+      float2 A, B;
+      if constexpr (std::is_same_v<SRC, Iir2dDirect>) {
+        A = aggr[long(Pr.agg(x, rs, P.vline(y, (s * 2) * 4 + c)))];
+        B = aggr[long(Pr.agg(x, rs, P.vline(y, (s * 2 + 1) * 4 + c)))];
+      } else {
+        A = src(e, rs, 0, c), B = src(e, rs, 1, c);
+      }
+      r.x += a[rs].x * A.x - a[rs].y * A.y, r.y += a[rs].x * B.x - a[rs].y * B.y;
     }
-  return pw;
-}
-GPUBLUR_HD float2 cmulf(float2 a, float2 b) { return float2{a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x}; }
-
-// Phase 2: sum i into sums[i] (float32: the corrections join float32 aggregates). pw: p^j of term t at
-// pw[t * (kIir2dTile + 1) + j].
-#pragma nv_exec_check_disable
-template <typename TP, typename SP, typename WP>
-GPUBLUR_HD void iir2d_fix_sums(int i, TP st, SP sums, WP pw, const Iir2dPlan& P, const IirCoeffs& co, int y) {
-  if (i >= Iir2dFixIndex::count(co.k)) return;
-  const Iir2dFixIndex f(i, co.k);
-  const int ny = P.ny(y), tc = f.ck % co.k;
-  const bool u = f.ck < co.k;
-  float2 acc{0.0f, 0.0f};
-  for (int j = 0; j < ny; ++j) {  // w = p^j at row j (W) or ny - 1 - j (U)
-    const int r = u ? ny - 1 - j : j;
-    const float2 sv = st[long((f.rs * kIir2dTile + r) * 4 + f.c)], w = pw[long(tc * (kIir2dTile + 1) + j)];
-    const float v = f.part ? sv.y : sv.x;
-    acc.x += w.x * v, acc.y += w.y * v;
-  }
-  sums[long(i)] = acc;
-}
-// Phase 3: column line (q, c) = (tid / 4, tid % 4): each kind's aggregate += sum over the row sequences of Re(a_q)
-// S_re - Im(a_q) S_im, a_q = c p^(q+1) (causal) or c p^(nx-q) (anticausal).
-#pragma nv_exec_check_disable
-template <int KT, typename AP, typename SP, typename WP>
-GPUBLUR_HD void iir2d_fix_apply(int tid, AP aggc, SP sums, WP pw, const Iir2dPlan& P, const IirCoeffs& co, int x,
-                                int y) {
-  const int nx = P.nx(x), q = tid >> 2, c = tid & 3, k = co.k;
-  if (q >= nx) return;
-  const int l = (x * kIir2dTile + q) * 4 + c;
-  float2 add[2 * KT];  // (KT a constant: registers, where a run-time bound put the array in local memory)
+    return r;
+  };
+  const auto x0 = [&](bool back) {
+    const int row = back ? P.h - 1 : 0;
+    float v = edge[long(size_t(back ? P.w : 0) * 4 + size_t(l))];
 #pragma unroll
-  for (int ck = 0; ck < 2 * KT; ++ck) add[ck] = float2{0.0f, 0.0f};
-#pragma unroll
-  for (int rs = 0; rs < 2 * KT; ++rs) {
-    if (rs >= 2 * k) continue;
-    const int t = rs % k;
-    const float2 pe = pw[long(t * (kIir2dTile + 1) + (rs < k ? q + 1 : nx - q))];
-    const float2 a = cmulf(float2{co.fcr[t], co.fci[t]}, pe);
-#pragma unroll
-    for (int ck = 0; ck < 2 * KT; ++ck) {
-      if (ck >= 2 * k) continue;
-      const float2 sre = sums[long(Iir2dFixIndex::at(c, 0, rs, ck, k))];
-      const float2 sim = sums[long(Iir2dFixIndex::at(c, 1, rs, ck, k))];
-      add[ck].x += a.x * sre.x - a.y * sim.x, add[ck].y += a.x * sre.y - a.y * sim.y;
+    for (int rs = 0; rs < 2 * KT; ++rs) {
+      if (rs >= 2 * k) continue;
+      const float2 S = aggr[long(Pr.agg(x, rs, row * 4 + c))];
+      v += a[rs].x * S.x - a[rs].y * S.y;
     }
-  }
-#pragma unroll
-  for (int ck = 0; ck < 2 * KT; ++ck) {
-    if (ck >= 2 * k) continue;
-    const size_t i = P.Pc.agg(y, ck, l);
-    const float2 v = aggc[long(i)];
-    aggc[long(i)] = float2{v.x + add[ck].x, v.y + add[ck].y};
-  }
+    return v;
+  };
+  iir_tile_chain_with(aggc, ends, P.Pc, b, co, l, s, x0, add, chunk, active);
 }
 
 // Stage 5, rows: row line (r, c) = (tid / 4, tid % 4) of tile (x, y) in place in shared memory from its true states.

@@ -21,6 +21,7 @@
 // (tests/cuda/test_cuda_iir_tiles_emulated.cu).
 #pragma once
 #include <cstddef>
+#include <type_traits>
 
 #include "gpu/cuda/passes/iir_line.cuh"
 
@@ -168,27 +169,45 @@ GPUBLUR_HD void iir_tile_sums(const float* src, AP agg, const IirTilePlan& P, co
 // anticausal chain, tiles backwards), in float64; its aggregates become the tiles' true states (U[a-1], W[b]).
 // Clamp and zero start from the border state; wrap and mirror from zero, the chain then ending at the border sum
 // (causal B = sum p^j x[N-1-j], anticausal F = sum p^j x[j]) that goes to ends[s * lines + l] for step 2b.
+struct IirNoAdd {
+  GPUBLUR_HD float2 operator()(int, int) const { return float2{0.0f, 0.0f}; }
+};
+struct IirNoChunk {
+  GPUBLUR_HD void operator()(int) const {}
+};
+constexpr int kIirChainAhead = 16;  // the loads do not depend on the chain: a chunk of them in flight at once
+// The chain's hooks: x0(back), the line's first (back: last) value for clamp's border state; add(j, e), a float2
+// added to tile j (the chunk's e-th) aggregate before it joins the chain, and chunk(k0), called by every thread at
+// the start of each chunk of kIirChainAhead tiles (the 2D tiles' columns, iir_2d.cuh: the rows' states, staged in
+// shared memory a chunk at a time). An inactive thread (a block's lines past the plan's) only calls chunk.
 #pragma nv_exec_check_disable
-// edge (the 2D tiles' columns, iir_2d.cuh): the line's first and last values at edge[l] and edge[lines + l]
-// instead of in src.
-template <typename AP, typename EP>
-GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
-                               int l, int s, const float* edge = nullptr) {
+template <typename AP, typename EP, typename X0, typename ADD, typename CHUNK = IirNoChunk>
+GPUBLUR_HD void iir_tile_chain_with(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s,
+                                    X0 x0, ADD add, CHUNK chunk = {}, bool active = true) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
   const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, P.tile), pLast = cpow(p, P.len(last));
   Cplx z{0.0, 0.0};
-  if (b == Border::Clamp) {
-    const float x0 = edge ? edge[size_t(back ? P.lines : 0) + size_t(l)] : src[P.at(l, back ? P.n - 1 : 0)];
-    z = cdiv(Cplx{double(x0), 0.0}, Cplx{1.0 - p.re, -p.im});
-  }
-  constexpr int kAhead = 16;  // the loads do not depend on the chain: a chunk of them in flight at once
+  if (active && b == Border::Clamp) z = cdiv(Cplx{double(x0(back)), 0.0}, Cplx{1.0 - p.re, -p.im});
+  constexpr int kAhead = kIirChainAhead;
   for (int k0 = 0; k0 < P.ntiles; k0 += kAhead) {
     float2 v[kAhead];
 #pragma unroll
     for (int e = 0; e < kAhead; ++e) {
       const int k = k0 + e, j = back ? last - k : k;
-      v[e] = k < P.ntiles ? float2(agg[P.agg(j, s, l)]) : float2{0.0f, 0.0f};
+      v[e] = active && k < P.ntiles ? float2(agg[P.agg(j, s, l)]) : float2{0.0f, 0.0f};
+    }
+    chunk(k0);  // (after the chunk's own loads are issued: the two wait together)
+    if (!active) continue;
+    if constexpr (!std::is_same_v<ADD, IirNoAdd>) {
+#pragma unroll
+      for (int e = 0; e < kAhead; ++e) {
+        const int k = k0 + e, j = back ? last - k : k;
+        if (k < P.ntiles) {
+          const float2 a = add(j, e);
+          v[e].x += a.x, v[e].y += a.y;
+        }
+      }
     }
 #pragma unroll
     for (int e = 0; e < kAhead; ++e) {
@@ -200,7 +219,14 @@ GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTileP
       }
     }
   }
-  if (b == Border::Wrap || b == Border::Mirror) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
+  if (active && (b == Border::Wrap || b == Border::Mirror)) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
+}
+#pragma nv_exec_check_disable
+template <typename AP, typename EP>
+GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
+                               int l, int s) {
+  iir_tile_chain_with(
+      agg, ends, P, b, co, l, s, [&](bool back) { return src[P.at(l, back ? P.n - 1 : 0)]; }, IirNoAdd{});
 }
 
 // 2b (wrap and mirror): the border states from B and F (iir_periodic_states), added in as U[a-1] += p^a U[-1]
