@@ -8,8 +8,9 @@
 //    are 128 contiguous bytes of a row for columns; about 1.3-1.5 copies' worth of bytes per axis, each kernel
 //    at the copy's bandwidth. The x/y pair of 2-4 channels (core's iir_pair) folds the columns' sums into the
 //    rows' outputs (launch_iir1d_pair) where rows run as tiles: one read of the intermediate image fewer.
-//  - the 2D tiles (iir_2d.cuh): the x/y pair of RGBA images where they measured faster (Young-van Vliet at 4096^2
-//    and up on an H200: 0.452 -> 0.397-0.403 ms): both axes' sums from one read, both axes' outputs from a second.
+//  - the 2D tiles (iir_2d.cuh): the x/y pair of RGBA images where they measured faster (on an H200 Young-van Vliet
+//    from 2048^2, 4096^2 0.452 -> 0.384 ms; Deriche from 4096^2): both axes' sums from one read, both axes' outputs
+//    from a second.
 //  - the segment scan (iir_scan.cuh): one-channel rows too long for whole rows that its block still holds.
 //  - one thread per value line (iir_line.cuh; this file's iir1d_kernel): IirTuning::lines only (the tests'
 //    reference schedule; measured 1.8x slower than the scan, 3.5x the tiles).
@@ -251,10 +252,12 @@ __global__ void __launch_bounds__(kIir2dThreads, 3)
   extern __shared__ float4 smem4[];
   float* s = reinterpret_cast<float*>(smem4);
   const int x = int(blockIdx.x % unsigned(P.tx)), y = int(blockIdx.x / unsigned(P.tx)), tid = int(threadIdx.x);
+  float2 ru[KT], rw[KT], cu[KT], cw[KT];
+  iir2d_s4_raw<KT>(tid, aggr, aggc, P, co, x, y, ru, rw, cu, cw);  // (in flight with the tile's loads)
   iir2d_load_tile(s, src, P, x, y);
-  iir2d_s5_rows<KT, R1>(tid, s, aggr, P, co, x, y);
+  iir2d_s4_rows<KT, R1>(tid, s, ru, rw, P, co, x, y);
   __syncthreads();
-  iir2d_s5_cols<KT, R1>(tid, s, dst, aggc, P, co, x, y);
+  iir2d_s4_cols<KT, R1>(tid, s, dst, cu, cw, P, co, x, y);
 }
 
 // The 2D tiles' kernels in order (iir_2d.cuh's steps 1-4; wrap and mirror's border states after each chain).

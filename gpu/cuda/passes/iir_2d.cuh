@@ -61,13 +61,15 @@ struct Iir2dPlan {
   size_t scratch_bytes() const { return vedge_offset() + size_t(2) * size_t(ty) * size_t(nvt()) * sizeof(float); }
 };
 
-// Where the 2D tiles ran faster than whole rows and column tiles (H200, docs/performance.md, twentieth and
-// twenty-first sessions): Young-van Vliet (term 1 real) at 4096^2 RGBA (0.397-0.403 against 0.454-0.457 ms); not at
-// 2048^2 (0.130-0.131 against 0.127) or 1024^2 (0.046-0.050 against 0.043), and Deriche at 4096^2 no faster
-// (0.467-0.498 against 0.477-0.504).
-constexpr long long kIir2dMinPixels = 4096LL * 4096;
+// Where the 2D tiles ran faster than whole rows and column tiles (H200, docs/performance.md, iir, "Weighted rows"):
+// Young-van Vliet (term 1 real) at 4096^2 RGBA (0.384-0.385 against 0.452-0.453 ms) and 2048^2 (0.1255 against
+// 0.1271-0.1279); Deriche at 4096^2 (0.455-0.473 against 0.473-0.478), not at 2048^2 (0.144-0.146 against
+// 0.136-0.137); neither at 1024^2 (0.046-0.050 against 0.044).
+constexpr long long kIir2dMinPixels = 4096LL * 4096;       // two complex terms
+constexpr long long kIir2dMinPixelsReal1 = 2048LL * 2048;  // a complex and a real term
 inline bool iir2d_measured_faster(int w, int h, const IirCoeffs& co) {
-  return co.k == 2 && iir_term1_real(co) && (long long)w * h >= kIir2dMinPixels;
+  const long long n = (long long)w * h;
+  return co.k == 2 && n >= (iir_term1_real(co) ? kIir2dMinPixelsReal1 : kIir2dMinPixels);
 }
 
 inline Iir2dPlan iir2d_plan(int w, int h, int k) {
@@ -184,16 +186,29 @@ GPUBLUR_HD void iir2d_line_any(LD x, ST out, int n, const float (&u0r)[KT], cons
   else iir2d_line<KT, R1, false>(x, out, n, u0r, u0i, v0r, v0i, co);
 }
 
-// The scaled states of line l of tile j from its true states in plan P's aggregates: u0 = c U, v0 = c p W.
+// Line l of tile j's true states as plan P's aggregates hold them (the outputs kernel issues these loads before its
+// tile's, so their latency overlaps the tile's: 202 -> 190 us at 4096^2 on the H200). (A struct of two arrays here
+// crashed nvcc's front end in the host emulation's instantiation.)
 #pragma nv_exec_check_disable
 template <int KT, typename AP>
-GPUBLUR_HD void iir2d_states(AP agg, const IirTilePlan& P, int j, int l, const IirCoeffs& co, float (&u0r)[KT],
+GPUBLUR_HD void iir2d_raw(AP agg, const IirTilePlan& P, int j, int l, const IirCoeffs& co, float2 (&U)[KT],
+                          float2 (&W)[KT]) {
+#pragma unroll
+  for (int t = 0; t < KT; ++t) {
+    U[t] = W[t] = float2{0.0f, 0.0f};
+    if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
+    U[t] = agg[long(P.agg(j, t, l))], W[t] = agg[long(P.agg(j, co.k + t, l))];
+  }
+}
+// The scaled states: u0 = c U, v0 = c p W.
+template <int KT>
+GPUBLUR_HD void iir2d_states(const float2 (&RU)[KT], const float2 (&RW)[KT], const IirCoeffs& co, float (&u0r)[KT],
                              float (&u0i)[KT], float (&v0r)[KT], float (&v0i)[KT]) {
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     u0r[t] = u0i[t] = v0r[t] = v0i[t] = 0.0f;
-    if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
-    const float2 U = agg[long(P.agg(j, t, l))], W = agg[long(P.agg(j, co.k + t, l))];
+    if (KT == kMaxIirTerms && t >= co.k) continue;
+    const float2 U = RU[t], W = RW[t];
     const Cplx c{co.cr[t], co.ci[t]}, cp = cmul(c, Cplx{co.pr[t], co.pi[t]});
     const Cplx cu = cmul(c, Cplx{double(U.x), double(U.y)}), cv = cmul(cp, Cplx{double(W.x), double(W.y)});
     u0r[t] = float(cu.re), u0i[t] = float(cu.im), v0r[t] = float(cv.re), v0i[t] = float(cv.im);
@@ -481,32 +496,42 @@ GPUBLUR_HD void iir2d_col_chain(const float* edge, RP aggr, AP aggc, EP ends, WP
   iir_tile_chain_with(aggc, ends, P.Pc, b, co, l, s, x0, add, chunk, active);
 }
 
-// Stage 5, rows: row line (r, c) = (tid / 4, tid % 4) of tile (x, y) in place in shared memory from its true states.
+// Stage 4, the raw states of thread tid's row line (r, c) = (tid / 4, tid % 4) and column line (q, c) of tile (x, y).
 #pragma nv_exec_check_disable
-template <int KT, bool R1, typename SP, typename AP>
-GPUBLUR_HD void iir2d_s5_rows(int tid, SP s, AP aggr, const Iir2dPlan& P, const IirCoeffs& co, int x, int y) {
+template <int KT, typename AP, typename CP>
+GPUBLUR_HD void iir2d_s4_raw(int tid, AP aggr, CP aggc, const Iir2dPlan& P, const IirCoeffs& co, int x, int y,
+                             float2 (&ru)[KT], float2 (&rw)[KT], float2 (&cu)[KT], float2 (&cw)[KT]) {
+  const int a = tid >> 2, c = tid & 3;
+  if (a < P.ny(y)) iir2d_raw(aggr, P.Pr, x, (y * kIir2dTile + a) * 4 + c, co, ru, rw);
+  if (a < P.nx(x)) iir2d_raw(aggc, P.Pc, y, (x * kIir2dTile + a) * 4 + c, co, cu, cw);
+}
+// Stage 4, rows: row line (r, c) of tile (x, y) in place in shared memory from its true states.
+#pragma nv_exec_check_disable
+template <int KT, bool R1, typename SP>
+GPUBLUR_HD void iir2d_s4_rows(int tid, SP s, const float2 (&ru)[KT], const float2 (&rw)[KT], const Iir2dPlan& P,
+                              const IirCoeffs& co, int x, int y) {
   const int r = tid >> 2, c = tid & 3;
   if (r >= P.ny(y)) return;
   float u0r[KT], u0i[KT], v0r[KT], v0i[KT];
-  iir2d_states<KT>(aggr, P.Pr, x, (y * kIir2dTile + r) * 4 + c, co, u0r, u0i, v0r, v0i);
+  iir2d_states<KT>(ru, rw, co, u0r, u0i, v0r, v0i);
   const long base = long(r * kIir2dPitch + c);
   iir2d_line_any<KT, R1>([&](int i) { return float(s[base + i * 4]); }, [&](int i, float v) { s[base + i * 4] = v; },
-                     P.nx(x), u0r, u0i, v0r, v0i, co);
+                         P.nx(x), u0r, u0i, v0r, v0i, co);
 }
-// Stage 5, columns: column line (q, c) from its true states, each output stored to the image.
+// Stage 4, columns: column line (q, c) from its true states, each output stored to the image.
 #pragma nv_exec_check_disable
-template <int KT, bool R1, typename SP, typename AP>
-GPUBLUR_HD void iir2d_s5_cols(int tid, SP s, float* dst, AP aggc, const Iir2dPlan& P, const IirCoeffs& co, int x,
-                              int y) {
+template <int KT, bool R1, typename SP>
+GPUBLUR_HD void iir2d_s4_cols(int tid, SP s, float* dst, const float2 (&cu)[KT], const float2 (&cw)[KT],
+                              const Iir2dPlan& P, const IirCoeffs& co, int x, int y) {
   const int q = tid >> 2, c = tid & 3;
   if (q >= P.nx(x)) return;
   float u0r[KT], u0i[KT], v0r[KT], v0i[KT];
-  iir2d_states<KT>(aggc, P.Pc, y, (x * kIir2dTile + q) * 4 + c, co, u0r, u0i, v0r, v0i);
+  iir2d_states<KT>(cu, cw, co, u0r, u0i, v0r, v0i);
   const long base = long(q * 4 + c);
   float* out = dst + (size_t(y) * kIir2dTile * size_t(P.w) + size_t(x) * kIir2dTile + size_t(q)) * 4 + c;
   const size_t row = size_t(P.w) * 4;
   iir2d_line_any<KT, R1>([&](int i) { return float(s[base + i * kIir2dPitch]); },
-                     [&](int i, float v) { out[size_t(i) * row] = v; }, P.ny(y), u0r, u0i, v0r, v0i, co);
+                         [&](int i, float v) { out[size_t(i) * row] = v; }, P.ny(y), u0r, u0i, v0r, v0i, co);
 }
 
 }  // namespace gpublur::cuda
