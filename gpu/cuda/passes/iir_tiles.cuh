@@ -177,9 +177,9 @@ struct IirNoChunk {
 };
 constexpr int kIirChainAhead = 16;  // the loads do not depend on the chain: a chunk of them in flight at once
 // The chain's hooks: x0(back), the line's first (back: last) value for clamp's border state; add(j, e), a float2
-// added to tile j (the chunk's e-th) aggregate before it joins the chain, and chunk(k0), called by every thread at
-// the start of each chunk of kIirChainAhead tiles (the 2D tiles' columns, iir_2d.cuh: the rows' states, staged in
-// shared memory a chunk at a time). An inactive thread (a block's lines past the plan's) only calls chunk.
+// added to tile j's (the chunk's e-th) aggregate before it joins the chain, and chunk(k0), called by every thread
+// once per chunk of kIirChainAhead tiles, after the chunk's own loads are issued (the 2D tiles' columns, iir_2d.cuh:
+// the rows' states staged in shared memory). An inactive thread (a block's lines past the plan's) only calls chunk.
 #pragma nv_exec_check_disable
 template <typename AP, typename EP, typename X0, typename ADD, typename CHUNK = IirNoChunk>
 GPUBLUR_HD void iir_tile_chain_with(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s,
