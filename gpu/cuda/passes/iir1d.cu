@@ -135,12 +135,18 @@ template <int KT, int TL = kIirTile>
 void launch_tile_sums(const float* in, float2* agg, const IirTilePlan& P, const IirCoeffs& co, cudaStream_t s) {
   launch_dependent(iir1d_tile_sums_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, agg, P, co);
 }
+// Wrap and mirror's border states after a plan's chains (ends: the chains' end sums).
+void launch_tile_borders(float2* agg, const Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
+                         cudaStream_t s) {
+  if (b == Border::Wrap || b == Border::Mirror)
+    launch_dependent(iir1d_tile_borders_kernel, item_blocks((long long)P.lines * 2 * P.k), kTileThreads, 0, s, agg,
+                     ends, P, b, co);
+}
 void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
                         cudaStream_t s) {
-  const unsigned blocks = item_blocks((long long)P.lines * 2 * P.k);
-  launch_dependent(iir1d_tile_chain_kernel, blocks, kTileThreads, 0, s, in, agg, ends, P, b, co);
-  if (b == Border::Wrap || b == Border::Mirror)
-    launch_dependent(iir1d_tile_borders_kernel, blocks, kTileThreads, 0, s, agg, ends, P, b, co);
+  launch_dependent(iir1d_tile_chain_kernel, item_blocks((long long)P.lines * 2 * P.k), kTileThreads, 0, s, in, agg,
+                   ends, P, b, co);
+  launch_tile_borders(agg, ends, P, b, co, s);
 }
 template <int KT, int TL = kIirTile>
 void launch_tile_final(const float* in, float* out, const float2* agg, const IirTilePlan& P, const IirCoeffs& co,
@@ -280,18 +286,12 @@ Status run_2d(const DevImage& src, const DevImage& dst, const Iir2dPlan& P, Bord
   if (Status st = allow_smem(outk, kIir2dSmem, true); !st) return st;
   launch_dependent(iir2d_sums_kernel<KT, R1>, tiles, kIir2dThreads, kIir2dSmem, s, in, aggr, aggc, edge, vedge, P, co,
                    b == Border::Clamp, pw);
-  const unsigned rblocks = item_blocks((long long)P.Pr.lines * 2 * P.k);
-  launch_dependent(iir2d_row_chain_kernel, rblocks, kTileThreads, 0, s, in, static_cast<const float*>(vedge), aggr,
-                   endsr, P, b, co);
-  if (b == Border::Wrap || b == Border::Mirror)
-    launch_dependent(iir1d_tile_borders_kernel, rblocks, kTileThreads, 0, s, aggr, static_cast<const Cplx*>(endsr),
-                     P.Pr, b, co);
-  const unsigned cblocks = item_blocks((long long)P.Pc.lines * 2 * P.k);
+  launch_dependent(iir2d_row_chain_kernel, item_blocks((long long)P.Pr.lines * 2 * P.k), kTileThreads, 0, s, in,
+                   static_cast<const float*>(vedge), aggr, endsr, P, b, co);
+  launch_tile_borders(aggr, endsr, P.Pr, b, co, s);
   launch_dependent(iir2d_col_chain_kernel<KT>, dim3(unsigned(P.tx), unsigned(2 * P.k)), kTileThreads, 0, s,
                    static_cast<const float*>(edge), static_cast<const float2*>(aggr), aggc, endsc, P, b, co, pw);
-  if (b == Border::Wrap || b == Border::Mirror)
-    launch_dependent(iir1d_tile_borders_kernel, cblocks, kTileThreads, 0, s, aggc, static_cast<const Cplx*>(endsc),
-                     P.Pc, b, co);
+  launch_tile_borders(aggc, endsc, P.Pc, b, co, s);
   launch_dependent(outk, tiles, kIir2dThreads, kIir2dSmem, s, in, static_cast<float*>(dst.data),
                    static_cast<const float2*>(aggr), static_cast<const float2*>(aggc), P, co);
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as 2D tiles)");
