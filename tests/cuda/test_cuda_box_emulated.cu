@@ -440,13 +440,14 @@ cuda::LineBudgets h100_budgets() {
   return lim;
 }
 
-// The kernels' plans for RGBA float32 (float4 rows; columns in strips of 2 or 1 float4).
+// The kernels' plans for RGBA float32 (float4 rows, also in quarter blocks; columns in strips of 8, 4, 2 or 1 float4).
+constexpr size_t kQuarterBudget = 233472 / 4 - 1024;
 cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found) {
   cuda::AxisPlan p;
   *found = cols ? cuda::plan_axis_lines(n, bw, cuda::column_strips<4>(), 16, 4, cuda::box_smax<float4>(), kThreads,
                                         h100_budgets(), true, p)
-                : cuda::plan_axis_lines(n, bw, {{1, 1.0}}, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(),
-                                        true, p);
+                : cuda::plan_rows_lines(n, bw, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(),
+                                        kQuarterBudget, true, p);
   return p;
 }
 
@@ -464,22 +465,53 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     ASSERT_TRUE(rows_ok);
     ASSERT_TRUE(cols_ok);
     const cuda::LinePlan &rows = rp.lines, &cols = cp.lines;
-    EXPECT_EQ(rows.nseg, 1) << sigma;
+    // Rows in quarter blocks (two segments) where their halo is small, whole rows at two blocks an SM at sigma 200.
+    EXPECT_EQ(rp.nth, sigma < 100 ? cuda::kQuarterThreads : kThreads) << sigma;
+    EXPECT_EQ(rows.nseg, sigma < 100 ? 2 : 1) << sigma;
     EXPECT_EQ(cp.nl * 16, strip_bytes.at(sigma)) << sigma;
     EXPECT_FALSE(rp.whole_sm || cp.whole_sm) << sigma;
     EXPECT_EQ(rows.S % 2, 1);
     EXPECT_EQ(cols.S % 2, 1);
     // Every one of these runs the EXACT form (one round per box, a listed chunk).
     EXPECT_TRUE(rows.exact && cols.exact) << sigma;
-    EXPECT_LE(rows.smem.bytes, budget);
+    EXPECT_LE(rows.smem.bytes, rp.nth == kThreads ? budget : kQuarterBudget);
     EXPECT_LE(cols.smem.bytes, budget);
     // Window starts without prefixes (DIRECT) where every box spans at most kDirectChunks chunks.
     EXPECT_EQ(rows.direct, cuda::direct_starts(bw, rows.S)) << sigma;
     EXPECT_EQ(cols.direct, cuda::direct_starts(bw, cols.S)) << sigma;
-    std::printf("[ measured ] sigma %g (R %d): rows S %d%s, %d segment(s), %zu bytes; columns %d B strips, S %d%s, "
-                "%d segment(s) of %d (+%d halo rows), %zu bytes\n",
-                sigma, bw.reach, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nl * 16, cols.S,
-                cols.direct ? " direct" : "", cols.nseg, cols.seg_len, 2 * bw.reach, cols.smem.bytes);
+    std::printf("[ measured ] sigma %g (R %d): rows %d threads, S %d%s, %d segment(s), %zu bytes; columns %d B strips, "
+                "S %d%s, %d segment(s) of %d (+%d halo rows), %zu bytes\n",
+                sigma, bw.reach, rp.nth, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nl * 16,
+                cols.S, cols.direct ? " direct" : "", cols.nseg, cols.seg_len, 2 * bw.reach, cols.smem.bytes);
+  }
+}
+
+// Rows in quarter blocks (plan_rows_lines): chosen where measured faster on an H200 (4096-wide rows at sigma 3-48 in
+// two segments, 2048- and 1024-wide whole at sigma 3-100), not where the segments' halo grows (4096 at sigma 100 and
+// 200); and the quarter plan's cascade (128 threads, two segments, EXACT) against the reference on a 4096-wide RGBA
+// row.
+TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
+  for (int n : {1024, 2048, 4096})
+    for (double sigma : {3.0, 12.0, 48.0, 100.0, 200.0}) {
+      if (n < 4096 && sigma > 100) continue;  // (not measured: the planner's weights decide)
+      const BoxWidths bw = widths_of(kovesi_widths(sigma, 3));
+      bool ok = false;
+      const cuda::AxisPlan p = plan_rgba(n, bw, false, &ok);
+      ASSERT_TRUE(ok);
+      const bool quarter = n < 4096 || sigma < 100;
+      EXPECT_EQ(p.nth, quarter ? cuda::kQuarterThreads : kThreads) << n << " sigma " << sigma;
+      if (n < 4096) EXPECT_EQ(p.lines.nseg, 1) << n << " sigma " << sigma;
+      EXPECT_TRUE(p.lines.exact) << n << " sigma " << sigma;
+    }
+  for (double sigma : {12.0, 48.0}) {
+    const std::vector<int> widths = kovesi_widths(sigma, 3);
+    bool ok = false;
+    const cuda::AxisPlan p = plan_rgba(4096, widths_of(widths), false, &ok);
+    ASSERT_TRUE(ok);
+    const double err = emulate_rows<float4>(4096, 1, widths, Border::Mirror, p.lines.nseg, p.nth, p.lines.exact);
+    std::printf("[ measured ] box1d 4096-wide RGBA row in quarter blocks, sigma %g: %d threads, %d segments, S %d: "
+                "max abs error %.3g\n", sigma, p.nth, p.lines.nseg, p.lines.S, err);
+    EXPECT_LE(err, 1e-6);
   }
 }
 

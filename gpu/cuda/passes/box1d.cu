@@ -5,7 +5,9 @@
 // Schedule: a block holds lines in shared memory, extended by R on both sides, and runs the whole cascade
 // there, so device memory sees one read and one write of the image per axis.
 //  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
-//    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows.
+//    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows. RGBA rows run in
+//    128-thread blocks at four an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide rows then
+//    in two segments with their halos).
 //  - columns (y): a strip of 128, 64, 32 or 16 bytes per row (8, 4, 2 or 1 float4, or 4x as many float value
 //    columns; any channel count) down the column; the box runs on each value column, independent of channels.
 //    Results go straight from registers to device memory. Wide strips move whole 128-byte lines per load and
@@ -41,9 +43,10 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row (EXACT: then SMAX zeros,
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
-// columns' chunks of 5 (one-channel images) stay at two (three measured no better there).
-template <typename T, int SMAX, bool EXACT, bool DIRECT = false>
-__global__ void __launch_bounds__(kLineThreads, SMAX <= 5 ? 3 : 2)
+// columns' chunks of 5 (one-channel images) stay at two (three measured no better there). NT: blocks of
+// kLineThreads, or of kQuarterThreads at four an SM (RGBA rows where plan_rows_lines finds them cheaper).
+template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
+__global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 : 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
                     int S, int seg_len, int nseg, unsigned base_off, unsigned tot_off, int ahead) {
   wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
@@ -198,8 +201,14 @@ auto line_kernel(const LinePlan& p, Make make) {
 }
 
 template <typename T>
-auto rows_kernel(const LinePlan& p) {
-  return line_kernel<box_smax<T>(), exact_lines<T>()>(p, [](auto s, auto exact, auto direct) {
+auto rows_kernel(const AxisPlan& ap) {
+  if constexpr (std::is_same_v<T, float4>)
+    if (ap.nth == kQuarterThreads)
+      return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
+        return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value,
+                               kQuarterThreads>;
+      });
+  return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
     return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value>;
   });
 }
@@ -214,25 +223,29 @@ auto cols_kernel(const LinePlan& p) {
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
+// RGBA rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines), unless
+// BoxTuning::smem_budget sets the budget to measure.
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
-  return plan_axis_lines(img.width, bw, {{1, 1.0}}, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads,
-                         line_budgets(), exact_lines<T>(), p);
+  const size_t quarter =
+      std::is_same_v<T, float4> && box_tuning().smem_budget <= 0 ? size_t(smem_per_sm()) / 4 - 1024 : 0;
+  return plan_rows_lines(img.width, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
+                         quarter, exact_lines<T>(), p);
 }
 
 template <typename T>
 Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
                 cudaStream_t st, std::string& path) {
   const LinePlan& p = ap.lines;
-  auto k = rows_kernel<T>(p);
+  auto k = rows_kernel<T>(ap);
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   const long long blocks = (long long)src.height * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
-  const cudaError_t e = launch_dependent(k, unsigned(blocks), kLineThreads, p.smem.bytes, st,
+  const cudaError_t e = launch_dependent(k, unsigned(blocks), unsigned(ap.nth), p.smem.bytes, st,
                                          static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, b, bw,
                                          p.S, p.seg_len, p.nseg, unsigned(p.smem.base_off), unsigned(p.smem.tot_off),
                                          kPrefetchAhead);
-  path = "box1d-rows" + sm_text(ap) + seg_text(p.nseg);
+  path = std::string("box1d-rows") + (ap.nth == kQuarterThreads ? "-quarter" : "") + sm_text(ap) + seg_text(p.nseg);
   return cuda_status(e, "launching box1d (rows)");
 }
 

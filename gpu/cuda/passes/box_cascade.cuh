@@ -410,6 +410,7 @@ struct LineBudgets {
 struct AxisPlan {
   LinePlan lines;
   int nl = 0;
+  int nth = 0;  // threads a block
   bool whole_sm = false;
   double cost = 0;  // segments x cascade_positions, weighted as below
 };
@@ -458,11 +459,37 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
         const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight *
                             (one_round ? 1.0 : 1.33) * (whole ? 2.0 : 1.0);
         if (!found || cost < out.cost) {
-          out.lines = p, out.nl = o.nl, out.whole_sm = whole && p.smem.bytes > lim.shared, out.cost = cost;
+          out.lines = p, out.nl = o.nl, out.nth = nth, out.whole_sm = whole && p.smem.bytes > lim.shared;
+          out.cost = cost;
           found = true;
         }
         if (one_round) break;  // the one-round search would find this same plan
       }
+  }
+  return found;
+}
+
+// Rows of float4 (RGBA) may also run in blocks of kQuarterThreads at four an SM, each with a quarter of its shared
+// memory (4096-wide rows then in two segments with their halos; 2048 and narrower whole): the two-per-SM kernel's
+// loads and cascade (each about a copy's time at sigma 3-12) overlap only 60-70%, and four blocks an SM overlap them
+// better. Measured on an H200 (docs/performance.md, box, "Rows in quarter blocks"): box 4096^2 2-6% faster at sigma
+// 3-48 (rows pass 0.188 -> 0.176 ms at sigma 3-12, 0.219 -> 0.195 at 48), 2048^2 and 1024^2 4-18% at sigma 3-100,
+// integral likewise; slower where the segments' halo grows (4096^2 sigma 100: 6.8% more cascade positions and chunks
+// of 21 against 19, box +1%; sigma 200: rows +24%). Weight kQuarterWeight a position: its plan wins where its halo
+// adds under 5% (4096^2 sigma 48: 3.4%).
+constexpr int kQuarterThreads = 128;
+constexpr double kQuarterWeight = 0.95;
+inline bool plan_rows_lines(int n, const BoxWidths& bw, size_t vbytes, int K, int smax_v, int nth,
+                            const LineBudgets& lim, size_t quarter, bool exact_ok, AxisPlan& out) {
+  bool found = plan_axis_lines(n, bw, {{1, 1.0}}, vbytes, K, smax_v, nth, lim, exact_ok, out);
+  if (quarter == 0) return found;
+  LineBudgets q = lim;
+  q.shared = quarter, q.whole = 0;
+  AxisPlan p;
+  if (plan_axis_lines(n, bw, {{1, kQuarterWeight}}, vbytes, K, smax_v, kQuarterThreads, q, exact_ok, p) &&
+      (!found || p.cost < out.cost)) {
+    out = p;
+    found = true;
   }
   return found;
 }
