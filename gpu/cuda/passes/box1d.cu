@@ -5,9 +5,9 @@
 // Schedule: a block holds lines in shared memory, extended by R on both sides, and runs the whole cascade
 // there, so device memory sees one read and one write of the image per axis.
 //  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
-//    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows. RGBA rows run in
-//    128-thread blocks at four an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide rows then
-//    in two segments with their halos).
+//    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows. Rows run in
+//    128-thread blocks at four an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide RGBA rows
+//    then in two segments with their halos).
 //  - columns (y): a strip of 128, 64, 32 or 16 bytes per row (8, 4, 2 or 1 float4, or 4x as many float value
 //    columns; any channel count) down the column; the box runs on each value column, independent of channels.
 //    Results go straight from registers to device memory. Wide strips move whole 128-byte lines per load and
@@ -44,7 +44,7 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
 // columns' chunks of 5 (one-channel images) stay at two (three measured no better there). NT: blocks of
-// kLineThreads, or of kQuarterThreads at four an SM (RGBA rows where plan_rows_lines finds them cheaper).
+// kLineThreads, or of kQuarterThreads at four an SM (where plan_rows_lines finds them cheaper).
 template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
 __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 : 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
@@ -202,12 +202,10 @@ auto line_kernel(const LinePlan& p, Make make) {
 
 template <typename T>
 auto rows_kernel(const AxisPlan& ap) {
-  if constexpr (std::is_same_v<T, float4>)
-    if (ap.nth == kQuarterThreads)
-      return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
-        return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value,
-                               kQuarterThreads>;
-      });
+  if (ap.nth == kQuarterThreads)
+    return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
+      return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value, kQuarterThreads>;
+    });
   return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
     return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value>;
   });
@@ -223,12 +221,11 @@ auto cols_kernel(const LinePlan& p) {
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
-// RGBA rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines), unless
+// Rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines), unless
 // BoxTuning::smem_budget sets the budget to measure.
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
-  const size_t quarter =
-      std::is_same_v<T, float4> && box_tuning().smem_budget <= 0 ? size_t(smem_per_sm()) / 4 - 1024 : 0;
+  const size_t quarter = box_tuning().smem_budget <= 0 ? size_t(smem_per_sm()) / 4 - 1024 : 0;
   return plan_rows_lines(img.width, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
                          quarter, exact_lines<T>(), p);
 }

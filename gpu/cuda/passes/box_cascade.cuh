@@ -469,14 +469,14 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
   return found;
 }
 
-// Rows of float4 (RGBA) may also run in blocks of kQuarterThreads at four an SM, each with a quarter of its shared
-// memory (4096-wide rows then in two segments with their halos; 2048 and narrower whole): the two-per-SM kernel's
-// loads and cascade (each about a copy's time at sigma 3-12) overlap only 60-70%, and four blocks an SM overlap them
-// better. Measured on an H200 (docs/performance.md, box, "Rows in quarter blocks"): box 4096^2 2-6% faster at sigma
-// 3-48 (rows pass 0.188 -> 0.176 ms at sigma 3-12, 0.219 -> 0.195 at 48), 2048^2 and 1024^2 4-18% at sigma 3-100,
-// integral likewise; slower where the segments' halo grows (4096^2 sigma 100: 6.8% more cascade positions and chunks
-// of 21 against 19, box +1%; sigma 200: rows +24%). Weight kQuarterWeight a position: its plan wins where its halo
-// adds under 5% (4096^2 sigma 48: 3.4%).
+// Rows may also run in blocks of kQuarterThreads at four an SM, each with a quarter of its shared memory (4096-wide
+// RGBA rows then in two segments with their halos; narrower rows, and rows of fewer channels, whole): the two-per-SM
+// kernel's loads and cascade (each about a copy's time at sigma 3-12) overlap only 60-70%, and four blocks an SM
+// overlap them better. Measured on an H200 (docs/performance.md, box, "Rows in quarter blocks"): RGBA box 4096^2 2-6%
+// faster at sigma 3-48 (rows pass 0.188 -> 0.176 ms at sigma 3-12, 0.219 -> 0.195 at 48), 2048^2 and 1024^2 4-18% at
+// sigma 3-100; one channel 4096^2 8-20%, two 2-7%, 1024^2 10-36%; integral likewise; slower where the segments' halo
+// grows (RGBA 4096^2 sigma 100: 6.8% more cascade positions and chunks of 21 against 19, box +1%; sigma 200: rows
+// +24%). Weight kQuarterWeight a position: its plan wins where its halo adds under 5% (4096^2 sigma 48: 3.4%).
 constexpr int kQuarterThreads = 128;
 constexpr double kQuarterWeight = 0.95;
 inline bool plan_rows_lines(int n, const BoxWidths& bw, size_t vbytes, int K, int smax_v, int nth,
