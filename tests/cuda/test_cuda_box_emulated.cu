@@ -513,8 +513,8 @@ TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
                 "max abs error %.3g\n", sigma, p.nth, p.lines.nseg, p.lines.S, err);
     EXPECT_LE(err, 1e-6);
   }
-  // One-channel rows (float, the general form): whole rows in quarter blocks at sigma 3-48 (measured 8-20% faster at
-  // 4096^2), the two-per-SM plan at sigma 200; the quarter plan's cascade on a 4096-wide row.
+  // One-channel rows (float, the general form): quarter blocks at sigma 3-48 (whole rows at 3-12, two segments at 48;
+  // measured 8-20% faster at 4096^2), the two-per-SM plan at sigma 200; the quarter plan's cascade on a 4096-wide row.
   for (double sigma : {3.0, 12.0, 48.0, 200.0}) {
     const std::vector<int> widths = kovesi_widths(sigma, 3);
     cuda::AxisPlan p;

@@ -470,7 +470,7 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
 }
 
 // Rows may also run in blocks of kQuarterThreads at four an SM, each with a quarter of its shared memory (4096-wide
-// RGBA rows then in two segments with their halos; narrower rows, and rows of fewer channels, whole): the two-per-SM
+// rows of two or four channels then in two segments with their halos; narrower rows whole): the two-per-SM
 // kernel's loads and cascade (each about a copy's time at sigma 3-12) overlap only 60-70%, and four blocks an SM
 // overlap them better. Measured on an H200 (docs/performance.md, box, "Rows in quarter blocks"): RGBA box 4096^2 2-6%
 // faster at sigma 3-48 (rows pass 0.188 -> 0.176 ms at sigma 3-12, 0.219 -> 0.195 at 48), 2048^2 and 1024^2 4-18% at
