@@ -431,23 +431,22 @@ TEST(CudaBoxEmulated, MovingAverageLinesMatchReference) {
   std::printf("[ measured ] moving-average lines: max abs error %.3g\n", worst);
 }
 
-// An H100's budgets (233472 bytes per SM, 232448 opt-in per block): two blocks per SM, or one.
+// An H100's budgets (233472 bytes per SM, 232448 opt-in per block): two blocks per SM, or one; rows also four.
 cuda::LineBudgets h100_budgets() {
   cuda::LineBudgets lim;
   lim.shared = 233472 / 2 - 1024;
   lim.whole = 232448;
+  lim.quarter = 233472 / 4 - 1024;
   lim.min_segment = 64;
   return lim;
 }
 
 // The kernels' plans for RGBA float32 (float4 rows, also in quarter blocks; columns in strips of 8, 4, 2 or 1 float4).
-constexpr size_t kQuarterBudget = 233472 / 4 - 1024;
 cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found) {
   cuda::AxisPlan p;
   *found = cols ? cuda::plan_axis_lines(n, bw, cuda::column_strips<4>(), 16, 4, cuda::box_smax<float4>(), kThreads,
                                         h100_budgets(), true, p)
-                : cuda::plan_rows_lines(n, bw, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(),
-                                        kQuarterBudget, true, p);
+                : cuda::plan_rows_lines(n, bw, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), true, p);
   return p;
 }
 
@@ -474,7 +473,7 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     EXPECT_EQ(cols.S % 2, 1);
     // Every one of these runs the EXACT form (one round per box, a listed chunk).
     EXPECT_TRUE(rows.exact && cols.exact) << sigma;
-    EXPECT_LE(rows.smem.bytes, rp.nth == kThreads ? budget : kQuarterBudget);
+    EXPECT_LE(rows.smem.bytes, rp.nth == kThreads ? budget : h100_budgets().quarter);
     EXPECT_LE(cols.smem.bytes, budget);
     // Window starts without prefixes (DIRECT) where every box spans at most kDirectChunks chunks.
     EXPECT_EQ(rows.direct, cuda::direct_starts(bw, rows.S)) << sigma;
@@ -519,7 +518,7 @@ TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
     const std::vector<int> widths = kovesi_widths(sigma, 3);
     cuda::AxisPlan p;
     ASSERT_TRUE(cuda::plan_rows_lines(4096, widths_of(widths), 4, 1, cuda::box_smax<float>(), kThreads,
-                                      h100_budgets(), kQuarterBudget, false, p));
+                                      h100_budgets(), false, p));
     EXPECT_EQ(p.nth, sigma < 100 ? cuda::kQuarterThreads : kThreads) << sigma;
     if (sigma != 12.0) continue;
     const double err = emulate_rows<float>(4096, 1, widths, Border::Wrap, p.lines.nseg, p.nth, false);

@@ -161,7 +161,8 @@ __global__ void __launch_bounds__(kLineThreads)
                                              });
 }
 
-// Two blocks per SM (or BoxTuning::smem_budget alone), else one block per SM with the opt-in maximum.
+// Two blocks per SM (or BoxTuning::smem_budget alone), else one block per SM with the opt-in maximum; rows also at
+// four blocks per SM (plan_rows_lines), unless the budget is set.
 LineBudgets line_budgets() {
   const BoxTuning& t = box_tuning();
   const size_t optin = size_t(max_smem_optin());
@@ -169,6 +170,7 @@ LineBudgets line_budgets() {
   lim.min_segment = t.min_segment;
   lim.shared = std::min(t.smem_budget > 0 ? size_t(t.smem_budget) : size_t(smem_per_sm()) / 2 - 1024, optin);
   lim.whole = t.smem_budget > 0 ? 0 : optin;  // a set budget is what the caller wants measured
+  lim.quarter = t.smem_budget > 0 ? 0 : size_t(smem_per_sm()) / 4 - 1024;
   return lim;
 }
 
@@ -200,15 +202,16 @@ auto line_kernel(const LinePlan& p, Make make) {
   return general;
 }
 
+template <typename T, int NT>
+auto rows_kernel_of(const LinePlan& p) {
+  return line_kernel<box_smax<T>(), exact_lines<T>()>(p, [](auto s, auto exact, auto direct) {
+    return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value, NT>;
+  });
+}
 template <typename T>
 auto rows_kernel(const AxisPlan& ap) {
-  if (ap.nth == kQuarterThreads)
-    return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
-      return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value, kQuarterThreads>;
-    });
-  return line_kernel<box_smax<T>(), exact_lines<T>()>(ap.lines, [](auto s, auto exact, auto direct) {
-    return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value>;
-  });
+  return ap.nth == kQuarterThreads ? rows_kernel_of<T, kQuarterThreads>(ap.lines)
+                                   : rows_kernel_of<T, kLineThreads>(ap.lines);
 }
 
 template <typename V, int NL>
@@ -221,13 +224,11 @@ auto cols_kernel(const LinePlan& p) {
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
-// Rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines), unless
-// BoxTuning::smem_budget sets the budget to measure.
+// Rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines).
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
-  const size_t quarter = box_tuning().smem_budget <= 0 ? size_t(smem_per_sm()) / 4 - 1024 : 0;
   return plan_rows_lines(img.width, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
-                         quarter, exact_lines<T>(), p);
+                         exact_lines<T>(), p);
 }
 
 template <typename T>

@@ -402,6 +402,7 @@ inline long long cascade_positions(int len, const BoxWidths& bw) {
 struct LineBudgets {
   size_t shared = 0;  // at two blocks per SM (half an SM less the 1 KiB reserved per block), or BoxTuning's
   size_t whole = 0;   // at one block per SM (the opt-in maximum); 0: not an option
+  size_t quarter = 0;  // at four blocks per SM (rows' kQuarterThreads blocks, plan_rows_lines); 0: not an option
   int min_segment = 64;
 };
 
@@ -480,11 +481,11 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
 constexpr int kQuarterThreads = 128;
 constexpr double kQuarterWeight = 0.95;
 inline bool plan_rows_lines(int n, const BoxWidths& bw, size_t vbytes, int K, int smax_v, int nth,
-                            const LineBudgets& lim, size_t quarter, bool exact_ok, AxisPlan& out) {
+                            const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
   bool found = plan_axis_lines(n, bw, {{1, 1.0}}, vbytes, K, smax_v, nth, lim, exact_ok, out);
-  if (quarter == 0) return found;
+  if (lim.quarter == 0) return found;
   LineBudgets q = lim;
-  q.shared = quarter, q.whole = 0;
+  q.shared = lim.quarter, q.whole = 0;
   AxisPlan p;
   if (plan_axis_lines(n, bw, {{1, kQuarterWeight}}, vbytes, K, smax_v, kQuarterThreads, q, exact_ok, p) &&
       (!found || p.cost < out.cost)) {
