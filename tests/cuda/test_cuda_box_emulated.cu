@@ -431,22 +431,25 @@ TEST(CudaBoxEmulated, MovingAverageLinesMatchReference) {
   std::printf("[ measured ] moving-average lines: max abs error %.3g\n", worst);
 }
 
-// An H100's budgets (233472 bytes per SM, 232448 opt-in per block): two blocks per SM, or one; rows also four.
+// An H100's (and H200's) budgets (233472 bytes per SM, 232448 opt-in per block, 132 SMs): two blocks per SM, or
+// one, or four.
 cuda::LineBudgets h100_budgets() {
   cuda::LineBudgets lim;
   lim.shared = 233472 / 2 - 1024;
   lim.whole = 232448;
   lim.quarter = 233472 / 4 - 1024;
   lim.min_segment = 64;
+  lim.sms = 132;
   return lim;
 }
 
-// The kernels' plans for RGBA float32 (float4 rows, also in quarter blocks; columns in strips of 8, 4, 2 or 1 float4).
-cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found) {
+// The kernels' plans for an n x n image of RGBA float32 (float4 rows; columns in strips of 8, 4, 2 or 1 float4; both
+// also in quarter blocks); `channels` 1 or 2: the columns of such an image (float4 values, n * channels / 4 across).
+cuda::AxisPlan plan_rgba(int n, const BoxWidths& bw, bool cols, bool* found, int channels = 4) {
   cuda::AxisPlan p;
-  *found = cols ? cuda::plan_axis_lines(n, bw, cuda::column_strips<4>(), 16, 4, cuda::box_smax<float4>(), kThreads,
-                                        h100_budgets(), true, p)
-                : cuda::plan_rows_lines(n, bw, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), true, p);
+  *found = cols ? cuda::plan_lines_quarter(n, (long long)n * channels / 4, bw, cuda::column_strips<4>(), 16, 4,
+                                           cuda::box_smax<float4>(), kThreads, h100_budgets(), true, p)
+                : cuda::plan_rows_lines(n, n, bw, 16, 4, cuda::box_smax<float4>(), kThreads, h100_budgets(), true, p);
   return p;
 }
 
@@ -467,6 +470,8 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     // Rows in quarter blocks (two segments) where their halo is small, whole rows at two blocks an SM at sigma 200.
     EXPECT_EQ(rp.nth, sigma < 100 ? cuda::kQuarterThreads : kThreads) << sigma;
     EXPECT_EQ(rows.nseg, sigma < 100 ? 2 : 1) << sigma;
+    // Columns in quarter blocks at sigma 3 only (13 segments; their halo is 2% there).
+    EXPECT_EQ(cp.nth, sigma == 3.0 ? cuda::kQuarterThreads : kThreads) << sigma;
     EXPECT_EQ(cp.nl * 16, strip_bytes.at(sigma)) << sigma;
     EXPECT_FALSE(rp.whole_sm || cp.whole_sm) << sigma;
     EXPECT_EQ(rows.S % 2, 1);
@@ -474,13 +479,13 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     // Every one of these runs the EXACT form (one round per box, a listed chunk).
     EXPECT_TRUE(rows.exact && cols.exact) << sigma;
     EXPECT_LE(rows.smem.bytes, rp.nth == kThreads ? budget : h100_budgets().quarter);
-    EXPECT_LE(cols.smem.bytes, budget);
+    EXPECT_LE(cols.smem.bytes, cp.nth == kThreads ? budget : h100_budgets().quarter);
     // Window starts without prefixes (DIRECT) where every box spans at most kDirectChunks chunks.
     EXPECT_EQ(rows.direct, cuda::direct_starts(bw, rows.S)) << sigma;
     EXPECT_EQ(cols.direct, cuda::direct_starts(bw, cols.S)) << sigma;
-    std::printf("[ measured ] sigma %g (R %d): rows %d threads, S %d%s, %d segment(s), %zu bytes; columns %d B strips, "
-                "S %d%s, %d segment(s) of %d (+%d halo rows), %zu bytes\n",
-                sigma, bw.reach, rp.nth, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nl * 16,
+    std::printf("[ measured ] sigma %g (R %d): rows %d threads, S %d%s, %d segment(s), %zu bytes; columns %d threads, "
+                "%d B strips, S %d%s, %d segment(s) of %d (+%d halo rows), %zu bytes\n",
+                sigma, bw.reach, rp.nth, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nth, cp.nl * 16,
                 cols.S, cols.direct ? " direct" : "", cols.nseg, cols.seg_len, 2 * bw.reach, cols.smem.bytes);
   }
 }
@@ -517,13 +522,56 @@ TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
   for (double sigma : {3.0, 12.0, 48.0, 200.0}) {
     const std::vector<int> widths = kovesi_widths(sigma, 3);
     cuda::AxisPlan p;
-    ASSERT_TRUE(cuda::plan_rows_lines(4096, widths_of(widths), 4, 1, cuda::box_smax<float>(), kThreads,
+    ASSERT_TRUE(cuda::plan_rows_lines(4096, 4096, widths_of(widths), 4, 1, cuda::box_smax<float>(), kThreads,
                                       h100_budgets(), false, p));
     EXPECT_EQ(p.nth, sigma < 100 ? cuda::kQuarterThreads : kThreads) << sigma;
     if (sigma != 12.0) continue;
     const double err = emulate_rows<float>(4096, 1, widths, Border::Wrap, p.lines.nseg, p.nth, false);
     std::printf("[ measured ] box1d 4096-wide one-channel row in quarter blocks, sigma %g: %d threads, %d segment(s), "
                 "S %d: max abs error %.3g\n", sigma, p.nth, p.lines.nseg, p.lines.S, err);
+    EXPECT_LE(err, 1e-6);
+  }
+}
+
+// Columns in quarter blocks (plan_lines_quarter): chosen where measured faster on an H200 (sigma 3: 128-byte strips in
+// 13 segments at 4096 rows), not at sigma 12 and up (the quarter plans' narrower strips or more segments cost 6% or
+// more there: no faster or slower measured), nor for one channel at 2048^2 (wave_factor: 448 blocks on 132 SMs, 6%
+// slower measured); one channel at 1024^2 (a grid of one wave, 128 blocks against 64) at sigma 3-48 (1-7% faster
+// measured); and the quarter plan's cascade (128 threads, EXACT) on 4096-row columns against the reference, every
+// border mode.
+TEST(CudaBoxEmulated, ColumnsInQuarterBlocks) {
+  for (int n : {1024, 2048, 4096})
+    for (int channels : {1, 2})
+      for (double sigma : {3.0, 12.0, 48.0}) {
+        bool ok = false;
+        const cuda::AxisPlan p = plan_rgba(n, widths_of(kovesi_widths(sigma, 3)), true, &ok, channels);
+        ASSERT_TRUE(ok);
+        const bool quarter = sigma == 3.0 ? !(n == 2048 && channels == 1) : n == 1024 && channels == 1;
+        EXPECT_EQ(p.nth, quarter ? cuda::kQuarterThreads : kThreads) << n << " x" << channels << " sigma " << sigma;
+      }
+  for (int n : {1024, 2048, 4096})
+    for (double sigma : {3.0, 12.0, 48.0, 200.0}) {
+      const BoxWidths bw = widths_of(kovesi_widths(sigma, 3));
+      bool ok = false;
+      const cuda::AxisPlan p = plan_rgba(n, bw, true, &ok);
+      ASSERT_TRUE(ok);
+      EXPECT_EQ(p.nth, sigma == 3.0 ? cuda::kQuarterThreads : kThreads) << n << " sigma " << sigma;
+      if (p.nth == cuda::kQuarterThreads) {
+        EXPECT_EQ(p.nl * 16, 128) << n;
+        EXPECT_TRUE(p.lines.exact) << n;
+        EXPECT_LE(p.lines.smem.bytes, h100_budgets().quarter) << n;
+      }
+    }
+  const std::vector<int> widths = kovesi_widths(3.0, 3);
+  bool ok = false;
+  const cuda::AxisPlan p = plan_rgba(4096, widths_of(widths), true, &ok);
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(p.nth, cuda::kQuarterThreads);
+  for (Border b : kBorders) {
+    const double err =
+        emulate_cols<float4>(2 * p.nl, 4096, 4, widths, b, p.lines.nseg, p.nth, p.nl, p.lines.exact);
+    std::printf("[ measured ] box1d 4096-row RGBA columns in quarter blocks, sigma 3, %s: %d threads, %d segments, "
+                "S %d: max abs error %.3g\n", border_name(b), p.nth, p.lines.nseg, p.lines.S, err);
     EXPECT_LE(err, 1e-6);
   }
 }

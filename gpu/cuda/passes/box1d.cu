@@ -12,7 +12,8 @@
 //    columns; any channel count) down the column; the box runs on each value column, independent of channels.
 //    Results go straight from registers to device memory. Wide strips move whole 128-byte lines per load and
 //    store but hold fewer rows per block (more segments, more halo); box_cascade.cuh's plan_axis_lines weighs
-//    strips against segments with costs measured per strip width.
+//    strips against segments with costs measured per strip width, and plan_lines_quarter the quarter blocks too
+//    (4096^2 at sigma 3: 13 segments in 128-thread blocks).
 //  - lines longer than the block's shared memory (BoxTuning::smem_budget, by default half an SM so that two
 //    blocks share one and overlap their loads with each other's math) are cut into segments, each loaded with
 //    its halo of R (from L2: neighbouring segments run in neighbouring blocks), or, where that costs less than
@@ -44,7 +45,7 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
 // columns' chunks of 5 (one-channel images) stay at two (three measured no better there). NT: blocks of
-// kLineThreads, or of kQuarterThreads at four an SM (where plan_rows_lines finds them cheaper).
+// kLineThreads, or of kQuarterThreads at four an SM (where plan_lines_quarter finds them cheaper).
 template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
 __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 : 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
@@ -86,9 +87,12 @@ __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 
 }
 
 // Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment) (EXACT: SMAX
-// zero positions after the segment; DIRECT as for rows).
-template <typename V, int SMAX, int NL, bool EXACT, bool DIRECT = false>
-__global__ void __launch_bounds__(kLineThreads, 2)
+// zero positions after the segment; DIRECT as for rows). NT as for rows. Blocks go strip by strip, so a segment's
+// halo rows come from L2 (its neighbours ran just before or after it); segment by segment (the bottom one first,
+// where the rows pass's last output may still be in L2, or the top one) measured no faster (H200: box 4096^2
+// 0.411 -> 0.416-0.418 ms at sigma 48).
+template <typename V, int SMAX, int NL, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
+__global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : 2)
     box_cols_kernel(const V* __restrict__ in, V* __restrict__ out, int rowv, int H, Border b,
                     const __grid_constant__ BoxWidths bw, int S, int seg_len, int nseg, unsigned base_off,
                     unsigned tot_off, int ahead) {
@@ -161,8 +165,8 @@ __global__ void __launch_bounds__(kLineThreads)
                                              });
 }
 
-// Two blocks per SM (or BoxTuning::smem_budget alone), else one block per SM with the opt-in maximum; rows also at
-// four blocks per SM (plan_rows_lines), unless the budget is set.
+// Two blocks per SM (or BoxTuning::smem_budget alone), else one block per SM with the opt-in maximum; also four
+// blocks per SM (plan_lines_quarter), unless the budget is set.
 LineBudgets line_budgets() {
   const BoxTuning& t = box_tuning();
   const size_t optin = size_t(max_smem_optin());
@@ -171,6 +175,7 @@ LineBudgets line_budgets() {
   lim.shared = std::min(t.smem_budget > 0 ? size_t(t.smem_budget) : size_t(smem_per_sm()) / 2 - 1024, optin);
   lim.whole = t.smem_budget > 0 ? 0 : optin;  // a set budget is what the caller wants measured
   lim.quarter = t.smem_budget > 0 ? 0 : size_t(smem_per_sm()) / 4 - 1024;
+  lim.sms = sm_count();
   return lim;
 }
 
@@ -214,11 +219,16 @@ auto rows_kernel(const AxisPlan& ap) {
                                    : rows_kernel_of<T, kLineThreads>(ap.lines);
 }
 
-template <typename V, int NL>
-auto cols_kernel(const LinePlan& p) {
+template <typename V, int NL, int NT>
+auto cols_kernel_of(const LinePlan& p) {
   return line_kernel<box_smax<V>(), exact_lines<V>()>(p, [](auto s, auto exact, auto direct) {
-    return box_cols_kernel<V, decltype(s)::value, NL, decltype(exact)::value, decltype(direct)::value>;
+    return box_cols_kernel<V, decltype(s)::value, NL, decltype(exact)::value, decltype(direct)::value, NT>;
   });
+}
+template <typename V, int NL>
+auto cols_kernel(const AxisPlan& ap) {
+  return ap.nth == kQuarterThreads ? cols_kernel_of<V, NL, kQuarterThreads>(ap.lines)
+                                   : cols_kernel_of<V, NL, kLineThreads>(ap.lines);
 }
 
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
@@ -227,8 +237,8 @@ std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 // Rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines).
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
-  return plan_rows_lines(img.width, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads, line_budgets(),
-                         exact_lines<T>(), p);
+  return plan_rows_lines(img.width, img.height, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads,
+                         line_budgets(), exact_lines<T>(), p);
 }
 
 template <typename T>
@@ -256,12 +266,13 @@ template <typename V>
 bool plan_cols(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
   constexpr int K = VecInfo<V>::K;
   const int force = box_tuning().strip_bytes, n = img.height;
+  const long long across = (long long)img.width * img.channels / K;  // value columns
   const LineBudgets lim = line_budgets();
   const bool ex = exact_lines<V>();
   for (const StripOption& o : column_strips<K>())
     if (force == int(o.nl * sizeof(V)))
-      return plan_axis_lines(n, bw, {o}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
-  return plan_axis_lines(n, bw, column_strips<K>(), sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
+      return plan_lines_quarter(n, across, bw, {o}, sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
+  return plan_lines_quarter(n, across, bw, column_strips<K>(), sizeof(V), K, box_smax<V>(), kLineThreads, lim, ex, p);
 }
 
 template <typename V, int NL>
@@ -271,17 +282,17 @@ Status run_cols_nl(const DevImage& src, const DevImage& dst, Border b, const Box
   const int rowv = int(size_t(src.width) * src.channels * sizeof(float) / sizeof(V));
   const long long blocks = (long long)((rowv + NL - 1) / NL) * p.nseg;
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
-  auto k = cols_kernel<V, NL>(p);
+  auto k = cols_kernel<V, NL>(ap);
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
   // Prefetch only for strips of whole 128-byte lines: narrower strips (sigma 100+ at 4096^2) load long halos
   // from L2 already, and whole lines asked for a 32-byte strip measured 0.425 -> 0.51 ms (H100).
   const int ahead = NL * sizeof(V) >= 128 ? kPrefetchAhead : 0;
-  const cudaError_t e = launch_dependent(k, unsigned(blocks), kLineThreads, p.smem.bytes, st,
+  const cudaError_t e = launch_dependent(k, unsigned(blocks), unsigned(ap.nth), p.smem.bytes, st,
                                          static_cast<const V*>(src.data), static_cast<V*>(dst.data), rowv, src.height,
                                          b, bw, p.S, p.seg_len, p.nseg, unsigned(p.smem.base_off),
                                          unsigned(p.smem.tot_off), ahead);
-  path = std::string("box1d-cols") + (NL * sizeof(V) != 32 ? "-strip" + std::to_string(NL * sizeof(V)) : "") +
-         sm_text(ap) + seg_text(p.nseg);
+  path = std::string("box1d-cols") + (ap.nth == kQuarterThreads ? "-quarter" : "") +
+         (NL * sizeof(V) != 32 ? "-strip" + std::to_string(NL * sizeof(V)) : "") + sm_text(ap) + seg_text(p.nseg);
   return cuda_status(e, "launching box1d (columns)");
 }
 

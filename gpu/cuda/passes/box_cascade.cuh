@@ -402,8 +402,9 @@ inline long long cascade_positions(int len, const BoxWidths& bw) {
 struct LineBudgets {
   size_t shared = 0;  // at two blocks per SM (half an SM less the 1 KiB reserved per block), or BoxTuning's
   size_t whole = 0;   // at one block per SM (the opt-in maximum); 0: not an option
-  size_t quarter = 0;  // at four blocks per SM (rows' kQuarterThreads blocks, plan_rows_lines); 0: not an option
+  size_t quarter = 0;  // at four blocks per SM (kQuarterThreads blocks, plan_lines_quarter); 0: not an option
   int min_segment = 64;
+  int sms = 0;  // the device's SMs (plan_lines_quarter's wave_factor); 0: not counted
 };
 
 // A line pass: lines per block (rows: 1; columns: the strip's value columns), segments, and whether the block
@@ -470,29 +471,58 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
   return found;
 }
 
-// Rows may also run in blocks of kQuarterThreads at four an SM, each with a quarter of its shared memory (4096-wide
-// rows of two or four channels then in two segments with their halos; narrower rows whole): the two-per-SM
-// kernel's loads and cascade (each about a copy's time at sigma 3-12) overlap only 60-70%, and four blocks an SM
-// overlap them better. Measured on an H200 (docs/performance.md, box, "Rows in quarter blocks"): RGBA box 4096^2 2-6%
-// faster at sigma 3-48 (rows pass 0.188 -> 0.176 ms at sigma 3-12, 0.219 -> 0.195 at 48), 2048^2 and 1024^2 4-18% at
-// sigma 3-100; one channel 4096^2 8-20%, two 2-7%, 1024^2 10-36%; integral likewise; slower where the segments' halo
-// grows (RGBA 4096^2 sigma 100: 6.8% more cascade positions and chunks of 21 against 19, box +1%; sigma 200: rows
-// +24%). Weight kQuarterWeight a position: its plan wins where its halo adds under 5% (4096^2 sigma 48: 3.4%).
+// A line pass may also run in blocks of kQuarterThreads at four an SM, each with a quarter of its shared memory
+// (more segments, so more halo): the two-per-SM kernels' loads and cascade (each about a copy's time at sigma 3-12)
+// overlap only 60-70%, and four blocks an SM overlap them better. Each of opts is weighed at both shapes, the quarter
+// plan's positions at kQuarterWeight: it wins where its halo and narrower strips add under 5%. Measured on an H200
+// (docs/performance.md, box, "Rows in quarter blocks" and "Columns in quarter blocks"):
+//  - rows (4096-wide RGBA rows then in two segments; narrower rows whole): RGBA box 4096^2 2-6% faster at sigma
+//    3-48 (rows pass 0.188 -> 0.176 ms at sigma 3-12, 0.219 -> 0.195 at 48), 2048^2 and 1024^2 4-18% at sigma
+//    3-100; one channel 4096^2 8-20%, two 2-7%, 1024^2 10-36%; integral likewise; slower where the halo grows (RGBA
+//    4096^2 sigma 100: 6.8% more cascade positions and chunks of 21 against 19, box +1%; sigma 200: rows +24%).
+//  - columns (4096^2 sigma 3: 13 segments of 128-byte strips against 7, cost 1.014x before the weight): RGBA box
+//    4096^2 0.333 -> 0.323 ms, integral 0.452 -> 0.434; forced at sigma 12 (64-byte strips, 1.060x) box no faster,
+//    integral 2.4%; at 48 (1.155x) box 6% slower, at 100-200 slower still.
+// The two shapes are also weighed by wave_factor: a grid that is all resident at once waits for its busiest SM. The
+// quarter plan's columns at 2048^2 one channel (448 blocks against 256 on 132 SMs: 4 on the busiest against 2, 1.18
+// against 1.03) measured 6% slower, at 1024^2 (128 blocks against 64: half the SMs idle) 7% faster.
 constexpr int kQuarterThreads = 128;
 constexpr double kQuarterWeight = 0.95;
-inline bool plan_rows_lines(int n, const BoxWidths& bw, size_t vbytes, int K, int smax_v, int nth,
-                            const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
-  bool found = plan_axis_lines(n, bw, {{1, 1.0}}, vbytes, K, smax_v, nth, lim, exact_ok, out);
+
+// Plan p's blocks for `across` lines side by side (rows: the image's height; columns: its values across) on
+// lim.sms SMs, where they are all resident at once: the busiest SM's blocks over the mean. 1 where they take more
+// than one wave (the SMs that finish early take the next blocks), or where not counted.
+inline double wave_factor(const AxisPlan& p, long long across, const LineBudgets& lim) {
+  if (across <= 0 || lim.sms <= 0) return 1.0;
+  const long long blocks = (across + p.nl - 1) / p.nl * p.lines.nseg;
+  const int per_sm = p.nth == kQuarterThreads ? 4 : p.whole_sm ? 1 : 2;
+  if (blocks > (long long)lim.sms * per_sm) return 1.0;
+  return double((blocks + lim.sms - 1) / lim.sms) * lim.sms / double(blocks);
+}
+
+inline bool plan_lines_quarter(int n, long long across, const BoxWidths& bw, std::initializer_list<StripOption> opts,
+                               size_t vbytes, int K, int smax_v, int nth, const LineBudgets& lim, bool exact_ok,
+                               AxisPlan& out) {
+  bool found = plan_axis_lines(n, bw, opts, vbytes, K, smax_v, nth, lim, exact_ok, out);
   if (lim.quarter == 0) return found;
   LineBudgets q = lim;
   q.shared = lim.quarter, q.whole = 0;
-  AxisPlan p;
-  if (plan_axis_lines(n, bw, {{1, kQuarterWeight}}, vbytes, K, smax_v, kQuarterThreads, q, exact_ok, p) &&
-      (!found || p.cost < out.cost)) {
-    out = p;
-    found = true;
+  for (const StripOption& o : opts) {
+    AxisPlan p;
+    if (plan_axis_lines(n, bw, {{o.nl, o.weight * kQuarterWeight}}, vbytes, K, smax_v, kQuarterThreads, q, exact_ok,
+                        p) &&
+        (!found || p.cost * wave_factor(p, across, lim) < out.cost * wave_factor(out, across, lim))) {
+      out = p;
+      found = true;
+    }
   }
   return found;
+}
+
+// Rows: one line per block, `across` rows.
+inline bool plan_rows_lines(int n, long long across, const BoxWidths& bw, size_t vbytes, int K, int smax_v, int nth,
+                            const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
+  return plan_lines_quarter(n, across, bw, {{1, 1.0}}, vbytes, K, smax_v, nth, lim, exact_ok, out);
 }
 
 }  // namespace gpublur::cuda
