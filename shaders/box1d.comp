@@ -111,23 +111,32 @@ void main() {
   int s0 = int(gl_WorkGroupID.x) * L;   // first output along the axis
   int c0 = int(gl_WorkGroupID.y) * TC;  // first line
 
-  // 1. TC x N positions = NT x LS: LS loads per invocation.
-  for (int k = 0; k < LS; ++k) {
-    int i = li + k * NT;
+  // 1. TC x N positions = NT x LS: LS loads per invocation, all fetches issued before any shared-memory store.
+  //    Stored one at a time as fetched (one loop), the loads and stores alone took 0.68 ms for the box pair at 4096^2
+  //    RGBA (3.8 copies; NVIDIA's compiler apparently waits for each fetch before the next), 0.43 this way (H200,
+  //    docs/performance.md "GL box: fetches before stores"). Fetching unconditionally (a clamped index and a
+  //    select) lost the gain again.
+  {
+    vec4 v[LS];
+    int at[LS];
+    for (int k = 0; k < LS; ++k) {
+      int i = li + k * NT;
 #if AXIS == 0
-    int l = i / N, q = i - l * N;
+      int l = i / N, q = i - l * N;
 #else
-    int l = i % TC, q = i / TC;
+      int l = i % TC, q = i / TC;
 #endif
-    int c = min(c0 + l, n_across - 1);  // lines past the image: loaded (any line), never stored
-    int a = remap_index(s0 - R + q, n_along, border);
-    vec4 v = vec4(0.0);
+      int c = min(c0 + l, n_across - 1);  // lines past the image: loaded (any line), never stored
+      int a = remap_index(s0 - R + q, n_along, border);
+      at[k] = l * PITCH + q;
+      v[k] = vec4(0.0);
 #if AXIS == 0
-    if (a >= 0) v = texelFetch(src, ivec2(a, c), 0);
+      if (a >= 0) v[k] = texelFetch(src, ivec2(a, c), 0);
 #else
-    if (a >= 0) v = texelFetch(src, ivec2(c, a), 0);
+      if (a >= 0) v[k] = texelFetch(src, ivec2(c, a), 0);
 #endif
-    tile[l * PITCH + q] = v;
+    }
+    for (int k = 0; k < LS; ++k) tile[at[k]] = v[k];
   }
   barrier();
 
