@@ -116,6 +116,32 @@ void main() {
   //    RGBA (3.8 copies; NVIDIA's compiler apparently waits for each fetch before the next), 0.43 this way (H200,
   //    docs/performance.md "GL box: fetches before stores"). Fetching unconditionally (a clamped index and a
   //    select) lost the gain again.
+#if AXIS == 0 && TC >= 2
+  // Rows of a group of several lines: a warp on 4 positions of each of TC lines (4 x 8, 8 x 4 or 16 x 2 texels), so
+  // that its fetches (and the stores below) touch whole 128-byte pieces of NVIDIA's block-linear GOBs (64 bytes x 8
+  // rows) rather than halves of 8 GOBs: GL box 4096^2 0.558 -> 0.512 ms at sigma 3 (4 lines), 0.785 -> 0.747 at 12,
+  // 1.117 -> 1.096 at 48 (2 lines); one line a group (sigma 200) keeps the plain order (H200, docs/performance.md
+  // "GL box: fetches before stores"). Positions run in quads (NQ4: N rounded up).
+#define NQ4 (((N + 3) / 4) * 4)
+#define LIT ((TC * NQ4 + NT - 1) / NT)
+  {
+    vec4 v[LIT];
+    int at[LIT];
+    for (int k = 0; k < LIT; ++k) {
+      int i = li + k * NT;
+      int quad = i / (4 * TC), r = i - quad * (4 * TC);
+      int l = r / 4, q = quad * 4 + (r & 3);
+      bool ok = q < N && i < TC * NQ4;
+      int c = min(c0 + l, n_across - 1);
+      int a = ok ? remap_index(s0 - R + q, n_along, border) : -1;
+      at[k] = ok ? l * PITCH + q : -1;
+      v[k] = vec4(0.0);
+      if (a >= 0) v[k] = texelFetch(src, ivec2(a, c), 0);
+    }
+    for (int k = 0; k < LIT; ++k)
+      if (at[k] >= 0) tile[at[k]] = v[k];
+  }
+#else
   {
     vec4 v[LS];
     int at[LS];
@@ -138,6 +164,7 @@ void main() {
     }
     for (int k = 0; k < LS; ++k) tile[at[k]] = v[k];
   }
+#endif
   barrier();
 
   // 2. Neighbouring invocations own neighbouring blocks of one line (odd LS: different banks).
@@ -228,7 +255,19 @@ void main() {
     barrier();
   }
 
-  // 3. TC x L outputs.
+  // 3. TC x L outputs (rows of several lines in quads of positions, as the loads).
+#if AXIS == 0 && TC >= 2
+#define LQ4 (((L + 3) / 4) * 4)
+  for (int k = 0; k < (TC * LQ4 + NT - 1) / NT; ++k) {
+    int i = li + k * NT;
+    if (i >= TC * LQ4) break;
+    int quad = i / (4 * TC), r = i - quad * (4 * TC);
+    int l = r / 4, q = quad * 4 + (r & 3);
+    int c = c0 + l, o = s0 + q;
+    if (q >= L || c >= n_across || o >= n_along) continue;
+    imageStore(dst, ivec2(o, c), tile[l * PITCH + q]);
+  }
+#else
   for (int k = 0; k < (TC * L + NT - 1) / NT; ++k) {
     int i = li + k * NT;
     if (i >= TC * L) break;
@@ -245,4 +284,5 @@ void main() {
     imageStore(dst, ivec2(c, o), tile[l * PITCH + q]);
 #endif
   }
+#endif
 }
