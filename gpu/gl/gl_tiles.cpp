@@ -181,7 +181,7 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
-                 const std::string& totals_spec) {
+                 const std::string& totals_spec, int n_along) {
   BoxTile t;
   int max_w = 1;
   for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
@@ -211,26 +211,44 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     t.lines = 0;
     return t;
   }
-  // Positions per invocation: the most that fit with the totals (a group of one line: no pitch padding, the
-  // others pad at most 7 positions per line, checked below).
-  for (int per = 9; per >= 1; per -= 2) {
-    BoxTile c = t;
-    c.per = per, c.lines = 1;
-    if (c.span() * 16 + c.threads * 32 > budget) continue;
-    // At most 4 lines per group, and 2 lines wherever the halo stays under 2/7 of the loads: a sweep of the shapes
-    // on an H100 (4096^2 RGBA box; docs/performance.md "GL box tiles") had 4 x 9 at sigma 3 10% faster than
-    // 16 x 9, and 2 x 9 rows at sigma 48 7% faster than 1 x 9 (fewer, longer lines: fewer window starts).
-    for (int lines = std::min(4, t.threads / 8); lines >= 1; lines /= 2) {
-      c.lines = lines;
-      const int halo_ratio = lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
-      if (fits(c) && c.outputs() >= 16 && c.outputs() >= halo_ratio * c.reach) return with_totals(c);
+  // Positions per invocation: the most that fit with the totals they need, from max_per down (a group of one
+  // line: no pitch padding, the others pad at most 7 positions per line, checked below).
+  auto choose = [&](int max_per) {
+    for (int per = max_per; per >= 1; per -= 2) {
+      BoxTile c = t;
+      c.per = per, c.lines = 1;
+      if (c.span() * 16 + (with_totals(c).totals ? c.threads * 32 : 0) > budget) continue;
+      // At most 4 lines per group, and 2 lines wherever the halo stays under 2/7 of the loads: a sweep of the
+      // shapes on an H100 (4096^2 RGBA box; docs/performance.md "GL box tiles") had 4 x 9 at sigma 3 10% faster
+      // than 16 x 9, and 2 x 9 rows at sigma 48 7% faster than 1 x 9 (fewer, longer lines: fewer window starts).
+      for (int lines = std::min(4, t.threads / 8); lines >= 1; lines /= 2) {
+        c.lines = lines;
+        const int halo_ratio = lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
+        if (fits(c) && c.outputs() >= 16 && c.outputs() >= halo_ratio * c.reach) return with_totals(c);
+      }
+      c.lines = 1;
+      if (fits(c) && c.outputs() >= 32) return with_totals(c);
+      break;
     }
-    c.lines = 1;
-    if (fits(c) && c.outputs() >= 32) return with_totals(c);
-    break;
-  }
-  t.lines = 0;
-  return t;
+    BoxTile none = t;
+    none.lines = 0;
+    return none;
+  };
+  // 11 positions fit 48 KiB only without totals (every width <= 11). Against 9 it stores more per group but may
+  // leave more of a line's last group idle, so the two are weighed by the positions their groups load along a
+  // line of n_along (a long line where 0). H200, RGBA box sigma 3 (docs/performance.md "GL box: fetches before
+  // stores"): 4096^2 4 x 11 0.474 ms against 4 x 9 0.501 (6 groups of 704 positions a line against 8 of 576),
+  // 1024^2 0.0555 against 0.0498 (2 of 704 against 2 of 576); integral alike. (11 was slower on an H100 before
+  // the loads were fixed.)
+  const BoxTile wide = choose(11);
+  if (wide.lines == 0 || wide.per < 11) return wide;
+  const BoxTile narrow = choose(9);
+  if (narrow.lines == 0) return wide;
+  const auto loaded = [&](const BoxTile& c) {
+    return n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
+                       : double(c.span()) / c.outputs();
+  };
+  return loaded(narrow) < loaded(wide) ? narrow : wide;
 }
 
 std::string glsl_floats(const float* w, int n) {

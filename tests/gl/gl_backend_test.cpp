@@ -323,8 +323,17 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
       EXPECT_EQ(t.totals > 0, 2 * reach + 1 > t.per);
     }
   }
-  EXPECT_EQ(box_tile({5, 5, 5}, 49152, 1024).per, 9);
-  EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024).per, 5);
+  // The most positions per invocation that fit with the window-start totals they need: 11 without (every width
+  // <= 11), 9 with them in 48 KiB; 7 and 5 in 32 KiB.
+  EXPECT_EQ(box_tile({5, 5, 5}, 49152, 1024).per, 11);
+  // 11 against 9 by the positions loaded along the line: 4096 positions in 6 groups of 704 (4 lines x 11) against 8
+  // of 576; 1024 in 2 of 704 against 2 of 576 (measured faster each way on an H200).
+  EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 4096).per, 11);
+  EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).per, 9);
+  EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).lines, 4);
+  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).per, 9);
+  EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024).per, 7);
+  EXPECT_EQ(box_tile({5, 5, 9}, 32768, 1024).per, 5);
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024, "8x3").lines, 8);
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024, "8x4").lines, 0);   // even block length
   EXPECT_EQ(box_tile({99}, 32768, 1024, "32x3").lines, 0);       // 24 positions per line: no room for the reach

@@ -20,7 +20,8 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const GlLimits& lim = ctx.limits();
   const std::string spec = box_tile_spec();
   BoxTile tile = spec == "lines" ? BoxTile{}
-                                 : box_tile(pass.widths, lim.max_shared, lim.max_invocations, spec, box_totals_spec());
+                                 : box_tile(pass.widths, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
+                                            pass.axis == 0 ? dst.w : dst.h);
   tile.sums = box_sums();
   if (tile.lines == 0) {
     spdlog::debug("GL box1d: reach {} as line walkers", pass.radius());
