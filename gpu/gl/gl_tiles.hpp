@@ -110,9 +110,9 @@ struct BoxTile {
 // positions per invocation (odd, up to 11; 11 against 9 by the positions loaded) that fit the shared memory, then
 // the most lines per group (4 .. 1) that keep the halo under 1/7 of the positions loaded and store >= 16 per line;
 // two lines are taken while the halo stays under 2/7 (along y one line per group would read 16 bytes per row);
-// failing all that one line if it still stores >= 32, else lines = 0. `spec` "LINESxPER" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0
-// where it does not fit). `totals_spec` "direct" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window
-// start where any is needed.
+// failing all that one line if it still stores >= 32, else lines = 0. `spec` "LINESxPER" (GPUBLUR_GL_BOX_TILE)
+// picks the shape instead (lines = 0 where it does not fit). `totals_spec` "direct" / "scan"
+// (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0);
 

@@ -485,8 +485,9 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
     EXPECT_EQ(cols.direct, cuda::direct_starts(bw, cols.S)) << sigma;
     std::printf("[ measured ] sigma %g (R %d): rows %d threads, S %d%s, %d segment(s), %zu bytes; columns %d threads, "
                 "%d B strips, S %d%s, %d segment(s) of %d (+%d halo rows), %zu bytes\n",
-                sigma, bw.reach, rp.nth, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nth, cp.nl * 16,
-                cols.S, cols.direct ? " direct" : "", cols.nseg, cols.seg_len, 2 * bw.reach, cols.smem.bytes);
+                sigma, bw.reach, rp.nth, rows.S, rows.direct ? " direct" : "", rows.nseg, rows.smem.bytes, cp.nth,
+                cp.nl * 16, cols.S, cols.direct ? " direct" : "", cols.nseg, cols.seg_len, 2 * bw.reach,
+                cols.smem.bytes);
   }
 }
 
