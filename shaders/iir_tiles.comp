@@ -5,11 +5,12 @@
 //   1. sums: each tile's first-order sums from zero states, per term, in float32 (from zero they stay within
 //      min(TILE, 1 / (1 - |p|)) of the inputs): U at its last position (U[i] = x[i] + p U[i-1]) and W at its
 //      first (W[i] = x[i] + p W[i+1], so that V[i] = p W[i+1]), into the aggregates;
-//   2. chains: one invocation per (line, term) chains the tiles' sums in float64, causal and anticausal
-//      interleaved (U_before(j+1) = p^len U_before(j) + sum(j), likewise backwards), from the border states for
-//      clamp and zero; wrap and mirror chain from zero, the chains then ending at the border sums B and F, and
-//      a second sweep adds the closed-form border states (core/reference/passes/iir1d.cpp) as p^a U[-1] and
-//      p^(N - b) W[N] (the recursion is linear). The aggregates become each tile's true states U[a-1], W[b];
+//   2. chains: one invocation per (line, term, channel) chains the tiles' sums in float64, causal and
+//      anticausal interleaved (U_before(j+1) = p^len U_before(j) + sum(j), likewise backwards), from the border
+//      states for clamp and zero; wrap and mirror chain from zero, the chains then ending at the border sums B
+//      and F, and a second sweep adds the closed-form border states (core/reference/passes/iir1d.cpp) as
+//      p^a U[-1] and p^(N - b) W[N] (the recursion is linear). The aggregates become each tile's true states
+//      U[a-1], W[b];
 //   3. final (4: the same for the rows of an x/y pair, with the columns' sums of the group's square, below):
 //      each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
 //      output is Re(u + v) and its state stays within the term's gain of the inputs), the outputs summed in
@@ -45,7 +46,20 @@ layout(binding = 0) uniform sampler2D src;
 #if PHASE >= 3
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 #endif
+#if PHASE == 2 && VCH > 1
+// The chains take one invocation per (line, channel, term), the aggregates read as floats: a vec4 line's chain
+// was 256 warps at 4096^2, two an SM (docs/performance.md "GL iir: chains per channel, outputs fetched ahead").
+#define CSPLIT 1
+layout(std430, binding = 1) buffer Agg { float aggf[]; };
+#define AGG(i) aggf[(i) * VCH + cc]
+#define CV float
+#define CDV double
+#else
 layout(std430, binding = 1) buffer Agg { VEC agg[]; };
+#define AGG(i) agg[i]
+#define CV VEC
+#define CDV DVEC
+#endif
 #if PHASE == 4
 // The x/y pair (rows, then columns with the same filter; core/program.hpp iir_pair): the rows' outputs of the
 // group's LX rows x TILE columns also go to a shared tile, and after a barrier its invocations make the columns'
@@ -68,6 +82,11 @@ uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 uniform int ntiles;
 
+#ifdef CSPLIT
+#define CFETCH(p) texelFetch(src, p, 0)[cc]
+#else
+#define CFETCH(p) FETCH(p)
+#endif
 #if AXIS == 0
 #define AT(along, line) ivec2(along, line)
 #else
@@ -126,7 +145,11 @@ void main() {
 #else
   int n = size.y, lines = size.x;
 #endif
+#ifdef CSPLIT
+  int l = int(gl_GlobalInvocationID.x) / VCH, cc = int(gl_GlobalInvocationID.x) % VCH;
+#else
   int l = int(gl_GlobalInvocationID.x);
+#endif
 #if PHASE != 4
   if (l >= lines) return;
 #endif
@@ -147,37 +170,35 @@ void main() {
 #elif PHASE == 2
   int t = int(gl_GlobalInvocationID.y);
   dvec2 p = coef[t].xy, pT = cpow(p, TILE), pL = cpow(p, lastlen);
-  DVEC zr = DVEC(0.0), zi = DVEC(0.0), yr = DVEC(0.0), yi = DVEC(0.0);  // causal z, anticausal y
+  CDV zr = CDV(0.0), zi = CDV(0.0), yr = CDV(0.0), yi = CDV(0.0);  // causal z, anticausal y
   if (border == 0) {  // clamp: U[-1] = x[0] / (1 - p), W[N] = x[N-1] / (1 - p)
     dvec2 d = dvec2(1.0 - p.x, -p.y);
     double dd = d.x * d.x + d.y * d.y;
-    DVEC x0 = DVEC(FETCH(AT(0, l))), xn = DVEC(FETCH(AT(n - 1, l)));
+    CDV x0 = CDV(CFETCH(AT(0, l))), xn = CDV(CFETCH(AT(n - 1, l)));
     zr = x0 * (d.x / dd), zi = -x0 * (d.y / dd);
     yr = xn * (d.x / dd), yi = -xn * (d.y / dd);
   }
   // AHEAD tiles' sums loaded at once: they do not depend on the chains (each load behind the previous store
-  // would leave the chains latency-bound). Measured on an H100, 4096^2 RGBA, 64 invocations per group: 8
-  // 1.33 ms, 4 1.40, 16 1.39.
-#define AHEAD 8
+  // would leave the chains latency-bound). AHEAD comes from the host (gpu/gl/passes/iir1d.cpp chain_ahead).
   for (int k0 = 0; k0 < ntiles; k0 += AHEAD) {
-    VEC cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
+    CV cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
     for (int e = 0; e < AHEAD; ++e) {
       int k = min(k0 + e, last);
       int ic = agg_index(k, t, l, lines), ib = agg_index(last - k, TERMS + t, l, lines);
-      cr[e] = agg[ic], ci[e] = agg[ic + 1], br[e] = agg[ib], bi[e] = agg[ib + 1];
+      cr[e] = AGG(ic), ci[e] = AGG(ic + 1), br[e] = AGG(ib), bi[e] = AGG(ib + 1);
     }
     for (int e = 0; e < AHEAD; ++e) {
       int k = k0 + e;
       if (k < ntiles) {
         int jc = k, jb = last - k;
         int ic = agg_index(jc, t, l, lines), ib = agg_index(jb, TERMS + t, l, lines);
-        agg[ic] = VEC(zr), agg[ic + 1] = VEC(zi);
-        agg[ib] = VEC(yr), agg[ib + 1] = VEC(yi);
+        AGG(ic) = CV(zr), AGG(ic + 1) = CV(zi);
+        AGG(ib) = CV(yr), AGG(ib + 1) = CV(yi);
         dvec2 fc = jc == last ? pL : pT, fb = jb == last ? pL : pT;
-        DVEC r = fc.x * zr - fc.y * zi + DVEC(cr[e]);
-        zi = fc.x * zi + fc.y * zr + DVEC(ci[e]), zr = r;
-        r = fb.x * yr - fb.y * yi + DVEC(br[e]);
-        yi = fb.x * yi + fb.y * yr + DVEC(bi[e]), yr = r;
+        CDV r = fc.x * zr - fc.y * zi + CDV(cr[e]);
+        zi = fc.x * zi + fc.y * zr + CDV(ci[e]), zr = r;
+        r = fb.x * yr - fb.y * yi + CDV(br[e]);
+        yi = fb.x * yi + fb.y * yr + CDV(bi[e]), yr = r;
       }
     }
   }
@@ -185,7 +206,7 @@ void main() {
     // From zero, the chains ended at B = U[N-1] (causal) and F = W[0] (anticausal). Wrap: U[-1] = B / (1-p^N),
     // W[N] = F / (1-p^N); mirror: U[-1] = (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) / (1-p^2N).
     dvec2 pn = cpow(p, n), d;
-    DVEC ur, ui, wr, wi;
+    CDV ur, ui, wr, wi;
     if (border == 2) {
       d = dvec2(1.0 - pn.x, -pn.y);
       ur = zr, ui = zi, wr = yr, wi = yi;
@@ -196,25 +217,25 @@ void main() {
       wr = zr + pn.x * yr - pn.y * yi, wi = zi + pn.x * yi + pn.y * yr;
     }
     double dd = d.x * d.x + d.y * d.y;
-    DVEC u0r = (ur * d.x + ui * d.y) / dd, u0i = (ui * d.x - ur * d.y) / dd;
-    DVEC wnr = (wr * d.x + wi * d.y) / dd, wni = (wi * d.x - wr * d.y) / dd;
+    CDV u0r = (ur * d.x + ui * d.y) / dd, u0i = (ui * d.x - ur * d.y) / dd;
+    CDV wnr = (wr * d.x + wi * d.y) / dd, wni = (wi * d.x - wr * d.y) / dd;
     dvec2 pc = dvec2(1.0, 0.0), pb = dvec2(1.0, 0.0);  // p^a for tile jc, p^(N - b) for tile jb
     for (int k0 = 0; k0 < ntiles; k0 += AHEAD) {  // loaded ahead, as the chains above
-      VEC cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
+      CV cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];
       for (int e = 0; e < AHEAD; ++e) {
         int k = min(k0 + e, last);
         int ic = agg_index(k, t, l, lines), ib = agg_index(last - k, TERMS + t, l, lines);
-        cr[e] = agg[ic], ci[e] = agg[ic + 1], br[e] = agg[ib], bi[e] = agg[ib + 1];
+        cr[e] = AGG(ic), ci[e] = AGG(ic + 1), br[e] = AGG(ib), bi[e] = AGG(ib + 1);
       }
       for (int e = 0; e < AHEAD; ++e) {
         int k = k0 + e;
         if (k < ntiles) {
           int jc = k, jb = last - k;
           int ic = agg_index(jc, t, l, lines), ib = agg_index(jb, TERMS + t, l, lines);
-          agg[ic] = VEC(DVEC(cr[e]) + pc.x * u0r - pc.y * u0i);
-          agg[ic + 1] = VEC(DVEC(ci[e]) + pc.x * u0i + pc.y * u0r);
-          agg[ib] = VEC(DVEC(br[e]) + pb.x * wnr - pb.y * wni);
-          agg[ib + 1] = VEC(DVEC(bi[e]) + pb.x * wni + pb.y * wnr);
+          AGG(ic) = CV(CDV(cr[e]) + pc.x * u0r - pc.y * u0i);
+          AGG(ic + 1) = CV(CDV(ci[e]) + pc.x * u0i + pc.y * u0r);
+          AGG(ib) = CV(CDV(br[e]) + pb.x * wnr - pb.y * wni);
+          AGG(ib + 1) = CV(CDV(bi[e]) + pb.x * wni + pb.y * wnr);
           pc = dvec2(pc.x * pT.x - pc.y * pT.y, pc.x * pT.y + pc.y * pT.x);
           dvec2 f = jb == last ? pL : pT;
           pb = dvec2(pb.x * f.x - pb.y * f.y, pb.x * f.y + pb.y * f.x);
@@ -251,9 +272,16 @@ void main() {
   VEC ys[HALF];
   VEC mr[TERMS], mi[TERMS];
   for (int t = 0; t < TERMS; ++t) mr[t] = vr[t], mi[t] = vi[t];
-#define CAUSAL(Q, GUARD, D)                                                   \
+// Each loop fetches its texels OUT_AHEAD steps ahead of the recursion that takes them (H200, 4096^2, three rounds:
+// RGBA 0.790-0.792 -> 0.773-0.775 ms, two channels 0.579-0.582 -> 0.566-0.567; 4 or 8 ahead measured no better;
+// docs/performance.md "GL iir: chains per channel, outputs fetched ahead").
+#define OUT_AHEAD 2
+#define NO_OUT(t)
+#define OUT_LO(t) ys[q] += mr[t];
+#define OUT_HI(t) ys[q] += vr[t];
+#define CAUSAL(Q, GUARD, D, XV)                                               \
   if (GUARD(Q)) {                                                             \
-    VEC xf = FETCH(AT(a + (Q), l));                                           \
+    VEC xf = XV;                                                              \
     VEC acc = VEC(0.0);                                                       \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
@@ -264,9 +292,9 @@ void main() {
     }                                                                         \
     ys[D] = acc;                                                              \
   }
-#define ANTI(Q, GUARD, SR, SI, OUT)                                           \
+#define ANTI(Q, GUARD, SR, SI, OUT, XV)                                       \
   if (GUARD(Q)) {                                                             \
-    VEC xb = FETCH(AT(a + (Q), l));                                           \
+    VEC xb = XV;                                                              \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
@@ -275,19 +303,49 @@ void main() {
       SR[t] = pr * sr - pi * si, SI[t] = pr * si + pi * sr;                   \
     }                                                                         \
   }
-#define NO_OUT(t)
-#define OUT_LO(t) ys[q] += mr[t];
-#define OUT_HI(t) ys[q] += vr[t];
+// Texel P of the tile into ARR[e] (zero past a short tile's end).
+#define AHEAD_FETCH(ARR, GUARD, P)                                            \
+  ARR[e] = VEC(0.0);                                                          \
+  if (GUARD(P)) ARR[e] = FETCH(AT(a + (P), l));
 #define HALVES(GUARD)                                                         \
-  for (int q = 0; q < HALF; ++q) {                                            \
-    CAUSAL(q, GUARD, q)                                                       \
-    ANTI(TILE - 1 - q, GUARD, mr, mi, NO_OUT)                                 \
+  for (int q0 = 0; q0 < HALF; q0 += OUT_AHEAD) {                              \
+    VEC xg[OUT_AHEAD], xh[OUT_AHEAD];                                         \
+    for (int e = 0; e < OUT_AHEAD; ++e) {                                     \
+      AHEAD_FETCH(xg, GUARD, q0 + e)                                          \
+      AHEAD_FETCH(xh, GUARD, TILE - 1 - (q0 + e))                             \
+    }                                                                         \
+    for (int e = 0; e < OUT_AHEAD; ++e) {                                     \
+      int q = q0 + e;                                                         \
+      CAUSAL(q, GUARD, q, xg[e])                                              \
+      ANTI(TILE - 1 - q, GUARD, mr, mi, NO_OUT, xh[e])                        \
+    }                                                                         \
   }                                                                           \
-  for (int q = HALF - 1; q >= 0; --q) ANTI(q, GUARD, mr, mi, OUT_LO)          \
+  for (int q0 = HALF - 1; q0 >= 0; q0 -= OUT_AHEAD) {                         \
+    VEC xg[OUT_AHEAD];                                                        \
+    for (int e = 0; e < OUT_AHEAD; ++e) { AHEAD_FETCH(xg, GUARD, q0 - e) }    \
+    for (int e = 0; e < OUT_AHEAD; ++e) {                                     \
+      int q = q0 - e;                                                         \
+      ANTI(q, GUARD, mr, mi, OUT_LO, xg[e])                                   \
+    }                                                                         \
+  }                                                                           \
   for (int q = 0; q < HALF; ++q)                                              \
     if (GUARD(q)) STORE(AT(a + q, l), ys[q]);                                 \
-  for (int q = 0; q < HALF; ++q) CAUSAL(HALF + q, GUARD, q)                   \
-  for (int q = HALF - 1; q >= 0; --q) ANTI(HALF + q, GUARD, vr, vi, OUT_HI)   \
+  for (int q0 = 0; q0 < HALF; q0 += OUT_AHEAD) {                              \
+    VEC xg[OUT_AHEAD];                                                        \
+    for (int e = 0; e < OUT_AHEAD; ++e) { AHEAD_FETCH(xg, GUARD, HALF + q0 + e) } \
+    for (int e = 0; e < OUT_AHEAD; ++e) {                                     \
+      int q = q0 + e;                                                         \
+      CAUSAL(HALF + q, GUARD, q, xg[e])                                       \
+    }                                                                         \
+  }                                                                           \
+  for (int q0 = HALF - 1; q0 >= 0; q0 -= OUT_AHEAD) {                         \
+    VEC xg[OUT_AHEAD];                                                        \
+    for (int e = 0; e < OUT_AHEAD; ++e) { AHEAD_FETCH(xg, GUARD, HALF + q0 - e) } \
+    for (int e = 0; e < OUT_AHEAD; ++e) {                                     \
+      int q = q0 - e;                                                         \
+      ANTI(HALF + q, GUARD, vr, vi, OUT_HI, xg[e])                            \
+    }                                                                         \
+  }                                                                           \
   for (int q = 0; q < HALF; ++q)                                              \
     if (GUARD(HALF + q)) STORE(AT(a + HALF + q, l), ys[q]);
   if (cnt == TILE) {

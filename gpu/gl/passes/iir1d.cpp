@@ -16,6 +16,7 @@
 //    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -60,20 +61,31 @@ long long largest_over_passes(GlPassContext& ctx, const Program& program, Bytes 
 // The channels a line of the tiles carries (the shader's VCH: 3 take 4).
 int tile_vch(const GlPassContext& ctx) { return ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4; }
 
+// Tiles whose sums a chain loads at once (the shader's AHEAD), by the channels a line carries and the tiles it has.
+// Measured on an H200, GL iir at sigma 12, two rounds (docs/performance.md "GL iir: chains per channel, outputs
+// fetched ahead"), ms: RGBA 4096^2 (128 tiles, chains per channel) AHEAD 32 0.782-0.784, 16 0.757-0.759, 8
+// 0.814-0.815, 4 0.845; RGBA 2048^2 (64 tiles) 16 0.312, 8 0.300, 4 0.298; one channel 4096^2 (one chain a line
+// and term, as before) 16 0.520, 8 0.515-0.516.
+int chain_ahead(int vch, int line_tiles) { return vch > 1 && line_tiles >= 128 ? 16 : 8; }
+
 // One dispatch of shaders/iir_tiles.comp: along `axis`, PHASE `phase`, `lx` invocations a group.
 struct TileProg {
   int axis = 0, phase = 1, lx = kIirTileGroup;
+  int per_line = 1;  // invocations per line: the chains take one per channel
   GLuint id = 0;
   GLint border = -1, coef = -1, ntiles = -1;
-  // Builds (once) the program and finds its uniforms.
-  Status build(GlPassContext& ctx, int terms, int vch) {
+  // Builds (once) the program for lines of line_tiles tiles and finds its uniforms.
+  Status build(GlPassContext& ctx, int terms, int vch, int line_tiles) {
+    const std::string ahead = phase == 2 ? fmt::format("#define AHEAD {}\n", chain_ahead(vch, line_tiles)) : "";
     if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
                                fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
                                            "#define LX {}\n#define VCH {}\n",
-                                           axis, terms, phase, kIirTile, lx, vch),
+                                           axis, terms, phase, kIirTile, lx, vch) +
+                                   ahead,
                                id, true);
         !s)
       return s;
+    per_line = phase == 2 ? vch : 1;
     border = GlPassContext::uniform(id, "border"), coef = GlPassContext::uniform(id, "coef");
     ntiles = GlPassContext::uniform(id, "ntiles");
     return Status::success();
@@ -102,19 +114,20 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int k = int(terms.size()), vch = tile_vch(ctx);
   std::array<TileProg, 3> pr = {{{pass.axis, 1}, {pass.axis, 2}, {pass.axis, 3}}};
-  for (TileProg& t : pr)
-    if (Status s = t.build(ctx, k, vch); !s) return s;
-  GLuint agg = 0;
-  if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const int ntiles = (n + kIirTile - 1) / kIirTile, groups = (lines + kIirTileGroup - 1) / kIirTileGroup;
+  for (TileProg& t : pr)
+    if (Status s = t.build(ctx, k, vch, ntiles); !s) return s;
+  GLuint agg = 0;
+  if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
   step.form = "iir1d-tiles";
-  step.work = [&ctx, pr, agg, groups, ntiles, k, border = int(pass.border), coef, src, dst] {
+  step.work = [&ctx, pr, agg, groups, lines, ntiles, k, border = int(pass.border), coef, src, dst] {
     for (const TileProg& t : pr) {
       t.set(border, coef, ntiles);
       ctx.bind_io(t.id, src.tex, dst.tex);
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, agg);
-      glDispatchCompute(GLuint(groups), GLuint(t.phase == 2 ? k : ntiles), 1);
+      glDispatchCompute(GLuint(t.phase == 2 ? (lines * t.per_line + t.lx - 1) / t.lx : groups),
+                        GLuint(t.phase == 2 ? k : ntiles), 1);
       glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
   };
@@ -137,9 +150,9 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
   const int lx4 = vch == 1 ? 64 : 32;
   // rows sums, rows chains, rows outputs + column sums, column chains, column outputs
   std::array<TileProg, 5> pr = {{{0, 1}, {0, 2}, {0, 4, lx4}, {1, 2}, {1, 3}}};
-  for (TileProg& t : pr)
-    if (Status s = t.build(ctx, k, vch); !s) return s;
   const int w = src.w, h = src.h, ntx = (w + kIirTile - 1) / kIirTile, nty = (h + kIirTile - 1) / kIirTile;
+  for (TileProg& t : pr)
+    if (Status s = t.build(ctx, k, vch, t.axis == 0 ? ntx : nty); !s) return s;
   GLuint agg = 0, aggc = 0;
   // The rows' aggregates and the columns' (both alive from the pair's third dispatch on).
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
@@ -154,7 +167,8 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, rows ? agg : aggc);
       if (t.phase == 4) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, aggc);
       const int lines = rows ? h : w;
-      glDispatchCompute(GLuint((lines + t.lx - 1) / t.lx), GLuint(t.phase == 2 ? k : rows ? ntx : nty), 1);
+      glDispatchCompute(GLuint((lines * t.per_line + t.lx - 1) / t.lx), GLuint(t.phase == 2 ? k : rows ? ntx : nty),
+                        1);
       // After the rows' outputs the columns read the middle image through texture fetches.
       glMemoryBarrier(t.phase == 4 ? GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT
                                    : GL_SHADER_STORAGE_BARRIER_BIT);
