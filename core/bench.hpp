@@ -39,11 +39,18 @@ struct BenchCase {
   std::string path;  // RunInfo.path
   double upload_ms = 0;
   std::vector<double> times_ms;
+  int retimed = 0;  // times the runs were timed again because one ran under half the median (kRetimeAtMost)
   double median_ms = 0, min_ms = 0;
   double gbps = 0;           // 2 * w*h*c*4 bytes / median
   double ratio_to_copy = 0;  // median / copy median of the same size and channels
   std::string error;
 };
+
+// A case's runs are timed again, at most this many times, while one of them took under half their median: they did
+// not run one program at one speed. Seen on NVIDIA's GL driver, which runs a newly compiled program unoptimized and
+// swaps in its optimized build a while later (H200, GL iir 4096^2: 3.1 ms a run, then 0.76; docs/performance.md
+// "GL programs' first runs").
+constexpr int kRetimeAtMost = 3;
 
 struct BenchResult {
   std::string backend, device, timer_clock, storage;

@@ -475,6 +475,57 @@ TEST(Bench, WarmUpKeepsTheDeviceBusyFirst) {
   EXPECT_FALSE(run_bench(be, o, r).ok());
 }
 
+// Gives the timed runs of the method `box` as scripted: each call takes the next list of times (the last list
+// again once they run out), so the test can play a program that runs slow, then swaps in a faster build.
+class ScriptedTimesBackend : public CountingBackend {
+ public:
+  std::vector<std::vector<double>> box_times;
+  int box_calls = 0;
+  Status run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info) override {
+    if (plan.method != "box") return Backend::run_repeated(plan, n, ms, info);
+    const std::vector<double>& t = box_times[size_t(std::min(box_calls, int(box_times.size()) - 1))];
+    ++box_calls;
+    ms.clear();
+    for (int i = 0; i < n; ++i) ms.push_back(t[size_t(i) % t.size()]);
+    info = RunInfo{};
+    return Status::success();
+  }
+};
+
+TEST(Bench, RunsThatChangeSpeedAreTimedAgain) {
+  ScriptedTimesBackend be;
+  BenchOptions o;
+  o.methods = {"box"};
+  o.sizes = {{16, 16}};
+  o.repeat = 4;
+  o.warmup = 0;
+  o.warmup_ms = 0;
+  // 3.0 ms twice then 0.75 twice (a faster build mid-run: median 1.875, a run under half of it), then steady.
+  be.box_times = {{3.0, 3.0, 0.75, 0.75}, {0.75, 0.76, 0.75, 0.74}};
+  BenchResult r;
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 2u);  // copy, box
+  EXPECT_EQ(r.cases[1].retimed, 1);
+  EXPECT_EQ(be.box_calls, 2);
+  EXPECT_DOUBLE_EQ(r.cases[1].median_ms, 0.75);
+  EXPECT_EQ(bench_json(r, o)["cases"][1]["retimed"], 1);
+
+  // Never settling: timed kRetimeAtMost times more, the last timing kept.
+  be.box_calls = 0;
+  be.box_times = {{3.0, 3.0, 0.75, 0.75}};
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  EXPECT_EQ(r.cases[1].retimed, kRetimeAtMost);
+  EXPECT_EQ(be.box_calls, kRetimeAtMost + 1);
+  EXPECT_DOUBLE_EQ(r.cases[1].median_ms, 1.875);
+
+  // Steady runs (the slowest at twice the fastest, none under half the median): timed once.
+  be.box_calls = 0;
+  be.box_times = {{1.0, 1.0, 0.6, 1.2}};
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  EXPECT_EQ(r.cases[1].retimed, 0);
+  EXPECT_EQ(be.box_calls, 1);
+}
+
 TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {
   std::vector<Job> jobs(23);
   for (size_t i = 0; i < jobs.size(); ++i) jobs[i].input = "in/" + std::to_string(100 + i) + ".png";
