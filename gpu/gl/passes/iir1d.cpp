@@ -2,7 +2,8 @@
 // gl_tuning.hpp; docs/performance.md "GL tiles" under iir):
 //  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels): the CUDA tiles' algorithm, one
 //    invocation per (pixel line, tile of 32 positions), lines fastest, in three dispatches (sums from zero
-//    states, chains in float64, outputs from the true states). 4096^2 RGBA on an H100: 0.95 ms.
+//    states, chains in float64 one invocation per line, term and channel, outputs from the true states). 4096^2
+//    RGBA on an H200: 0.757 ms (1.94x CUDA's iir).
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
@@ -29,11 +30,11 @@ namespace gpublur {
 namespace {
 
 // Tiles: positions per tile (the sums' and outputs' registers: a whole tile's or, RGBA and two channels, a half
-// tile's outputs per invocation) and invocations per work group. Measured on an H100 at 4096^2 RGBA (docs/performance.md "GL tiles"): 32 / 128
-// 1.04 ms; 32 / 64 1.33; 32 / 256 1.26; 16 / 128 1.05 (the outputs' dispatch 0.50 against 0.63 ms, but twice
-// the aggregates); the outputs through shared memory instead of registers 1.12-1.35. With RGBA outputs a half
-// tile at a time (the shader): 32 / 128 0.955 ms, 32 / 64 0.957, 32 / 256 1.044, 16 / 128 1.198, 16 / 64 1.083;
-// tiles of 64 16 ms (the GLSL compiler's code for them falls off a cliff).
+// tile's outputs per invocation) and invocations per work group. Measured on an H100 at 4096^2 RGBA
+// (docs/performance.md "GL tiles"): 32 / 128 1.04 ms; 32 / 64 1.33; 32 / 256 1.26; 16 / 128 1.05 (the outputs'
+// dispatch 0.50 against 0.63 ms, but twice the aggregates); the outputs through shared memory instead of registers
+// 1.12-1.35. With RGBA outputs a half tile at a time (the shader): 32 / 128 0.955 ms, 32 / 64 0.957, 32 / 256
+// 1.044, 16 / 128 1.198, 16 / 64 1.083; tiles of 64 16 ms (the GLSL compiler's code for them falls off a cliff).
 constexpr int kIirTile = 32, kIirTileGroup = 128;
 
 // Positions per segment: at most 64 segments per line, at least 8 positions each.
@@ -64,7 +65,7 @@ int tile_vch(const GlPassContext& ctx) { return ctx.channels() == 1 ? 1 : ctx.ch
 // Tiles whose sums a chain loads at once (the shader's AHEAD), by the channels a line carries and the tiles it has.
 // Measured on an H200, GL iir at sigma 12, two rounds (docs/performance.md "GL iir: chains per channel, outputs
 // fetched ahead"), ms: RGBA 4096^2 (128 tiles, chains per channel) AHEAD 32 0.782-0.784, 16 0.757-0.759, 8
-// 0.814-0.815, 4 0.845; RGBA 2048^2 (64 tiles) 16 0.312, 8 0.300, 4 0.298; one channel 4096^2 (one chain a line
+// 0.814-0.815, 4 0.844-0.845; RGBA 2048^2 (64 tiles) 16 0.312, 8 0.300, 4 0.298; one channel 4096^2 (one chain a line
 // and term, as before) 16 0.520, 8 0.515-0.516.
 int chain_ahead(int vch, int line_tiles) { return vch > 1 && line_tiles >= 128 ? 16 : 8; }
 
@@ -139,7 +140,9 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
 // a tile of columns through shared memory), the columns' chains and outputs. The column pass's sums dispatch
 // (one read of the image) is gone. Measured on an H200 at 4096^2 (docs/performance.md "GL iir as the x/y
 // pair"): one channel 0.576 -> 0.520 ms, two 0.622 -> 0.584, RGBA 0.795 -> 1.12 (in groups of 64 rows or 32), so
-// RGBA and three channels keep the passes apart.
+// RGBA and three channels keep the passes apart. The shared tile is what costs there: declared and unused it took
+// the RGBA pair 0.66 -> 0.90 ms; a half tile with weighted column sums measured 0.95 against the passes' 0.75
+// (docs/performance.md "GL programs' first runs; the GL iir pair for RGBA taken apart").
 Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index, const std::vector<IirTerm>& terms,
                         const std::vector<double>& coef, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
