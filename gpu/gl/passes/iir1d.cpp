@@ -65,8 +65,8 @@ int tile_vch(const GlPassContext& ctx) { return ctx.channels() == 1 ? 1 : ctx.ch
 // Tiles whose sums a chain loads at once (the shader's AHEAD), by the channels a line carries and the tiles it has.
 // Measured on an H200, GL iir at sigma 12, two rounds (docs/performance.md "GL iir: chains per channel, outputs
 // fetched ahead"), ms: RGBA 4096^2 (128 tiles, chains per channel) AHEAD 32 0.782-0.784, 16 0.757-0.759, 8
-// 0.814-0.815, 4 0.844-0.845; RGBA 2048^2 (64 tiles) 16 0.312, 8 0.300, 4 0.298; one channel 4096^2 (one chain a line
-// and term, as before) 16 0.520, 8 0.515-0.516.
+// 0.814-0.815, 4 0.844-0.845; RGBA 2048^2 (64 tiles) 16 0.312, 8 0.300, 4 0.298; one channel 4096^2 (one chain a
+// line and term, as before) 16 0.520, 8 0.515-0.516.
 int chain_ahead(int vch, int line_tiles) { return vch > 1 && line_tiles >= 128 ? 16 : 8; }
 
 // One dispatch of shaders/iir_tiles.comp: along `axis`, PHASE `phase`, `lx` invocations a group.
