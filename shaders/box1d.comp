@@ -100,6 +100,15 @@ vec4 acc_scaled(Acc s, SCALE f) { return (s.hi + s.lo) * f; }
 shared Acc totals[NT];  // per block: its total (TOTALS 1) or the line's sum through it (TOTALS 2)
 #endif
 
+#if AXIS == 0 && TC >= 2
+// Rows of several lines take a group's positions in quads (the loads and stores below): index i is line
+// (i mod 4 TC) / 4, position 4 (i / 4 TC) + i mod 4.
+ivec2 quad_order(int i) {
+  int quad = i / (4 * TC), r = i - quad * (4 * TC);
+  return ivec2(r / 4, quad * 4 + (r & 3));
+}
+#endif
+
 void main() {
   ivec2 size = textureSize(src, 0);
 #if AXIS == 0
@@ -129,8 +138,8 @@ void main() {
     int at[LIT];
     for (int k = 0; k < LIT; ++k) {
       int i = li + k * NT;
-      int quad = i / (4 * TC), r = i - quad * (4 * TC);
-      int l = r / 4, q = quad * 4 + (r & 3);
+      ivec2 lq = quad_order(i);
+      int l = lq.x, q = lq.y;
       bool ok = q < N && i < TC * NQ4;
       int c = min(c0 + l, n_across - 1);
       int a = ok ? remap_index(s0 - R + q, n_along, border) : -1;
@@ -261,8 +270,8 @@ void main() {
   for (int k = 0; k < (TC * LQ4 + NT - 1) / NT; ++k) {
     int i = li + k * NT;
     if (i >= TC * LQ4) break;
-    int quad = i / (4 * TC), r = i - quad * (4 * TC);
-    int l = r / 4, q = quad * 4 + (r & 3);
+    ivec2 lq = quad_order(i);
+    int l = lq.x, q = lq.y;
     int c = c0 + l, o = s0 + q;
     if (q >= L || c >= n_across || o >= n_along) continue;
     imageStore(dst, ivec2(o, c), tile[l * PITCH + q]);
