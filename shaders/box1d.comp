@@ -96,8 +96,30 @@ void acc_sub_acc(inout Acc s, Acc t) {
 vec4 acc_scaled(Acc s, SCALE f) { return (s.hi + s.lo) * f; }
 #endif
 
-#if TOTALS
+#if TOTALS == 1 && SUMS == 3
+// Block totals of plain sums (their lo is 0: vec4 suffice), and each block's part: the sum of its first w mod LS
+// values, which the window starts of a box of width w >= LS take from the block w / LS further on. Its owner sums
+// them from its registers (with the totals), so a window start loads one part instead of up to LS - 1 values
+// (docs/performance.md "Window starts from registers and parts"). Both arrays take the bytes of TOTALS' Acc.
+#define PARTS 1
+shared vec4 totals_v[NT];
+shared vec4 parts[NT];
+Acc total_at(int i) { return Acc(totals_v[i], vec4(0.0)); }
+void total_set(int i, Acc t) { totals_v[i] = t.hi; }
+// Box k's part of the values a[] (when the box takes parts: w >= LS, w mod LS > 0).
+bool has_part(int k) { return widths[k] >= LS && widths[k] % LS > 0; }
+void part_set(int i, vec4 a[LS], int k) {
+  int r = widths[k] % LS;
+  vec4 p = vec4(0.0);
+  for (int j = 0; j < LS - 1; ++j)
+    if (j < r) p += a[j];
+  parts[i] = p;
+}
+#elif TOTALS
+#define PARTS 0
 shared Acc totals[NT];  // per block: its total (TOTALS 1) or the line's sum through it (TOTALS 2)
+Acc total_at(int i) { return totals[i]; }
+void total_set(int i, Acc t) { totals[i] = t; }
 #endif
 
 #if AXIS == 0 && TC >= 2
@@ -185,7 +207,10 @@ void main() {
   // The block totals of the current values (phase B of each box writes the next ones).
   Acc t = acc_zero();
   for (int j = 0; j < LS; ++j) acc_add(t, a[j]);
-  totals[li] = t;
+  total_set(li, t);
+#if PARTS
+  if (has_part(0)) part_set(li, a, 0);
+#endif
   barrier();
 #endif
   for (int k = 0; k < NW; ++k) {
@@ -193,11 +218,11 @@ void main() {
     // Their inclusive prefix along the line.
     for (int d = 1; d < NS; d *= 2) {
       Acc v = acc_zero();
-      if (seg >= d) v = totals[li - d];
+      if (seg >= d) v = total_at(li - d);
       barrier();
       if (seg >= d) {
         acc_add_acc(t, v);
-        totals[li] = t;
+        total_set(li, t);
       }
       barrier();
     }
@@ -214,16 +239,26 @@ void main() {
 #if TOTALS == 2
     // prefix(p0 + w) - prefix(p0), prefix(q) = the sum of positions < q: through block b - 1, then single values.
     int b = (p0 + w) / LS, rem = p0 + w - b * LS;
-    if (b > 0) win = totals[line * NS + min(b, NS) - 1];
+    if (b > 0) win = total_at(line * NS + min(b, NS) - 1);
     for (int j = 0; j < LS - 1; ++j)
       if (j < rem) acc_add(win, tile[base + min(b * LS + j, N - 1)]);
-    if (seg > 0) acc_sub_acc(win, totals[li - 1]);
+    if (seg > 0) acc_sub_acc(win, total_at(li - 1));
 #else
+#if TOTALS == 1
+    if (w >= LS)
+      win = t;  // the block's own total: the same sum as below
+    else
+#endif
     for (int j = 0; j < LS; ++j)
       if (j < w) acc_add(win, a[j]);
-    int q = p0 + LS, rem = w - LS;
+    int q = p0 + LS, rem = w - LS, b = seg + 1;
 #if TOTALS == 1
-    for (int b = seg + 1; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, totals[line * NS + b]);
+    for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, total_at(line * NS + b));
+#endif
+#if PARTS
+    if (has_part(k)) {
+      if (rem > 0) acc_add(win, parts[line * NS + min(b, NS - 1)]);
+    } else
 #endif
     for (int j = 0; j < LS - 1; ++j)
       if (j < rem) acc_add(win, tile[base + min(q + j, N - 1)]);
@@ -258,7 +293,10 @@ void main() {
     if (k + 1 < NW) {
       t = acc_zero();
       for (int j = 0; j < LS; ++j) acc_add(t, a[j]);
-      totals[li] = t;
+      total_set(li, t);
+#if PARTS
+      if (has_part(k + 1)) part_set(li, a, k + 1);
+#endif
     }
 #endif
     barrier();
