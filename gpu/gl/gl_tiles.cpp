@@ -218,13 +218,14 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       BoxTile c = t;
       c.per = per, c.lines = 1;
       if (c.span() * 16 + (with_totals(c).totals ? c.threads * 32 : 0) > budget) continue;
-      // At most 4 lines per group, and 2 lines wherever the halo stays under 2/7 of the loads: a sweep of the
-      // shapes on an H100 (4096^2 RGBA box; docs/performance.md "GL box tiles") had 4 x 9 at sigma 3 10% faster
-      // than 16 x 9, and 2 x 9 rows at sigma 48 7% faster than 1 x 9 (fewer, longer lines: fewer window starts).
-      for (int lines = std::min(4, t.threads / 8); lines >= 1; lines /= 2) {
-        c.lines = lines;
-        const int halo_ratio = lines == 2 ? 5 : 12;  // outputs per reach: halo 2/7 or 1/7 of loads
-        if (fits(c) && c.outputs() >= 16 && c.outputs() >= halo_ratio * c.reach) return with_totals(c);
+      // Two lines per group wherever they store at least 4 reaches (the halo under 1/3 of the loads), else one.
+      // H200, 4096^2 RGBA (docs/performance.md "GL box: window starts from parts, two lines a group"): 2 x 9
+      // against 4 x 9 box sigma 12 0.601 against 0.635 ms, 2 x 11 against 4 x 11 at sigma 3 0.467 against 0.474;
+      // 2 x 9 against 1 x 9 integral sigma 48 (4.2 reaches) 1.472 against 1.510, box sigma 12 0.601 against 0.665.
+      // (On an H100 before the loads were fixed, 4 x 9 at sigma 3 ran 10% faster than 16 x 9.)
+      if (t.threads >= 16) {
+        c.lines = 2;
+        if (fits(c) && c.outputs() >= 16 && c.outputs() >= 4 * c.reach) return with_totals(c);
       }
       c.lines = 1;
       if (fits(c) && c.outputs() >= 32) return with_totals(c);
@@ -237,9 +238,9 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // 11 positions fit 48 KiB only without totals (every width <= 11). Against 9 it stores more per group but may
   // leave more of a line's last group idle, so the two are weighed by the positions their groups load along a
   // line of n_along (a long line where 0). H200, RGBA box sigma 3 (docs/performance.md "GL box: fetches before
-  // stores"): 4096^2 4 x 11 0.474 ms against 4 x 9 0.501 (6 groups of 704 positions a line against 8 of 576),
-  // 1024^2 0.0555 against 0.0498 (2 of 704 against 2 of 576); integral alike. (11 was slower on an H100 before
-  // the loads were fixed.)
+  // stores", groups of 4 lines then): 4096^2 4 x 11 0.474 ms against 4 x 9 0.501 (6 groups of 704 positions a
+  // line against 8 of 576), 1024^2 0.0555 against 0.0498 (2 of 704 against 2 of 576); integral alike. (11 was
+  // slower on an H100 before the loads were fixed.)
   const BoxTile wide = choose(11);
   if (wide.lines == 0 || wide.per < 11) return wide;
   const BoxTile narrow = choose(9);

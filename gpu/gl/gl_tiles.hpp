@@ -108,9 +108,8 @@ struct BoxTile {
 
 // The tile for a cascade of `widths` (reach = sum of w / 2) along lines of n_along positions (0: long): the most
 // positions per invocation (odd, up to 11; 11 against 9 by the positions loaded) that fit the shared memory, then
-// the most lines per group (4 .. 1) that keep the halo under 1/7 of the positions loaded and store >= 16 per line;
-// two lines are taken while the halo stays under 2/7 (along y one line per group would read 16 bytes per row);
-// failing all that one line if it still stores >= 32, else lines = 0. `spec` "LINESxPER" (GPUBLUR_GL_BOX_TILE)
+// two lines per group where each stores >= 16 positions and >= 4 reaches (the halo under 1/3 of the loads), else
+// one line if it still stores >= 32, else lines = 0. `spec` "LINESxPER" (GPUBLUR_GL_BOX_TILE)
 // picks the shape instead (lines = 0 where it does not fit). `totals_spec` "direct" / "scan"
 // (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
