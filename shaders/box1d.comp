@@ -12,9 +12,10 @@
 //     beyond hold windows that left the tile and are never stored);
 //  3. stores positions 0 .. L-1 of each line.
 // The first window's sum (TOTALS): 0, every width <= LS: the invocation's own values; 1: its own values,
-// whole later blocks from their totals (shared memory), then single values; 2 (wide boxes): the line's
-// prefix sums at block starts (a Hillis-Steele scan of the block totals, log2(NS) steps per box), so a window
-// is two prefix lookups and < LS single values whatever its width.
+// whole later blocks from their totals (shared memory), then the first w mod LS values of the next block, as
+// its part (SUMS 3) or single values; 2 (boxes wider than 64 blocks): the line's prefix sums at block starts (a
+// Hillis-Steele scan of the block totals, log2(NS) steps per box), so a window is two prefix lookups and < LS
+// single values whatever its width.
 // Values are float32 between boxes (each box's result rounded once, then added and subtracted as the same
 // float). Sums (SUMS): 0 a float pair hi + lo whose running updates use Fast2Sum (exact for non-negative
 // values, where the sum never falls below the value added or removed; otherwise no worse than plain float),
@@ -252,7 +253,14 @@ void main() {
     for (int j = 0; j < LS; ++j)
       if (j < w) acc_add(win, a[j]);
     int q = p0 + LS, rem = w - LS, b = seg + 1;
-#if TOTALS == 1
+#if PARTS
+    // Whole blocks' totals summed plainly, then added once: a TwoSum of an Acc each cost as much as a running step
+    // of the box per component (GL box 4096^2 sigma 48: ~10 of them per window start, 0.940 -> 0.770 ms). Float32
+    // error: n totals (at most 64, box_tile) add at most n ulps of the window sum (GlBox1d.ReachAtTheTileLimit).
+    vec4 whole = vec4(0.0);
+    for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) whole += totals_v[line * NS + b];
+    acc_add(win, whole);
+#elif TOTALS == 1
     for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, total_at(line * NS + b));
 #endif
 #if PARTS

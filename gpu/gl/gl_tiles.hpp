@@ -91,8 +91,8 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 // in place, one box after the other, and stores outputs() = span() - 2 reach positions of each line. Each
 // invocation owns `per` consecutive positions of one line (odd, so neighbouring invocations fall on different
 // banks) and makes their outputs with a running sum; where a box is wider than `per`, its first window sum
-// takes the other blocks' totals (`totals` 1) or, for boxes wider than 2 log2(segs()) blocks, the line's
-// prefix sums from a scan of the totals (`totals` 2), kept in shared memory.
+// takes the other blocks' totals (`totals` 1) or, for boxes wider than 64 blocks, the line's prefix sums from a
+// scan of the totals (`totals` 2), kept in shared memory.
 struct BoxTile {
   int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
   int totals = 0;  // 0 none, 1 block totals, 2 scanned prefixes

@@ -137,7 +137,7 @@ int box_sums() {
 }
 // GPUBLUR_GL_BOX_TOTALS=direct|scan: how box1d.comp starts windows wider than an invocation's block: whole
 // blocks' totals one by one, or two lookups in the line's prefix sums (a scan of the totals per box); unset:
-// the totals up to 2 log2(blocks per line) of them, the scan beyond (box_tile).
+// the totals up to 64 of them, the scan beyond (box_tile).
 std::string box_totals_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TOTALS");
   return env ? env : "";

@@ -145,6 +145,18 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
                                                        w == fit ? "box1d-tiles" : "moving-average"));
     }
   std::printf("[ measured ] box1d at the tile limit: max abs error %.3g\n", worst);
+  // The same widest box with its window starts from the block totals summed plainly, all (fit - per) / per of them
+  // (the product takes them up to 64 and the scan beyond): the plain sum's float32 error at its worst here.
+  ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", "direct");
+  worst = 0;
+  for (Border border : kBorders) {
+    const Plan plan = make_plan("box", {{"width", std::to_string(fit)}, {"passes", "1"}, {"impl", "separable"},
+                                        {"border", border_name(border)}});
+    worst = std::max(worst, expect_matches_reference(*be, plan, random_image(9, 5, 1 + int(border), seed++),
+                                                     "box1d-tiles"));
+  }
+  std::printf("[ measured ] box1d at the tile limit, %d totals summed plainly: max abs error %.3g\n",
+              (fit - t.per) / t.per, worst);
 }
 
 // The knobs: line walkers for every box1d pass (GPUBLUR_GL_BOX_TILE=lines), the other sum forms in the tiles
