@@ -191,8 +191,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // The window starts: own values only, else the blocks' totals one by one, summed plainly (box1d.comp), up to
   // kDirectTotals of them; the scan of the totals (log2(segs) steps a box, each a load and two barriers) beyond. The
   // scan was taken beyond 2 log2(segs) blocks before the totals were summed plainly; since, the totals measured
-  // faster at every width tried (H200, 4096^2 RGBA: box sigma 100 1.630 -> 1.179 ms, 200 (44 blocks) 2.110 -> 1.913,
-  // integral 200 (57) 4.755 -> 3.901; docs/performance.md "GL box: window starts from parts, plain totals, two lines
+  // faster at every width tried (H200, 4096^2 RGBA: box sigma 100 1.630 -> 1.179 ms, 200 (43 blocks) 2.110 -> 1.913,
+  // integral 200 (33) 4.755 -> 3.901; docs/performance.md "GL box: window starts from parts, plain totals, two lines
   // a group"). The cap bounds the plain sum's float32 error (n totals: n ulps of the window sum at worst).
   constexpr int kDirectTotals = 64;
   auto with_totals = [&](BoxTile c) {
