@@ -208,16 +208,19 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   if (!spec.empty()) {
     int lines = 0, per = 0;
     BoxTile c = t;
-    if (std::sscanf(spec.c_str(), "%dx%d", &lines, &per) == 2) c.lines = lines, c.per = per;
+    int threads = 0;  // LINESxPER or LINESxPERxTHREADS
+    const int got = std::sscanf(spec.c_str(), "%dx%dx%d", &lines, &per, &threads);
+    if (got >= 2) c.lines = lines, c.per = per;
+    if (got == 3 && threads > 0 && threads <= max_invocations) c.threads = threads;
     if (fits(c)) return with_totals(c);
     t.lines = 0;
     return t;
   }
   // Positions per invocation: the most that fit with the totals they need, from max_per down (a group of one
   // line: no pitch padding, the others pad at most 7 positions per line, checked below).
-  auto choose = [&](int max_per) {
+  auto choose = [&](const BoxTile& base, int max_per) {
     for (int per = max_per; per >= 1; per -= 2) {
-      BoxTile c = t;
+      BoxTile c = base;
       c.per = per, c.lines = 1;
       if (c.span() * 16 + (with_totals(c).totals ? c.threads * 32 : 0) > budget) continue;
       // Two lines per group wherever they store at least 4 reaches (the halo under 1/3 of the loads), else one.
@@ -225,7 +228,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       // against 4 x 9 box sigma 12 0.601 against 0.635 ms, 2 x 11 against 4 x 11 at sigma 3 0.467 against 0.474;
       // 2 x 9 against 1 x 9 integral sigma 48 (4.2 reaches) 1.472 against 1.510, box sigma 12 0.601 against 0.665.
       // (On an H100 before the loads were fixed, 4 x 9 at sigma 3 ran 10% faster than 16 x 9.)
-      if (t.threads >= 16) {
+      if (base.threads >= 16) {
         c.lines = 2;
         if (fits(c) && c.outputs() >= 16 && c.outputs() >= 4 * c.reach) return with_totals(c);
       }
@@ -233,19 +236,31 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       if (fits(c) && c.outputs() >= 32) return with_totals(c);
       break;
     }
-    BoxTile none = t;
+    BoxTile none = base;
     none.lines = 0;
     return none;
   };
+  // Windows 4 blocks of 9 wide and more: 224 invocations (7 warps) of 11 positions, which fit 48 KiB with the
+  // totals and parts (256 of 11 do not), start a window every 11 outputs instead of 9. H200, RGBA (docs/performance.md
+  // "GL box: 224 invocations of 11 positions for wide windows"), ms against 256 x 9: box 4096^2 sigma 24 (widths
+  // 47-49) 0.646 -> 0.606, 48 0.777 -> 0.746, 100 1.185 -> 1.153, 200 1.920 -> 1.840; integral 0.901 -> 0.834 /
+  // 1.209 -> 1.034 / 1.563 -> 1.498 / 3.911 -> 3.210; 1024^2 box sigma 24 0.080 -> 0.061, but 48 0.090 -> 0.094; box
+  // sigma 12 (widths 23-25) 0.554 -> 0.581 and sigma 3 slower too, hence the threshold (36: between those measured).
+  if (max_w >= 36 && t.threads == 256) {
+    BoxTile base = t;
+    base.threads = 224;
+    const BoxTile c = choose(base, 11);
+    if (c.lines > 0 && c.per == 11) return c;
+  }
   // 11 positions fit 48 KiB only without totals (every width <= 11). Against 9 it stores more per group but may
   // leave more of a line's last group idle, so the two are weighed by the positions their groups load along a
   // line of n_along (a long line where 0). H200, RGBA box sigma 3 (docs/performance.md "GL box: fetches before
   // stores", groups of 4 lines then): 4096^2 4 x 11 0.474 ms against 4 x 9 0.501 (6 groups of 704 positions a
   // line against 8 of 576), 1024^2 0.0555 against 0.0498 (2 of 704 against 2 of 576); integral alike. (11 was
   // slower on an H100 before the loads were fixed.)
-  const BoxTile wide = choose(11);
+  const BoxTile wide = choose(t, 11);
   if (wide.lines == 0 || wide.per < 11) return wide;
-  const BoxTile narrow = choose(9);
+  const BoxTile narrow = choose(t, 9);
   if (narrow.lines == 0) return wide;
   const auto loaded = [&](const BoxTile& c) {
     return n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()

@@ -331,10 +331,19 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 4096).per, 11);
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).per, 9);
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).lines, 2);
-  // Two lines while they store at least 4 reaches (box sigma 12 and integral sigma 48 at 4096^2), else one.
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).lines, 2);
-  EXPECT_EQ(box_tile({123, 125, 125}, 49152, 1024).lines, 2);  // reach 185: 782 outputs a line
-  EXPECT_EQ(box_tile({129, 129, 131}, 49152, 1024).lines, 1);  // reach 193: 766 < 4 x 193
+  // Two lines while they store at least 4 reaches, else one; 224 invocations of 11 positions where the widest box
+  // is 36 or more (256 of 11 do not fit 48 KiB with the totals).
+  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).lines, 2);  // box sigma 12: 256 x 9
+  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).threads, 256);
+  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).per, 9);
+  const BoxTile w48 = box_tile({95, 97, 97}, 49152, 1024);  // box sigma 48 (reach 143): 946 outputs a line
+  EXPECT_EQ(w48.threads, 224);
+  EXPECT_EQ(w48.per, 11);
+  EXPECT_EQ(w48.lines, 2);
+  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024).lines, 1);  // box sigma 200 (reach 599): 224 x 11, one line
+  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024).threads, 224);
+  EXPECT_EQ(box_tile({95, 97, 97}, 32768, 1024).threads, 256);  // 224 of 11 do not fit 32 KiB
+  EXPECT_EQ(box_tile({95, 97, 97}, 49152, 192).threads, 128);   // nor fewer than 256 invocations allowed
   EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).per, 9);
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024).per, 7);
   EXPECT_EQ(box_tile({5, 5, 9}, 32768, 1024).per, 5);

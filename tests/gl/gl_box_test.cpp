@@ -87,11 +87,12 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
       {25, 3},                      // reach 13
       {41}};                        // reach 20
   uint32_t seed = 1100;
-  for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3"}) {
+  // Groups of 224 invocations (7 warps; box_tile's shape for wide windows on 48 KiB devices) as well.
+  for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3", "2x5x224", "1x7x224"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
-    int lines = 0, per = 0;
-    std::sscanf(shape, "%dx%d", &lines, &per);
-    const int span = 256 * per / lines;
+    int lines = 0, per = 0, threads = 256;
+    std::sscanf(shape, "%dx%dx%d", &lines, &per, &threads);
+    const int span = threads * per / lines;
     double worst = 0;
     for (size_t k = 0; k < lists.size(); ++k) {
       int reach = 0;
