@@ -101,7 +101,8 @@ vec4 acc_scaled(Acc s, SCALE f) { return (s.hi + s.lo) * f; }
 // Block totals of plain sums (their lo is 0: vec4 suffice), and each block's part: the sum of its first w mod LS
 // values, which the window starts of a box of width w >= LS take from the block w / LS further on. Its owner sums
 // them from its registers (with the totals), so a window start loads one part instead of up to LS - 1 values
-// (docs/performance.md "Window starts from registers and parts"). Both arrays take the bytes of TOTALS' Acc.
+// (docs/performance.md "GL box: window starts from parts, plain totals, two lines a group"). Both arrays take the
+// bytes of TOTALS' Acc.
 #define PARTS 1
 shared vec4 totals_v[NT];
 shared vec4 parts[NT];

@@ -197,6 +197,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   constexpr int kDirectTotals = 64;
   auto with_totals = [&](BoxTile c) {
     c.totals = max_w <= c.per ? 0 : (max_w - c.per) / c.per <= kDirectTotals ? 1 : 2;
+    if (c.totals && totals_spec == "direct") c.totals = 1;
     if (c.totals && totals_spec == "scan") c.totals = 2;
     return c;
   };
@@ -224,9 +225,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       c.per = per, c.lines = 1;
       if (c.span() * 16 + (with_totals(c).totals ? c.threads * 32 : 0) > budget) continue;
       // Two lines per group wherever they store at least 4 reaches (the halo under 1/3 of the loads), else one.
-      // H200, 4096^2 RGBA (docs/performance.md "GL box: window starts from parts, two lines a group"): 2 x 9
-      // against 4 x 9 box sigma 12 0.601 against 0.635 ms, 2 x 11 against 4 x 11 at sigma 3 0.467 against 0.474;
-      // 2 x 9 against 1 x 9 integral sigma 48 (4.2 reaches) 1.472 against 1.510, box sigma 12 0.601 against 0.665.
+      // H200, 4096^2 RGBA (docs/performance.md "GL box: window starts from parts, plain totals, two lines a group"):
+      // 2 x 9 against 4 x 9 box sigma 12 0.601 against 0.635 ms, 2 x 11 against 4 x 11 at sigma 3 0.467 against
+      // 0.474; 2 x 9 against 1 x 9 integral sigma 48 (4.2 reaches) 1.472 against 1.510, box sigma 12 0.601 against
+      // 0.665.
       // (On an H100 before the loads were fixed, 4 x 9 at sigma 3 ran 10% faster than 16 x 9.)
       if (base.threads >= 16) {
         c.lines = 2;
@@ -242,10 +244,11 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   };
   // Windows 4 blocks of 9 wide and more: 224 invocations (7 warps) of 11 positions, which fit 48 KiB with the
   // totals and parts (256 of 11 do not), start a window every 11 outputs instead of 9. H200, RGBA (docs/performance.md
-  // "GL box: 224 invocations of 11 positions for wide windows"), ms against 256 x 9: box 4096^2 sigma 24 (widths
-  // 47-49) 0.646 -> 0.606, 48 0.777 -> 0.746, 100 1.185 -> 1.153, 200 1.920 -> 1.840; integral 0.901 -> 0.834 /
-  // 1.209 -> 1.034 / 1.563 -> 1.498 / 3.911 -> 3.210; 1024^2 box sigma 24 0.080 -> 0.061, but 48 0.090 -> 0.094; box
-  // sigma 12 (widths 23-25) 0.554 -> 0.581 and sigma 3 slower too, hence the threshold (36: between those measured).
+  // "GL box: window starts from parts, plain totals, two lines a group", its 224 invocations), ms against 256 x 9:
+  // box 4096^2 sigma 24 (widths 47-49) 0.646 -> 0.606, 48 0.777 -> 0.746, 100 1.185 -> 1.153, 200 1.920 -> 1.840;
+  // integral 0.901 -> 0.834 / 1.209 -> 1.034 / 1.563 -> 1.498 / 3.911 -> 3.210; 1024^2 box sigma 24 0.080 -> 0.061,
+  // but 48 0.090 -> 0.094; box sigma 12 (widths 23-25) 0.554 -> 0.581 and sigma 3 slower too, hence the threshold
+  // (36: between those measured).
   if (max_w >= 36 && t.threads == 256) {
     BoxTile base = t;
     base.threads = 224;
