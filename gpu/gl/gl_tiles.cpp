@@ -223,7 +223,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     for (int per = max_per; per >= 1; per -= 2) {
       BoxTile c = base;
       c.per = per, c.lines = 1;
-      if (c.span() * 16 + (with_totals(c).totals ? c.threads * 32 : 0) > budget) continue;
+      if (with_totals(c).shared_bytes() > budget) continue;
       // Two lines per group wherever they store at least 4 reaches (the halo under 1/3 of the loads), else one.
       // H200, 4096^2 RGBA (docs/performance.md "GL box: window starts from parts, plain totals, two lines a group"):
       // 2 x 9 against 4 x 9 box sigma 12 0.601 against 0.635 ms, 2 x 11 against 4 x 11 at sigma 3 0.467 against

@@ -91,6 +91,8 @@ struct TileProg {
     ntiles = GlPassContext::uniform(id, "ntiles");
     return Status::success();
   }
+  // Work groups along x for `lines` lines.
+  GLuint groups_x(int lines) const { return GLuint((lines * per_line + lx - 1) / lx); }
   // Sets the uniforms: in each run, since programs are cached per source and defines, so another iir1d pass of
   // the program (other taps, border or length) may have set them since.
   void set(int b, const std::vector<double>& c, int tiles) const {
@@ -116,19 +118,18 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   const int k = int(terms.size()), vch = tile_vch(ctx);
   std::array<TileProg, 3> pr = {{{pass.axis, 1}, {pass.axis, 2}, {pass.axis, 3}}};
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
-  const int ntiles = (n + kIirTile - 1) / kIirTile, groups = (lines + kIirTileGroup - 1) / kIirTileGroup;
+  const int ntiles = (n + kIirTile - 1) / kIirTile;
   for (TileProg& t : pr)
     if (Status s = t.build(ctx, k, vch, ntiles); !s) return s;
   GLuint agg = 0;
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
   step.form = "iir1d-tiles";
-  step.work = [&ctx, pr, agg, groups, lines, ntiles, k, border = int(pass.border), coef, src, dst] {
+  step.work = [&ctx, pr, agg, lines, ntiles, k, border = int(pass.border), coef, src, dst] {
     for (const TileProg& t : pr) {
       t.set(border, coef, ntiles);
       ctx.bind_io(t.id, src.tex, dst.tex);
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, agg);
-      glDispatchCompute(GLuint(t.phase == 2 ? (lines * t.per_line + t.lx - 1) / t.lx : groups),
-                        GLuint(t.phase == 2 ? k : ntiles), 1);
+      glDispatchCompute(t.groups_x(lines), GLuint(t.phase == 2 ? k : ntiles), 1);
       glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
   };
@@ -170,8 +171,7 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, rows ? agg : aggc);
       if (t.phase == 4) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, aggc);
       const int lines = rows ? h : w;
-      glDispatchCompute(GLuint((lines * t.per_line + t.lx - 1) / t.lx), GLuint(t.phase == 2 ? k : rows ? ntx : nty),
-                        1);
+      glDispatchCompute(t.groups_x(lines), GLuint(t.phase == 2 ? k : rows ? ntx : nty), 1);
       // After the rows' outputs the columns read the middle image through texture fetches.
       glMemoryBarrier(t.phase == 4 ? GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT
                                    : GL_SHADER_STORAGE_BARRIER_BIT);
