@@ -12,8 +12,8 @@
 //     beyond hold windows that left the tile and are never stored);
 //  3. stores positions 0 .. L-1 of each line.
 // The first window's sum (TOTALS): 0, every width <= LS: the invocation's own values; 1: its own values,
-// whole later blocks from their totals (shared memory), then the first w mod LS values of the next block, as
-// its part (SUMS 3) or single values; 2 (boxes wider than 64 blocks): the line's prefix sums at block starts (a
+// whole later blocks from their totals (shared memory; with GROUPED > 0, m >= GROUPED of them in groups of
+// ~sqrt(m)), then the first w mod LS values of the next block, as its part (SUMS 3) or single values; 2 (boxes wider than 64 blocks): the line's prefix sums at block starts (a
 // Hillis-Steele scan of the block totals, log2(NS) steps per box), so a window is two prefix lookups and < LS
 // single values whatever its width.
 // Values are float32 between boxes (each box's result rounded once, then added and subtracted as the same
@@ -259,6 +259,24 @@ void main() {
     // of the box per component (GL box 4096^2 sigma 48: ~10 of them per window start, 0.940 -> 0.770 ms). Float32
     // error: n totals (at most 64, box_tile) add at most n ulps of the window sum (GlBox1d.ReachAtTheTileLimit).
     vec4 whole = vec4(0.0);
+#if GROUPED
+    // m >= GROUPED whole blocks (the same m for every invocation of the box): in q groups of g ~ sqrt(m) totals and
+    // r < g single ones. Each invocation sums the g totals from its own block on and leaves that sum in place of
+    // its total (two barriers), so a start loads g + q + r values instead of m (docs/performance.md "GL box: window
+    // starts in groups of totals").
+    int m = rem >= LS ? rem / LS : 0;
+    if (m >= GROUPED) {
+      int g = max(2, int(sqrt(float(m)) + 0.5)), nq = m / g, r = m - nq * g, lb = line * NS;
+      vec4 own_group = vec4(0.0);
+      for (int j = 0; j < g; ++j) own_group += totals_v[lb + min(seg + j, NS - 1)];
+      for (int j = 0; j < r; ++j) whole += totals_v[lb + min(b + nq * g + j, NS - 1)];
+      barrier();
+      totals_v[li] = own_group;
+      barrier();
+      for (int j = 0; j < nq; ++j) whole += totals_v[lb + min(b + j * g, NS - 1)];
+      b += m, q += m * LS, rem -= m * LS;
+    }
+#endif
     for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) whole += totals_v[line * NS + b];
     acc_add(win, whole);
 #elif TOTALS == 1

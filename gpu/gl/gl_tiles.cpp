@@ -176,8 +176,10 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
   for (int w : widths) list += (list.empty() ? "" : ", ") + std::to_string(w);
   return fmt::format(
       "#define AXIS {}\n#define NT {}\n#define TC {}\n#define LS {}\n#define NS {}\n#define N {}\n#define PITCH {}\n"
-      "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n#define SUMS {}\n",
-      axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals, sums);
+      "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n#define SUMS {}\n"
+      "#define GROUPED {}\n",
+      axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals, sums,
+      totals == 1 && sums == 3 ? grouped : 0);
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
@@ -195,9 +197,16 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // integral 200 (33) 4.755 -> 3.901; docs/performance.md "GL box: window starts from parts, plain totals, two lines
   // a group"). The cap bounds the plain sum's float32 error (n totals: n ulps of the window sum at worst).
   constexpr int kDirectTotals = 64;
+  // Windows of at least kGroupedTotals whole blocks take them in groups of ~sqrt (box1d.comp GROUPED): H200, RGBA
+  // 4096^2, against one by one (docs/performance.md "GL box: window starts in groups of totals"): box sigma 100 (17
+  // blocks) 1.153 -> 0.902 ms, 200 (35) 1.841 -> 1.152; integral 100 1.499 -> 1.278, 200 3.211 -> 2.022; at 5-7
+  // blocks (sigma 48) within 6%, at 3 (sigma 24) 1-4% slower.
+  constexpr int kGroupedTotals = 12;
   auto with_totals = [&](BoxTile c) {
     c.totals = max_w <= c.per ? 0 : (max_w - c.per) / c.per <= kDirectTotals ? 1 : 2;
-    if (c.totals && totals_spec == "direct") c.totals = 1;
+    c.grouped = kGroupedTotals;
+    if (c.totals && totals_spec == "direct") c.totals = 1, c.grouped = 0;
+    if (c.totals && totals_spec == "grouped") c.totals = 1, c.grouped = 2;
     if (c.totals && totals_spec == "scan") c.totals = 2;
     return c;
   };

@@ -96,6 +96,7 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 struct BoxTile {
   int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
   int totals = 0;  // 0 none, 1 block totals, 2 scanned prefixes
+  int grouped = 0;  // totals 1 with parts: windows of at least this many whole blocks take them in groups (0 never)
   int sums = 3;    // 3 plain float32 updates, 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64
                    // (GPUBLUR_GL_BOX_SUMS)
   int segs() const { return threads / lines; }  // invocations per line
@@ -111,8 +112,8 @@ struct BoxTile {
 // the shared memory, or 224 of 11 where the widest box is 36 or more and they fit; then two lines per group where each
 // stores >= 16 positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it still stores >= 32,
 // else lines = 0. `spec` "LINESxPER[xTHREADS]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does
-// not fit). `totals_spec` "direct" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is
-// needed.
+// not fit). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start
+// where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0);
 

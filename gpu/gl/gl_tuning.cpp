@@ -136,9 +136,9 @@ int box_sums() {
   const std::string v = env ? env : "";
   return v == "f64" ? 2 : v == "twosum" ? 1 : v == "fast2sum" ? 0 : 3;
 }
-// GPUBLUR_GL_BOX_TOTALS=direct|scan: how box1d.comp starts windows wider than an invocation's block: whole
-// blocks' totals one by one, or two lookups in the line's prefix sums (a scan of the totals per box); unset:
-// the totals up to 64 of them, the scan beyond (box_tile).
+// GPUBLUR_GL_BOX_TOTALS=direct|grouped|scan: how box1d.comp starts windows wider than an invocation's block: whole
+// blocks' totals one by one, in groups of ~sqrt(count) from 2 of them, or two lookups in the line's prefix sums (a
+// scan of the totals per box); unset: box_tile's choice.
 std::string box_totals_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TOTALS");
   return env ? env : "";

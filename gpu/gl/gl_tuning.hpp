@@ -32,7 +32,7 @@ int shared_budget(int device_max, int by_default);  // GPUBLUR_GL_SHARED_LIMIT=B
 bool linear_const_taps();                    // GPUBLUR_GL_LINEAR_CONST_TAPS=1
 std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|lines
 int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
-std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|scan
+std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|grouped|scan
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
 // tiles; 0: always).
 constexpr long long kIirTilesMinPixels = 2048LL * 2048;

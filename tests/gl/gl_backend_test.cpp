@@ -368,7 +368,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   // box1d.comp builds for the device's tiles: both axes, every sum form, each form of window start.
   for (int axis = 0; axis < 2; ++axis)
     for (const std::vector<int>& widths : std::vector<std::vector<int>>{{5, 5, 7}, {1, 201, 3, 9, 9, 9, 9, 9}})
-      for (const char* totals : {"direct", "scan"})
+      for (const char* totals : {"direct", "grouped", "scan"})
         for (int sums = 0; sums < 4; ++sums) {
           BoxTile t = box_tile(widths, shared, invocations, "", totals);
           ASSERT_GT(t.lines, 0);

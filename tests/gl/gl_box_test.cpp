@@ -147,22 +147,25 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
     }
   std::printf("[ measured ] box1d at the tile limit: max abs error %.3g\n", worst);
   // The same widest box with its window starts from the block totals summed plainly, all (fit - per) / per of them
-  // (the product takes them up to 64 and the scan beyond): the plain sum's float32 error at its worst here.
-  ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", "direct");
-  worst = 0;
-  for (Border border : kBorders) {
-    const Plan plan = make_plan("box", {{"width", std::to_string(fit)}, {"passes", "1"}, {"impl", "separable"},
-                                        {"border", border_name(border)}});
-    worst = std::max(worst, expect_matches_reference(*be, plan, random_image(9, 5, 1 + int(border), seed++),
-                                                     "box1d-tiles"));
+  // (the product takes them up to 64 and the scan beyond), one by one and in groups: the plain sums' float32 error
+  // at its worst here.
+  for (const char* totals : {"direct", "grouped"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
+    worst = 0;
+    for (Border border : kBorders) {
+      const Plan plan = make_plan("box", {{"width", std::to_string(fit)}, {"passes", "1"}, {"impl", "separable"},
+                                          {"border", border_name(border)}});
+      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(9, 5, 1 + int(border), seed++),
+                                                       "box1d-tiles"));
+    }
+    std::printf("[ measured ] box1d at the tile limit, %d totals summed plainly (%s): max abs error %.3g\n",
+                (fit - t.per) / t.per, totals, worst);
   }
-  std::printf("[ measured ] box1d at the tile limit, %d totals summed plainly: max abs error %.3g\n",
-              (fit - t.per) / t.per, worst);
 }
 
 // The knobs: line walkers for every box1d pass (GPUBLUR_GL_BOX_TILE=lines), the other sum forms in the tiles
 // (GPUBLUR_GL_BOX_SUMS: Fast2Sum and TwoSum pairs, float64), each form of window start (GPUBLUR_GL_BOX_TOTALS: block
-// totals one by one, the scan of them) for boxes narrow and wide relative to the blocks.
+// totals one by one, in groups, the scan of them) for boxes narrow and wide relative to the blocks.
 TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -182,7 +185,7 @@ TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
     std::printf("[ measured ] box1d tiles, %s sums: max abs error %.3g\n", sums,
                 run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
   }
-  for (const char* totals : {"direct", "scan"}) {
+  for (const char* totals : {"direct", "grouped", "scan"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
     std::printf("[ measured ] box1d tiles, window starts from %s totals: max abs error %.3g\n", totals,
                 run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));

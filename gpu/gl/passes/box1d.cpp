@@ -35,8 +35,8 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
   GLuint prog = 0;
   if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, defines, prog, true); !s) return s;
   spdlog::debug("GL {}: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
-                "window starts {}, sums {}", form, pass.axis, tile.reach, tile.lines, tile.span(), tile.outputs(),
-                tile.per, tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan",
+                "window starts {} (grouped from {}), sums {}", form, pass.axis, tile.reach, tile.lines, tile.span(),
+                tile.outputs(), tile.per, tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan", tile.grouped,
                 tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : tile.sums == 2 ? "f64" : "plain");
   const GLint u_border = GlPassContext::uniform(prog, "border");
   const int n_along = pass.axis == 0 ? dst.w : dst.h, n_across = pass.axis == 0 ? dst.h : dst.w;
