@@ -198,10 +198,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // a group"). The cap bounds the plain sum's float32 error (n totals: n ulps of the window sum at worst).
   constexpr int kDirectTotals = 64;
   // Windows of at least kGroupedTotals whole blocks take them in groups of ~sqrt (box1d.comp GROUPED): H200, RGBA
-  // 4096^2, against one by one (docs/performance.md "GL box: window starts in groups of totals"): box sigma 100 (17
-  // blocks) 1.153 -> 0.902 ms, 200 (35) 1.841 -> 1.152; integral 100 1.499 -> 1.278, 200 3.211 -> 2.022; at 5-7
-  // blocks (sigma 48) within 6%, at 3 (sigma 24) 1-4% slower.
-  constexpr int kGroupedTotals = 12;
+  // 4096^2, against one by one (docs/performance.md "GL box: window starts in groups of totals"): box sigma 48 0.746 ->
+  // 0.705 ms (7 blocks of 11), 0.770 -> 0.680 (9 blocks of 9), 100 1.153 -> 0.902, 200 1.841 -> 1.152; integral 100
+  // 1.499 -> 1.278, 200 3.211 -> 2.022; at 5-6 blocks (integral sigma 48) alike, at 3 (sigma 24) 1-4% slower.
+  constexpr int kGroupedTotals = 7;
   auto with_totals = [&](BoxTile c) {
     c.totals = max_w <= c.per ? 0 : (max_w - c.per) / c.per <= kDirectTotals ? 1 : 2;
     c.grouped = kGroupedTotals;
@@ -251,34 +251,30 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     none.lines = 0;
     return none;
   };
-  // Windows 4 blocks of 9 wide and more: 224 invocations (7 warps) of 11 positions, which fit 48 KiB with the
-  // totals and parts (256 of 11 do not), start a window every 11 outputs instead of 9. H200, RGBA (docs/performance.md
-  // "GL box: window starts from parts, plain totals, two lines a group", its 224 invocations), ms against 256 x 9:
-  // box 4096^2 sigma 24 (widths 47-49) 0.646 -> 0.606, 48 0.777 -> 0.746, 100 1.185 -> 1.153, 200 1.920 -> 1.840;
-  // integral 0.901 -> 0.834 / 1.209 -> 1.034 / 1.563 -> 1.498 / 3.911 -> 3.210; 1024^2 box sigma 24 0.080 -> 0.061,
-  // but 48 0.090 -> 0.094; box sigma 12 (widths 23-25) 0.554 -> 0.581 and sigma 3 slower too, hence the threshold
-  // (36: between those measured).
-  if (max_w >= 36 && t.threads == 256) {
+  // Three shapes weighed by the positions their groups load along a line of n_along (a long line where 0), which a
+  // line's last group may leave partly idle: 256 invocations of 11 positions (they fit 48 KiB only without totals:
+  // every width <= 11), 256 of 9, and 224 (7 warps) of 11, which fit 48 KiB with the totals and parts and start a
+  // window every 11 outputs instead of 9. The first of the least loaded wins. H200, RGBA (docs/performance.md "GL box:
+  // window starts in groups of totals"), each choice as measured: box 4096^2 sigma 3 2 x 11 x 256 (3 groups of 1408
+  // a line) 0.470 ms against 2 x 11 x 224 0.530; sigma 12 2 x 9 (4 of 1152) 0.554 against 224 x 11 (4 of 1232) 0.581;
+  // sigma 24 224 x 11 (4 of 1232) 0.606 against 2 x 9 (5 of 1152) 0.646; sigma 100 1 x 9 (3 of 2304) 0.870 against
+  // 1 x 11 x 224 (3 of 2464) 0.905; integral sigma 200 1 x 11 x 224 (5 of 2464) 2.022 against 1 x 9 (6 of 2304) 2.342;
+  // 1024^2 box sigma 3 2 x 9 0.0498 against 2 x 11 0.0555.
+  std::vector<BoxTile> shapes = {choose(t, 11), choose(t, 9)};
+  if (t.threads == 256) {
     BoxTile base = t;
     base.threads = 224;
     const BoxTile c = choose(base, 11);
-    if (c.lines > 0 && c.per == 11) return c;
+    if (c.per == 11) shapes.push_back(c);
   }
-  // 11 positions fit 48 KiB only without totals (every width <= 11). Against 9 it stores more per group but may
-  // leave more of a line's last group idle, so the two are weighed by the positions their groups load along a
-  // line of n_along (a long line where 0). H200, RGBA box sigma 3 (docs/performance.md "GL box: fetches before
-  // stores", groups of 4 lines then): 4096^2 4 x 11 0.474 ms against 4 x 9 0.501 (6 groups of 704 positions a
-  // line against 8 of 576), 1024^2 0.0555 against 0.0498 (2 of 704 against 2 of 576); integral alike. (11 was
-  // slower on an H100 before the loads were fixed.)
-  const BoxTile wide = choose(t, 11);
-  if (wide.lines == 0 || wide.per < 11) return wide;
-  const BoxTile narrow = choose(t, 9);
-  if (narrow.lines == 0) return wide;
   const auto loaded = [&](const BoxTile& c) {
     return n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
                        : double(c.span()) / c.outputs();
   };
-  return loaded(narrow) < loaded(wide) ? narrow : wide;
+  BoxTile best = shapes[0];
+  for (const BoxTile& c : shapes)
+    if (c.lines > 0 && (best.lines == 0 || loaded(c) < loaded(best))) best = c;
+  return best;
 }
 
 std::string glsl_floats(const float* w, int n) {

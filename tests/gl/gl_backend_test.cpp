@@ -331,20 +331,30 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 4096).per, 11);
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).per, 9);
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).lines, 2);
-  // Two lines while they store at least 4 reaches, else one; 224 invocations of 11 positions where the widest box
-  // is 36 or more (256 of 11 do not fit 48 KiB with the totals).
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).lines, 2);  // box sigma 12: 256 x 9
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).threads, 256);
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024).per, 9);
-  const BoxTile w48 = box_tile({95, 97, 97}, 49152, 1024);  // box sigma 48 (reach 143): 946 outputs a line
-  EXPECT_EQ(w48.threads, 224);
-  EXPECT_EQ(w48.per, 11);
-  EXPECT_EQ(w48.lines, 2);
-  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024).lines, 1);  // box sigma 200 (reach 599): 224 x 11, one line
-  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024).threads, 224);
+  // Two lines while they store at least 4 reaches, else one; 256 x 9 against 224 x 11 (256 of 11 do not fit 48 KiB
+  // with the totals) by the positions loaded along the line.
+  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).lines, 2);  // box sigma 12: 4 groups of 2 x 9 x 256
+  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).threads, 256);
+  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).per, 9);
+  const BoxTile w24 = box_tile({47, 49, 49}, 49152, 1024, "", "", 4096);  // box sigma 24: 4 groups of 1232 (not 5 of 1152)
+  EXPECT_EQ(w24.threads, 224);
+  EXPECT_EQ(w24.per, 11);
+  EXPECT_EQ(w24.lines, 2);
+  EXPECT_EQ(w24.grouped, 7);
+  const BoxTile w100 = box_tile({199, 201, 201}, 49152, 1024, "", "", 4096);  // box sigma 100: 3 groups either way
+  EXPECT_EQ(w100.threads, 256);
+  EXPECT_EQ(w100.per, 9);
+  EXPECT_EQ(w100.lines, 1);
+  const BoxTile i200 = box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096);  // integral sigma 200
+  EXPECT_EQ(i200.threads, 224);  // 5 groups of 2464 against 6 of 2304
+  EXPECT_EQ(i200.lines, 1);
+  EXPECT_EQ(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 1024).threads, 256);  // 2 groups either way
+  EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "direct").grouped, 0);
+  EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "grouped").grouped, 2);
   EXPECT_EQ(box_tile({95, 97, 97}, 32768, 1024).threads, 256);  // 224 of 11 do not fit 32 KiB
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 192).threads, 128);   // nor fewer than 256 invocations allowed
-  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).per, 9);
+  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).threads, 224);  // a long line: 1232 positions store 1212 (1152 1132)
+  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024, "", "", 1024).per, 9);  // 1024: one group of 1152 (1232)
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024).per, 7);
   EXPECT_EQ(box_tile({5, 5, 9}, 32768, 1024).per, 5);
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024, "8x3").lines, 8);
