@@ -13,9 +13,9 @@
 //  3. stores positions 0 .. L-1 of each line.
 // The first window's sum (TOTALS): 0, every width <= LS: the invocation's own values; 1: its own values,
 // whole later blocks from their totals (shared memory; with GROUPED > 0, m >= GROUPED of them in groups of
-// ~sqrt(m)), then the first w mod LS values of the next block, as its part (SUMS 3) or single values; 2 (boxes wider than 64 blocks): the line's prefix sums at block starts (a
-// Hillis-Steele scan of the block totals, log2(NS) steps per box), so a window is two prefix lookups and < LS
-// single values whatever its width.
+// ~sqrt(m)), then the first w mod LS values of the next block, as its part (SUMS 3) or single values; 2 (boxes
+// wider than 64 blocks): the line's prefix sums at block starts (a Hillis-Steele scan of the block totals, log2(NS)
+// steps per box), so a window is two prefix lookups and < LS single values whatever its width.
 // Values are float32 between boxes (each box's result rounded once, then added and subtracted as the same
 // float). Sums (SUMS): 0 a float pair hi + lo whose running updates use Fast2Sum (exact for non-negative
 // values, where the sum never falls below the value added or removed; otherwise no worse than plain float),
@@ -260,9 +260,9 @@ void main() {
     // error: n totals (at most 64, box_tile) add at most n ulps of the window sum (GlBox1d.ReachAtTheTileLimit).
     vec4 whole = vec4(0.0);
 #if GROUPED
-    // m >= GROUPED whole blocks (the same m for every invocation of the box): in q groups of g ~ sqrt(m) totals and
+    // m >= GROUPED whole blocks (the same m for every invocation of the box): in nq groups of g ~ sqrt(m) totals and
     // r < g single ones. Each invocation sums the g totals from its own block on and leaves that sum in place of
-    // its total (two barriers), so a start loads g + q + r values instead of m (docs/performance.md "GL box: window
+    // its total (two barriers), so a start loads g + nq + r values instead of m (docs/performance.md "GL box: window
     // starts in groups of totals").
     int m = rem >= LS ? rem / LS : 0;
     if (m >= GROUPED) {

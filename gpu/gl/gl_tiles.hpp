@@ -111,9 +111,9 @@ struct BoxTile {
 // invocations with the most positions per invocation (odd, up to 11) that fit the shared memory with the totals they
 // need, 256 of 9 and 224 of 11, the one whose groups load the fewest positions along the line; each with two lines
 // per group where each stores >= 16 positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it
-// still stores >= 32, else lines = 0. `spec` "LINESxPER[xTHREADS]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does
-// not fit). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start
-// where any is needed.
+// still stores >= 32, else lines = 0. `spec` "LINESxPER[xTHREADS]" (GPUBLUR_GL_BOX_TILE) picks the shape instead
+// (lines = 0 where it does not fit). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that
+// form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0);
 

@@ -336,7 +336,8 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).lines, 2);  // box sigma 12: 4 groups of 2 x 9 x 256
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).threads, 256);
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).per, 9);
-  const BoxTile w24 = box_tile({47, 49, 49}, 49152, 1024, "", "", 4096);  // box sigma 24: 4 groups of 1232 (not 5 of 1152)
+  // Box sigma 24: 4 groups of 1232 positions a line (not 5 of 1152).
+  const BoxTile w24 = box_tile({47, 49, 49}, 49152, 1024, "", "", 4096);
   EXPECT_EQ(w24.threads, 224);
   EXPECT_EQ(w24.per, 11);
   EXPECT_EQ(w24.lines, 2);
