@@ -54,10 +54,13 @@ int sep_fft_min_radius_gl() {
 }
 
 // iir1d: tiles from this many pixels, segments below (passes/iir1d.cpp). Measured on an H100 (docs/performance.md
-// "GL tiles" under iir): tiles 1.04 against 1.67 ms at 4096^2 RGBA, 0.198 against 0.143 at 1024^2.
-long long iir_tiles_min_pixels() {
+// "GL tiles" under iir): tiles 1.04 against 1.67 ms at 4096^2 RGBA, 0.198 against 0.143 at 1024^2; on an H200 (iir,
+// "GL iir's x/y pair below 2048^2") RGBA at 1024^2 0.159 against 0.132, 1448^2 0.299 against 0.287, 2048^2 alike; the
+// pair of one channel 0.088 against 0.128 at 1024^2 and 0.146 against 0.280 at 1448^2, two channels 0.118 against
+// 0.130 and 0.201 against 0.284.
+long long iir_tiles_min_pixels(bool pair) {
   const char* env = std::getenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS");
-  return env && *env ? std::atoll(env) : kIirTilesMinPixels;
+  return env && *env ? std::atoll(env) : pair ? kIirPairMinPixels : kIirTilesMinPixels;
 }
 
 // conv1d separable pairs on llvmpipe: the sliding register window up to this radius (docs/performance.md, "GL on

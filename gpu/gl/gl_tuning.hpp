@@ -34,9 +34,10 @@ std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|li
 int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
 std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|grouped|scan
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
-// tiles; 0: always).
+// tiles; 0: always); the x/y pair of one or two channels (iir1d_tiles_pair) from kIirPairMinPixels.
 constexpr long long kIirTilesMinPixels = 2048LL * 2048;
-long long iir_tiles_min_pixels();            // GPUBLUR_GL_IIR_TILES_MIN_PIXELS
+constexpr long long kIirPairMinPixels = 1024LL * 1024;
+long long iir_tiles_min_pixels(bool pair);   // GPUBLUR_GL_IIR_TILES_MIN_PIXELS (both)
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 
 }  // namespace gpublur

@@ -4,8 +4,8 @@
 // and segments (shaders/iir_segments.comp; 64 segments of 94 and 86 positions), so the chains and the border
 // states (wrap and mirror from the zero-start totals) are exercised at full length, every border, both filters, a
 // large sigma.
-// Then the pair on odd sizes (partial tiles both ways, the group's square cut by both image edges) and the
-// tiles of a lone pass along either axis (no pair).
+// Then the pair on odd sizes (partial tiles both ways, the group's square cut by both image edges), the tiles of
+// a lone pass along either axis (no pair), and the size rule's choices unforced.
 #include <cstdio>
 #include <cstdlib>
 
@@ -81,6 +81,20 @@ TEST(GlIir1d, LonePassTilesMatchReference) {
       ++seed;
     }
   std::printf("[ measured ] iir1d-tiles, lone passes: max abs error %.3g\n", worst);
+}
+
+// The size rule unforced: one and two channels take the pair from 1024^2 pixels (kIirPairMinPixels), the segments
+// below; RGBA keeps the segments up to kIirTilesMinPixels.
+TEST(GlIir1d, SizeRulePicksTheSchedule) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  ::unsetenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS");
+  const Plan plan = make_plan("iir", {{"sigma", "5"}, {"border", "mirror"}});
+  double worst = expect_matches_reference(*be, plan, random_image(1024, 1024, 1, 500), "iir1d-tiles-pair");
+  worst = std::max(worst, expect_matches_reference(*be, plan, random_image(1024, 1023, 2, 501), "iir1d-segments"));
+  worst = std::max(worst, expect_matches_reference(*be, plan, random_image(1100, 1000, 4, 502), "iir1d-segments"));
+  std::printf("[ measured ] iir1d by the size rule: max abs error %.3g\n", worst);
 }
 
 }  // namespace

@@ -1,17 +1,17 @@
 // iir1d: the recursive filter along one axis, two schedules chosen by the pass's size (iir_tiles_min_pixels,
 // gl_tuning.hpp; docs/performance.md "GL tiles" under iir):
-//  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels): the CUDA tiles' algorithm, one
-//    invocation per (pixel line, tile of 32 positions), lines fastest, in three dispatches (sums from zero
-//    states, chains in float64 one invocation per line, term and channel, outputs from the true states). 4096^2
-//    RGBA on an H200: 0.757 ms (1.94x CUDA's iir).
+//  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels, the pair's of kIirPairMinPixels): the
+//    CUDA tiles' algorithm, one invocation per (pixel line, tile of 32 positions), lines fastest, in three
+//    dispatches (sums from zero states, chains in float64 one invocation per line, term and channel, outputs from
+//    the true states). 4096^2 RGBA on an H200: 0.757 ms (1.94x CUDA's iir).
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
-//    chains leave the GPU idle: 1024^2 0.143 ms against the tiles' 0.198): a work group per 8 lines (4 where
-//    shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one invocation per
-//    (segment, line), lines fastest; per term each runs its segment from zero states, the segments chain by a
-//    scan in shared memory (float64) with the border states added, and each makes its outputs from its true
-//    states (the causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
+//    chains leave the GPU idle: RGBA 1024^2 0.132 ms against the tiles' 0.159 on an H200): a work group per 8
+//    lines (4 where shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one
+//    invocation per (segment, line), lines fastest; per term each runs its segment from zero states, the segments
+//    chain by a scan in shared memory (float64) with the border states added, and each makes its outputs from its
+//    true states (the causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
 //    (docs/performance.md "GL by segments"): one invocation per line 15.4 ms at 4096^2 RGBA; three dispatches
 //    with the segments' states in a storage buffer 2.14 ms; one dispatch, a line per group (neighbouring
 //    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
@@ -192,10 +192,10 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     coef[4 * t + 0] = terms[t].p.real(), coef[4 * t + 1] = terms[t].p.imag();
     coef[4 * t + 2] = terms[t].c.real(), coef[4 * t + 3] = terms[t].c.imag();
   }
-  if (const long long min_px = iir_tiles_min_pixels(); min_px >= 0 && (long long)src.w * src.h >= min_px) {
-    // The pair for one and two channels only: RGBA's took GL iir 0.79 -> 1.12 ms (H200; groups of 64 or 32 rows).
-    if (pass.axis == 0 && ctx.channels() <= 2 && iir_pair(program, index))
-      return iir1d_tiles_pair(ctx, program, index, terms, coef, step);
+  // The pair for one and two channels only: RGBA's took GL iir 0.79 -> 1.12 ms (H200; groups of 64 or 32 rows).
+  const bool pair = pass.axis == 0 && ctx.channels() <= 2 && iir_pair(program, index);
+  if (const long long min_px = iir_tiles_min_pixels(pair); min_px >= 0 && (long long)src.w * src.h >= min_px) {
+    if (pair) return iir1d_tiles_pair(ctx, program, index, terms, coef, step);
     return iir1d_tiles(ctx, program, pass, terms, coef, step);
   }
   const int lpg = lines_per_group(ctx.limits());
