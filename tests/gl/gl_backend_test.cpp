@@ -354,8 +354,9 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "grouped").grouped, 2);
   EXPECT_EQ(box_tile({95, 97, 97}, 32768, 1024).threads, 256);  // 224 of 11 do not fit 32 KiB
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 192).threads, 128);   // nor fewer than 256 invocations allowed
-  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).threads, 224);  // a long line: 1232 positions store 1212 (1152 1132)
-  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024, "", "", 1024).per, 9);  // 1024: one group of 1152 (1232)
+  // A long line: 224 x 11's 1232 positions a line store 1212 (256 x 9: 1152 store 1132); 1024: one group either way.
+  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).threads, 224);
+  EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024, "", "", 1024).per, 9);
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024).per, 7);
   EXPECT_EQ(box_tile({5, 5, 9}, 32768, 1024).per, 5);
   EXPECT_EQ(box_tile({5, 5, 5}, 32768, 1024, "8x3").lines, 8);
