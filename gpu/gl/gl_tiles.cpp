@@ -179,7 +179,7 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
       "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n#define SUMS {}\n"
       "#define GROUPED {}\n",
       axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals, sums,
-      totals == 1 && sums == 3 ? grouped : 0);
+      sums == 3 ? grouped : 0);  // box1d.comp's groups live in the plain sums' totals (PARTS)
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
@@ -208,6 +208,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.totals && totals_spec == "direct") c.totals = 1, c.grouped = 0;
     if (c.totals && totals_spec == "grouped") c.totals = 1, c.grouped = 2;
     if (c.totals && totals_spec == "scan") c.totals = 2;
+    if (c.totals != 1) c.grouped = 0;  // groups only of the totals one by one (not the scan, not without totals)
     return c;
   };
   auto fits = [&](BoxTile c) {
