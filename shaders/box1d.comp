@@ -28,6 +28,44 @@
 // count them). Output p = (sum of positions p + 1 .. p + w + e (p and p + w + 1)) / wreal: the window sum
 // starting at p0 is shifted by one position, then runs as above; the fractional ends are read directly (no
 // prefix difference, so nothing cancels).
+// VCH: the channels a line carries (1, 2 or 4), ROUNDS (1 or 2): the images are RGBA textures whatever the channel
+// count, so one- and two-channel images run float / vec2 lines, and an RGBA image may run vec2 lines in two rounds (RG,
+// then BA: round 0's outputs wait in registers for round 1's to be stored as one texel). A vec2 position takes half a
+// vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
+// (docs/performance.md "GL box: lines of two channels in two rounds").
+#ifndef VCH
+#define VCH 4
+#define ROUNDS 1
+#endif
+#if VCH == 1
+#define VEC float
+#define DVEC double
+#elif VCH == 2
+#define VEC vec2
+#define DVEC dvec2
+#else
+#define VEC vec4
+#define DVEC dvec4
+#endif
+// Round rd's channels of a texel, and a line's values as a texel (zeros in the channels it does not carry).
+VEC pick(vec4 t, int rd) {
+#if VCH == 1
+  return t.r;
+#elif VCH == 2
+  return rd == 0 ? t.rg : t.ba;
+#else
+  return t;
+#endif
+}
+vec4 as_texel(VEC v) {
+#if VCH == 1
+  return vec4(v, 0.0, 0.0, 0.0);
+#elif VCH == 2
+  return vec4(v, 0.0, 0.0);
+#else
+  return v;
+#endif
+}
 layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
@@ -39,80 +77,80 @@ const float fracs[NW] = float[](FRAC_LIST);
 const float wreals[NW] = float[](WREAL_LIST);
 #endif
 
-shared vec4 tile[TC * PITCH];
+shared VEC tile[TC * PITCH];
 
 #if SUMS == 2
-struct Acc { dvec4 v; };
-Acc acc_zero() { return Acc(dvec4(0.0)); }
-void acc_add(inout Acc s, vec4 x) { s.v += dvec4(x); }
-void acc_sub(inout Acc s, vec4 x) { s.v -= dvec4(x); }
+struct Acc { DVEC v; };
+Acc acc_zero() { return Acc(DVEC(0.0)); }
+void acc_add(inout Acc s, VEC x) { s.v += DVEC(x); }
+void acc_sub(inout Acc s, VEC x) { s.v -= DVEC(x); }
 void acc_add_acc(inout Acc s, Acc t) { s.v += t.v; }
 void acc_sub_acc(inout Acc s, Acc t) { s.v -= t.v; }
 #define SCALE double
-vec4 acc_scaled(Acc s, SCALE f) { return vec4(s.v * f); }
+VEC acc_scaled(Acc s, SCALE f) { return VEC(s.v * f); }
 #else
-struct Acc { vec4 hi, lo; };  // the sum is hi + lo
-Acc acc_zero() { return Acc(vec4(0.0), vec4(0.0)); }
+struct Acc { VEC hi, lo; };  // the sum is hi + lo
+Acc acc_zero() { return Acc(VEC(0.0), VEC(0.0)); }
 // TwoSum: a + b = s + e exactly for any signs (precise: no reassociation or contraction by the compiler).
-void two_sum(vec4 a, vec4 b, out vec4 s, out vec4 e) {
-  precise vec4 t = a + b;
-  precise vec4 bb = t - a;
-  precise vec4 err = (a - (t - bb)) + (b - bb);
+void two_sum(VEC a, VEC b, out VEC s, out VEC e) {
+  precise VEC t = a + b;
+  precise VEC bb = t - a;
+  precise VEC err = (a - (t - bb)) + (b - bb);
   s = t;
   e = err;
 }
 // The running sum's update (the hot loop): Fast2Sum (SUMS 0), exact where |hi| >= |x|, which holds for
 // non-negative values since the window sum contains every value added to or removed from it; TwoSum (SUMS 1);
 // plain float32 (SUMS 3: at most LS - 1 updates after a compensated start, as CUDA's chunks of <= 21).
-void acc_add(inout Acc s, vec4 x) {
+void acc_add(inout Acc s, VEC x) {
 #if SUMS == 3
   s.hi += x;
 #else
 #if SUMS == 1
-  vec4 t, e;
+  VEC t, e;
   two_sum(s.hi, x, t, e);
 #else
-  precise vec4 t = s.hi + x;
-  precise vec4 e = x - (t - s.hi);
+  precise VEC t = s.hi + x;
+  precise VEC e = x - (t - s.hi);
 #endif
   s.hi = t;
   s.lo += e;
 #endif
 }
-void acc_sub(inout Acc s, vec4 x) { acc_add(s, -x); }
+void acc_sub(inout Acc s, VEC x) { acc_add(s, -x); }
 // Sums of sums (block totals, prefixes of similar magnitude): TwoSum in both forms.
 void acc_add_acc(inout Acc s, Acc t) {
-  vec4 h, e;
+  VEC h, e;
   two_sum(s.hi, t.hi, h, e);
   s.hi = h;
   s.lo += e + t.lo;
 }
 void acc_sub_acc(inout Acc s, Acc t) {
-  vec4 h, e;
+  VEC h, e;
   two_sum(s.hi, -t.hi, h, e);
   s.hi = h;
   s.lo += e - t.lo;
 }
 #define SCALE float
-vec4 acc_scaled(Acc s, SCALE f) { return (s.hi + s.lo) * f; }
+VEC acc_scaled(Acc s, SCALE f) { return (s.hi + s.lo) * f; }
 #endif
 
 #if TOTALS == 1 && SUMS == 3
-// Block totals of plain sums (their lo is 0: vec4 suffice), and each block's part: the sum of its first w mod LS
-// values, which the window starts of a box of width w >= LS take from the block w / LS further on. Its owner sums
-// them from its registers (with the totals), so a window start loads one part instead of up to LS - 1 values
-// (docs/performance.md "GL box: window starts from parts, plain totals, two lines a group"). Both arrays take the
-// bytes of TOTALS' Acc.
+// Block totals of plain sums (their lo is 0: plain vectors suffice), and each block's part: the sum of its first
+// w mod LS values, which the window starts of a box of width w >= LS take from the block w / LS further on. Its
+// owner sums them from its registers (with the totals), so a window start loads one part instead of up to LS - 1
+// values (docs/performance.md "GL box: window starts from parts, plain totals, two lines a group"). Both arrays take
+// the bytes of TOTALS' Acc.
 #define PARTS 1
-shared vec4 totals_v[NT];
-shared vec4 parts[NT];
-Acc total_at(int i) { return Acc(totals_v[i], vec4(0.0)); }
+shared VEC totals_v[NT];
+shared VEC parts[NT];
+Acc total_at(int i) { return Acc(totals_v[i], VEC(0.0)); }
 void total_set(int i, Acc t) { totals_v[i] = t.hi; }
 // Box k's part of the values a[] (when the box takes parts: w >= LS, w mod LS > 0).
 bool has_part(int k) { return widths[k] >= LS && widths[k] % LS > 0; }
-void part_set(int i, vec4 a[LS], int k) {
+void part_set(int i, VEC a[LS], int k) {
   int r = widths[k] % LS;
-  vec4 p = vec4(0.0);
+  VEC p = VEC(0.0);
   for (int j = 0; j < LS - 1; ++j)
     if (j < r) p += a[j];
   parts[i] = p;
@@ -133,7 +171,18 @@ ivec2 quad_order(int i) {
 }
 #endif
 
-void main() {
+#if ROUNDS == 2
+// Round 0's outputs, by the store loop's iterations (3. below), until round 1 stores both halves.
+#if AXIS == 0 && TC >= 2
+#define KST ((TC * (((L + 3) / 4) * 4) + NT - 1) / NT)
+#else
+#define KST ((TC * L + NT - 1) / NT)
+#endif
+VEC kept[KST];
+#endif
+
+// One round: the channels pick(, rd) of TC lines' L outputs.
+void one_round(int rd) {
   ivec2 size = textureSize(src, 0);
 #if AXIS == 0
   int n_along = size.x, n_across = size.y;
@@ -158,7 +207,7 @@ void main() {
 #define NQ4 (((N + 3) / 4) * 4)
 #define LIT ((TC * NQ4 + NT - 1) / NT)
   {
-    vec4 v[LIT];
+    VEC v[LIT];
     int at[LIT];
     for (int k = 0; k < LIT; ++k) {
       int i = li + k * NT;
@@ -168,15 +217,15 @@ void main() {
       int c = min(c0 + l, n_across - 1);
       int a = ok ? remap_index(s0 - R + q, n_along, border) : -1;
       at[k] = ok ? l * PITCH + q : -1;
-      v[k] = vec4(0.0);
-      if (a >= 0) v[k] = texelFetch(src, ivec2(a, c), 0);
+      v[k] = VEC(0.0);
+      if (a >= 0) v[k] = pick(texelFetch(src, ivec2(a, c), 0), rd);
     }
     for (int k = 0; k < LIT; ++k)
       if (at[k] >= 0) tile[at[k]] = v[k];
   }
 #else
   {
-    vec4 v[LS];
+    VEC v[LS];
     int at[LS];
     for (int k = 0; k < LS; ++k) {
       int i = li + k * NT;
@@ -188,11 +237,11 @@ void main() {
       int c = min(c0 + l, n_across - 1);  // lines past the image: loaded (any line), never stored
       int a = remap_index(s0 - R + q, n_along, border);
       at[k] = l * PITCH + q;
-      v[k] = vec4(0.0);
+      v[k] = VEC(0.0);
 #if AXIS == 0
-      if (a >= 0) v[k] = texelFetch(src, ivec2(a, c), 0);
+      if (a >= 0) v[k] = pick(texelFetch(src, ivec2(a, c), 0), rd);
 #else
-      if (a >= 0) v[k] = texelFetch(src, ivec2(c, a), 0);
+      if (a >= 0) v[k] = pick(texelFetch(src, ivec2(c, a), 0), rd);
 #endif
     }
     for (int k = 0; k < LS; ++k) tile[at[k]] = v[k];
@@ -203,7 +252,7 @@ void main() {
   // 2. Neighbouring invocations own neighbouring blocks of one line (odd LS: different banks).
   int seg = li % NS, line = li / NS;
   int base = line * PITCH, p0 = seg * LS;
-  vec4 a[LS];
+  VEC a[LS];
   for (int j = 0; j < LS; ++j) a[j] = tile[base + p0 + j];
 #if TOTALS
   // The block totals of the current values (phase B of each box writes the next ones).
@@ -258,7 +307,7 @@ void main() {
     // Whole blocks' totals summed plainly, then added once: a TwoSum of an Acc each cost as much as a running step
     // of the box per component (GL box 4096^2 sigma 48: ~10 of them per window start, 0.940 -> 0.770 ms). Float32
     // error: n totals (at most 64, box_tile) add at most n ulps of the window sum (GlBox1d.ReachAtTheTileLimit).
-    vec4 whole = vec4(0.0);
+    VEC whole = VEC(0.0);
 #if GROUPED
     // m >= GROUPED whole blocks (the same m for every invocation of the box): in nq groups of g ~ sqrt(m) totals and
     // r < g single ones. Each invocation sums the g totals from its own block on and leaves that sum in place of
@@ -267,7 +316,7 @@ void main() {
     int m = rem >= LS ? rem / LS : 0;
     if (m >= GROUPED) {
       int g = max(2, int(sqrt(float(m)) + 0.5)), nq = m / g, r = m - nq * g, lb = line * NS;
-      vec4 own_group = vec4(0.0);
+      VEC own_group = VEC(0.0);
       for (int j = 0; j < g; ++j) own_group += totals_v[lb + min(seg + j, NS - 1)];
       for (int j = 0; j < r; ++j) whole += totals_v[lb + min(b + nq * g + j, NS - 1)];
       barrier();
@@ -297,8 +346,8 @@ void main() {
       acc_sub(win, a[0]);
       float ew = e * float(inv);
       for (int j = 0; j < LS; ++j) {
-        vec4 own = a[j], right = tile[base + min(p0 + j + w + 1, N - 1)];
-        vec4 leaving = a[min(j + 1, LS - 1)];
+        VEC own = a[j], right = tile[base + min(p0 + j + w + 1, N - 1)];
+        VEC leaving = a[min(j + 1, LS - 1)];
         a[j] = acc_scaled(win, inv) + (own + right) * ew;
         if (j + 1 < LS) {
           acc_add(win, right);
@@ -309,7 +358,7 @@ void main() {
 #endif
     // LS outputs; a[j] leaves the window after output j.
     for (int j = 0; j < LS; ++j) {
-      vec4 leaving = a[j];
+      VEC leaving = a[j];
       a[j] = acc_scaled(win, inv);
       acc_add(win, tile[base + min(p0 + j + w, N - 1)]);
       acc_sub(win, leaving);
@@ -329,22 +378,28 @@ void main() {
     barrier();
   }
 
-  // 3. TC x L outputs (rows of several lines in quads of positions, as the loads).
+  // 3. TC x L outputs (rows of several lines in quads of positions, as the loads). Two rounds: round 0 keeps its
+  //    values, round 1 stores both.
+#if ROUNDS == 2
+#define STORE(p, v) if (rd == 0) kept[k] = v; else imageStore(dst, p, vec4(kept[k], v))
+#else
+#define STORE(p, v) imageStore(dst, p, as_texel(v))
+#endif
 #if AXIS == 0 && TC >= 2
 #define LQ4 (((L + 3) / 4) * 4)
   for (int k = 0; k < (TC * LQ4 + NT - 1) / NT; ++k) {
     int i = li + k * NT;
-    if (i >= TC * LQ4) break;
+    if (i >= TC * LQ4) continue;  // (not break: kept[k] wants the loop unrolled)
     ivec2 lq = quad_order(i);
     int l = lq.x, q = lq.y;
     int c = c0 + l, o = s0 + q;
     if (q >= L || c >= n_across || o >= n_along) continue;
-    imageStore(dst, ivec2(o, c), tile[l * PITCH + q]);
+    STORE(ivec2(o, c), tile[l * PITCH + q]);
   }
 #else
   for (int k = 0; k < (TC * L + NT - 1) / NT; ++k) {
     int i = li + k * NT;
-    if (i >= TC * L) break;
+    if (i >= TC * L) continue;
 #if AXIS == 0
     int l = i / L, q = i - l * L;
 #else
@@ -353,10 +408,18 @@ void main() {
     int c = c0 + l, o = s0 + q;
     if (c >= n_across || o >= n_along) continue;
 #if AXIS == 0
-    imageStore(dst, ivec2(o, c), tile[l * PITCH + q]);
+    STORE(ivec2(o, c), tile[l * PITCH + q]);
 #else
-    imageStore(dst, ivec2(c, o), tile[l * PITCH + q]);
+    STORE(ivec2(c, o), tile[l * PITCH + q]);
 #endif
   }
+#endif
+}
+
+void main() {
+  one_round(0);
+#if ROUNDS == 2
+  barrier();  // round 0's stores read the tile
+  one_round(1);
 #endif
 }

@@ -161,13 +161,14 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per) {
 
 int BoxTile::pitch() const {
   // Loads put neighbouring invocations on neighbouring lines at the same position where lines are columns
-  // (box1d.comp, AXIS 1): with 8 / lines positions per 8 invocations, a pitch of 8 / lines (mod 8) spreads
-  // them over the 8 groups of 4 banks a vec4 access uses; 8 or more lines need an odd pitch.
-  const int n = span();
+  // (box1d.comp, AXIS 1): a vec4 access spreads over g = 8 groups of 4 banks (vec2: 16 of 2, float: 32), so with
+  // g / lines positions per g invocations a pitch of g / lines (mod g) takes them all; g or more lines need an odd
+  // pitch.
+  const int n = span(), g = 32 / vch;
   if (lines <= 1) return n;
-  const int want = lines >= 8 ? 1 : 8 / lines;
+  const int want = lines >= g ? 1 : g / lines;
   int p = n;
-  while (p % 8 != want && !(lines > 8 && p % 2 == 1)) ++p;
+  while (p % g != want && !(lines > g && p % 2 == 1)) ++p;
   return p;
 }
 
@@ -177,14 +178,15 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
   return fmt::format(
       "#define AXIS {}\n#define NT {}\n#define TC {}\n#define LS {}\n#define NS {}\n#define N {}\n#define PITCH {}\n"
       "#define R {}\n#define L {}\n#define NW {}\n#define WIDTH_LIST {}\n#define TOTALS {}\n#define SUMS {}\n"
-      "#define GROUPED {}\n",
+      "#define GROUPED {}\n#define VCH {}\n#define ROUNDS {}\n",
       axis, threads, lines, per, segs(), span(), pitch(), reach, outputs(), widths.size(), list, totals, sums,
-      sums == 3 ? grouped : 0);  // box1d.comp's groups live in the plain sums' totals (PARTS)
+      sums == 3 ? grouped : 0, vch, rounds);  // box1d.comp's groups live in the plain sums' totals (PARTS)
 }
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
-                 const std::string& totals_spec, int n_along) {
+                 const std::string& totals_spec, int n_along, int channels, bool frac) {
   BoxTile t;
+  t.vch = channels == 1 ? 1 : channels == 2 ? 2 : 4;
   int max_w = 1;
   for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
   t.threads = 256;
@@ -219,10 +221,14 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   if (!spec.empty()) {
     int lines = 0, per = 0;
     BoxTile c = t;
-    int threads = 0;  // LINESxPER or LINESxPERxTHREADS
-    const int got = std::sscanf(spec.c_str(), "%dx%dx%d", &lines, &per, &threads);
+    int threads = 0, vch = 0;  // LINESxPER, LINESxPERxTHREADS or LINESxPERxTHREADSxVCH
+    const int got = std::sscanf(spec.c_str(), "%dx%dx%dx%d", &lines, &per, &threads, &vch);
     if (got >= 2) c.lines = lines, c.per = per;
-    if (got == 3 && threads > 0 && threads <= max_invocations) c.threads = threads;
+    if (got >= 3 && threads > 0 && threads <= max_invocations) c.threads = threads;
+    if (got == 4 && (vch == 1 || vch == 2 || vch == 4)) {
+      c.vch = std::max(vch, channels > 2 ? 2 : channels);  // at most two rounds
+      c.rounds = c.vch < channels ? 2 : 1;
+    }
     if (fits(c)) return with_totals(c);
     t.lines = 0;
     return t;
@@ -268,9 +274,29 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     const BoxTile c = choose(base, 11);
     if (c.per == 11) shapes.push_back(c);
   }
+  // Three or four channels also as lines of two channels in two rounds (box1d.comp ROUNDS 2): half the shared memory a
+  // position, so fewer halo positions loaded twice and smaller groups. Where the reach is long (from kTwoRoundsReach),
+  // one line a group of 7 to 21 positions an invocation, weighed with the vec4 shapes by the positions they load, a
+  // position and round at 0.5 of a vec4 position with 7 an invocation, 0.43 with 9 (22.5 KiB a group), 0.55 with 13-17
+  // and 0.6 with 21; real widths (frac: integral) not beyond 17, where 21 ran twice as slow. H200, RGBA
+  // (docs/performance.md "GL box: lines of two channels in two rounds"): box 4096^2 1.126 -> 0.829 ms at sigma 200,
+  // 0.863 -> 0.731 at 100, 0.685 -> 0.629 at 48; integral 2.017 -> 1.476 at 200; box sigma 24 (reach 71) 5% faster at
+  // 4096^2 but 11% slower at 1448^2 (integral sigma 24, reach 95: 10-16% faster); two lines of 21 slower at box sigma
+  // 24-48.
+  constexpr int kTwoRoundsReach = 80;
+  const auto two_round_weight = [](int per) { return per <= 7 ? 0.5 : per <= 9 ? 0.43 : per <= 17 ? 0.55 : 0.6; };
+  if (channels > 2 && t.reach >= kTwoRoundsReach) {
+    for (int per : {7, 9, 13, 17, 21}) {
+      if (frac && per > 17) continue;
+      BoxTile c = t;
+      c.vch = 2, c.rounds = 2, c.lines = 1, c.per = per;
+      if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
+    }
+  }
   const auto loaded = [&](const BoxTile& c) {
-    return n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
-                       : double(c.span()) / c.outputs();
+    const double w = c.rounds == 2 ? 2 * two_round_weight(c.per) : 1.0;
+    return w * (n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
+                            : double(c.span()) / c.outputs());
   };
   BoxTile best = shapes[0];
   for (const BoxTile& c : shapes)

@@ -95,6 +95,8 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 // scan of the totals (`totals` 2), kept in shared memory.
 struct BoxTile {
   int threads = 256, lines = 0, per = 0, reach = 0;  // lines == 0: does not fit (use the line walkers)
+  int vch = 4;     // channels a line carries (1, 2, 4): a position takes 4 vch bytes of shared memory
+  int rounds = 1;  // 2: an RGBA (or RGB) image as lines of two channels, RG then BA (vch 2)
   int totals = 0;  // 0 none, 1 block totals, 2 scanned prefixes
   int grouped = 0;  // totals 1 with parts: windows of at least this many whole blocks take them in groups (0 never)
   int sums = 3;    // 3 plain float32 updates, 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64
@@ -102,20 +104,24 @@ struct BoxTile {
   int segs() const { return threads / lines; }  // invocations per line
   int span() const { return segs() * per; }
   int outputs() const { return span() - 2 * reach; }
-  int pitch() const;  // vec4s per line in shared memory, >= span(), padded so loads spread over the banks
-  int shared_bytes() const { return lines * pitch() * 16 + (totals ? threads * 32 : 0); }
+  int pitch() const;  // positions per line in shared memory, >= span(), padded so loads spread over the banks
+  int shared_bytes() const { return (lines * pitch() + (totals ? threads * 2 : 0)) * 4 * vch; }
   std::string defines(int axis, const std::vector<int>& widths) const;  // without STORE_FORMAT
 };
 
-// The tile for a cascade of `widths` (reach = sum of w / 2) along lines of n_along positions (0: long): of 256
-// invocations with the most positions per invocation (odd, up to 11) that fit the shared memory with the totals they
-// need, 256 of 9 and 224 of 11, the one whose groups load the fewest positions along the line; each with two lines
-// per group where each stores >= 16 positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it
-// still stores >= 32, else lines = 0. `spec` "LINESxPER[xTHREADS]" (GPUBLUR_GL_BOX_TILE) picks the shape instead
-// (lines = 0 where it does not fit). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that
+// The tile for a cascade of `widths` (reach = sum of w / 2) along lines of n_along positions (0: long) of an image of
+// `channels` channels (one and two: float and vec2 lines, otherwise vec4): of 256 invocations with the most positions
+// per invocation (odd, up to 11) that fit the shared memory with the totals they need, 256 of 9 and 224 of 11, the one
+// whose groups load the fewest positions along the line; each with two lines per group where each stores >= 16
+// positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it still stores >= 32, else lines = 0.
+// Three and four channels from a reach of 80 also weigh one line of two channels in two rounds (7-21 positions an
+// invocation; real widths, `frac`, up to 17). `spec` "LINESxPER[xTHREADS[xVCH]]" (GPUBLUR_GL_BOX_TILE) picks the shape
+// instead (lines = 0 where it does not fit; VCH 2 for three or four channels runs two rounds; a VCH below what the
+// channels need in two rounds takes 2). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that
 // form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
-                 const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0);
+                 const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
+                 int channels = 4, bool frac = false);
 
 // `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
 std::string glsl_floats(const float* w, int n);

@@ -336,20 +336,46 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).lines, 2);  // box sigma 12: 4 groups of 2 x 9 x 256
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).threads, 256);
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).per, 9);
-  // Box sigma 24: 4 groups of 1232 positions a line (not 5 of 1152).
+  // Box sigma 24: 4 groups of 1232 positions a line (not 5 of 1152); reach 71, below two rounds' 80.
   const BoxTile w24 = box_tile({47, 49, 49}, 49152, 1024, "", "", 4096);
   EXPECT_EQ(w24.threads, 224);
   EXPECT_EQ(w24.per, 11);
   EXPECT_EQ(w24.lines, 2);
   EXPECT_EQ(w24.grouped, 7);
+  EXPECT_EQ(w24.rounds, 1);
+  // From a reach of 80, RGBA also as lines of two channels in two rounds, weighed with the vec4 shapes (a position and
+  // round at 0.43-0.6 of a vec4 position by the positions an invocation): box sigma 48 at 4096, 3 groups of 1 x 7 of
+  // two channels (3 x 1792 at 1.0) against 5 of 2 x 9 (5760).
+  const BoxTile w48 = box_tile({95, 97, 97}, 49152, 1024, "", "", 4096);
+  EXPECT_EQ(w48.vch, 2);
+  EXPECT_EQ(w48.rounds, 2);
+  EXPECT_EQ(w48.per, 7);
+  EXPECT_EQ(w48.lines, 1);
+  EXPECT_EQ(w48.grouped, 7);
   const BoxTile w100 = box_tile({199, 201, 201}, 49152, 1024, "", "", 4096);  // box sigma 100: 3 groups either way
   EXPECT_EQ(w100.threads, 256);
   EXPECT_EQ(w100.per, 9);
   EXPECT_EQ(w100.lines, 1);
-  const BoxTile i200 = box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096);  // integral sigma 200
-  EXPECT_EQ(i200.threads, 224);  // 5 groups of 2464 against 6 of 2304
-  EXPECT_EQ(i200.lines, 1);
-  EXPECT_EQ(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 1024).threads, 256);  // 2 groups either way
+  EXPECT_EQ(w100.rounds, 2);
+  // Box sigma 200: the whole line (4096 + 1198 positions) in one group of 256 x 21 of two channels; real widths stop at
+  // 17 (integral sigma 200: 2 groups of 4352).
+  const BoxTile w200 = box_tile({399, 401, 401}, 49152, 1024, "", "", 4096);
+  EXPECT_EQ(w200.per, 21);
+  EXPECT_GE(w200.outputs(), 4096);
+  const BoxTile i200 = box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true);
+  EXPECT_EQ(i200.per, 17);
+  EXPECT_EQ(i200.rounds, 2);
+  EXPECT_LE(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, true).per, 17);
+  // One and two channels: float and vec2 lines in one round; three take two rounds of two or vec4 lines.
+  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 1).vch, 1);
+  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 2).vch, 2);
+  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 2).rounds, 1);
+  EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 3).rounds, 2);
+  EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 4096, 3).vch, 4);  // reach 7: vec4 lines
+  // A forced shape of VCH 2 takes two rounds for three and four channels, VCH 1 two rounds of two (at most two rounds).
+  EXPECT_EQ(box_tile({5, 5, 5}, 49152, 1024, "1x9x256x2", "", 0, 4).rounds, 2);
+  EXPECT_EQ(box_tile({5, 5, 5}, 49152, 1024, "1x9x256x1", "", 0, 3).vch, 2);
+  EXPECT_EQ(box_tile({5, 5, 5}, 49152, 1024, "1x9x256x1", "", 0, 1).rounds, 1);
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "direct").grouped, 0);
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "grouped").grouped, 2);
   EXPECT_EQ(box_tile({95, 97, 97}, 32768, 1024).threads, 256);  // 224 of 11 do not fit 32 KiB

@@ -76,7 +76,9 @@ TEST(GlBox1d, TilesMatchReference) {
 // Forced tile shapes (GPUBLUR_GL_BOX_TILE=LINESxPER) around the per-invocation block length: widths below,
 // at and above it, window starts that take whole blocks from the float64 totals plus a partial block, boxes
 // of width 1; one position per invocation (every box > 1 wide through the totals); groups of many lines with
-// little room beyond the reach; a lone pass along y. Every shape fits llvmpipe's 32 KiB.
+// little room beyond the reach; a lone pass along y; lines of two channels (xVCH 2: three- and four-channel images
+// in two rounds) and of one (two rounds of two where the image has more), and vec4 lines for every channel count (x4).
+// Every shape fits llvmpipe's 32 KiB.
 TEST(GlBox1d, TileShapesAroundTheBlockLength) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -88,7 +90,8 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
       {41}};                        // reach 20
   uint32_t seed = 1100;
   // Groups of 224 invocations (7 warps; box_tile's shape for wide windows on 48 KiB devices) as well.
-  for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3", "2x5x224", "1x7x224"}) {
+  for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3", "2x5x224", "1x7x224", "1x5x256x2", "2x3x256x2",
+                            "1x9x224x2", "4x5x256x1", "8x3x256x4"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
     int lines = 0, per = 0, threads = 256;
     std::sscanf(shape, "%dx%dx%d", &lines, &per, &threads);
@@ -113,8 +116,16 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
   }
 }
 
+// One box1d pass of width w along x (a program: box's --width stops at 4097, and two-channel lines hold wider).
+Plan lone_box1d(int w, Border border) {
+  Program p;
+  p.passes = {box_pass(Op::Box1d, 0, 1, 0, border, {w})};
+  return program_plan(p, border);
+}
+
 // The widest box that still gets a tile on this device runs as tiles (one line per group, the fewest outputs
-// box_tile allows), the next width as the line walkers.
+// box_tile allows), the next width as the line walkers; per channel count, since one- and two-channel lines take a
+// quarter and half the shared memory of RGBA's.
 TEST(GlBox1d, ReachAtTheTileLimit) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -128,23 +139,27 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
     glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
     ctx->release();
   }
-  int fit = 1;
-  while (fit + 2 <= 4097 && box_tile({fit + 2}, shared, invocations).lines > 0) fit += 2;
-  ASSERT_LT(fit, 4097);
-  const BoxTile t = box_tile({fit}, shared, invocations);
-  EXPECT_EQ(t.lines, 1);
-  std::printf("[ limits   ] box1d tiles up to width %d (reach %d): %d positions per invocation, %d stored per line\n",
-              fit, fit / 2, t.per, t.outputs());
+  // The widest tile of each border's channel count (1 + border, as the images below), along the image's 9-pixel rows.
+  const auto widest = [&](int channels) {
+    int fit = 1;
+    while (fit + 2 <= 8193 && box_tile({fit + 2}, shared, invocations, "", "", 9, channels).lines > 0) fit += 2;
+    return fit;
+  };
   uint32_t seed = 1200;
   double worst = 0;
-  for (Border border : kBorders)
+  for (Border border : kBorders) {
+    const int ch = 1 + int(border), fit = widest(ch);
+    ASSERT_LT(fit, 8193);
+    const BoxTile t = box_tile({fit}, shared, invocations, "", "", 9, ch);
+    EXPECT_EQ(t.lines, 1);
+    std::printf("[ limits   ] box1d tiles of %d channels up to width %d (reach %d): %d positions per invocation, %d "
+                "stored per line\n", ch, fit, fit / 2, t.per, t.outputs());
     for (int w : {fit, fit + 2}) {
       SCOPED_TRACE(::testing::Message() << "width " << w << " " << border_name(border));
-      const Plan plan = make_plan("box", {{"width", std::to_string(w)}, {"passes", "1"}, {"impl", "separable"},
-                                          {"border", border_name(border)}});
-      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(9, 5, 1 + int(border), seed++),
+      worst = std::max(worst, expect_matches_reference(*be, lone_box1d(w, border), random_image(9, 5, ch, seed++),
                                                        w == fit ? "box1d-tiles" : "moving-average"));
     }
+  }
   std::printf("[ measured ] box1d at the tile limit: max abs error %.3g\n", worst);
   // The same widest box with its window starts from the block totals summed plainly, all (fit - per) / per of them
   // (the product takes them up to 64 and the scan beyond), one by one and in groups: the plain sums' float32 error
@@ -152,14 +167,16 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
   for (const char* totals : {"direct", "grouped"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
     worst = 0;
+    int most = 0;
     for (Border border : kBorders) {
-      const Plan plan = make_plan("box", {{"width", std::to_string(fit)}, {"passes", "1"}, {"impl", "separable"},
-                                          {"border", border_name(border)}});
-      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(9, 5, 1 + int(border), seed++),
+      const int ch = 1 + int(border), fit = widest(ch);
+      const BoxTile t = box_tile({fit}, shared, invocations, "", totals, 9, ch);
+      most = std::max(most, (fit - t.per) / t.per);
+      worst = std::max(worst, expect_matches_reference(*be, lone_box1d(fit, border), random_image(9, 5, ch, seed++),
                                                        "box1d-tiles"));
     }
-    std::printf("[ measured ] box1d at the tile limit, %d totals summed plainly (%s): max abs error %.3g\n",
-                (fit - t.per) / t.per, totals, worst);
+    std::printf("[ measured ] box1d at the tile limit, up to %d totals summed plainly (%s): max abs error %.3g\n",
+                most, totals, worst);
   }
 }
 

@@ -50,9 +50,10 @@ TEST(GlIntegral1d, TilesMatchReference) {
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   std::printf("[ measured ] integral1d tiles: max abs error %.3g\n", run_cases(*be, "integral1d-tiles", 2000));
-  // Shapes with every window start form: one position per invocation (all through the totals), small blocks.
+  // Shapes with every window start form: one position per invocation (all through the totals), small blocks; lines
+  // of two channels (two rounds for three and four) and of one.
   uint32_t seed = 2100;
-  for (const char* shape : {"1x1", "8x5"}) {
+  for (const char* shape : {"1x1", "8x5", "1x5x256x2", "2x3x256x1"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
     double worst = 0;
     for (Border border : kBorders)
