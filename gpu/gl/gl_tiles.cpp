@@ -275,19 +275,20 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.per == 11) shapes.push_back(c);
   }
   // Three or four channels also as lines of two channels in two rounds (box1d.comp ROUNDS 2): half the shared memory a
-  // position, so fewer halo positions loaded twice and smaller groups. Where the reach is long (from kTwoRoundsReach),
-  // one line a group of 7 to 21 positions an invocation, weighed with the vec4 shapes by the positions they load, a
-  // position and round at 0.5 of a vec4 position with 7 an invocation, 0.43 with 9 (22.5 KiB a group), 0.55 with 13-17
-  // and 0.6 with 21; real widths (frac: integral) not beyond 17, where 21 ran twice as slow. H200, RGBA
+  // position, so fewer halo positions loaded twice and smaller groups. One line a group, weighed with the vec4 shapes by
+  // the positions they load, a position and round at 0.46 of a vec4 position with 5 an invocation, 0.5 with 7, 0.43
+  // with 9 (22.5 KiB a group), 0.55 with 13-17, 0.6 with 21. Integer widths (box) from a reach of kTwoRoundsReach, 7-21
+  // positions an invocation; real widths (frac: integral) at any reach, 5-17 (21 ran twice as slow). H200, RGBA
   // (docs/performance.md "GL box: lines of two channels in two rounds"): box 4096^2 1.126 -> 0.829 ms at sigma 200,
-  // 0.863 -> 0.731 at 100, 0.685 -> 0.629 at 48; integral 2.017 -> 1.476 at 200; box sigma 24 (reach 71) 5% faster at
-  // 4096^2 but 11% slower at 1448^2 (integral sigma 24, reach 95: 10-16% faster); two lines of 21 slower at box sigma
-  // 24-48.
+  // 0.863 -> 0.731 at 100, 0.685 -> 0.629 at 48; integral 2.017 -> 1.476 at 200, 0.741 -> 0.657 at 12; box sigma 24
+  // (reach 71) 5% faster at 4096^2 but 11% slower at 1448^2, box sigma 3 at 4096^2 13% slower; two lines of 21 slower.
   constexpr int kTwoRoundsReach = 80;
-  const auto two_round_weight = [](int per) { return per <= 7 ? 0.5 : per <= 9 ? 0.43 : per <= 17 ? 0.55 : 0.6; };
-  if (channels > 2 && t.reach >= kTwoRoundsReach) {
-    for (int per : {7, 9, 13, 17, 21}) {
-      if (frac && per > 17) continue;
+  const auto two_round_weight = [](int per) {
+    return per <= 5 ? 0.46 : per <= 7 ? 0.5 : per <= 9 ? 0.43 : per <= 17 ? 0.55 : 0.6;
+  };
+  if (channels > 2 && (frac || t.reach >= kTwoRoundsReach)) {
+    for (int per : {5, 7, 9, 13, 17, 21}) {
+      if (frac ? per > 17 : per < 7) continue;
       BoxTile c = t;
       c.vch = 2, c.rounds = 2, c.lines = 1, c.per = per;
       if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));

@@ -366,6 +366,11 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(i200.per, 17);
   EXPECT_EQ(i200.rounds, 2);
   EXPECT_LE(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, true).per, 17);
+  // Real widths at any reach: integral sigma 12 (five spans of 19) at 4096 in 2 groups of 1 x 9 of two channels.
+  const BoxTile i12 = box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, true);
+  EXPECT_EQ(i12.rounds, 2);
+  EXPECT_EQ(i12.per, 9);
+  EXPECT_EQ(box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, false).rounds, 1);  // box: from reach 80
   // One and two channels: float and vec2 lines in one round; three take two rounds of two or vec4 lines.
   EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 1).vch, 1);
   EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 2).vch, 2);
