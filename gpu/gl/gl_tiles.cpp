@@ -275,8 +275,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.per == 11) shapes.push_back(c);
   }
   // Three or four channels also as lines of two channels in two rounds (box1d.comp ROUNDS 2): half the shared memory a
-  // position, so fewer halo positions loaded twice and smaller groups. One line a group, weighed with the vec4 shapes by
-  // the positions they load, a position and round at 0.46 of a vec4 position with 5 an invocation, 0.5 with 7, 0.43
+  // position, so fewer halo positions loaded twice and smaller groups. One line a group, weighed with the vec4 shapes
+  // by the positions they load, a position and round at 0.46 of a vec4 position with 5 an invocation, 0.5 with 7, 0.43
   // with 9 (22.5 KiB a group), 0.55 with 13-17, 0.6 with 21. Integer widths (box) from a reach of kTwoRoundsReach, 7-21
   // positions an invocation; real widths (frac: integral) at any reach, 5-17 (21 ran twice as slow). H200, RGBA
   // (docs/performance.md "GL box: lines of two channels in two rounds"): box 4096^2 1.126 -> 0.829 ms at sigma 200,

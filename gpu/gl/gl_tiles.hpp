@@ -87,7 +87,7 @@ struct Conv2dTile {
 Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
 
 // The box1d tile (shaders/box1d.comp): a group of `threads` invocations holds `lines` lines x span()
-// positions of the border-extended source in shared memory (a vec4 per position), runs the cascade of boxes
+// positions of the border-extended source in shared memory (`vch` floats a position), runs the cascade of boxes
 // in place, one box after the other, and stores outputs() = span() - 2 reach positions of each line. Each
 // invocation owns `per` consecutive positions of one line (odd, so neighbouring invocations fall on different
 // banks) and makes their outputs with a running sum; where a box is wider than `per`, its first window sum
@@ -115,10 +115,10 @@ struct BoxTile {
 // whose groups load the fewest positions along the line; each with two lines per group where each stores >= 16
 // positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it still stores >= 32, else lines = 0.
 // Three and four channels also weigh one line of two channels in two rounds: integer widths from a reach of 80 (7-21
-// positions an invocation), real widths (`frac`) at any reach (5-17). `spec` "LINESxPER[xTHREADS[xVCH]]" (GPUBLUR_GL_BOX_TILE) picks the shape
-// instead (lines = 0 where it does not fit; VCH 2 for three or four channels runs two rounds; a VCH below what the
-// channels need in two rounds takes 2). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that
-// form of window start where any is needed.
+// positions an invocation), real widths (`frac`) at any reach (5-17). `spec` "LINESxPER[xTHREADS[xVCH]]"
+// (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit; VCH 2 for three or four channels runs
+// two rounds; a VCH below what the channels need in two rounds takes 2). `totals_spec` "direct" / "grouped" / "scan"
+// (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false);

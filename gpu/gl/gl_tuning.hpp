@@ -30,7 +30,7 @@ int conv2d_per();                            // GPUBLUR_GL_2D_PER=8
 bool unroll_pragma(bool by_default);         // GPUBLUR_GL_UNROLL=1|0
 int shared_budget(int device_max, int by_default);  // GPUBLUR_GL_SHARED_LIMIT=BYTES
 bool linear_const_taps();                    // GPUBLUR_GL_LINEAR_CONST_TAPS=1
-std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER|lines
+std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER[xTHREADS[xVCH]]|lines
 int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
 std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|grouped|scan
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never

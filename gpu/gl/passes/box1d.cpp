@@ -3,9 +3,10 @@
 // the boxes there one after the other, so the image is read and written once per axis whatever the widths
 // and the number of boxes; float32 running sums from compensated window starts (GPUBLUR_GL_BOX_SUMS picks
 // others). The tile
-// (gl_tiles.hpp box_tile) takes the most lines per group that keep the halo a small part of the loads; where
-// even one line does not fit (reach beyond ~1130 on a 48 KiB device, ~620 on llvmpipe's 32 KiB) the pass runs
-// as the line walkers of moving-average.
+// (gl_tiles.hpp box_tile) takes the most lines per group that keep the halo a small part of the loads, lines of as
+// many channels as the image has (RGBA also two rounds of two channels, which hold twice the positions); where
+// even one line does not fit (reach beyond 2672 for RGBA on a 48 KiB device, 1648 on llvmpipe's 32 KiB, 1392 for one
+// and two channels on either: GlBox1d.ReachAtTheTileLimit) the pass runs as the line walkers of moving-average.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 

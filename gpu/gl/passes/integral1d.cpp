@@ -4,8 +4,9 @@
 // runs every box there with running sums restarted per block of positions, and stores once; each box is the
 // odd integer box plus its two fractional end pixels read directly, which is the seed's interpolation of the
 // prefix sums at the window ends rearranged so that no long float32 prefix sum is ever differenced. A whole
-// 4096-wide RGBA row (64 KiB) fits no GL group: rows run as tiles of up to 9 x 256 positions with their halo;
-// where the reach is too long for any tile, the line walkers (moving_average.comp, float64 sums) take it.
+// 4096-wide RGBA row of vec4 positions (64 KiB) fits no GL group: rows run as tiles with their halo, vec4 lines or
+// (box_tile's choice) two rounds of two-channel lines, which hold twice the positions; where the reach is too long
+// for any tile, the line walkers (moving_average.comp, float64 sums) take it.
 #include <spdlog/spdlog.h>
 
 #include "core/integral.hpp"
