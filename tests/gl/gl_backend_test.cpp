@@ -336,40 +336,31 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).lines, 2);  // box sigma 12: 4 groups of 2 x 9 x 256
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).threads, 256);
   EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).per, 9);
+  // A tile as LINESxPERxTHREADSxVCHxROUNDS.
+  const auto shape = [](const BoxTile& t) {
+    return std::to_string(t.lines) + "x" + std::to_string(t.per) + "x" + std::to_string(t.threads) + "x" +
+           std::to_string(t.vch) + "x" + std::to_string(t.rounds);
+  };
   // Box sigma 24: 4 groups of 1232 positions a line (not 5 of 1152); reach 71, below two rounds' 80.
   const BoxTile w24 = box_tile({47, 49, 49}, 49152, 1024, "", "", 4096);
-  EXPECT_EQ(w24.threads, 224);
-  EXPECT_EQ(w24.per, 11);
-  EXPECT_EQ(w24.lines, 2);
+  EXPECT_EQ(shape(w24), "2x11x224x4x1");
   EXPECT_EQ(w24.grouped, 7);
-  EXPECT_EQ(w24.rounds, 1);
   // From a reach of 80, RGBA also as lines of two channels in two rounds, weighed with the vec4 shapes (a position and
   // round at 0.43-0.6 of a vec4 position by the positions an invocation): box sigma 48 at 4096, 3 groups of 1 x 7 of
-  // two channels (3 x 1792 at 1.0) against 5 of 2 x 9 (5760).
+  // two channels (3 x 1792 at 1.0) against 5 of 2 x 9 (5760); sigma 100 3 groups of 1 x 9 either way.
   const BoxTile w48 = box_tile({95, 97, 97}, 49152, 1024, "", "", 4096);
-  EXPECT_EQ(w48.vch, 2);
-  EXPECT_EQ(w48.rounds, 2);
-  EXPECT_EQ(w48.per, 7);
-  EXPECT_EQ(w48.lines, 1);
+  EXPECT_EQ(shape(w48), "1x7x256x2x2");
   EXPECT_EQ(w48.grouped, 7);
-  const BoxTile w100 = box_tile({199, 201, 201}, 49152, 1024, "", "", 4096);  // box sigma 100: 3 groups either way
-  EXPECT_EQ(w100.threads, 256);
-  EXPECT_EQ(w100.per, 9);
-  EXPECT_EQ(w100.lines, 1);
-  EXPECT_EQ(w100.rounds, 2);
+  EXPECT_EQ(shape(box_tile({199, 201, 201}, 49152, 1024, "", "", 4096)), "1x9x256x2x2");
   // Box sigma 200: the whole line (4096 + 1198 positions) in one group of 256 x 21 of two channels; real widths stop at
   // 17 (integral sigma 200: 2 groups of 4352).
   const BoxTile w200 = box_tile({399, 401, 401}, 49152, 1024, "", "", 4096);
-  EXPECT_EQ(w200.per, 21);
+  EXPECT_EQ(shape(w200), "1x21x256x2x2");
   EXPECT_GE(w200.outputs(), 4096);
-  const BoxTile i200 = box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true);
-  EXPECT_EQ(i200.per, 17);
-  EXPECT_EQ(i200.rounds, 2);
+  EXPECT_EQ(shape(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true)), "1x17x256x2x2");
   EXPECT_LE(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, true).per, 17);
   // Real widths at any reach: integral sigma 12 (five spans of 19) at 4096 in 2 groups of 1 x 9 of two channels.
-  const BoxTile i12 = box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, true);
-  EXPECT_EQ(i12.rounds, 2);
-  EXPECT_EQ(i12.per, 9);
+  EXPECT_EQ(shape(box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, true)), "1x9x256x2x2");
   EXPECT_EQ(box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, false).rounds, 1);  // box: from reach 80
   // One and two channels: float and vec2 lines in one round; three take two rounds of two or vec4 lines.
   EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 1).vch, 1);
