@@ -32,40 +32,7 @@
 // count, so one- and two-channel images run float / vec2 lines, and an RGBA image may run vec2 lines in two rounds (RG,
 // then BA: round 0's outputs wait in registers for round 1's to be stored as one texel). A vec2 position takes half a
 // vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
-// (docs/performance.md "GL box: lines of two channels in two rounds").
-#ifndef VCH
-#define VCH 4
-#define ROUNDS 1
-#endif
-#if VCH == 1
-#define VEC float
-#define DVEC double
-#elif VCH == 2
-#define VEC vec2
-#define DVEC dvec2
-#else
-#define VEC vec4
-#define DVEC dvec4
-#endif
-// Round rd's channels of a texel, and a line's values as a texel (zeros in the channels it does not carry).
-VEC pick(vec4 t, int rd) {
-#if VCH == 1
-  return t.r;
-#elif VCH == 2
-  return rd == 0 ? t.rg : t.ba;
-#else
-  return t;
-#endif
-}
-vec4 as_texel(VEC v) {
-#if VCH == 1
-  return vec4(v, 0.0, 0.0, 0.0);
-#elif VCH == 2
-  return vec4(v, 0.0, 0.0);
-#else
-  return v;
-#endif
-}
+// (docs/performance.md "GL box: lines of two channels in two rounds"). VEC, DVEC, pick and as_texel: common.glsl.
 layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;

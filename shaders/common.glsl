@@ -39,3 +39,25 @@ ivec2 gob_local_id(uint i, uint group_x) {
 }
 #define LOCAL_ID gob_local_id(gl_LocalInvocationIndex, gl_WorkGroupSize.x)
 #define GLOBAL_ID (ivec2(gl_WorkGroupID.xy) * ivec2(gl_WorkGroupSize.xy) + LOCAL_ID)
+
+#ifdef VCH
+// A line of VCH channels (1, 2 or 4; gl_tiles.hpp line_vch) of the RGBA textures every image uses whatever its channel
+// count: float / vec2 / vec4 values. pick(t, rd) is a texel's channels of round rd (vec2 lines of three or four
+// channels: RG, then BA); as_texel(v) the texel a line writes, zeros in the channels it does not carry.
+#if VCH == 1
+#define VEC float
+#define DVEC double
+float pick(vec4 t, int rd) { return t.r; }
+vec4 as_texel(float v) { return vec4(v, 0.0, 0.0, 0.0); }
+#elif VCH == 2
+#define VEC vec2
+#define DVEC dvec2
+vec2 pick(vec4 t, int rd) { return rd == 0 ? t.rg : t.ba; }
+vec4 as_texel(vec2 v) { return vec4(v, 0.0, 0.0); }
+#else
+#define VEC vec4
+#define DVEC dvec4
+vec4 pick(vec4 t, int rd) { return t; }
+vec4 as_texel(vec4 v) { return v; }
+#endif
+#endif

@@ -25,23 +25,9 @@
 layout(local_size_x = LX) in;
 // VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel
 // count, so one- and two-channel images run float / vec2 lines (a quarter / half the registers, arithmetic and
-// aggregates of vec4 lines).
-#if VCH == 1
-#define VEC float
-#define DVEC double
-#define FETCH(p) texelFetch(src, p, 0).r
-#define STORE_IMG(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0, 0.0))
-#elif VCH == 2
-#define VEC vec2
-#define DVEC dvec2
-#define FETCH(p) texelFetch(src, p, 0).rg
-#define STORE_IMG(p, v) imageStore(dst, p, vec4(v, 0.0, 0.0))
-#else
-#define VEC vec4
-#define DVEC dvec4
-#define FETCH(p) texelFetch(src, p, 0)
-#define STORE_IMG(p, v) imageStore(dst, p, v)
-#endif
+// aggregates of vec4 lines). VEC, DVEC, pick and as_texel: common.glsl.
+#define FETCH(p) pick(texelFetch(src, p, 0), 0)
+#define STORE_IMG(p, v) imageStore(dst, p, as_texel(v))
 layout(binding = 0) uniform sampler2D src;
 #if PHASE >= 3
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;

@@ -186,7 +186,7 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
                  const std::string& totals_spec, int n_along, int channels, bool frac) {
   BoxTile t;
-  t.vch = channels == 1 ? 1 : channels == 2 ? 2 : 4;
+  t.vch = line_vch(channels);
   int max_w = 1;
   for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
   t.threads = 256;

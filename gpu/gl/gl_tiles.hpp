@@ -123,6 +123,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false);
 
+// The channels a shader line carries for an image of `channels` channels (the textures are RGBA whatever the channels):
+// float and vec2 lines for one and two, vec4 for three and four (box1d.comp and iir_tiles.comp's VCH).
+inline int line_vch(int channels) { return channels == 1 ? 1 : channels == 2 ? 2 : 4; }
+
 // `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
 std::string glsl_floats(const float* w, int n);
 

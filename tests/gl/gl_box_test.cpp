@@ -45,6 +45,13 @@ Pass box_pass(Op op, int src, int dst, int axis, Border border, std::vector<int>
   return p;
 }
 
+// One box1d pass of `widths` along `axis` (a program: box's --width stops at 4097, and two-channel lines hold wider).
+Plan lone_box1d(const std::vector<int>& widths, Border border, int axis) {
+  Program p;
+  p.passes = {box_pass(Op::Box1d, 0, 1, axis, border, widths)};
+  return program_plan(p, border);
+}
+
 // Box1d x then y of `widths` (any odd widths, not only Kovesi's), src 0 -> 2 -> 1.
 Program box1d_pair(const std::vector<int>& widths, Border border, Op op = Op::Box1d) {
   Program p;
@@ -106,21 +113,12 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
         SCOPED_TRACE(::testing::Message() << "tile " << shape << " widths list " << k << " " << border_name(border));
         worst = std::max(worst, expect_matches_reference(*be, program_plan(box1d_pair(lists[k], border), border),
                                                          random_image(61, 23, ch, seed++), "box1d-tiles"));
-        Program lone;
-        lone.passes = {box_pass(Op::Box1d, 0, 1, 1, border, lists[k])};
-        worst = std::max(worst, expect_matches_reference(*be, program_plan(lone, border),
+        worst = std::max(worst, expect_matches_reference(*be, lone_box1d(lists[k], border, 1),
                                                          random_image(23, 61, ch, seed++), "box1d-tiles"));
       }
     }
     std::printf("[ measured ] box1d tile %s: max abs error %.3g\n", shape, worst);
   }
-}
-
-// One box1d pass of width w along x (a program: box's --width stops at 4097, and two-channel lines hold wider).
-Plan lone_box1d(int w, Border border) {
-  Program p;
-  p.passes = {box_pass(Op::Box1d, 0, 1, 0, border, {w})};
-  return program_plan(p, border);
 }
 
 // The widest box that still gets a tile on this device runs as tiles (one line per group, the fewest outputs
@@ -156,7 +154,7 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
                 "stored per line\n", ch, fit, fit / 2, t.per, t.outputs());
     for (int w : {fit, fit + 2}) {
       SCOPED_TRACE(::testing::Message() << "width " << w << " " << border_name(border));
-      worst = std::max(worst, expect_matches_reference(*be, lone_box1d(w, border), random_image(9, 5, ch, seed++),
+      worst = std::max(worst, expect_matches_reference(*be, lone_box1d({w}, border, 0), random_image(9, 5, ch, seed++),
                                                        w == fit ? "box1d-tiles" : "moving-average"));
     }
   }
@@ -172,8 +170,8 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
       const int ch = 1 + int(border), fit = widest(ch);
       const BoxTile t = box_tile({fit}, shared, invocations, "", totals, 9, ch);
       most = std::max(most, (fit - t.per) / t.per);
-      worst = std::max(worst, expect_matches_reference(*be, lone_box1d(fit, border), random_image(9, 5, ch, seed++),
-                                                       "box1d-tiles"));
+      worst = std::max(worst, expect_matches_reference(*be, lone_box1d({fit}, border, 0),
+                                                       random_image(9, 5, ch, seed++), "box1d-tiles"));
     }
     std::printf("[ measured ] box1d at the tile limit, up to %d totals summed plainly (%s): max abs error %.3g\n",
                 most, totals, worst);

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "core/iir.hpp"
+#include "gpu/gl/gl_tiles.hpp"
 #include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
@@ -60,7 +61,7 @@ long long largest_over_passes(GlPassContext& ctx, const Program& program, Bytes 
 }
 
 // The channels a line of the tiles carries (the shader's VCH: 3 take 4).
-int tile_vch(const GlPassContext& ctx) { return ctx.channels() == 1 ? 1 : ctx.channels() == 2 ? 2 : 4; }
+int tile_vch(const GlPassContext& ctx) { return line_vch(ctx.channels()); }
 
 // Tiles whose sums a chain loads at once (the shader's AHEAD), by the channels a line carries and the tiles it has.
 // Measured on an H200, GL iir at sigma 12, two rounds (docs/performance.md "GL iir: chains per channel, outputs
