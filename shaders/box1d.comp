@@ -30,7 +30,9 @@
 // prefix difference, so nothing cancels).
 // VCH: the channels a line carries (1, 2 or 4), ROUNDS (1 or 2): the images are RGBA textures whatever the channel
 // count, so one- and two-channel images run float / vec2 lines, and an RGBA image may run vec2 lines in two rounds (RG,
-// then BA: round 0's outputs wait in registers for round 1's to be stored as one texel). A vec2 position takes half a
+// then BA: round 0's outputs wait in registers for round 1's to be stored as one texel, and round 0 keeps the fetched
+// texels' BA for round 1, which fetches nothing: GL box 4096^2 0.625 -> 0.552 ms at sigma 48, integral 0.619 -> 0.541
+// at sigma 3, docs/performance.md "GL box: round 1's channels held from round 0"). A vec2 position takes half a
 // vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
 // (docs/performance.md "GL box: lines of two channels in two rounds"). VEC, DVEC, pick and as_texel: common.glsl.
 layout(local_size_x = NT) in;
@@ -138,6 +140,15 @@ ivec2 quad_order(int i) {
 }
 #endif
 
+// Texels an invocation fetches a round (the loads in 1. below; rows of several lines in quads of positions, NQ4: N
+// rounded up).
+#if AXIS == 0 && TC >= 2
+#define NQ4 (((N + 3) / 4) * 4)
+#define LOADS ((TC * NQ4 + NT - 1) / NT)
+#else
+#define LOADS LS
+#endif
+
 #if ROUNDS == 2
 // Round 0's outputs, by the store loop's iterations (3. below), until round 1 stores both halves.
 #if AXIS == 0 && TC >= 2
@@ -146,6 +157,12 @@ ivec2 quad_order(int i) {
 #define KST ((TC * L + NT - 1) / NT)
 #endif
 VEC kept[KST];
+// Round 1's channels of the texels round 0 fetched, so that round 1 fetches nothing.
+VEC held[LOADS];
+#define FETCH(k, p) if (a >= 0) { \
+    if (rd == 0) { vec4 t_ = texelFetch(src, p, 0); v[k] = pick(t_, 0); held[k] = pick(t_, 1); } else v[k] = held[k]; }
+#else
+#define FETCH(k, p) if (a >= 0) v[k] = pick(texelFetch(src, p, 0), rd)
 #endif
 
 // One round: the channels pick(, rd) of TC lines' L outputs.
@@ -171,12 +188,10 @@ void one_round(int rd) {
   // rows) rather than halves of 8 GOBs: GL box 4096^2 0.558 -> 0.512 ms at sigma 3 (4 lines), 0.785 -> 0.747 at 12,
   // 1.117 -> 1.096 at 48 (2 lines); one line a group (sigma 200) keeps the plain order (H200, docs/performance.md
   // "GL box: fetches before stores"). Positions run in quads (NQ4: N rounded up).
-#define NQ4 (((N + 3) / 4) * 4)
-#define LIT ((TC * NQ4 + NT - 1) / NT)
   {
-    VEC v[LIT];
-    int at[LIT];
-    for (int k = 0; k < LIT; ++k) {
+    VEC v[LOADS];
+    int at[LOADS];
+    for (int k = 0; k < LOADS; ++k) {
       int i = li + k * NT;
       ivec2 lq = quad_order(i);
       int l = lq.x, q = lq.y;
@@ -185,16 +200,16 @@ void one_round(int rd) {
       int a = ok ? remap_index(s0 - R + q, n_along, border) : -1;
       at[k] = ok ? l * PITCH + q : -1;
       v[k] = VEC(0.0);
-      if (a >= 0) v[k] = pick(texelFetch(src, ivec2(a, c), 0), rd);
+      FETCH(k, ivec2(a, c));
     }
-    for (int k = 0; k < LIT; ++k)
+    for (int k = 0; k < LOADS; ++k)
       if (at[k] >= 0) tile[at[k]] = v[k];
   }
 #else
   {
-    VEC v[LS];
-    int at[LS];
-    for (int k = 0; k < LS; ++k) {
+    VEC v[LOADS];
+    int at[LOADS];
+    for (int k = 0; k < LOADS; ++k) {
       int i = li + k * NT;
 #if AXIS == 0
       int l = i / N, q = i - l * N;
@@ -206,9 +221,9 @@ void one_round(int rd) {
       at[k] = l * PITCH + q;
       v[k] = VEC(0.0);
 #if AXIS == 0
-      if (a >= 0) v[k] = pick(texelFetch(src, ivec2(a, c), 0), rd);
+      FETCH(k, ivec2(a, c));
 #else
-      if (a >= 0) v[k] = pick(texelFetch(src, ivec2(c, a), 0), rd);
+      FETCH(k, ivec2(c, a));
 #endif
     }
     for (int k = 0; k < LS; ++k) tile[at[k]] = v[k];

@@ -275,27 +275,31 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.per == 11) shapes.push_back(c);
   }
   // Three or four channels also as lines of two channels in two rounds (box1d.comp ROUNDS 2): half the shared memory a
-  // position, so fewer halo positions loaded twice and smaller groups. One line a group, weighed with the vec4 shapes
-  // by the positions they load, a position and round at 0.46 of a vec4 position with 5 an invocation, 0.5 with 7, 0.43
-  // with 9 (22.5 KiB a group), 0.55 with 13-17, 0.6 with 21. Integer widths (box) from a reach of kTwoRoundsReach, 7-21
-  // positions an invocation; real widths (frac: integral) at any reach, 5-17 (21 ran twice as slow). H200, RGBA
-  // (docs/performance.md "GL box: lines of two channels in two rounds"): box 4096^2 1.126 -> 0.829 ms at sigma 200,
-  // 0.863 -> 0.731 at 100, 0.685 -> 0.629 at 48; integral 2.017 -> 1.476 at 200, 0.741 -> 0.657 at 12; box sigma 24
-  // (reach 71) 5% faster at 4096^2 but 11% slower at 1448^2, box sigma 3 at 4096^2 13% slower; two lines of 21 slower.
-  constexpr int kTwoRoundsReach = 80;
-  const auto two_round_weight = [](int per) {
-    return per <= 5 ? 0.46 : per <= 7 ? 0.5 : per <= 9 ? 0.43 : per <= 17 ? 0.55 : 0.6;
-  };
+  // position, so fewer halo positions loaded twice and smaller groups, and round 1 fetches nothing (round 0 holds its
+  // channels). One line a group, weighed with the vec4 shapes by the positions they load: a position (both rounds) at
+  // 0.7 of a vec4 position with 5 or 9 an invocation, 0.8 with 7, 1.0 with 17 or 21 (fewer groups an SM: more
+  // registers); 11 and 13 measured slower (13 the best of one case in 48, by 1%). Integer widths (box) from a reach of
+  // kTwoRoundsReach (box sigma 3, reach 8, ran 2-5% slower in two rounds at 4096^2, sigma 12, reach 35, 12% faster;
+  // nothing measured between); real widths (frac: integral) at any reach, at most 17 an invocation (21 ran twice as
+  // slow). Window starts over 3 to kGroupedTotals - 1 whole blocks one by one cost more than their loads say (box
+  // sigma 24 in 9 an invocation: 35 ps a position against 26 at sigma 12 and 22 at 48): shapes with them weigh 1.3x.
+  // H200, RGBA, box and integral at sigma 3-200, 4096^2 to 1024^2 (docs/performance.md "GL box: round 1's channels
+  // held from round 0"): box 4096^2 0.564 -> 0.494 ms at sigma 12, 0.610 -> 0.502 at 24; no case's choice measured
+  // over 1% slower than the previous rule's.
+  constexpr int kTwoRoundsReach = 32;
+  const auto two_round_weight = [](int per) { return per == 7 ? 0.4 : per <= 9 ? 0.35 : 0.5; };
   if (channels > 2 && (frac || t.reach >= kTwoRoundsReach)) {
-    for (int per : {5, 7, 9, 13, 17, 21}) {
-      if (frac ? per > 17 : per < 7) continue;
+    for (int per : {5, 7, 9, 17, 21}) {
+      if (frac && per > 17) continue;
       BoxTile c = t;
       c.vch = 2, c.rounds = 2, c.lines = 1, c.per = per;
       if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
     }
   }
   const auto loaded = [&](const BoxTile& c) {
-    const double w = c.rounds == 2 ? 2 * two_round_weight(c.per) : 1.0;
+    const int whole = max_w > c.per ? (max_w - c.per) / c.per : 0;
+    const double one_by_one = c.totals == 1 && whole >= 3 && whole < kGroupedTotals ? 1.3 : 1.0;
+    const double w = (c.rounds == 2 ? 2 * two_round_weight(c.per) : 1.0) * one_by_one;
     return w * (n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
                             : double(c.span()) / c.outputs());
   };

@@ -114,11 +114,11 @@ struct BoxTile {
 // per invocation (odd, up to 11) that fit the shared memory with the totals they need, 256 of 9 and 224 of 11, the one
 // whose groups load the fewest positions along the line; each with two lines per group where each stores >= 16
 // positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it still stores >= 32, else lines = 0.
-// Three and four channels also weigh one line of two channels in two rounds: integer widths from a reach of 80 (7-21
-// positions an invocation), real widths (`frac`) at any reach (5-17). `spec` "LINESxPER[xTHREADS[xVCH]]"
-// (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit; VCH 2 for three or four channels runs
-// two rounds; a VCH below what the channels need in two rounds takes 2). `totals_spec` "direct" / "grouped" / "scan"
-// (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
+// Three and four channels also weigh one line of two channels in two rounds (5, 7, 9, 17 or 21 positions an
+// invocation): integer widths from a reach of 32, real widths (`frac`) at any reach, up to 17. `spec`
+// "LINESxPER[xTHREADS[xVCH]]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit; VCH 2 for
+// three or four channels runs two rounds; a VCH below what the channels need in two rounds takes 2). `totals_spec`
+// "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false);

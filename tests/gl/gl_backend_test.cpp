@@ -331,23 +331,26 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 4096).per, 11);
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).per, 9);
   EXPECT_EQ(box_tile({5, 5, 7}, 49152, 1024, "", "", 1024).lines, 2);
-  // Two lines while they store at least 4 reaches, else one; 256 x 9 against 224 x 11 (256 of 11 do not fit 48 KiB
-  // with the totals) by the positions loaded along the line.
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).lines, 2);  // box sigma 12: 4 groups of 2 x 9 x 256
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).threads, 256);
-  EXPECT_EQ(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096).per, 9);
   // A tile as LINESxPERxTHREADSxVCHxROUNDS.
   const auto shape = [](const BoxTile& t) {
     return std::to_string(t.lines) + "x" + std::to_string(t.per) + "x" + std::to_string(t.threads) + "x" +
            std::to_string(t.vch) + "x" + std::to_string(t.rounds);
   };
-  // Box sigma 24: 4 groups of 1232 positions a line (not 5 of 1152); reach 71, below two rounds' 80.
+  // Two lines while they store at least 4 reaches, else one; 256 x 9 against 224 x 11 (256 of 11 do not fit 48 KiB
+  // with the totals) by the positions loaded along the line. Box sigma 8 (reach 23, below two rounds' 32): 4 groups of
+  // 2 x 9 x 256.
+  EXPECT_EQ(shape(box_tile({15, 17, 17}, 49152, 1024, "", "", 4096)), "2x9x256x4x1");
+  // From a reach of 32, RGBA also as lines of two channels in two rounds, weighed with the vec4 shapes (a position,
+  // both rounds, at 0.7 of a vec4 position with 5 or 9 an invocation, 0.8 with 7, 1.0 with 17 or 21; 1.3x more with
+  // window starts over 3 to 6 whole blocks one by one). Box sigma 12 at 4096: 2 groups of 1 x 9 of two channels (2 x
+  // 2304 x 0.7) against 4 of 2 x 9 (4 x 1152 a line).
+  EXPECT_EQ(shape(box_tile({23, 25, 25}, 49152, 1024, "", "", 4096)), "1x9x256x2x2");
+  // Box sigma 24: 4 groups of 1 x 5 (grouped window starts, 8 whole blocks) against 2 of 1 x 9 (4 whole blocks one by
+  // one: 1.3x).
   const BoxTile w24 = box_tile({47, 49, 49}, 49152, 1024, "", "", 4096);
-  EXPECT_EQ(shape(w24), "2x11x224x4x1");
+  EXPECT_EQ(shape(w24), "1x5x256x2x2");
   EXPECT_EQ(w24.grouped, 7);
-  // From a reach of 80, RGBA also as lines of two channels in two rounds, weighed with the vec4 shapes (a position and
-  // round at 0.43-0.6 of a vec4 position by the positions an invocation): box sigma 48 at 4096, 3 groups of 1 x 7 of
-  // two channels (3 x 1792 at 1.0) against 5 of 2 x 9 (5760); sigma 100 3 groups of 1 x 9 either way.
+  // Box sigma 48 at 4096: 3 groups of 1 x 7 (3 x 1792 x 0.8) against 3 of 1 x 9 (3 x 2304 x 0.7); sigma 100 3 of 1 x 9.
   const BoxTile w48 = box_tile({95, 97, 97}, 49152, 1024, "", "", 4096);
   EXPECT_EQ(shape(w48), "1x7x256x2x2");
   EXPECT_EQ(w48.grouped, 7);
@@ -359,9 +362,9 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_GE(w200.outputs(), 4096);
   EXPECT_EQ(shape(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true)), "1x17x256x2x2");
   EXPECT_LE(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, true).per, 17);
-  // Real widths at any reach: integral sigma 12 (five spans of 19) at 4096 in 2 groups of 1 x 9 of two channels.
-  EXPECT_EQ(shape(box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, true)), "1x9x256x2x2");
-  EXPECT_EQ(box_tile({19, 19, 19, 19, 19}, 49152, 1024, "", "", 4096, 4, false).rounds, 1);  // box: from reach 80
+  // Real widths at any reach: integral sigma 3 (five spans of 5, reach 10) at 4096 in two rounds too.
+  EXPECT_EQ(box_tile({5, 5, 5, 5, 5}, 49152, 1024, "", "", 4096, 4, true).rounds, 2);
+  EXPECT_EQ(box_tile({5, 5, 5, 5, 5}, 49152, 1024, "", "", 4096, 4, false).rounds, 1);  // box: from reach 32
   // One and two channels: float and vec2 lines in one round; three take two rounds of two or vec4 lines.
   EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 1).vch, 1);
   EXPECT_EQ(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 2).vch, 2);
