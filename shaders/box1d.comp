@@ -226,7 +226,7 @@ void one_round(int rd) {
       FETCH(k, ivec2(c, a));
 #endif
     }
-    for (int k = 0; k < LS; ++k) tile[at[k]] = v[k];
+    for (int k = 0; k < LOADS; ++k) tile[at[k]] = v[k];
   }
 #endif
   barrier();
@@ -308,7 +308,13 @@ void one_round(int rd) {
       b += m, q += m * LS, rem -= m * LS;
     }
 #endif
-    for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) whole += totals_v[line * NS + b];
+    {
+      // Fewer than GROUPED whole blocks one by one: m is the same for every invocation of the box, and blocks past the
+      // line clamp to its last, as above (only windows whose outputs are never stored reach them).
+      int m = rem >= LS ? rem / LS : 0;
+      for (int j = 0; j < m; ++j) whole += totals_v[line * NS + min(b + j, NS - 1)];
+      b += m, q += m * LS, rem -= m * LS;
+    }
     acc_add(win, whole);
 #elif TOTALS == 1
     for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, total_at(line * NS + b));
