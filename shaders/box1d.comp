@@ -290,12 +290,13 @@ void one_round(int rd) {
     // of the box per component (GL box 4096^2 sigma 48: ~10 of them per window start, 0.940 -> 0.770 ms). Float32
     // error: n totals (at most 64, box_tile) add at most n ulps of the window sum (GlBox1d.ReachAtTheTileLimit).
     VEC whole = VEC(0.0);
-#if GROUPED
-    // m >= GROUPED whole blocks (the same m for every invocation of the box): in nq groups of g ~ sqrt(m) totals and
-    // r < g single ones. Each invocation sums the g totals from its own block on and leaves that sum in place of
-    // its total (two barriers), so a start loads g + nq + r values instead of m (docs/performance.md "GL box: window
-    // starts in groups of totals").
+    // m whole blocks, the same for every invocation of the box; blocks past the line clamp to its last (only windows
+    // whose outputs are never stored reach them).
     int m = rem >= LS ? rem / LS : 0;
+#if GROUPED
+    // m >= GROUPED: in nq groups of g ~ sqrt(m) totals and r < g single ones. Each invocation sums the g totals from
+    // its own block on and leaves that sum in place of its total (two barriers), so a start loads g + nq + r values
+    // instead of m (docs/performance.md "GL box: window starts in groups of totals").
     if (m >= GROUPED) {
       int g = max(2, int(sqrt(float(m)) + 0.5)), nq = m / g, r = m - nq * g, lb = line * NS;
       VEC own_group = VEC(0.0);
@@ -305,16 +306,12 @@ void one_round(int rd) {
       totals_v[li] = own_group;
       barrier();
       for (int j = 0; j < nq; ++j) whole += totals_v[lb + min(b + j * g, NS - 1)];
-      b += m, q += m * LS, rem -= m * LS;
-    }
+    } else
 #endif
-    {
-      // Fewer than GROUPED whole blocks one by one: m is the same for every invocation of the box, and blocks past the
-      // line clamp to its last, as above (only windows whose outputs are never stored reach them).
-      int m = rem >= LS ? rem / LS : 0;
-      for (int j = 0; j < m; ++j) whole += totals_v[line * NS + min(b + j, NS - 1)];
-      b += m, q += m * LS, rem -= m * LS;
-    }
+    // Fewer: one by one, a loop of the box's constant count (docs/performance.md "GL box: round 1's channels held
+    // from round 0", the constant-count loop).
+    for (int j = 0; j < m; ++j) whole += totals_v[line * NS + min(b + j, NS - 1)];
+    b += m, q += m * LS, rem -= m * LS;
     acc_add(win, whole);
 #elif TOTALS == 1
     for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, total_at(line * NS + b));

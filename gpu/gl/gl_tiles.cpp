@@ -204,8 +204,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // 0.705 ms (7 blocks of 11), 0.770 -> 0.680 (9 blocks of 9), 100 1.153 -> 0.902, 200 1.841 -> 1.152; integral 100
   // 1.499 -> 1.278, 200 3.211 -> 2.022; at 5-6 blocks (integral sigma 48) alike, at 3 (sigma 24) 1-4% slower.
   constexpr int kGroupedTotals = 7;
+  // Whole blocks past an invocation's own that the widest box's window starts take (box1d.comp's m).
+  const auto whole_blocks = [&](int per) { return max_w > per ? (max_w - per) / per : 0; };
   auto with_totals = [&](BoxTile c) {
-    c.totals = max_w <= c.per ? 0 : (max_w - c.per) / c.per <= kDirectTotals ? 1 : 2;
+    c.totals = max_w <= c.per ? 0 : whole_blocks(c.per) <= kDirectTotals ? 1 : 2;
     c.grouped = kGroupedTotals;
     if (c.totals && totals_spec == "direct") c.totals = 1, c.grouped = 0;
     if (c.totals && totals_spec == "grouped") c.totals = 1, c.grouped = 2;
@@ -297,7 +299,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     }
   }
   const auto loaded = [&](const BoxTile& c) {
-    const int whole = max_w > c.per ? (max_w - c.per) / c.per : 0;
+    const int whole = whole_blocks(c.per);
     const double one_by_one = c.totals == 1 && whole >= 3 && whole < kGroupedTotals ? 1.3 : 1.0;
     const double w = (c.rounds == 2 ? 2 * two_round_weight(c.per) : 1.0) * one_by_one;
     return w * (n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
