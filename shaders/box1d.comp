@@ -314,7 +314,10 @@ void one_round(int rd) {
     b += m, q += m * LS, rem -= m * LS;
     acc_add(win, whole);
 #elif TOTALS == 1
-    for (; rem >= LS && b < NS; ++b, q += LS, rem -= LS) acc_add_acc(win, total_at(line * NS + b));
+    // The pair and float64 sums (GPUBLUR_GL_BOX_SUMS): the same constant count, each total added as an Acc.
+    int m = rem >= LS ? rem / LS : 0;
+    for (int j = 0; j < m; ++j) acc_add_acc(win, total_at(line * NS + min(b + j, NS - 1)));
+    b += m, q += m * LS, rem -= m * LS;
 #endif
 #if PARTS
     if (has_part(k)) {
