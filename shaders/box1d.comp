@@ -285,14 +285,15 @@ void one_round(int rd) {
     for (int j = 0; j < LS; ++j)
       if (j < w) acc_add(win, a[j]);
     int q = p0 + LS, rem = w - LS, b = seg + 1;
+#if TOTALS == 1
+    // m whole blocks, the same for every invocation of the box; blocks past the line clamp to its last (only windows
+    // whose outputs are never stored reach them).
+    int m = rem >= LS ? rem / LS : 0;
 #if PARTS
     // Whole blocks' totals summed plainly, then added once: a TwoSum of an Acc each cost as much as a running step
     // of the box per component (GL box 4096^2 sigma 48: ~10 of them per window start, 0.940 -> 0.770 ms). Float32
     // error: n totals (at most 64, box_tile) add at most n ulps of the window sum (GlBox1d.ReachAtTheTileLimit).
     VEC whole = VEC(0.0);
-    // m whole blocks, the same for every invocation of the box; blocks past the line clamp to its last (only windows
-    // whose outputs are never stored reach them).
-    int m = rem >= LS ? rem / LS : 0;
 #if GROUPED
     // m >= GROUPED: in nq groups of g ~ sqrt(m) totals and r < g single ones. Each invocation sums the g totals from
     // its own block on and leaves that sum in place of its total (two barriers), so a start loads g + nq + r values
@@ -311,12 +312,11 @@ void one_round(int rd) {
     // Fewer: one by one, a loop of the box's constant count (docs/performance.md "GL box: round 1's channels held
     // from round 0", the constant-count loop).
     for (int j = 0; j < m; ++j) whole += totals_v[line * NS + min(b + j, NS - 1)];
-    b += m, q += m * LS, rem -= m * LS;
     acc_add(win, whole);
-#elif TOTALS == 1
-    // The pair and float64 sums (GPUBLUR_GL_BOX_SUMS): the same constant count, each total added as an Acc.
-    int m = rem >= LS ? rem / LS : 0;
+#else
+    // The pair and float64 sums (GPUBLUR_GL_BOX_SUMS): the same count, each total added as an Acc.
     for (int j = 0; j < m; ++j) acc_add_acc(win, total_at(line * NS + min(b + j, NS - 1)));
+#endif
     b += m, q += m * LS, rem -= m * LS;
 #endif
 #if PARTS
