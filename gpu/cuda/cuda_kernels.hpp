@@ -140,9 +140,12 @@ struct BoxTuning {
   int min_segment = 64;  // shortest segment (outputs) before the moving-average fallback
   bool force_global = false;  // always the moving-average kernel (global memory, one thread per line)
   int strip_bytes = 0;  // column strips of 128, 64, 32 or 16 bytes per row; 0: the plan's choice
+  // The column walk (box_walk.cuh): 1 wherever it applies, 0 never, -1 where plan_walk finds it cheaper than the
+  // segments.
+  int walk = -1;
 };
-// Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius), GPUBLUR_CUDA_BOX_SMEM (smem_budget) and GPUBLUR_CUDA_BOX_STRIP
-// (strip_bytes) override the defaults.
+// Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius), GPUBLUR_CUDA_BOX_SMEM (smem_budget), GPUBLUR_CUDA_BOX_STRIP
+// (strip_bytes) and GPUBLUR_CUDA_BOX_WALK (walk) override the defaults.
 BoxTuning& box_tuning();
 // Scratch bytes launch_box1d needs (the moving-average fallback's line buffers); 0 for the shared-memory
 // schedules.

@@ -30,6 +30,7 @@
 #include "core/random_image.hpp"
 #include "core/reference/reference.hpp"
 #include "gpu/cuda/passes/box_cascade.cuh"
+#include "gpu/cuda/passes/box_walk.cuh"
 #include "tests/cuda/emulated_block.hpp"
 #include "tests/cuda/shadow_memory.hpp"
 
@@ -740,6 +741,117 @@ TEST(CudaBoxEmulated, LargeReachColumnPlansMatchReference) {
       EXPECT_LE(e, 1e-5);
     }
   }
+}
+
+
+// ---- The column walk (box_walk.cuh): three boxes as sparse taps and float64 running sums -------------------
+
+// walk_columns on every strip of a W x H image of C channels (W * C a whole number of float4), each strip an
+// emulated block with race-checked shared memory, against the reference; every output stored once.
+double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border b) {
+  const BoxWidths bw = widths_of(widths);
+  cuda::WalkWidths ww;
+  EXPECT_TRUE(cuda::walk_widths(bw, ww));
+  const Image src = random_image(W, H, C, 29u + unsigned(W * 13 + H));
+  const Image want = reference(src, widths, b, 1, false);
+  const int rowf = W * C, R = bw.reach, RL = cuda::walk_ring_rows(ww);
+  double prod = 1.0;
+  for (int i = 0; i < 3; ++i) prod *= i < ww.m1 ? ww.wl : ww.wu;
+  std::vector<int> stored(size_t(rowf) * H, 0);
+  std::vector<float> got(stored.size());
+  std::mutex m;
+  for (int x0 = 0; x0 < rowf; x0 += cuda::kWalkFloats) {
+    std::vector<float> ring(size_t(RL + cuda::kWalkRT) * cuda::kWalkFloats, std::nanf(""));
+    std::vector<double> st(size_t(cuda::kWalkGroups) * cuda::kWalkFloats * 3, std::nan(""));
+    Shadow sr("ring", ring.size()), ss("states", st.size());
+    const ChkPtr<float> rp{ring.data(), &sr, 0};
+    const ChkPtr<double> sp{st.data(), &ss, 0};
+    // Loads land when issued (a cp.async lands by the wait: the race check sees the write at the issue).
+    const auto issue = [&](int off, int p, int q) {
+      EXPECT_TRUE(p >= -R && p < H + R) << "position " << p;
+      const int y = remap_index(p, H, b);
+      for (int k = 0; k < 4; ++k) {
+        const int x = x0 + 4 * q + k;
+        rp[off + k] = y >= 0 && x < rowf ? src.data[size_t(y) * rowf + x] : 0.0f;
+      }
+    };
+    const auto store = [&](int row, int c, float v) {
+      const int x = x0 + c;
+      if (x >= rowf) return;
+      std::lock_guard<std::mutex> lk(m);
+      ++stored[size_t(row) * rowf + x];
+      got[size_t(row) * rowf + x] = v;
+    };
+    run_block(cuda::kWalkThreads, [&] {
+      const auto wait = [] {};
+      if (ww.m1 == 3)
+        cuda::walk_columns<Emu, 3, 0>(rp, sp, RL, H, R, ww.wl, ww.wu, 1.0 / prod, issue, wait, store);
+      else if (ww.m1 == 2)
+        cuda::walk_columns<Emu, 2, 1>(rp, sp, RL, H, R, ww.wl, ww.wu, 1.0 / prod, issue, wait, store);
+      else
+        cuda::walk_columns<Emu, 1, 2>(rp, sp, RL, H, R, ww.wl, ww.wu, 1.0 / prod, issue, wait, store);
+    });
+    for (Shadow* sh : {&sr, &ss})
+      for (const std::string& e : sh->errors) ADD_FAILURE() << e;
+  }
+  double err = 0;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i], 1) << "value " << i << " stored " << stored[i] << " times";
+    err = std::max(err, std::fabs(double(got[i]) - want.data[i]));
+  }
+  return err;
+}
+
+// Every border, each (m1, m2) of three boxes, lines shorter than the reach (1 and 7 rows), several steps (517 rows
+// at reach 62: 641 walked rows, steps of 240), a partial strip (20 floats: 16 + 4) and a whole one.
+TEST(CudaBoxEmulated, ColumnWalkMatchesReference) {
+  double worst = 0;
+  for (const auto& widths : std::vector<std::vector<int>>{{5, 7, 7}, {9, 9, 11}, {7, 7, 7}, {41, 43, 43}})
+    for (Border b : kBorders)
+      for (const auto& [w, h, c] : {std::array{5, 7, 4}, std::array{5, 1, 4}, std::array{8, 517, 2}}) {
+        if (widths[0] == 41 && h != 517) continue;  // (the long walk: slow to emulate, one shape)
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c) + " border " +
+                     border_name(b) + " widths " + std::to_string(widths[0]) + "," + std::to_string(widths[2]));
+        const double e = emulate_walk(w, h, c, widths, b);
+        EXPECT_LE(e, 1e-6);
+        worst = std::max(worst, e);
+      }
+  std::printf("[ measured ] emulated box1d column walk: max abs error %.3g\n", worst);
+}
+
+// Where the walk runs (box1d.cu's plan_col_walk: its cost against the segments' plan), on an H100's budgets (as an
+// H200's): the choices measured on an H200 (docs/performance.md, "Box columns as a walk"): at 4096^2 RGBA the
+// segments at sigma 3-48 and the walk at 100-200, for one channel the walk at sigma 200 (9% faster) and not at 48 (8%
+// slower), at 2048^2 RGBA sigma 200 the walk (11% faster); the segments at 1024^2 sigma 200 (the two within 2%);
+// never for four boxes, three widths or real widths.
+TEST(CudaBoxEmulated, ColumnWalkPlans) {
+  const cuda::LineBudgets lim = h100_budgets();
+  const auto walks = [&](int n, int channels, const BoxWidths& bw) {
+    bool ok = false;
+    const cuda::AxisPlan p = plan_rgba(n, bw, true, &ok, channels);
+    cuda::WalkPlan w;
+    const bool can = cuda::plan_walk(n, (long long)n * channels, bw, lim.shared, w);
+    std::printf("[ plan ] %d^2 x%d reach %d: segments cost %.0f, walk %s %.0f\n", n, channels, bw.reach, p.cost,
+                can ? "cost" : "not possible", w.cost);
+    return can && (!ok || w.cost < p.cost);
+  };
+  for (double sigma : {3.0, 12.0, 48.0, 100.0, 200.0})
+    EXPECT_EQ(walks(4096, 4, widths_of(kovesi_widths(sigma, 3))), sigma >= 100.0) << "sigma " << sigma;
+  EXPECT_TRUE(walks(4096, 1, widths_of(kovesi_widths(200.0, 3))));
+  EXPECT_FALSE(walks(4096, 1, widths_of(kovesi_widths(48.0, 3))));
+  EXPECT_TRUE(walks(2048, 4, widths_of(kovesi_widths(200.0, 3))));
+  EXPECT_FALSE(walks(1024, 4, widths_of(kovesi_widths(200.0, 3))));
+  cuda::WalkWidths ww;
+  EXPECT_FALSE(cuda::walk_widths(widths_of(kovesi_widths(200.0, 4)), ww));
+  EXPECT_FALSE(cuda::walk_widths(widths_of(std::vector<float>{300.5f, 300.5f, 300.5f}), ww));
+  EXPECT_FALSE(cuda::walk_widths(widths_of(std::vector<int>{3, 5, 7}), ww));
+  ASSERT_TRUE(cuda::walk_widths(widths_of(std::vector<int>{401, 399, 401}), ww));
+  EXPECT_EQ(ww.m1, 1);
+  EXPECT_EQ(ww.wl, 399);
+  EXPECT_EQ(ww.wu, 401);
+  // The ring at sigma 200 fits two blocks an SM: sum of widths + two steps.
+  EXPECT_EQ(cuda::walk_ring_rows(ww), 1201 + 2 * cuda::kWalkStep + 1);
+  EXPECT_LE(cuda::walk_smem_bytes(cuda::walk_ring_rows(ww)), lim.shared);
 }
 
 }  // namespace

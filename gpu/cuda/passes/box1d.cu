@@ -19,6 +19,8 @@
 //    its halo of R (from L2: neighbouring segments run in neighbouring blocks), or, where that costs less than
 //    many short segments, take the opt-in maximum at one block per SM; lines whose halo fits neither run the
 //    moving-average kernel (global memory, one thread per line).
+//  - columns of three boxes of large widths on large images walk down the column instead (box_walk.cuh: no halo,
+//    float64 running sums; plan_col_walk weighs it against the segments).
 //  - the x/y pair (core's box_pair) may run as one kernel on 2D tiles with their halo (BoxTuning::
 //    fused_max_radius): one read and one write of the image instead of two of each, the halo read from L2.
 //
@@ -29,6 +31,7 @@
 #include <type_traits>
 
 #include "gpu/cuda/passes/box_cascade.cuh"
+#include "gpu/cuda/passes/box_walk.cuh"
 
 namespace gpublur::cuda {
 namespace {
@@ -133,6 +136,31 @@ __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : 2)
                                   const int col = col0 + l, y = a0 + j;
                                   if (col < rowv && y < H) out[size_t(y) * rowv + col] = v;
                                 });
+}
+
+// Columns as a walk (box_walk.cuh): block = a strip of kWalkFloats of the rowf floats of every row. Three blocks an
+// SM where the ring allows (85 registers): 9-10% faster than two at sigma 3-48 in the H200 microbenchmark.
+template <int M1, int M2>
+__global__ void __launch_bounds__(kWalkThreads, 3)
+    box_walk_kernel(const float* __restrict__ in, float* __restrict__ out, int rowf, int H, Border b, int R, int RL,
+                    int wl, int wu, double inv) {
+  wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
+  extern __shared__ float4 smem4[];
+  float* ring = reinterpret_cast<float*>(smem4);
+  double* st = reinterpret_cast<double*>(ring + size_t(RL + kWalkRT) * kWalkFloats);
+  const int x0 = int(blockIdx.x) * kWalkFloats;
+  walk_columns<DeviceBlock, M1, M2>(
+      ring, st, RL, H, R, wl, wu, inv,
+      [&](int off, int p, int q) {
+        const int y = remap_index(p, H, b), x = x0 + 4 * q;
+        const bool ok = y >= 0 && x < rowf;  // rowf is a whole number of float4: a chunk is in or out
+        cp_async_pixel(reinterpret_cast<float4*>(ring + off),
+                       reinterpret_cast<const float4*>(ok ? in + size_t(y) * rowf + x : in), ok);
+      },
+      [] { cp_async_wait_all(); },
+      [&](int row, int c, float v) {
+        if (x0 + c < rowf) out[size_t(row) * rowf + x0 + c] = v;
+      });
 }
 
 // The x/y pair on a 64 x 32 output tile: the (32 + 2R) x (64 + 2R) input tile, the cascade along its rows
@@ -341,12 +369,47 @@ Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWi
   return cuda_status(cudaGetLastError(), "launching box1d (fused x/y tiles)");
 }
 
-// Whether the pass runs in shared memory (and how), per channel type.
+// The column walk where it costs less than the segments (p, when seg) or they do not fit; BoxTuning::walk forces it
+// (1: wherever it applies) or never (0); a forced strip width is the segments' A/B, so no walk then.
+bool plan_col_walk(const DevImage& img, const BoxWidths& bw, bool seg, const AxisPlan& p, WalkPlan& walk) {
+  const BoxTuning& t = box_tuning();
+  if (t.walk == 0 || (t.walk < 0 && t.strip_bytes != 0)) return false;
+  WalkPlan w;
+  if (!plan_walk(img.height, (long long)img.width * img.channels, bw, line_budgets().shared, w)) return false;
+  if (t.walk < 0 && seg && w.cost >= p.cost) return false;
+  walk = w;
+  return true;
+}
+
+// Whether the pass runs in shared memory (and how), per channel type: segments (p) or, for columns, the walk (walk,
+// ring_rows > 0).
 template <typename T>
-bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, AxisPlan& p) {
+bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, AxisPlan& p, WalkPlan& walk) {
+  walk = WalkPlan{};
   if (box_tuning().force_global) return false;
   if (axis == 0) return plan_rows<T>(img, bw, p);
-  return cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
+  const bool seg = cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
+  return plan_col_walk(img, bw, seg, p, walk) || seg;
+}
+
+Status run_walk(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const WalkPlan& w,
+                cudaStream_t st, std::string& path) {
+  const int rowf = src.width * src.channels;
+  const unsigned blocks = unsigned((rowf + kWalkFloats - 1) / kWalkFloats);
+  const WalkWidths& ww = w.w;
+  double prod = 1.0;
+  for (int i = 0; i < 3; ++i) prod *= i < ww.m1 ? ww.wl : ww.wu;
+  const auto launch = [&](auto k) -> Status {
+    if (Status s = allow_smem(k, w.smem, true); !s) return s;
+    return cuda_status(launch_dependent(k, blocks, unsigned(kWalkThreads), w.smem, st,
+                                        static_cast<const float*>(src.data), static_cast<float*>(dst.data), rowf,
+                                        src.height, b, bw.reach, w.ring_rows, ww.wl, ww.wu, 1.0 / prod),
+                       "launching box1d (column walk)");
+  };
+  path = "box1d-cols-walk";
+  return ww.m1 == 3   ? launch(box_walk_kernel<3, 0>)
+         : ww.m1 == 2 ? launch(box_walk_kernel<2, 1>)
+                      : launch(box_walk_kernel<1, 2>);
 }
 
 // One cascade along one axis: lines in shared memory, or the moving-average kernel where they do not fit.
@@ -354,12 +417,14 @@ template <typename T>
 Status run_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, const DevImage& out, void* scratch,
                  size_t scratch_bytes, cudaStream_t st, std::string& path, const std::string& name) {
   AxisPlan p;
-  if (!plan_axis<T>(src, axis, bw, p)) {
+  WalkPlan w;
+  if (!plan_axis<T>(src, axis, bw, p, w)) {
     Status s = launch_moving_average_bw(bw, axis, b, src, out, scratch, scratch_bytes, st, path);
     path = name + (axis == 0 ? "-global-rows" : "-global-cols");
     return s;
   }
-  Status s = axis == 0 ? run_rows<T>(src, out, b, bw, p, st, path)
+  Status s = w.ring_rows > 0 ? run_walk(src, out, b, bw, w, st, path)
+             : axis == 0     ? run_rows<T>(src, out, b, bw, p, st, path)
              : cols_vec4(src) ? run_cols<float4>(src, out, b, bw, p, st, path)
                               : run_cols<float>(src, out, b, bw, p, st, path);
   if (name != "box1d" && path.rfind("box1d", 0) == 0) path = name + path.substr(5);  // box1d-rows -> integral1d-rows
@@ -387,11 +452,12 @@ Status run_box1d(const Pass& pass, const BoxWidths& bw, const DevImage& src, con
 BoxTuning& box_tuning() {
   static BoxTuning t = [] {
     BoxTuning d;
-    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes and GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 override the
-    // defaults (bench without a rebuild).
+    // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes, GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 and
+    // GPUBLUR_CUDA_BOX_WALK=1|0 override the defaults (bench without a rebuild).
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_STRIP"); e && *e) d.strip_bytes = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_WALK"); e && *e) d.walk = std::atoi(e);
     return d;
   }();
   return t;
@@ -405,11 +471,12 @@ size_t box1d_scratch(const Pass& pass, const DevImage& src) {
 
 size_t box_lines_scratch(const BoxWidths& bw, int axis, const DevImage& src) {
   AxisPlan p;
+  WalkPlan w;
   bool smem = false;
   switch (src.channels) {
-    case 1: smem = plan_axis<float>(src, axis, bw, p); break;
-    case 2: smem = plan_axis<float2>(src, axis, bw, p); break;
-    case 4: smem = plan_axis<float4>(src, axis, bw, p); break;
+    case 1: smem = plan_axis<float>(src, axis, bw, p, w); break;
+    case 2: smem = plan_axis<float2>(src, axis, bw, p, w); break;
+    case 4: smem = plan_axis<float4>(src, axis, bw, p, w); break;
     default: return 0;
   }
   return smem ? 0 : moving_average_scratch_bw(bw, axis, src);

@@ -1,0 +1,183 @@
+// The column pass of three boxes as a walk down the column, with no halo (box1d.cu runs it where plan_walk finds it
+// cheaper than the segments of box_cascade.cuh: large widths on large images). Causally, boxes of widths w_k are
+// (1 / prod w) I^3 D_w1 D_w2 D_w3 with D_w x[j] = x[j] - x[j - w] and I a running sum, and the differences commute
+// with the sums: y, a sparse filter of the border-extended column with (m1 + 1)(m2 + 1) taps (m1 boxes of width wl,
+// m2 of wu; coefficients +-1, 2, 3), summed three times. The three sums run in float64 and stay bounded (I^k y is a
+// partial cascade, at most the product of k widths times the largest input), so nothing drifts down the column.
+//
+// A block takes a strip of kWalkFloats floats (64 bytes) of every row and walks positions -R .. H - 1 + R of the
+// border-extended column (out[i] is the causal result at i + R) in steps of kWalkStep rows: the rows of a step land
+// in a ring of the last ring_rows positions (the next step's loads in flight while this one computes; positions
+// before the walk read as zeros), each thread sums kWalkRT consecutive rows of one float, and one thread a float
+// chains the row groups' end states. docs/performance.md, "Box columns as a walk" (H200, 4096^2 RGBA: 0.258 against
+// the segments' 0.278 ms at sigma 100, 0.320 against 0.400 at sigma 200).
+#pragma once
+
+#include <cstddef>
+
+#include "gpu/cuda/passes/box_common.cuh"
+
+namespace gpublur::cuda {
+
+constexpr int kWalkFloats = 16;                           // a strip: a half warp of floats a row group
+constexpr int kWalkThreads = 256;
+constexpr int kWalkGroups = kWalkThreads / kWalkFloats;  // row groups a step
+// Rows a thread a step: odd, so the two half warps' rows fall in different banks; 15 measured 3-11% faster than 9,
+// 21 slower at sigma 200 (one block an SM).
+constexpr int kWalkRT = 15;
+constexpr int kWalkStep = kWalkGroups * kWalkRT;
+
+// Three boxes of integer widths, at most two distinct: m1 of wl, 3 - m1 of wu (wl < wu; m1 = 3: all wl).
+struct WalkWidths {
+  int m1 = 0, wl = 0, wu = 0;
+};
+inline bool walk_widths(const BoxWidths& bw, WalkWidths& out) {
+  if (bw.n != 3) return false;
+  int lo = bw.w[0], hi = bw.w[0];
+  for (int i = 0; i < 3; ++i) {
+    if (bw.frac[i] > 0.0f) return false;
+    lo = bw.w[i] < lo ? bw.w[i] : lo;
+    hi = bw.w[i] > hi ? bw.w[i] : hi;
+  }
+  int m1 = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (bw.w[i] != lo && bw.w[i] != hi) return false;
+    m1 += bw.w[i] == lo ? 1 : 0;
+  }
+  out.m1 = m1, out.wl = lo, out.wu = hi;
+  return true;
+}
+
+// The ring: every tap's distance (at most the widths' sum) and two steps, plus kWalkRT rows repeated past its end
+// (so that a thread's kWalkRT rows from any position are contiguous); then the row groups' states.
+inline int walk_ring_rows(const WalkWidths& w) { return w.m1 * w.wl + (3 - w.m1) * w.wu + 2 * kWalkStep + 1; }
+inline size_t walk_smem_bytes(int ring_rows) {
+  return size_t(ring_rows + kWalkRT) * kWalkFloats * sizeof(float) +
+         size_t(kWalkGroups) * kWalkFloats * 3 * sizeof(double);
+}
+
+// The taps' coefficients (1 - z^wl)^M1 (1 - z^wu)^M2, tap i * (M2 + 1) + j at distance i * wl + j * wu.
+template <int M1, int M2>
+struct WalkCoefs {
+  int v[(M1 + 1) * (M2 + 1)];
+  __host__ __device__ constexpr WalkCoefs() : v() {
+    int b1[M1 + 1] = {}, b2[M2 + 1] = {};
+    for (int i = 0; i <= M1; ++i) b1[i] = i == 0 ? 1 : b1[i - 1] * (M1 - i + 1) / i;
+    for (int j = 0; j <= M2; ++j) b2[j] = j == 0 ? 1 : b2[j - 1] * (M2 - j + 1) / j;
+    for (int i = 0; i <= M1; ++i)
+      for (int j = 0; j <= M2; ++j) v[i * (M2 + 1) + j] = ((i + j) & 1 ? -1 : 1) * b1[i] * b2[j];
+  }
+};
+
+// One block's walk of a strip of H rows (Block: DeviceBlock or the tests' emulated block). ring / st: shared memory
+// (walk_smem_bytes; FP / DP anything indexable and offsettable, as the tests' race-checking pointers). issue(off, p,
+// q): start loading floats 4q .. 4q + 3 of the strip's extended row p (-R <= p < H + R; zeros before -R and past
+// H - 1 + R are the caller's: p is never outside) into ring + off; wait(): every issued load landed.
+// store(row, c, v): output row 0 <= row < H of the strip's float c.
+#pragma nv_exec_check_disable
+template <class Block, int M1, int M2, typename FP, typename DP, typename Issue, typename Wait, typename Store>
+__host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int wl, int wu, double inv, Issue issue,
+                                      Wait wait, Store store) {
+  constexpr int RT = kWalkRT, T = kWalkStep, S = kWalkFloats, NT = kWalkThreads, NTAPS = (M1 + 1) * (M2 + 1);
+  constexpr WalkCoefs<M1, M2> kc;
+  const int tid = Block::tid(), c = tid % S, g = tid / S;
+  for (int i = tid; i < (RL + RT) * S; i += NT) ring[i] = 0.0f;
+  Block::sync();
+  const int nsteps = (H + 2 * R + T - 1) / T;
+  // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first RT slots also past the end.
+  const auto load_step = [&](int s) {
+    for (int i = tid; i < T * (S / 4); i += NT) {
+      const int r = i / (S / 4), q = i % (S / 4), p = -R + s * T + r;
+      if (p >= H + R) continue;  // past the walk: never read
+      const int slot = (s * T + r) % RL;
+      issue(slot * S + q * 4, p, q);
+      if (slot < RT) issue((slot + RL) * S + q * 4, p, q);
+    }
+  };
+  double C1 = 0, C2 = 0, C3 = 0;  // the chain's state before the step (threads of group 0, one a float)
+  load_step(0);
+  for (int s = 0; s < nsteps; ++s) {
+    wait();
+    Block::sync();  // step s's rows landed; everyone is done with step s - 1 (its slots may be reused)
+    if (s + 1 < nsteps) load_step(s + 1);
+    // Each tap's rows for this thread: RT consecutive slots from its own.
+    const int base = (s * T + g * RT) % RL;
+    int at[NTAPS];
+#pragma unroll
+    for (int i = 0; i <= M1; ++i)
+#pragma unroll
+      for (int j = 0; j <= M2; ++j) {
+        const int v = base - (i * wl + j * wu);
+        at[i * (M2 + 1) + j] = (v < 0 ? v + RL : v) * S + c;
+      }
+    double l1 = 0, l2 = 0, l3 = 0, L3[RT];
+#pragma unroll
+    for (int r = 0; r < RT; ++r) {
+      double y = 0;
+#pragma unroll
+      for (int t = 0; t < NTAPS; ++t) {
+        const double d = double(float(ring[at[t] + r * S]));
+        if (kc.v[t] == 1)
+          y += d;
+        else if (kc.v[t] == -1)
+          y -= d;
+        else
+          y = fma(double(kc.v[t]), d, y);
+      }
+      l1 += y, l2 += l1, l3 += l2;
+      L3[r] = l3;
+    }
+    const int e = (g * S + c) * 3;
+    st[e] = l1, st[e + 1] = l2, st[e + 2] = l3;
+    Block::sync();
+    if (g == 0) {
+      // A group of RT rows takes the state (A1, A2, A3) before it to (A1 + e1, A2 + RT A1 + e2,
+      // A3 + RT (RT + 1) / 2 A1 + RT A2 + e3); each group's slot gets the state before it.
+      constexpr double LL = double(RT) * (RT + 1) / 2;
+      for (int k = 0; k < kWalkGroups; ++k) {
+        const int f = (k * S + c) * 3;
+        const double e1 = st[f], e2 = st[f + 1], e3 = st[f + 2];
+        st[f] = C1, st[f + 1] = C2, st[f + 2] = C3;
+        C3 = C3 + LL * C1 + RT * C2 + e3;
+        C2 = C2 + RT * C1 + e2;
+        C1 = C1 + e1;
+      }
+    }
+    Block::sync();
+    const double A1 = st[e], A2 = st[e + 1], A3 = st[e + 2];
+    const int row0 = s * T + g * RT - 2 * R;
+#pragma unroll
+    for (int r = 0; r < RT; ++r) {
+      const double k1 = r + 1, k2 = double(r + 1) * (r + 2) / 2;
+      const int row = row0 + r;
+      if (row >= 0 && row < H) store(row, c, float((L3[r] + k2 * A1 + k1 * A2 + A3) * inv));
+    }
+  }
+}
+
+// Whether the walk can run a column pass of H rows, rowf floats across (a whole number of float4: rows start 16-byte
+// aligned), its ring, and its cost in the units of box_cascade.cuh's AxisPlan::cost (a float4 column's cascade
+// positions, weighted): kWalkWeight a walked row. Fitted on an H200 at 4096^2 RGBA, sigma 3-200 (the walk 0.241 /
+// 0.241 / 0.250 / 0.258 / 0.320 ms in the microbenchmark, the segments 0.167 / 0.182 / 0.222 / 0.278 / 0.400): weights
+// 4.5-5.0 reproduce those five choices (the crossover between sigma 48 and 100), 4.8 is their middle. In the product
+// (docs/performance.md, "Box columns as a walk") it also chose the faster for one and two channels at 4096^2, RGBA at
+// 2048^2 (the walk 11% faster at sigma 200) and 1024^2; one channel at 2048^2 sigma 200 takes the walk, 3% slower.
+constexpr double kWalkWeight = 4.8;
+struct WalkPlan {
+  WalkWidths w;
+  int ring_rows = 0;  // 0: no walk
+  size_t smem = 0;
+  double cost = 0;
+};
+inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, size_t budget, WalkPlan& out) {
+  WalkPlan p;
+  if (rowf % 4 != 0 || !walk_widths(bw, p.w)) return false;
+  p.ring_rows = walk_ring_rows(p.w);
+  p.smem = walk_smem_bytes(p.ring_rows);
+  if (p.smem > budget) return false;
+  p.cost = kWalkWeight * double(H + 2 * bw.reach);
+  out = p;
+  return true;
+}
+
+}  // namespace gpublur::cuda
