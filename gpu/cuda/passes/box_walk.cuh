@@ -2,15 +2,15 @@
 // cheaper than the segments of box_cascade.cuh: large widths on large images). Causally, boxes of widths w_k are
 // (1 / prod w) I^3 D_w1 D_w2 D_w3 with D_w x[j] = x[j] - x[j - w] and I a running sum, and the differences commute
 // with the sums: y, a sparse filter of the border-extended column with (m1 + 1)(m2 + 1) taps (m1 boxes of width wl,
-// m2 of wu; coefficients +-1, 2, 3), summed three times. The three sums run in float64 and stay bounded (I^k y is a
+// m2 of wu; coefficients +-1, +-2, +-3), summed three times. The three sums run in float64 and stay bounded (I^k y is a
 // partial cascade, at most the product of k widths times the largest input), so nothing drifts down the column.
 //
 // A block takes a strip of kWalkFloats floats (64 bytes) of every row and walks positions -R .. H - 1 + R of the
 // border-extended column (out[i] is the causal result at i + R) in steps of kWalkStep rows: the rows of a step land
 // in a ring of the last ring_rows positions (the next step's loads in flight while this one computes; positions
 // before the walk read as zeros), each thread sums kWalkRT consecutive rows of one float, and one thread a float
-// chains the row groups' end states. docs/performance.md, "Box columns as a walk" (H200, 4096^2 RGBA: 0.258 against
-// the segments' 0.278 ms at sigma 100, 0.320 against 0.400 at sigma 200).
+// chains the row groups' end states. docs/performance.md, "Box columns as a walk" (H200, box 4096^2 RGBA at sigma 200
+// 0.648 -> 0.597-0.605 ms; the column pass alone in the microbenchmark 0.320 against the segments' 0.400).
 #pragma once
 
 #include <cstddef>
@@ -22,8 +22,8 @@ namespace gpublur::cuda {
 constexpr int kWalkFloats = 16;                           // a strip: a half warp of floats a row group
 constexpr int kWalkThreads = 256;
 constexpr int kWalkGroups = kWalkThreads / kWalkFloats;  // row groups a step
-// Rows a thread a step: odd, so the two half warps' rows fall in different banks; 15 measured 3-11% faster than 9,
-// 21 slower at sigma 200 (one block an SM).
+// Rows a thread a step: odd, so the two half warps' rows fall in different banks; 15 measured 10-12% faster than 9,
+// 21 slower at sigma 200 (one block an SM) in the microbenchmark.
 constexpr int kWalkRT = 15;
 constexpr int kWalkStep = kWalkGroups * kWalkRT;
 
@@ -71,8 +71,8 @@ struct WalkCoefs {
 
 // One block's walk of a strip of H rows (Block: DeviceBlock or the tests' emulated block). ring / st: shared memory
 // (walk_smem_bytes; FP / DP anything indexable and offsettable, as the tests' race-checking pointers). issue(off, p,
-// q): start loading floats 4q .. 4q + 3 of the strip's extended row p (-R <= p < H + R; zeros before -R and past
-// H - 1 + R are the caller's: p is never outside) into ring + off; wait(): every issued load landed.
+// q): start loading floats 4q .. 4q + 3 of the strip's border-extended row p (-R <= p < H + R, never others;
+// positions before -R read as the ring's zeros) into ring + off; wait(): every issued load landed.
 // store(row, c, v): output row 0 <= row < H of the strip's float c.
 #pragma nv_exec_check_disable
 template <class Block, int M1, int M2, typename FP, typename DP, typename Issue, typename Wait, typename Store>
@@ -160,8 +160,9 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
 // positions, weighted): kWalkWeight a walked row. Fitted on an H200 at 4096^2 RGBA, sigma 3-200 (the walk 0.241 /
 // 0.241 / 0.250 / 0.258 / 0.320 ms in the microbenchmark, the segments 0.167 / 0.182 / 0.222 / 0.278 / 0.400): weights
 // 4.5-5.0 reproduce those five choices (the crossover between sigma 48 and 100), 4.8 is their middle. In the product
-// (docs/performance.md, "Box columns as a walk") it also chose the faster for one and two channels at 4096^2, RGBA at
-// 2048^2 (the walk 11% faster at sigma 200) and 1024^2; one channel at 2048^2 sigma 200 takes the walk, 3% slower.
+// (docs/performance.md, "Box columns as a walk") it also chose the faster, or one within 2% of it, for one and two
+// channels at 4096^2 and RGBA at 2048^2 (the walk 11% faster at sigma 200) and 1024^2; one channel at 2048^2 sigma
+// 200 takes the walk, 3% slower.
 constexpr double kWalkWeight = 4.8;
 struct WalkPlan {
   WalkWidths w;
