@@ -743,7 +743,6 @@ TEST(CudaBoxEmulated, LargeReachColumnPlansMatchReference) {
   }
 }
 
-
 // ---- The column walk (box_walk.cuh): three boxes as sparse taps and float64 running sums -------------------
 
 // walk_columns on every strip of a W x H image of C channels (W * C a whole number of float4), each strip an
@@ -755,8 +754,6 @@ double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border 
   const Image src = random_image(W, H, C, 29u + unsigned(W * 13 + H));
   const Image want = reference(src, widths, b, 1, false);
   const int rowf = W * C, R = bw.reach, RL = cuda::walk_ring_rows(ww);
-  double prod = 1.0;
-  for (int i = 0; i < 3; ++i) prod *= i < ww.m1 ? ww.wl : ww.wu;
   std::vector<int> stored(size_t(rowf) * H, 0);
   std::vector<float> got(stored.size());
   std::mutex m;
@@ -783,13 +780,10 @@ double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border 
       got[size_t(row) * rowf + x] = v;
     };
     run_block(cuda::kWalkThreads, [&] {
-      const auto wait = [] {};
-      if (ww.m1 == 3)
-        cuda::walk_columns<Emu, 3, 0>(rp, sp, RL, H, R, ww.wl, ww.wu, 1.0 / prod, issue, wait, store);
-      else if (ww.m1 == 2)
-        cuda::walk_columns<Emu, 2, 1>(rp, sp, RL, H, R, ww.wl, ww.wu, 1.0 / prod, issue, wait, store);
-      else
-        cuda::walk_columns<Emu, 1, 2>(rp, sp, RL, H, R, ww.wl, ww.wu, 1.0 / prod, issue, wait, store);
+      cuda::with_walk_m1(ww, [&](auto m1) {
+        constexpr int M1 = decltype(m1)::value;
+        cuda::walk_columns<Emu, M1, 3 - M1>(rp, sp, RL, H, R, ww.wl, ww.wu, cuda::walk_scale(ww), issue, [] {}, store);
+      });
     });
     for (Shadow* sh : {&sr, &ss})
       for (const std::string& e : sh->errors) ADD_FAILURE() << e;

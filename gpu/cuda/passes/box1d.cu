@@ -396,20 +396,16 @@ Status run_walk(const DevImage& src, const DevImage& dst, Border b, const BoxWid
                 cudaStream_t st, std::string& path) {
   const int rowf = src.width * src.channels;
   const unsigned blocks = unsigned((rowf + kWalkFloats - 1) / kWalkFloats);
-  const WalkWidths& ww = w.w;
-  double prod = 1.0;
-  for (int i = 0; i < 3; ++i) prod *= i < ww.m1 ? ww.wl : ww.wu;
-  const auto launch = [&](auto k) -> Status {
+  path = "box1d-cols-walk";
+  return with_walk_m1(w.w, [&](auto m1) -> Status {
+    constexpr int M1 = decltype(m1)::value;
+    auto k = box_walk_kernel<M1, 3 - M1>;
     if (Status s = allow_smem(k, w.smem, true); !s) return s;
     return cuda_status(launch_dependent(k, blocks, unsigned(kWalkThreads), w.smem, st,
                                         static_cast<const float*>(src.data), static_cast<float*>(dst.data), rowf,
-                                        src.height, b, bw.reach, w.ring_rows, ww.wl, ww.wu, 1.0 / prod),
+                                        src.height, b, bw.reach, w.ring_rows, w.w.wl, w.w.wu, walk_scale(w.w)),
                        "launching box1d (column walk)");
-  };
-  path = "box1d-cols-walk";
-  return ww.m1 == 3   ? launch(box_walk_kernel<3, 0>)
-         : ww.m1 == 2 ? launch(box_walk_kernel<2, 1>)
-                      : launch(box_walk_kernel<1, 2>);
+  });
 }
 
 // One cascade along one axis: lines in shared memory, or the moving-average kernel where they do not fit.

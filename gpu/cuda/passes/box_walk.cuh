@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "gpu/cuda/passes/box_common.cuh"
 
@@ -46,6 +47,20 @@ inline bool walk_widths(const BoxWidths& bw, WalkWidths& out) {
   }
   out.m1 = m1, out.wl = lo, out.wu = hi;
   return true;
+}
+// 1 / prod w: the three sums' scale.
+inline double walk_scale(const WalkWidths& w) {
+  double prod = 1.0;
+  for (int i = 0; i < 3; ++i) prod *= i < w.m1 ? w.wl : w.wu;
+  return 1.0 / prod;
+}
+// Calls f(std::integral_constant<int, M1>) for w.m1, the compile-time taps of walk_columns<Block, M1, 3 - M1> (m1 is
+// 1 to 3: the smaller width is among the three).
+template <typename F>
+decltype(auto) with_walk_m1(const WalkWidths& w, F&& f) {
+  if (w.m1 == 3) return f(std::integral_constant<int, 3>());
+  if (w.m1 == 2) return f(std::integral_constant<int, 2>());
+  return f(std::integral_constant<int, 1>());
 }
 
 // The ring: every tap's distance (at most the widths' sum) and two steps, plus kWalkRT rows repeated past its end
