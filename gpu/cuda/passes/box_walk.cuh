@@ -10,7 +10,8 @@
 // in a ring of the last ring_rows positions (the next step's loads in flight while this one computes; positions
 // before the walk read as zeros), each thread sums kWalkRT consecutive rows of one float, and one thread a float
 // chains the row groups' end states. docs/performance.md, "Box columns as a walk" (H200, box 4096^2 RGBA at sigma 200
-// 0.648 -> 0.597-0.605 ms; the column pass alone in the microbenchmark 0.320 against the segments' 0.400).
+// 0.648 -> 0.597-0.605 ms; the column pass alone in the microbenchmark 0.320 against the segments' 0.400) and "Box
+// columns as a cascade walk" (loads without a modulo, stores without a per-row test: 0.594-0.595 -> 0.556-0.559).
 #pragma once
 
 #include <cstddef>
@@ -99,14 +100,24 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
   for (int i = tid; i < (RL + RT) * S; i += NT) ring[i] = 0.0f;
   Block::sync();
   const int nsteps = (H + 2 * R + T - 1) / T;
-  // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first RT slots also past the end.
-  const auto load_step = [&](int s) {
-    for (int i = tid; i < T * (S / 4); i += NT) {
-      const int r = i / (S / 4), q = i % (S / 4), p = -R + s * T + r;
-      if (p >= H + R) continue;  // past the walk: never read
-      const int slot = (s * T + r) % RL;
-      issue(slot * S + q * 4, p, q);
-      if (slot < RT) issue((slot + RL) * S + q * 4, p, q);
+  // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first RT slots also past the end. A thread
+  // loads the same rows r of every step (load_step is called for s = 0, 1, 2, ...): their positions and slots advance
+  // by T, so no load divides (in the microbenchmark a modulo by RL per load was 11% of the walk's instructions and
+  // 2-5% of its time: docs/performance.md, "Box columns as a cascade walk").
+  constexpr int NL = T * (S / 4), LPT = (NL + NT - 1) / NT;
+  int lp[LPT], lslot[LPT];
+#pragma unroll
+  for (int j = 0; j < LPT; ++j) lp[j] = -R + (tid + j * NT) / (S / 4), lslot[j] = (tid + j * NT) / (S / 4);
+  const auto load_step = [&](int) {
+#pragma unroll
+    for (int j = 0; j < LPT; ++j) {
+      const int i = tid + j * NT, q = i % (S / 4), p = lp[j], slot = lslot[j];
+      if (i < NL && p < H + R) {  // past the walk: never read
+        issue(slot * S + q * 4, p, q);
+        if (slot < RT) issue((slot + RL) * S + q * 4, p, q);
+      }
+      lp[j] = p + T;
+      lslot[j] = slot + T >= RL ? slot + T - RL : slot + T;
     }
   };
   double C1 = 0, C2 = 0, C3 = 0;  // the chain's state before the step (threads of group 0, one a float)
@@ -161,11 +172,17 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
     Block::sync();
     const double A1 = st[e], A2 = st[e + 1], A3 = st[e + 2];
     const int row0 = s * T + g * RT - 2 * R;
-#pragma unroll
-    for (int r = 0; r < RT; ++r) {
+    const auto out = [&](int r) {
       const double k1 = r + 1, k2 = double(r + 1) * (r + 2) / 2;
-      const int row = row0 + r;
-      if (row >= 0 && row < H) store(row, c, float((L3[r] + k2 * A1 + k1 * A2 + A3) * inv));
+      return float((L3[r] + k2 * A1 + k1 * A2 + A3) * inv);
+    };
+    if (row0 >= 0 && row0 + RT <= H) {  // every step but those at the column's ends: no test a row
+#pragma unroll
+      for (int r = 0; r < RT; ++r) store(row0 + r, c, out(r));
+    } else {
+#pragma unroll
+      for (int r = 0; r < RT; ++r)
+        if (row0 + r >= 0 && row0 + r < H) store(row0 + r, c, out(r));
     }
   }
 }
@@ -177,7 +194,10 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
 // 4.5-5.0 reproduce those five choices (the crossover between sigma 48 and 100), 4.8 is their middle. In the product
 // (docs/performance.md, "Box columns as a walk") it also chose the faster, or one within 2% of it, for one and two
 // channels at 4096^2 and RGBA at 2048^2 (the walk 11% faster at sigma 200) and 1024^2; one channel at 2048^2 sigma
-// 200 takes the walk, 3% slower.
+// 200 takes the walk, 3% slower. The walk's loads and stores then lost 5-7% of its time and the weight stayed: the
+// walk forced against the segments (call 111, 1 / 2 / 4 channels at 4096^2-1024^2) still picks the faster or one
+// within 2% at 4096^2 and 2048^2 (one channel at 2048^2 sigma 200 now the walk, 3% faster); at 1024^2 it keeps the
+// segments where the walk is faster for RGBA at sigma 100 and 200 (4% and 7%) and two channels at 200 (4%).
 constexpr double kWalkWeight = 4.8;
 struct WalkPlan {
   WalkWidths w;
