@@ -1,5 +1,5 @@
-// Microbenchmark (2026-11-30): the box column pass as a cascade walk (v5-v8) beside the sparse-tap walk (v4, v4b;
-// v4 is the product at sigma 100-200). docs/performance.md, "Box columns as a cascade walk".
+// Microbenchmark (2026-11-30): the box column pass as a cascade walk (v5-v9) beside the sparse-tap walk (v4, v4b,
+// v4c; v4 was the product at sigma 100-200 before call 110, v4b is). docs/performance.md, "Box columns as a cascade walk".
 // nvcc -O3 -arch=sm_90 -cudart static -o cwalk h200-box-cols-cascade-walk.cu
 // ./cwalk [H] [sigma]: the variants at sigma 3-200 on 4096 x H RGBA, or (with sigma) v4, v6, v7, v4b, v8 alone (profiling).
 #include <algorithm>
@@ -250,6 +250,132 @@ walk4b_k(const float* __restrict__ in, float* __restrict__ out, int W4, int H, i
     }
   }
 }
+
+
+
+__device__ __forceinline__ void cp_async16_sa(unsigned sa, const void* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(g));
+}
+// StepLoads with the shared address kept as a 32-bit value from step to step (StepLoads converted a generic pointer
+// per load: S2R SR_CgaCtaId and LEAs) and the column's base pointer made once.
+template <int SS, int NTT, int T, int RT>
+struct StepLoads2 {
+  static constexpr int Q4 = SS / 4, NL = T * Q4, LPT = (NL + NTT - 1) / NTT;
+  unsigned sa[LPT];
+  int slot[LPT], n[LPT];
+  const float* colp[LPT];
+  bool on[LPT];
+  __device__ void init(int tid, int x0, int RL, float* ring, const float* in) {
+    const unsigned base = unsigned(__cvta_generic_to_shared(ring));
+#pragma unroll
+    for (int j = 0; j < LPT; ++j) {
+      const int i = tid + j * NTT;
+      on[j] = i < NL;
+      n[j] = i / Q4;
+      slot[j] = n[j] % RL;
+      colp[j] = in + x0 + (i % Q4) * 4;
+      sa[j] = base + unsigned((slot[j] * SS + (i % Q4) * 4) * 4);
+    }
+  }
+  __device__ void issue(int W4, int H, int N, int base, int RL) {
+#pragma unroll
+    for (int j = 0; j < LPT; ++j) {
+      if (on[j] && n[j] < N) {
+        const unsigned src = unsigned(min(max(base + n[j], 0), H - 1));
+        const float* gp = colp[j] + size_t(src) * unsigned(W4);
+        cp_async16_sa(sa[j], gp);
+        if (slot[j] < RT) cp_async16_sa(sa[j] + unsigned(RL * SS * 4), gp);
+      }
+      n[j] += T;
+      slot[j] += T;
+      sa[j] += unsigned(T * SS * 4);
+      if (slot[j] >= RL) slot[j] -= RL, sa[j] -= unsigned(RL * SS * 4);
+    }
+    cp_commit();
+  }
+};
+
+// v4c: v4 with StepLoads2.
+template <int RT, int CVT, int M1, int M2, int MINB>
+__global__ void __launch_bounds__(NT, MINB)
+walk4c_k(const float* __restrict__ in, float* __restrict__ out, int W4, int H, int R, int RL, double inv, int wl, int wu) {
+  constexpr int T = P * RT, NTAPS = (M1 + 1) * (M2 + 1);
+  constexpr Coefs<M1, M2> kc;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* ring = reinterpret_cast<float*>(smem);                          // (RL + RT) x S
+  double* st = reinterpret_cast<double*>(ring + size_t(RL + RT) * S);  // P x S x 3
+  const int c = threadIdx.x % S, g = threadIdx.x / S;
+  const int x0 = blockIdx.x * S;
+  for (int i = threadIdx.x; i < (RL + RT) * S; i += NT) ring[i] = 0.f;
+  __syncthreads();
+  const int j0 = -R, nsteps = (H + 2 * R + T - 1) / T;
+  StepLoads2<S, NT, T, RT> ld;
+  ld.init(threadIdx.x, x0, RL, ring, in);
+  auto load_step = [&](int) { ld.issue(W4, H, H + 2 * R, j0, RL); };
+  double C1 = 0, C2 = 0, C3 = 0;
+  load_step(0);
+  for (int s = 0; s < nsteps; ++s) {
+    cp_wait_all();
+    __syncthreads();
+    if (s + 1 < nsteps) load_step(s + 1);
+    const int base = (s * T + g * RT) % RL;
+    const float* tp[NTAPS];
+#pragma unroll
+    for (int i = 0; i <= M1; ++i)
+#pragma unroll
+      for (int j = 0; j <= M2; ++j) {
+        int v = base - (i * wl + j * wu);
+        v += v < 0 ? RL : 0;
+        tp[i * (M2 + 1) + j] = ring + v * S + c;
+      }
+    double l1 = 0, l2 = 0, l3 = 0, L3[RT];
+#pragma unroll
+    for (int r = 0; r < RT; ++r) {
+      double y = 0;
+#pragma unroll
+      for (int i = 0; i <= M1; ++i)
+#pragma unroll
+        for (int j = 0; j <= M2; ++j) {
+          const int t = i * (M2 + 1) + j;
+          const float v = tp[t][r * S];
+          const bool bits = CVT == 1 || (CVT == 2 && (t & 1));
+          const double d = bits ? f2d_bits(v) : double(v);
+          const int cf = kc.v[t];
+          if (cf == 1) y += d;
+          else if (cf == -1) y -= d;
+          else y = fma(double(cf), d, y);
+        }
+      l1 += y, l2 += l1, l3 += l2;
+      L3[r] = l3;
+    }
+    double* e = st + (g * S + c) * 3;
+    e[0] = l1, e[1] = l2, e[2] = l3;
+    __syncthreads();
+    if (g == 0) {
+      constexpr double LL = double(RT) * (RT + 1) / 2;
+      for (int k = 0; k < P; ++k) {
+        double* f = st + (k * S + c) * 3;
+        const double e1 = f[0], e2 = f[1], e3 = f[2];
+        f[0] = C1, f[1] = C2, f[2] = C3;
+        C3 = C3 + LL * C1 + RT * C2 + e3;
+        C2 = C2 + RT * C1 + e2;
+        C1 = C1 + e1;
+      }
+    }
+    __syncthreads();
+    const double A1 = e[0], A2 = e[1], A3 = e[2];
+    const int row0 = s * T + g * RT - 2 * R;
+    float* op = out + (long long)row0 * W4 + x0 + c;
+    const bool inside = row0 >= 0 && row0 + RT <= H;
+#pragma unroll
+    for (int r = 0; r < RT; ++r) {
+      const double k1 = r + 1, k2 = double(r + 1) * (r + 2) / 2;
+      const float v = float((L3[r] + k2 * A1 + k1 * A2 + A3) * inv);
+      if (inside || (row0 + r >= 0 && row0 + r < H)) op[(long long)r * W4] = v;
+    }
+  }
+}
+
 
 
 __global__ void copy_k(const float4* __restrict__ a, float4* __restrict__ b, size_t n) {
@@ -886,6 +1012,141 @@ cwalk8_k(const float* __restrict__ in, float* __restrict__ out, int W4, int H, i
   }
 }
 
+// v9: v7 with StepLoads2.
+template <int SS, int PP, int RT, int MINB, int MAXM>
+__global__ void __launch_bounds__(SS * PP, MINB)
+cwalk9_k(const float* __restrict__ in, float* __restrict__ out, int W4, int H, int R, int w1, int w2, int w3, int RL0,
+         int RL1, int RL2, int TL, float inv, int L) {
+  constexpr int NTT = SS * PP, T = PP * RT;
+  // Segment blockIdx.y: output rows q0 .. q1 - 1, walked from walk index q0 (a lead-in of 2R rows; the rings' zeros
+  // stand for b_k before it, which no output of the segment reads).
+  const int q0 = blockIdx.y * L, q1 = min(H, q0 + L);
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* tr = reinterpret_cast<float*>(smem);  // 3 x (TL + MAXM) x SS: chunk totals of x, b1, b2
+  float* ring0 = tr + 3 * (TL + MAXM) * SS;    // (RL0 + RT) x SS
+  float* ring1 = ring0 + (RL0 + RT) * SS;
+  float* ring2 = ring1 + (RL1 + RT) * SS;
+  const int tid = threadIdx.x, c = tid % SS, g = tid / SS;
+  const int x0 = blockIdx.x * SS;
+  {
+    const int nz = 3 * (TL + MAXM) * SS + (RL0 + RL1 + RL2 + 3 * RT) * SS;
+    for (int i = tid; i < nz; i += NTT) tr[i] = 0.f;
+  }
+  __syncthreads();
+  const int N = q1 - q0 + 2 * R, nsteps = (N + T - 1) / T;
+  const auto wrap = [](int n, int m) {
+    int v = n % m;
+    return v < 0 ? v + m : v;
+  };
+  const auto adv = [](int& v, int d, int m) {
+    v += d;
+    v -= v >= m ? m : 0;
+  };
+  StepLoads2<SS, NTT, T, RT> ld;
+  ld.init(tid, x0, RL0, ring0, in);
+  auto load_step = [&](int) { ld.issue(W4, H, N, q0 - R, RL0); };
+  // Stage k + 1 reads b_k (ring k, totals k) with width w: window at i0 - 1 = rows i0 - w .. i0 - 1.
+  int mt[3], np[3], own[3], leave[3], part[3], tstart[3];
+  bool minus[3];
+  const int RLs[3] = {RL0, RL1, RL2}, ws[3] = {w1, w2, w3};
+  const int i00 = g * RT;  // step 0's first row
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const int w = ws[k], RLk = RLs[k];
+    const int ra = wrap(-w, RT);
+    minus[k] = 2 * ra <= RT;
+    mt[k] = (w + ra) / RT - (minus[k] ? 0 : 1);
+    np[k] = minus[k] ? ra : RT - ra;
+    own[k] = wrap(i00, RLk);
+    leave[k] = wrap(i00 - w, RLk);
+    part[k] = wrap(i00 - w - (minus[k] ? ra : 0), RLk);
+    tstart[k] = wrap(g - mt[k], TL);
+  }
+  int town = g;  // this chunk's totals slot (TL is a multiple of PP and > PP)
+  const auto window = [&](int k, const float* rb) -> float {
+    const float* t = tr + (k * (TL + MAXM) + tstart[k]) * SS + c;
+    float win = 0.f;
+#pragma unroll 1
+    for (int j = 0; j < mt[k]; ++j) win += t[j * SS];
+    float p = 0.f;
+    const float* b = rb + part[k] * SS + c;
+#pragma unroll 1
+    for (int j = 0; j < np[k]; ++j) p += b[j * SS];
+    return minus[k] ? win - p : win + p;
+  };
+  const auto put_total = [&](int k, float e) {
+    float* t = tr + k * (TL + MAXM) * SS + c;
+    t[town * SS] = e;
+    if (town < MAXM) t[(town + TL) * SS] = e;
+  };
+  load_step(0);
+  for (int s = 0; s < nsteps; ++s) {
+    cp_wait_all();
+    __syncthreads();
+    if (s + 1 < nsteps) load_step(s + 1);
+    const int i0 = s * T + g * RT;
+    float v[RT];
+    {
+      const float* xp = ring0 + own[0] * SS + c;
+      float e = 0.f;
+#pragma unroll
+      for (int r = 0; r < RT; ++r) v[r] = xp[r * SS], e += v[r];
+      put_total(0, e);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 1; k <= 2; ++k) {
+      const float* rb = k == 1 ? ring0 : ring1;
+      float* ro = k == 1 ? ring1 : ring2;
+      const int RLo = k == 1 ? RL1 : RL2;
+      float win = window(k - 1, rb);
+      const float* lp = rb + leave[k - 1] * SS + c;
+      float e = 0.f;
+#pragma unroll
+      for (int r = 0; r < RT; ++r) {
+        win += v[r] - lp[r * SS];
+        v[r] = win;
+        e += win;
+      }
+      float* op = ro + own[k] * SS + c;
+#pragma unroll
+      for (int r = 0; r < RT; ++r) op[r * SS] = v[r];
+      if (own[k] == 0) {
+#pragma unroll
+        for (int r = 0; r < RT; ++r) op[(RLo + r) * SS] = v[r];
+      }
+      put_total(k, e);
+      __syncthreads();
+    }
+    const int row0 = q0 + i0 - 2 * R;
+    if (row0 + RT > q0 && row0 < q1) {
+      float win = window(2, ring2);
+      const float* lp = ring2 + leave[2] * SS + c;
+      float* op = out + (long long)row0 * W4 + x0 + c;
+      if (row0 >= q0 && row0 + RT <= q1) {
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+          win += v[r] - lp[r * SS];
+          *op = win * inv;
+          op += W4;
+        }
+      } else {
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+          win += v[r] - lp[r * SS];
+          if (row0 + r >= q0 && row0 + r < q1) op[(long long)r * W4] = win * inv;
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      adv(own[k], T, RLs[k]), adv(leave[k], T, RLs[k]), adv(part[k], T, RLs[k]);
+      adv(tstart[k], PP, TL);
+    }
+    adv(town, PP, TL);
+  }
+}
+
 template <int SS, int PP, int RT, int MINB, int MAXM = 14, int V = 6>
 void run_cwalk6(const float* din, float* dout, const std::vector<float>& h, int W, int H, double sigma, float copy_ms,
                 int nseg = 1) {
@@ -907,7 +1168,7 @@ void run_cwalk6(const float* din, float* dout, const std::vector<float>& h, int 
   const int W4 = W * 4;
   cudaMemset(dout, 0, size_t(W4) * H * 4);
   int per_sm = 0;
-  auto k = V == 8 ? cwalk8_k<SS, PP, RT, MINB, MAXM> : V == 7 ? cwalk7_k<SS, PP, RT, MINB, MAXM> : cwalk6_k<SS, PP, RT, MINB, MAXM>;
+  auto k = V == 9 ? cwalk9_k<SS, PP, RT, MINB, MAXM> : V == 8 ? cwalk8_k<SS, PP, RT, MINB, MAXM> : V == 7 ? cwalk7_k<SS, PP, RT, MINB, MAXM> : cwalk6_k<SS, PP, RT, MINB, MAXM>;
   cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, SS * PP, smem);
   float ms = 0;
@@ -937,7 +1198,7 @@ void run_cwalk6(const float* din, float* dout, const std::vector<float>& h, int 
          V, nseg, SS, PP, RT, MINB, sigma, w[0], w[1], w[2], smem, per_sm, ms, ms / copy_ms, err);
 }
 
-template <int RT, int MINB, bool B = false>
+template <int RT, int MINB, int B = 0>
 void run_v4(const float* din, float* dout, int W, int H, double sigma, float copy_ms) {
   const std::vector<int> w = kovesi(sigma, 3);
   int R = 0, sumw = 0, m1 = 0;
@@ -951,12 +1212,12 @@ void run_v4(const float* din, float* dout, int W, int H, double sigma, float cop
   const int RL = sumw + 2 * T + 1;
   const size_t smem = size_t(RL + RT) * S * 4 + P * S * 3 * 8;
   int per_sm = 0;
-  auto k = B ? walk4b_k<RT, 0, 1, 2, MINB> : walk4_k<RT, 0, 1, 2, MINB>;
+  auto k = B == 2 ? walk4c_k<RT, 0, 1, 2, MINB> : B == 1 ? walk4b_k<RT, 0, 1, 2, MINB> : walk4_k<RT, 0, 1, 2, MINB>;
   cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, NT, smem);
   const int W4 = W * 4;
   const float ms = med([&] { k<<<W4 / S, NT, smem>>>(din, dout, W4, H, R, RL, 1.0 / prod, w[0], w[2]); });
-  printf("walk v4%s RT %2d minb %d sigma %5.1f smem %6zu B, %d blocks/SM: %.4f ms = %.2fx copy\n", B ? "b" : "", RT, MINB, sigma, smem,
+  printf("walk v4%s RT %2d minb %d sigma %5.1f smem %6zu B, %d blocks/SM: %.4f ms = %.2fx copy\n", B == 2 ? "c" : B == 1 ? "b" : "", RT, MINB, sigma, smem,
          per_sm, ms, ms / copy_ms);
 }
 
@@ -976,19 +1237,20 @@ int main(int argc, char** argv) {
     run_v4<15, 3>(a, b, W, H, sigma, cp);
     run_cwalk6<16, 8, 15, 4>(a, b, h, W, H, sigma, cp);
     run_cwalk6<16, 8, 15, 4, 14, 7>(a, b, h, W, H, sigma, cp);
-    run_v4<15, 3, true>(a, b, W, H, sigma, cp);
+    run_v4<15, 3, 1>(a, b, W, H, sigma, cp);
     run_cwalk6<16, 8, 15, 4, 14, 8>(a, b, h, W, H, sigma, cp);
     return 0;
   }
   for (double sigma : {3.0, 12.0, 48.0, 100.0, 200.0}) {
-    run_v4<15, 3>(a, b, W, H, sigma, cp);
-    run_v4<15, 3, true>(a, b, W, H, sigma, cp);
+    run_v4<15, 3, 1>(a, b, W, H, sigma, cp);
+    run_v4<15, 3, 2>(a, b, W, H, sigma, cp);
     if (sigma > 100) continue;
-    run_cwalk6<16, 8, 15, 4, 14, 7>(a, b, h, W, H, sigma, cp);
     run_cwalk6<16, 8, 15, 4, 14, 8>(a, b, h, W, H, sigma, cp);
-    run_cwalk6<16, 8, 21, 3, 10, 8>(a, b, h, W, H, sigma, cp);
-    run_cwalk6<8, 16, 15, 4, 14, 8>(a, b, h, W, H, sigma, cp);
+    run_cwalk6<16, 8, 15, 4, 14, 9>(a, b, h, W, H, sigma, cp);
     run_cwalk6<32, 4, 15, 4, 14, 8>(a, b, h, W, H, sigma, cp);
+    run_cwalk6<32, 4, 15, 4, 14, 9>(a, b, h, W, H, sigma, cp);
+    run_cwalk6<8, 16, 15, 4, 14, 9>(a, b, h, W, H, sigma, cp);
+    run_cwalk6<16, 8, 21, 3, 10, 9>(a, b, h, W, H, sigma, cp);
   }
   return 0;
 }
