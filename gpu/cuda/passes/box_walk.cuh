@@ -103,7 +103,7 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
   // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first RT slots also past the end. A thread
   // loads the same rows r of every step (load_step is called for s = 0, 1, 2, ...): their positions and slots advance
   // by T, so no load divides (in the microbenchmark a modulo by RL per load was 11% of the walk's instructions and
-  // 2-5% of its time: docs/performance.md, "Box columns as a cascade walk").
+  // 2-6% of its time: docs/performance.md, "Box columns as a cascade walk").
   constexpr int NL = T * (S / 4), LPT = (NL + NT - 1) / NT;
   int lp[LPT], lslot[LPT];
 #pragma unroll
