@@ -827,7 +827,7 @@ TEST(CudaBoxEmulated, ColumnWalkPlans) {
     const bool can = cuda::plan_walk(n, (long long)n * channels, bw, lim.shared, w);
     std::printf("[ plan ] %d^2 x%d reach %d: segments cost %.0f, walk %s %.0f\n", n, channels, bw.reach, p.cost,
                 can ? "cost" : "not possible", w.cost);
-    return can && (!ok || w.cost < p.cost);
+    return can && cuda::walk_cheaper(w, ok, p.cost);
   };
   for (double sigma : {3.0, 12.0, 48.0, 100.0, 200.0})
     EXPECT_EQ(walks(4096, 4, widths_of(kovesi_widths(sigma, 3))), sigma >= 100.0) << "sigma " << sigma;

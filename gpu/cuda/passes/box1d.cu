@@ -376,7 +376,7 @@ bool plan_col_walk(const DevImage& img, const BoxWidths& bw, bool seg, const Axi
   if (t.walk == 0 || (t.walk < 0 && t.strip_bytes != 0)) return false;
   WalkPlan w;
   if (!plan_walk(img.height, (long long)img.width * img.channels, bw, line_budgets().shared, w)) return false;
-  if (t.walk < 0 && seg && w.cost >= p.cost) return false;
+  if (t.walk < 0 && !walk_cheaper(w, seg, p.cost)) return false;
   walk = w;
   return true;
 }

@@ -205,6 +205,9 @@ struct WalkPlan {
   size_t smem = 0;
   double cost = 0;
 };
+// Whether a possible walk w runs instead of the segments (seg: they fit, at seg_cost): box1d.cu's plan_col_walk
+// and the plan tests decide by this one rule.
+inline bool walk_cheaper(const WalkPlan& w, bool seg, double seg_cost) { return !seg || w.cost < seg_cost; }
 inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, size_t budget, WalkPlan& out) {
   WalkPlan p;
   if (rowf % 4 != 0 || !walk_widths(bw, p.w)) return false;
