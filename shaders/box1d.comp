@@ -333,17 +333,37 @@ void one_round(int rd) {
       acc_add(win, tile[base + min(p0 + w, N - 1)]);
       acc_sub(win, a[0]);
       float ew = e * float(inv);
+#if SUMS == 3
+      VEC mean = acc_scaled(win, inv);  // the window's mean, as below
+#endif
       for (int j = 0; j < LS; ++j) {
         VEC own = a[j], right = tile[base + min(p0 + j + w + 1, N - 1)];
         VEC leaving = a[min(j + 1, LS - 1)];
+#if SUMS == 3
+        a[j] = fma(own + right, VEC(ew), mean);
+        if (j + 1 < LS) mean = fma(right - leaving, VEC(inv), mean);
+#else
         a[j] = acc_scaled(win, inv) + (own + right) * ew;
         if (j + 1 < LS) {
           acc_add(win, right);
           acc_sub(win, leaving);
         }
+#endif
       }
     } else
 #endif
+#if SUMS == 3
+    {
+      // Plain sums carry the window's mean: a subtraction and an FMA a step instead of a subtraction, an addition and
+      // a multiplication (inv's rounding telescopes to inv's error times the mean's change over the block).
+      VEC mean = acc_scaled(win, inv);
+      for (int j = 0; j < LS; ++j) {
+        VEC leaving = a[j];
+        a[j] = mean;
+        mean = fma(tile[base + min(p0 + j + w, N - 1)] - leaving, VEC(inv), mean);
+      }
+    }
+#else
     // LS outputs; a[j] leaves the window after output j.
     for (int j = 0; j < LS; ++j) {
       VEC leaving = a[j];
@@ -351,6 +371,7 @@ void one_round(int rd) {
       acc_add(win, tile[base + min(p0 + j + w, N - 1)]);
       acc_sub(win, leaving);
     }
+#endif
     barrier();
     for (int j = 0; j < LS; ++j) tile[base + p0 + j] = a[j];
 #if TOTALS

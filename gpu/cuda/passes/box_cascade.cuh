@@ -52,6 +52,15 @@ __host__ __device__ __forceinline__ V vscale(const V& a, float s) {
   return r;
 }
 
+// a * s + b (one FFMA a component on the device).
+template <typename V>
+__host__ __device__ __forceinline__ V vmuladd(const V& a, float s, const V& b) {
+  V r;
+#pragma unroll
+  for (int c = 0; c < VecInfo<V>::K; ++c) vset(r, c, vget(a, c) * s + vget(b, c));
+  return r;
+}
+
 // Whether scan_chunks runs as a block scan over groups of chunks (nseq a power of two up to a warp: the line
 // and column passes) and so needs its warp totals after the prefixes (smem_layout reserves them).
 __host__ __device__ constexpr bool group_scan(int nseq) { return nseq <= 32 && (nseq & (nseq - 1)) == 0; }
@@ -245,24 +254,29 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
 #pragma unroll
           for (int q = 0; q < K; ++q) vset(win, q, float((double(b1[q]) - double(b0[q])) + double(vget(part, q))));
         }
+        // The steps carry the window's mean, not its sum: each is one subtraction and one FFMA a component instead
+        // of a subtraction, an addition and a multiplication (the error of inv telescopes: inv's rounding times the
+        // mean's change over the chunk).
         if (fr) {
           // The window one position on (j0 + 1 .. j0 + w); the ends are read directly, and vals[k + 1] leaves.
-          win = vadd(win, vsub(V(in[(j0 + w) * ps]), vals[0]));
+          V mean = vscale(vadd(win, vsub(V(in[(j0 + w) * ps]), vals[0])), inv);
 #pragma unroll
           for (int k = 0; k < SMAX; ++k)
             if (step(k, cnt)) {
               const V right = V(in[(j0 + k + w + 1) * ps]);
-              const V o = vadd(vscale(win, inv), vscale(vadd(vals[k], right), einv));
-              if (step(k + 1, cnt) && k + 1 < SMAX) win = vadd(win, vsub(right, vals[k + 1 < SMAX ? k + 1 : k]));
+              const V o = vmuladd(vadd(vals[k], right), einv, mean);
+              if (step(k + 1, cnt) && k + 1 < SMAX)
+                mean = vmuladd(vsub(right, vals[k + 1 < SMAX ? k + 1 : k]), inv, mean);
               vals[k] = o;
               tsum = vadd(tsum, o);
             }
         } else {
+          V mean = vscale(win, inv);
 #pragma unroll
           for (int k = 0; k < SMAX; ++k)
             if (step(k, cnt)) {
-              const V o = vscale(win, inv);
-              if (step(k + 1, cnt) && k + 1 < SMAX) win = vadd(win, vsub(V(in[(j0 + k + w) * ps]), vals[k]));
+              const V o = mean;
+              if (step(k + 1, cnt) && k + 1 < SMAX) mean = vmuladd(vsub(V(in[(j0 + k + w) * ps]), vals[k]), inv, mean);
               vals[k] = o;
               tsum = vadd(tsum, o);
             }
