@@ -439,6 +439,7 @@ cuda::LineBudgets h100_budgets() {
   lim.shared = 233472 / 2 - 1024;
   lim.whole = 232448;
   lim.quarter = 233472 / 4 - 1024;
+  lim.eighth = 233472 / 8 - 1024;
   lim.min_segment = 64;
   lim.sms = 132;
   return lim;
@@ -494,8 +495,8 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
 
 // Rows in quarter blocks (plan_rows_lines): chosen where measured faster on an H200 (4096-wide rows at sigma 3-48 in
 // two segments, 2048- and 1024-wide whole at sigma 3-100), not where the segments' halo grows (4096 at sigma 100 and
-// 200); and the quarter plan's cascade (128 threads, two segments, EXACT) against the reference on a 4096-wide RGBA
-// row.
+// 200); 1024-wide rows at sigma 3-48 in eighth blocks (kEighthThreads: the same whole rows in one round); and the
+// quarter and eighth plans' cascades (128 threads, two segments, EXACT; 64 threads, whole rows) against the reference.
 TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
   for (int n : {1024, 2048, 4096})
     for (double sigma : {3.0, 12.0, 48.0, 100.0, 200.0}) {
@@ -505,9 +506,21 @@ TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
       const cuda::AxisPlan p = plan_rgba(n, bw, false, &ok);
       ASSERT_TRUE(ok);
       const bool quarter = n < 4096 || sigma < 100;
-      EXPECT_EQ(p.nth, quarter ? cuda::kQuarterThreads : kThreads) << n << " sigma " << sigma;
+      // Eighth blocks where the quarter plan's one segment fits an eighth of the SM in one round: 1024-wide rows at
+      // sigma 3-48 (at 100, 1422 first-box outputs are more than 64 chunks of 21).
+      const bool eighth = n == 1024 && sigma < 100;
+      EXPECT_EQ(p.nth, eighth ? cuda::kEighthThreads : quarter ? cuda::kQuarterThreads : kThreads)
+          << n << " sigma " << sigma;
       if (n < 4096) EXPECT_EQ(p.lines.nseg, 1) << n << " sigma " << sigma;
       EXPECT_TRUE(p.lines.exact) << n << " sigma " << sigma;
+      if (!eighth) continue;
+      const std::vector<int> widths = kovesi_widths(sigma, 3);
+      for (Border b : {Border::Clamp, Border::Zero}) {
+        const double err = emulate_rows<float4>(n, 2, widths, b, p.lines.nseg, p.nth, p.lines.exact);
+        std::printf("[ measured ] box1d %d-wide RGBA rows in eighth blocks, sigma %g, %s: %d threads, S %d: max abs "
+                    "error %.3g\n", n, sigma, border_name(b), p.nth, p.lines.S, err);
+        EXPECT_LE(err, 1e-6);
+      }
     }
   for (double sigma : {12.0, 48.0}) {
     const std::vector<int> widths = kovesi_widths(sigma, 3);
@@ -526,7 +539,7 @@ TEST(CudaBoxEmulated, RowsInQuarterBlocks) {
     cuda::AxisPlan p;
     ASSERT_TRUE(cuda::plan_rows_lines(4096, 4096, widths_of(widths), 4, 1, cuda::box_smax<float>(), kThreads,
                                       h100_budgets(), false, p));
-    EXPECT_EQ(p.nth, sigma < 100 ? cuda::kQuarterThreads : kThreads) << sigma;
+    EXPECT_EQ(p.nth, sigma < 100 ? cuda::kQuarterThreads : kThreads) << sigma;  // an eighth: not in one round
     if (sigma != 12.0) continue;
     const double err = emulate_rows<float>(4096, 1, widths, Border::Wrap, p.lines.nseg, p.nth, false);
     std::printf("[ measured ] box1d 4096-wide one-channel row in quarter blocks, sigma %g: %d threads, %d segment(s), "

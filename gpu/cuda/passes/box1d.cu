@@ -48,9 +48,10 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
 // columns' chunks of 5 (one-channel images) stay at two (three measured no better there). NT: blocks of
-// kLineThreads, or of kQuarterThreads at four an SM (where plan_lines_quarter finds them cheaper).
+// kLineThreads, or of kQuarterThreads at four an SM (where plan_lines_quarter finds them cheaper), or of kEighthThreads
+// at eight (plan_rows_lines).
 template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
-__global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 : 2)
+__global__ void __launch_bounds__(NT, NT == kEighthThreads ? 8 : NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 : 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
                     int S, int seg_len, int nseg, unsigned base_off, unsigned tot_off, int ahead) {
   wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
@@ -203,6 +204,7 @@ LineBudgets line_budgets() {
   lim.shared = std::min(t.smem_budget > 0 ? size_t(t.smem_budget) : size_t(smem_per_sm()) / 2 - 1024, optin);
   lim.whole = t.smem_budget > 0 ? 0 : optin;  // a set budget is what the caller wants measured
   lim.quarter = t.smem_budget > 0 ? 0 : size_t(smem_per_sm()) / 4 - 1024;
+  lim.eighth = t.smem_budget > 0 ? 0 : size_t(smem_per_sm()) / 8 - 1024;
   lim.sms = sm_count();
   return lim;
 }
@@ -243,8 +245,9 @@ auto rows_kernel_of(const LinePlan& p) {
 }
 template <typename T>
 auto rows_kernel(const AxisPlan& ap) {
-  return ap.nth == kQuarterThreads ? rows_kernel_of<T, kQuarterThreads>(ap.lines)
-                                   : rows_kernel_of<T, kLineThreads>(ap.lines);
+  return ap.nth == kEighthThreads    ? rows_kernel_of<T, kEighthThreads>(ap.lines)
+         : ap.nth == kQuarterThreads ? rows_kernel_of<T, kQuarterThreads>(ap.lines)
+                                     : rows_kernel_of<T, kLineThreads>(ap.lines);
 }
 
 template <typename V, int NL, int NT>
@@ -262,7 +265,8 @@ auto cols_kernel(const AxisPlan& ap) {
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
-// Rows also weigh blocks of kQuarterThreads at four an SM (box_cascade.cuh's plan_rows_lines).
+// Rows also weigh blocks of kQuarterThreads at four an SM and kEighthThreads at eight (box_cascade.cuh's
+// plan_rows_lines).
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
   return plan_rows_lines(img.width, img.height, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads,
@@ -281,7 +285,8 @@ Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWid
                                          static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width, b, bw,
                                          p.S, p.seg_len, p.nseg, unsigned(p.smem.base_off), unsigned(p.smem.tot_off),
                                          kPrefetchAhead);
-  path = std::string("box1d-rows") + (ap.nth == kQuarterThreads ? "-quarter" : "") + sm_text(ap) + seg_text(p.nseg);
+  const char* shape = ap.nth == kEighthThreads ? "-eighth" : ap.nth == kQuarterThreads ? "-quarter" : "";
+  path = std::string("box1d-rows") + shape + sm_text(ap) + seg_text(p.nseg);
   return cuda_status(e, "launching box1d (rows)");
 }
 
