@@ -122,12 +122,13 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
   };
   double C1 = 0, C2 = 0, C3 = 0;  // the chain's state before the step (threads of group 0, one a float)
   load_step(0);
-  for (int s = 0; s < nsteps; ++s) {
+  // This thread's first slot of step s, (s T + g RT) mod RL, advanced by T a step as the loads' (g RT < T < RL).
+  int base = g * RT;
+  for (int s = 0; s < nsteps; ++s, base = base + T >= RL ? base + T - RL : base + T) {
     wait();
     Block::sync();  // step s's rows landed; everyone is done with step s - 1 (its slots may be reused)
     if (s + 1 < nsteps) load_step(s + 1);
     // Each tap's rows for this thread: RT consecutive slots from its own.
-    const int base = (s * T + g * RT) % RL;
     int at[NTAPS];
 #pragma unroll
     for (int i = 0; i <= M1; ++i)
