@@ -506,7 +506,7 @@ constexpr double kQuarterWeight = 0.95;
 // Rows also in blocks of kEighthThreads at eight an SM, an eighth of its shared memory each, where the quarter plan is
 // chosen and the eighth takes the same segments in one round of chunks (the same positions: short rows, whole in
 // either). Measured on an H200 (docs/performance.md, "Rows in eighth blocks"): RGBA 1024^2 box 7-10% faster at sigma
-// 3-48, integral 7-9%; one and two channels at 768^2-1024^2 10-25%; nothing slower. Where the eighth needs more
+// 3-48, integral 7-9%; one and two channels at 768^2-1024^2 up to 25%; nothing slower. Where the eighth needs more
 // segments than the quarter it was measured either way (4096^2 RGBA box 1.4% faster at sigma 12, integral 5.7%
 // slower): those stay quarter.
 constexpr int kEighthThreads = 64;
