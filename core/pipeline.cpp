@@ -26,6 +26,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/io/image_io.hpp"
+#include "core/nonfinite.hpp"
 #include "core/parallel.hpp"
 
 namespace fs = std::filesystem;
@@ -327,6 +328,9 @@ struct Work {
   bool packed = false, packed_out = false;
   PackedColour packed_colour;
   PackedImage result;
+  // Non-finite inputs taken out by the reader and put back by the writer (Plan::nonfinite_reach, core/nonfinite.hpp):
+  // both scans on the I/O threads, none in the backend's stage.
+  NonfiniteMarks nonfinite;
 };
 
 // The packed form of run_backend: 8-bit samples up, the plan, samples (or float pixels) down.
@@ -563,6 +567,11 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
                                            out_type) &&
                          out_type == PixelType::UInt8;
         }
+        // Only float files hold non-finite values (PNG decodes to finite ones).
+        if (!w.packed && plan.nonfinite_reach >= 0 && w.loaded.meta.format == "exr" &&
+            take_nonfinite(w.loaded.image, w.nonfinite))
+          spdlog::info("{}: {} non-finite input value(s) (NaN, Inf): their footprints come out as the direct "
+                       "convolution's", job.input, w.nonfinite.count);
         w.rec.ms.read = ms_since(tr);
       } catch (const std::exception& e) {
         w.rec.error = naming(job.input, e.what());
@@ -599,6 +608,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           s = guarded_write(job.output, opts.overwrite,
                             [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {
+          put_nonfinite(w.nonfinite, plan.nonfinite_reach, plan.border, w.loaded.image);
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
           std::error_code ec;
           fs::create_directories(fs::path(job.output).parent_path(), ec);

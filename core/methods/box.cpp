@@ -88,6 +88,7 @@ Recipe box_recipe() {
     }
     plan.params["width"] = widths_text(widths);  // the report states every pass's width
     for (int w : widths) plan.radius += w / 2;
+    plan.nonfinite_reach = plan.radius;  // the cascade of boxes is positive on its whole square
     plan.effective_sigma = std::sqrt(box_variance(widths));
     const std::string& impl = p.text("impl");
     if (impl == "separable" || impl == "moving-average") {

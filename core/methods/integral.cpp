@@ -53,6 +53,7 @@ Recipe integral_recipe() {
     plan.params["width"] = fmt::format("{:.9g}", double(widths[0]));
     plan.details["kovesi width"] = fmt::format("{:.6g}", kovesi_width(plan.sigma, n));
     plan.radius = frac_cascade_reach(widths);
+    plan.nonfinite_reach = plan.radius;  // every box weighs its reach (its ends by frac > 0): positive on the square
     plan.effective_sigma = std::sqrt(frac_cascade_variance(widths));
     Pass pass;
     pass.op = Op::Integral1d;

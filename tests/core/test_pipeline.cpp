@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -253,6 +254,85 @@ void expect_reference_outputs(const RunRecord& run, const Plan& plan) {
     for (size_t i = 0; i < expect.value_count(); ++i)
       worst = std::max(worst, double(std::fabs(out.image.data[i] - expect.data[i])));
     EXPECT_LT(worst, 1e-6) << r.input;
+  }
+}
+
+// Non-finite inputs (an EXR with NaN, +Inf and -Inf) through box (every impl) and integral, on the CPU backend: the
+// outputs whose square footprint (the plan's nonfinite_reach, through the border) holds one are NaN or that infinity,
+// as a direct convolution makes them (core/nonfinite.hpp), and every other output is the reference's blur of the
+// image with those values zero. Without the pipeline's handling the reference's own running sums spread them further.
+TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
+  auto io = make_lean_io();
+  ASSERT_TRUE(io);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  Image img = testing::random_image(41, 29, 3, 77);
+  img.at(5, 4, 0) = nan;
+  img.at(30, 20, 1) = inf;
+  img.at(33, 22, 1) = -inf;  // with +Inf in one footprint: NaN there
+  img.at(40, 0, 2) = inf;    // at the corner: its footprint crosses the border
+  Image zeroed = img;
+  for (float& v : zeroed.data)
+    if (!std::isfinite(v)) v = 0.0f;
+  struct Case {
+    std::string method;
+    std::map<std::string, std::string> params;
+  };
+  const std::vector<Case> cases = {{"box", {{"sigma", "2"}}},
+                                   {"box", {{"sigma", "2"}, {"impl", "sat"}, {"border", "mirror"}}},
+                                   {"box", {{"sigma", "3"}, {"impl", "moving-average"}, {"border", "wrap"}}},
+                                   {"box", {{"sigma", "2"}, {"impl", "2d"}, {"border", "zero"}}},
+                                   {"integral", {{"sigma", "2.5"}}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.params.at("sigma") + (c.params.count("impl") ? " " + c.params.at("impl") : ""));
+    TempDir d;
+    ImageMeta meta;
+    meta.format = "exr";
+    meta.pixel_type = PixelType::Float;
+    ASSERT_TRUE(io->write((d / "in.exr").string(), img, meta).ok());
+    std::vector<Job> jobs;
+    ASSERT_TRUE(collect_jobs({(d / "in.exr").string()}, {(d / "out").string(), false, ""}, jobs).ok());
+    Plan plan;
+    ASSERT_TRUE(resolve_plan(c.method, c.params, plan).ok());
+    ASSERT_EQ(plan.nonfinite_reach, plan.radius);
+    auto backend = make_cpu_backend(BackendOptions{});
+    PipelineOptions po;
+    po.make_io = [] { return make_lean_io(); };
+    RunRecord run;
+    run_pipeline(jobs, *backend, plan, po, run);
+    ASSERT_EQ(run.images.size(), 1u);
+    ASSERT_TRUE(run.images[0].ok) << run.images[0].error;
+    LoadedImage out;
+    ASSERT_TRUE(io->read((d / "out/in.exr").string(), ReadLimits{}, out).ok());
+    Image finite_blur, raw_blur;
+    ASSERT_TRUE(reference_run(plan, zeroed, finite_blur).ok());
+    ASSERT_TRUE(reference_run(plan, img, raw_blur).ok());
+    const int R = plan.nonfinite_reach;
+    size_t nonfinite = 0, raw_nonfinite = 0;
+    for (int y = 0; y < img.height; ++y)
+      for (int x = 0; x < img.width; ++x)
+        for (int ch = 0; ch < img.channels; ++ch) {
+          bool has_nan = false, pos = false, neg = false;
+          for (int dy = -R; dy <= R; ++dy)
+            for (int dx = -R; dx <= R; ++dx) {
+              const int sx = remap_index(x + dx, img.width, plan.border), sy = remap_index(y + dy, img.height, plan.border);
+              if (sx < 0 || sy < 0) continue;
+              const float v = img.at(sx, sy, ch);
+              has_nan |= std::isnan(v), pos |= v == inf, neg |= v == -inf;
+            }
+          const float got = out.image.at(x, y, ch);
+          if (has_nan || (pos && neg)) {
+            EXPECT_TRUE(std::isnan(got)) << x << "," << y << "," << ch;
+          } else if (pos || neg) {
+            EXPECT_EQ(got, pos ? inf : -inf) << x << "," << y << "," << ch;
+          } else {
+            EXPECT_NEAR(got, finite_blur.at(x, y, ch), 1e-6) << x << "," << y << "," << ch;
+          }
+          nonfinite += (has_nan || pos || neg) ? 1 : 0;
+          raw_nonfinite += std::isfinite(raw_blur.at(x, y, ch)) ? 0 : 1;
+        }
+    EXPECT_GT(nonfinite, 0u);
+    if (c.params.count("impl") == 0 || c.params.at("impl") != "2d")  // the direct 2D box keeps them in its square
+      EXPECT_GT(raw_nonfinite, nonfinite) << "the running sums alone spread them past the footprint";
   }
 }
 

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <sys/wait.h>
@@ -336,6 +338,81 @@ TEST_F(E2E, EightBitPathWritesTheSameFiles) {
       fs::remove_all(at("a"));
       fs::remove_all(at("b"));
     }
+}
+
+// An EXR with NaN, +Inf and -Inf blurred by box (separable and SAT) and integral on cpu, gl and cuda (where each
+// runs): every backend gives the direct convolution's non-finite outputs (core/nonfinite.hpp: NaN where a footprint
+// holds a NaN or both infinities, else the infinity) and the CPU's finite ones (1e-5). Before the pipeline took them
+// out, the running sums spread them along lines, differently on cpu and gl (docs/methods.md, "Non-finite inputs").
+TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
+  Image img(64, 48, 4);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.1f, 1.0f);
+  for (float& v : img.data) v = u(rng);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (int c = 0; c < 4; ++c) img.at(10, 10, c) = nan, img.at(40, 30, c) = inf;
+  img.at(44, 31, 1) = -inf;  // with +Inf in one footprint: NaN there
+  img.at(63, 0, 3) = inf;    // at the corner: its footprint crosses the border
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"R", "G", "B", "A"};
+  meta.alpha_channel = 3;
+  ASSERT_TRUE(io_->write(at("in.exr").string(), img, meta).ok());
+  struct Case {
+    std::string args;
+    std::map<std::string, std::string> params;
+  };
+  const std::vector<Case> cases = {
+      {"box --sigma 3", {{"sigma", "3"}}},
+      {"box --sigma 3 --impl sat --border mirror", {{"sigma", "3"}, {"impl", "sat"}, {"border", "mirror"}}},
+      {"integral --sigma 2.5 --border wrap", {{"sigma", "2.5"}, {"border", "wrap"}}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    Plan plan;
+    ASSERT_TRUE(resolve_plan(c.args.substr(0, c.args.find(' ')), c.params, plan).ok());
+    std::map<std::string, Image> outs;
+    for (const std::string backend : {"cpu", "gl", "cuda"}) {
+      const std::string out = "out_" + backend;
+      const Result r = run("blur " + quote(at("in.exr").string()) + " -o " + quote(at(out).string()) +
+                           " -q --overwrite -b " + backend + " -m " + c.args);
+      // No such device here: GL without EGL, CUDA without a usable device (as the other tests skip them).
+      if (backend == "gl" && r.rc != 0 && r.err.find("EGL") != std::string::npos) continue;
+      if (backend == "cuda" && r.rc != 0 && r.err.find("no usable device") != std::string::npos) continue;
+      ASSERT_EQ(r.rc, 0) << backend << ": " << r.err;
+      outs[backend] = decode(at(out + "/in.exr")).image;
+    }
+    // The direct convolution's non-finite outputs: NaN where the footprint holds a NaN or both infinities.
+    const int R = plan.nonfinite_reach;
+    ASSERT_GT(R, 0);
+    for (const auto& [backend, got] : outs) {
+      ASSERT_EQ(got.data.size(), img.data.size()) << backend;
+      size_t nonfinite = 0;
+      for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x)
+          for (int ch = 0; ch < img.channels; ++ch) {
+            bool has_nan = false, pos = false, neg = false;
+            for (int dy = -R; dy <= R; ++dy)
+              for (int dx = -R; dx <= R; ++dx) {
+                const int sx = remap_index(x + dx, img.width, plan.border);
+                const int sy = remap_index(y + dy, img.height, plan.border);
+                if (sx < 0 || sy < 0) continue;
+                const float v = img.at(sx, sy, ch);
+                has_nan |= std::isnan(v), pos |= v == inf, neg |= v == -inf;
+              }
+            const float b = got.at(x, y, ch), a = outs.at("cpu").at(x, y, ch);
+            if (has_nan || (pos && neg))
+              EXPECT_TRUE(std::isnan(b)) << backend << " at " << x << "," << y << "," << ch;
+            else if (pos || neg)
+              EXPECT_EQ(b, pos ? inf : -inf) << backend << " at " << x << "," << y << "," << ch;
+            else
+              EXPECT_NEAR(b, a, 1e-5) << backend << " at " << x << "," << y << "," << ch;  // finite, as cpu's
+            nonfinite += std::isfinite(b) ? 0 : 1;
+          }
+      std::printf("[ measured ] %s on %s: %zu non-finite outputs of %zu\n", c.args.c_str(), backend.c_str(),
+                  nonfinite, img.data.size());
+    }
+  }
 }
 
 TEST_F(E2E, MethodsJsonParses) {

@@ -1,0 +1,31 @@
+// Non-finite input values (NaN, +-Inf) for methods whose kernel is positive on a whole square (box, integral).
+// Their running sums carry a NaN or an infinity past the kernel's footprint (prefix differences, Inf - Inf), and
+// each backend and impl does it differently (docs/methods.md, "Non-finite inputs"). For a plan that states its
+// footprint (Plan::nonfinite_reach), the pipeline takes such values out before the program (as zeros) and afterwards
+// sets every output whose footprint holds one as the direct convolution would: NaN where the footprint holds a NaN
+// or both infinities, else the infinity. The other outputs are the method's on the image with those values zero.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/border.hpp"
+#include "core/image.hpp"
+
+namespace gpublur {
+
+struct NonfiniteMarks {
+  int width = 0, height = 0, channels = 0;
+  size_t count = 0;           // non-finite samples taken out
+  std::vector<uint8_t> kind;  // per sample: 0 finite, kNan, kPosInf or kNegInf
+  static constexpr uint8_t kNan = 1, kPosInf = 2, kNegInf = 4;
+};
+
+// Records every non-finite sample of img in marks and sets it to 0. False (marks.count 0, nothing recorded) where
+// img has none.
+bool take_nonfinite(Image& img, NonfiniteMarks& marks);
+
+// Sets each sample of out (marks' shape) whose footprint, the (2 reach + 1)^2 square read through border b, holds a
+// marked sample of its channel: NaN if one of them is a NaN or they hold both infinities, else that infinity.
+void put_nonfinite(const NonfiniteMarks& marks, int reach, Border b, Image& out);
+
+}  // namespace gpublur
