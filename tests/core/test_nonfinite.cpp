@@ -7,14 +7,16 @@
 #include <random>
 
 #include "core/nonfinite.hpp"
+#include "tests/core/nonfinite_footprint.hpp"
 
 namespace gpublur {
 namespace {
 
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN(), kInf = std::numeric_limits<float>::infinity();
 
-// 0: finite, 1 NaN, 2 +Inf, 3 -Inf.
-int category(float v) { return std::isnan(v) ? 1 : std::isinf(v) ? (v > 0 ? 2 : 3) : 0; }
+using testing::direct_footprint;
+using testing::Footprint;
+using testing::footprint_of;
 
 TEST(Nonfinite, OutputsFollowTheDirectFootprint) {
   std::mt19937 rng(11);
@@ -47,18 +49,10 @@ TEST(Nonfinite, OutputsFollowTheDirectFootprint) {
           for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
               for (int ch = 0; ch < c; ++ch) {
-                bool nan = false, pos = false, neg = false;
-                for (int dy = -reach; dy <= reach; ++dy)
-                  for (int dx = -reach; dx <= reach; ++dx) {
-                    const int sx = remap_index(x + dx, w, b), sy = remap_index(y + dy, h, b);
-                    if (sx < 0 || sy < 0) continue;
-                    const int k = category(in.at(sx, sy, ch));
-                    nan |= k == 1, pos |= k == 2, neg |= k == 3;
-                  }
-                const int want = nan || (pos && neg) ? 1 : pos ? 2 : neg ? 3 : 0;
+                const Footprint want = direct_footprint(in, x, y, ch, reach, b);
                 const float got = out.at(x, y, ch);
-                EXPECT_EQ(category(got), want) << x << "," << y << "," << ch;
-                if (want == 0) EXPECT_EQ(got, 0.25f);
+                EXPECT_EQ(footprint_of(got), want) << x << "," << y << "," << ch;
+                if (want == Footprint::Finite) EXPECT_EQ(got, 0.25f);
               }
           ++cases;
         }

@@ -16,6 +16,7 @@
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference/reference.hpp"
+#include "tests/core/nonfinite_footprint.hpp"
 #include "tests/core/random_image.hpp"
 
 namespace fs = std::filesystem;
@@ -306,28 +307,15 @@ TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
     Image finite_blur, raw_blur;
     ASSERT_TRUE(reference_run(plan, zeroed, finite_blur).ok());
     ASSERT_TRUE(reference_run(plan, img, raw_blur).ok());
-    const int R = plan.nonfinite_reach;
     size_t nonfinite = 0, raw_nonfinite = 0;
     for (int y = 0; y < img.height; ++y)
       for (int x = 0; x < img.width; ++x)
         for (int ch = 0; ch < img.channels; ++ch) {
-          bool has_nan = false, pos = false, neg = false;
-          for (int dy = -R; dy <= R; ++dy)
-            for (int dx = -R; dx <= R; ++dx) {
-              const int sx = remap_index(x + dx, img.width, plan.border), sy = remap_index(y + dy, img.height, plan.border);
-              if (sx < 0 || sy < 0) continue;
-              const float v = img.at(sx, sy, ch);
-              has_nan |= std::isnan(v), pos |= v == inf, neg |= v == -inf;
-            }
+          const auto want = testing::direct_footprint(img, x, y, ch, plan.nonfinite_reach, plan.border);
           const float got = out.image.at(x, y, ch);
-          if (has_nan || (pos && neg)) {
-            EXPECT_TRUE(std::isnan(got)) << x << "," << y << "," << ch;
-          } else if (pos || neg) {
-            EXPECT_EQ(got, pos ? inf : -inf) << x << "," << y << "," << ch;
-          } else {
-            EXPECT_NEAR(got, finite_blur.at(x, y, ch), 1e-6) << x << "," << y << "," << ch;
-          }
-          nonfinite += (has_nan || pos || neg) ? 1 : 0;
+          EXPECT_EQ(testing::footprint_of(got), want) << x << "," << y << "," << ch;
+          if (want == testing::Footprint::Finite) EXPECT_NEAR(got, finite_blur.at(x, y, ch), 1e-6);
+          nonfinite += want == testing::Footprint::Finite ? 0 : 1;
           raw_nonfinite += std::isfinite(raw_blur.at(x, y, ch)) ? 0 : 1;
         }
     EXPECT_GT(nonfinite, 0u);

@@ -23,6 +23,7 @@
 #include "core/io/image_io.hpp"
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
+#include "tests/core/nonfinite_footprint.hpp"
 #include "tests/e2e/run_binary.hpp"
 #include "tests/e2e/schema_check.hpp"
 
@@ -382,7 +383,7 @@ TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
       ASSERT_EQ(r.rc, 0) << backend << ": " << r.err;
       outs[backend] = decode(at(out + "/in.exr")).image;
     }
-    // The direct convolution's non-finite outputs: NaN where the footprint holds a NaN or both infinities.
+    // The direct convolution's non-finite outputs (tests/core/nonfinite_footprint.hpp).
     const int R = plan.nonfinite_reach;
     ASSERT_GT(R, 0);
     for (const auto& [backend, got] : outs) {
@@ -391,22 +392,11 @@ TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
       for (int y = 0; y < img.height; ++y)
         for (int x = 0; x < img.width; ++x)
           for (int ch = 0; ch < img.channels; ++ch) {
-            bool has_nan = false, pos = false, neg = false;
-            for (int dy = -R; dy <= R; ++dy)
-              for (int dx = -R; dx <= R; ++dx) {
-                const int sx = remap_index(x + dx, img.width, plan.border);
-                const int sy = remap_index(y + dy, img.height, plan.border);
-                if (sx < 0 || sy < 0) continue;
-                const float v = img.at(sx, sy, ch);
-                has_nan |= std::isnan(v), pos |= v == inf, neg |= v == -inf;
-              }
-            const float b = got.at(x, y, ch), a = outs.at("cpu").at(x, y, ch);
-            if (has_nan || (pos && neg))
-              EXPECT_TRUE(std::isnan(b)) << backend << " at " << x << "," << y << "," << ch;
-            else if (pos || neg)
-              EXPECT_EQ(b, pos ? inf : -inf) << backend << " at " << x << "," << y << "," << ch;
-            else
-              EXPECT_NEAR(b, a, 1e-5) << backend << " at " << x << "," << y << "," << ch;  // finite, as cpu's
+            const auto want = testing::direct_footprint(img, x, y, ch, R, plan.border);
+            const float b = got.at(x, y, ch);
+            EXPECT_EQ(testing::footprint_of(b), want) << backend << " at " << x << "," << y << "," << ch;
+            if (want == testing::Footprint::Finite)  // finite, as cpu's
+              EXPECT_NEAR(b, outs.at("cpu").at(x, y, ch), 1e-5) << backend << " at " << x << "," << y << "," << ch;
             nonfinite += std::isfinite(b) ? 0 : 1;
           }
       std::printf("[ measured ] %s on %s: %zu non-finite outputs of %zu\n", c.args.c_str(), backend.c_str(),
