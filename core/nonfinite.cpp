@@ -62,7 +62,8 @@ void put_nonfinite(const NonfiniteMarks& marks, int reach, Border b, Image& out)
     bool any = false;
     for (size_t i = 0; i < row && !any; ++i) any = line[i] != 0;
     if (!any) continue;  // rows without a mark stay clear
-    for (int c = 0; c < C; ++c) window_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, reach, b);
+    for (int c = 0; c < C; ++c)
+      window_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, reach, b);
   }
   for (int x = 0; x < W; ++x)
     for (int c = 0; c < C; ++c) {

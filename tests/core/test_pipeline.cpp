@@ -282,9 +282,11 @@ TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
                                    {"box", {{"sigma", "2"}, {"impl", "sat"}, {"border", "mirror"}}},
                                    {"box", {{"sigma", "3"}, {"impl", "moving-average"}, {"border", "wrap"}}},
                                    {"box", {{"sigma", "2"}, {"impl", "2d"}, {"border", "zero"}}},
-                                   {"integral", {{"sigma", "2.5"}}}};
+                                   {"integral", {{"sigma", "2.5"}}},
+                                   {"box", {{"sigma", "6"}, {"downsample", "2"}}}};  // the program's reach
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.method + " " + c.params.at("sigma") + (c.params.count("impl") ? " " + c.params.at("impl") : ""));
+    SCOPED_TRACE(c.method + " " + c.params.at("sigma") + (c.params.count("impl") ? " " + c.params.at("impl") : "") +
+                 (c.params.count("downsample") ? " downsample " + c.params.at("downsample") : ""));
     TempDir d;
     ImageMeta meta;
     meta.format = "exr";
@@ -294,7 +296,7 @@ TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
     ASSERT_TRUE(collect_jobs({(d / "in.exr").string()}, {(d / "out").string(), false, ""}, jobs).ok());
     Plan plan;
     ASSERT_TRUE(resolve_plan(c.method, c.params, plan).ok());
-    ASSERT_EQ(plan.nonfinite_reach, plan.radius);
+    ASSERT_EQ(plan.nonfinite_reach, plan.radius);  // the exact support, or with --downsample the program's reach
     auto backend = make_cpu_backend(BackendOptions{});
     PipelineOptions po;
     po.make_io = [] { return make_lean_io(); };
