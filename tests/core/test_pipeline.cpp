@@ -258,10 +258,11 @@ void expect_reference_outputs(const RunRecord& run, const Plan& plan) {
   }
 }
 
-// Non-finite inputs (an EXR with NaN, +Inf and -Inf) through box (every impl) and integral, on the CPU backend: the
-// outputs whose square footprint (the plan's nonfinite_reach, through the border) holds one are NaN or that infinity,
-// as a direct convolution makes them (core/nonfinite.hpp), and every other output is the reference's blur of the
-// image with those values zero. Without the pipeline's handling the reference's own running sums spread them further.
+// Non-finite inputs (an EXR with NaN, +Inf and -Inf) through box (every impl, and at --downsample 2) and integral, on
+// the CPU backend: the outputs whose square footprint (the plan's nonfinite_reach, through the border) holds one are
+// NaN or that infinity, as a direct convolution makes them (core/nonfinite.hpp), and every other output is the
+// reference's blur of the image with those values zero. Without the pipeline's handling the reference's own running
+// sums spread them further.
 TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
   auto io = make_lean_io();
   ASSERT_TRUE(io);
