@@ -1,10 +1,9 @@
-// Non-finite input values (NaN, +-Inf) for methods whose kernel is positive on a whole square (box, integral).
-// Their running sums carry a NaN or an infinity past the kernel's footprint (prefix differences, Inf - Inf), and
-// each backend and impl does it differently (docs/methods.md, "Non-finite inputs"). For a plan that states its
-// footprint (Plan::nonfinite_reach: the square of its reach, or with --downsample the program's reach, a bound), the
-// pipeline takes such values out before the program (as zeros) and afterwards sets every output whose footprint holds
-// one as the direct convolution would: NaN where the footprint holds a NaN or both infinities, else the infinity. The
-// other outputs are the method's on the image with those values zero.
+// Non-finite input values (NaN, +-Inf). Running sums, transforms and texture interpolation carry a NaN or an infinity
+// past the kernel's footprint (prefix differences, Inf - Inf, Inf x 0), each backend and impl its own way
+// (docs/methods.md, "Non-finite inputs"). For a plan that states its footprint (Plan::nonfinite_reach: a square, the
+// kernel's exact support or a bound), the pipeline takes such values out before the program (as zeros) and afterwards
+// sets every output whose footprint holds one as the direct convolution would: NaN where the footprint holds a NaN or
+// both infinities, else the infinity. The other outputs are the method's on the image with those values zero.
 #pragma once
 #include <cstdint>
 #include <vector>

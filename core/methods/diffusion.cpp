@@ -72,6 +72,7 @@ Recipe diffusion_recipe() {
     plan.params["iterations"] = std::to_string(steps);
     plan.params["rate"] = num(double(pass.taps[0]));
     plan.radius = int(steps);
+    plan.nonfinite_reach = plan.radius;  // the steps' reach: a bound on the stencil's diamond (core/nonfinite.hpp)
     plan.effective_sigma = std::sqrt(2.0 * double(pass.taps[0]) * double(steps));
     Program& prog = plan.program;
     if (plan.border == Border::Mirror || plan.border == Border::Wrap) {

@@ -18,6 +18,7 @@ Recipe fft_recipe() {
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
     separable_passes(plan, gaussian_pass(p, plan, Op::FftConv1d));
+    plan.nonfinite_reach = plan.radius;  // positive weights on the whole square; a transform mixes whole lines
     return Status::success();
   };
   return r;

@@ -13,6 +13,7 @@ Recipe gauss_2d_recipe() {
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
     plan.program.passes.push_back(gaussian_pass(p, plan, Op::Conv2d));
+    plan.nonfinite_reach = plan.radius;  // positive weights on the whole square (core/nonfinite.hpp)
     return Status::success();
   };
   return r;
