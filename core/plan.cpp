@@ -126,6 +126,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
   if (auto b = out.params.find("border"); b != out.params.end()) parse_border(b->second, out.border);
   if (auto s = params.nums.find("sigma"); s != params.nums.end()) out.sigma = s->second;
   if (Status s = build_recipe(*recipe, params, out); !s) return s;
+  if (m.nonfinite_footprint) out.nonfinite_reach = out.radius;  // with --downsample: the whole program's reach
   if (Status s = validate_program(out.program); !s)
     return Status::fail("method '" + method + "' built an invalid program: " + s.error);
   out.details["program"] = program_text(out.program);

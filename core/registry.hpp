@@ -35,6 +35,9 @@ struct MethodSpec {
   // method `blur` runs when none is named.
   bool quality_reference = false;
   bool default_method = false;
+  // Non-finite inputs go through the blur pipeline's footprint handling (core/nonfinite.hpp): the kernel lies within
+  // the square of Plan::radius, so resolve_plan sets Plan::nonfinite_reach to it.
+  bool nonfinite_footprint = false;
   std::vector<ParamSpec> params;       // includes the common ones (sigma, radius, border)
   std::vector<std::string> backends;   // "cpu", "cuda", "gl"
 };

@@ -75,6 +75,7 @@ Recipe box_recipe() {
                            "box: separable running sums, one moving average per line (Intel), float64 "
                            "summed-area tables, or the direct 2D box; all compute the same function"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // positive on the whole square of its reach
   r.build = [](const Params& p, Plan& plan) {
     const int n = p.integer("passes");
     std::vector<int> widths;
@@ -88,7 +89,6 @@ Recipe box_recipe() {
     }
     plan.params["width"] = widths_text(widths);  // the report states every pass's width
     for (int w : widths) plan.radius += w / 2;
-    plan.nonfinite_reach = plan.radius;  // the cascade of boxes is positive on its whole square
     plan.effective_sigma = std::sqrt(box_variance(widths));
     const std::string& impl = p.text("impl");
     if (impl == "separable" || impl == "moving-average") {

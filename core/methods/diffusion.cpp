@@ -44,6 +44,7 @@ Recipe diffusion_recipe() {
   r.spec.params.push_back({"rate", ParamType::Float, "", true, 1e-6, 0.25, {},
                            "diffusion rate c per step, (0, 0.25] (default: sigma^2 / (2N))"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // within the square of its steps (a bound on the stencil's diamond)
   r.build = [](const Params& p, Plan& plan) {
     const double t = plan.sigma * plan.sigma / 2;  // c N
     long steps = 0;
@@ -72,7 +73,6 @@ Recipe diffusion_recipe() {
     plan.params["iterations"] = std::to_string(steps);
     plan.params["rate"] = num(double(pass.taps[0]));
     plan.radius = int(steps);
-    plan.nonfinite_reach = plan.radius;  // the steps' reach: a bound on the stencil's diamond (core/nonfinite.hpp)
     plan.effective_sigma = std::sqrt(2.0 * double(pass.taps[0]) * double(steps));
     Program& prog = plan.program;
     if (plan.border == Border::Mirror || plan.border == Border::Wrap) {

@@ -122,9 +122,6 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   plan.tolerance = inner.tolerance;
   plan.effective_sigma = std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var);
   plan.radius = F * (inner.radius + 2) + 2;
-  // Non-finite inputs (core/nonfinite.hpp): where the method states a footprint, the whole program's reach bounds it
-  // (wider than the exact support of the resampled kernel, the same on every backend).
-  plan.nonfinite_reach = inner.nonfinite_reach >= 0 ? plan.radius : -1;
   return Status::success();
 }
 

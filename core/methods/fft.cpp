@@ -16,9 +16,9 @@ Recipe fft_recipe() {
   r.spec.exact_gaussian = true;
   r.spec.params = {sigma_param(), radius_param(), border_param()};
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // positive on the whole square of its radius (the transforms mix whole lines)
   r.build = [](const Params& p, Plan& plan) {
     separable_passes(plan, gaussian_pass(p, plan, Op::FftConv1d));
-    plan.nonfinite_reach = plan.radius;  // positive weights on the whole square; a transform mixes whole lines
     return Status::success();
   };
   return r;

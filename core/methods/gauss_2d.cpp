@@ -11,9 +11,9 @@ Recipe gauss_2d_recipe() {
   r.spec.exact_gaussian = true;
   r.spec.params = {sigma_param(), radius_param(), border_param()};
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // positive on the whole square of its radius
   r.build = [](const Params& p, Plan& plan) {
     plan.program.passes.push_back(gaussian_pass(p, plan, Op::Conv2d));
-    plan.nonfinite_reach = plan.radius;  // positive weights on the whole square (core/nonfinite.hpp)
     return Status::success();
   };
   return r;

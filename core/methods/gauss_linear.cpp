@@ -2,9 +2,6 @@
 // interp=hardware: the texture unit interpolates (8-bit fractions on NVIDIA: a measured bound, not 1e-5).
 // interp=exact: the split taps as one discrete kernel (core/gauss.hpp linear_exact_kernel), which the CPU
 // reference also computes for the hardware form.
-#include <algorithm>
-#include <cmath>
-
 #include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
 
@@ -22,6 +19,7 @@ Recipe gauss_linear_recipe() {
                            "GPUs); exact: full-precision interpolation in the shader/kernel. The CPU always "
                            "interpolates exactly"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // within the square of its radius (a bound: the taps read pairs of texels)
   r.build = [](const Params& p, Plan& plan) {
     plan.radius = gaussian_radius_param(p, plan);
     const std::vector<double> w = gaussian_weights(plan.sigma, plan.radius);
@@ -41,10 +39,6 @@ Recipe gauss_linear_recipe() {
       // (sum of weights = 1) x (value range) / 256; two passes 2/256. Measured about 6e-4 on an H100.
       plan.tolerance = 2.0 / 256.0;
     }
-    // Non-finite inputs (core/nonfinite.hpp): the texels the taps read, a bound on the footprint.
-    plan.nonfinite_reach = plan.radius;
-    for (const double o : t.offsets)
-      plan.nonfinite_reach = std::max(plan.nonfinite_reach, int(std::ceil(std::fabs(o))));
     separable_passes(plan, pass);
     plan.effective_sigma = kernel_sigma(w);
     return Status::success();

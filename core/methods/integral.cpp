@@ -40,6 +40,7 @@ Recipe integral_recipe() {
   r.spec.params.push_back({"width", ParamType::Float, "", true, 1, 8192, {},
                            "real box width for every pass (default: from sigma by --rule)"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // positive on the whole square of its reach (the ends weighed frac > 0)
   r.build = [](const Params& p, Plan& plan) {
     const int n = p.integer("passes");
     double w = 0;
@@ -53,7 +54,6 @@ Recipe integral_recipe() {
     plan.params["width"] = fmt::format("{:.9g}", double(widths[0]));
     plan.details["kovesi width"] = fmt::format("{:.6g}", kovesi_width(plan.sigma, n));
     plan.radius = frac_cascade_reach(widths);
-    plan.nonfinite_reach = plan.radius;  // every box weighs its reach (its ends by frac > 0): positive on the square
     plan.effective_sigma = std::sqrt(frac_cascade_variance(widths));
     Pass pass;
     pass.op = Op::Integral1d;

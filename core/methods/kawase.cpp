@@ -109,16 +109,13 @@ Recipe kawase_recipe() {
                            "--impl dual: number of down (and up) passes; the rest of sigma^2 goes to an exact "
                            "Gaussian at the coarsest level"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // within the square of the passes' reach (a bound: the taps leave gaps)
   r.auto_downsample = kawase_downsample;
   r.auto_downsample_rule =
       "the largest F of 2, 4, 8 with sigma / F >= 3 (sigma 6: 2, 12: 4, 24 and up: 8), else 1; 1 with --impl dual, "
       "--offsets or --passes";
   r.build = [](const Params& p, Plan& plan) {
-    if (p.text("impl") == "dual") {
-      const Status s = build_kawase_dual(p, plan);
-      plan.nonfinite_reach = plan.radius;  // how far the levels read: a bound on the footprint (core/nonfinite.hpp)
-      return s;
-    }
+    if (p.text("impl") == "dual") return build_kawase_dual(p, plan);
     if (p.given("levels")) return Status::fail("--levels is --impl dual's");
     const double want = plan.sigma * plan.sigma;
     std::vector<int> ks;
@@ -153,7 +150,6 @@ Recipe kawase_recipe() {
       src = pass.dst;
       plan.radius += ks[i] + 1;
     }
-    plan.nonfinite_reach = plan.radius;  // the passes' reach: a bound on their footprint (core/nonfinite.hpp)
     return Status::success();
   };
   return r;
