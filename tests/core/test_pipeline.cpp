@@ -198,6 +198,16 @@ TEST(Pipeline, BoundedQueueKeepsOrderAndBound) {
 }
 
 // More than 4 channels go through the backend in groups; the result must equal the blur of every channel.
+// jobs through one CPU backend stage, files by the lean I/O adapter.
+RunRecord run_on_cpu(const std::vector<Job>& jobs, const Plan& plan) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  PipelineOptions po;
+  po.make_io = [] { return make_lean_io(); };
+  RunRecord run;
+  run_pipeline(jobs, *backend, plan, po, run);
+  return run;
+}
+
 TEST(Pipeline, WideExrIsBlurredInGroupsAllChannels) {
   auto io = make_lean_io();
   ASSERT_TRUE(io);
@@ -216,11 +226,7 @@ TEST(Pipeline, WideExrIsBlurredInGroupsAllChannels) {
   ASSERT_TRUE(collect_jobs({(d / "wide.exr").string()}, {(d / "out").string(), false, ""}, jobs).ok());
   Plan plan;
   ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1.7"}, {"border", "wrap"}}, plan).ok());
-  auto backend = make_cpu_backend(BackendOptions{});
-  PipelineOptions po;
-  po.make_io = [] { return make_lean_io(); };
-  RunRecord run;
-  run_pipeline(jobs, *backend, plan, po, run);
+  const RunRecord run = run_on_cpu(jobs, plan);
   ASSERT_EQ(run.images.size(), 1u);
   ASSERT_TRUE(run.images[0].ok) << run.images[0].error;
   EXPECT_EQ(run.images[0].channels, 7);
@@ -305,11 +311,7 @@ TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
     Plan plan;
     ASSERT_TRUE(resolve_plan(c.method, c.params, plan).ok());
     ASSERT_EQ(plan.nonfinite_reach, plan.radius);  // the exact support, or with --downsample the program's reach
-    auto backend = make_cpu_backend(BackendOptions{});
-    PipelineOptions po;
-    po.make_io = [] { return make_lean_io(); };
-    RunRecord run;
-    run_pipeline(jobs, *backend, plan, po, run);
+    const RunRecord run = run_on_cpu(jobs, plan);
     ASSERT_EQ(run.images.size(), 1u);
     ASSERT_TRUE(run.images[0].ok) << run.images[0].error;
     LoadedImage out;
