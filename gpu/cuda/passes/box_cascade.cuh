@@ -136,17 +136,22 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
   }
 }
 
-// The most whole chunks a DIRECT window start sums (at most 12 * 21 + 20 values in float32). scan_chunks, its
+// The most whole chunks a DIRECT window start sums (at most 15 * 33 + 32 values in float32). scan_chunks, its
 // barrier and the prefix differences were a quarter of the rows kernel's instructions at sigma 12 (H100, ncu
 // source counters); without them box 4096^2 RGBA ran 14% faster at sigma 3-48 (6 chunks) and 5% at sigma 100
 // (12; integral 12%), while 24 chunks made sigma 200 7% slower than its prefix form. A runtime branch between
-// the two forms made the prefix form 6-9% slower, so DIRECT is a template parameter.
+// the two forms made the prefix form 6-9% slower, so DIRECT is a template parameter. Lines of one or two floats
+// (K < 4) go to kDirectChunksNarrow: integral 4096^2 sigma 200 (14 chunks of 21) on an H200, one channel's rows
+// pass 0.204 -> 0.170 ms, two channels' 0.316 -> 0.280, while float4 rows at 15 ran 0.394 -> 0.437 and float4
+// columns 1-3% faster (docs/performance.md, box, "Window starts from 15 chunks for narrow lines").
 constexpr int kDirectChunks = 12;
+constexpr int kDirectChunksNarrow = 15;
 
-// Whether every box of bw starts its windows from at most kDirectChunks chunk totals of S positions.
-inline bool direct_starts(const BoxWidths& bw, int S) {
+// Whether every box of bw starts its windows from at most kDirectChunks (K < 4: kDirectChunksNarrow) chunk totals of
+// S positions, for lines of values of K floats.
+inline bool direct_starts(const BoxWidths& bw, int S, int K) {
   for (int i = 0; i < bw.n; ++i)
-    if (bw.w[i] / S > kDirectChunks) return false;
+    if (bw.w[i] / S > (K < 4 ? kDirectChunksNarrow : kDirectChunks)) return false;
   return true;
 }
 
@@ -160,7 +165,7 @@ struct NoStore {
 // goes back into shared memory (LAST_TO_SMEM, followed by a barrier) or to store(line, position, value).
 // base / tot: float64 prefixes and float32 chunk totals, (ceil(len / S) + 1) * nl * K and ceil(len / S) * nl * K
 // entries. The caller has loaded s and synchronised. Every thread of the block calls it.
-// DIRECT: direct_starts(bw, S) holds; base is not used (smem_layout without prefixes).
+// DIRECT: direct_starts(bw, S, K) holds; base is not used (smem_layout without prefixes).
 // EXACT: S == SMAX, one round per box, and every line has SMAX positions after len that may be read and
 // overwritten (zeroed by the loads). Then a chunk's loops run all SMAX steps with no per-step test (a short last
 // chunk computes values past its end into those positions and leaves them out of its total): the tests,
@@ -387,14 +392,14 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     const int len = seg_len + 2 * bw.reach;
     const int S = choose_chunk(smax_v, nth, [&](int s) { return first_box_items(len, bw, nl, s); });
     if (const int e = exact_ok ? exact_chunk(len, bw, nl, nth, S) : 0) {
-      const bool direct = direct_starts(bw, e);
+      const bool direct = direct_starts(bw, e, K);
       const SmemLayout L = smem_layout(size_t(len + e) * size_t(nl) * vbytes, len, e, nl, K, !direct);
       if (L.bytes <= budget) {
         out.seg_len = seg_len, out.nseg = nseg, out.S = e, out.exact = true, out.direct = direct, out.smem = L;
         return true;
       }
     }
-    const bool direct = direct_starts(bw, S);
+    const bool direct = direct_starts(bw, S, K);
     const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K, !direct);
     if (L.bytes <= budget && (!one_round || first_box_items(len, bw, nl, S) <= nth)) {
       out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.direct = direct, out.smem = L;
