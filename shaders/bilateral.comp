@@ -23,7 +23,9 @@ void main() {
     float wy = axis == 0 ? 1.0 : wt[dy + radius];
     for (int dx = -rx; dx <= rx; ++dx) {
       vec4 q = fetch_texel(src, p + ivec2(dx, dy), size, border);
-      vec4 d = (q - centre) * colour;
+      // Selected, not multiplied: a non-finite value in a channel outside the colour (alpha) must not reach the weight
+      // (Inf x 0 is NaN; the CPU reference and CUDA leave those channels out of the sum).
+      vec4 d = mix(vec4(0.0), q - centre, notEqual(colour, vec4(0.0)));
       float w = (axis == 1 ? wy : wy * wt[dx + radius]) * exp(-range * dot(d, d));
       total += w;
       sum += w * q;

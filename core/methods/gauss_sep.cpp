@@ -18,6 +18,11 @@ Recipe gauss_sep_recipe() {
                            "GL only: compute shader with shared-memory tiles, or fragment-shader ping-pong "
                            "(the thesis's form); CPU and CUDA compute the same function either way"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  // Positive on the whole square of its radius. Its direct passes give that footprint themselves, but its other
+  // schedules did not: CUDA's tensor-core passes (radius 48+, FP16 halves: Inf - Inf) and the FFT forms made NaN
+  // where the footprint holds one infinity, and GL on an H200 made 293 outputs of a 64 x 48 image non-finite or of
+  // another kind at radius 15 (docs/methods.md, "Non-finite inputs").
+  r.spec.nonfinite_footprint = true;
   r.build = [](const Params& p, Plan& plan) {
     Pass pass = gaussian_pass(p, plan, Op::Conv1d);
     if (p.text("impl") == "fragment") pass.hint = "fragment";

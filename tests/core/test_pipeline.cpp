@@ -297,7 +297,8 @@ TEST(Pipeline, NonfiniteInputsFollowTheDirectFootprint) {
                                    {"fft", {{"sigma", "2"}, {"border", "mirror"}}, false},
                                    {"kawase", {{"sigma", "3"}}, false},
                                    {"kawase", {{"sigma", "4"}, {"impl", "dual"}}, false},
-                                   {"diffusion", {{"sigma", "1.5"}, {"border", "zero"}}, false}};
+                                   {"diffusion", {{"sigma", "1.5"}, {"border", "zero"}}, false},
+                                   {"gauss-sep", {{"sigma", "2"}, {"border", "mirror"}}, false}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.method + " " + c.params.at("sigma") + (c.params.count("impl") ? " " + c.params.at("impl") : "") +
                  (c.params.count("downsample") ? " downsample " + c.params.at("downsample") : ""));
