@@ -315,10 +315,16 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
     try {
       LoadedImage loaded;
       ColorState state;
-      if (Status s = read_working(io, p, limits, color, loaded, state); !s)
+      if (Status s = read_working(io, p, limits, color, loaded, state); !s) {
         in.error = s.error.find(p) != std::string::npos ? s.error : p + ": " + s.error;
-      else
+      } else if (const size_t bad = size_t(std::count_if(loaded.image.data.begin(), loaded.image.data.end(),
+                                                           [](float v) { return !std::isfinite(v); }))) {
+        // The fit and the errors would all read NaN: say why instead (blur handles them, docs/methods.md).
+        in.error = p + ": " + std::to_string(bad) +
+                   " non-finite values (NaN or Inf); the effective sigma and PSNR need finite pixels";
+      } else {
         in.image = std::move(loaded.image);
+      }
     } catch (const std::exception& e) {
       in.error = p + ": " + e.what();
     }

@@ -82,7 +82,7 @@ struct QualityInput {
 };
 
 // Reads each file as `gpublur blur` reads it (read_working: linear light, premultiplied alpha as `color`
-// says); a file that cannot be read keeps its error and the rest go on.
+// says); a file that cannot be read, or holds NaN or Inf, keeps its error and the rest go on.
 std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& paths, ImageIO& io,
                                               const ColorOptions& color = {}, const ReadLimits& limits = {});
 // The built-in set (core/quality_images.hpp) as inputs.

@@ -307,6 +307,35 @@ TEST(Quality, InputsAreReadAsTheBlurReadsThem) {
   EXPECT_EQ(r.mean.count, 1);
 }
 
+// An EXR holding NaN or Inf is that image's error (the fit and PSNR would all be NaN), the others are measured.
+TEST(Quality, NonfiniteInputsAreThatImagesError) {
+  auto io = make_image_io();
+  ASSERT_TRUE(io);
+  const std::string dir = ::testing::TempDir();
+  Image img = testing::random_image(20, 12, 4, 5);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"R", "G", "B", "A"};
+  meta.alpha_channel = 3;
+  ASSERT_TRUE(io->write(dir + "/finite.exr", img, meta).ok());
+  img.at(3, 4, 0) = std::numeric_limits<float>::quiet_NaN();
+  img.at(7, 1, 2) = std::numeric_limits<float>::infinity();
+  ASSERT_TRUE(io->write(dir + "/nonfinite.exr", img, meta).ok());
+  const auto inputs = read_quality_inputs({dir + "/finite.exr", dir + "/nonfinite.exr"}, *io);
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_TRUE(inputs[0].error.empty()) << inputs[0].error;
+  EXPECT_NE(inputs[1].error.find("2 non-finite values"), std::string::npos) << inputs[1].error;
+  auto b = cpu();
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("box", {{"sigma", "1.5"}}), inputs, o, r).ok());
+  EXPECT_TRUE(std::isfinite(r.mean.psnr_db));
+  EXPECT_EQ(r.failed(), 1);
+  EXPECT_EQ(r.mean.count, 1);
+}
+
 TEST(Quality, WideImagesGoInGroupsOfFour) {
   auto b = cpu();
   std::vector<QualityInput> in{{"six", testing::random_image(40, 30, 6, 5), ""}};
