@@ -436,14 +436,19 @@ TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
   }
 }
 
-// The methods that keep their own arithmetic on non-finite inputs (no footprint stated: iir's infinite support, and
-// pyramid, spread, reshuffle, bilateral, whose programs resample or weigh by value): every backend gives the CPU's
+// The methods that keep their own arithmetic on non-finite inputs (no footprint stated: a user's kernel, whose weights
+// may be zero or negative, iir's infinite support, and pyramid, spread, reshuffle, bilateral, whose programs resample
+// or weigh by value): every backend gives the CPU's
 // outputs, non-finite ones included (the same kind at the same place), finite ones to the plan's tolerance. GL
 // bilateral masked alpha out of the range weight by multiplying it with 0 (an Inf in alpha made the weight NaN): 196
 // outputs differed.
 TEST_F(E2E, NonfiniteInputsWithoutAFootprintAgreeAcrossBackends) {
   write_nonfinite_exr();
+  const std::string kern = gpublur::testing::source_dir() + "/testdata/kernels/gauss_sigma2.txt";
   const std::vector<std::pair<std::string, std::map<std::string, std::string>>> cases = {
+      {"kernel --kernel " + quote(kern), {{"kernel", kern}}},
+      {"kernel --impl 2d --border mirror --kernel " + quote(kern),
+       {{"kernel", kern}, {"impl", "2d"}, {"border", "mirror"}}},
       {"iir --sigma 3", {{"sigma", "3"}}},
       {"iir --sigma 3 --impl deriche --border wrap", {{"sigma", "3"}, {"impl", "deriche"}, {"border", "wrap"}}},
       {"pyramid --sigma 4", {{"sigma", "4"}}},
