@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/nonfinite.hpp"
 #include "core/pipeline.hpp"
 #include "core/quality_images.hpp"
 #include "core/registry.hpp"
@@ -317,10 +318,9 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
       ColorState state;
       if (Status s = read_working(io, p, limits, color, loaded, state); !s) {
         in.error = s.error.find(p) != std::string::npos ? s.error : p + ": " + s.error;
-      } else if (const size_t bad = size_t(std::count_if(loaded.image.data.begin(), loaded.image.data.end(),
-                                                           [](float v) { return !std::isfinite(v); }))) {
+      } else if (NonfiniteMarks bad; take_nonfinite(loaded.image, bad)) {
         // The fit and the errors would all read NaN: say why instead (blur handles them, docs/methods.md).
-        in.error = p + ": " + std::to_string(bad) +
+        in.error = p + ": " + std::to_string(bad.count) +
                    " non-finite values (NaN or Inf); the effective sigma and PSNR need finite pixels";
       } else {
         in.image = std::move(loaded.image);
