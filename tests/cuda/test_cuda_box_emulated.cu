@@ -804,7 +804,8 @@ double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border 
     run_block(cuda::kWalkThreads, [&] {
       cuda::with_walk_m1(ww, [&](auto m1) {
         constexpr int M1 = decltype(m1)::value;
-        cuda::walk_columns<Emu, M1, 3 - M1>(rp, sp, RL, H, R, ww.wl, ww.wu, cuda::walk_scale(ww), issue, [] {}, store);
+        const cuda::BoxWalkTaps<M1, 3 - M1> taps{ww.wl, ww.wu};
+        cuda::walk_columns<Emu>(rp, sp, RL, H, R, taps, cuda::walk_scale(ww), issue, [] {}, store);
       });
     });
     for (Shadow* sh : {&sr, &ss})

@@ -141,17 +141,17 @@ __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : 2)
 
 // Columns as a walk (box_walk.cuh): block = a strip of kWalkFloats of the rowf floats of every row. Three blocks an
 // SM where the ring allows (85 registers): 9-10% faster than two at sigma 3-48 in the H200 microbenchmark.
-template <int M1, int M2>
+template <class Taps>
 __global__ void __launch_bounds__(kWalkThreads, 3)
     box_walk_kernel(const float* __restrict__ in, float* __restrict__ out, int rowf, int H, Border b, int R, int RL,
-                    int wl, int wu, double inv) {
+                    const __grid_constant__ Taps taps, double inv) {
   wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
   extern __shared__ float4 smem4[];
   float* ring = reinterpret_cast<float*>(smem4);
   double* st = reinterpret_cast<double*>(ring + size_t(RL + kWalkRT) * kWalkFloats);
   const int x0 = int(blockIdx.x) * kWalkFloats;
-  walk_columns<DeviceBlock, M1, M2>(
-      ring, st, RL, H, R, wl, wu, inv,
+  walk_columns<DeviceBlock>(
+      ring, st, RL, H, R, taps, inv,
       [&](int off, int p, int q) {
         const int y = remap_index(p, H, b), x = x0 + 4 * q;
         const bool ok = y >= 0 && x < rowf;  // rowf is a whole number of float4: a chunk is in or out
@@ -404,11 +404,12 @@ Status run_walk(const DevImage& src, const DevImage& dst, Border b, const BoxWid
   path = "box1d-cols-walk";
   return with_walk_m1(w.w, [&](auto m1) -> Status {
     constexpr int M1 = decltype(m1)::value;
-    auto k = box_walk_kernel<M1, 3 - M1>;
+    using Taps = BoxWalkTaps<M1, 3 - M1>;
+    auto k = box_walk_kernel<Taps>;
     if (Status s = allow_smem(k, w.smem, true); !s) return s;
     return cuda_status(launch_dependent(k, blocks, unsigned(kWalkThreads), w.smem, st,
                                         static_cast<const float*>(src.data), static_cast<float*>(dst.data), rowf,
-                                        src.height, b, bw.reach, w.ring_rows, w.w.wl, w.w.wu, walk_scale(w.w)),
+                                        src.height, b, bw.reach, w.ring_rows, Taps{w.w.wl, w.w.wu}, walk_scale(w.w)),
                        "launching box1d (column walk)");
   });
 }

@@ -55,8 +55,8 @@ inline double walk_scale(const WalkWidths& w) {
   for (int i = 0; i < 3; ++i) prod *= i < w.m1 ? w.wl : w.wu;
   return 1.0 / prod;
 }
-// Calls f(std::integral_constant<int, M1>) for w.m1, the compile-time taps of walk_columns<Block, M1, 3 - M1> (m1 is
-// 1 to 3: the smaller width is among the three).
+// Calls f(std::integral_constant<int, M1>) for w.m1, the compile-time taps of BoxWalkTaps<M1, 3 - M1> (m1 is 1 to 3:
+// the smaller width is among the three).
 template <typename F>
 decltype(auto) with_walk_m1(const WalkWidths& w, F&& f) {
   if (w.m1 == 3) return f(std::integral_constant<int, 3>());
@@ -85,17 +85,79 @@ struct WalkCoefs {
   }
 };
 
+// The binomial weights of a walk with NI sums, as compile-time tables (computed at run time, their loops and
+// float64 divisions made the walk 2x slower on an H200): chain[k][j] = C(RT + k - j - 1, k - j) for j < k (a group of
+// RT rows takes the states A before it to A_k + sum_j chain[k][j] A_j + e_k), out[r][k] = C(r + NI - 1 - k,
+// NI - 1 - k) (row r of a group is its local sum plus sum_k out[r][k] A_k).
+__host__ __device__ constexpr long long walk_binom(int n, int k) {
+  long long b = 1;
+  for (int i = 0; i < k; ++i) b = b * (n - i) / (i + 1);
+  return b;
+}
+template <int NI, int RT>
+struct WalkBinoms {
+  double chain[NI][NI];
+  double out[RT][NI];
+  __host__ __device__ constexpr WalkBinoms() : chain(), out() {
+    for (int k = 0; k < NI; ++k)
+      for (int j = 0; j < NI; ++j) chain[k][j] = j < k ? double(walk_binom(RT + k - j - 1, k - j)) : 0.0;
+    for (int r = 0; r < RT; ++r)
+      for (int k = 0; k < NI; ++k) out[r][k] = double(walk_binom(r + NI - 1 - k, NI - 1 - k));
+  }
+};
+
+// Three integer boxes: y = D_wl^M1 D_wu^M2 x (integer coefficients: exact in float64), summed three times.
+template <int M1, int M2>
+struct BoxWalkTaps {
+  static constexpr int NI = 3;  // running sums
+  int wl = 0, wu = 0;
+  // y[r] for the thread's rows r = 0 .. kWalkRT - 1 from ring slot base (its float c).
+#pragma nv_exec_check_disable
+  template <typename FP>
+  __host__ __device__ __forceinline__ void rows(FP ring, int base, int RL, int c, double (&y)[kWalkRT]) const {
+    constexpr int S = kWalkFloats, NTAPS = (M1 + 1) * (M2 + 1);
+    constexpr WalkCoefs<M1, M2> kc;
+    int at[NTAPS];
+#pragma unroll
+    for (int i = 0; i <= M1; ++i)
+#pragma unroll
+      for (int j = 0; j <= M2; ++j) {
+        const int v = base - (i * wl + j * wu);
+        at[i * (M2 + 1) + j] = (v < 0 ? v + RL : v) * S + c;
+      }
+#pragma unroll
+    for (int r = 0; r < kWalkRT; ++r) {
+      double s = 0;
+#pragma unroll
+      for (int t = 0; t < NTAPS; ++t) {
+        const double d = double(float(ring[at[t] + r * S]));
+        if (kc.v[t] == 1)
+          s += d;
+        else if (kc.v[t] == -1)
+          s -= d;
+        else
+          s = fma(double(kc.v[t]), d, s);
+      }
+      y[r] = s;
+    }
+  }
+};
+
 // One block's walk of a strip of H rows (Block: DeviceBlock or the tests' emulated block). ring / st: shared memory
 // (walk_smem_bytes; FP / DP anything indexable and offsettable, as the tests' race-checking pointers). issue(off, p,
 // q): start loading floats 4q .. 4q + 3 of the strip's border-extended row p (-R <= p < H + R, never others;
 // positions before -R read as the ring's zeros) into ring + off; wait(): every issued load landed.
-// store(row, c, v): output row 0 <= row < H of the strip's float c.
+// store(row, c, v): output row 0 <= row < H of the strip's float c. taps: the sparse filter (BoxWalkTaps; Taps::NI
+// running sums), inv: walk_scale. Each thread computes its rows' y first and then sums them (the walk pass at
+// 4096^2 RGBA sigma 200 0.304 -> 0.294 ms on an H200 against each row's taps and sums together). Integral's five real boxes as 36
+// float64 taps on the same walk measured 1.5-1.8x slower than its segments (docs/performance.md, "Integral's
+// columns as a walk").
 #pragma nv_exec_check_disable
-template <class Block, int M1, int M2, typename FP, typename DP, typename Issue, typename Wait, typename Store>
-__host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int wl, int wu, double inv, Issue issue,
-                                      Wait wait, Store store) {
-  constexpr int RT = kWalkRT, T = kWalkStep, S = kWalkFloats, NT = kWalkThreads, NTAPS = (M1 + 1) * (M2 + 1);
-  constexpr WalkCoefs<M1, M2> kc;
+template <class Block, class Taps, typename FP, typename DP, typename Issue, typename Wait, typename Store>
+__host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, const Taps& taps, double inv,
+                                      Issue issue, Wait wait, Store store) {
+  constexpr int RT = kWalkRT, T = kWalkStep, S = kWalkFloats, NT = kWalkThreads, NI = Taps::NI;
+  constexpr WalkBinoms<NI, RT> kb;
   const int tid = Block::tid(), c = tid % S, g = tid / S;
   for (int i = tid; i < (RL + RT) * S; i += NT) ring[i] = 0.0f;
   Block::sync();
@@ -120,7 +182,7 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
       lslot[j] = slot + T >= RL ? slot + T - RL : slot + T;
     }
   };
-  double C1 = 0, C2 = 0, C3 = 0;  // the chain's state before the step (threads of group 0, one a float)
+  double C[NI] = {};  // the chain's state before the step (threads of group 0, one a float)
   load_step(0);
   // This thread's first slot of step s, (s T + g RT) mod RL, advanced by T a step as the loads' (g RT < T < RL).
   int base = g * RT;
@@ -128,54 +190,48 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
     wait();
     Block::sync();  // step s's rows landed; everyone is done with step s - 1 (its slots may be reused)
     if (s + 1 < nsteps) load_step(s + 1);
-    // Each tap's rows for this thread: RT consecutive slots from its own.
-    int at[NTAPS];
-#pragma unroll
-    for (int i = 0; i <= M1; ++i)
-#pragma unroll
-      for (int j = 0; j <= M2; ++j) {
-        const int v = base - (i * wl + j * wu);
-        at[i * (M2 + 1) + j] = (v < 0 ? v + RL : v) * S + c;
-      }
-    double l1 = 0, l2 = 0, l3 = 0, L3[RT];
+    double L[RT];  // y, then its NI-th local sum
+    taps.rows(ring, base, RL, c, L);
+    double l[NI] = {};
 #pragma unroll
     for (int r = 0; r < RT; ++r) {
-      double y = 0;
+      l[0] += L[r];
 #pragma unroll
-      for (int t = 0; t < NTAPS; ++t) {
-        const double d = double(float(ring[at[t] + r * S]));
-        if (kc.v[t] == 1)
-          y += d;
-        else if (kc.v[t] == -1)
-          y -= d;
-        else
-          y = fma(double(kc.v[t]), d, y);
-      }
-      l1 += y, l2 += l1, l3 += l2;
-      L3[r] = l3;
+      for (int k = 1; k < NI; ++k) l[k] += l[k - 1];
+      L[r] = l[NI - 1];
     }
-    const int e = (g * S + c) * 3;
-    st[e] = l1, st[e + 1] = l2, st[e + 2] = l3;
+    const int e = (g * S + c) * NI;
+#pragma unroll
+    for (int k = 0; k < NI; ++k) st[e + k] = l[k];
     Block::sync();
     if (g == 0) {
-      // A group of RT rows takes the state (A1, A2, A3) before it to (A1 + e1, A2 + RT A1 + e2,
-      // A3 + RT (RT + 1) / 2 A1 + RT A2 + e3); each group's slot gets the state before it.
-      constexpr double LL = double(RT) * (RT + 1) / 2;
-      for (int k = 0; k < kWalkGroups; ++k) {
-        const int f = (k * S + c) * 3;
-        const double e1 = st[f], e2 = st[f + 1], e3 = st[f + 2];
-        st[f] = C1, st[f + 1] = C2, st[f + 2] = C3;
-        C3 = C3 + LL * C1 + RT * C2 + e3;
-        C2 = C2 + RT * C1 + e2;
-        C1 = C1 + e1;
+      // A group of RT rows takes the states A_k before it (k = 0: the first sum) to A_k + sum_{j<k} C(RT + k - j - 1,
+      // k - j) A_j + e_k; each group's slot gets the state before it.
+      for (int grp = 0; grp < kWalkGroups; ++grp) {
+        const int f = (grp * S + c) * NI;
+        double nx[NI];
+#pragma unroll
+        for (int k = 0; k < NI; ++k) {
+          double v = C[k] + double(st[f + k]);
+#pragma unroll
+          for (int j = 0; j < k; ++j) v += kb.chain[k][j] * C[j];
+          nx[k] = v;
+        }
+#pragma unroll
+        for (int k = 0; k < NI; ++k) st[f + k] = C[k], C[k] = nx[k];
       }
     }
     Block::sync();
-    const double A1 = st[e], A2 = st[e + 1], A3 = st[e + 2];
+    double A[NI];
+#pragma unroll
+    for (int k = 0; k < NI; ++k) A[k] = st[e + k];
     const int row0 = s * T + g * RT - 2 * R;
     const auto out = [&](int r) {
-      const double k1 = r + 1, k2 = double(r + 1) * (r + 2) / 2;
-      return float((L3[r] + k2 * A1 + k1 * A2 + A3) * inv);
+      // Row r of the group: its local sum plus sum_k C(r + NI - 1 - k, NI - 1 - k) A_k.
+      double v = L[r];
+#pragma unroll
+      for (int k = 0; k < NI; ++k) v += kb.out[r][k] * A[k];
+      return float(v * inv);
     };
     if (row0 >= 0 && row0 + RT <= H) {  // every step but those at the column's ends: no test a row
 #pragma unroll
