@@ -145,13 +145,12 @@ struct BoxWalkTaps {
 
 // One block's walk of a strip of H rows (Block: DeviceBlock or the tests' emulated block). ring / st: shared memory
 // (walk_smem_bytes; FP / DP anything indexable and offsettable, as the tests' race-checking pointers). issue(off, p,
-// q): start loading floats 4q .. 4q + 3 of the strip's border-extended row p (-R <= p < H + R, never others;
-// positions before -R read as the ring's zeros) into ring + off; wait(): every issued load landed.
-// store(row, c, v): output row 0 <= row < H of the strip's float c. taps: the sparse filter (BoxWalkTaps; Taps::NI
-// running sums), inv: walk_scale. Each thread computes its rows' y first and then sums them (the walk pass at
-// 4096^2 RGBA sigma 200 0.304 -> 0.294 ms on an H200 against each row's taps and sums together). Integral's five real boxes as 36
-// float64 taps on the same walk measured 1.5-1.8x slower than its segments (docs/performance.md, "Integral's
-// columns as a walk").
+// q): start loading floats 4q .. 4q + 3 of the strip's border-extended row p (-R <= p < H + R, never others; positions
+// before -R read as the ring's zeros) into ring + off; wait(): every issued load landed. store(row, c, v): output row 0
+// <= row < H of the strip's float c. taps: the sparse filter (BoxWalkTaps; Taps::NI running sums), inv: walk_scale.
+// Each thread computes its rows' y first and then sums them (the walk pass at 4096^2 RGBA sigma 200 0.304 -> 0.294 ms
+// on an H200 against each row's taps and sums together). Integral's five real boxes as 36 float64 taps on the same walk
+// measured 1.5-1.8x slower than its segments (docs/performance.md, "Integral's columns as a walk").
 #pragma nv_exec_check_disable
 template <class Block, class Taps, typename FP, typename DP, typename Issue, typename Wait, typename Store>
 __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, const Taps& taps, double inv,
