@@ -44,6 +44,16 @@ constexpr int kLineThreads = 256;
 constexpr int kPrefetchAhead = 32;
 constexpr int kFusedTW = 64, kFusedTH = 32;
 
+// Quarter-block rows at five an SM (at most 96 registers) where that spills nothing (not float4 chunks of 19 or 21):
+// Nsight Compute found the line kernels latency-bound at four (16 warps an SM; docs/performance.md, "Their kernels'
+// profile"). On an H200 (4096^2 RGBA) box 2.0% faster at sigma 3 and 2.7% at 12, integral 4.0% at 3 (3.04-3.09 ->
+// 2.96-2.97x copy) and 3.1% at 12; two channels 5-7%; 2048^2 1-3% ("Quarter rows at five an SM"). The columns'
+// quarter blocks stay at four: at five (their float4 chunks of 21 spill) sigma 3 ran 4-6% slower.
+template <typename T, int SMAX>
+constexpr int quarter_rows_blocks() {
+  return VecInfo<T>::K == 4 && SMAX >= 19 ? 4 : 5;
+}
+
 // Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row (EXACT: then SMAX zeros,
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
@@ -51,7 +61,10 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // kLineThreads, or of kQuarterThreads at four an SM (where plan_lines_quarter finds them cheaper), or of kEighthThreads
 // at eight (plan_rows_lines).
 template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
-__global__ void __launch_bounds__(NT, NT == kEighthThreads ? 8 : NT == kQuarterThreads ? 4 : SMAX <= 5 ? 3 : 2)
+__global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
+                                      : NT == kQuarterThreads ? quarter_rows_blocks<T, SMAX>()
+                                      : SMAX <= 5             ? 3
+                                                              : 2)
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
                     int S, int seg_len, int nseg, unsigned base_off, unsigned tot_off, int ahead) {
   wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
