@@ -506,6 +506,8 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
 // The two shapes are also weighed by wave_factor: a grid that is all resident at once waits for its busiest SM. The
 // quarter plan's columns at 2048^2 one channel (448 blocks against 256 on 132 SMs: 4 on the busiest against 2, 1.18
 // against 1.03) measured 6% slower, at 1024^2 (128 blocks against 64: half the SMs idle) 7% faster.
+// The rows' quarter blocks run five an SM where their registers allow it without spills (box1d.cu's
+// quarter_rows_blocks); the plans here, wave_factor included, still count four.
 constexpr int kQuarterThreads = 128;
 constexpr double kQuarterWeight = 0.95;
 // Rows also in blocks of kEighthThreads at eight an SM, an eighth of its shared memory each, where the quarter plan is
