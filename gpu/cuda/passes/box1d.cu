@@ -6,8 +6,8 @@
 // there, so device memory sees one read and one write of the image per axis.
 //  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
 //    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows. Rows run in
-//    128-thread blocks at four an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide RGBA rows
-//    then in two segments with their halos).
+//    128-thread blocks at four or five an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide RGBA
+//    rows then in two segments with their halos; five where the registers allow it, quarter_rows_blocks).
 //  - columns (y): a strip of 128, 64, 32 or 16 bytes per row (8, 4, 2 or 1 float4, or 4x as many float value
 //    columns; any channel count) down the column; the box runs on each value column, independent of channels.
 //    Results go straight from registers to device memory. Wide strips move whole 128-byte lines per load and
@@ -58,8 +58,8 @@ constexpr int quarter_rows_blocks() {
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
 // columns' chunks of 5 (one-channel images) stay at two (three measured no better there). NT: blocks of
-// kLineThreads, or of kQuarterThreads at four an SM (where plan_lines_quarter finds them cheaper), or of kEighthThreads
-// at eight (plan_rows_lines).
+// kLineThreads, or of kQuarterThreads at four or five an SM (where plan_lines_quarter finds them cheaper;
+// quarter_rows_blocks), or of kEighthThreads at eight (plan_rows_lines).
 template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
 __global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
                                       : NT == kQuarterThreads ? quarter_rows_blocks<T, SMAX>()
