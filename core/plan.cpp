@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/methods/recipe.hpp"
 #include "core/registry.hpp"
@@ -130,6 +131,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
   if (Status s = validate_program(out.program); !s)
     return Status::fail("method '" + method + "' built an invalid program: " + s.error);
   out.details["program"] = program_text(out.program);
+  if (auto w = out.details.find("warning"); w != out.details.end()) spdlog::warn("{}", w->second);
   for (const ParamSpec& p : m.params)
     if (!out.params.count(p.name))
       return Status::fail("method '" + method + "' left parameter '" + p.name + "' unresolved");

@@ -28,10 +28,13 @@ Recipe bilateral_recipe() {
     Pass pass = gaussian_pass(p, plan, brute ? Op::Bilateral : Op::Bilateral1d);
     const double sr = p.num("sigma-range");
     pass.range = float(1.0 / (2.0 * sr * sr));
-    if (brute)
+    if (brute) {
       plan.program.passes.push_back(pass);
-    else
+      warn_direct_2d_cost(plan, "bilateral --impl brute", plan.radius,
+                          "--impl separable (the seed's approximation) reads 2 (2r+1)");
+    } else {
       separable_passes(plan, pass);
+    }
     return Status::success();
   };
   return r;

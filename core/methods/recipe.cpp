@@ -82,6 +82,14 @@ Pass gaussian_pass(const Params& p, Plan& plan, Op op) {
   return pass;
 }
 
+void warn_direct_2d_cost(Plan& plan, const std::string& method, int radius, const std::string& faster) {
+  const long long side = 2LL * radius + 1, taps = side * side;
+  if (taps <= kDirect2dWarnTaps) return;
+  plan.details["warning"] = method + " at radius " + std::to_string(radius) + " reads " + std::to_string(side) +
+                            "^2 = " + std::to_string(taps) +
+                            " pixels for each output (the cost grows with the radius squared); " + faster;
+}
+
 void separable_passes(Plan& plan, Pass pass) {
   const int mid = plan.program.add_image({});
   pass.border = plan.border;

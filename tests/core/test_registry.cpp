@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "core/gauss.hpp"
@@ -146,6 +148,33 @@ TEST(Plan, ValidationErrorsNameTheParameter) {
   EXPECT_NE(s.error.find("no parameter 'interp'"), std::string::npos) << s.error;
   s = resolve_plan("blurry", {}, p);
   EXPECT_NE(s.error.find("unknown method"), std::string::npos) << s.error;
+}
+
+// Direct 2D windows warn where their (2r+1)^2 reads pass kDirect2dWarnTaps, and only there; the report keeps the
+// warning in details (resolve_plan also logs it).
+TEST(Plan, DirectTwoDimensionalCostWarnsAboveItsBound) {
+  const struct {
+    const char* method;
+    std::map<std::string, std::string> extra;
+  } cases[] = {{"gauss-2d", {}}, {"reshuffle", {}}, {"bilateral", {{"impl", "brute"}}}};
+  for (const auto& c : cases) {
+    std::map<std::string, std::string> given = c.extra;
+    Plan p;
+    given["radius"] = "158";  // 317^2 = 100489 reads
+    ASSERT_TRUE(resolve_plan(c.method, given, p)) << c.method;
+    ASSERT_TRUE(p.details.count("warning")) << c.method;
+    EXPECT_NE(p.details["warning"].find("317^2 = 100489"), std::string::npos) << p.details["warning"];
+    Plan q;
+    given["radius"] = "157";  // 315^2 = 99225
+    ASSERT_TRUE(resolve_plan(c.method, given, q)) << c.method;
+    EXPECT_FALSE(q.details.count("warning")) << c.method << ": " << q.details["warning"];
+  }
+  Plan sep;
+  ASSERT_TRUE(resolve_plan("bilateral", {{"radius", "400"}, {"impl", "separable"}}, sep));
+  EXPECT_FALSE(sep.details.count("warning")) << "the separable form reads 2 (2r+1)";
+  Plan big;  // from sigma: radius ceil(3 sigma) = 159
+  ASSERT_TRUE(resolve_plan("gauss-2d", {{"sigma", "53"}}, big));
+  EXPECT_NE(big.details["warning"].find("gauss-sep"), std::string::npos) << big.details["warning"];
 }
 
 TEST(Gauss, LinearTapsReproduceTheDiscreteKernel) {
