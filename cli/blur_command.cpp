@@ -115,6 +115,7 @@ int run_blur(BlurArgs& a) {
   const std::string& named = a.backend.backend;
   if (named != "auto" && !method_on_backend(*find_method(a.method), named))
     return usage("method '" + a.method + "' is not implemented on backend '" + named + "'");
+  prepare_backend_environment(named);  // before the readers start: it may set environment variables
   std::vector<std::unique_ptr<Backend>> backends;
   bool open_ok = false, usage_error = false;
   std::string open_usage;  // a usage error found once open ("auto" chose a backend without the method)

@@ -74,6 +74,11 @@ class Backend {
 // works, else cpu). On failure returns null and sets `error` to one clear line.
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& opts, std::string& error);
 
+// Settles, before any thread may read the environment, what a backend of that name reads from it when it opens
+// (gl and auto: where the GL drivers keep compiled programs, gpu/gl/shader_cache.hpp). Opening does it anyway;
+// the CLI calls this first because it opens backends while its readers run.
+void prepare_backend_environment(const std::string& name);
+
 // Backend names compiled into this binary, for help text.
 std::string compiled_backends();
 // How many devices `--device all` means for a backend: CUDA's device count (0 without one); 1 for the others.

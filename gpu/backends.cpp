@@ -7,6 +7,7 @@
 #endif
 #if GPUBLUR_WITH_GL
 #include "gpu/gl/gl_backend.hpp"
+#include "gpu/gl/shader_cache.hpp"
 #endif
 
 namespace gpublur {
@@ -20,6 +21,14 @@ std::string compiled_backends() {
   s += ", gl";
 #endif
   return s;
+}
+
+void prepare_backend_environment(const std::string& name) {
+#if GPUBLUR_WITH_GL
+  if (name == "gl" || name == "auto") prepare_gl_shader_cache();
+#else
+  (void)name;
+#endif
 }
 
 int backend_device_count(const std::string& name) {

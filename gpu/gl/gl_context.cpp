@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "gpu/gl/shader_cache.hpp"
+
 namespace gpublur {
 namespace {
 
@@ -132,6 +134,7 @@ EGLContext make_context(EGLDisplay d, const std::string& what, std::string& note
 
 std::unique_ptr<GlContext> GlContext::create(int device, std::string& error) {
   error.clear();
+  prepare_gl_shader_cache();  // before the drivers load (a no-op where the CLI did it already)
   std::string why;
   if (!load_egl(why)) {
     error = "GL: no usable EGL display: " + why;

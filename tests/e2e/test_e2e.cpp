@@ -307,6 +307,33 @@ TEST_F(E2E, KernelFileErrorsAndReport) {
   EXPECT_NEAR(rep["method"]["effective_sigma"].get<double>(), std::sqrt(0.5), 1e-9);
 }
 
+// The GL drivers keep gpublur's compiled programs in its own cache folder (gpu/gl/shader_cache.hpp), here under a
+// home of the test's; a driver's cache folder the user names is left to that driver. Mesa's llvmpipe writes
+// mesa_shader_cache/ there, NVIDIA's driver GLCache/.
+TEST_F(E2E, GlShaderCacheLivesInGpublursFolder) {
+  make_image("in/a.png", 19, 11, 3, PixelType::UInt8, 31);
+  const std::string clean =
+      "env -u XDG_CACHE_HOME -u MESA_SHADER_CACHE_DIR -u MESA_GLSL_CACHE_DIR -u MESA_SHADER_CACHE_DISABLE "
+      "-u __GL_SHADER_DISK_CACHE_PATH -u __GL_SHADER_DISK_CACHE HOME=" + quote(at("home").string());
+  const Result r =
+      run("blur " + quote(at("in").string()) + " -o " + quote(at("out").string()) + " -b gl -q", "", clean);
+  if (r.rc != 0 && r.err.find("EGL") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const fs::path dir = at("home/.cache/gpublur/gl-shaders");
+  ASSERT_TRUE(fs::is_directory(dir));
+  EXPECT_TRUE(fs::is_directory(dir / "mesa_shader_cache") || fs::is_directory(dir / "GLCache"))
+      << "no driver wrote its cache in " << dir;
+  EXPECT_EQ(fs::status(dir).permissions() & (fs::perms::group_all | fs::perms::others_all), fs::perms::none);
+
+  fs::create_directories(at("mine"));
+  const Result m = run("blur " + quote(at("in").string()) + " -o " + quote(at("out2").string()) + " -b gl -q", "",
+                       clean + " MESA_SHADER_CACHE_DIR=" + quote(at("mine").string()) +
+                           " __GL_SHADER_DISK_CACHE_PATH=" + quote(at("mine").string()));
+  ASSERT_EQ(m.rc, 0) << m.err;
+  EXPECT_TRUE(fs::is_directory(at("mine/mesa_shader_cache")) || fs::is_directory(at("mine/GLCache")))
+      << "the user's folder was not the drivers'";
+}
+
 // 8-bit PNGs to the backend as bytes (core/packed.hpp; GPUBLUR_PACKED_IO=1 forces it where the backend runs on
 // the host) or as float pixels (=0): the files written are the same bit for bit either way, on cpu and gl, for gray, gray+alpha, RGB and RGBA, with the colour options, and
 // when a PNG becomes an EXR (bytes up, float pixels down; there the pixels are compared, the header has a time).

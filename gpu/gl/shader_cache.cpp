@@ -1,0 +1,95 @@
+#include "gpu/gl/shader_cache.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+namespace gpublur {
+namespace {
+
+// `path` and the folder holding it are folders (not links) owned by uid that no one else may write (so no one
+// else can swap what the drivers read); made 0700 where missing, with their missing parents.
+bool own_folder(const std::string& path, unsigned uid, std::string& why) {
+  std::vector<std::string> missing;
+  std::string p = path;
+  struct stat st {};
+  while (!p.empty() && lstat(p.c_str(), &st) != 0) {
+    missing.push_back(p);
+    const size_t slash = p.find_last_of('/');
+    p = slash == std::string::npos || slash == 0 ? std::string() : p.substr(0, slash);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    if (mkdir(it->c_str(), 0700) != 0 && lstat(it->c_str(), &st) != 0) {
+      why = "cannot make " + *it;
+      return false;
+    }
+  for (const std::string& f : {path, path.substr(0, path.find_last_of('/'))}) {
+    if (lstat(f.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      why = f + " is not a folder";
+      return false;
+    }
+    if (st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+      why = f + " is not this user's own";
+      return false;
+    }
+  }
+  if (access(path.c_str(), W_OK | X_OK) != 0) {
+    why = path + " is not writable";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string choose_shader_cache_dir(const std::function<const char*(const char*)>& env, unsigned uid,
+                                    std::string& note) {
+  note.clear();
+  const auto absolute = [&](const char* name) {
+    const char* v = env(name);
+    return v && v[0] == '/' ? std::string(v) : std::string();
+  };
+  std::vector<std::string> candidates;
+  if (const std::string x = absolute("XDG_CACHE_HOME"); !x.empty()) candidates.push_back(x + "/gpublur/gl-shaders");
+  if (const std::string h = absolute("HOME"); !h.empty()) candidates.push_back(h + "/.cache/gpublur/gl-shaders");
+  std::string tmp = absolute("TMPDIR");
+  if (tmp.empty()) tmp = "/tmp";
+  candidates.push_back(tmp + "/gpublur-" + std::to_string(uid) + "/gl-shaders");
+  for (const std::string& c : candidates) {
+    std::string why;
+    if (own_folder(c, uid, why)) return c;
+    note += (note.empty() ? "" : "; ") + why;
+  }
+  return {};
+}
+
+void prepare_gl_shader_cache() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const auto set = [](const char* name) {
+      const char* v = std::getenv(name);
+      return v && *v;
+    };
+    const char* nv_cache = std::getenv("__GL_SHADER_DISK_CACHE");
+    const bool nvidia = !set("__GL_SHADER_DISK_CACHE_PATH") && !(nv_cache && std::string(nv_cache) == "0");
+    const bool mesa = !set("MESA_SHADER_CACHE_DIR") && !set("MESA_GLSL_CACHE_DIR") && !set("MESA_SHADER_CACHE_DISABLE");
+    if (!nvidia && !mesa) return;
+    std::string note;
+    const std::string dir = choose_shader_cache_dir([](const char* n) { return std::getenv(n); }, getuid(), note);
+    if (dir.empty()) {
+      spdlog::debug("GL shader cache: the drivers' defaults ({})", note);
+      return;
+    }
+    // NVIDIA's driver uses the folder only where it exists (it adds GLCache/ there); Mesa makes its own below it.
+    if (nvidia) setenv("__GL_SHADER_DISK_CACHE_PATH", dir.c_str(), 1);
+    if (mesa) setenv("MESA_SHADER_CACHE_DIR", dir.c_str(), 1);
+    spdlog::debug("GL shader cache: {}{}", dir, note.empty() ? "" : " (" + note + ")");
+  });
+}
+
+}  // namespace gpublur

@@ -1,0 +1,28 @@
+// Where the GL drivers keep gpublur's compiled programs between processes. Both drivers we run on cache them on
+// disk under the user's home by default, and without a usable home every process starts cold: NVIDIA's driver
+// (580, H200) then runs each new program unoptimized for its first runs (a GL iir bench of 30 runs at 4096^2 took
+// 3.09 ms a run and 9-12 s a process against 0.80 ms and 1-2 s with a cache), Mesa's llvmpipe compiles every shader
+// again (a GL blur of one small PNG took 1.4-2.0 s against 0.21-0.24 s). docs/performance.md, "The GL drivers'
+// shader caches".
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace gpublur {
+
+// gpublur's own cache folder, created 0700 where missing: $XDG_CACHE_HOME/gpublur/gl-shaders, else
+// $HOME/.cache/gpublur/gl-shaders, else ${TMPDIR:-/tmp}/gpublur-UID/gl-shaders; the first that is (or can be made) a
+// real folder owned by `uid` (no link). Empty where none is; `note` says what was tried. `env` reads a variable
+// (nullptr: unset).
+std::string choose_shader_cache_dir(const std::function<const char*(const char*)>& env, unsigned uid,
+                                    std::string& note);
+
+// Points the drivers' caches at that folder, each unless the user chose for it: __GL_SHADER_DISK_CACHE_PATH
+// (NVIDIA; not where __GL_SHADER_DISK_CACHE=0) and MESA_SHADER_CACHE_DIR (Mesa; not where MESA_GLSL_CACHE_DIR or
+// MESA_SHADER_CACHE_DISABLE is set). Once a process, before the first EGL display: it changes the environment, so
+// call it while no other thread may read it (the CLI does so before its readers start; GlContext::create again,
+// then a no-op).
+void prepare_gl_shader_cache();
+
+}  // namespace gpublur
