@@ -26,6 +26,19 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
       cpu_fast_conv1d(pass, src, dst, threads);
       step = "conv1d-f32-simd";
       return true;
+    case Op::Box1d:
+    case Op::MovingAverage:
+      cpu_fast_boxes(pass, src, dst, threads);
+      step = "box1d-f64-sums";
+      return true;
+    case Op::Integral1d:
+      cpu_fast_boxes(pass, src, dst, threads);
+      step = "integral1d-f64-sums";
+      return true;
+    case Op::Iir1d:
+      cpu_fast_iir(pass, src, dst, threads);
+      step = "iir1d-f64-lanes";
+      return true;
     default: return false;
   }
 }

@@ -9,11 +9,18 @@
 
 namespace gpublur {
 
-// Runs `pass` by a schedule where one applies (Copy and Conv1d/FftConv1d between unpadded float32 images of
-// one size), naming it in `step`; returns false (nothing run) otherwise.
+// Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Box1d/MovingAverage, Integral1d and Iir1d
+// between unpadded float32 images of one size), naming it in `step`; returns false (nothing run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
 void cpu_fast_conv1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// Box1d / MovingAverage (one function) and Integral1d: float64 running sums over batches of lines
+// (cpu_fast_boxes.cpp).
+void cpu_fast_boxes(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// Iir1d: float64 recursions over batches of lines (cpu_fast_iir.cpp).
+void cpu_fast_iir(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 }  // namespace gpublur

@@ -5,14 +5,8 @@
 #include <vector>
 
 #include "core/reference/cpu_fast.hpp"
+#include "core/reference/cpu_fast_lines.hpp"  // GPUBLUR_SIMD_CLONES
 #include "core/reference/row_threads.hpp"
-
-// Built for the x86-64 baseline (the binary must run anywhere); AVX2+FMA clones are picked at load time.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GPUBLUR_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define GPUBLUR_SIMD_CLONES
-#endif
 
 namespace gpublur {
 namespace {

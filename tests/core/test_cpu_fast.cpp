@@ -1,9 +1,12 @@
-// The cpu backend's float32 schedule for Conv1d passes (core/reference/cpu_fast.hpp) against the
-// float64 reference primitives it stands in for: any taps (asymmetric too), every border, 1-4 channels, images
-// smaller than the kernel; and that it is what the cpu backend runs.
+// The cpu backend's schedules (core/reference/cpu_fast.hpp) against the float64 reference primitives they stand
+// in for: Conv1d in float32 with any taps (asymmetric too), Box1d / MovingAverage and Integral1d as float64 running
+// sums with any cascade of odd or real widths, Iir1d as float64 recursions over batches of lines; every border,
+// 1-4 channels, images smaller than the kernel; and that they are what the cpu backend runs.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <string>
 
 #include "core/methods/recipe.hpp"
 #include "core/reference/pass_table.hpp"
@@ -61,35 +64,108 @@ TEST(CpuFast, SeparablePairEqualsTheReference) {
         }
 }
 
-TEST(CpuFast, CpuBackendRunsItForGaussSepAndFft) {
-  for (const char* method : {"gauss-sep", "fft"}) {
+// The line schedules against the reference: `program(border, i)` (i counts the cases, to vary settings) on random
+// images of every border, 1-4 channels and sizes from 1x1 to lines longer than the kernels; the schedule `path`
+// ran. Both compute in float64 (prefix differences or one value at a time there, running sums or batched
+// recursions here); the outputs round to float once.
+template <class MakeProgram>
+void expect_lines_equal_reference(MakeProgram program, const std::string& path) {
+  const std::pair<int, int> sizes[] = {{1, 1}, {2, 7}, {67, 41}, {1100, 9}, {5, 700}};
+  int i = 0;
+  for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+    for (int c = 1; c <= 4; ++c)
+      for (auto [w, h] : sizes) {
+        const Program p = program(b, i++);
+        ASSERT_TRUE(validate_program(p).ok());
+        const Image src = testing::random_image(w, h, c, uint32_t(w * 17 + h + c + i));
+        Image ref, fast;
+        std::string ran;
+        ASSERT_TRUE(run_program_cpu(p, src, ref, 1).ok());
+        ASSERT_TRUE(run_program_cpu(p, src, fast, 2, &ran).ok());
+        EXPECT_EQ(ran, path);
+        EXPECT_LE(worst_difference(ref, fast), 2e-7) << border_name(b) << " c" << c << " " << w << "x" << h
+                                                     << " case " << i;
+      }
+}
+
+TEST(CpuFast, BoxCascadesEqualTheReference) {
+  const std::vector<int> cascades[] = {{1}, {3}, {5, 5, 7}, {41, 43, 43}, {9, 9, 11, 11, 13}, {301}};
+  for (Op op : {Op::Box1d, Op::MovingAverage})
+    expect_lines_equal_reference(
+        [&](Border b, int i) {
+          Program p = pair_program({}, {}, b, op);
+          p.passes[0].widths = cascades[size_t(i) % std::size(cascades)];
+          p.passes[1].widths = cascades[size_t(i * 5 + 2) % std::size(cascades)];
+          return p;
+        },
+        "box1d-f64-sums+box1d-f64-sums");
+}
+
+TEST(CpuFast, IntegralCascadesEqualTheReference) {
+  const std::vector<float> cascades[] = {{1.0f}, {2.5f}, {1.2f, 3.0f}, {7.3f, 7.3f, 7.3f, 7.3f, 7.3f}, {30.9f, 31.f},
+                                         {250.4f}};
+  expect_lines_equal_reference(
+      [&](Border b, int i) {
+        const size_t n = std::size(cascades);
+        return pair_program(cascades[size_t(i) % n], cascades[size_t(i * 5 + 2) % n], b, Op::Integral1d);
+      },
+      "integral1d-f64-sums+integral1d-f64-sums");
+}
+
+TEST(CpuFast, IirEqualsTheReference) {
+  for (const char* impl : {"young-van-vliet", "deriche"})
+    for (const char* sigma : {"0.8", "5", "60"})
+      expect_lines_equal_reference(
+          [&](Border b, int) {
+            Plan plan;
+            EXPECT_TRUE(resolve_plan("iir", {{"sigma", sigma}, {"impl", impl}, {"border", border_name(b)}}, plan).ok());
+            return plan.program;
+          },
+          "iir1d-f64-lanes+iir1d-f64-lanes");
+}
+
+// The cpu backend runs the schedules for the methods built on those primitives, within their bounds of the
+// reference (float32 Conv1d: 1e-6 here; the float64 lines: 2e-7).
+TEST(CpuFast, CpuBackendRunsThem) {
+  const struct {
+    const char* method;
+    std::map<std::string, std::string> params;
+    const char* path;
+    double bound;
+  } cases[] = {
+      {"gauss-sep", {{"sigma", "3"}}, "conv1d-f32-simd+conv1d-f32-simd", 1e-6},
+      {"fft", {{"sigma", "3"}}, "conv1d-f32-simd+conv1d-f32-simd", 1e-6},
+      {"box", {{"sigma", "12"}}, "box1d-f64-sums+box1d-f64-sums", 2e-7},
+      {"box", {{"sigma", "12"}, {"impl", "moving-average"}}, "box1d-f64-sums+box1d-f64-sums", 2e-7},
+      {"integral", {{"sigma", "12"}}, "integral1d-f64-sums+integral1d-f64-sums", 2e-7},
+      {"iir", {{"sigma", "12"}, {"border", "mirror"}}, "iir1d-f64-lanes+iir1d-f64-lanes", 2e-7},
+  };
+  for (const auto& c : cases) {
     Plan plan;
-    ASSERT_TRUE(resolve_plan(method, {{"sigma", "3"}}, plan).ok());
+    ASSERT_TRUE(resolve_plan(c.method, c.params, plan).ok());
     auto be = make_cpu_backend(BackendOptions{});
-    const Image src = testing::random_image(64, 48, 3, 3);
+    const Image src = testing::random_image(96, 80, 3, 5);
     double ms = 0;
     ASSERT_TRUE(be->upload(src, ms).ok());
     RunInfo info;
     ASSERT_TRUE(be->run(plan, info).ok());
-    EXPECT_EQ(info.path, "conv1d-f32-simd+conv1d-f32-simd") << method;
+    EXPECT_EQ(info.path, c.path) << c.method;
     Image out, ref;
     ASSERT_TRUE(be->download(out, ms).ok());
     ASSERT_TRUE(reference_run(plan, src, ref).ok());
-    EXPECT_LE(worst_difference(ref, out), 1e-6) << method;
+    EXPECT_LE(worst_difference(ref, out), c.bound) << c.method;
   }
 }
 
 // Copy is a plain copy; other primitives run the reference.
 TEST(CpuFast, OtherProgramsRunTheReference) {
-  Program p = pair_program({0.25f, 0.5f, 0.25f}, {0.25f, 0.5f, 0.25f}, Border::Clamp, Op::Box1d);
-  p.passes[0].taps.clear(), p.passes[1].taps.clear();
-  p.passes[0].widths = p.passes[1].widths = {3};
-  ASSERT_TRUE(validate_program(p).ok());
+  Plan g2;
+  ASSERT_TRUE(resolve_plan("gauss-2d", {{"sigma", "1"}}, g2).ok());
   const Image src = testing::random_image(20, 10, 2, 1);
   Image out;
   std::string path;
-  ASSERT_TRUE(run_program_cpu(p, src, out, 1, &path).ok());
-  EXPECT_EQ(path, "box1d+box1d");
+  ASSERT_TRUE(run_program_cpu(g2.program, src, out, 1, &path).ok());
+  EXPECT_EQ(path, "conv2d");
 
   Plan copy;
   ASSERT_TRUE(resolve_plan("copy", {}, copy).ok());
