@@ -1,7 +1,11 @@
-// Which passes the cpu backend runs by a float32 schedule instead of the float64 reference primitive.
+// Which passes the cpu backend runs by a schedule of its own (float32 vectorised, or float64 over batches of lines)
+// instead of the reference primitive.
 #include "core/reference/cpu_fast.hpp"
 
 #include <algorithm>
+#include <vector>
+
+#include "core/gauss.hpp"
 
 namespace gpublur {
 namespace {
@@ -26,6 +30,16 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
       cpu_fast_conv1d(pass, src, dst, threads);
       step = "conv1d-f32-simd";
       return true;
+    case Op::Bilinear1d: {  // the reference's function too: its split taps' discrete kernel as a conv1d
+      int reach = 0;
+      const std::vector<double> k = linear_exact_kernel(pass.offsets, pass.taps, reach);
+      Pass conv = pass;
+      conv.op = Op::Conv1d;
+      conv.taps.assign(k.begin(), k.end());
+      cpu_fast_conv1d(conv, src, dst, threads);
+      step = "bilinear1d-conv1d-f32-simd";
+      return true;
+    }
     case Op::Box1d:
     case Op::MovingAverage:
       cpu_fast_boxes(pass, src, dst, threads);

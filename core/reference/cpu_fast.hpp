@@ -1,5 +1,6 @@
-// The cpu backend's schedules: float32, vectorised forms of reference primitives (the reference itself stays
-// float64 and is what the tests compare every backend against, the cpu backend included).
+// The cpu backend's schedules: vectorised forms of reference primitives, float32 (Conv1d) or float64 over batches of
+// lines (box cascades, iir). The reference itself stays what the tests compare every backend against, the cpu
+// backend included.
 #pragma once
 #include <string>
 
@@ -9,8 +10,9 @@
 
 namespace gpublur {
 
-// Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Box1d/MovingAverage, Integral1d and Iir1d
-// between unpadded float32 images of one size), naming it in `step`; returns false (nothing run) otherwise.
+// Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Bilinear1d (as its discrete kernel),
+// Box1d/MovingAverage, Integral1d and Iir1d between unpadded float32 images of one size), naming it in `step`;
+// returns false (nothing run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).

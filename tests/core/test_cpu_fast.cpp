@@ -125,7 +125,8 @@ TEST(CpuFast, IirEqualsTheReference) {
 }
 
 // The cpu backend runs the schedules for the methods built on those primitives, within their bounds of the
-// reference (float32 Conv1d: 1e-6 here; the float64 lines: 2e-7).
+// reference (float32 Conv1d, gauss-linear's bilinear taps as their discrete kernel: 1e-6 here; the float64
+// lines: 2e-7).
 TEST(CpuFast, CpuBackendRunsThem) {
   const struct {
     const char* method;
@@ -135,6 +136,9 @@ TEST(CpuFast, CpuBackendRunsThem) {
   } cases[] = {
       {"gauss-sep", {{"sigma", "3"}}, "conv1d-f32-simd+conv1d-f32-simd", 1e-6},
       {"fft", {{"sigma", "3"}}, "conv1d-f32-simd+conv1d-f32-simd", 1e-6},
+      {"gauss-linear", {{"sigma", "3"}}, "bilinear1d-conv1d-f32-simd+bilinear1d-conv1d-f32-simd", 1e-6},
+      {"gauss-linear", {{"sigma", "12"}, {"border", "wrap"}}, "bilinear1d-conv1d-f32-simd+bilinear1d-conv1d-f32-simd",
+       1e-6},
       {"box", {{"sigma", "12"}}, "box1d-f64-sums+box1d-f64-sums", 2e-7},
       {"box", {{"sigma", "12"}, {"impl", "moving-average"}}, "box1d-f64-sums+box1d-f64-sums", 2e-7},
       {"integral", {{"sigma", "12"}}, "integral1d-f64-sums+integral1d-f64-sums", 2e-7},
