@@ -1,7 +1,8 @@
 // The cpu backend's schedules (core/reference/cpu_fast.hpp) against the float64 reference primitives they stand
 // in for: Conv1d in float32 with any taps (asymmetric too), Box1d / MovingAverage and Integral1d as float64 running
-// sums with any cascade of odd or real widths, Iir1d as float64 recursions over batches of lines; every border,
-// 1-4 channels, images smaller than the kernel; and that they are what the cpu backend runs.
+// sums with any cascade of odd or real widths, Iir1d as float64 recursions over batches of lines, Down2 / Up2 with
+// column tables; every border, 1-4 channels, images smaller than the kernel; and that they are what the cpu backend
+// runs.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -64,10 +65,10 @@ TEST(CpuFast, SeparablePairEqualsTheReference) {
         }
 }
 
-// The line schedules against the reference: `program(border, i)` (i counts the cases, to vary settings) on random
-// images of every border, 1-4 channels and sizes from 1x1 to lines longer than the kernels; the schedule `path`
-// ran. Both compute in float64 (prefix differences or one value at a time there, running sums or batched
-// recursions here); the outputs round to float once.
+// The float64 schedules against the reference: `program(border, i)` (i counts the cases, to vary settings) on
+// random images of every border, 1-4 channels and sizes from 1x1 to lines longer than the kernels; the schedule
+// `path` ran. Both compute in float64 (the reference by prefix differences, one value at a time or a remap a read;
+// these by running sums, batched recursions, column tables); the outputs round to float once.
 template <class MakeProgram>
 void expect_lines_equal_reference(MakeProgram program, const std::string& path) {
   const std::pair<int, int> sizes[] = {{1, 1}, {2, 7}, {67, 41}, {1100, 9}, {5, 700}};
@@ -143,6 +144,8 @@ TEST(CpuFast, CpuBackendRunsThem) {
       {"box", {{"sigma", "12"}, {"impl", "moving-average"}}, "box1d-f64-sums+box1d-f64-sums", 2e-7},
       {"integral", {{"sigma", "12"}}, "integral1d-f64-sums+integral1d-f64-sums", 2e-7},
       {"iir", {{"sigma", "12"}, {"border", "mirror"}}, "iir1d-f64-lanes+iir1d-f64-lanes", 2e-7},
+      {"gauss-sep", {{"sigma", "12"}, {"downsample", "2"}},
+       "down2-rows+conv1d-f32-simd+conv1d-f32-simd+up2-rows", 1e-6},
   };
   for (const auto& c : cases) {
     Plan plan;
@@ -159,6 +162,27 @@ TEST(CpuFast, CpuBackendRunsThem) {
     ASSERT_TRUE(reference_run(plan, src, ref).ok());
     EXPECT_LE(worst_difference(ref, out), c.bound) << c.method;
   }
+}
+
+// Down2 then Up2 through an unpadded half-resolution image (the --downsample levels), every analysis kernel length
+// the recipes use (2, 4) and one longer; odd sizes, whose last coarse pixel reads past the fine image.
+TEST(CpuFast, ResamplingEqualsTheReference) {
+  const std::vector<float> kernels[] = {{0.5f, 0.5f}, {13 / 64.f, 19 / 64.f, 19 / 64.f, 13 / 64.f},
+                                        {0.05f, 0.1f, 0.35f, 0.35f, 0.1f, 0.05f}};
+  expect_lines_equal_reference(
+      [&](Border b, int i) {
+        const std::vector<float>& t = kernels[size_t(i) % std::size(kernels)];
+        Program p;
+        const int mid = p.add_image({0, 2, false});
+        Pass down;
+        down.op = Op::Down2, down.src = 0, down.dst = mid, down.border = b, down.taps = t;
+        down.widths = {-(int(t.size()) / 2 - 1)};
+        Pass up;
+        up.op = Op::Up2, up.src = mid, up.dst = 1, up.border = b;
+        p.passes = {down, up};
+        return p;
+      },
+      "down2-rows+up2-rows");
 }
 
 // Copy is a plain copy; other primitives run the reference.
