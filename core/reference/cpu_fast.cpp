@@ -15,13 +15,13 @@ bool plain_f32(const CpuImage& im) { return !im.f64 && im.pad == 0 && im.f; }
 }  // namespace
 
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step) {
-  if (!plain_f32(src) || !plain_f32(dst) || src.channels != dst.channels) return false;
-  if (pass.op == Op::Down2 || pass.op == Op::Up2) {  // another size by definition
+  if (src.f64 || dst.f64 || !src.f || !dst.f || src.channels != dst.channels) return false;
+  if (pass.op == Op::Down2 || pass.op == Op::Up2) {  // another size by definition, padded or not
     (pass.op == Op::Down2 ? cpu_fast_down2 : cpu_fast_up2)(pass, src, dst, threads);
     step = pass.op == Op::Down2 ? "down2-rows" : "up2-rows";
     return true;
   }
-  if (src.width != dst.width || src.height != dst.height) return false;
+  if (!plain_f32(src) || !plain_f32(dst) || src.width != dst.width || src.height != dst.height) return false;
   const size_t n = size_t(src.width) * size_t(src.height) * size_t(src.channels);
   switch (pass.op) {
     case Op::Copy:

@@ -12,7 +12,7 @@ namespace gpublur {
 
 // Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Bilinear1d (as its discrete kernel),
 // Box1d/MovingAverage, Integral1d and Iir1d between unpadded float32 images of one size; Down2 and Up2 between
-// unpadded float32 images), naming it in `step`; returns false (nothing run) otherwise.
+// float32 images, padded too), naming it in `step`; returns false (nothing run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
@@ -25,7 +25,7 @@ void cpu_fast_boxes(const Pass& pass, const CpuImage& src, CpuImage& dst, int th
 // Iir1d: float64 recursions over batches of lines (cpu_fast_iir.cpp).
 void cpu_fast_iir(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
-// Down2 / Up2: the source's border-remapped columns in tables, rows whole (cpu_fast_resample.cpp).
+// Down2 / Up2: the source's border-remapped column offsets in tables, rows' once a row (cpu_fast_resample.cpp).
 void cpu_fast_down2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_up2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
