@@ -14,9 +14,7 @@ Recipe gauss_2d_recipe() {
   r.spec.nonfinite_footprint = true;  // positive on the whole square of its radius
   r.build = [](const Params& p, Plan& plan) {
     plan.program.passes.push_back(gaussian_pass(p, plan, Op::Conv2d));
-    warn_direct_2d_cost(plan, "gauss-2d", plan.radius,
-                        "gauss-sep computes the same kernel separably (by FFT at large radii), iir and integral "
-                        "in time independent of sigma");
+    warn_direct_2d_cost(plan, "gauss-2d", plan.radius, kGaussianFasterWays);
     return Status::success();
   };
   return r;

@@ -36,9 +36,7 @@ Recipe reshuffle_recipe() {
     plan.effective_sigma = kernel_sigma(gaussian_weights(plan.sigma, radius));
     plan.details["unique_weights"] = std::to_string(k.weights.size()) + " for " + std::to_string(k.taps()) + " taps";
     plan.program.passes.push_back(reshuffle_pass(k, plan.border));
-    warn_direct_2d_cost(plan, "reshuffle", radius,
-                        "gauss-sep computes the same kernel separably (by FFT at large radii), iir and integral "
-                        "in time independent of sigma");
+    warn_direct_2d_cost(plan, "reshuffle", radius, kGaussianFasterWays);
     return Status::success();
   };
   return r;

@@ -8,11 +8,6 @@
 #include "core/gauss.hpp"
 
 namespace gpublur {
-namespace {
-
-bool plain_f32(const CpuImage& im) { return !im.f64 && im.pad == 0 && im.f; }
-
-}  // namespace
 
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step) {
   if (src.f64 || dst.f64 || !src.f || !dst.f || src.channels != dst.channels) return false;
@@ -21,7 +16,7 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
     step = pass.op == Op::Down2 ? "down2-rows" : "up2-rows";
     return true;
   }
-  if (!plain_f32(src) || !plain_f32(dst) || src.width != dst.width || src.height != dst.height) return false;
+  if (src.pad || dst.pad || src.width != dst.width || src.height != dst.height) return false;
   const size_t n = size_t(src.width) * size_t(src.height) * size_t(src.channels);
   switch (pass.op) {
     case Op::Copy:

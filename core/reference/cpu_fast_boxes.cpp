@@ -14,17 +14,10 @@
 namespace gpublur {
 namespace {
 
-// A box of the cascade: 2r + 1 whole pixels, the two beyond them weighted e (0: an integer box), divided by w.
-struct Box {
-  int r = 0;
-  double e = 0, w = 1;
-  int reach() const { return r + (e > 0 ? 1 : 0); }
-};
-
 // One box over `len` positions of `vec` values in `a`: b gets the len - 2 reach window means, centred: the sum of
 // the 2r + 1 whole pixels, running, plus e times the two beyond them, over w. The sums run in float64: over a line
 // of 10^4 positions their rounding stays near 1e-12 of the values.
-GPUBLUR_SIMD_CLONES void box_pass(const double* a, double* b, double* sum, size_t len, size_t vec, Box box) {
+GPUBLUR_SIMD_CLONES void box_pass(const double* a, double* b, double* sum, size_t len, size_t vec, FracBox box) {
   const size_t h = size_t(box.reach()), r = size_t(box.r), out_len = len - 2 * h;
   const double inv = 1.0 / box.w, ke = box.e;
   std::fill(sum, sum + vec, 0.0);
@@ -50,23 +43,20 @@ GPUBLUR_SIMD_CLONES void box_pass(const double* a, double* b, double* sum, size_
   }
 }
 
-// The pass's cascade: Box1d / MovingAverage widths, or Integral1d's real widths.
-std::vector<Box> boxes_of(const Pass& p) {
-  std::vector<Box> out;
+// The pass's cascade: Box1d / MovingAverage's odd widths (e = 0), or Integral1d's real widths.
+std::vector<FracBox> boxes_of(const Pass& p) {
+  std::vector<FracBox> out;
   if (p.op == Op::Integral1d)
-    for (float wf : p.taps) {
-      const FracBox f = frac_box(wf);
-      out.push_back({f.r, f.e, f.w});
-    }
+    for (float wf : p.taps) out.push_back(frac_box(wf));
   else
-    for (int w : p.widths) out.push_back({w / 2, 0.0, double(w)});
+    for (int w : p.widths) out.push_back(frac_box(w));
   return out;
 }
 
 // The cascade over a[0 .. len) (positions -R .. n + R - 1 of the extended lines); returns the buffer holding the
 // n outputs (a or b).
-double* cascade(const std::vector<Box>& boxes, double* a, double* b, double* sum, size_t len, size_t vec) {
-  for (const Box& box : boxes) {
+double* cascade(const std::vector<FracBox>& boxes, double* a, double* b, double* sum, size_t len, size_t vec) {
+  for (const FracBox& box : boxes) {
     box_pass(a, b, sum, len, vec, box);
     len -= 2 * size_t(box.reach());
     std::swap(a, b);
@@ -77,7 +67,7 @@ double* cascade(const std::vector<Box>& boxes, double* a, double* b, double* sum
 }  // namespace
 
 void cpu_fast_boxes(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
-  const std::vector<Box> boxes = boxes_of(pass);
+  const std::vector<FracBox> boxes = boxes_of(pass);
   for_fast_lines(src, dst, pass.axis, pass.radius(), pass.border, 1, threads,
                  [&](LineBuffers& buf, size_t len, size_t vec) {
                    return cascade(boxes, buf.a.data(), buf.b.data(), buf.lane[0].data(), len, vec);
