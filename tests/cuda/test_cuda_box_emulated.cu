@@ -780,7 +780,7 @@ double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border 
   std::vector<float> got(stored.size());
   std::mutex m;
   for (int x0 = 0; x0 < rowf; x0 += cuda::kWalkFloats) {
-    std::vector<float> ring(size_t(RL + cuda::kWalkRT) * cuda::kWalkFloats, std::nanf(""));
+    std::vector<float> ring(size_t(RL + cuda::kWalkRep) * cuda::kWalkFloats, std::nanf(""));
     std::vector<double> st(size_t(cuda::kWalkGroups) * cuda::kWalkFloats * 3, std::nan(""));
     Shadow sr("ring", ring.size()), ss("states", st.size());
     const ChkPtr<float> rp{ring.data(), &sr, 0};
@@ -837,10 +837,10 @@ TEST(CudaBoxEmulated, ColumnWalkMatchesReference) {
 }
 
 // Where the walk runs (box1d.cu's plan_col_walk: its cost against the segments' plan), on an H100's budgets (as an
-// H200's): the choices measured on an H200 (docs/performance.md, "Box columns as a walk"): at 4096^2 RGBA the
-// segments at sigma 3-48 and the walk at 100-200, for one channel the walk at sigma 200 (9% faster) and not at 48 (8%
-// slower), at 2048^2 RGBA sigma 200 the walk (11% faster); the segments at 1024^2 sigma 200 (the two within 2%);
-// never for four boxes, three widths or real widths.
+// H200's): the choices measured on an H200 with the taps paired (call 155; box_walk.cuh's kWalkWeight): at 4096^2
+// the segments at sigma 3-12 and the walk from 24 on, for every channel count; at 2048^2 RGBA the segments at sigma
+// 48 (2% slower than the walk) and the walk at 100-200; the segments at 1024^2; never for four boxes, three widths,
+// widths apart by more than two, or real widths.
 TEST(CudaBoxEmulated, ColumnWalkPlans) {
   const cuda::LineBudgets lim = h100_budgets();
   const auto walks = [&](int n, int channels, const BoxWidths& bw) {
@@ -852,16 +852,19 @@ TEST(CudaBoxEmulated, ColumnWalkPlans) {
                 can ? "cost" : "not possible", w.cost);
     return can && cuda::walk_cheaper(w, ok, p.cost);
   };
-  for (double sigma : {3.0, 12.0, 48.0, 100.0, 200.0})
-    EXPECT_EQ(walks(4096, 4, widths_of(kovesi_widths(sigma, 3))), sigma >= 100.0) << "sigma " << sigma;
-  EXPECT_TRUE(walks(4096, 1, widths_of(kovesi_widths(200.0, 3))));
-  EXPECT_FALSE(walks(4096, 1, widths_of(kovesi_widths(48.0, 3))));
+  for (double sigma : {3.0, 12.0, 24.0, 48.0, 100.0, 200.0})
+    for (int channels : {1, 2, 4})
+      EXPECT_EQ(walks(4096, channels, widths_of(kovesi_widths(sigma, 3))), sigma >= 24.0)
+          << "sigma " << sigma << ", " << channels << " channel(s)";
+  EXPECT_FALSE(walks(2048, 4, widths_of(kovesi_widths(48.0, 3))));
+  EXPECT_TRUE(walks(2048, 4, widths_of(kovesi_widths(100.0, 3))));
   EXPECT_TRUE(walks(2048, 4, widths_of(kovesi_widths(200.0, 3))));
   EXPECT_FALSE(walks(1024, 4, widths_of(kovesi_widths(200.0, 3))));
   cuda::WalkWidths ww;
   EXPECT_FALSE(cuda::walk_widths(widths_of(kovesi_widths(200.0, 4)), ww));
   EXPECT_FALSE(cuda::walk_widths(widths_of(std::vector<float>{300.5f, 300.5f, 300.5f}), ww));
   EXPECT_FALSE(cuda::walk_widths(widths_of(std::vector<int>{3, 5, 7}), ww));
+  EXPECT_FALSE(cuda::walk_widths(widths_of(std::vector<int>{3, 7, 7}), ww));  // not Kovesi's w, w + 2
   ASSERT_TRUE(cuda::walk_widths(widths_of(std::vector<int>{401, 399, 401}), ww));
   EXPECT_EQ(ww.m1, 1);
   EXPECT_EQ(ww.wl, 399);

@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(kWalkThreads, 3)
   wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
   extern __shared__ float4 smem4[];
   float* ring = reinterpret_cast<float*>(smem4);
-  double* st = reinterpret_cast<double*>(ring + size_t(RL + kWalkRT) * kWalkFloats);
+  double* st = reinterpret_cast<double*>(ring + size_t(RL + kWalkRep) * kWalkFloats);
   const int x0 = int(blockIdx.x) * kWalkFloats;
   walk_columns<DeviceBlock>(
       ring, st, RL, H, R, taps, inv,

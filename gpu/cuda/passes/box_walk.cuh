@@ -28,8 +28,10 @@ constexpr int kWalkGroups = kWalkThreads / kWalkFloats;  // row groups a step
 // 21 slower at sigma 200 (one block an SM) in the microbenchmark.
 constexpr int kWalkRT = 15;
 constexpr int kWalkStep = kWalkGroups * kWalkRT;
+// Ring rows repeated past its end: a thread's RT rows and the 2-row spread of a pair of taps (BoxWalkTaps).
+constexpr int kWalkRep = kWalkRT + 2;
 
-// Three boxes of integer widths, at most two distinct: m1 of wl, 3 - m1 of wu (wl < wu; m1 = 3: all wl).
+// Three boxes of integer widths, at most two distinct: m1 of wl, 3 - m1 of wu = wl + 2 (Kovesi's; m1 = 3: all wl).
 struct WalkWidths {
   int m1 = 0, wl = 0, wu = 0;
 };
@@ -41,6 +43,7 @@ inline bool walk_widths(const BoxWidths& bw, WalkWidths& out) {
     lo = bw.w[i] < lo ? bw.w[i] : lo;
     hi = bw.w[i] > hi ? bw.w[i] : hi;
   }
+  if (hi != lo && hi != lo + 2) return false;  // Kovesi's two widths (BoxWalkTaps pairs their taps)
   int m1 = 0;
   for (int i = 0; i < 3; ++i) {
     if (bw.w[i] != lo && bw.w[i] != hi) return false;
@@ -64,11 +67,11 @@ decltype(auto) with_walk_m1(const WalkWidths& w, F&& f) {
   return f(std::integral_constant<int, 1>());
 }
 
-// The ring: every tap's distance (at most the widths' sum) and two steps, plus kWalkRT rows repeated past its end
-// (so that a thread's kWalkRT rows from any position are contiguous); then the row groups' states.
+// The ring: every tap's distance (at most the widths' sum) and two steps, plus kWalkRep rows repeated past its end
+// (so that a thread's rows of a run of taps from any position are contiguous); then the row groups' states.
 inline int walk_ring_rows(const WalkWidths& w) { return w.m1 * w.wl + (3 - w.m1) * w.wu + 2 * kWalkStep + 1; }
 inline size_t walk_smem_bytes(int ring_rows) {
-  return size_t(ring_rows + kWalkRT) * kWalkFloats * sizeof(float) +
+  return size_t(ring_rows + kWalkRep) * kWalkFloats * sizeof(float) +
          size_t(kWalkGroups) * kWalkFloats * 3 * sizeof(double);
 }
 
@@ -106,40 +109,51 @@ struct WalkBinoms {
   }
 };
 
-// Three integer boxes: y = D_wl^M1 D_wu^M2 x (integer coefficients: exact in float64), summed three times.
+// Three integer boxes: y = D_wl^M1 D_wu^M2 x (integer coefficients: exact in float64), summed three times. With
+// wu = wl + 2 tap (i, j) lies at distance k wl + 2 j (k = i + j), so the taps of one k are a run of RT + 2 (jhi - jlo)
+// consecutive rows: each row of a run is read and converted to float64 once (64 conversions a thread's 15 rows
+// instead of 90 for two Kovesi widths; the conversions run on XU, the walk's busiest pipe: docs/performance.md,
+// "The column walk's profile").
 template <int M1, int M2>
 struct BoxWalkTaps {
   static constexpr int NI = 3;  // running sums
-  int wl = 0, wu = 0;
+  int wl = 0, wu = 0;           // wu = wl + 2 (walk_widths)
   // y[r] for the thread's rows r = 0 .. kWalkRT - 1 from ring slot base (its float c).
 #pragma nv_exec_check_disable
   template <typename FP>
   __host__ __device__ __forceinline__ void rows(FP ring, int base, int RL, int c, double (&y)[kWalkRT]) const {
-    constexpr int S = kWalkFloats, NTAPS = (M1 + 1) * (M2 + 1);
+#pragma unroll
+    for (int r = 0; r < kWalkRT; ++r) y[r] = 0;
+    add_run<0>(ring, base, RL, c, y);
+  }
+
+ private:
+#pragma nv_exec_check_disable
+  template <int K, typename FP>
+  __host__ __device__ __forceinline__ void add_run(FP ring, int base, int RL, int c, double (&y)[kWalkRT]) const {
+    constexpr int S = kWalkFloats, RT = kWalkRT, JLO = K > M1 ? K - M1 : 0, JHI = K < M2 ? K : M2;
+    constexpr int N = RT + 2 * (JHI - JLO);
+    static_assert(N <= kWalkRep, "a run fits the ring's repeated rows");
     constexpr WalkCoefs<M1, M2> kc;
-    int at[NTAPS];
+    int v = base - (K * wl + 2 * JHI);  // the run's first row: its farthest tap's row 0
+    v = v < 0 ? v + RL : v;
+    double e[N];
 #pragma unroll
-    for (int i = 0; i <= M1; ++i)
+    for (int q = 0; q < N; ++q) e[q] = double(float(ring[(v + q) * S + c]));
 #pragma unroll
-      for (int j = 0; j <= M2; ++j) {
-        const int v = base - (i * wl + j * wu);
-        at[i * (M2 + 1) + j] = (v < 0 ? v + RL : v) * S + c;
-      }
+    for (int r = 0; r < RT; ++r)
 #pragma unroll
-    for (int r = 0; r < kWalkRT; ++r) {
-      double s = 0;
-#pragma unroll
-      for (int t = 0; t < NTAPS; ++t) {
-        const double d = double(float(ring[at[t] + r * S]));
-        if (kc.v[t] == 1)
-          s += d;
-        else if (kc.v[t] == -1)
-          s -= d;
+      for (int j = JLO; j <= JHI; ++j) {
+        const int coef = kc.v[(K - j) * (M2 + 1) + j];
+        const double d = e[r + 2 * (JHI - j)];
+        if (coef == 1)
+          y[r] += d;
+        else if (coef == -1)
+          y[r] -= d;
         else
-          s = fma(double(kc.v[t]), d, s);
+          y[r] = fma(double(coef), d, y[r]);
       }
-      y[r] = s;
-    }
+    if constexpr (K < M1 + M2) add_run<K + 1>(ring, base, RL, c, y);
   }
 };
 
@@ -158,13 +172,13 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
   constexpr int RT = kWalkRT, T = kWalkStep, S = kWalkFloats, NT = kWalkThreads, NI = Taps::NI;
   constexpr WalkBinoms<NI, RT> kb;
   const int tid = Block::tid(), c = tid % S, g = tid / S;
-  for (int i = tid; i < (RL + RT) * S; i += NT) ring[i] = 0.0f;
+  for (int i = tid; i < (RL + kWalkRep) * S; i += NT) ring[i] = 0.0f;
   Block::sync();
   const int nsteps = (H + 2 * R + T - 1) / T;
-  // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first RT slots also past the end. A thread
-  // loads the same rows r of every step (load_step is called for s = 0, 1, 2, ...): their positions and slots advance
-  // by T, so no load divides (in the microbenchmark a modulo by RL per load was 11% of the walk's instructions and
-  // 2-6% of its time: docs/performance.md, "Box columns as a cascade walk").
+  // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first kWalkRep slots also past the end. A
+  // thread loads the same rows r of every step (load_step is called for s = 0, 1, 2, ...): their positions and slots
+  // advance by T, so no load divides (in the microbenchmark a modulo by RL per load was 11% of the walk's instructions
+  // and 2-6% of its time: docs/performance.md, "Box columns as a cascade walk").
   constexpr int NL = T * (S / 4), LPT = (NL + NT - 1) / NT;
   int lp[LPT], lslot[LPT];
 #pragma unroll
@@ -175,7 +189,7 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
       const int i = tid + j * NT, q = i % (S / 4), p = lp[j], slot = lslot[j];
       if (i < NL && p < H + R) {  // past the walk: never read
         issue(slot * S + q * 4, p, q);
-        if (slot < RT) issue((slot + RL) * S + q * 4, p, q);
+        if (slot < kWalkRep) issue((slot + RL) * S + q * 4, p, q);
       }
       lp[j] = p + T;
       lslot[j] = slot + T >= RL ? slot + T - RL : slot + T;
@@ -245,16 +259,14 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
 
 // Whether the walk can run a column pass of H rows, rowf floats across (a whole number of float4: rows start 16-byte
 // aligned), its ring, and its cost in the units of box_cascade.cuh's AxisPlan::cost (a float4 column's cascade
-// positions, weighted): kWalkWeight a walked row. Fitted on an H200 at 4096^2 RGBA, sigma 3-200 (the walk 0.241 /
-// 0.241 / 0.250 / 0.258 / 0.320 ms in the microbenchmark, the segments 0.167 / 0.182 / 0.222 / 0.278 / 0.400): weights
-// 4.5-5.0 reproduce those five choices (the crossover between sigma 48 and 100), 4.8 is their middle. In the product
-// (docs/performance.md, "Box columns as a walk") it also chose the faster, or one within 2% of it, for one and two
-// channels at 4096^2 and RGBA at 2048^2 (the walk 11% faster at sigma 200) and 1024^2; one channel at 2048^2 sigma
-// 200 takes the walk, 3% slower. The walk's loads and stores then lost 5-7% of its time and the weight stayed: the
-// walk forced against the segments (call 111, 1 / 2 / 4 channels at 4096^2-1024^2) still picks the faster or one
-// within 2% at 4096^2 and 2048^2 (one channel at 2048^2 sigma 200 now the walk, 3% faster); at 1024^2 it keeps the
-// segments where the walk is faster for RGBA at sigma 100 and 200 (4% and 7%) and two channels at 200 (4%).
-constexpr double kWalkWeight = 4.8;
+// positions, weighted): kWalkWeight a walked row. First fitted as 4.8 on the unpaired taps (docs/performance.md, "Box
+// columns as a walk"); refitted with the taps paired (call 155, H200, each path forced, 1 / 2 / 4 channels at
+// 4096^2-1024^2, sigma 12-200): at 4096^2 the segments are faster at sigma 12 (2.6-4.9%) and the walk from sigma 24
+// on (1.5-5% at 24-48, 10-20% at 100-200), which any weight between 4.18 and 4.38 reproduces; 4.3 also keeps the
+// segments at 2048^2 sigma 24-48 (RGBA and two channels 2% slower than the walk there, one channel 18% faster) and
+// takes the walk at 2048^2 sigma 100-200 (7-23% faster; one channel at sigma 100 10% slower). At 1024^2 it keeps
+// the segments everywhere, 9-11% slower than the walk for RGBA at sigma 100-200 and two channels at 200.
+constexpr double kWalkWeight = 4.3;
 struct WalkPlan {
   WalkWidths w;
   int ring_rows = 0;  // 0: no walk
