@@ -16,7 +16,13 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
     step = pass.op == Op::Down2 ? "down2-rows" : "up2-rows";
     return true;
   }
-  if (src.pad || dst.pad || src.width != dst.width || src.height != dst.height) return false;
+  if (src.pad || dst.pad) return false;
+  if (pass.op == Op::DualDown || pass.op == Op::DualUp) {
+    cpu_fast_dual(pass, src, dst, threads);
+    step = pass.op == Op::DualDown ? "dual-down-blocks" : "dual-up-blocks";
+    return true;
+  }
+  if (src.width != dst.width || src.height != dst.height) return false;
   const size_t n = size_t(src.width) * size_t(src.height) * size_t(src.channels);
   switch (pass.op) {
     case Op::Copy:
@@ -51,6 +57,10 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
     case Op::Iir1d:
       cpu_fast_iir(pass, src, dst, threads);
       step = "iir1d-f64-lanes";
+      return true;
+    case Op::Kawase:
+      cpu_fast_kawase(pass, src, dst, threads);
+      step = "kawase-blocks";
       return true;
     default: return false;
   }

@@ -11,8 +11,9 @@
 namespace gpublur {
 
 // Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Bilinear1d (as its discrete kernel),
-// Box1d/MovingAverage, Integral1d and Iir1d between unpadded float32 images of one size; Down2 and Up2 between
-// float32 images, padded too), naming it in `step`; returns false (nothing run) otherwise.
+// Box1d/MovingAverage, Integral1d, Iir1d and Kawase between unpadded float32 images of one size; DualDown and DualUp
+// between unpadded float32 images; Down2 and Up2 between float32 images, padded too), naming it in `step`; returns
+// false (nothing run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
@@ -28,5 +29,10 @@ void cpu_fast_iir(const Pass& pass, const CpuImage& src, CpuImage& dst, int thre
 // Down2 / Up2: the source's border-remapped column offsets in tables, rows' once a row (cpu_fast_resample.cpp).
 void cpu_fast_down2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_up2(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// Kawase's step and DualDown / DualUp: each output a 4 x 4 block of source pixels, weights from the passes' samples
+// (cpu_fast_taps.cpp). Unpadded images.
+void cpu_fast_kawase(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+void cpu_fast_dual(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 }  // namespace gpublur

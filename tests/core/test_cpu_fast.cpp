@@ -146,6 +146,11 @@ TEST(CpuFast, CpuBackendRunsThem) {
       {"iir", {{"sigma", "12"}, {"border", "mirror"}}, "iir1d-f64-lanes+iir1d-f64-lanes", 2e-7},
       {"gauss-sep", {{"sigma", "12"}, {"downsample", "2"}},
        "down2-rows+conv1d-f32-simd+conv1d-f32-simd+up2-rows", 1e-6},
+      {"kawase", {{"sigma", "4"}}, "kawase-blocks+kawase-blocks+kawase-blocks+kawase-blocks", 2e-7},
+      {"kawase", {{"sigma", "12"}, {"impl", "dual"}, {"border", "mirror"}},
+       "dual-down-blocks+dual-down-blocks+dual-down-blocks+conv1d-f32-simd+conv1d-f32-simd+dual-up-blocks+"
+       "dual-up-blocks+dual-up-blocks",
+       1e-6},
   };
   for (const auto& c : cases) {
     Plan plan;
@@ -184,6 +189,36 @@ TEST(CpuFast, ResamplingEqualsTheReference) {
         return p;
       },
       "down2-rows+up2-rows");
+}
+
+// Kawase's steps (k = 0: its middle pixel counted twice; k past the image: the border mode's far reads) and the
+// dual filter's DualDown then DualUp through a half-resolution image (odd sizes: the last coarse pixel reads past the
+// fine image; DualUp's two sample patterns).
+TEST(CpuFast, KawaseAndDualEqualTheReference) {
+  expect_lines_equal_reference(
+      [](Border b, int i) {
+        Program p;
+        const int mid = p.add_image({0, 1, false});
+        Pass a;
+        a.op = Op::Kawase, a.src = 0, a.dst = mid, a.border = b, a.widths = {i % 4 == 0 ? 0 : 1 + i % 3};
+        Pass c = a;
+        c.src = mid, c.dst = 1, c.widths = {i % 5 == 1 ? 900 : i % 3};
+        p.passes = {a, c};
+        return p;
+      },
+      "kawase-blocks+kawase-blocks");
+  expect_lines_equal_reference(
+      [](Border b, int) {
+        Program p;
+        const int mid = p.add_image({0, 2, false});
+        Pass down;
+        down.op = Op::DualDown, down.src = 0, down.dst = mid, down.border = b;
+        Pass up;
+        up.op = Op::DualUp, up.src = mid, up.dst = 1, up.border = b;
+        p.passes = {down, up};
+        return p;
+      },
+      "dual-down-blocks+dual-up-blocks");
 }
 
 // Copy is a plain copy; other primitives run the reference.
