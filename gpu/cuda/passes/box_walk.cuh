@@ -265,7 +265,7 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
 // on (1.5-5% at 24-48, 10-20% at 100-200), which any weight between 4.18 and 4.38 reproduces; 4.3 also keeps the
 // segments at 2048^2 sigma 24-48 (RGBA and two channels 2% slower than the walk there, one channel 18% faster) and
 // takes the walk at 2048^2 sigma 100-200 (7-23% faster; one channel at sigma 100 10% slower). At 1024^2 it keeps
-// the segments everywhere, 9-11% slower than the walk for RGBA at sigma 100-200 and two channels at 200.
+// the segments everywhere, where the walk would be 9-12% faster for RGBA at sigma 100-200 and two channels at 200.
 constexpr double kWalkWeight = 4.3;
 struct WalkPlan {
   WalkWidths w;
