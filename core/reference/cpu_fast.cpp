@@ -62,6 +62,12 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
       cpu_fast_kawase(pass, src, dst, threads);
       step = "kawase-blocks";
       return true;
+    case Op::Bilateral:
+    case Op::Bilateral1d:
+      if (!all_finite(src)) return false;  // the reference's NaN / inf weights
+      cpu_fast_bilateral(pass, src, dst, threads);
+      step = pass.op == Op::Bilateral ? "bilateral-f64-rows" : "bilateral1d-f64-rows";
+      return true;
     default: return false;
   }
 }

@@ -11,9 +11,9 @@
 namespace gpublur {
 
 // Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Bilinear1d (as its discrete kernel),
-// Box1d/MovingAverage, Integral1d, Iir1d and Kawase between unpadded float32 images of one size; DualDown and DualUp
-// between unpadded float32 images; Down2 and Up2 between float32 images, padded too), naming it in `step`; returns
-// false (nothing run) otherwise.
+// Box1d/MovingAverage, Integral1d, Iir1d, Kawase and Bilateral/Bilateral1d (finite values) between unpadded float32
+// images of one size; DualDown and DualUp between unpadded float32 images; Down2 and Up2 between float32 images,
+// padded too), naming it in `step`; returns false (nothing run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
@@ -34,5 +34,10 @@ void cpu_fast_up2(const Pass& pass, const CpuImage& src, CpuImage& dst, int thre
 // (cpu_fast_taps.cpp). Unpadded images.
 void cpu_fast_kawase(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_dual(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// Bilateral / Bilateral1d in float64, tap by tap over planar rows (cpu_fast_bilateral.cpp); for images whose values
+// are all finite (all_finite).
+void cpu_fast_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+bool all_finite(const CpuImage& img);
 
 }  // namespace gpublur

@@ -1,10 +1,11 @@
 // The cpu backend's schedules (core/reference/cpu_fast.hpp) against the float64 reference primitives they stand
 // in for: Conv1d in float32 with any taps (asymmetric too), Box1d / MovingAverage and Integral1d as float64 running
 // sums with any cascade of odd or real widths, Iir1d as float64 recursions over batches of lines, Down2 / Up2 with
-// column tables; every border, 1-4 channels, images smaller than the kernel; and that they are what the cpu backend
-// runs.
+// column tables, kawase's and the dual filter's 4 x 4 blocks, bilateral tap by tap over planar rows; every border,
+// 1-4 channels, images smaller than the kernel; and that they are what the cpu backend runs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <string>
@@ -219,6 +220,35 @@ TEST(CpuFast, KawaseAndDualEqualTheReference) {
         return p;
       },
       "dual-down-blocks+dual-up-blocks");
+}
+
+// Bilateral, brute (2D) and separable, narrow and wide range weights (sigma-range 0.02: most weights far below 1;
+// 5: nearly the spatial Gaussian). Images with a NaN or an infinity run the reference.
+TEST(CpuFast, BilateralEqualsTheReference) {
+  const char* ranges[] = {"0.02", "0.3", "5"};
+  for (const char* impl : {"brute", "separable"})
+    expect_lines_equal_reference(
+        [&](Border b, int i) {
+          Plan plan;
+          EXPECT_TRUE(resolve_plan("bilateral", {{"sigma", i % 2 ? "1.5" : "0.7"}, {"sigma-range", ranges[i % 3]},
+                                                 {"impl", impl}, {"border", border_name(b)}},
+                                   plan)
+                          .ok());
+          return plan.program;
+        },
+        std::string(impl) == "brute" ? "bilateral-f64-rows" : "bilateral1d-f64-rows+bilateral1d-f64-rows");
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("bilateral", {{"sigma", "1"}}, plan).ok());
+  Image src = testing::random_image(9, 7, 4, 3);
+  src.data[17] = std::nanf("");
+  src.data[40] = INFINITY;
+  Image ref, fast;
+  std::string ran;
+  ASSERT_TRUE(run_program_cpu(plan.program, src, ref, 1).ok());
+  ASSERT_TRUE(run_program_cpu(plan.program, src, fast, 2, &ran).ok());
+  EXPECT_EQ(ran, "bilateral");
+  for (size_t i = 0; i < ref.data.size(); ++i)
+    EXPECT_TRUE(ref.data[i] == fast.data[i] || (std::isnan(ref.data[i]) && std::isnan(fast.data[i]))) << i;
 }
 
 // Copy is a plain copy; other primitives run the reference.
