@@ -90,6 +90,17 @@ void expect_lines_equal_reference(MakeProgram program, const std::string& path) 
       }
 }
 
+// Two passes through a half-resolution image with `pad` pixels of padding: down (from the input), then up (to the
+// output), both with border b.
+Program through_half(Pass down, Pass up, Border b, int pad) {
+  Program p;
+  const int mid = p.add_image({pad, 2, false});
+  down.src = 0, down.dst = mid, down.border = b;
+  up.src = mid, up.dst = 1, up.border = b;
+  p.passes = {down, up};
+  return p;
+}
+
 TEST(CpuFast, BoxCascadesEqualTheReference) {
   const std::vector<int> cascades[] = {{1}, {3}, {5, 5, 7}, {41, 43, 43}, {9, 9, 11, 11, 13}, {301}};
   for (Op op : {Op::Box1d, Op::MovingAverage})
@@ -179,15 +190,11 @@ TEST(CpuFast, ResamplingEqualsTheReference) {
   expect_lines_equal_reference(
       [&](Border b, int i) {
         const std::vector<float>& t = kernels[size_t(i) % std::size(kernels)];
-        Program p;
-        const int mid = p.add_image({i % 3, 2, false});
         Pass down;
-        down.op = Op::Down2, down.src = 0, down.dst = mid, down.border = b, down.taps = t;
-        down.widths = {-(int(t.size()) / 2 - 1)};
+        down.op = Op::Down2, down.taps = t, down.widths = {-(int(t.size()) / 2 - 1)};
         Pass up;
-        up.op = Op::Up2, up.src = mid, up.dst = 1, up.border = b;
-        p.passes = {down, up};
-        return p;
+        up.op = Op::Up2;
+        return through_half(down, up, b, i % 3);
       },
       "down2-rows+up2-rows");
 }
@@ -210,14 +217,9 @@ TEST(CpuFast, KawaseAndDualEqualTheReference) {
       "kawase-blocks+kawase-blocks");
   expect_lines_equal_reference(
       [](Border b, int) {
-        Program p;
-        const int mid = p.add_image({0, 2, false});
-        Pass down;
-        down.op = Op::DualDown, down.src = 0, down.dst = mid, down.border = b;
-        Pass up;
-        up.op = Op::DualUp, up.src = mid, up.dst = 1, up.border = b;
-        p.passes = {down, up};
-        return p;
+        Pass down, up;
+        down.op = Op::DualDown, up.op = Op::DualUp;
+        return through_half(down, up, b, 0);
       },
       "dual-down-blocks+dual-up-blocks");
 }
