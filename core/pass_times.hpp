@@ -1,7 +1,8 @@
 // Per-pass device times, a diagnostic for speed work (docs/performance.md): with GPUBLUR_PASS_TIMES=1 the
-// CUDA and GL backends time every pass (kernel or dispatch step) of each run with device timestamps and log
-// one line per run at info level, "pass times ms: FORM MS, FORM MS, ..." (scripts/pass_times.py takes the
-// medians). Off by default: the timestamps between passes add a little to the run's own time.
+// CUDA and GL backends time every pass (kernel or dispatch step) of each run with device timestamps (the cpu
+// backend with the host's clock) and log one line per run at info level, "pass times ms: FORM MS, FORM MS, ..."
+// (scripts/pass_times.py takes the medians). Off by default: the timestamps between passes add a little to the
+// run's own time.
 #pragma once
 
 #include <cstdio>

@@ -1,8 +1,15 @@
 #include "core/reference/pass_table.hpp"
 
-#include "core/reference/cpu_fast.hpp"
+#include <spdlog/spdlog.h>
 
 #include <array>
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/pass_times.hpp"
+#include "core/reference/cpu_fast.hpp"
 
 namespace gpublur {
 
@@ -68,7 +75,11 @@ Status run_program_cpu(const Program& program, const Image& src, Image& dst, int
       std::fill(im.own_f.begin(), im.own_f.end(), 0.f);
   }
   if (path) *path = "";
+  // The cpu backend (path given) logs its passes' times as the GPU backends do (core/pass_times.hpp), host clock.
+  const bool per_pass = path && pass_times_wanted();
+  std::vector<std::pair<std::string, double>> times;
   for (const Pass& pass : program.passes) {
+    const auto t0 = std::chrono::steady_clock::now();
     std::string step = op_name(pass.op);
     if (!path || !cpu_fast_pass(pass, images[size_t(pass.src)], images[size_t(pass.dst)], threads, step)) {
       CpuPassFn fn = cpu_pass(pass.op);
@@ -76,7 +87,11 @@ Status run_program_cpu(const Program& program, const Image& src, Image& dst, int
       if (Status s = fn(pass, images[size_t(pass.src)], images[size_t(pass.dst)], threads); !s) return s;
     }
     if (path) *path += (path->empty() ? "" : "+") + step;
+    if (per_pass)
+      times.emplace_back(step,
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
+  if (per_pass) spdlog::info("{}", pass_times_line(times));
   return Status::success();
 }
 

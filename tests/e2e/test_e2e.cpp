@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
@@ -332,6 +333,20 @@ TEST_F(E2E, GlShaderCacheLivesInGpublursFolder) {
   ASSERT_EQ(m.rc, 0) << m.err;
   EXPECT_TRUE(fs::is_directory(at("mine/mesa_shader_cache")) || fs::is_directory(at("mine/GLCache")))
       << "the user's folder was not the drivers'";
+}
+
+// GPUBLUR_PASS_TIMES=1 on the cpu backend: each run logs its passes by the schedules' names with their host-clock
+// milliseconds, in the form scripts/pass_times.py reads; without it, no such line.
+TEST_F(E2E, CpuBackendLogsPassTimes) {
+  const std::string args =
+      "bench --backend cpu --method kawase --sigma 3 --size 40 --repeat 3 --warmup 0 --warmup-ms 0";
+  const Result r = run(args, "", "GPUBLUR_PASS_TIMES=1");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::regex line(R"(pass times ms: kawase-blocks [0-9]+\.[0-9]{4}, kawase-blocks [0-9]+\.[0-9]{4})");
+  EXPECT_TRUE(std::regex_search(r.err, line)) << r.err;
+  const Result quiet = run(args, "", "GPUBLUR_PASS_TIMES=0");
+  ASSERT_EQ(quiet.rc, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("pass times ms"), std::string::npos) << quiet.err;
 }
 
 // 8-bit PNGs to the backend as bytes (core/packed.hpp; GPUBLUR_PACKED_IO=1 forces it where the backend runs on
