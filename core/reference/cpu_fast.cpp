@@ -10,6 +10,27 @@
 namespace gpublur {
 
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step) {
+  if (pass.op == Op::Sat && cpu_fast_sat_applies(src, dst)) {  // float64 tables
+    cpu_fast_sat(pass, src, dst, threads);
+    step = "sat-rows";
+    return true;
+  }
+  if (pass.op == Op::SatBox && src.f64 && src.d && !dst.f64 && dst.f && src.channels == dst.channels) {
+    cpu_fast_sat_box(pass, src, dst, threads);
+    step = "sat-box-rows";
+    return true;
+  }
+  if (pass.op == Op::Spread && !src.f64 && src.f && src.pad == 0 && dst.f64 && dst.d && dst.pad == 1 &&
+      src.channels == dst.channels) {
+    cpu_fast_spread(pass, src, dst, threads);
+    step = "spread-rows";
+    return true;
+  }
+  if (pass.op == Op::Scale && src.f64 && src.d && !dst.f64 && dst.f && src.channels == dst.channels) {
+    cpu_fast_scale(pass, src, dst, threads);
+    step = "scale-rows";
+    return true;
+  }
   if (src.f64 || dst.f64 || !src.f || !dst.f || src.channels != dst.channels) return false;
   if (pass.op == Op::Down2 || pass.op == Op::Up2) {  // another size by definition, padded or not
     (pass.op == Op::Down2 ? cpu_fast_down2 : cpu_fast_up2)(pass, src, dst, threads);

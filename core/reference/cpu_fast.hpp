@@ -13,7 +13,8 @@ namespace gpublur {
 // Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Bilinear1d (as its discrete kernel),
 // Box1d/MovingAverage, Integral1d, Iir1d, Kawase and Bilateral/Bilateral1d (finite values) between unpadded float32
 // images of one size; DualDown and DualUp between unpadded float32 images; Down2 and Up2 between float32 images,
-// padded too), naming it in `step`; returns false (nothing run) otherwise.
+// padded too; Sat, SatBox, Spread and Scale with their float64 tables), naming it in `step`; returns false (nothing
+// run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
@@ -39,5 +40,15 @@ void cpu_fast_dual(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
 // are all finite (all_finite).
 void cpu_fast_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 bool all_finite(const CpuImage& img);
+
+// Sat (a float32 image's table, or a table's table) and SatBox: tables of border-remapped columns, plain loops over
+// rows (cpu_fast_sat.cpp). cpu_fast_sat_applies: a float64 table of up to 4 channels.
+bool cpu_fast_sat_applies(const CpuImage& src, const CpuImage& dst);
+void cpu_fast_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, int threads);
+// Spread (an unpadded float32 source, the table padded 1) from three border-extended source rows a table row, and
+// Scale (cpu_fast_sat.cpp).
+void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+void cpu_fast_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 }  // namespace gpublur

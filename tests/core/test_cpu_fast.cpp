@@ -253,6 +253,30 @@ TEST(CpuFast, BilateralEqualsTheReference) {
     EXPECT_TRUE(ref.data[i] == fast.data[i] || (std::isnan(ref.data[i]) && std::isnan(fast.data[i]))) << i;
 }
 
+// Summed-area tables and their lookups: box --impl sat (a cascade of tables of padded intermediates) and spread (a
+// table of a table), every border, 1-4 channels; both are float64 tables, so they equal the reference closely.
+TEST(CpuFast, SatEqualsTheReference) {
+  for (const char* passes : {"1", "3"})
+    expect_lines_equal_reference(
+        [&](Border b, int i) {
+          Plan plan;
+          EXPECT_TRUE(resolve_plan("box", {{"sigma", i % 2 ? "2" : "0.8"}, {"passes", passes}, {"impl", "sat"},
+                                           {"border", border_name(b)}},
+                                   plan)
+                          .ok());
+          return plan.program;
+        },
+        std::string(passes) == "1" ? "sat-rows+sat-box-rows"
+                                    : "sat-rows+sat-box-rows+sat-rows+sat-box-rows+sat-rows+sat-box-rows");
+  expect_lines_equal_reference(
+      [](Border b, int i) {
+        Plan plan;
+        EXPECT_TRUE(resolve_plan("spread", {{"sigma", i % 2 ? "2" : "5"}, {"border", border_name(b)}}, plan).ok());
+        return plan.program;
+      },
+      "spread-rows+sat-rows+sat-rows+scale-rows");
+}
+
 // Copy is a plain copy; other primitives run the reference.
 TEST(CpuFast, OtherProgramsRunTheReference) {
   Plan g2;

@@ -1,0 +1,168 @@
+// The cpu backend's summed-area tables (Sat), their window lookups (SatBox), spread's table of the tent's second
+// derivatives (Spread) and its scaling (Scale): the reference's functions (passes/sat.cpp, sat_box.cpp, spread.cpp,
+// scale.cpp) with the border remapping in a column table made once a pass and a row's once a row, and the lookups as
+// plain loops over a row's values, where the reference remapped and offset every read.
+#include <algorithm>
+#include <vector>
+
+#include "core/reference/cpu_fast.hpp"
+#include "core/reference/row_threads.hpp"
+
+namespace gpublur {
+
+bool cpu_fast_sat_applies(const CpuImage& src, const CpuImage& dst) {
+  return dst.f64 && dst.d && (src.f64 ? src.d != nullptr : src.f != nullptr) && src.channels == dst.channels &&
+         dst.channels <= 4;
+}
+
+void cpu_fast_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
+  const int P = dst.pad, C = dst.channels, W = dst.width, H = dst.height, SW = W + 2 * P;
+  // CpuImage::read's rule: a stored pixel as it is; outside the stored area both coordinates border-remapped (zero:
+  // nothing). The remapped columns in a table, a row's remapped index once a row.
+  std::vector<int> cols(static_cast<size_t>(SW));
+  for (int x = -P; x < W + P; ++x) cols[size_t(x + P)] = remap_index(x, src.width, pass.border);
+  // Rows: running sums along x.
+  for_rows(H + 2 * P, threads, [&](int row) {
+    const int y = row - P, ry = remap_index(y, src.height, pass.border);
+    const bool row_stored = y >= -src.pad && y < src.height + src.pad;
+    double* out = dst.d + dst.offset(-P, y);
+    double run[4] = {0, 0, 0, 0};
+    for (int i = 0; i < SW; ++i) {
+      const int x = i - P;
+      long long o = -1;
+      if (row_stored && x >= -src.pad && x < src.width + src.pad)
+        o = (long long)src.offset(x, y);
+      else if (ry >= 0 && cols[size_t(i)] >= 0)
+        o = (long long)src.offset(cols[size_t(i)], ry);
+      if (o >= 0)
+        for (int c = 0; c < C; ++c) run[c] += src.get(size_t(o) + size_t(c));
+      for (int c = 0; c < C; ++c) out[size_t(i) * C + c] = run[c];
+    }
+  });
+  // Columns: running sums along y, a band of values per task (as the reference).
+  const int stride_values = SW * C, bands = (stride_values + 63) / 64;
+  for_rows(bands, threads, [&](int band) {
+    const int v0 = band * 64, v1 = std::min(stride_values, v0 + 64);
+    for (int row = 1; row < H + 2 * P; ++row) {
+      double* cur = dst.d + size_t(row) * size_t(stride_values);
+      const double* prev = cur - stride_values;
+      for (int v = v0; v < v1; ++v) cur[v] += prev[v];
+    }
+  });
+}
+
+void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, int threads) {
+  const int w = pass.widths[0], h = w / 2, C = dst.channels, p = dst.pad, tp = table.pad;
+  const double area = double(w) * w;
+  const int DW = dst.width + 2 * p;
+  // Stored output column i (x = i - p) reads table columns x + h and x - h - 1: their value offsets, -1 where a
+  // lookup falls before the table's first column (the empty sum).
+  std::vector<long long> hi(static_cast<size_t>(DW)), lo(static_cast<size_t>(DW));
+  for (int i = 0; i < DW; ++i) {
+    const int x = i - p;
+    hi[size_t(i)] = x + h < -tp ? -1 : (long long)(x + h + tp) * C;
+    lo[size_t(i)] = x - h - 1 < -tp ? -1 : (long long)(x - h - 1 + tp) * C;
+  }
+  for_rows(dst.height + 2 * p, threads, [&](int row) {
+    const int y = row - p;
+    const double* a = y + h < -tp ? nullptr : table.d + table.offset(-tp, y + h);
+    const double* b = y - h - 1 < -tp ? nullptr : table.d + table.offset(-tp, y - h - 1);
+    float* out = dst.f + dst.offset(-p, y);
+    for (int i = 0; i < DW; ++i) {
+      const long long xh = hi[size_t(i)], xl = lo[size_t(i)];
+      for (int c = 0; c < C; ++c) {
+        double s = 0;
+        if (a && xh >= 0) s += a[xh + c];
+        if (a && xl >= 0) s -= a[xl + c];
+        if (b && xh >= 0) s -= b[xh + c];
+        if (b && xl >= 0) s += b[xl + c];
+        out[size_t(i) * C + c] = float(s / area);
+      }
+    }
+  });
+}
+
+}  // namespace gpublur
+
+namespace gpublur {
+namespace {
+
+// Source row y of spread's E (src read with the border mode inside [-X, W + X) x [-X, H + X), 0 beyond) over
+// positions x0 .. x0 + n - 1, float64, interleaved: out[(x - x0) * C + c]; cols: the remapped columns of those
+// positions (-1: 0).
+void spread_row(const CpuImage& src, int y, int X, Border b, const std::vector<int>& cols, std::vector<double>& out) {
+  const int C = src.channels;
+  out.assign(cols.size() * size_t(C), 0.0);
+  if (y < -X || y >= src.height + X) return;
+  const int ry = remap_index(y, src.height, b);
+  if (ry < 0) return;
+  const float* row = src.f + src.offset(0, ry);
+  for (size_t i = 0; i < cols.size(); ++i)
+    if (cols[i] >= 0)
+      for (int c = 0; c < C; ++c) out[i * C + c] = double(row[size_t(cols[i]) * C + c]);
+}
+
+}  // namespace
+
+void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
+  const int R = pass.widths[0], X = pass.extend, C = dst.channels, W = src.width;
+  const int M = X + R - 1;  // the spread is 0 before -M
+  // s(x, y) for x in [-M, W) reads E at x - 1 + (a - 1) R: positions x0 = -M - 1 - R .. W - 2 + R.
+  const int x0 = -M - 1 - R, n = W - 2 + R - x0 + 1;
+  std::vector<int> cols(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const int x = x0 + i;
+    cols[size_t(i)] = x < -X || x >= W + X ? -1 : remap_index(x, W, pass.border);
+  }
+  const size_t line = size_t(W + 2) * size_t(C);
+  // Source row y's spread, columns -M..-1 folded into the table's columns -2 and -1, added times f to out (the
+  // table's columns -2..W-1); rows: scratch for E's three rows and their weighted sum V.
+  const auto add_folded_row = [&](int y, double f, double* out, std::vector<double> (&rows)[4]) {
+    for (int b = 0; b < 3; ++b) spread_row(src, y - 1 + (b - 1) * R, X, pass.border, cols, rows[b]);
+    std::vector<double>& V = rows[3];  // sum_b w_b E(., y - 1 + (b - 1) R)
+    V.resize(rows[0].size());
+    for (size_t k = 0; k < V.size(); ++k) V[k] = rows[0][k] - 2.0 * rows[1][k] + rows[2][k];
+    // s(x) = V(x - 1 - R) - 2 V(x - 1) + V(x - 1 + R); V's index of position p is (p - x0) C.
+    const auto s = [&](int x, int c) {
+      const size_t k = size_t(x - 1 - x0) * C + size_t(c), r = size_t(R) * C;
+      return V[k - r] - 2.0 * V[k] + V[k + r];
+    };
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < C; ++c) out[size_t(x + 2) * C + c] += f * s(x, c);
+    for (int d = 1; d <= M; ++d)
+      for (int c = 0; c < C; ++c) {
+        const double v = f * s(-d, c);
+        out[size_t(C) + c] += (2.0 - d) * v;  // column -1
+        out[size_t(c)] += (d - 1.0) * v;      // column -2
+      }
+  };
+  for_rows(dst.height + 2, threads, [&](int row) {
+    const int ty = row - 2;
+    thread_local std::vector<double> acc, rows[4];
+    acc.assign(line, 0.0);
+    if (ty >= 0) {
+      add_folded_row(ty, 1.0, acc.data(), rows);
+    } else {  // rows -M..-1 folded likewise into rows -2 and -1
+      for (int d = 1; d <= M; ++d) add_folded_row(-d, ty == -1 ? 2.0 - d : d - 1.0, acc.data(), rows);
+    }
+    std::copy(acc.begin(), acc.end(), dst.d + dst.offset(-1, row - 1));
+  });
+}
+
+}  // namespace gpublur
+
+namespace gpublur {
+
+void cpu_fast_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
+  const int C = dst.channels, P = dst.pad, e = pass.extend;
+  const double f = double(pass.taps[0]);
+  const size_t n = size_t(dst.width + 2 * P) * size_t(C);
+  for_rows(dst.height + 2 * P, threads, [&](int row) {
+    const int y = row - P;
+    const double* in = src.d + src.offset(-P + e, y + e);
+    float* out = dst.f + dst.offset(-P, y);
+    for (size_t k = 0; k < n; ++k) out[k] = float(f * in[k]);
+  });
+}
+
+}  // namespace gpublur
