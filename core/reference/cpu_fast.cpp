@@ -32,6 +32,12 @@ bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
     return true;
   }
   if (src.f64 || dst.f64 || !src.f || !dst.f || src.channels != dst.channels) return false;
+  if (pass.op == Op::Diffusion) {  // over the whole stored area, padding included
+    if (src.pad != dst.pad || src.width != dst.width || src.height != dst.height) return false;
+    cpu_fast_diffusion(pass, src, dst, threads);
+    step = "diffusion-rows";
+    return true;
+  }
   if (pass.op == Op::Down2 || pass.op == Op::Up2) {  // another size by definition, padded or not
     (pass.op == Op::Down2 ? cpu_fast_down2 : cpu_fast_up2)(pass, src, dst, threads);
     step = pass.op == Op::Down2 ? "down2-rows" : "up2-rows";

@@ -13,8 +13,8 @@ namespace gpublur {
 // Runs `pass` by a schedule where one applies (Copy, Conv1d/FftConv1d, Bilinear1d (as its discrete kernel),
 // Box1d/MovingAverage, Integral1d, Iir1d, Kawase and Bilateral/Bilateral1d (finite values) between unpadded float32
 // images of one size; DualDown and DualUp between unpadded float32 images; Down2 and Up2 between float32 images,
-// padded too; Sat, SatBox, Spread and Scale with their float64 tables), naming it in `step`; returns false (nothing
-// run) otherwise.
+// padded too; Sat, SatBox, Spread and Scale with their float64 tables; Diffusion), naming it in `step`; returns false
+// (nothing run) otherwise.
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step);
 
 // Conv1d (or FftConv1d: the same function) in float32, vectorised (cpu_fast_conv1d.cpp).
@@ -50,5 +50,9 @@ void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, in
 // Scale (cpu_fast_sat.cpp).
 void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+
+// Diffusion between float32 images of one size and padding: the reference's float64 steps, neighbours by pointer
+// (cpu_fast_diffusion.cpp).
+void cpu_fast_diffusion(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 
 }  // namespace gpublur

@@ -277,6 +277,22 @@ TEST(CpuFast, SatEqualsTheReference) {
       "spread-rows+sat-rows+sat-rows+scale-rows");
 }
 
+// Diffusion's steps, 1-4 channels, widths of one pixel and more: on the image itself (mirror, wrap) and over a padded
+// copy (clamp and zero: the recipe's copy in, steps, copy out, the copies the reference's).
+TEST(CpuFast, DiffusionEqualsTheReference) {
+  for (Border border : {Border::Mirror, Border::Clamp})
+    expect_lines_equal_reference(
+        [&](Border b, int i) {
+          Plan plan;
+          const Border use = border == Border::Mirror ? (b == Border::Wrap ? b : Border::Mirror)
+                                                      : (b == Border::Zero ? b : Border::Clamp);
+          EXPECT_TRUE(
+              resolve_plan("diffusion", {{"sigma", i % 2 ? "1" : "2.5"}, {"border", border_name(use)}}, plan).ok());
+          return plan.program;
+        },
+        border == Border::Mirror ? "diffusion-rows" : "copy+diffusion-rows+copy");
+}
+
 // Copy is a plain copy; other primitives run the reference.
 TEST(CpuFast, OtherProgramsRunTheReference) {
   Plan g2;
