@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/reference/cpu_fast.hpp"
+#include "core/reference/pass_table.hpp"
 #include "core/reference/row_threads.hpp"
 
 namespace gpublur {
@@ -39,16 +40,7 @@ void cpu_fast_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int thre
       for (int c = 0; c < C; ++c) out[size_t(i) * C + c] = run[c];
     }
   });
-  // Columns: running sums along y, a band of values per task (as the reference).
-  const int stride_values = SW * C, bands = (stride_values + 63) / 64;
-  for_rows(bands, threads, [&](int band) {
-    const int v0 = band * 64, v1 = std::min(stride_values, v0 + 64);
-    for (int row = 1; row < H + 2 * P; ++row) {
-      double* cur = dst.d + size_t(row) * size_t(stride_values);
-      const double* prev = cur - stride_values;
-      for (int v = v0; v < v1; ++v) cur[v] += prev[v];
-    }
-  });
+  sat_columns(dst, threads);  // as the reference
 }
 
 void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, int threads) {

@@ -22,6 +22,8 @@ Status cpu_conv2d(const Pass& pass, const CpuImage& src, CpuImage& dst, int thre
 Status cpu_bilinear1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_box1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
+// A table's second half: running sums down its columns (dst's rows already summed along x), bands of values a task.
+void sat_columns(CpuImage& dst, int threads);
 Status cpu_sat_box(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_box2d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 Status cpu_integral1d(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);

@@ -16,18 +16,21 @@ Status cpu_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads
       for (int c = 0; c < C; ++c) dst.d[o + size_t(c)] = run[size_t(c)] += src.read(x, y, c, pass.border);
     }
   });
-  // Columns: running sums along y, a band of columns per task.
-  const int stride_values = dst.stride() * C;
+  sat_columns(dst, threads);
+  return Status::success();
+}
+
+void sat_columns(CpuImage& dst, int threads) {
+  const int stride_values = dst.stride() * dst.channels, rows = dst.height + 2 * dst.pad;
   const int bands = (stride_values + 63) / 64;
   for_rows(bands, threads, [&](int band) {
     const int v0 = band * 64, v1 = std::min(stride_values, v0 + 64);
-    for (int row = 1; row < H + 2 * P; ++row) {
+    for (int row = 1; row < rows; ++row) {
       double* cur = dst.d + size_t(row) * size_t(stride_values);
       const double* prev = cur - stride_values;
       for (int v = v0; v < v1; ++v) cur[v] += prev[v];
     }
   });
-  return Status::success();
 }
 
 }  // namespace gpublur
