@@ -10,28 +10,30 @@
 namespace gpublur {
 
 bool cpu_fast_pass(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, std::string& step) {
-  if (pass.op == Op::Sat && cpu_fast_sat_applies(src, dst)) {  // float64 tables
+  if (src.channels != dst.channels) return false;
+  const auto table = [](const CpuImage& im) { return im.f64 && im.d; };  // float64 (summed-area tables)
+  const auto plain = [](const CpuImage& im) { return !im.f64 && im.f; };  // float32
+  if (pass.op == Op::Sat && table(dst) && (table(src) || plain(src)) && dst.channels <= 4) {
     cpu_fast_sat(pass, src, dst, threads);
     step = "sat-rows";
     return true;
   }
-  if (pass.op == Op::SatBox && src.f64 && src.d && !dst.f64 && dst.f && src.channels == dst.channels) {
+  if (pass.op == Op::SatBox && table(src) && plain(dst)) {
     cpu_fast_sat_box(pass, src, dst, threads);
     step = "sat-box-rows";
     return true;
   }
-  if (pass.op == Op::Spread && !src.f64 && src.f && src.pad == 0 && dst.f64 && dst.d && dst.pad == 1 &&
-      src.channels == dst.channels) {
+  if (pass.op == Op::Spread && plain(src) && src.pad == 0 && table(dst) && dst.pad == 1) {
     cpu_fast_spread(pass, src, dst, threads);
     step = "spread-rows";
     return true;
   }
-  if (pass.op == Op::Scale && src.f64 && src.d && !dst.f64 && dst.f && src.channels == dst.channels) {
+  if (pass.op == Op::Scale && table(src) && plain(dst)) {
     cpu_fast_scale(pass, src, dst, threads);
     step = "scale-rows";
     return true;
   }
-  if (src.f64 || dst.f64 || !src.f || !dst.f || src.channels != dst.channels) return false;
+  if (!plain(src) || !plain(dst)) return false;
   if (pass.op == Op::Diffusion) {  // over the whole stored area, padding included
     if (src.pad != dst.pad || src.width != dst.width || src.height != dst.height) return false;
     cpu_fast_diffusion(pass, src, dst, threads);

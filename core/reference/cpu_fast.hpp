@@ -41,9 +41,8 @@ void cpu_fast_dual(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
 void cpu_fast_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 bool all_finite(const CpuImage& img);
 
-// Sat (a float32 image's table, or a table's table) and SatBox: tables of border-remapped columns, plain loops over
-// rows (cpu_fast_sat.cpp). cpu_fast_sat_applies: a float64 table of up to 4 channels.
-bool cpu_fast_sat_applies(const CpuImage& src, const CpuImage& dst);
+// Sat (a float32 image's table, or a table's table; up to 4 channels) and SatBox: tables of border-remapped columns,
+// plain loops over rows (cpu_fast_sat.cpp).
 void cpu_fast_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, int threads);
 // Spread (an unpadded float32 source, the table padded 1) from three border-extended source rows a table row, and

@@ -1,6 +1,7 @@
-// The cpu backend's schedule for Conv1d passes (gauss-sep, fft's function, gauss-linear's exact taps): float32 like the GPUs, vectorised over a row's interleaved values, on all threads. The float64 line
-// batches of passes/conv1d.cpp stay the reference the tests compare against; this is what `--backend cpu`
-// runs, since the reference took 1.4 s per 4K RGB image at sigma 8 (docs/performance.md, the folder job).
+// The cpu backend's schedule for Conv1d passes (gauss-sep, fft's function, gauss-linear's exact taps): float32 like
+// the GPUs, vectorised over a row's interleaved values, on all threads. The float64 line batches of passes/conv1d.cpp
+// stay the reference the tests compare against; this is what `--backend cpu` runs, since the reference took 1.4 s
+// per 4K RGB image at sigma 8 (docs/performance.md, the folder job).
 #include <algorithm>
 #include <vector>
 

@@ -33,7 +33,8 @@ void cpu_fast_diffusion(const Pass& pass, const CpuImage& src, CpuImage& dst, in
       };
       for (int k = 0; k < C; ++k) step(size_t(k), side(-1, k), side(1, k));
       if (W > 1) {
-        // Interior values: both neighbours in the row (the channel's value one pixel either side).
+        // Interior values: both neighbours in the row (the channel's value one pixel either side); written out where
+        // both neighbour rows exist, so that the loop vectorises.
         const size_t lo = size_t(C), hi = size_t(W - 1) * size_t(C);
         if (up && down) {
           for (size_t i = lo; i < hi; ++i) {

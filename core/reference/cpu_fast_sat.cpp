@@ -10,11 +10,24 @@
 #include "core/reference/row_threads.hpp"
 
 namespace gpublur {
+namespace {
 
-bool cpu_fast_sat_applies(const CpuImage& src, const CpuImage& dst) {
-  return dst.f64 && dst.d && (src.f64 ? src.d != nullptr : src.f != nullptr) && src.channels == dst.channels &&
-         dst.channels <= 4;
+// Source row y of spread's E (src read with the border mode inside [-X, W + X) x [-X, H + X), 0 beyond) over
+// positions x0 .. x0 + n - 1, float64, interleaved: out[(x - x0) * C + c]; cols: the remapped columns of those
+// positions (-1: 0).
+void spread_row(const CpuImage& src, int y, int X, Border b, const std::vector<int>& cols, std::vector<double>& out) {
+  const int C = src.channels;
+  out.assign(cols.size() * size_t(C), 0.0);
+  if (y < -X || y >= src.height + X) return;
+  const int ry = remap_index(y, src.height, b);
+  if (ry < 0) return;
+  const float* row = src.f + src.offset(0, ry);
+  for (size_t i = 0; i < cols.size(); ++i)
+    if (cols[i] >= 0)
+      for (int c = 0; c < C; ++c) out[i * C + c] = double(row[size_t(cols[i]) * C + c]);
 }
+
+}  // namespace
 
 void cpu_fast_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
   const int P = dst.pad, C = dst.channels, W = dst.width, H = dst.height, SW = W + 2 * P;
@@ -74,28 +87,6 @@ void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, in
   });
 }
 
-}  // namespace gpublur
-
-namespace gpublur {
-namespace {
-
-// Source row y of spread's E (src read with the border mode inside [-X, W + X) x [-X, H + X), 0 beyond) over
-// positions x0 .. x0 + n - 1, float64, interleaved: out[(x - x0) * C + c]; cols: the remapped columns of those
-// positions (-1: 0).
-void spread_row(const CpuImage& src, int y, int X, Border b, const std::vector<int>& cols, std::vector<double>& out) {
-  const int C = src.channels;
-  out.assign(cols.size() * size_t(C), 0.0);
-  if (y < -X || y >= src.height + X) return;
-  const int ry = remap_index(y, src.height, b);
-  if (ry < 0) return;
-  const float* row = src.f + src.offset(0, ry);
-  for (size_t i = 0; i < cols.size(); ++i)
-    if (cols[i] >= 0)
-      for (int c = 0; c < C; ++c) out[i * C + c] = double(row[size_t(cols[i]) * C + c]);
-}
-
-}  // namespace
-
 void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
   const int R = pass.widths[0], X = pass.extend, C = dst.channels, W = src.width;
   const int M = X + R - 1;  // the spread is 0 before -M
@@ -140,10 +131,6 @@ void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
     std::copy(acc.begin(), acc.end(), dst.d + dst.offset(-1, row - 1));
   });
 }
-
-}  // namespace gpublur
-
-namespace gpublur {
 
 void cpu_fast_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
   const int C = dst.channels, P = dst.pad, e = pass.extend;

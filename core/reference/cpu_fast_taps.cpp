@@ -14,20 +14,20 @@
 namespace gpublur {
 namespace {
 
-// One axis: output o reads source indices first(o) + 0..3 (border-remapped; -1: the zero border) with the weights
+// One axis: output o reads source indices index(o, 0..3) (border-remapped; -1: the zero border) with the weights
 // of its parity (DualUp's fine pixels alternate between two sample patterns; the others have one).
 struct AxisTaps {
   std::vector<std::array<int, 4>> at;  // per output
   std::vector<int> parity;             // per output: 0 or 1
 };
 
-template <class First>
-AxisTaps axis_taps(int n_out, int n_src, Border b, First first, bool alternate) {
+template <class Index>
+AxisTaps axis_taps(int n_out, int n_src, Border b, Index index, bool alternate) {
   AxisTaps t;
   t.at.resize(size_t(n_out));
   t.parity.resize(size_t(n_out));
   for (int o = 0; o < n_out; ++o) {
-    for (int i = 0; i < 4; ++i) t.at[size_t(o)][size_t(i)] = remap_index(first(o) + i, n_src, b);
+    for (int i = 0; i < 4; ++i) t.at[size_t(o)][size_t(i)] = remap_index(index(o, i), n_src, b);
     t.parity[size_t(o)] = alternate ? (o & 1) : 0;
   }
   return t;
@@ -82,16 +82,9 @@ void cpu_fast_kawase(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
   const int k = pass.widths[0];
   // Block index i -> source offset -k - 1, -k, k, k + 1 (at k = 0 the middle two are one pixel, counted twice as
   // the reference does).
-  const auto offset = [k](int i) { return i < 2 ? -k - 1 + i : k + i - 2; };
-  AxisTaps xs, ys;
-  xs.at.resize(size_t(dst.width));
-  xs.parity.assign(size_t(dst.width), 0);
-  ys.at.resize(size_t(dst.height));
-  ys.parity.assign(size_t(dst.height), 0);
-  for (int x = 0; x < dst.width; ++x)
-    for (int i = 0; i < 4; ++i) xs.at[size_t(x)][size_t(i)] = remap_index(x + offset(i), src.width, pass.border);
-  for (int y = 0; y < dst.height; ++y)
-    for (int j = 0; j < 4; ++j) ys.at[size_t(y)][size_t(j)] = remap_index(y + offset(j), src.height, pass.border);
+  const auto index = [k](int o, int i) { return o + (i < 2 ? -k - 1 + i : k + i - 2); };
+  const AxisTaps xs = axis_taps(dst.width, src.width, pass.border, index, false);
+  const AxisTaps ys = axis_taps(dst.height, src.height, pass.border, index, false);
   Weights W{};
   for (auto& m : W[0][0])
     for (double& v : m) v = 1.0 / 16;
@@ -105,8 +98,9 @@ void cpu_fast_dual(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
     // Coarse pixel X samples at its centre 2X + 1/2 (weight 4) and the four diagonal points 1 away (weight 1), / 8:
     // the block's first fine pixel is 2X - 1, the centre 1.5 into it.
     const auto first = [](int X) { return int(std::floor(dual_coarse_centre(X))) - 1; };
-    xs = axis_taps(dst.width, src.width, pass.border, first, false);
-    ys = axis_taps(dst.height, src.height, pass.border, first, false);
+    const auto index = [&](int X, int i) { return first(X) + i; };
+    xs = axis_taps(dst.width, src.width, pass.border, index, false);
+    ys = axis_taps(dst.height, src.height, pass.border, index, false);
     const double c = double(dual_coarse_centre(0)) - first(0);
     add_sample(W[0][0], c, c, 4.0 / 8);
     for (int sy : {-1, 1})
@@ -116,8 +110,9 @@ void cpu_fast_dual(const Pass& pass, const CpuImage& src, CpuImage& dst, int thr
     // the four diagonal points 1/2 away (weight 2), / 12; the block starts at floor(u) - 1, u 1.75 (even x) or
     // 1.25 (odd x) into it.
     const auto first = [](int x) { return int(std::floor(dual_fine_centre(x))) - 1; };
-    xs = axis_taps(dst.width, src.width, pass.border, first, true);
-    ys = axis_taps(dst.height, src.height, pass.border, first, true);
+    const auto index = [&](int x, int i) { return first(x) + i; };
+    xs = axis_taps(dst.width, src.width, pass.border, index, true);
+    ys = axis_taps(dst.height, src.height, pass.border, index, true);
     for (int py = 0; py < 2; ++py)
       for (int px = 0; px < 2; ++px) {
         const double ux = double(dual_fine_centre(px)) - first(px), uy = double(dual_fine_centre(py)) - first(py);

@@ -68,10 +68,10 @@ TEST(CpuFast, SeparablePairEqualsTheReference) {
 
 // The float64 schedules against the reference: `program(border, i)` (i counts the cases, to vary settings) on
 // random images of every border, 1-4 channels and sizes from 1x1 to lines longer than the kernels; the schedule
-// `path` ran. Both compute in float64 (the reference by prefix differences, one value at a time or a remap a read;
-// these by running sums, batched recursions, column tables); the outputs round to float once.
-template <class MakeProgram>
-void expect_lines_equal_reference(MakeProgram program, const std::string& path) {
+// `path_of(border)` ran. Both compute in float64 (the reference by prefix differences, one value at a time or a
+// remap a read; these by running sums, batched recursions, column tables); the outputs round to float once.
+template <class MakeProgram, class PathOf>
+void expect_lines_equal_reference_by(MakeProgram program, PathOf path_of) {
   const std::pair<int, int> sizes[] = {{1, 1}, {2, 7}, {67, 41}, {1100, 9}, {5, 700}};
   int i = 0;
   for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
@@ -84,10 +84,15 @@ void expect_lines_equal_reference(MakeProgram program, const std::string& path) 
         std::string ran;
         ASSERT_TRUE(run_program_cpu(p, src, ref, 1).ok());
         ASSERT_TRUE(run_program_cpu(p, src, fast, 2, &ran).ok());
-        EXPECT_EQ(ran, path);
+        EXPECT_EQ(ran, path_of(b));
         EXPECT_LE(worst_difference(ref, fast), 2e-7) << border_name(b) << " c" << c << " " << w << "x" << h
                                                      << " case " << i;
       }
+}
+// The same with one schedule's path for every border.
+template <class MakeProgram>
+void expect_lines_equal_reference(MakeProgram program, const std::string& path) {
+  expect_lines_equal_reference_by(program, [&](Border) { return path; });
 }
 
 // Two passes through a half-resolution image with `pad` pixels of padding: down (from the input), then up (to the
@@ -280,17 +285,15 @@ TEST(CpuFast, SatEqualsTheReference) {
 // Diffusion's steps, 1-4 channels, widths of one pixel and more: on the image itself (mirror, wrap) and over a padded
 // copy (clamp and zero: the recipe's copy in, steps, copy out, the copies the reference's).
 TEST(CpuFast, DiffusionEqualsTheReference) {
-  for (Border border : {Border::Mirror, Border::Clamp})
-    expect_lines_equal_reference(
-        [&](Border b, int i) {
-          Plan plan;
-          const Border use = border == Border::Mirror ? (b == Border::Wrap ? b : Border::Mirror)
-                                                      : (b == Border::Zero ? b : Border::Clamp);
-          EXPECT_TRUE(
-              resolve_plan("diffusion", {{"sigma", i % 2 ? "1" : "2.5"}, {"border", border_name(use)}}, plan).ok());
-          return plan.program;
-        },
-        border == Border::Mirror ? "diffusion-rows" : "copy+diffusion-rows+copy");
+  expect_lines_equal_reference_by(
+      [](Border b, int i) {
+        Plan plan;
+        EXPECT_TRUE(resolve_plan("diffusion", {{"sigma", i % 2 ? "1" : "2.5"}, {"border", border_name(b)}}, plan).ok());
+        return plan.program;
+      },
+      [](Border b) {
+        return std::string(b == Border::Mirror || b == Border::Wrap ? "diffusion-rows" : "copy+diffusion-rows+copy");
+      });
 }
 
 // Copy is a plain copy; other primitives run the reference.
