@@ -786,8 +786,9 @@ double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border 
     const ChkPtr<float> rp{ring.data(), &sr, 0};
     const ChkPtr<double> sp{st.data(), &ss, 0};
     // Loads land when issued (a cp.async lands by the wait: the race check sees the write at the issue).
+    const int lead = cuda::walk_lead(b, R);
     const auto issue = [&](int off, int p, int q) {
-      EXPECT_TRUE(p >= -R && p < H + R) << "position " << p;
+      EXPECT_TRUE((p >= -R || (lead == 0 && p == -1)) && p < H + R) << "position " << p;
       const int y = remap_index(p, H, b);
       for (int k = 0; k < 4; ++k) {
         const int x = x0 + 4 * q + k;
@@ -805,7 +806,7 @@ double emulate_walk(int W, int H, int C, const std::vector<int>& widths, Border 
       cuda::with_walk_m1(ww, [&](auto m1) {
         constexpr int M1 = decltype(m1)::value;
         const cuda::BoxWalkTaps<M1, 3 - M1> taps{ww.wl, ww.wu};
-        cuda::walk_columns<Emu>(rp, sp, RL, H, R, taps, cuda::walk_scale(ww), issue, [] {}, store);
+        cuda::walk_columns<Emu>(rp, sp, RL, H, R, lead, taps, cuda::walk_scale(ww), issue, [] {}, store);
       });
     });
     for (Shadow* sh : {&sr, &ss})
@@ -837,29 +838,40 @@ TEST(CudaBoxEmulated, ColumnWalkMatchesReference) {
 }
 
 // Where the walk runs (box1d.cu's plan_col_walk: its cost against the segments' plan), on an H100's budgets (as an
-// H200's): the choices measured on an H200 with the taps paired (call 155; box_walk.cuh's kWalkWeight): at 4096^2
-// the segments at sigma 3-12 and the walk from 24 on, for every channel count; at 2048^2 RGBA the segments at sigma
-// 48 (2% slower than the walk) and the walk at 100-200; the segments at 1024^2; never for four boxes, three widths,
-// widths apart by more than two, or real widths.
+// H200's): the choices measured on an H200, each path forced (calls 155 and 160; box_walk.cuh's kWalkWeight and
+// plan_walk): at 4096^2 the segments at sigma 3-12 and the walk from 24 on, for every channel count and border; with
+// clamp (the walk from row 0) at 2048^2 RGBA the walk from sigma 24, at 1024^2 RGBA from 100, the segments for one
+// channel at 2048^2 and two at 1024^2; never for four boxes, three widths, widths apart by more than two, or real
+// widths.
 TEST(CudaBoxEmulated, ColumnWalkPlans) {
   const cuda::LineBudgets lim = h100_budgets();
-  const auto walks = [&](int n, int channels, const BoxWidths& bw) {
+  const auto walks = [&](int n, int channels, const BoxWidths& bw, Border b = Border::Clamp) {
     bool ok = false;
     const cuda::AxisPlan p = plan_rgba(n, bw, true, &ok, channels);
     cuda::WalkPlan w;
-    const bool can = cuda::plan_walk(n, (long long)n * channels, bw, lim.shared, w);
-    std::printf("[ plan ] %d^2 x%d reach %d: segments cost %.0f, walk %s %.0f\n", n, channels, bw.reach, p.cost,
-                can ? "cost" : "not possible", w.cost);
+    const bool can =
+        cuda::plan_walk(n, (long long)n * channels, bw, cuda::walk_lead(b, bw.reach), lim.shared, lim.sms, w);
+    std::printf("[ plan ] %d^2 x%d reach %d %s: segments cost %.0f, walk %s %.0f\n", n, channels, bw.reach,
+                border_name(b), p.cost, can ? "cost" : "not possible", w.cost);
     return can && cuda::walk_cheaper(w, ok, p.cost);
   };
+  const auto kw = [](double sigma) { return widths_of(kovesi_widths(sigma, 3)); };
   for (double sigma : {3.0, 12.0, 24.0, 48.0, 100.0, 200.0})
     for (int channels : {1, 2, 4})
-      EXPECT_EQ(walks(4096, channels, widths_of(kovesi_widths(sigma, 3))), sigma >= 24.0)
-          << "sigma " << sigma << ", " << channels << " channel(s)";
-  EXPECT_FALSE(walks(2048, 4, widths_of(kovesi_widths(48.0, 3))));
-  EXPECT_TRUE(walks(2048, 4, widths_of(kovesi_widths(100.0, 3))));
-  EXPECT_TRUE(walks(2048, 4, widths_of(kovesi_widths(200.0, 3))));
-  EXPECT_FALSE(walks(1024, 4, widths_of(kovesi_widths(200.0, 3))));
+      for (Border b : {Border::Clamp, Border::Mirror})
+        EXPECT_EQ(walks(4096, channels, kw(sigma), b), sigma >= 24.0)
+            << "sigma " << sigma << ", " << channels << " channel(s), " << border_name(b);
+  for (double sigma : {12.0, 24.0, 48.0, 100.0, 200.0}) {
+    EXPECT_EQ(walks(2048, 4, kw(sigma)), sigma >= 24.0) << "2048^2 RGBA clamp, sigma " << sigma;
+    EXPECT_EQ(walks(1024, 4, kw(sigma)), sigma >= 100.0) << "1024^2 RGBA clamp, sigma " << sigma;
+    EXPECT_FALSE(walks(1024, 2, kw(sigma))) << "1024^2 two channels, sigma " << sigma;
+  }
+  for (double sigma : {24.0, 48.0, 100.0}) EXPECT_FALSE(walks(2048, 1, kw(sigma))) << "2048^2 one channel " << sigma;
+  // Mirror and wrap walk their R leading rows: the segments at 2048^2 sigma 48 and at 1024^2, as before the walk
+  // from row 0.
+  EXPECT_FALSE(walks(2048, 4, kw(48.0), Border::Mirror));
+  EXPECT_TRUE(walks(2048, 4, kw(100.0), Border::Wrap));
+  EXPECT_FALSE(walks(1024, 4, kw(200.0), Border::Mirror));
   cuda::WalkWidths ww;
   EXPECT_FALSE(cuda::walk_widths(widths_of(kovesi_widths(200.0, 4)), ww));
   EXPECT_FALSE(cuda::walk_widths(widths_of(std::vector<float>{300.5f, 300.5f, 300.5f}), ww));

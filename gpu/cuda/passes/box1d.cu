@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kWalkThreads, 3)
   double* st = reinterpret_cast<double*>(ring + size_t(RL + kWalkRep) * kWalkFloats);
   const int x0 = int(blockIdx.x) * kWalkFloats;
   walk_columns<DeviceBlock>(
-      ring, st, RL, H, R, taps, inv,
+      ring, st, RL, H, R, walk_lead(b, R), taps, inv,
       [&](int off, int p, int q) {
         const int y = remap_index(p, H, b), x = x0 + 4 * q;
         const bool ok = y >= 0 && x < rowf;  // rowf is a whole number of float4: a chunk is in or out
@@ -389,25 +389,27 @@ Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWi
 
 // The column walk where it costs less than the segments (p, when seg) or they do not fit; BoxTuning::walk forces it
 // (1: wherever it applies) or never (0); a forced strip width is the segments' A/B, so no walk then.
-bool plan_col_walk(const DevImage& img, const BoxWidths& bw, bool seg, const AxisPlan& p, WalkPlan& walk) {
+bool plan_col_walk(const DevImage& img, const BoxWidths& bw, Border b, bool seg, const AxisPlan& p, WalkPlan& walk) {
   const BoxTuning& t = box_tuning();
   if (t.walk == 0 || (t.walk < 0 && t.strip_bytes != 0)) return false;
   WalkPlan w;
-  if (!plan_walk(img.height, (long long)img.width * img.channels, bw, line_budgets().shared, w)) return false;
+  const LineBudgets lim = line_budgets();
+  if (!plan_walk(img.height, (long long)img.width * img.channels, bw, walk_lead(b, bw.reach), lim.shared, lim.sms, w))
+    return false;
   if (t.walk < 0 && !walk_cheaper(w, seg, p.cost)) return false;
   walk = w;
   return true;
 }
 
 // Whether the pass runs in shared memory (and how), per channel type: segments (p) or, for columns, the walk (walk,
-// ring_rows > 0).
+// ring_rows > 0; the border moves its cost, not whether it fits).
 template <typename T>
-bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, AxisPlan& p, WalkPlan& walk) {
+bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, Border b, AxisPlan& p, WalkPlan& walk) {
   walk = WalkPlan{};
   if (box_tuning().force_global) return false;
   if (axis == 0) return plan_rows<T>(img, bw, p);
   const bool seg = cols_vec4(img) ? plan_cols<float4>(img, bw, p) : plan_cols<float>(img, bw, p);
-  return plan_col_walk(img, bw, seg, p, walk) || seg;
+  return plan_col_walk(img, bw, b, seg, p, walk) || seg;
 }
 
 Status run_walk(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const WalkPlan& w,
@@ -433,7 +435,7 @@ Status run_lines(const BoxWidths& bw, int axis, Border b, const DevImage& src, c
                  size_t scratch_bytes, cudaStream_t st, std::string& path, const std::string& name) {
   AxisPlan p;
   WalkPlan w;
-  if (!plan_axis<T>(src, axis, bw, p, w)) {
+  if (!plan_axis<T>(src, axis, bw, b, p, w)) {
     Status s = launch_moving_average_bw(bw, axis, b, src, out, scratch, scratch_bytes, st, path);
     path = name + (axis == 0 ? "-global-rows" : "-global-cols");
     return s;
@@ -489,9 +491,9 @@ size_t box_lines_scratch(const BoxWidths& bw, int axis, const DevImage& src) {
   WalkPlan w;
   bool smem = false;
   switch (src.channels) {
-    case 1: smem = plan_axis<float>(src, axis, bw, p, w); break;
-    case 2: smem = plan_axis<float2>(src, axis, bw, p, w); break;
-    case 4: smem = plan_axis<float4>(src, axis, bw, p, w); break;
+    case 1: smem = plan_axis<float>(src, axis, bw, Border::Mirror, p, w); break;  // (any border: whether it fits)
+    case 2: smem = plan_axis<float2>(src, axis, bw, Border::Mirror, p, w); break;
+    case 4: smem = plan_axis<float4>(src, axis, bw, Border::Mirror, p, w); break;
     default: return 0;
   }
   return smem ? 0 : moving_average_scratch_bw(bw, axis, src);

@@ -5,15 +5,19 @@
 // m2 of wu; coefficients +-1, +-2, +-3), summed three times. The three sums run in float64 and stay bounded (I^k y is a
 // partial cascade, at most the product of k widths times the largest input), so nothing drifts down the column.
 //
-// A block takes a strip of kWalkFloats floats (64 bytes) of every row and walks positions -R .. H - 1 + R of the
+// A block takes a strip of kWalkFloats floats (64 bytes) of every row and walks positions -lead .. H - 1 + R of the
 // border-extended column (out[i] is the causal result at i + R) in steps of kWalkStep rows: the rows of a step land
-// in a ring of the last ring_rows positions (the next step's loads in flight while this one computes; positions
-// before the walk read as zeros), each thread sums kWalkRT consecutive rows of one float, and one thread a float
-// chains the row groups' end states. docs/performance.md, "Box columns as a walk" (H200, box 4096^2 RGBA at sigma 200
+// in a ring of the last ring_rows positions (the next step's loads in flight while this one computes), each thread
+// sums kWalkRT consecutive rows of one float, and one thread a float chains the row groups' end states. Mirror and
+// wrap walk from -R (lead R; positions before the walk read as zeros). Where the extension is one value c (clamp:
+// the first row, zero: 0) the walk starts at row 0 (lead 0) from the sums of a column that was c forever, which are
+// exact: y = 0 (the taps sum to zero), so the first two sums are 0 and the third the boxes' unnormalised output c
+// prod w; the ring starts as c. That skips R of the H + 2R walked rows (docs/performance.md, "The walk from row 0"). docs/performance.md, "Box columns as a walk" (H200, box 4096^2 RGBA at sigma 200
 // 0.648 -> 0.597-0.605 ms; the column pass alone in the microbenchmark 0.320 against the segments' 0.400) and "Box
 // columns as a cascade walk" (loads without a modulo, stores without a per-row test: 0.594-0.595 -> 0.556-0.559).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <type_traits>
 
@@ -75,6 +79,9 @@ inline size_t walk_smem_bytes(int ring_rows) {
          size_t(kWalkGroups) * kWalkFloats * 3 * sizeof(double);
 }
 
+// The walk's lead (walk_columns): 0 where every position before the column holds one value (clamp, zero), else R.
+__host__ __device__ inline int walk_lead(Border b, int R) { return b == Border::Clamp || b == Border::Zero ? 0 : R; }
+
 // The taps' coefficients (1 - z^wl)^M1 (1 - z^wu)^M2, tap i * (M2 + 1) + j at distance i * wl + j * wu.
 template <int M1, int M2>
 struct WalkCoefs {
@@ -118,6 +125,12 @@ template <int M1, int M2>
 struct BoxWalkTaps {
   static constexpr int NI = 3;  // running sums
   int wl = 0, wu = 0;           // wu = wl + 2 (walk_widths)
+  // The last sum's value on a constant column of 1: the boxes' unnormalised output, prod w (exact).
+  __host__ __device__ double constant_sum() const {
+    double p = 1.0;
+    for (int i = 0; i < M1 + M2; ++i) p *= i < M1 ? wl : wu;
+    return p;
+  }
   // y[r] for the thread's rows r = 0 .. kWalkRT - 1 from ring slot base (its float c).
 #pragma nv_exec_check_disable
   template <typename FP>
@@ -159,30 +172,44 @@ struct BoxWalkTaps {
 
 // One block's walk of a strip of H rows (Block: DeviceBlock or the tests' emulated block). ring / st: shared memory
 // (walk_smem_bytes; FP / DP anything indexable and offsettable, as the tests' race-checking pointers). issue(off, p,
-// q): start loading floats 4q .. 4q + 3 of the strip's border-extended row p (-R <= p < H + R, never others; positions
-// before -R read as the ring's zeros) into ring + off; wait(): every issued load landed. store(row, c, v): output row 0
-// <= row < H of the strip's float c. taps: the sparse filter (BoxWalkTaps; Taps::NI running sums), inv: walk_scale.
+// q): start loading floats 4q .. 4q + 3 of the strip's border-extended row p (-R <= p < H + R, or -1 with lead 0; never
+// others; positions before -R read as the ring's zeros) into ring + off; wait(): every issued load landed. store(row,
+// c, v): output row 0 <= row < H of the strip's float c. lead: R, or 0 where every position before the column holds
+// row -1's value (clamp, zero). taps: the sparse filter (BoxWalkTaps; Taps::NI running sums), inv: walk_scale.
 // Each thread computes its rows' y first and then sums them (the walk pass at 4096^2 RGBA sigma 200 0.304 -> 0.294 ms
 // on an H200 against each row's taps and sums together). Integral's five real boxes as 36 float64 taps on the same walk
 // measured 1.5-1.8x slower than its segments (docs/performance.md, "Integral's columns as a walk").
 #pragma nv_exec_check_disable
 template <class Block, class Taps, typename FP, typename DP, typename Issue, typename Wait, typename Store>
-__host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, const Taps& taps, double inv,
+__host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int lead, const Taps& taps, double inv,
                                       Issue issue, Wait wait, Store store) {
   constexpr int RT = kWalkRT, T = kWalkStep, S = kWalkFloats, NT = kWalkThreads, NI = Taps::NI;
   constexpr WalkBinoms<NI, RT> kb;
   const int tid = Block::tid(), c = tid % S, g = tid / S;
-  for (int i = tid; i < (RL + kWalkRep) * S; i += NT) ring[i] = 0.0f;
+  double C[NI] = {};  // the chain's state before the step (threads of group 0, one a float)
+  if (lead == 0) {
+    // Row -1's value c into the last slot, then every other slot c (the ring's positions before 0; step 0's loads
+    // come after the barrier below); the constant column's sums are (0, 0, c prod w).
+    if (tid < S / 4) issue((RL - 1) * S + tid * 4, -1, tid);
+    wait();
+    Block::sync();
+    const float cv = float(ring[(RL - 1) * S + c]);
+    for (int i = tid; i < (RL + kWalkRep) * S; i += NT)
+      if (i / S != RL - 1) ring[i] = float(ring[(RL - 1) * S + i % S]);
+    if (g == 0) C[NI - 1] = double(cv) * taps.constant_sum();
+  } else {
+    for (int i = tid; i < (RL + kWalkRep) * S; i += NT) ring[i] = 0.0f;
+  }
   Block::sync();
-  const int nsteps = (H + 2 * R + T - 1) / T;
-  // Step s's rows: positions -R + s T + r at slot (s T + r) mod RL, the first kWalkRep slots also past the end. A
+  const int nsteps = (H + R + lead + T - 1) / T;
+  // Step s's rows: positions -lead + s T + r at slot (s T + r) mod RL, the first kWalkRep slots also past the end. A
   // thread loads the same rows r of every step (load_step is called for s = 0, 1, 2, ...): their positions and slots
   // advance by T, so no load divides (in the microbenchmark a modulo by RL per load was 11% of the walk's instructions
   // and 2-6% of its time: docs/performance.md, "Box columns as a cascade walk").
   constexpr int NL = T * (S / 4), LPT = (NL + NT - 1) / NT;
   int lp[LPT], lslot[LPT];
 #pragma unroll
-  for (int j = 0; j < LPT; ++j) lp[j] = -R + (tid + j * NT) / (S / 4), lslot[j] = (tid + j * NT) / (S / 4);
+  for (int j = 0; j < LPT; ++j) lp[j] = -lead + (tid + j * NT) / (S / 4), lslot[j] = (tid + j * NT) / (S / 4);
   const auto load_step = [&](int) {
 #pragma unroll
     for (int j = 0; j < LPT; ++j) {
@@ -195,7 +222,6 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
       lslot[j] = slot + T >= RL ? slot + T - RL : slot + T;
     }
   };
-  double C[NI] = {};  // the chain's state before the step (threads of group 0, one a float)
   load_step(0);
   // This thread's first slot of step s, (s T + g RT) mod RL, advanced by T a step as the loads' (g RT < T < RL).
   int base = g * RT;
@@ -238,7 +264,7 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
     double A[NI];
 #pragma unroll
     for (int k = 0; k < NI; ++k) A[k] = st[e + k];
-    const int row0 = s * T + g * RT - 2 * R;
+    const int row0 = s * T + g * RT - R - lead;
     const auto out = [&](int r) {
       // Row r of the group: its local sum plus sum_k C(r + NI - 1 - k, NI - 1 - k) A_k.
       double v = L[r];
@@ -262,10 +288,10 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, cons
 // positions, weighted): kWalkWeight a walked row. First fitted as 4.8 on the unpaired taps (docs/performance.md, "Box
 // columns as a walk"); refitted with the taps paired (call 155, H200, each path forced, 1 / 2 / 4 channels at
 // 4096^2-1024^2, sigma 12-200): at 4096^2 the segments are faster at sigma 12 (2.6-4.9%) and the walk from sigma 24
-// on (1.5-5% at 24-48, 10-20% at 100-200), which any weight between 4.18 and 4.38 reproduces; 4.3 also keeps the
-// segments at 2048^2 sigma 24-48 (RGBA and two channels 2% slower than the walk there, one channel 18% faster) and
-// takes the walk at 2048^2 sigma 100-200 (7-23% faster; one channel at sigma 100 10% slower). At 1024^2 it keeps
-// the segments everywhere, where the walk would be 9-12% faster for RGBA at sigma 100-200 and two channels at 200.
+// on (1.5-5% at 24-48, 10-20% at 100-200), which any weight between 4.18 and 4.38 reproduces. With the walk from row
+// 0 (clamp, zero) and the thin grid's factor (plan_walk; call 160) it also takes the walk at 2048^2 RGBA from sigma 24
+// (2-3% faster there, even at 48) and at 1024^2 RGBA from sigma 100, and keeps the segments for one channel at
+// 2048^2 up to sigma 100 and for two or fewer channels at 1024^2 (where two channels at sigma 200 lose 9-12%).
 constexpr double kWalkWeight = 4.3;
 struct WalkPlan {
   WalkWidths w;
@@ -276,13 +302,19 @@ struct WalkPlan {
 // Whether a possible walk w runs instead of the segments (seg: they fit, at seg_cost): box1d.cu's plan_col_walk
 // and the plan tests decide by this one rule.
 inline bool walk_cheaper(const WalkPlan& w, bool seg, double seg_cost) { return !seg || w.cost < seg_cost; }
-inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, size_t budget, WalkPlan& out) {
+// lead: walk_lead (the rows walked are H + R + lead); sms: the device's SMs (0: not counted). Under two blocks an SM
+// the walk's blocks no longer hide each other's latency, so its cost a column grows there: by sqrt(2 sms / blocks),
+// fitted to the H200's choices each path forced (calls 155 and 160: 2048^2 one channel, 128 blocks, the segments 3-18%
+// faster at sigma 24-100 and the walk 9% at 200; 1024^2 RGBA, 256 blocks, the walk 14-21% faster at sigma 100-200).
+inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, int lead, size_t budget, int sms, WalkPlan& out) {
   WalkPlan p;
   if (rowf % 4 != 0 || !walk_widths(bw, p.w)) return false;
   p.ring_rows = walk_ring_rows(p.w);
   p.smem = walk_smem_bytes(p.ring_rows);
   if (p.smem > budget) return false;
-  p.cost = kWalkWeight * double(H + 2 * bw.reach);
+  const long long blocks = (rowf + kWalkFloats - 1) / kWalkFloats;
+  const double fill = sms > 0 && blocks < 2LL * sms ? std::sqrt(2.0 * sms / double(blocks)) : 1.0;
+  p.cost = kWalkWeight * double(H + bw.reach + lead) * fill;
   out = p;
   return true;
 }
