@@ -12,9 +12,11 @@
 // wrap walk from -R (lead R; positions before the walk read as zeros). Where the extension is one value c (clamp:
 // the first row, zero: 0) the walk starts at row 0 (lead 0) from the sums of a column that was c forever, which are
 // exact: y = 0 (the taps sum to zero), so the first two sums are 0 and the third the boxes' unnormalised output c
-// prod w; the ring starts as c. That skips R of the H + 2R walked rows (docs/performance.md, "The walk from row 0"). docs/performance.md, "Box columns as a walk" (H200, box 4096^2 RGBA at sigma 200
-// 0.648 -> 0.597-0.605 ms; the column pass alone in the microbenchmark 0.320 against the segments' 0.400) and "Box
-// columns as a cascade walk" (loads without a modulo, stores without a per-row test: 0.594-0.595 -> 0.556-0.559).
+// prod w; the ring starts as c. That skips R of the H + 2R walked rows (docs/performance.md, "The walk from row 0":
+// box 4096^2 RGBA sigma 200 0.514 -> 0.497 ms on an H200). docs/performance.md, "Box columns as a walk" (H200, box
+// 4096^2 RGBA at sigma 200 0.648 -> 0.597-0.605 ms; the column pass alone in the microbenchmark 0.320 against the
+// segments' 0.400) and "Box columns as a cascade walk" (loads without a modulo, stores without a per-row test:
+// 0.594-0.595 -> 0.556-0.559).
 #pragma once
 
 #include <cmath>
@@ -289,9 +291,10 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
 // columns as a walk"); refitted with the taps paired (call 155, H200, each path forced, 1 / 2 / 4 channels at
 // 4096^2-1024^2, sigma 12-200): at 4096^2 the segments are faster at sigma 12 (2.6-4.9%) and the walk from sigma 24
 // on (1.5-5% at 24-48, 10-20% at 100-200), which any weight between 4.18 and 4.38 reproduces. With the walk from row
-// 0 (clamp, zero) and the thin grid's factor (plan_walk; call 160) it also takes the walk at 2048^2 RGBA from sigma 24
-// (2-3% faster there, even at 48) and at 1024^2 RGBA from sigma 100, and keeps the segments for one channel at
-// 2048^2 up to sigma 100 and for two or fewer channels at 1024^2 (where two channels at sigma 200 lose 9-12%).
+// 0 (clamp, zero) and the thin grid's factor (plan_walk; calls 160-161) it also takes the walk at 2048^2 RGBA from
+// sigma 24 (2-3% faster there) and at 1024^2 RGBA from sigma 100 (15-20%), and keeps the segments for one channel at
+// 2048^2 up to sigma 100 and for two or fewer channels at 1024^2 (giving up the walk's 9-12% for two channels at
+// sigma 200 there, call 155).
 constexpr double kWalkWeight = 4.3;
 struct WalkPlan {
   WalkWidths w;
