@@ -68,6 +68,14 @@ class Backend {
   // queries afterwards: with a wait after every short run the GPU idles between them and NVIDIA's GL
   // driver may lower the clock (measured: 4096 copy 0.36 instead of 0.23 ms after a 200 ms warm-up).
   virtual Status run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info);
+  // How long the device has been held below its clocks so far, in milliseconds, by its power limit (power_ms) and
+  // its temperature (thermal_ms), from counters that only grow; false where the backend cannot read them (the
+  // default). The bench reads them around each case's timed runs: on an H200, iir's sustained load reaches the
+  // board's 700 W cap and its cases run 5-8% slower in the troughs (docs/performance.md, "iir's cost over sigma").
+  virtual bool throttle_ms(double& power_ms, double& thermal_ms) {
+    (void)power_ms, (void)thermal_ms;
+    return false;
+  }
 };
 
 // Creates a backend by name ("cpu", "cuda", "gl", or "auto": cuda if a device is present, else gl if EGL

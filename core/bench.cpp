@@ -1,6 +1,7 @@
 #include "core/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -189,6 +190,11 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
         c.error = "upload of a " + std::to_string(w) + "x" + std::to_string(h) + " image: " + up.error;
       } else {
         RunInfo info;
+        // The throttle counters over the warm-up and the timed runs together: NVML's advance in steps that a case's
+        // few milliseconds of timed runs alone would not see, and the warm-up runs at the timed runs' clocks.
+        double power0 = 0, thermal0 = 0;
+        const bool counted = backend.throttle_ms(power0, thermal0);
+        const auto wall0 = std::chrono::steady_clock::now();
         if (opts.warmup_ms > 0)
           if (Status s = backend.warm_up(p.plan, opts.warmup_ms); !s) c.error = s.error;
         std::vector<double> times;
@@ -210,6 +216,10 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
           }
         }
         c.path = info.path;
+        c.busy_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
+        double power1 = 0, thermal1 = 0;
+        if (counted && backend.throttle_ms(power1, thermal1))
+          c.throttled_power_ms = power1 - power0, c.throttled_thermal_ms = thermal1 - thermal0;
       }
       if (c.error.empty()) {
         c.median_ms = median_of(c.times_ms);
@@ -228,6 +238,14 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   }
   result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
   return Status::success();
+}
+
+const char* throttled_note(const BenchCase& c) {
+  if (!c.error.empty() || c.throttled_power_ms < 0 || c.busy_ms <= 0) return nullptr;
+  const bool power = c.throttled_power_ms >= kThrottledShare * c.busy_ms;
+  const bool thermal = c.throttled_thermal_ms >= kThrottledShare * c.busy_ms;
+  if (power && thermal) return "power limit and temperature";
+  return power ? "power limit" : thermal ? "temperature" : nullptr;
 }
 
 std::string bench_table(const BenchResult& r) {
@@ -252,6 +270,16 @@ std::string bench_table(const BenchResult& r) {
                   c.ratio_to_copy, c.path.c_str());
     o << line;
   }
+  for (const auto& c : r.cases)
+    if (const char* why = throttled_note(c)) {
+      char note[512];
+      std::snprintf(note, sizeof note, "note: %s %dx%d sigma %s: the device was held below its clocks (%s) for %.1f "
+                    "ms by power and %.1f ms by temperature of the %.1f ms this case kept it busy; its times are the "
+                    "throttled device's\n", c.method.c_str(), c.width, c.height,
+                    c.floor ? "-" : number(c.sigma).c_str(), why, std::min(c.throttled_power_ms, c.busy_ms),
+                    std::min(c.throttled_thermal_ms, c.busy_ms), c.busy_ms);  // (the counters advance in steps)
+      o << note;
+    }
   return o.str();
 }
 
@@ -273,12 +301,15 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
            {"upload_ms", c.upload_ms},
            {"times_ms", c.times_ms},
            {"retimed", c.retimed},
+           {"busy_ms", c.busy_ms},
            {"median_ms", c.median_ms},
            {"min_ms", c.min_ms},
            {"gbps", c.gbps},
            {"ratio_to_copy", c.ratio_to_copy},
            {"status", c.error.empty() ? "ok" : "error"},
            {"error", c.error}};
+    if (c.throttled_power_ms >= 0)
+      j["throttled_ms"] = {{"power", c.throttled_power_ms}, {"thermal", c.throttled_thermal_ms}};
     cases.push_back(std::move(j));
   }
   json sizes = json::array();

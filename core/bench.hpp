@@ -40,6 +40,10 @@ struct BenchCase {
   double upload_ms = 0;
   std::vector<double> times_ms;
   int retimed = 0;  // times the runs were timed again because one ran under half the median (kRetimeAtMost)
+  // Wall time the case kept the device busy (its warm-up and timed runs) and how much of it the device spent below
+  // its clocks, held by its power limit and by its temperature (Backend::throttle_ms; the two may overlap);
+  // throttled_power_ms < 0: not known (the backend cannot read them).
+  double busy_ms = 0, throttled_power_ms = -1, throttled_thermal_ms = -1;
   double median_ms = 0, min_ms = 0;
   double gbps = 0;           // 2 * w*h*c*4 bytes / median
   double ratio_to_copy = 0;  // median / copy median of the same size and channels
@@ -51,6 +55,12 @@ struct BenchCase {
 // swaps in its optimized build a while later (H200, GL iir 4096^2: 3.1 ms a run, then 0.76; docs/performance.md
 // "GL programs' first runs").
 constexpr int kRetimeAtMost = 3;
+
+// The table notes a case whose device was held below its clocks, by power or by temperature, for at least this share
+// of its busy time (BenchCase::busy_ms): on an H200, iir's cases in the power cap's troughs ran 5-8% slower.
+constexpr double kThrottledShare = 0.01;
+// Why the table notes case c ("power limit", "temperature", or both), or null where it does not.
+const char* throttled_note(const BenchCase& c);
 
 struct BenchResult {
   std::string backend, device, timer_clock, storage;

@@ -13,6 +13,7 @@
 
 #include "core/pass_times.hpp"
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/nvml_throttle.hpp"
 #include "gpu/cuda/pass_table.hpp"
 
 namespace gpublur {
@@ -86,6 +87,9 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda"; }
   std::string device_name() const override { return name_; }
   std::string timer_clock() const override { return "cuda-events"; }
+  bool throttle_ms(double& power_ms, double& thermal_ms) override {
+    return cuda::nvml_throttle_ms(device_, power_ms, thermal_ms);
+  }
 
   // Device buffers for a w x h image of c channels (input, output, intermediate), reused when big enough.
   Status reserve(int w, int h, int c) {

@@ -606,6 +606,74 @@ TEST(Bench, RunsThatChangeSpeedAreTimedAgain) {
   EXPECT_EQ(be.box_calls, 1);
 }
 
+// Reads throttle counters that advance by the scripted amounts at each read (power, thermal), the first read of
+// each case before its warm-up, the second after its timed runs.
+class ThrottledBackend : public CountingBackend {
+ public:
+  std::vector<std::pair<double, double>> steps;  // per read: the counters' advance since the previous read
+  size_t reads = 0;
+  double power = 1000, thermal = 50;
+  bool throttle_ms(double& power_ms, double& thermal_ms) override {
+    const auto& [p, t] = steps[std::min(reads, steps.size() - 1)];
+    ++reads;
+    power += p, thermal += t;
+    power_ms = power, thermal_ms = thermal;
+    return true;
+  }
+};
+
+TEST(Bench, CasesRunOnAThrottledDeviceAreNoted) {
+  ThrottledBackend be;
+  BenchOptions o;
+  o.methods = {"box"};
+  o.sizes = {{16, 16}};
+  o.repeat = 3;
+  o.warmup = 0;
+  o.warmup_ms = 20;
+  // copy: no advance over its case; box: 400 ms of power capping between its two reads (more than its busy time:
+  // the counters are the device's, not the case's), 2 ms of thermal.
+  be.steps = {{0, 0}, {0, 0}, {0, 0}, {400, 2}};
+  BenchResult r;
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 2u);
+  EXPECT_EQ(be.reads, 4u);
+  EXPECT_DOUBLE_EQ(r.cases[0].throttled_power_ms, 0);
+  EXPECT_DOUBLE_EQ(r.cases[1].throttled_power_ms, 400);
+  EXPECT_DOUBLE_EQ(r.cases[1].throttled_thermal_ms, 2);
+  EXPECT_GE(r.cases[1].busy_ms, 20);  // the warm-up is inside the counted time
+  EXPECT_EQ(throttled_note(r.cases[0]), nullptr);
+  ASSERT_NE(throttled_note(r.cases[1]), nullptr);
+  EXPECT_STREQ(throttled_note(r.cases[1]), "power limit and temperature");
+  // The note shows at most the busy time (the counters advance in steps): 400 ms shows as the case's busy time.
+  const std::string table = bench_table(r);
+  EXPECT_EQ(table.find("note: copy"), std::string::npos) << table;
+  char want[200];
+  std::snprintf(want, sizeof want, "for %.1f ms by power and 2.0 ms by temperature of the %.1f ms",
+                r.cases[1].busy_ms, r.cases[1].busy_ms);
+  EXPECT_NE(table.find(std::string("note: box 16x16 sigma 3: the device was held below its clocks (power limit and "
+                                   "temperature) ") + want),
+            std::string::npos)
+      << table;
+  const auto j = bench_json(r, o);
+  EXPECT_EQ(j["cases"][1]["throttled_ms"]["power"], 400.0);
+  EXPECT_EQ(j["cases"][0]["throttled_ms"]["thermal"], 0.0);
+  EXPECT_GE(j["cases"][1]["busy_ms"].get<double>(), 20.0);
+
+  // Under 1% of the busy time is not noted; a backend that cannot read the counters gives no field and no note.
+  BenchCase c = r.cases[1];
+  c.throttled_power_ms = 0.009 * c.busy_ms, c.throttled_thermal_ms = 0;
+  EXPECT_EQ(throttled_note(c), nullptr);
+  c.throttled_thermal_ms = 0.02 * c.busy_ms;
+  EXPECT_STREQ(throttled_note(c), "temperature");
+  c.throttled_power_ms = 0.5 * c.busy_ms, c.throttled_thermal_ms = 0;
+  EXPECT_STREQ(throttled_note(c), "power limit");
+  CountingBackend plain;
+  ASSERT_TRUE(run_bench(plain, o, r).ok());
+  EXPECT_LT(r.cases[1].throttled_power_ms, 0);
+  EXPECT_FALSE(bench_json(r, o)["cases"][1].contains("throttled_ms"));
+  EXPECT_EQ(bench_table(r).find("note:"), std::string::npos);
+}
+
 TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {
   std::vector<Job> jobs(23);
   for (size_t i = 0; i < jobs.size(); ++i) jobs[i].input = "in/" + std::to_string(100 + i) + ".png";
