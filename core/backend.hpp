@@ -70,8 +70,9 @@ class Backend {
   virtual Status run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info);
   // How long the device has been held below its clocks so far, in milliseconds, by its power limit (power_ms) and
   // its temperature (thermal_ms), from counters that only grow; false where the backend cannot read them (the
-  // default). The bench reads them around each case's timed runs: on an H200, iir's sustained load reaches the
-  // board's 700 W cap and its cases run 5-8% slower in the troughs (docs/performance.md, "iir's cost over sigma").
+  // default). The bench reads them around each case's warm-up and timed runs: on an H200, iir's sustained load
+  // reaches the board's 700 W cap and its cases run 5-8% slower in the troughs (docs/performance.md, "iir's cost
+  // over sigma").
   virtual bool throttle_ms(double& power_ms, double& thermal_ms) {
     (void)power_ms, (void)thermal_ms;
     return false;
