@@ -415,7 +415,7 @@ bool plan_axis(const DevImage& img, int axis, const BoxWidths& bw, Border b, Axi
 Status run_walk(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const WalkPlan& w,
                 cudaStream_t st, std::string& path) {
   const int rowf = src.width * src.channels;
-  const unsigned blocks = unsigned((rowf + kWalkFloats - 1) / kWalkFloats);
+  const unsigned blocks = unsigned(walk_blocks(rowf));
   path = "box1d-cols-walk";
   return with_walk_m1(w.w, [&](auto m1) -> Status {
     constexpr int M1 = decltype(m1)::value;

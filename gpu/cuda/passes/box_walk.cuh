@@ -58,12 +58,16 @@ inline bool walk_widths(const BoxWidths& bw, WalkWidths& out) {
   out.m1 = m1, out.wl = lo, out.wu = hi;
   return true;
 }
-// 1 / prod w: the three sums' scale.
-inline double walk_scale(const WalkWidths& w) {
+// prod w of the three boxes, m1 of width wl and the rest wu (exact in float64): the boxes' unnormalised gain.
+__host__ __device__ inline double walk_prod(int m1, int wl, int wu) {
   double prod = 1.0;
-  for (int i = 0; i < 3; ++i) prod *= i < w.m1 ? w.wl : w.wu;
-  return 1.0 / prod;
+  for (int i = 0; i < 3; ++i) prod *= i < m1 ? wl : wu;
+  return prod;
 }
+// 1 / prod w: the three sums' scale.
+inline double walk_scale(const WalkWidths& w) { return 1.0 / walk_prod(w.m1, w.wl, w.wu); }
+// The walk's blocks for rows of rowf floats: a strip of kWalkFloats each (box1d.cu's launch and plan_walk's cost).
+inline long long walk_blocks(long long rowf) { return (rowf + kWalkFloats - 1) / kWalkFloats; }
 // Calls f(std::integral_constant<int, M1>) for w.m1, the compile-time taps of BoxWalkTaps<M1, 3 - M1> (m1 is 1 to 3:
 // the smaller width is among the three).
 template <typename F>
@@ -125,14 +129,11 @@ struct WalkBinoms {
 // "The column walk's profile").
 template <int M1, int M2>
 struct BoxWalkTaps {
+  static_assert(M1 + M2 == 3, "three boxes (walk_widths)");
   static constexpr int NI = 3;  // running sums
   int wl = 0, wu = 0;           // wu = wl + 2 (walk_widths)
   // The last sum's value on a constant column of 1: the boxes' unnormalised output, prod w (exact).
-  __host__ __device__ double constant_sum() const {
-    double p = 1.0;
-    for (int i = 0; i < M1 + M2; ++i) p *= i < M1 ? wl : wu;
-    return p;
-  }
+  __host__ __device__ double constant_sum() const { return walk_prod(M1, wl, wu); }
   // y[r] for the thread's rows r = 0 .. kWalkRT - 1 from ring slot base (its float c).
 #pragma nv_exec_check_disable
   template <typename FP>
@@ -315,7 +316,7 @@ inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, int lead, size
   p.ring_rows = walk_ring_rows(p.w);
   p.smem = walk_smem_bytes(p.ring_rows);
   if (p.smem > budget) return false;
-  const long long blocks = (rowf + kWalkFloats - 1) / kWalkFloats;
+  const long long blocks = walk_blocks(rowf);
   const double fill = sms > 0 && blocks < 2LL * sms ? std::sqrt(2.0 * sms / double(blocks)) : 1.0;
   p.cost = kWalkWeight * double(H + bw.reach + lead) * fill;
   out = p;
