@@ -262,6 +262,12 @@ bool box_pair(const Program& p, size_t i) {
   return (op == Op::Box1d || op == Op::MovingAverage) && xy_pair(p, i);
 }
 
+bool cascade_pair(const Program& p, size_t i) {
+  if (i >= p.passes.size()) return false;
+  const Op op = p.passes[i].op;
+  return (op == Op::Box1d || op == Op::Integral1d) && xy_pair(p, i);
+}
+
 bool bilinear_pair(const Program& p, size_t i) {
   return p.passes.size() > i && p.passes[i].op == Op::Bilinear1d && xy_pair(p, i);
 }

@@ -144,6 +144,8 @@ bool xy_pair(const Program& p, size_t i);
 // xy_pair of Conv1d (the separable kernels), of Box1d or MovingAverage cascades, of Bilinear1d (the texture pair).
 bool separable_pair(const Program& p, size_t i);
 bool box_pair(const Program& p, size_t i);
+// xy_pair of Box1d or Integral1d cascades (GL runs them as its transposed pair).
+bool cascade_pair(const Program& p, size_t i);
 bool bilinear_pair(const Program& p, size_t i);
 // xy_pair of Iir1d (CUDA folds the columns' first kernel into the rows' last).
 bool iir_pair(const Program& p, size_t i);

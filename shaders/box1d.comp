@@ -35,6 +35,9 @@
 // at sigma 3, docs/performance.md "GL box: round 1's channels held from round 0"). A vec2 position takes half a
 // vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
 // (docs/performance.md "GL box: lines of two channels in two rounds"). VEC, DVEC, pick and as_texel: common.glsl.
+// TRANSPOSE (with AXIS 1; gpu/gl/passes/box_pair.cpp): output p of column c is stored at (p, c), so the destination is
+// the transposed image; the stores of groups of several lines run in quads (QSTORE), a warp's covering two or more
+// rows of the destination (whole 32-byte sectors of NVIDIA's block-linear layout, 16 bytes of two rows each).
 layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
@@ -131,9 +134,14 @@ Acc total_at(int i) { return totals[i]; }
 void total_set(int i, Acc t) { totals[i] = t; }
 #endif
 
-#if AXIS == 0 && TC >= 2
-// Rows of several lines take a group's positions in quads (the loads and stores below): index i is line
-// (i mod 4 TC) / 4, position 4 (i / 4 TC) + i mod 4.
+#if (AXIS == 0 || defined(TRANSPOSE)) && TC >= 2
+#define QSTORE 1
+#else
+#define QSTORE 0
+#endif
+#if QSTORE
+// Rows of several lines take a group's positions in quads (the loads and stores below; with TRANSPOSE the stores):
+// index i is line (i mod 4 TC) / 4, position 4 (i / 4 TC) + i mod 4.
 ivec2 quad_order(int i) {
   int quad = i / (4 * TC), r = i - quad * (4 * TC);
   return ivec2(r / 4, quad * 4 + (r & 3));
@@ -151,7 +159,7 @@ ivec2 quad_order(int i) {
 
 #if ROUNDS == 2
 // Round 0's outputs, by the store loop's iterations (3. below), until round 1 stores both halves.
-#if AXIS == 0 && TC >= 2
+#if QSTORE
 #define KST ((TC * (((L + 3) / 4) * 4) + NT - 1) / NT)
 #else
 #define KST ((TC * L + NT - 1) / NT)
@@ -394,7 +402,7 @@ void one_round(int rd) {
 #else
 #define STORE(p, v) imageStore(dst, p, as_texel(v))
 #endif
-#if AXIS == 0 && TC >= 2
+#if QSTORE
 #define LQ4 (((L + 3) / 4) * 4)
   for (int k = 0; k < (TC * LQ4 + NT - 1) / NT; ++k) {
     int i = li + k * NT;
@@ -416,7 +424,7 @@ void one_round(int rd) {
 #endif
     int c = c0 + l, o = s0 + q;
     if (c >= n_across || o >= n_along) continue;
-#if AXIS == 0
+#if AXIS == 0 || defined(TRANSPOSE)
     STORE(ivec2(o, c), tile[l * PITCH + q]);
 #else
     STORE(ivec2(c, o), tile[l * PITCH + q]);

@@ -183,6 +183,45 @@ std::string BoxTile::defines(int axis, const std::vector<int>& widths) const {
       sums == 3 ? grouped : 0, vch, rounds);  // box1d.comp's groups live in the plain sums' totals (PARTS)
 }
 
+namespace {
+
+// The window starts: own values only, else the blocks' totals one by one, summed plainly (box1d.comp), up to
+// kDirectTotals of them; the scan of the totals (log2(segs) steps a box, each a load and two barriers) beyond. The
+// scan was taken beyond 2 log2(segs) blocks before the totals were summed plainly; since, the totals measured
+// faster at every width tried (H200, 4096^2 RGBA: box sigma 100 1.630 -> 1.179 ms, 200 (43 blocks) 2.110 -> 1.913,
+// integral 200 (33) 4.755 -> 3.901; docs/performance.md "GL box: window starts from parts, plain totals, two lines
+// a group"). The cap bounds the plain sum's float32 error (n totals: n ulps of the window sum at worst).
+constexpr int kDirectTotals = 64;
+// Windows of at least kGroupedTotals whole blocks take them in groups of ~sqrt (box1d.comp GROUPED): H200, RGBA
+// 4096^2, against one by one (docs/performance.md "GL box: window starts in groups of totals"): box sigma 48 0.746 ->
+// 0.705 ms (7 blocks of 11), 0.770 -> 0.680 (9 blocks of 9), 100 1.153 -> 0.902, 200 1.841 -> 1.152; integral 100
+// 1.499 -> 1.278, 200 3.211 -> 2.022; at 5-6 blocks (integral sigma 48) alike, at 3 (sigma 24) 1-4% slower.
+constexpr int kGroupedTotals = 7;
+
+// Whole blocks past an invocation's own that the widest box's window starts take (box1d.comp's m).
+int whole_blocks(int max_w, int per) { return max_w > per ? (max_w - per) / per : 0; }
+
+// c with the window-start form its widths need (totals_spec: GPUBLUR_GL_BOX_TOTALS).
+BoxTile with_totals(BoxTile c, int max_w, const std::string& totals_spec) {
+  c.totals = max_w <= c.per ? 0 : whole_blocks(max_w, c.per) <= kDirectTotals ? 1 : 2;
+  c.grouped = kGroupedTotals;
+  if (c.totals && totals_spec == "direct") c.totals = 1, c.grouped = 0;
+  if (c.totals && totals_spec == "grouped") c.totals = 1, c.grouped = 2;
+  if (c.totals && totals_spec == "scan") c.totals = 2;
+  if (c.totals != 1) c.grouped = 0;  // groups only of the totals one by one (not the scan, not without totals)
+  return c;
+}
+
+// Whether c is a shape box1d.comp runs: odd positions an invocation, whole lines a group, an output a line, and its
+// shared memory (with the totals it needs) within budget.
+bool tile_fits(BoxTile c, int max_w, int budget, const std::string& totals_spec) {
+  if (c.lines < 1 || c.per < 1 || c.per % 2 == 0 || c.threads % c.lines != 0) return false;
+  c = with_totals(c, max_w, totals_spec);
+  return c.outputs() >= 1 && c.shared_bytes() <= budget;
+}
+
+}  // namespace
+
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
                  const std::string& totals_spec, int n_along, int channels, bool frac) {
   BoxTile t;
@@ -192,34 +231,9 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   t.threads = 256;
   while (t.threads > max_invocations) t.threads /= 2;
   const int budget = std::min(max_shared_bytes, 49152);
-  // The window starts: own values only, else the blocks' totals one by one, summed plainly (box1d.comp), up to
-  // kDirectTotals of them; the scan of the totals (log2(segs) steps a box, each a load and two barriers) beyond. The
-  // scan was taken beyond 2 log2(segs) blocks before the totals were summed plainly; since, the totals measured
-  // faster at every width tried (H200, 4096^2 RGBA: box sigma 100 1.630 -> 1.179 ms, 200 (43 blocks) 2.110 -> 1.913,
-  // integral 200 (33) 4.755 -> 3.901; docs/performance.md "GL box: window starts from parts, plain totals, two lines
-  // a group"). The cap bounds the plain sum's float32 error (n totals: n ulps of the window sum at worst).
-  constexpr int kDirectTotals = 64;
-  // Windows of at least kGroupedTotals whole blocks take them in groups of ~sqrt (box1d.comp GROUPED): H200, RGBA
-  // 4096^2, against one by one (docs/performance.md "GL box: window starts in groups of totals"): box sigma 48 0.746 ->
-  // 0.705 ms (7 blocks of 11), 0.770 -> 0.680 (9 blocks of 9), 100 1.153 -> 0.902, 200 1.841 -> 1.152; integral 100
-  // 1.499 -> 1.278, 200 3.211 -> 2.022; at 5-6 blocks (integral sigma 48) alike, at 3 (sigma 24) 1-4% slower.
-  constexpr int kGroupedTotals = 7;
-  // Whole blocks past an invocation's own that the widest box's window starts take (box1d.comp's m).
-  const auto whole_blocks = [&](int per) { return max_w > per ? (max_w - per) / per : 0; };
-  auto with_totals = [&](BoxTile c) {
-    c.totals = max_w <= c.per ? 0 : whole_blocks(c.per) <= kDirectTotals ? 1 : 2;
-    c.grouped = kGroupedTotals;
-    if (c.totals && totals_spec == "direct") c.totals = 1, c.grouped = 0;
-    if (c.totals && totals_spec == "grouped") c.totals = 1, c.grouped = 2;
-    if (c.totals && totals_spec == "scan") c.totals = 2;
-    if (c.totals != 1) c.grouped = 0;  // groups only of the totals one by one (not the scan, not without totals)
-    return c;
-  };
-  auto fits = [&](BoxTile c) {
-    if (c.lines < 1 || c.per < 1 || c.per % 2 == 0 || c.threads % c.lines != 0) return false;
-    c = with_totals(c);
-    return c.outputs() >= 1 && c.shared_bytes() <= budget;
-  };
+  auto with_totals = [&](const BoxTile& c) { return gpublur::with_totals(c, max_w, totals_spec); };
+  auto fits = [&](const BoxTile& c) { return tile_fits(c, max_w, budget, totals_spec); };
+  auto whole_blocks = [&](int per) { return gpublur::whole_blocks(max_w, per); };
   if (!spec.empty()) {
     int lines = 0, per = 0;
     BoxTile c = t;
@@ -309,6 +323,37 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   for (const BoxTile& c : shapes)
     if (c.lines > 0 && (best.lines == 0 || loaded(c) < loaded(best))) best = c;
   return best;
+}
+
+BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
+                      const std::string& spec, const std::string& totals_spec, int n_along, int channels, bool frac) {
+  if (!spec.empty()) return box_tile(widths, max_shared_bytes, max_invocations, spec, totals_spec, n_along, channels, frac);
+  BoxTile t;
+  int max_w = 1;
+  for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
+  t.threads = 256;
+  while (t.threads > max_invocations) t.threads /= 2;
+  const int budget = std::min(max_shared_bytes, 49152);
+  // Two lines a group, so that a warp's transposed stores (in quads, box1d.comp QSTORE) write two rows of the
+  // destination: lines of two channels in two rounds for three and four channels, as many as the image has
+  // otherwise. 5 positions an invocation where the halo is at most 15% of a group's loads, else 9 where at most 28%
+  // (real widths: 10%), else box_tile's shape. H200, 4096^2 RGBA, the pair with shapes forced (docs/performance.md
+  // "GL box: the transposed pair"), ms: box sigma 3 (halo 2.5% at 5) 0.334 at 5, 0.357 at 9, 0.438 box_tile's;
+  // sigma 12 (10.9% at 5) 0.383, 0.388, 0.610; sigma 48 (24.8% at 9) 0.486 at 9, 0.551 box_tile's; sigma 100 (51.9%
+  // at 9) 0.732 at 9, 0.615 box_tile's; integral sigma 3 (3.1% at 5) 0.430, 0.481, 0.538; sigma 12 (14.1% at 5)
+  // 0.537, 0.535 at 9 (7.8%), 0.570; sigma 24 (16.5% at 9) 0.671 at 9 against the passes' 0.611; sigma 48 (32.1% at 9)
+  // 0.851 at 9, 0.768 box_tile's. 7 an invocation was slower (integral sigma 3 0.78).
+  const double halo_at[2] = {0.15, frac ? 0.10 : 0.28};
+  t.lines = 2;
+  t.vch = channels > 2 ? 2 : line_vch(channels);
+  t.rounds = channels > 2 ? 2 : 1;
+  for (int k = 0; k < 2; ++k) {
+    BoxTile c = t;
+    c.per = k == 0 ? 5 : 9;
+    if (!tile_fits(c, max_w, budget, totals_spec) || c.outputs() < 16) continue;
+    if (double(c.span() - c.outputs()) <= halo_at[k] * c.span()) return with_totals(c, max_w, totals_spec);
+  }
+  return box_tile(widths, max_shared_bytes, max_invocations, "", totals_spec, n_along, channels, frac);
 }
 
 std::string glsl_floats(const float* w, int n) {

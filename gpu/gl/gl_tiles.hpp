@@ -123,6 +123,13 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false);
 
+// The tile of the transposed pair (passes/box_pair.cpp): two lines a group of 5 or 9 positions an invocation where
+// the halo is a small part of the loads (15% / 28%, real widths 15% / 10%), lines of two channels in two rounds for
+// three and four channels; otherwise, or with a `spec`, box_tile's.
+BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
+                      const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
+                      int channels = 4, bool frac = false);
+
 // The channels a shader line carries for an image of `channels` channels (the textures are RGBA whatever the channels):
 // float and vec2 lines for one and two, vec4 for three and four (box1d.comp and iir_tiles.comp's VCH).
 inline int line_vch(int channels) { return channels == 1 ? 1 : channels == 2 ? 2 : 4; }

@@ -147,6 +147,12 @@ std::string box_totals_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TOTALS");
   return env ? env : "";
 }
+// GPUBLUR_GL_BOX_PAIR=0: a Box1d / Integral1d pair along x then y runs as its rows pass and its columns pass, not as
+// the transposed pair (passes/box_pair.cpp): for the tests of the plain passes and for comparisons.
+bool box_transposed_pair() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_PAIR");
+  return !(env && std::string(env) == "0");
+}
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
 void dump_binary(GLuint prog, const std::string& key) {

@@ -63,6 +63,10 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
                     const std::string& defines, const char* form, GlStep& step);
 Status gl_box_lines(GlPassContext& ctx, const Program& program, const Pass& pass, const GlImage& src,
                     const GlImage& dst, GlStep& step);
+// The cascade pair at `index` (core/program.hpp cascade_pair) as two column passes that store transposed
+// (passes/box_pair.cpp); `taken` false (and nothing done) where it does not apply: GPUBLUR_GL_BOX_PAIR=0, padded or
+// float64 images, the line walkers forced or needed.
+Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, bool& taken, GlStep& step);
 
 // The step of a fused pair of resampling passes (index, index + 1) that `prog` runs (down2_pair.comp,
 // up2_pair.comp, dual_down_pair.comp): the uniforms they share (the destination's and the middle level's stored

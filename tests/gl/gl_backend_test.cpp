@@ -378,6 +378,20 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "direct").grouped, 0);
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 1024, "", "grouped").grouped, 2);
   EXPECT_EQ(box_tile({95, 97, 97}, 32768, 1024).threads, 256);  // 224 of 11 do not fit 32 KiB
+  // The transposed pair's tiles (box_pair_tile): two lines of 5 an invocation where the halo is at most 15% of a
+  // group's loads, of 9 where at most 28%, else box_tile's; lines of two channels in two rounds for three and four
+  // channels, of the image's channels otherwise; a forced shape as box_tile's.
+  EXPECT_EQ(shape(box_pair_tile({5, 5, 7}, 49152, 1024, "", "", 4096)), "2x5x256x2x2");     // box sigma 3: 2.2%
+  EXPECT_EQ(shape(box_pair_tile({23, 25, 25}, 49152, 1024, "", "", 4096)), "2x5x256x2x2");  // sigma 12: 10.9%
+  EXPECT_EQ(shape(box_pair_tile({23, 25, 25}, 32768, 1024, "", "", 4096)), "2x5x256x2x2");  // llvmpipe's 32 KiB
+  EXPECT_EQ(shape(box_pair_tile({95, 97, 97}, 49152, 1024, "", "", 4096)), "2x9x256x2x2");  // sigma 48: 24.8% at 9
+  EXPECT_EQ(shape(box_pair_tile({199, 201, 201}, 49152, 1024, "", "", 4096)),               // sigma 100: 52% at 9
+            shape(box_tile({199, 201, 201}, 49152, 1024, "", "", 4096)));
+  EXPECT_EQ(shape(box_pair_tile({75, 75, 75, 75, 75}, 49152, 1024, "", "", 4096, 4, true)),  // integral 48: 32% at 9
+            shape(box_tile({75, 75, 75, 75, 75}, 49152, 1024, "", "", 4096, 4, true)));
+  EXPECT_EQ(shape(box_pair_tile({23, 25, 25}, 49152, 1024, "", "", 4096, 1)), "2x5x256x1x1");
+  EXPECT_EQ(shape(box_pair_tile({23, 25, 25}, 49152, 1024, "", "", 4096, 2)), "2x5x256x2x1");
+  EXPECT_EQ(shape(box_pair_tile({5, 5, 5}, 49152, 1024, "1x9x256x2", "", 0, 4)), "1x9x256x2x2");
   EXPECT_EQ(box_tile({95, 97, 97}, 49152, 192).threads, 128);   // nor fewer than 256 invocations allowed
   // A long line: 224 x 11's 1232 positions a line store 1212 (256 x 9: 1152 store 1132); 1024: one group either way.
   EXPECT_EQ(box_tile({5, 5, 13}, 49152, 1024).threads, 224);

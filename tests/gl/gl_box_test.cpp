@@ -72,10 +72,16 @@ std::vector<BoxCase> common_cases() {
           {2, 1500, {{"sigma", "20"}}}};
 }
 
+// The product's schedule: the x-y pair as two column passes that store transposed (passes/box_pair.cpp) where it
+// applies (which: ThePairOrThePasses), else the rows and columns passes; then the passes themselves
+// (GPUBLUR_GL_BOX_PAIR=0; lone passes and padded images take them).
 TEST(GlBox1d, TilesMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
+  std::printf("[ measured ] box1d as the product runs it: max abs error %.3g\n",
+              run_box_cases(*be, "separable", common_cases(), "", 900));
+  ScopedEnv env("GPUBLUR_GL_BOX_PAIR", "0");
   const double worst = run_box_cases(*be, "separable", common_cases(), "box1d-tiles", 1000);
   std::printf("[ measured ] box1d tiles: max abs error %.3g\n", worst);
 }
@@ -96,6 +102,7 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
       {25, 3},                      // reach 13
       {41}};                        // reach 20
   uint32_t seed = 1100;
+  ScopedEnv plain("GPUBLUR_GL_BOX_PAIR", "0");  // the rows and columns passes (the pair: TransposedPairShapes)
   // Groups of 224 invocations (7 warps; box_tile's shape for wide windows on 48 KiB devices) as well.
   for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3", "2x5x224", "1x7x224", "1x5x256x2", "2x3x256x2",
                             "1x9x224x2", "4x5x256x1", "8x3x256x4"}) {
@@ -118,6 +125,64 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
       }
     }
     std::printf("[ measured ] box1d tile %s: max abs error %.3g\n", shape, worst);
+  }
+}
+
+// Where the product runs the transposed pair: boxes of every reach a tile holds for three and four channels (one line a
+// group too), for one and two channels only where box_pair_tile takes two lines a group (one line a group stores a
+// row at a time: the passes were faster), and nowhere with GPUBLUR_GL_BOX_PAIR=0 or the line walkers forced.
+TEST(GlBox1d, ThePairOrThePasses) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  uint32_t seed = 1180;
+  const auto check = [&](int ch, const char* sigma, const char* path) {
+    SCOPED_TRACE(::testing::Message() << ch << " channels, sigma " << sigma);
+    const Plan plan = make_plan("box", {{"sigma", sigma}, {"border", "mirror"}});
+    expect_matches_reference(*be, plan, random_image(67, 41, ch, seed++), path);
+  };
+  check(4, "3", "box1d-pair");
+  check(1, "3", "box1d-pair");
+  check(2, "12", "box1d-pair");
+  check(3, "64", "box1d-pair");    // reach 191: box_tile's shape (no two-line shape of the pair's)
+  check(1, "200", "box1d-tiles");  // reach 599: one line a group of floats, the passes
+  check(2, "200", "box1d-tiles");
+  {
+    ScopedEnv env("GPUBLUR_GL_BOX_PAIR", "0");
+    check(4, "3", "box1d-tiles");
+  }
+  ScopedEnv env("GPUBLUR_GL_BOX_TILE", "lines");
+  check(4, "3", "moving-average");
+}
+
+// The transposed pair (passes/box_pair.cpp) with forced shapes: one line, groups of several lines (the transposed
+// stores in quads), lines of two channels in two rounds and of one, on images wider than tall and taller than wide
+// (the scratch texture of the transposed size), every border.
+TEST(GlBox1d, TransposedPairShapes) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const std::vector<std::vector<int>> lists = {{1, 3, 5, 7, 9, 11, 13, 15}, {5, 5, 7}, {25, 3}};
+  uint32_t seed = 1150;
+  for (const char* shape : {"1x5", "8x5", "2x3", "2x5x256x2", "2x9x256x2", "4x5x256x1", "1x9x224x2"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
+    int lines = 0, per = 0, threads = 256;
+    std::sscanf(shape, "%dx%dx%d", &lines, &per, &threads);
+    const int span = threads * per / lines;
+    double worst = 0;
+    for (size_t k = 0; k < lists.size(); ++k) {
+      int reach = 0;
+      for (int w : lists[k]) reach += w / 2;
+      if (span - 2 * reach < 1) continue;  // the shape cannot hold this reach
+      for (Border border : kBorders) {
+        const int ch = channels_for(border, k);
+        SCOPED_TRACE(::testing::Message() << "tile " << shape << " widths list " << k << " " << border_name(border));
+        const Plan plan = program_plan(box1d_pair(lists[k], border), border);
+        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(61, 23, ch, seed++), "box1d-pair"));
+        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(23, 61, ch, seed++), "box1d-pair"));
+      }
+    }
+    std::printf("[ measured ] box1d transposed pair, tile %s: max abs error %.3g\n", shape, worst);
   }
 }
 
@@ -195,6 +260,17 @@ TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
                 run_box_cases(*be, "separable", cases, "moving-average", 1300));
   }
   uint32_t seed = 1400;
+  for (const char* sums : {"fast2sum", "twosum", "f64"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
+    std::printf("[ measured ] box1d as the product runs it, %s sums: max abs error %.3g\n", sums,
+                run_box_cases(*be, "separable", cases, "", seed += 100));
+  }
+  for (const char* totals : {"direct", "grouped", "scan"}) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
+    std::printf("[ measured ] box1d as the product runs it, window starts from %s totals: max abs error %.3g\n",
+                totals, run_box_cases(*be, "separable", cases, "", seed += 100));
+  }
+  ScopedEnv plain("GPUBLUR_GL_BOX_PAIR", "0");  // the same knobs in the rows and columns passes
   for (const char* sums : {"fast2sum", "twosum", "f64"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
     std::printf("[ measured ] box1d tiles, %s sums: max abs error %.3g\n", sums,

@@ -49,24 +49,47 @@ TEST(GlIntegral1d, TilesMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  std::printf("[ measured ] integral1d tiles: max abs error %.3g\n", run_cases(*be, "integral1d-tiles", 2000));
+  // The product's schedule (the transposed pair of passes/box_pair.cpp where it applies: GlBox1d.ThePairOrThePasses);
+  // then the rows and columns passes.
+  std::printf("[ measured ] integral1d as the product runs it: max abs error %.3g\n", run_cases(*be, "", 1900));
+  {
+    const Plan plan = make_plan("integral", {{"sigma", "3"}, {"border", "wrap"}});
+    expect_matches_reference(*be, plan, random_image(67, 41, 4, 1950), "integral1d-pair");
+  }
+  {
+    ScopedEnv plain("GPUBLUR_GL_BOX_PAIR", "0");
+    std::printf("[ measured ] integral1d tiles: max abs error %.3g\n", run_cases(*be, "integral1d-tiles", 2000));
+  }
   // Shapes with every window start form: one position per invocation (all through the totals), small blocks; lines
   // of two channels (two rounds for three and four) and of one.
   uint32_t seed = 2100;
-  for (const char* shape : {"1x1", "8x5", "1x5x256x2", "2x3x256x1"}) {
+  // (Each shape both ways: the pair on images wider than tall and taller than wide, then the plain passes.)
+  for (const char* shape : {"1x1", "8x5", "1x5x256x2", "2x3x256x1", "2x5x256x2"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
     double worst = 0;
-    for (Border border : kBorders)
-      for (const char* width : {"2.5", "9.25"}) {
-        SCOPED_TRACE(::testing::Message() << "tile " << shape << " width " << width << " " << border_name(border));
-        const Plan plan = make_plan("integral", {{"width", width}, {"passes", "3"}, {"border", border_name(border)}});
-        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(61, 23, 1 + int(border), seed++),
-                                                         "integral1d-tiles"));
-      }
+    for (const char* pair : {"1", "0"}) {
+      ScopedEnv schedule("GPUBLUR_GL_BOX_PAIR", pair);
+      for (Border border : kBorders)
+        for (const char* width : {"2.5", "9.25"}) {
+          SCOPED_TRACE(::testing::Message() << "tile " << shape << " pair " << pair << " width " << width << " "
+                                            << border_name(border));
+          const Plan plan =
+              make_plan("integral", {{"width", width}, {"passes", "3"}, {"border", border_name(border)}});
+          const std::string path = pair[0] == '1' ? "integral1d-pair" : "integral1d-tiles";
+          worst = std::max(worst, expect_matches_reference(*be, plan, random_image(61, 23, 1 + int(border), seed++),
+                                                           path));
+          if (pair[0] == '1')
+            worst = std::max(worst, expect_matches_reference(*be, plan, random_image(23, 61, 1 + int(border), seed++),
+                                                             path));
+        }
+    }
     std::printf("[ measured ] integral1d tile %s: max abs error %.3g\n", shape, worst);
   }
   for (const char* sums : {"fast2sum", "twosum", "f64"}) {
     ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
+    std::printf("[ measured ] integral1d as the product runs it, %s sums: max abs error %.3g\n", sums,
+                run_cases(*be, "", seed += 100, 4));
+    ScopedEnv plain("GPUBLUR_GL_BOX_PAIR", "0");
     std::printf("[ measured ] integral1d tiles, %s sums: max abs error %.3g\n", sums,
                 run_cases(*be, "integral1d-tiles", seed += 100, 4));
   }

@@ -7,6 +7,8 @@
 // many channels as the image has (RGBA also two rounds of two channels, which hold twice the positions); where
 // even one line does not fit (reach beyond 2672 for RGBA on a 48 KiB device, 1648 on llvmpipe's 32 KiB, 1392 for one
 // and two channels on either: GlBox1d.ReachAtTheTileLimit) the pass runs as the line walkers of moving-average.
+// A pass along x followed by the same cascade along y (core/program.hpp cascade_pair) runs as the transposed pair
+// instead (passes/box_pair.cpp): two column passes that store transposed.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -16,6 +18,10 @@
 namespace gpublur {
 
 Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  if (cascade_pair(program, index)) {
+    bool taken = false;
+    if (Status s = gl_box_pair(ctx, program, index, taken, step); !s || taken) return s;
+  }
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   const GlLimits& lim = ctx.limits();

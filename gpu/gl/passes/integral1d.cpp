@@ -7,6 +7,7 @@
 // 4096-wide RGBA row of vec4 positions (64 KiB) fits no GL group: rows run as tiles with their halo, vec4 lines or
 // (box_tile's choice) two rounds of two-channel lines, which hold twice the positions; where the reach is too long
 // for any tile, the line walkers (moving_average.comp, float64 sums) take it.
+// An x-y pair runs as box1d's transposed pair (passes/box_pair.cpp).
 #include <spdlog/spdlog.h>
 
 #include "core/integral.hpp"
@@ -34,6 +35,10 @@ GlBoxCascade gl_box_cascade(const Pass& pass) {
 }
 
 Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  if (cascade_pair(program, index)) {
+    bool taken = false;
+    if (Status s = gl_box_pair(ctx, program, index, taken, step); !s || taken) return s;
+  }
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   const GlLimits& lim = ctx.limits();

@@ -1,0 +1,75 @@
+// box_pair: a cascade of boxes along x then the same cascade along y (core/program.hpp cascade_pair: Box1d or
+// Integral1d) as two column passes of shaders/box1d.comp (AXIS 1) that store transposed (TRANSPOSE): the first reads
+// the source's columns and writes each as a row of a scratch texture of the transposed size, the second reads that
+// texture's columns (the source's rows) and writes each as a row of the destination. Cols(Cols(in)^T)^T =
+// Rows(Cols(in)): the columns' boxes run first, the same function within float rounding.
+// Why: in NVIDIA's block-linear textures a 32-byte sector holds 16 bytes of each of two rows, so a warp's loads or
+// stores along one row use half of each sector they touch, along a column whole ones; the rows pass cost about 0.1 ms
+// more than the columns pass at 4096^2 RGBA (H200). Here every load runs down columns, and with two lines a group
+// (box_pair_tile) a warp's transposed stores write two rows at once. H200, 4096^2 RGBA (docs/performance.md "GL box:
+// the transposed pair"): box 0.459 -> 0.334 ms at sigma 3, 0.480 -> 0.383 at 12, 0.552 -> 0.486 at 48.
+#include <spdlog/spdlog.h>
+
+#include "gpu/gl/gl_tiles.hpp"
+#include "gpu/gl/gl_tuning.hpp"
+#include "gpu/gl/pass_table.hpp"
+
+namespace gpublur {
+
+Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, bool& taken, GlStep& step) {
+  taken = false;
+  const Pass& pass = program.passes[index];
+  const GlImage src = ctx.image(pass.src), dst = ctx.image(program.passes[index + 1].dst);
+  const std::string spec = box_tile_spec();
+  if (!box_transposed_pair() || spec == "lines" || src.pad || dst.pad || src.f64 || dst.f64) return Status::success();
+  const GlLimits& lim = ctx.limits();
+  const GlBoxCascade bc = gl_box_cascade(pass);
+  const bool frac = pass.op == Op::Integral1d;
+  // Dispatch k's lines: the source's columns (k = 0, src.h positions), then the scratch texture's (src.w).
+  BoxTile tiles[2];
+  for (int k = 0; k < 2; ++k) {
+    tiles[k] = box_pair_tile(bc.spans, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
+                             k == 0 ? src.h : src.w, ctx.channels(), frac);
+    tiles[k].sums = box_sums();
+    if (tiles[k].lines == 0) return Status::success();  // a reach no tile holds: the passes' line walkers
+    // One line a group stores one row at a time: measured slower than the passes for one channel (H200, 4096^2 box
+    // sigma 200 0.649 against 0.502 ms, integral 0.596 against 0.505), even for two (0.745 / 0.741), 2-3% faster for
+    // RGBA in two rounds (box 0.741 against 0.757, integral 1.338 against 1.385).
+    if (tiles[k].lines == 1 && ctx.channels() <= 2 && spec.empty()) return Status::success();
+  }
+  GLuint mid = 0;
+  if (Status s = ctx.scratch_texture("box pair (transposed)", src.h, src.w, ctx.store_format(), mid); !s) return s;
+  std::string extra = "#define TRANSPOSE 1\n";
+  if (frac) {
+    const int nw = int(bc.widths.size());
+    extra += "#define FRAC_LIST " + glsl_floats(bc.fracs.data(), nw) + "\n#define WREAL_LIST " +
+             glsl_floats(bc.wreals.data(), nw) + "\n";
+  }
+  GLuint progs[2] = {};
+  GLint u_border[2] = {};
+  for (int k = 0; k < 2; ++k) {
+    if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, tiles[k].defines(1, bc.widths) + extra, progs[k],
+                               true);
+        !s)
+      return s;
+    u_border[k] = GlPassContext::uniform(progs[k], "border");
+    spdlog::debug("GL box pair {}: reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, {} "
+                  "channels a line in {} round(s)", k, tiles[k].reach, tiles[k].lines, tiles[k].span(),
+                  tiles[k].outputs(), tiles[k].per, tiles[k].vch, tiles[k].rounds);
+  }
+  step.passes = 2;
+  step.form = frac ? "integral1d-pair" : "box1d-pair";
+  step.work = [&ctx, progs, u_border, border = int(pass.border), tiles0 = tiles[0], tiles1 = tiles[1], src, dst, mid] {
+    glProgramUniform1i(progs[0], u_border[0], border);
+    ctx.bind_io(progs[0], src.tex, mid);
+    glDispatchCompute(groups(src.h, tiles0.outputs()), groups(src.w, tiles0.lines), 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    glProgramUniform1i(progs[1], u_border[1], border);
+    ctx.bind_io(progs[1], mid, dst.tex);
+    glDispatchCompute(groups(src.w, tiles1.outputs()), groups(src.h, tiles1.lines), 1);
+  };
+  taken = true;
+  return Status::success();
+}
+
+}  // namespace gpublur
