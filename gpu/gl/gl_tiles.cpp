@@ -327,7 +327,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
 
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                       const std::string& spec, const std::string& totals_spec, int n_along, int channels, bool frac) {
-  if (!spec.empty()) return box_tile(widths, max_shared_bytes, max_invocations, spec, totals_spec, n_along, channels, frac);
+  if (!spec.empty())
+    return box_tile(widths, max_shared_bytes, max_invocations, spec, totals_spec, n_along, channels, frac);
   BoxTile t;
   int max_w = 1;
   for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);

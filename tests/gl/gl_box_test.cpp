@@ -86,6 +86,30 @@ TEST(GlBox1d, TilesMatchReference) {
   std::printf("[ measured ] box1d tiles: max abs error %.3g\n", worst);
 }
 
+// For every forced tile shape (GPUBLUR_GL_BOX_TILE=LINESxPER[xTHREADS...]) and every widths list its span holds, and
+// every border: run(widths, border, channels) returns a case's error; prints each shape's worst under `what`.
+template <class Run>
+void for_tile_shapes(const std::vector<const char*>& shapes, const std::vector<std::vector<int>>& lists,
+                     const char* what, Run run) {
+  for (const char* shape : shapes) {
+    ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
+    int lines = 0, per = 0, threads = 256;
+    std::sscanf(shape, "%dx%dx%d", &lines, &per, &threads);
+    const int span = threads * per / lines;
+    double worst = 0;
+    for (size_t k = 0; k < lists.size(); ++k) {
+      int reach = 0;
+      for (int w : lists[k]) reach += w / 2;
+      if (span - 2 * reach < 1) continue;  // the shape cannot hold this reach
+      for (Border border : kBorders) {
+        SCOPED_TRACE(::testing::Message() << "tile " << shape << " widths list " << k << " " << border_name(border));
+        worst = std::max(worst, run(lists[k], border, channels_for(border, k)));
+      }
+    }
+    std::printf("[ measured ] %s tile %s: max abs error %.3g\n", what, shape, worst);
+  }
+}
+
 // Forced tile shapes (GPUBLUR_GL_BOX_TILE=LINESxPER) around the per-invocation block length: widths below,
 // at and above it, window starts that take whole blocks from the float64 totals plus a partial block, boxes
 // of width 1; one position per invocation (every box > 1 wide through the totals); groups of many lines with
@@ -104,28 +128,14 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
   uint32_t seed = 1100;
   ScopedEnv plain("GPUBLUR_GL_BOX_PAIR", "0");  // the rows and columns passes (the pair: TransposedPairShapes)
   // Groups of 224 invocations (7 warps; box_tile's shape for wide windows on 48 KiB devices) as well.
-  for (const char* shape : {"1x1", "1x5", "8x5", "16x3", "2x3", "2x5x224", "1x7x224", "1x5x256x2", "2x3x256x2",
-                            "1x9x224x2", "4x5x256x1", "8x3x256x4"}) {
-    ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
-    int lines = 0, per = 0, threads = 256;
-    std::sscanf(shape, "%dx%dx%d", &lines, &per, &threads);
-    const int span = threads * per / lines;
-    double worst = 0;
-    for (size_t k = 0; k < lists.size(); ++k) {
-      int reach = 0;
-      for (int w : lists[k]) reach += w / 2;
-      if (span - 2 * reach < 1) continue;  // the shape cannot hold this reach
-      for (Border border : kBorders) {
-        const int ch = channels_for(border, k);
-        SCOPED_TRACE(::testing::Message() << "tile " << shape << " widths list " << k << " " << border_name(border));
-        worst = std::max(worst, expect_matches_reference(*be, program_plan(box1d_pair(lists[k], border), border),
-                                                         random_image(61, 23, ch, seed++), "box1d-tiles"));
-        worst = std::max(worst, expect_matches_reference(*be, lone_box1d(lists[k], border, 1),
-                                                         random_image(23, 61, ch, seed++), "box1d-tiles"));
-      }
-    }
-    std::printf("[ measured ] box1d tile %s: max abs error %.3g\n", shape, worst);
-  }
+  for_tile_shapes({"1x1", "1x5", "8x5", "16x3", "2x3", "2x5x224", "1x7x224", "1x5x256x2", "2x3x256x2", "1x9x224x2",
+                   "4x5x256x1", "8x3x256x4"},
+                  lists, "box1d", [&](const std::vector<int>& widths, Border border, int ch) {
+                    return std::max(expect_matches_reference(*be, program_plan(box1d_pair(widths, border), border),
+                                                             random_image(61, 23, ch, seed++), "box1d-tiles"),
+                                    expect_matches_reference(*be, lone_box1d(widths, border, 1),
+                                                             random_image(23, 61, ch, seed++), "box1d-tiles"));
+                  });
 }
 
 // Where the product runs the transposed pair: boxes of every reach a tile holds for three and four channels (one line a
@@ -164,26 +174,13 @@ TEST(GlBox1d, TransposedPairShapes) {
   GPUBLUR_GL_OR_SKIP(be, error);
   const std::vector<std::vector<int>> lists = {{1, 3, 5, 7, 9, 11, 13, 15}, {5, 5, 7}, {25, 3}};
   uint32_t seed = 1150;
-  for (const char* shape : {"1x5", "8x5", "2x3", "2x5x256x2", "2x9x256x2", "4x5x256x1", "1x9x224x2"}) {
-    ScopedEnv env("GPUBLUR_GL_BOX_TILE", shape);
-    int lines = 0, per = 0, threads = 256;
-    std::sscanf(shape, "%dx%dx%d", &lines, &per, &threads);
-    const int span = threads * per / lines;
-    double worst = 0;
-    for (size_t k = 0; k < lists.size(); ++k) {
-      int reach = 0;
-      for (int w : lists[k]) reach += w / 2;
-      if (span - 2 * reach < 1) continue;  // the shape cannot hold this reach
-      for (Border border : kBorders) {
-        const int ch = channels_for(border, k);
-        SCOPED_TRACE(::testing::Message() << "tile " << shape << " widths list " << k << " " << border_name(border));
-        const Plan plan = program_plan(box1d_pair(lists[k], border), border);
-        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(61, 23, ch, seed++), "box1d-pair"));
-        worst = std::max(worst, expect_matches_reference(*be, plan, random_image(23, 61, ch, seed++), "box1d-pair"));
-      }
-    }
-    std::printf("[ measured ] box1d transposed pair, tile %s: max abs error %.3g\n", shape, worst);
-  }
+  for_tile_shapes({"1x5", "8x5", "2x3", "2x5x256x2", "2x9x256x2", "4x5x256x1", "1x9x224x2"}, lists,
+                  "box1d transposed pair", [&](const std::vector<int>& widths, Border border, int ch) {
+                    const Plan plan = program_plan(box1d_pair(widths, border), border);
+                    return std::max(
+                        expect_matches_reference(*be, plan, random_image(61, 23, ch, seed++), "box1d-pair"),
+                        expect_matches_reference(*be, plan, random_image(23, 61, ch, seed++), "box1d-pair"));
+                  });
 }
 
 // The widest box that still gets a tile on this device runs as tiles (one line per group, the fewest outputs
@@ -260,26 +257,21 @@ TEST(GlBox1d, LineWalkersSumsAndWindowStarts) {
                 run_box_cases(*be, "separable", cases, "moving-average", 1300));
   }
   uint32_t seed = 1400;
-  for (const char* sums : {"fast2sum", "twosum", "f64"}) {
-    ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
-    std::printf("[ measured ] box1d as the product runs it, %s sums: max abs error %.3g\n", sums,
-                run_box_cases(*be, "separable", cases, "", seed += 100));
-  }
-  for (const char* totals : {"direct", "grouped", "scan"}) {
-    ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
-    std::printf("[ measured ] box1d as the product runs it, window starts from %s totals: max abs error %.3g\n",
-                totals, run_box_cases(*be, "separable", cases, "", seed += 100));
-  }
-  ScopedEnv plain("GPUBLUR_GL_BOX_PAIR", "0");  // the same knobs in the rows and columns passes
-  for (const char* sums : {"fast2sum", "twosum", "f64"}) {
-    ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
-    std::printf("[ measured ] box1d tiles, %s sums: max abs error %.3g\n", sums,
-                run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
-  }
-  for (const char* totals : {"direct", "grouped", "scan"}) {
-    ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
-    std::printf("[ measured ] box1d tiles, window starts from %s totals: max abs error %.3g\n", totals,
-                run_box_cases(*be, "separable", cases, "box1d-tiles", seed += 100));
+  // As the product runs them (path "": the transposed pair where it applies), then in the rows and columns passes.
+  for (const char* pair : {"1", "0"}) {
+    ScopedEnv schedule("GPUBLUR_GL_BOX_PAIR", pair);
+    const std::string path = pair[0] == '1' ? "" : "box1d-tiles";
+    const char* what = pair[0] == '1' ? "box1d as the product runs it" : "box1d tiles";
+    for (const char* sums : {"fast2sum", "twosum", "f64"}) {
+      ScopedEnv env("GPUBLUR_GL_BOX_SUMS", sums);
+      std::printf("[ measured ] %s, %s sums: max abs error %.3g\n", what, sums,
+                  run_box_cases(*be, "separable", cases, path, seed += 100));
+    }
+    for (const char* totals : {"direct", "grouped", "scan"}) {
+      ScopedEnv env("GPUBLUR_GL_BOX_TOTALS", totals);
+      std::printf("[ measured ] %s, window starts from %s totals: max abs error %.3g\n", what, totals,
+                  run_box_cases(*be, "separable", cases, path, seed += 100));
+    }
   }
 }
 
