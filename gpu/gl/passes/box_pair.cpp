@@ -3,11 +3,12 @@
 // the source's columns and writes each as a row of a scratch texture of the transposed size, the second reads that
 // texture's columns (the source's rows) and writes each as a row of the destination. Cols(Cols(in)^T)^T =
 // Rows(Cols(in)): the columns' boxes run first, the same function within float rounding.
-// Why: in NVIDIA's block-linear textures a 32-byte sector holds 16 bytes of each of two rows, so a warp's loads or
-// stores along one row use half of each sector they touch, along a column whole ones; the rows pass cost about 0.1 ms
-// more than the columns pass at 4096^2 RGBA (H200). Here every load runs down columns, and with two lines a group
-// (box_pair_tile) a warp's transposed stores write two rows at once. H200, 4096^2 RGBA (docs/performance.md "GL box:
-// the transposed pair"): box 0.459 -> 0.334 ms at sigma 3, 0.480 -> 0.383 at 12, 0.552 -> 0.486 at 48.
+// Why: the rows pass cost about 0.1 ms more than the columns pass at 4096^2 RGBA (H200), which fits NVIDIA's
+// block-linear textures holding 16 bytes of each of two rows in a 32-byte sector (a warp along one row fills half of
+// each sector it touches, one down a column whole ones; not profiled). Here every load runs down columns, and with two
+// lines a group (box_pair_tile) a warp's transposed stores write two rows at once. H200, 4096^2 RGBA
+// (docs/performance.md "GL box: the transposed pair"): box 0.458 -> 0.334 ms at sigma 3, 0.481 -> 0.382 at 12, 0.553
+// -> 0.485 at 48.
 #include <spdlog/spdlog.h>
 
 #include "gpu/gl/gl_tiles.hpp"
