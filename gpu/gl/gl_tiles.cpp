@@ -298,9 +298,9 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // kTwoRoundsReach (box sigma 3, reach 8, ran 2-5% slower in two rounds at 4096^2, sigma 12, reach 35, 12% faster;
   // nothing measured between); real widths (frac: integral) at any reach, at most 17 an invocation (21 ran twice as
   // slow), and 15 (integral sigma 200 at 4096^2 in the transposed pair 1.267-1.273 ms against 17's 1.344-1.346, H200,
-  // docs/performance.md "GL box: the transposed pair"; not measured for box). Window starts over 3 to kGroupedTotals - 1
-  // whole blocks one by one cost more than their loads say (box sigma 24 in 9 an invocation: 35 ps a position against
-  // 26 at sigma 12 and 22 at 48): shapes with them weigh 1.3x.
+  // docs/performance.md "GL box: the transposed pair"; not measured for box). Window starts over 3 to
+  // kGroupedTotals - 1 whole blocks one by one cost more than their loads say (box sigma 24 in 9 an invocation: 35 ps a
+  // position against 26 at sigma 12 and 22 at 48): shapes with them weigh 1.3x.
   // H200, RGBA, box and integral at sigma 3-200, 4096^2 to 1024^2 (docs/performance.md "GL box: round 1's channels
   // held from round 0"): box 4096^2 0.564 -> 0.494 ms at sigma 12, 0.610 -> 0.502 at 24; no case's choice measured
   // over 1% slower than the previous rule's.
