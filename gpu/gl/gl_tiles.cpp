@@ -220,17 +220,27 @@ bool tile_fits(BoxTile c, int max_w, int budget, const std::string& totals_spec)
   return c.outputs() >= 1 && c.shared_bytes() <= budget;
 }
 
+// A tile's reach (the widths' half-widths summed) and 256 invocations where the device allows; max_w: the widest box.
+BoxTile tile_base(const std::vector<int>& widths, int max_invocations, int& max_w) {
+  BoxTile t;
+  max_w = 1;
+  for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
+  t.threads = 256;
+  while (t.threads > max_invocations) t.threads /= 2;
+  return t;
+}
+
+// The shared memory a group may take: the device's, at most 48 KiB.
+int tile_budget(int max_shared_bytes) { return std::min(max_shared_bytes, 49152); }
+
 }  // namespace
 
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations, const std::string& spec,
                  const std::string& totals_spec, int n_along, int channels, bool frac) {
-  BoxTile t;
-  t.vch = line_vch(channels);
   int max_w = 1;
-  for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
-  t.threads = 256;
-  while (t.threads > max_invocations) t.threads /= 2;
-  const int budget = std::min(max_shared_bytes, 49152);
+  BoxTile t = tile_base(widths, max_invocations, max_w);
+  t.vch = line_vch(channels);
+  const int budget = tile_budget(max_shared_bytes);
   auto with_totals = [&](const BoxTile& c) { return gpublur::with_totals(c, max_w, totals_spec); };
   auto fits = [&](const BoxTile& c) { return tile_fits(c, max_w, budget, totals_spec); };
   auto whole_blocks = [&](int per) { return gpublur::whole_blocks(max_w, per); };
@@ -331,12 +341,9 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
                       const std::string& spec, const std::string& totals_spec, int n_along, int channels, bool frac) {
   if (!spec.empty())
     return box_tile(widths, max_shared_bytes, max_invocations, spec, totals_spec, n_along, channels, frac);
-  BoxTile t;
   int max_w = 1;
-  for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
-  t.threads = 256;
-  while (t.threads > max_invocations) t.threads /= 2;
-  const int budget = std::min(max_shared_bytes, 49152);
+  BoxTile t = tile_base(widths, max_invocations, max_w);
+  const int budget = tile_budget(max_shared_bytes);
   // Two lines a group, so that a warp's transposed stores (in quads, box1d.comp QSTORE) write two rows of the
   // destination: lines of two channels in two rounds for three and four channels, as many as the image has
   // otherwise. 5 positions an invocation where the halo is at most 15% of a group's loads, else 9 where at most 28%
