@@ -35,6 +35,9 @@
 // at sigma 3, docs/performance.md "GL box: round 1's channels held from round 0"). A vec2 position takes half a
 // vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
 // (docs/performance.md "GL box: lines of two channels in two rounds"). VEC, DVEC, pick and as_texel: common.glsl.
+// Every read past the N positions (values, block totals, parts) clamps to the last ones: a tile with a constant tail
+// (gpu/gl/gl_tiles.hpp BoxTile::tail: one group a line, L = N - R - LS) relies on it, its last block holding the
+// border's one value past the line whatever box has run.
 // TRANSPOSE (with AXIS 1; gpu/gl/passes/box_pair.cpp): output p of column c is stored at (p, c), so the destination is
 // the transposed image; the stores of groups of several lines run in quads (QSTORE), a warp's covering two or more
 // rows of the destination (whole 32-byte sectors of NVIDIA's block-linear layout, 16 bytes of two rows each).

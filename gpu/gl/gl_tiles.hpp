@@ -101,9 +101,14 @@ struct BoxTile {
   int grouped = 0;  // totals 1 with parts: windows of at least this many whole blocks take them in groups (0 never)
   int sums = 3;    // 3 plain float32 updates, 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64
                    // (GPUBLUR_GL_BOX_SUMS)
+  // A constant tail: one group holds a whole line, past whose end the border repeats one value (clamp, zero). The
+  // group loads the halo after the line only up to one block of that value, since box1d.comp clamps every read
+  // past its positions (values and block totals) to its last ones, which hold that value whatever box has run: a
+  // reach fewer positions (box_tile).
+  bool tail = false;
   int segs() const { return threads / lines; }  // invocations per line
   int span() const { return segs() * per; }
-  int outputs() const { return span() - 2 * reach; }
+  int outputs() const { return tail ? span() - reach - per : span() - 2 * reach; }
   int pitch() const;  // positions per line in shared memory, >= span(), padded so loads spread over the banks
   int shared_bytes() const { return (lines * pitch() + (totals ? threads * 2 : 0)) * 4 * vch; }
   std::string defines(int axis, const std::vector<int>& widths) const;  // without STORE_FORMAT
@@ -119,16 +124,18 @@ struct BoxTile {
 // "LINESxPER[xTHREADS[xVCH]]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit; VCH 2 for
 // three or four channels runs two rounds; a VCH below what the channels need in two rounds takes 2). `totals_spec`
 // "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
+// `const_tail`: the border repeats one value past the line's ends (clamp, zero), so one line a group may take a
+// constant tail (BoxTile::tail) where a group holds the whole line of n_along.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
-                 int channels = 4, bool frac = false);
+                 int channels = 4, bool frac = false, bool const_tail = false);
 
 // The tile of the transposed pair (passes/box_pair.cpp): two lines a group of 5 or 9 positions an invocation where
 // the halo is a small part of the loads (15% / 28%, real widths 15% / 10%), lines of two channels in two rounds for
 // three and four channels; otherwise, or with a `spec`, box_tile's.
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                       const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
-                      int channels = 4, bool frac = false);
+                      int channels = 4, bool frac = false, bool const_tail = false);
 
 // The channels a shader line carries for an image of `channels` channels (the textures are RGBA whatever the channels):
 // float and vec2 lines for one and two, vec4 for three and four (box1d.comp and iir_tiles.comp's VCH).

@@ -153,6 +153,12 @@ bool box_transposed_pair() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_PAIR");
   return !(env && std::string(env) == "0");
 }
+// Whether box1d.comp's tiles may take a constant tail (gl_tiles.hpp BoxTile::tail) on a border that repeats one value
+// past the line (clamp, zero); GPUBLUR_GL_BOX_TAIL=0: never, for comparisons.
+bool box_const_tail(Border b) {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_TAIL");
+  return (b == Border::Clamp || b == Border::Zero) && !(env && std::string(env) == "0");
+}
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
 void dump_binary(GLuint prog, const std::string& key) {

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "core/border.hpp"
+
 namespace gpublur {
 
 // conv1d separable pairs: the fused single-dispatch shader on images of at most kFusedSmallPixels up to radius
@@ -34,6 +36,7 @@ std::string box_tile_spec();                 // GPUBLUR_GL_BOX_TILE=LINESxPER[xT
 int box_sums();                              // GPUBLUR_GL_BOX_SUMS=fast2sum|twosum|f64
 std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|grouped|scan
 bool box_transposed_pair();                  // GPUBLUR_GL_BOX_PAIR=0: box / integral x-y pairs as two passes
+bool box_const_tail(Border b);                // clamp and zero; GPUBLUR_GL_BOX_TAIL=0: never (BoxTile::tail)
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
 // tiles; 0: always); the x/y pair of one or two channels (iir1d_tiles_pair) from kIirPairMinPixels.
 constexpr long long kIirTilesMinPixels = 2048LL * 2048;

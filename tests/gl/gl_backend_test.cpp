@@ -360,6 +360,20 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   const BoxTile w200 = box_tile({399, 401, 401}, 49152, 1024, "", "", 4096);
   EXPECT_EQ(shape(w200), "1x21x256x2x2");
   EXPECT_GE(w200.outputs(), 4096);
+  EXPECT_FALSE(w200.tail);
+  // With a constant tail (clamp, zero) the same group holds the line in 256 x 19 (4096 + 599 + 19 <= 4864 positions);
+  // sigma 100 keeps 3 groups of 1 x 9 (3 x 2304 x 0.7 against 4864); two lines a group never take a tail; nor lines
+  // longer than one group holds (box_tile's 1 x 21 at 8192), nor real widths where 17 an invocation cannot hold
+  // the line (integral sigma 200, reach 775).
+  const BoxTile t200 = box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, false, true);
+  EXPECT_EQ(shape(t200), "1x19x256x2x2");
+  EXPECT_TRUE(t200.tail);
+  EXPECT_EQ(t200.outputs(), 4864 - 599 - 19);
+  EXPECT_FALSE(box_tile({199, 201, 201}, 49152, 1024, "", "", 4096, 4, false, true).tail);
+  EXPECT_FALSE(box_tile({15, 17, 17}, 49152, 1024, "", "", 4096, 4, false, true).tail);
+  EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 4, false, true).tail);
+  EXPECT_FALSE(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true, true).tail);
+  EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 0, 4, false, true).tail);  // length not known
   EXPECT_EQ(shape(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true)), "1x15x256x2x2");
   EXPECT_LE(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, true).per, 17);
   // Real widths at any reach: integral sigma 3 (five spans of 5, reach 10) at 4096 in two rounds too.

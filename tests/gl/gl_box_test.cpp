@@ -8,6 +8,7 @@
 
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_tiles.hpp"
+#include "gpu/gl/pass_table.hpp"
 #include "tests/gl/gl_test_util.hpp"
 
 namespace gpublur::testing {
@@ -58,6 +59,17 @@ Program box1d_pair(const std::vector<int>& widths, Border border, Op op = Op::Bo
   const int mid = p.add_image({});
   p.passes = {box_pass(op, 0, mid, 0, border, widths), box_pass(op, mid, 1, 1, border, widths)};
   return p;
+}
+
+// This device's shared memory and invocations a group, as box_tile takes them (from a context of the test's own).
+void tile_limits(GLint& shared, GLint& invocations) {
+  std::string error;
+  auto ctx = GlContext::create(0, error);
+  ASSERT_TRUE(ctx) << error;
+  ASSERT_TRUE(ctx->make_current().ok());
+  glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+  glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
+  ctx->release();
 }
 
 // The cases every box schedule runs: 1x1, 7x3 with a reach of ~190 (far beyond the image), 8-pass
@@ -165,6 +177,44 @@ TEST(GlBox1d, ThePairOrThePasses) {
   check(4, "3", "moving-average");
 }
 
+// Constant tails (BoxTile::tail): box and integral as the product runs them, the pair and the passes, on lines as long
+// as this device's tiles take a tail for (the shortest found from 200 positions on: they depend on its shared
+// memory), along x and along y, 1-4 channels, against the reference; every border (mirror and wrap take no tail).
+TEST(GlBox1d, ConstantTailsMatchReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  GLint shared = 0, invocations = 0;
+  ASSERT_NO_FATAL_FAILURE(tile_limits(shared, invocations));
+  struct TailCase {
+    const char* method;
+    const char* sigma;
+    int axis, ch;
+  };
+  uint32_t seed = 1260;
+  for (const TailCase& c : {TailCase{"box", "100", 0, 4}, TailCase{"box", "100", 1, 3}, TailCase{"box", "100", 0, 1},
+                            TailCase{"box", "100", 1, 2}, TailCase{"integral", "40", 0, 4},
+                            TailCase{"integral", "40", 1, 3}}) {
+    const Plan clamp = make_plan(c.method, {{"sigma", c.sigma}, {"border", "clamp"}});
+    const Pass& pass = clamp.program.passes[c.axis];
+    ASSERT_EQ(pass.axis, c.axis);
+    const bool frac = pass.op == Op::Integral1d;
+    const std::vector<int> spans = frac ? gl_box_cascade(pass).spans : pass.widths;
+    int n = 200;
+    while (n <= 8192 && !box_tile(spans, shared, invocations, "", "", n, c.ch, frac, true).tail) n += 50;
+    ASSERT_LE(n, 8192) << c.method << " sigma " << c.sigma << ": no line length takes a tail here";
+    const int w = c.axis == 0 ? n : 37, h = c.axis == 0 ? 37 : n;
+    for (const char* pair : {"1", "0"})
+      for (Border border : kBorders) {
+        ScopedEnv env("GPUBLUR_GL_BOX_PAIR", pair);
+        SCOPED_TRACE(::testing::Message() << c.method << " sigma " << c.sigma << " " << w << "x" << h << "x" << c.ch
+                                          << " " << border_name(border) << " pair " << pair);
+        const Plan plan = make_plan(c.method, {{"sigma", c.sigma}, {"border", border_name(border)}});
+        expect_matches_reference(*be, plan, random_image(w, h, c.ch, seed++), "", plan.tolerance);
+      }
+  }
+}
+
 // The transposed pair (passes/box_pair.cpp) with forced shapes: one line, groups of several lines (the transposed
 // stores in quads), lines of two channels in two rounds and of one, on images wider than tall and taller than wide
 // (the scratch texture of the transposed size), every border.
@@ -191,14 +241,7 @@ TEST(GlBox1d, ReachAtTheTileLimit) {
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   GLint shared = 0, invocations = 0;
-  {
-    auto ctx = GlContext::create(0, error);
-    ASSERT_TRUE(ctx) << error;
-    ASSERT_TRUE(ctx->make_current().ok());
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
-    glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
-    ctx->release();
-  }
+  ASSERT_NO_FATAL_FAILURE(tile_limits(shared, invocations));
   // The widest tile of each border's channel count (1 + border, as the images below), along the image's 9-pixel rows.
   const auto widest = [&](int channels) {
     int fit = 1;

@@ -28,7 +28,8 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const std::string spec = box_tile_spec();
   BoxTile tile = spec == "lines" ? BoxTile{}
                                  : box_tile(pass.widths, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
-                                            pass.axis == 0 ? dst.w : dst.h, ctx.channels());
+                                            pass.axis == 0 ? dst.w : dst.h, ctx.channels(), false,
+                                            box_const_tail(pass.border));
   tile.sums = box_sums();
   if (tile.lines == 0) {
     spdlog::debug("GL box1d: reach {} as line walkers", pass.radius());
@@ -42,8 +43,9 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
   GLuint prog = 0;
   if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, defines, prog, true); !s) return s;
   spdlog::debug("GL {}: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
-                "{} channels a line in {} round(s), window starts {} (grouped from {}), sums {}", form, pass.axis,
+                "{} channels a line in {} round(s){}, window starts {} (grouped from {}), sums {}", form, pass.axis,
                 tile.reach, tile.lines, tile.span(), tile.outputs(), tile.per, tile.vch, tile.rounds,
+                tile.tail ? ", constant tail" : "",
                 tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan", tile.grouped,
                 tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : tile.sums == 2 ? "f64" : "plain");
   const GLint u_border = GlPassContext::uniform(prog, "border");

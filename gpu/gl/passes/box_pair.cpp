@@ -30,7 +30,7 @@ Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, boo
   BoxTile tiles[2];
   for (int k = 0; k < 2; ++k) {
     tiles[k] = box_pair_tile(bc.spans, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
-                             k == 0 ? src.h : src.w, ctx.channels(), frac);
+                             k == 0 ? src.h : src.w, ctx.channels(), frac, box_const_tail(pass.border));
     tiles[k].sums = box_sums();
     if (tiles[k].lines == 0) return Status::success();  // a reach no tile holds: the passes' line walkers
     // One line a group stores one row at a time: measured slower than the passes for one channel (H200, 4096^2 box
@@ -55,8 +55,9 @@ Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, boo
       return s;
     u_border[k] = GlPassContext::uniform(progs[k], "border");
     spdlog::debug("GL box pair {}: reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, {} "
-                  "channels a line in {} round(s)", k, tiles[k].reach, tiles[k].lines, tiles[k].span(),
-                  tiles[k].outputs(), tiles[k].per, tiles[k].vch, tiles[k].rounds);
+                  "channels a line in {} round(s){}", k, tiles[k].reach, tiles[k].lines, tiles[k].span(),
+                  tiles[k].outputs(), tiles[k].per, tiles[k].vch, tiles[k].rounds,
+                  tiles[k].tail ? ", constant tail" : "");
   }
   step.passes = 2;
   step.form = frac ? "integral1d-pair" : "box1d-pair";

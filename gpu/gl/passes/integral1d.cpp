@@ -46,7 +46,8 @@ Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, G
   const std::string spec = box_tile_spec();  // GPUBLUR_GL_BOX_TILE, as for box1d (tests force shapes)
   BoxTile tile = spec == "lines" ? BoxTile{}
                                  : box_tile(bc.spans, lim.max_shared, lim.max_invocations, spec, box_totals_spec(),
-                                            pass.axis == 0 ? dst.w : dst.h, ctx.channels(), true);
+                                            pass.axis == 0 ? dst.w : dst.h, ctx.channels(), true,
+                                            box_const_tail(pass.border));
   tile.sums = box_sums();
   if (tile.lines == 0) {
     spdlog::debug("GL integral1d: reach {} as line walkers", bc.reach);
