@@ -371,6 +371,14 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
   // at 9) 0.732 at 9, 0.615 box_tile's; integral sigma 3 (3.1% at 5) 0.430, 0.481, 0.538; sigma 12 (14.1% at 5)
   // 0.537, 0.535 at 9 (7.8%), 0.570; sigma 24 (16.5% at 9) 0.671 at 9 against the passes' 0.611; sigma 48 (32.1% at 9)
   // 0.851 at 9, 0.768 box_tile's. 7 an invocation was slower (integral sigma 3 0.78).
+  // box_tile's constant tail first (one group a line, one line a group): measured faster than two lines a group where
+  // it applies (H200, box RGBA sigma 48 at 1024^2 0.0651-0.0652 -> 0.0533-0.0538 ms, 1920x1080 0.1004-0.1010 ->
+  // 0.0955-0.0956; docs/performance.md "GL box: constant tails").
+  if (const_tail) {
+    const BoxTile b =
+        box_tile(widths, max_shared_bytes, max_invocations, "", totals_spec, n_along, channels, frac, true);
+    if (b.tail) return b;
+  }
   const double halo_at[2] = {0.15, frac ? 0.10 : 0.28};
   t.lines = 2;
   t.vch = channels > 2 ? 2 : line_vch(channels);

@@ -130,9 +130,9 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false, bool const_tail = false);
 
-// The tile of the transposed pair (passes/box_pair.cpp): two lines a group of 5 or 9 positions an invocation where
-// the halo is a small part of the loads (15% / 28%, real widths 15% / 10%), lines of two channels in two rounds for
-// three and four channels; otherwise, or with a `spec`, box_tile's.
+// The tile of the transposed pair (passes/box_pair.cpp): box_tile's where it takes a constant tail; else two lines a
+// group of 5 or 9 positions an invocation where the halo is a small part of the loads (15% / 28%, real widths 15% /
+// 10%), lines of two channels in two rounds for three and four channels; otherwise, or with a `spec`, box_tile's.
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                       const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                       int channels = 4, bool frac = false, bool const_tail = false);

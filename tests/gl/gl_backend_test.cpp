@@ -374,6 +374,12 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 4, false, true).tail);
   EXPECT_FALSE(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true, true).tail);
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 0, 4, false, true).tail);  // length not known
+  // The pair takes box_tile's tail before its two lines a group: box sigma 48 on 1024-long lines 1 x 5 (1280 positions,
+  // one group) against 2 x 9 (two groups of 1152 a line).
+  EXPECT_EQ(shape(box_pair_tile({95, 97, 97}, 49152, 1024, "", "", 1024, 4)), "2x9x256x2x2");
+  const BoxTile p48 = box_pair_tile({95, 97, 97}, 49152, 1024, "", "", 1024, 4, false, true);
+  EXPECT_EQ(shape(p48), "1x5x256x2x2");
+  EXPECT_TRUE(p48.tail);
   EXPECT_EQ(shape(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true)), "1x15x256x2x2");
   EXPECT_LE(box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, true).per, 17);
   // Real widths at any reach: integral sigma 3 (five spans of 5, reach 10) at 4096 in two rounds too.
