@@ -36,7 +36,7 @@
 // vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
 // (docs/performance.md "GL box: lines of two channels in two rounds"). VEC, DVEC, pick and as_texel: common.glsl.
 // Every read past the N positions (values, block totals, parts) clamps to the last ones: a tile with a constant tail
-// (gpu/gl/gl_tiles.hpp BoxTile::tail: one group a line, L = N - R - LS) relies on it, its last block holding the
+// (gpu/gl/gl_tiles.hpp BoxTile::tail: a line's last group, L = N - R - LS) relies on it, its last block holding the
 // border's one value past the line whatever box has run.
 // TRANSPOSE (with AXIS 1; gpu/gl/passes/box_pair.cpp): output p of column c is stored at (p, c), so the destination is
 // the transposed image; the stores of groups of several lines run in quads (QSTORE), a warp's covering two or more
@@ -45,6 +45,7 @@ layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform int border;
+uniform int s0_base;  // the first output of group 0 along the axis (a line's last group dispatched on its own)
 
 const int widths[NW] = int[](WIDTH_LIST);
 #ifdef FRAC_LIST
@@ -185,7 +186,7 @@ void one_round(int rd) {
   int n_along = size.y, n_across = size.x;
 #endif
   int li = int(gl_LocalInvocationIndex);
-  int s0 = int(gl_WorkGroupID.x) * L;   // first output along the axis
+  int s0 = s0_base + int(gl_WorkGroupID.x) * L;  // first output along the axis
   int c0 = int(gl_WorkGroupID.y) * TC;  // first line
 
   // 1. TC x N positions = NT x LS: LS loads per invocation, all fetches issued before any shared-memory store.

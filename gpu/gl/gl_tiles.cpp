@@ -354,6 +354,30 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   return best;
 }
 
+BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along) {
+  BoxTile none = t;
+  none.lines = 0;
+  // One line a group of two channels in two rounds (three and four channels) only: H200, against none
+  // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.614 -> 0.588 ms, integral sigma 300
+  // 1.766 -> 1.552, 2048^2 sigma 100 0.302 -> 0.276; where the line's groups hold two lines, or one or two channels,
+  // from 7% faster (box 4096^2 sigma 24) to 23% slower (integral 4096^2 sigma 3), 17% (one channel, 2048^2 sigma 200).
+  if (t.lines != 1 || t.rounds != 2 || t.tail || n_along <= 0 || t.outputs() <= 0) return none;
+  const int g = (n_along + t.outputs() - 1) / t.outputs();
+  if (g < 2) return none;
+  const int rem = n_along - (g - 1) * t.outputs();
+  int max_w = 1;
+  for (int w : widths) max_w = std::max(max_w, w);
+  BoxTile c = t;
+  c.tail = true;
+  for (int per = 1; per < t.per; per += 2) {
+    c.per = per;
+    const BoxTile tc = with_totals(c, max_w, "");
+    if (c.outputs() < rem || !tile_fits(c, max_w, tile_budget(max_shared_bytes), "") || tc.totals == 2) continue;
+    return tc;
+  }
+  return none;
+}
+
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                       const std::string& spec, const std::string& totals_spec, int n_along, int channels, bool frac,
                       bool const_tail) {

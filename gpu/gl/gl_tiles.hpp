@@ -101,10 +101,10 @@ struct BoxTile {
   int grouped = 0;  // totals 1 with parts: windows of at least this many whole blocks take them in groups (0 never)
   int sums = 3;    // 3 plain float32 updates, 0 float pairs with Fast2Sum updates, 1 with TwoSum, 2 float64
                    // (GPUBLUR_GL_BOX_SUMS)
-  // A constant tail: one group holds a whole line, past whose end the border repeats one value (clamp, zero). The
-  // group loads the halo after the line only up to one block of that value, since box1d.comp clamps every read
-  // past its positions (values and block totals) to its last ones, which hold that value whatever box has run: a
-  // reach fewer positions (box_tile).
+  // A constant tail: the group holds the end of its lines, past which the border repeats one value (clamp, zero). It
+  // loads the halo after the line only up to one block of that value, since box1d.comp clamps every read past its
+  // positions (values and block totals) to its last ones, which hold that value whatever box has run: a reach fewer
+  // positions. box_tile's: one group a line; box_last_tile's: a line's last group after groups of another tile.
   bool tail = false;
   int segs() const { return threads / lines; }  // invocations per line
   int span() const { return segs() * per; }
@@ -129,6 +129,12 @@ struct BoxTile {
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false, bool const_tail = false);
+
+// The tile of each line's last group, dispatched on its own after groups(n_along, t.outputs()) - 1 groups of t: t's
+// shape with a constant tail and the fewest positions an invocation (at most t's) that hold the outputs left; only
+// for t of one line a group in two rounds (measured faster there); none (lines == 0) otherwise, where t has a tail
+// already, one group covers the line, or no smaller tile holds them.
+BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along);
 
 // The tile of the transposed pair (passes/box_pair.cpp): box_tile's where it takes a constant tail; else two lines a
 // group of 5 or 9 positions an invocation where the halo is a small part of the loads (15% / 28%, real widths 15% /

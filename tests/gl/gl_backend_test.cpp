@@ -374,6 +374,19 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 4, false, true).tail);
   EXPECT_FALSE(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true, true).tail);
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 0, 4, false, true).tail);  // length not known
+  // A line's last group with a tail where the line takes several groups: box sigma 100 at 4096, 3 groups of 1 x 9, the
+  // last (680 outputs) in 1 x 5; integral sigma 200, 2 of 1 x 15, the last (1806) in 1 x 11; none where one group
+  // holds the line or the tile has a tail.
+  const BoxTile w100 = box_tile({199, 201, 201}, 49152, 1024, "", "", 4096);
+  const BoxTile l100 = box_last_tile(w100, {199, 201, 201}, 49152, 4096);
+  EXPECT_EQ(shape(l100), "1x5x256x2x2");
+  EXPECT_TRUE(l100.tail);
+  EXPECT_GE(l100.outputs(), 4096 - 2 * w100.outputs());
+  const std::vector<int> i200 = {311, 311, 311, 311, 311};
+  EXPECT_EQ(shape(box_last_tile(box_tile(i200, 49152, 1024, "", "", 4096, 4, true), i200, 49152, 4096)),
+            "1x11x256x2x2");
+  EXPECT_EQ(box_last_tile(w200, {399, 401, 401}, 49152, 4096).lines, 0);
+  EXPECT_EQ(box_last_tile(t200, {399, 401, 401}, 49152, 4096).lines, 0);
   // The pair takes box_tile's tail before its two lines a group: box sigma 48 on 1024-long lines 1 x 5 (1280 positions,
   // one group) against 2 x 9 (two groups of 1152 a line).
   EXPECT_EQ(shape(box_pair_tile({95, 97, 97}, 49152, 1024, "", "", 1024, 4)), "2x9x256x2x2");

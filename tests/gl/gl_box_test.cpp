@@ -177,9 +177,11 @@ TEST(GlBox1d, ThePairOrThePasses) {
   check(4, "3", "moving-average");
 }
 
-// Constant tails (BoxTile::tail): box and integral as the product runs them, the pair and the passes, on lines as long
-// as this device's tiles take a tail for (the shortest found from 200 positions on: they depend on its shared
-// memory), along x and along y, 1-4 channels, against the reference; every border (mirror and wrap take no tail).
+// Constant tails (BoxTile::tail): box and integral as the product runs them, the pair and the passes, on lines that
+// this device's tiles hold in one group with a tail (box_tile), and (three and four channels) on lines of several
+// groups whose last one takes a tail (box_last_tile): the shortest of each found from 200 positions on (they depend on
+// the device's shared memory), along x and along y, 1-4 channels, against the reference; every border (mirror and
+// wrap take no tail).
 TEST(GlBox1d, ConstantTailsMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -194,24 +196,29 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
   uint32_t seed = 1260;
   for (const TailCase& c : {TailCase{"box", "100", 0, 4}, TailCase{"box", "100", 1, 3}, TailCase{"box", "100", 0, 1},
                             TailCase{"box", "100", 1, 2}, TailCase{"integral", "40", 0, 4},
-                            TailCase{"integral", "40", 1, 3}}) {
+                            TailCase{"integral", "40", 1, 3}, TailCase{"box", "60", 1, 4}}) {
     const Plan clamp = make_plan(c.method, {{"sigma", c.sigma}, {"border", "clamp"}});
     const Pass& pass = clamp.program.passes[c.axis];
     ASSERT_EQ(pass.axis, c.axis);
     const bool frac = pass.op == Op::Integral1d;
     const std::vector<int> spans = frac ? gl_box_cascade(pass).spans : pass.widths;
-    int n = 200;
-    while (n <= 8192 && !box_tile(spans, shared, invocations, "", "", n, c.ch, frac, true).tail) n += 50;
-    ASSERT_LE(n, 8192) << c.method << " sigma " << c.sigma << ": no line length takes a tail here";
-    const int w = c.axis == 0 ? n : 37, h = c.axis == 0 ? 37 : n;
-    for (const char* pair : {"1", "0"})
-      for (Border border : kBorders) {
-        ScopedEnv env("GPUBLUR_GL_BOX_PAIR", pair);
-        SCOPED_TRACE(::testing::Message() << c.method << " sigma " << c.sigma << " " << w << "x" << h << "x" << c.ch
-                                          << " " << border_name(border) << " pair " << pair);
-        const Plan plan = make_plan(c.method, {{"sigma", c.sigma}, {"border", border_name(border)}});
-        expect_matches_reference(*be, plan, random_image(w, h, c.ch, seed++), "", plan.tolerance);
-      }
+    const auto tile = [&](int n) { return box_tile(spans, shared, invocations, "", "", n, c.ch, frac, true); };
+    for (const bool last : {false, true}) {
+      if (last && c.ch <= 2) continue;  // (one and two channels: no last groups)
+      int n = 200;
+      while (n <= 8192 && !(last ? box_last_tile(tile(n), spans, shared, n).lines > 0 : tile(n).tail)) n += 50;
+      SCOPED_TRACE(::testing::Message() << c.method << " sigma " << c.sigma << (last ? " last group" : " one group"));
+      ASSERT_LE(n, 8192) << "no line length takes that tail here";
+      const int w = c.axis == 0 ? n : 37, h = c.axis == 0 ? 37 : n;
+      for (const char* pair : {"1", "0"})
+        for (Border border : kBorders) {
+          ScopedEnv env("GPUBLUR_GL_BOX_PAIR", pair);
+          SCOPED_TRACE(::testing::Message() << w << "x" << h << "x" << c.ch << " " << border_name(border) << " pair "
+                                            << pair);
+          const Plan plan = make_plan(c.method, {{"sigma", c.sigma}, {"border", border_name(border)}});
+          expect_matches_reference(*be, plan, random_image(w, h, c.ch, seed++), "", plan.tolerance);
+        }
+    }
   }
 }
 

@@ -35,27 +35,57 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     spdlog::debug("GL box1d: reach {} as line walkers", pass.radius());
     return gl_box_lines(ctx, program, pass, src, dst, step);
   }
-  return gl_box_tiles(ctx, pass, src, dst, tile, tile.defines(pass.axis, pass.widths), "box1d-tiles", step);
+  return gl_box_tiles(ctx, pass, src, dst, tile, "box1d-tiles", step);
+}
+
+Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, int axis, int n_along,
+                        int n_across, const std::string& extra, bool last_tail, GlBoxLinePass& out) {
+  out = GlBoxLinePass{};
+  out.tile = tile, out.n_along = n_along, out.n_across = n_across;
+  if (last_tail) out.last = box_last_tile(tile, bc.spans, ctx.limits().max_shared, n_along);
+  for (const bool last : {false, true}) {
+    const BoxTile& t = last ? out.last : out.tile;
+    if (t.lines == 0) continue;
+    GLuint& prog = last ? out.last_prog : out.prog;
+    if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, t.defines(axis, bc.widths) + extra, prog, true); !s)
+      return s;
+    (last ? out.last_u_border : out.u_border) = GlPassContext::uniform(prog, "border");
+    (last ? out.last_u_base : out.u_base) = GlPassContext::uniform(prog, "s0_base");
+    spdlog::debug("GL box1d.comp{}: axis {}{}, reach {}: {} lines x {} positions ({} stored) per group, {} per "
+                  "invocation, {} channels a line in {} round(s){}, window starts {} (grouped from {}), sums {}",
+                  last ? " (each line's last group)" : "", axis, extra.find("TRANSPOSE") != std::string::npos ?
+                  " transposed" : "", t.reach, t.lines, t.span(), t.outputs(), t.per, t.vch, t.rounds,
+                  t.tail ? ", constant tail" : "", t.totals == 0 ? "own" : t.totals == 1 ? "totals" : "scan",
+                  t.grouped, t.sums == 0 ? "fast2sum" : t.sums == 1 ? "twosum" : t.sums == 2 ? "f64" : "plain");
+  }
+  return Status::success();
+}
+
+void GlBoxLinePass::dispatch(const GlPassContext& ctx, int border, GLuint in, GLuint out) const {
+  const GLuint along = groups(n_along, tile.outputs()), across = groups(n_across, tile.lines);
+  const GLuint main = last.lines > 0 ? along - 1 : along;  // box_last_tile: at least two groups a line
+  glProgramUniform1i(prog, u_border, border);
+  glProgramUniform1i(prog, u_base, 0);  // (a program of the same tile may run as another pass's last group)
+  ctx.bind_io(prog, in, out);
+  glDispatchCompute(main, across, 1);
+  if (last.lines == 0) return;
+  glProgramUniform1i(last_prog, last_u_border, border);
+  glProgramUniform1i(last_prog, last_u_base, int(main) * tile.outputs());
+  ctx.bind_io(last_prog, in, out);
+  glDispatchCompute(1, across, 1);
 }
 
 Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, const GlImage& dst, const BoxTile& tile,
-                    const std::string& defines, const char* form, GlStep& step) {
-  GLuint prog = 0;
-  if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, defines, prog, true); !s) return s;
-  spdlog::debug("GL {}: axis {}, reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, "
-                "{} channels a line in {} round(s){}, window starts {} (grouped from {}), sums {}", form, pass.axis,
-                tile.reach, tile.lines, tile.span(), tile.outputs(), tile.per, tile.vch, tile.rounds,
-                tile.tail ? ", constant tail" : "",
-                tile.totals == 0 ? "own" : tile.totals == 1 ? "totals" : "scan", tile.grouped,
-                tile.sums == 0 ? "fast2sum" : tile.sums == 1 ? "twosum" : tile.sums == 2 ? "f64" : "plain");
-  const GLint u_border = GlPassContext::uniform(prog, "border");
-  const int n_along = pass.axis == 0 ? dst.w : dst.h, n_across = pass.axis == 0 ? dst.h : dst.w;
+                    const char* form, GlStep& step) {
+  const GlBoxCascade bc = gl_box_cascade(pass);
+  GlBoxLinePass lp;
+  const bool last_tail = box_const_tail(pass.border) && box_tile_spec().empty();
+  if (Status s = gl_box_line_pass(ctx, bc, tile, pass.axis, pass.axis == 0 ? dst.w : dst.h,
+                                  pass.axis == 0 ? dst.h : dst.w, gl_frac_defines(bc), last_tail, lp);
+      !s)
+    return s;
   step.form = form;
-  step.work = [&ctx, prog, u_border, border = int(pass.border), tile, n_along, n_across, src, dst] {
-    glProgramUniform1i(prog, u_border, border);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    glDispatchCompute(groups(n_along, tile.outputs()), groups(n_across, tile.lines), 1);
-  };
+  step.work = [&ctx, lp, border = int(pass.border), src, dst] { lp.dispatch(ctx, border, src.tex, dst.tex); };
   return Status::success();
 }
 

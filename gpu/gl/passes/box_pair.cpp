@@ -40,35 +40,20 @@ Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, boo
   }
   GLuint mid = 0;
   if (Status s = ctx.scratch_texture("box pair (transposed)", src.h, src.w, ctx.store_format(), mid); !s) return s;
-  std::string extra = "#define TRANSPOSE 1\n";
-  if (frac) {
-    const int nw = int(bc.widths.size());
-    extra += "#define FRAC_LIST " + glsl_floats(bc.fracs.data(), nw) + "\n#define WREAL_LIST " +
-             glsl_floats(bc.wreals.data(), nw) + "\n";
-  }
-  GLuint progs[2] = {};
-  GLint u_border[2] = {};
-  for (int k = 0; k < 2; ++k) {
-    if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, tiles[k].defines(1, bc.widths) + extra, progs[k],
-                               true);
+  const std::string extra = "#define TRANSPOSE 1\n" + gl_frac_defines(bc);
+  const bool last_tail = box_const_tail(pass.border) && spec.empty();
+  GlBoxLinePass lp[2];
+  for (int k = 0; k < 2; ++k)
+    if (Status s = gl_box_line_pass(ctx, bc, tiles[k], 1, k == 0 ? src.h : src.w, k == 0 ? src.w : src.h, extra,
+                                    last_tail, lp[k]);
         !s)
       return s;
-    u_border[k] = GlPassContext::uniform(progs[k], "border");
-    spdlog::debug("GL box pair {}: reach {}: {} lines x {} positions ({} stored) per group, {} per invocation, {} "
-                  "channels a line in {} round(s){}", k, tiles[k].reach, tiles[k].lines, tiles[k].span(),
-                  tiles[k].outputs(), tiles[k].per, tiles[k].vch, tiles[k].rounds,
-                  tiles[k].tail ? ", constant tail" : "");
-  }
   step.passes = 2;
   step.form = frac ? "integral1d-pair" : "box1d-pair";
-  step.work = [&ctx, progs, u_border, border = int(pass.border), tiles0 = tiles[0], tiles1 = tiles[1], src, dst, mid] {
-    glProgramUniform1i(progs[0], u_border[0], border);
-    ctx.bind_io(progs[0], src.tex, mid);
-    glDispatchCompute(groups(src.h, tiles0.outputs()), groups(src.w, tiles0.lines), 1);
+  step.work = [&ctx, lp0 = lp[0], lp1 = lp[1], border = int(pass.border), src, dst, mid] {
+    lp0.dispatch(ctx, border, src.tex, mid);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
-    glProgramUniform1i(progs[1], u_border[1], border);
-    ctx.bind_io(progs[1], mid, dst.tex);
-    glDispatchCompute(groups(src.w, tiles1.outputs()), groups(src.h, tiles1.lines), 1);
+    lp1.dispatch(ctx, border, mid, dst.tex);
   };
   taken = true;
   return Status::success();

@@ -53,11 +53,14 @@ Status gl_integral1d(GlPassContext& ctx, const Program& program, size_t index, G
     spdlog::debug("GL integral1d: reach {} as line walkers", bc.reach);
     return gl_box_lines(ctx, program, pass, src, dst, step);
   }
+  return gl_box_tiles(ctx, pass, src, dst, tile, "integral1d-tiles", step);
+}
+
+std::string gl_frac_defines(const GlBoxCascade& bc) {
+  if (bc.fracs.empty()) return "";
   const int nw = int(bc.widths.size());
-  const std::string defines = tile.defines(pass.axis, bc.widths) + "#define FRAC_LIST " +
-                              glsl_floats(bc.fracs.data(), nw) + "\n#define WREAL_LIST " +
-                              glsl_floats(bc.wreals.data(), nw) + "\n";
-  return gl_box_tiles(ctx, pass, src, dst, tile, defines, "integral1d-tiles", step);
+  return "#define FRAC_LIST " + glsl_floats(bc.fracs.data(), nw) + "\n#define WREAL_LIST " +
+         glsl_floats(bc.wreals.data(), nw) + "\n";
 }
 
 }  // namespace gpublur
