@@ -45,7 +45,9 @@ layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 uniform int border;
-uniform int s0_base;  // the first output of group 0 along the axis (a line's last group dispatched on its own)
+#ifndef S0_BASE
+#define S0_BASE 0  // the first output of group 0 along the axis (a line's last group dispatched on its own: not 0)
+#endif
 
 const int widths[NW] = int[](WIDTH_LIST);
 #ifdef FRAC_LIST
@@ -186,7 +188,7 @@ void one_round(int rd) {
   int n_along = size.y, n_across = size.x;
 #endif
   int li = int(gl_LocalInvocationIndex);
-  int s0 = s0_base + int(gl_WorkGroupID.x) * L;  // first output along the axis
+  int s0 = S0_BASE + int(gl_WorkGroupID.x) * L;  // first output along the axis
   int c0 = int(gl_WorkGroupID.y) * TC;  // first line
 
   // 1. TC x N positions = NT x LS: LS loads per invocation, all fetches issued before any shared-memory store.

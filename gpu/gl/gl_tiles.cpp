@@ -358,9 +358,10 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
   BoxTile none = t;
   none.lines = 0;
   // One line a group of two channels in two rounds (three and four channels) only: H200, against none
-  // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.614 -> 0.588 ms, integral sigma 300
-  // 1.766 -> 1.552, 2048^2 sigma 100 0.302 -> 0.276; where the line's groups hold two lines, or one or two channels,
-  // from 7% faster (box 4096^2 sigma 24) to 23% slower (integral 4096^2 sigma 3), 17% (one channel, 2048^2 sigma 200).
+  // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.618 -> 0.590 ms, integral sigma 300
+  // 1.767 -> 1.559, 2048^2 sigma 100 0.302 -> 0.276. Two lines a group and one or two channels measured from 7% faster
+  // to 17% slower, but with the first output then a uniform in every program (which alone cost integral sigma 3 24%):
+  // not measured since.
   if (t.lines != 1 || t.rounds != 2 || t.tail || n_along <= 0 || t.outputs() <= 0) return none;
   const int g = (n_along + t.outputs() - 1) / t.outputs();
   if (g < 2) return none;

@@ -65,7 +65,7 @@ std::string gl_frac_defines(const GlBoxCascade& bc);
 struct GlBoxLinePass {
   BoxTile tile, last;
   GLuint prog = 0, last_prog = 0;
-  GLint u_border = -1, u_base = -1, last_u_border = -1, last_u_base = -1;
+  GLint u_border = -1, last_u_border = -1;
   int n_along = 0, n_across = 0;
   void dispatch(const GlPassContext& ctx, int border, GLuint in, GLuint out) const;
 };

@@ -47,10 +47,15 @@ Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTil
     const BoxTile& t = last ? out.last : out.tile;
     if (t.lines == 0) continue;
     GLuint& prog = last ? out.last_prog : out.prog;
-    if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, t.defines(axis, bc.widths) + extra, prog, true); !s)
+    // The last group's first output as a constant: as a uniform in every program, GL integral 4096^2 RGBA at sigma 3
+    // ran 0.430 -> 0.533 ms on an H200 with no last group at all (docs/performance.md "GL box: constant tails").
+    const std::string base =
+        last ? "#define S0_BASE " + std::to_string((groups(n_along, tile.outputs()) - 1) * tile.outputs()) + "\n" : "";
+    if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, t.defines(axis, bc.widths) + extra + base, prog,
+                               true);
+        !s)
       return s;
     (last ? out.last_u_border : out.u_border) = GlPassContext::uniform(prog, "border");
-    (last ? out.last_u_base : out.u_base) = GlPassContext::uniform(prog, "s0_base");
     spdlog::debug("GL box1d.comp{}: axis {}{}, reach {}: {} lines x {} positions ({} stored) per group, {} per "
                   "invocation, {} channels a line in {} round(s){}, window starts {} (grouped from {}), sums {}",
                   last ? " (each line's last group)" : "", axis, extra.find("TRANSPOSE") != std::string::npos ?
@@ -65,12 +70,10 @@ void GlBoxLinePass::dispatch(const GlPassContext& ctx, int border, GLuint in, GL
   const GLuint along = groups(n_along, tile.outputs()), across = groups(n_across, tile.lines);
   const GLuint main = last.lines > 0 ? along - 1 : along;  // box_last_tile: at least two groups a line
   glProgramUniform1i(prog, u_border, border);
-  glProgramUniform1i(prog, u_base, 0);  // (a program of the same tile may run as another pass's last group)
   ctx.bind_io(prog, in, out);
   glDispatchCompute(main, across, 1);
   if (last.lines == 0) return;
   glProgramUniform1i(last_prog, last_u_border, border);
-  glProgramUniform1i(last_prog, last_u_base, int(main) * tile.outputs());
   ctx.bind_io(last_prog, in, out);
   glDispatchCompute(1, across, 1);
 }
