@@ -359,7 +359,7 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
   none.lines = 0;
   // One line a group of two channels in two rounds (three and four channels) only: H200, against none
   // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.618 -> 0.590 ms, integral sigma 300
-  // 1.767 -> 1.559, 2048^2 sigma 100 0.302 -> 0.276. Two lines a group and one or two channels measured from 7% faster
+  // 1.773 -> 1.563, 2048^2 sigma 100 0.302 -> 0.276. Two lines a group and one or two channels measured from 7% faster
   // to 17% slower, but with the first output then a uniform in every program (which alone cost integral sigma 3 24%):
   // not measured since.
   if (t.lines != 1 || t.rounds != 2 || t.tail || n_along <= 0 || t.outputs() <= 0) return none;
