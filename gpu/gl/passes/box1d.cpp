@@ -8,7 +8,9 @@
 // even one line does not fit (reach beyond 2672 for RGBA on a 48 KiB device, 1648 on llvmpipe's 32 KiB, 1392 for one
 // and two channels on either: GlBox1d.ReachAtTheTileLimit) the pass runs as the line walkers of moving-average.
 // A pass along x followed by the same cascade along y (core/program.hpp cascade_pair) runs as the transposed pair
-// instead (passes/box_pair.cpp): two column passes that store transposed.
+// instead (passes/box_pair.cpp): two column passes that store transposed. On clamp and zero borders a group that holds
+// a line's end loads only one block of the halo after it (a constant tail, gl_tiles.hpp BoxTile::tail): box_tile's
+// one group a line, or each line's last group as a tile of its own (box_last_tile, gl_box_line_pass).
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
