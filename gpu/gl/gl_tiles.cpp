@@ -220,11 +220,17 @@ bool tile_fits(BoxTile c, int max_w, int budget, const std::string& totals_spec)
   return c.outputs() >= 1 && c.shared_bytes() <= budget;
 }
 
+int widest_box(const std::vector<int>& widths) {
+  int max_w = 1;
+  for (int w : widths) max_w = std::max(max_w, w);
+  return max_w;
+}
+
 // A tile's reach (the widths' half-widths summed) and 256 invocations where the device allows; max_w: the widest box.
 BoxTile tile_base(const std::vector<int>& widths, int max_invocations, int& max_w) {
   BoxTile t;
-  max_w = 1;
-  for (int w : widths) t.reach += w / 2, max_w = std::max(max_w, w);
+  max_w = widest_box(widths);
+  for (int w : widths) t.reach += w / 2;
   t.threads = 256;
   while (t.threads > max_invocations) t.threads /= 2;
   return t;
@@ -232,6 +238,20 @@ BoxTile tile_base(const std::vector<int>& widths, int max_invocations, int& max_
 
 // The shared memory a group may take: the device's, at most 48 KiB.
 int tile_budget(int max_shared_bytes) { return std::min(max_shared_bytes, 49152); }
+
+// c's shape with a constant tail (BoxTile::tail) and the fewest positions an invocation, up to max_per, that stores
+// `need` outputs and fits `budget`, with the window starts it needs; not with the scanned totals (their prefix stops at
+// the line's last block). lines == 0: none does.
+BoxTile fewest_tail(BoxTile c, int need, int max_per, int max_w, int budget, const std::string& totals_spec) {
+  c.tail = true;
+  for (int per = 1; per <= max_per; per += 2) {
+    c.per = per;
+    const BoxTile tc = with_totals(c, max_w, totals_spec);
+    if (c.outputs() >= need && tile_fits(c, max_w, budget, totals_spec) && tc.totals != 2) return tc;
+  }
+  c.lines = 0;
+  return c;
+}
 
 }  // namespace
 
@@ -336,25 +356,19 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.lines > 0 && (best.lines == 0 || loaded(c) < loaded(best))) best = c;
   // Where one line a group wins, a constant tail (BoxTile::tail) in the same form (vec4, or two rounds of two channels)
   // with the fewest positions an invocation, at most as many as that shape's, whose group holds the whole line with the
-  // halo after it cut to one block, if it loads fewer positions; not with the scanned totals (their prefix stops at
-  // the line's last block). H200, clamp, against none (docs/performance.md "GL box: constant tails"): box 4096^2 RGBA
-  // sigma 200 0.743 -> 0.711 ms (1 x 21 -> 1 x 19), integral 1024^2 sigma 200 0.166 -> 0.099, 2048^2 sigma 300 0.595
-  // -> 0.346; box 1920x1080 sigma 150-200 2.7% slower (its 1080-long lines from 1 x 9 to a tail of 1 x 7).
+  // halo after it cut to one block (fewest_tail), if it loads fewer positions. H200, clamp, against none
+  // (docs/performance.md "GL box: constant tails"): box 4096^2 RGBA sigma 200 0.743 -> 0.711 ms (1 x 21 -> 1 x 19),
+  // integral 1024^2 sigma 200 0.166 -> 0.099, 2048^2 sigma 300 0.595 -> 0.346; box 1920x1080 sigma 150-200 2.7% slower
+  // (its 1080-long lines from 1 x 9 to a tail of 1 x 7).
   if (const_tail && n_along > 0 && best.lines == 1) {
-    BoxTile c = best;
-    c.tail = true;
-    for (int per = 1; per <= best.per; per += 2) {
-      c.per = per;
-      const BoxTile tc = with_totals(c);
-      if (c.outputs() < n_along || !fits(c) || tc.totals == 2) continue;
-      if (loaded(tc) < loaded(best)) best = tc;
-      break;
-    }
+    const BoxTile tc = fewest_tail(best, n_along, best.per, max_w, budget, totals_spec);
+    if (tc.lines > 0 && loaded(tc) < loaded(best)) best = tc;
   }
   return best;
 }
 
-BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along) {
+BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along,
+                      const std::string& totals_spec) {
   BoxTile none = t;
   none.lines = 0;
   // One line a group of two channels in two rounds (three and four channels) only: H200, against none
@@ -366,17 +380,7 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
   const int g = (n_along + t.outputs() - 1) / t.outputs();
   if (g < 2) return none;
   const int rem = n_along - (g - 1) * t.outputs();
-  int max_w = 1;
-  for (int w : widths) max_w = std::max(max_w, w);
-  BoxTile c = t;
-  c.tail = true;
-  for (int per = 1; per < t.per; per += 2) {
-    c.per = per;
-    const BoxTile tc = with_totals(c, max_w, "");
-    if (c.outputs() < rem || !tile_fits(c, max_w, tile_budget(max_shared_bytes), "") || tc.totals == 2) continue;
-    return tc;
-  }
-  return none;
+  return fewest_tail(t, rem, t.per - 2, widest_box(widths), tile_budget(max_shared_bytes), totals_spec);
 }
 
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
@@ -399,11 +403,9 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
   // box_tile's constant tail first (one group a line, one line a group): measured faster than two lines a group where
   // it applies (H200, box RGBA sigma 48 at 1024^2 0.0651-0.0652 -> 0.0533-0.0538 ms, 1920x1080 0.1004-0.1010 ->
   // 0.0955-0.0956; docs/performance.md "GL box: constant tails").
-  if (const_tail) {
-    const BoxTile b =
-        box_tile(widths, max_shared_bytes, max_invocations, "", totals_spec, n_along, channels, frac, true);
-    if (b.tail) return b;
-  }
+  const BoxTile own =
+      box_tile(widths, max_shared_bytes, max_invocations, "", totals_spec, n_along, channels, frac, const_tail);
+  if (own.tail) return own;
   const double halo_at[2] = {0.15, frac ? 0.10 : 0.28};
   t.lines = 2;
   t.vch = channels > 2 ? 2 : line_vch(channels);
@@ -414,7 +416,7 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
     if (!tile_fits(c, max_w, budget, totals_spec) || c.outputs() < 16) continue;
     if (double(c.span() - c.outputs()) <= halo_at[k] * c.span()) return with_totals(c, max_w, totals_spec);
   }
-  return box_tile(widths, max_shared_bytes, max_invocations, "", totals_spec, n_along, channels, frac, const_tail);
+  return own;
 }
 
 std::string glsl_floats(const float* w, int n) {

@@ -60,18 +60,19 @@ GlBoxCascade gl_box_cascade(const Pass& pass);
 // (passes/moving_average.cpp), which box1d and integral1d also take where their reach does not fit a tile.
 // box1d.comp's FRAC_LIST / WREAL_LIST for an Integral1d cascade (none for Box1d).
 std::string gl_frac_defines(const GlBoxCascade& bc);
-// One line pass of box1d.comp: groups of `tile` and, where box_last_tile gives one (`last_tail`: the border repeats
-// one value past the line), each line's last group of `last`, dispatched on its own.
+// One line pass of box1d.comp: groups of `tile` and, where box_last_tile gives one (the border repeats one value past
+// the line, no tile shape forced), each line's last group of `last`, dispatched on its own.
 struct GlBoxLinePass {
   BoxTile tile, last;
   GLuint prog = 0, last_prog = 0;
   GLint u_border = -1, last_u_border = -1;
   int n_along = 0, n_across = 0;
+  int main_groups() const;  // groups of `tile` along a line (all of them, or all but the last)
   void dispatch(const GlPassContext& ctx, int border, GLuint in, GLuint out) const;
 };
 // Builds `out` for lines of n_along positions (n_across of them) along `axis` of the shader (with `extra` defines).
-Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, int axis, int n_along,
-                        int n_across, const std::string& extra, bool last_tail, GlBoxLinePass& out);
+Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, Border border, int axis,
+                        int n_along, int n_across, const std::string& extra, GlBoxLinePass& out);
 // The box1d.comp tiles of `tile` (gl_tiles.hpp), as the step `form`: box1d's, and integral1d's with fractional ends.
 Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, const GlImage& dst, const BoxTile& tile,
                     const char* form, GlStep& step);

@@ -40,19 +40,19 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   return gl_box_tiles(ctx, pass, src, dst, tile, "box1d-tiles", step);
 }
 
-Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, int axis, int n_along,
-                        int n_across, const std::string& extra, bool last_tail, GlBoxLinePass& out) {
+Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, Border border, int axis,
+                        int n_along, int n_across, const std::string& extra, GlBoxLinePass& out) {
   out = GlBoxLinePass{};
   out.tile = tile, out.n_along = n_along, out.n_across = n_across;
-  if (last_tail) out.last = box_last_tile(tile, bc.spans, ctx.limits().max_shared, n_along);
+  if (box_const_tail(border) && box_tile_spec().empty())
+    out.last = box_last_tile(tile, bc.spans, ctx.limits().max_shared, n_along, box_totals_spec());
   for (const bool last : {false, true}) {
     const BoxTile& t = last ? out.last : out.tile;
     if (t.lines == 0) continue;
     GLuint& prog = last ? out.last_prog : out.prog;
     // The last group's first output as a constant: as a uniform in every program, GL integral 4096^2 RGBA at sigma 3
     // ran 0.430 -> 0.533 ms on an H200 with no last group at all (docs/performance.md "GL box: constant tails").
-    const std::string base =
-        last ? "#define S0_BASE " + std::to_string((groups(n_along, tile.outputs()) - 1) * tile.outputs()) + "\n" : "";
+    const std::string base = last ? "#define S0_BASE " + std::to_string(out.main_groups() * tile.outputs()) + "\n" : "";
     if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, t.defines(axis, bc.widths) + extra + base, prog,
                                true);
         !s)
@@ -68,12 +68,16 @@ Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTil
   return Status::success();
 }
 
+int GlBoxLinePass::main_groups() const {
+  const int along = int(groups(n_along, tile.outputs()));
+  return last.lines > 0 ? along - 1 : along;  // box_last_tile: at least two groups a line
+}
+
 void GlBoxLinePass::dispatch(const GlPassContext& ctx, int border, GLuint in, GLuint out) const {
-  const GLuint along = groups(n_along, tile.outputs()), across = groups(n_across, tile.lines);
-  const GLuint main = last.lines > 0 ? along - 1 : along;  // box_last_tile: at least two groups a line
+  const GLuint across = groups(n_across, tile.lines);
   glProgramUniform1i(prog, u_border, border);
   ctx.bind_io(prog, in, out);
-  glDispatchCompute(main, across, 1);
+  glDispatchCompute(GLuint(main_groups()), across, 1);
   if (last.lines == 0) return;
   glProgramUniform1i(last_prog, last_u_border, border);
   ctx.bind_io(last_prog, in, out);
@@ -84,9 +88,8 @@ Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, co
                     const char* form, GlStep& step) {
   const GlBoxCascade bc = gl_box_cascade(pass);
   GlBoxLinePass lp;
-  const bool last_tail = box_const_tail(pass.border) && box_tile_spec().empty();
-  if (Status s = gl_box_line_pass(ctx, bc, tile, pass.axis, pass.axis == 0 ? dst.w : dst.h,
-                                  pass.axis == 0 ? dst.h : dst.w, gl_frac_defines(bc), last_tail, lp);
+  if (Status s = gl_box_line_pass(ctx, bc, tile, pass.border, pass.axis, pass.axis == 0 ? dst.w : dst.h,
+                                  pass.axis == 0 ? dst.h : dst.w, gl_frac_defines(bc), lp);
       !s)
     return s;
   step.form = form;

@@ -9,8 +9,6 @@
 // lines a group (box_pair_tile) a warp's transposed stores write two rows at once. H200, 4096^2 RGBA
 // (docs/performance.md "GL box: the transposed pair"): box 0.458 -> 0.334 ms at sigma 3, 0.481 -> 0.382 at 12, 0.553
 // -> 0.485 at 48.
-#include <spdlog/spdlog.h>
-
 #include "gpu/gl/gl_tiles.hpp"
 #include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
@@ -41,11 +39,10 @@ Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, boo
   GLuint mid = 0;
   if (Status s = ctx.scratch_texture("box pair (transposed)", src.h, src.w, ctx.store_format(), mid); !s) return s;
   const std::string extra = "#define TRANSPOSE 1\n" + gl_frac_defines(bc);
-  const bool last_tail = box_const_tail(pass.border) && spec.empty();
   GlBoxLinePass lp[2];
   for (int k = 0; k < 2; ++k)
-    if (Status s = gl_box_line_pass(ctx, bc, tiles[k], 1, k == 0 ? src.h : src.w, k == 0 ? src.w : src.h, extra,
-                                    last_tail, lp[k]);
+    if (Status s = gl_box_line_pass(ctx, bc, tiles[k], pass.border, 1, k == 0 ? src.h : src.w, k == 0 ? src.w : src.h,
+                                    extra, lp[k]);
         !s)
       return s;
   step.passes = 2;
