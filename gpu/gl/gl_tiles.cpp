@@ -371,16 +371,22 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
                       const std::string& totals_spec) {
   BoxTile none = t;
   none.lines = 0;
-  // One line a group of two channels in two rounds (three and four channels) only: H200, against none
-  // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.618 -> 0.590 ms, integral sigma 300
-  // 1.773 -> 1.563, 2048^2 sigma 100 0.302 -> 0.276. Two lines a group and one or two channels measured from 7% faster
-  // to 17% slower, but with the first output then a uniform in every program (which alone cost integral sigma 3 24%):
-  // not measured since.
-  if (t.lines != 1 || t.rounds != 2 || t.tail || n_along <= 0 || t.outputs() <= 0) return none;
+  if (t.tail || n_along <= 0 || t.outputs() <= 0) return none;
   const int g = (n_along + t.outputs() - 1) / t.outputs();
   if (g < 2) return none;
   const int rem = n_along - (g - 1) * t.outputs();
-  return fewest_tail(t, rem, t.per - 2, widest_box(widths), tile_budget(max_shared_bytes), totals_spec);
+  const BoxTile last = fewest_tail(t, rem, t.per - 2, widest_box(widths), tile_budget(max_shared_bytes), totals_spec);
+  // One line a group of two channels in two rounds (three and four channels) at any saving: H200, against none
+  // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.618 -> 0.590 ms, integral sigma 300
+  // 1.773 -> 1.563, 2048^2 sigma 100 0.302 -> 0.276. Other tiles (two lines a group, lines of one, two or four
+  // channels in one round) only where the last group takes at most a third of their positions an invocation: H200,
+  // clamp, 1-4 channels, 1024^2-4096^2 and 1920x1080, sigma 3-200 (docs/performance.md "GL box: last groups of every
+  // tile"): those cases up to 9% faster (box RGBA sigma 24 4096^2 0.461 -> 0.430 ms, two channels 1024^2 sigma 24
+  // 0.0426 -> 0.0388), none over 1.5% slower; last groups with more of them measured up to 16% slower (one channel
+  // 2048^2 sigma 200, 1 x 9 then 1 x 7), and some faster (two channels 4096^2 sigma 100, 1 x 11 then 1 x 9, 11%),
+  // with no rule between.
+  if (last.lines > 0 && ((t.lines == 1 && t.rounds == 2) || 3 * last.per <= t.per)) return last;
+  return none;
 }
 
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,

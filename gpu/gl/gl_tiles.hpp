@@ -131,9 +131,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
                  int channels = 4, bool frac = false, bool const_tail = false);
 
 // The tile of each line's last group, dispatched on its own after groups(n_along, t.outputs()) - 1 groups of t: t's
-// shape with a constant tail and the fewest positions an invocation (fewer than t's) that hold the outputs left; only
-// for t of one line a group in two rounds (measured faster there); none (lines == 0) otherwise, where t has a tail
-// already, one group covers the line, or no smaller tile holds them. `totals_spec` as box_tile's.
+// shape with a constant tail and the fewest positions an invocation (fewer than t's) that hold the outputs left; for t
+// of one line a group in two rounds, and for other t where that is at most a third of t's positions an invocation
+// (measured faster there); none (lines == 0) otherwise, where t has a tail already, one group covers the line, or no
+// smaller tile holds them. `totals_spec` as box_tile's.
 BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along,
                       const std::string& totals_spec = "");
 

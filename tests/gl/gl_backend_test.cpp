@@ -387,6 +387,20 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
             "1x11x256x2x2");
   EXPECT_EQ(box_last_tile(w200, {399, 401, 401}, 49152, 4096).lines, 0);
   EXPECT_EQ(box_last_tile(t200, {399, 401, 401}, 49152, 4096).lines, 0);
+  // Other tiles only where the last group takes at most a third of their positions an invocation: the pair's 2 x 9 at
+  // box sigma 24 (5 groups of 1008 outputs on 4096) ends in 2 x 1 (64 outputs); at sigma 48 (5 of 866) 2 x 7 would
+  // hold the last 632: none; two channels' 1 x 11 at sigma 100 (2 of 2218) would end in 1 x 9: none.
+  const std::vector<int> b24 = {47, 49, 49}, b48 = {95, 97, 97}, b100 = {199, 201, 201};
+  const BoxTile p24 = box_pair_tile(b24, 49152, 1024, "", "", 4096, 4, false, true);
+  EXPECT_EQ(shape(p24), "2x9x256x2x2");
+  const BoxTile l24 = box_last_tile(p24, b24, 49152, 4096);
+  EXPECT_EQ(shape(l24), "2x1x256x2x2");
+  EXPECT_TRUE(l24.tail);
+  EXPECT_GE(l24.outputs(), 4096 - 4 * p24.outputs());
+  EXPECT_EQ(box_last_tile(box_pair_tile(b48, 49152, 1024, "", "", 4096, 4, false, true), b48, 49152, 4096).lines, 0);
+  const BoxTile c100 = box_tile(b100, 49152, 1024, "", "", 4096, 2, false, true);
+  EXPECT_EQ(shape(c100), "1x11x256x2x1");
+  EXPECT_EQ(box_last_tile(c100, b100, 49152, 4096).lines, 0);
   // The pair takes box_tile's tail before its two lines a group: box sigma 48 on 1024-long lines 1 x 5 (1280 positions,
   // one group) against 2 x 9 (two groups of 1152 a line).
   EXPECT_EQ(shape(box_pair_tile({95, 97, 97}, 49152, 1024, "", "", 1024, 4)), "2x9x256x2x2");
