@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one-call GPU check, run from the bundle on the GPU machine (it builds nothing):
 #   1. every test binary in the bundle (CUDA and GL tests run for real there),
-#   2. compute-sanitizer memcheck and racecheck over the CUDA tests,
+#   2. compute-sanitizer memcheck, racecheck, initcheck and synccheck over the CUDA tests,
 #   3. bench tables: 4096x4096 and 1024x1024 RGBA float32, sigma 3, 12, 48, every CUDA and GL method.
 # Logs go under $OUT (or ./gpu-check-out). Exit status non-zero on any failure.
 # GL there: pass GPUBLUR_GL_DEBS=DIR with the glvnd .debs (scripts/fetch_gl_debs.sh) to unpack the loader.
@@ -61,7 +61,10 @@ elif command -v compute-sanitizer >/dev/null && [[ -x $here/bin/test_cuda ]]; th
   # racecheck over all of test_cuda ran past 270 s on an H100 (memcheck: 54 s), so it is bounded per binary; the
   # registry-driven matrix's CUDA cases (every method's kernels, CI size 203x117) go under both tools too:
   # memcheck all 1776 in 7 s, racecheck the RGBA ones (148) in 36 s.
-  for tool in memcheck racecheck; do
+  # initcheck (reads of device memory nothing wrote) and synccheck (barriers) since 2026-12-01: on an H200 test_cuda
+  # took 82 and 51 s under them, the matrix's CUDA cases 9 s each
+  # (docs/measurements/h200-sanitizer-initcheck-synccheck.txt).
+  for tool in memcheck racecheck initcheck synccheck; do
     step "sanitizer-$tool" "$out/sanitizer.log" env GPUBLUR_CUDA_TEST_SMALL=1 GPUBLUR_CUDA_TEST_MAX_SIGMA=12 \
       timeout "${GPUBLUR_SANITIZER_TIMEOUT:-400}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
       "$here/bin/test_cuda" --gtest_brief=1 "--gtest_filter=$filter"
@@ -71,6 +74,10 @@ elif command -v compute-sanitizer >/dev/null && [[ -x $here/bin/test_cuda ]]; th
   step "sanitizer-racecheck-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer \
     --tool racecheck --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 \
     "--gtest_filter=*_cuda_*c4_203x117*"
+  for tool in initcheck synccheck; do
+    step "sanitizer-$tool-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer --tool "$tool" \
+      --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 "--gtest_filter=*_cuda_*"
+  done
 else
   echo "=== compute-sanitizer or test_cuda missing" | tee -a "$out/sanitizer.log"
   failed+=("sanitizer-missing")
