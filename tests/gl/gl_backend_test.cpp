@@ -388,7 +388,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(box_last_tile(w200, {399, 401, 401}, 49152, 4096).lines, 0);
   EXPECT_EQ(box_last_tile(t200, {399, 401, 401}, 49152, 4096).lines, 0);
   // Other tiles only where the last group takes at most a third of their positions an invocation: the pair's 2 x 9 at
-  // box sigma 24 (5 groups of 1008 outputs on 4096) ends in 2 x 1 (64 outputs); at sigma 48 (5 of 866) 2 x 7 would
+  // box sigma 24 (5 groups of 1010 outputs on 4096) ends in 2 x 1 (56 outputs); at sigma 48 (5 of 866) 2 x 7 would
   // hold the last 632: none; two channels' 1 x 11 at sigma 100 (2 of 2218) would end in 1 x 9: none.
   const std::vector<int> b24 = {47, 49, 49}, b48 = {95, 97, 97}, b100 = {199, 201, 201};
   const BoxTile p24 = box_pair_tile(b24, 49152, 1024, "", "", 4096, 4, false, true);
@@ -396,6 +396,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   const BoxTile l24 = box_last_tile(p24, b24, 49152, 4096);
   EXPECT_EQ(shape(l24), "2x1x256x2x2");
   EXPECT_TRUE(l24.tail);
+  EXPECT_EQ(p24.outputs(), 1010);
   EXPECT_GE(l24.outputs(), 4096 - 4 * p24.outputs());
   EXPECT_EQ(box_last_tile(box_pair_tile(b48, 49152, 1024, "", "", 4096, 4, false, true), b48, 49152, 4096).lines, 0);
   const BoxTile c100 = box_tile(b100, 49152, 1024, "", "", 4096, 2, false, true);
