@@ -69,15 +69,13 @@ elif command -v compute-sanitizer >/dev/null && [[ -x $here/bin/test_cuda ]]; th
       timeout "${GPUBLUR_SANITIZER_TIMEOUT:-400}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
       "$here/bin/test_cuda" --gtest_brief=1 "--gtest_filter=$filter"
   done
-  step "sanitizer-memcheck-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer \
-    --tool memcheck --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 "--gtest_filter=*_cuda_*"
-  step "sanitizer-racecheck-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer \
-    --tool racecheck --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 \
-    "--gtest_filter=*_cuda_*c4_203x117*"
-  for tool in initcheck synccheck; do
+  for tool in memcheck initcheck synccheck; do
     step "sanitizer-$tool-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer --tool "$tool" \
       --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 "--gtest_filter=*_cuda_*"
   done
+  step "sanitizer-racecheck-matrix" "$out/sanitizer.log" env GPUBLUR_MATRIX_LARGE= compute-sanitizer \
+    --tool racecheck --error-exitcode 1 "$here/bin/test_method_matrix" --gtest_brief=1 \
+    "--gtest_filter=*_cuda_*c4_203x117*"
 else
   echo "=== compute-sanitizer or test_cuda missing" | tee -a "$out/sanitizer.log"
   failed+=("sanitizer-missing")

@@ -39,6 +39,9 @@ using Result = gpublur::testing::RunResult;
 using gpublur::testing::quote;
 using gpublur::testing::slurp;
 
+// What gpublur says of a backend this build left out (GPUBLUR_CUDA / GPUBLUR_GL off): the tests skip that backend.
+constexpr const char* kNotBuiltIn = "is not compiled into this binary";
+
 class E2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -219,7 +222,7 @@ TEST_F(E2E, AllGpusShareTheFolder) {
   for (int i = 0; i < 6; ++i) make_image("in/i" + std::to_string(i) + ".png", 40, 30, 3, PixelType::UInt8, 20 + i);
   const Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("out").string()) +
                        " -b cuda --device all --report " + quote(at("r.json").string()));
-  for (const char* no_gpu : {"no cuda device here", "CUDA: no usable device", "is not compiled into this binary"})
+  for (const char* no_gpu : {"no cuda device here", "CUDA: no usable device", kNotBuiltIn})
     if (r.rc != 0 && r.err.find(no_gpu) != std::string::npos) GTEST_SKIP() << "skipped: no CUDA device: " << r.err;
   ASSERT_EQ(r.rc, 0) << r.err;
   const json rep = json::parse(slurp(at("r.json")));
@@ -416,7 +419,7 @@ std::map<std::string, Image> E2E::blur_on_every_backend(const std::string& args)
                          " -q --overwrite -b " + backend + " -m " + args);
     // No such device here: GL without EGL, CUDA without a usable device (as the other tests skip them), or a build
     // without the backend (GPUBLUR_CUDA / GPUBLUR_GL off).
-    if (r.rc != 0 && r.err.find("is not compiled into this binary") != std::string::npos) continue;
+    if (r.rc != 0 && r.err.find(kNotBuiltIn) != std::string::npos) continue;
     if (backend == "gl" && r.rc != 0 && r.err.find("EGL") != std::string::npos) continue;
     if (backend == "cuda" && r.rc != 0 && r.err.find("no usable device") != std::string::npos) continue;
     EXPECT_EQ(r.rc, 0) << backend << ": " << r.err;
@@ -742,7 +745,7 @@ TEST_F(E2E, CudaWithoutDeviceIsOneClearError) {
   make_image("a.png", 8, 8, 3, PixelType::UInt8, 19);
   const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -b cuda");
   if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present here";
-  if (r.err.find("is not compiled into this binary") != std::string::npos) GTEST_SKIP() << "built without CUDA";
+  if (r.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << "built without CUDA";
   EXPECT_EQ(r.rc, 1) << "exit " << r.rc << " (-1 = killed by a signal)\n" << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;

@@ -211,8 +211,8 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
                     : box_tile(spans, shared, invocations, "", "", n, c.ch, frac, true);
     };
     for (const bool last : {false, true}) {
-      // (Lines of one or two channels in the passes: last groups only where their tile's positions an invocation
-      // allow a third, which the tiles searched here do not; the pair's cases search the last groups only.)
+      // (The passes' cases of one and two channels search one-group tails only; the pair's cases, last groups only,
+      // cover last groups of one and two channels.)
       if (last ? !c.pair && c.ch <= 2 : c.pair) continue;
       int n = 200;
       while (n <= 8192 && !(last ? box_last_tile(tile(n), spans, shared, n).lines > 0 : tile(n).tail)) n += 50;
