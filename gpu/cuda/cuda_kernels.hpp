@@ -239,9 +239,10 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
 // faster than the direct passes (the pass table's schedule below core's hand-over radius, core/fft.hpp).
 bool conv1d_as_fft(const Pass& pass, const DevImage& src, const DevImage& dst);
 struct FftSegPlan;  // passes/fft_segments.hpp
-bool fft_segments_plan(int axis, const DevImage& src, int radius, FftSegPlan& p);
+bool fft_segments_plan(int axis, const DevImage& src, int radius, Border b, FftSegPlan& p);
+// tails: fft_unpadded_tails of the taps on the device, for clamp's unpadded lines (else unused).
 Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,
-                           const float2* bins, cudaStream_t st);
+                           const float2* bins, const float* tails, cudaStream_t st);
 // passes/iir1d.cu: Iir1d (schedules: IirTuning below).
 // The tile schedule's aggregates (columns) come from the scratch: iir1d_scratch bytes.
 size_t iir1d_scratch(const Pass& pass, const DevImage& src);

@@ -149,16 +149,19 @@ void stockham(std::vector<cd>& a, int log2m, int S) {
 
 // One FftConv1d pass as the segments kernel computes it: segment s of a line holds the border-extended positions
 // s L - r + i as complex numbers (channels in pairs; one-channel lines in pairs), forward, times the M bins,
-// inverse, outputs r..r+L-1.
+// inverse, outputs r..r+L-1. An unpadded line (clamp, zero): positions 0 .. M - 1 of the line, zero past it,
+// outputs 0 .. n - 1 plus clamp's constants times fft_unpadded_tails.
 Image emulate_segments(const Image& src, int axis, const std::vector<float>& taps, Border border,
                        cuda::FftSegPlan& p) {
   const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width, C = src.channels;
   const int r = int(taps.size() / 2), nb = axis == 0 ? 1 : C == 4 ? 2 : 4;
   Image out(src.width, src.height, C);
   for (float& v : out.data) v = NAN;
-  if (!cuda::plan_fft_segments(n, r, nb, C == 4 ? 16 : 8, 227 * 1024, p)) return out;
+  if (!cuda::plan_fft_segments(n, r, nb, C == 4 ? 16 : 8, 227 * 1024, p, border)) return out;
   const int M = p.m, K = C == 4 ? 2 : 1, LPE = C == 1 ? 2 : 1;  // complex streams per line, lines per stream
+  const int shift = p.shift();
   const std::vector<cd> g = fft_kernel_spectrum(taps, M);
+  const std::vector<double> tails = cuda::fft_unpadded_tails<double>(taps);  // (float64 as the transforms here)
   auto at = [&](int ln, int x) { return size_t(axis == 0 ? ln * src.width + x : x * src.width + ln) * size_t(C); };
   // Value c of the stream part `part` (0 real, 1 imaginary) of stream k at image line ln0 (+1 for paired lines).
   auto slot = [&](int ln0, int k, int part, int& ln, int& c) {
@@ -169,7 +172,8 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
     for (int seg = 0; seg < p.nseg; ++seg) {
       std::vector<std::vector<cd>> z(size_t(K), std::vector<cd>(size_t(M), cd{}));
       for (int i = 0; i < M; ++i) {
-        const int x = remap_index(seg * p.len - r + i, n, border);
+        const int pos = seg * p.len - shift + i;
+        const int x = p.unpadded && pos >= n ? -1 : remap_index(pos, n, border);
         if (x < 0) continue;
         for (int k = 0; k < K; ++k) {
           double part[2] = {0, 0};
@@ -185,14 +189,20 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
         for (int i = 0; i < M; ++i) a[size_t(i)] *= g[size_t(i)];
         stockham(a, p.log2m, 1);
       }
-      for (int i = r; i < r + p.len; ++i) {
-        const int x = seg * p.len + i - r;
+      for (int i = shift; i < shift + p.len; ++i) {
+        const int x = seg * p.len + i - shift;
         if (x >= n) break;
         for (int k = 0; k < K; ++k)
           for (int q = 0; q < 2; ++q) {
             int ln = 0, c = 0;
             const cd v = z[size_t(k)][size_t(i)];
-            if (slot(ln0, k, q, ln, c) && c < C) out.data[at(ln, x) + size_t(c)] = float(q ? v.imag() : v.real());
+            if (!slot(ln0, k, q, ln, c) || c >= C) continue;
+            double y = q ? v.imag() : v.real();
+            if (p.unpadded && border == Border::Clamp) {
+              if (x < r) y += tails[size_t(x)] * src.data[at(ln, 0) + size_t(c)];
+              if (n - 1 - x < r) y += tails[size_t(r + n - 1 - x)] * src.data[at(ln, n - 1) + size_t(c)];
+            }
+            out.data[at(ln, x) + size_t(c)] = float(y);
           }
       }
     }
@@ -205,9 +215,13 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
     int w, h, r;
   };
   // One and several segments (M 256 .. 1024), radii beyond the line, every border, odd line counts (one-channel
-  // lines go in pairs).
-  const std::vector<Case> cases = {{1, 1, 1}, {700, 3, 9}, {3, 700, 9}, {300, 2, 130}, {37, 5, 400}, {5, 600, 60}};
+  // lines go in pairs); unpadded lines for clamp and zero where they halve the transform (300 at radius 130: one M
+  // of 512 against two; 37 at radius 400: 512 against 1024; 700 at radius 200: 1024 against two), also with the
+  // line shorter than the radius.
+  const std::vector<Case> cases = {{1, 1, 1},    {700, 3, 9},   {3, 700, 9}, {300, 2, 130},
+                                   {37, 5, 400}, {5, 600, 60},  {700, 2, 200}};
   std::set<int> lengths, counts;
+  int unpadded = 0, unpadded_other = 0;
   const double worst = emulated_vs_reference(
       rng, 41, cases,
       [&](const Image& src, int axis, const std::vector<float>& taps, Border b, const Case& k, std::string& note) {
@@ -215,11 +229,15 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
         Image got = emulate_segments(src, axis, taps, b, plan);
         EXPECT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
         lengths.insert(plan.m), counts.insert(plan.nseg);
-        note = " M " + std::to_string(plan.m) + " segments " + std::to_string(plan.nseg);
+        if (plan.unpadded) (b == Border::Clamp || b == Border::Zero ? unpadded : unpadded_other)++;
+        note = " M " + std::to_string(plan.m) + " segments " + std::to_string(plan.nseg) +
+               (plan.unpadded ? " unpadded" : "");
         return got;
       });
   EXPECT_GE(lengths.size(), 3u) << "the cases should reach several transform lengths";
   EXPECT_GT(*counts.rbegin(), 1) << "the cases should reach several segments per line";
+  EXPECT_GE(unpadded, 12) << "clamp and zero should take unpadded lines where they halve the transform";
+  EXPECT_EQ(unpadded_other, 0) << "mirror and wrap have no unpadded lines";
   std::printf("[ fft ] emulated segments vs conv1d reference: worst %.3g\n", worst);
 }
 
@@ -304,6 +322,19 @@ TEST_P(CudaFftPath, EqualsGaussSepOnDevice) {
           EXPECT_EQ(path.find(want_path), 0u) << path;
           worst = std::max(worst, err);
         }
+  // Unpadded lines (clamp, zero; fft_segments.hpp): 1024-wide rows at radius 600 take one M of 2048 (padded: two),
+  // the 24-tall columns one of 1024; mirror beside them, padded.
+  for (const char* border : {"clamp", "zero", "mirror"})
+    for (int c = 1; c <= 4; ++c) {
+      std::string path;
+      const double err = fft_vs_gauss_sep(*b, 200.0, border, random_image(1024, 24, c, seed++), path);
+      EXPECT_LE(err, 1e-5) << "1024x24x" << c << " " << border << " sigma 200 path " << path;
+      EXPECT_EQ(path.find(want_path), 0u) << path;
+      if (want_path == "fft-segments-")
+        EXPECT_EQ(path.find("-unpadded") != std::string::npos, std::string(border) != "mirror")
+            << border << " " << path;
+      worst = std::max(worst, err);
+    }
   if (!small_mode()) {  // a 4096-wide line with the largest default kernel (r 1200, N 6561)
     std::string path;
     const double err = fft_vs_gauss_sep(*b, 400.0, "mirror", random_image(4096, 64, 4, seed++), path);

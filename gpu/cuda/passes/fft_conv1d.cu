@@ -233,7 +233,7 @@ FftLayout layout_of(const Pass& pass, const DevImage& src) {
 bool segment_plan(const Pass& pass, const DevImage& src, FftSegPlan& p) {
   const char* e = std::getenv("GPUBLUR_CUDA_FFT");
   if (e && std::string(e) == "cufft") return false;
-  return fft_segments_plan(pass.axis, src, pass.radius(), p);
+  return fft_segments_plan(pass.axis, src, pass.radius(), pass.border, p);
 }
 
 }  // namespace
@@ -264,12 +264,38 @@ struct FftState::Impl {
   };
   std::map<std::tuple<int, int, int>, Plans> plans;                // (axis, n_fft, transforms)
   std::map<std::tuple<std::vector<float>, int, bool>, float2*> spectra;  // (taps, n_fft, all bins) -> device bins
+  std::map<std::vector<float>, float*> tails;  // taps -> fft_unpadded_tails on the device
   std::mutex mu;
 
   void release() {
     release_plans();
     for (auto& [k, g] : spectra) cudaFree(g);
     spectra.clear();
+    for (auto& [k, t] : tails) cudaFree(t);
+    tails.clear();
+  }
+
+  // Clamp's constants for unpadded segment lines (fft_segments.hpp).
+  Status tails_for(const std::vector<float>& taps, const float*& out) {
+    if (auto it = tails.find(taps); it != tails.end()) {
+      out = it->second;
+      return Status::success();
+    }
+    if (tails.size() >= 16) {
+      for (auto& [k, t] : tails) cudaFree(t);
+      tails.clear();
+    }
+    const std::vector<float> t = fft_unpadded_tails(taps);
+    float* d = nullptr;
+    Status s = cuda_status(cudaMalloc(&d, std::max<size_t>(1, t.size()) * sizeof(float)), "allocating the tails");
+    if (s && !t.empty())
+      s = cuda_status(cudaMemcpy(d, t.data(), t.size() * sizeof(float), cudaMemcpyHostToDevice), "uploading the tails");
+    if (!s) {
+      cudaFree(d);
+      return s;
+    }
+    out = tails[taps] = d;
+    return s;
   }
 
   Status plans_for(const FftLayout& l, Plans& out) {
@@ -358,6 +384,8 @@ size_t fft_conv1d_prepare(const Pass& pass, const DevImage& src, FftState& state
   const FftLayout l = layout_of(pass, src);
   if (segment_plan(pass, src, sp)) {
     (void)state.impl->spectrum_for(pass.taps, sp.m, true, g);
+    const float* t = nullptr;
+    if (sp.unpadded && pass.border == Border::Clamp) (void)state.impl->tails_for(pass.taps, t);
     return 0;
   }
   FftState::Impl::Plans p;
@@ -373,13 +401,16 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
   if (!state.impl) state.impl = new FftState::Impl;
   if (FftSegPlan sp; segment_plan(pass, src, sp)) {
     const float2* g = nullptr;
+    const float* tails = nullptr;
     {
       std::lock_guard<std::mutex> lock(state.impl->mu);
       if (Status st = state.impl->spectrum_for(pass.taps, sp.m, true, g); !st) return st;
+      if (sp.unpadded && pass.border == Border::Clamp)
+        if (Status st = state.impl->tails_for(pass.taps, tails); !st) return st;
     }
     path = std::string("fft-segments-") + (pass.axis == 0 ? "rows-" : "cols-") + std::to_string(sp.m) +
-           (sp.nseg > 1 ? "x" + std::to_string(sp.nseg) : "");
-    return launch_fft_segments(sp, pass.axis, pass.border, src, dst, g, s);
+           (sp.nseg > 1 ? "x" + std::to_string(sp.nseg) : "") + (sp.unpadded ? "-unpadded" : "");
+    return launch_fft_segments(sp, pass.axis, pass.border, src, dst, g, tails, s);
   }
   FftLayout l = layout_of(pass, src);
   if (scratch_bytes < scratch_bytes_of(l))

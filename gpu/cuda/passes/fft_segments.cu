@@ -1,6 +1,7 @@
 // fft-conv1d's own transform: overlap-save segments, one block each, transformed in shared memory (the layout
 // and the Stockham passes: fft_segments.hpp). One kernel per pass: the image is read about once and written once,
 // where cuFFT's path (fft_conv1d.cu) moves five line buffers through device memory per axis.
+#include <algorithm>
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -133,11 +134,13 @@ __device__ __forceinline__ void shared_passes(int t, E* s, E (&v)[8]) {
   }
 }
 
-// Block = (NB lines, segment): segment seg of lines line0 .. line0 + NB - 1 (AXIS 0: rows, 1: columns).
+// Block = (NB lines, segment): segment seg of lines line0 .. line0 + NB - 1 (AXIS 0: rows, 1: columns). shift:
+// stored element i is line position seg len - shift + i (FftSegPlan::shift(): the radius, or 0 for an unpadded
+// line, which runs with the zero border).
 template <typename V, int LOG2M, int NB, int AXIS>
 __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
     fft_segments_kernel(const V* __restrict__ in, V* __restrict__ out, int width, int height, Border border,
-                        int radius, int len, int nseg, const float2* __restrict__ bins) {
+                        int shift, int len, int nseg, const float2* __restrict__ bins) {
   using E = typename Seg<V>::E;
   constexpr int M = 1 << LOG2M, P = seg_passes(LOG2M), LS = seg_line_slots(M);
   constexpr int R0 = seg_radix(LOG2M, 0), RL = seg_radix(LOG2M, P - 1), NSL = seg_ns(LOG2M, P - 1);
@@ -147,7 +150,7 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   constexpr int LPE = Seg<V>::kLines;
   const int n = AXIS == 0 ? width : height, lines = AXIS == 0 ? height : width;
   const int seg = int(blockIdx.x % unsigned(nseg)), line0 = int(blockIdx.x / unsigned(nseg)) * NB;
-  const int x0 = seg * len - radius;  // the line position of stored element 0
+  const int x0 = seg * len - shift;  // the line position of stored element 0
   E v[8];
   auto pixel = [&](int ln, int x) {
     return AXIS == 0 ? size_t(ln) * size_t(width) + size_t(x) : size_t(x) * size_t(width) + size_t(ln);
@@ -167,7 +170,7 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   auto st_sh = [&](int line, int i, const E& e) { s[line * LS + seg_slot(i)] = e; };
   auto st_bins = [&](int line, int i, const E& e) { s[line * LS + seg_slot(i)] = cmul(e, bins[i]); };
   auto st_img = [&](int line, int i, const E& e) {
-    const int ln = (line0 + line) * LPE, q = i - radius, x = seg * len + q;
+    const int ln = (line0 + line) * LPE, q = i - shift, x = seg * len + q;
     if (ln >= lines || q < 0 || q >= len || x >= n) return;
     if constexpr (LPE == 2) {
       out[pixel(ln, x)] = e.x;
@@ -185,6 +188,30 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   // Inverse: shared -> shared, the last pass shared -> image (no barrier: nothing is stored in shared memory).
   shared_passes<1, LOG2M, NB, 0, P - 1>(t, s, v);
   stockham_pass<1, M, NB, RL, NSL, true, false>(t, v, ld_sh, st_img);
+}
+
+// Clamp's constants on an unpadded line (fft_segments.hpp), after its transform: out(x) += in(0) tails[x] for x < r
+// and in(n - 1) tails[r + n - 1 - x] for n - 1 - x < r. A thread per (line, tail position), the positions x < a =
+// min(r, n) and x >= b = max(n - r, a); rows along the positions, columns across the lines (coalesced either way).
+// A separate kernel leaves the transform's code as it was: with the constants added at its store, every
+// transform (padded ones too) ran 2-5% slower on an H200 (docs/performance.md, fft, "Unpadded lines").
+template <typename V, int AXIS>
+__global__ void fft_clamp_tails_kernel(const V* __restrict__ in, V* __restrict__ out, int width, int height, int r,
+                                       const float* __restrict__ tails) {
+  const int n = AXIS == 0 ? width : height, lines = AXIS == 0 ? height : width;
+  const int a = min(r, n), b = max(n - r, a), per_line = a + (n - b);
+  const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= (long long)per_line * lines) return;
+  const int t = AXIS == 0 ? int(id % per_line) : int(id / lines);
+  const int ln = AXIS == 0 ? int(id / per_line) : int(id % lines);
+  const int x = t < a ? t : b + (t - a);
+  auto at = [&](int q) {
+    return AXIS == 0 ? size_t(ln) * size_t(width) + size_t(q) : size_t(q) * size_t(width) + size_t(ln);
+  };
+  V v = out[at(x)];
+  if (x < r) vfma(tails[x], in[at(0)], v);
+  if (n - 1 - x < r) vfma(tails[r + n - 1 - x], in[at(n - 1)], v);
+  out[at(x)] = v;
 }
 
 // Transform lines per block: one for rows, 32 bytes of a row for columns.
@@ -207,7 +234,7 @@ Status launch_one(const FftSegPlan& p, const DevImage& src, const DevImage& dst,
     const long long blocks = (long long)((units + NB - 1) / NB) * p.nseg;
     if (blocks > 0x7fffffffLL) return Status::fail("CUDA fft: image too large");
     k<<<unsigned(blocks), p.threads(), smem, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data),
-                                                   src.width, src.height, b, p.radius, p.len, p.nseg, bins);
+                                                   src.width, src.height, b, p.shift(), p.len, p.nseg, bins);
     return cuda_status(cudaGetLastError(), "launching fft-conv1d (segments)");
   }
 }
@@ -233,22 +260,46 @@ Status launch_v(const FftSegPlan& p, int axis, const DevImage& src, const DevIma
   return axis == 0 ? launch_axis<V, 0>(p, src, dst, b, bins, st) : launch_axis<V, 1>(p, src, dst, b, bins, st);
 }
 
+template <typename V>
+Status launch_tails(int axis, const DevImage& src, const DevImage& dst, int r, const float* tails, cudaStream_t st) {
+  const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width;
+  const int a = std::min(r, n), per_line = a + (n - std::max(n - r, a));
+  const long long items = (long long)per_line * lines, blocks = (items + 255) / 256;
+  if (blocks == 0) return Status::success();
+  if (blocks > 0x7fffffffLL) return Status::fail("CUDA fft: image too large");
+  auto k = axis == 0 ? fft_clamp_tails_kernel<V, 0> : fft_clamp_tails_kernel<V, 1>;
+  k<<<unsigned(blocks), 256, 0, st>>>(static_cast<const V*>(src.data), static_cast<V*>(dst.data), src.width,
+                                       src.height, r, tails);
+  return cuda_status(cudaGetLastError(), "launching fft-conv1d (clamp's constants)");
+}
+
 }  // namespace
 
-bool fft_segments_plan(int axis, const DevImage& src, int radius, FftSegPlan& p) {
+bool fft_segments_plan(int axis, const DevImage& src, int radius, Border b, FftSegPlan& p) {
   const int n = axis == 0 ? src.width : src.height;
   const int nb = src.channels == 4 ? lines_per_block<float4>(axis) : lines_per_block<float>(axis);
   const size_t elem = src.channels == 4 ? sizeof(float4) : sizeof(float2);
-  return plan_fft_segments(n, radius, nb, elem, size_t(max_smem_optin()), p);
+  return plan_fft_segments(n, radius, nb, elem, size_t(max_smem_optin()), p, b);
 }
 
 Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,
-                           const float2* bins, cudaStream_t st) {
+                           const float2* bins, const float* tails, cudaStream_t st) {
+  // An unpadded line is the transform of the line with zeros past it: the zero border from position 0.
+  const bool clamp_tails = p.unpadded && b == Border::Clamp && p.radius > 0;
+  if (clamp_tails && tails == nullptr) return Status::fail("CUDA fft: no tails for the unpadded lines");
+  const Border load = p.unpadded ? Border::Zero : b;
+  Status s;
   switch (src.channels) {
-    case 1: return launch_v<float>(p, axis, src, dst, b, bins, st);
-    case 2: return launch_v<float2>(p, axis, src, dst, b, bins, st);
-    case 4: return launch_v<float4>(p, axis, src, dst, b, bins, st);
+    case 1: s = launch_v<float>(p, axis, src, dst, load, bins, st); break;
+    case 2: s = launch_v<float2>(p, axis, src, dst, load, bins, st); break;
+    case 4: s = launch_v<float4>(p, axis, src, dst, load, bins, st); break;
     default: return Status::fail("CUDA fft: unsupported device channel count");
+  }
+  if (!s || !clamp_tails) return s;
+  switch (src.channels) {
+    case 1: return launch_tails<float>(axis, src, dst, p.radius, tails, st);
+    case 2: return launch_tails<float2>(axis, src, dst, p.radius, tails, st);
+    default: return launch_tails<float4>(axis, src, dst, p.radius, tails, st);
   }
 }
 

@@ -16,8 +16,18 @@
 // straight from the image; the last inverse pass (S = +1) stores straight to the image. Four channels travel
 // as two complex numbers per position (r + i g, b + i a; the taps are real, so channels never mix), two
 // channels as one, one-channel lines in pairs (line 2u + i line 2u+1).
+//
+// Unpadded lines (FftSegPlan::unpadded; clamp and zero): one segment holds the line itself at 0 .. n - 1 and zeros
+// after it (the kernel runs with shift 0 and the zero border). With M >= n + r no output's window wraps onto the
+// line (an output x reads x - r .. x + r, and the positions past the line up to M - 1 are zeros), so the
+// transform gives the correlation with the line alone, which is the zero border's result. Clamp's extension is
+// two constants; a small kernel after the transform adds their share in closed form: x[0] times the taps' weight
+// left of the line (tails[x], x < r) and x[n - 1] times the weight right of it (tails[r + n - 1 - x], x > n - 1 - r).
+// A line needs M >= n + r this way against n + 2r padded: where that costs less (1024-wide lines at radius 600:
+// one M of 2048 instead of two) the plan takes it.
 #pragma once
 #include <cstddef>
+#include <vector>
 
 #include "core/border.hpp"
 
@@ -50,10 +60,12 @@ GPUBLUR_HD void seg_butterfly(int m, int nb, int radix, bool lines_fast, int t, 
 
 struct FftSegPlan {
   int log2m = 0, m = 0;  // transform length M
-  int len = 0;           // outputs per segment, L = M - 2r
+  int len = 0;           // outputs per segment, L = M - 2r (unpadded: n)
   int nseg = 0;          // segments per line
   int nb = 1;            // lines per block (columns: 32 bytes of a row at once)
   int radius = 0;
+  bool unpadded = false;  // one segment, the line from position 0, the border's constants added at the store
+  int shift() const { return unpadded ? 0 : radius; }  // stored element i is line position seg L - shift + i
   int threads() const { return nb * m / 8; }  // 8 elements per thread and pass
   size_t smem(size_t elem_bytes) const { return size_t(nb) * size_t(seg_line_slots(m)) * elem_bytes; }
 };
@@ -61,22 +73,46 @@ struct FftSegPlan {
 // The cheapest segment length for a line of n pixels and a kernel of radius r: segments x M x (2 passes + 3) per
 // line (shared-memory round trips, plus device-memory loads and stores), within 1024 threads and `smem_limit`
 // bytes per block. False where none fits or the segments would transform more than 4x the extended line (very
-// long kernels): cuFFT's path runs those.
-inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size_t smem_limit, FftSegPlan& out) {
+// long kernels): cuFFT's path runs those. For clamp and zero an unpadded line (one segment of M >= n + r) where it
+// costs less than every padded plan.
+inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size_t smem_limit, FftSegPlan& out,
+                              Border border = Border::Mirror) {
   if (n < 1 || radius < 0) return false;
   double best = 0;
   bool found = false;
-  for (int lg = kSegMinLog2; lg <= kSegMaxLog2; ++lg) {
-    FftSegPlan p;
-    p.log2m = lg, p.m = 1 << lg, p.nb = nb, p.radius = radius;
-    p.len = p.m - 2 * radius;
-    if (p.len < 1 || p.threads() > 1024 || p.smem(elem_bytes) > smem_limit) continue;
-    p.nseg = (n + p.len - 1) / p.len;
-    if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
-    const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg) + 3);
-    if (!found || cost < best) best = cost, out = p, found = true;
-  }
+  const bool may_unpad = border == Border::Clamp || border == Border::Zero;
+  for (int lg = kSegMinLog2; lg <= kSegMaxLog2; ++lg)
+    for (int unpadded = 0; unpadded <= (may_unpad ? 1 : 0); ++unpadded) {
+      FftSegPlan p;
+      p.log2m = lg, p.m = 1 << lg, p.nb = nb, p.radius = radius, p.unpadded = unpadded != 0;
+      if (p.threads() > 1024 || p.smem(elem_bytes) > smem_limit) continue;
+      if (p.unpadded) {
+        if (p.m < n + radius) continue;
+        p.len = n, p.nseg = 1;
+      } else {
+        p.len = p.m - 2 * radius;
+        if (p.len < 1) continue;
+        p.nseg = (n + p.len - 1) / p.len;
+        if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
+      }
+      const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg) + 3);
+      if (!found || cost < best) best = cost, out = p, found = true;
+    }
   return found;
+}
+
+// Clamp's constants on an unpadded line, from the taps (offsets -r..r; output x = sum_k taps[k + r] line(x + k)):
+// tails[x] = sum of taps[0 .. r - 1 - x] (the weight on positions left of the line, x < r), tails[r + d] = sum of
+// taps[r + 1 + d .. 2r] (the weight right of it at d = n - 1 - x < r), summed in float64 (T: what the kernel
+// takes, float; the host emulation's float64).
+template <typename T = float>
+std::vector<T> fft_unpadded_tails(const std::vector<float>& taps) {
+  const int r = int(taps.size() / 2);
+  std::vector<T> t(size_t(2 * r), T(0));
+  double left = 0, right = 0;
+  for (int x = r - 1; x >= 0; --x) left += double(taps[size_t(r - 1 - x)]), t[size_t(x)] = T(left);
+  for (int d = r - 1; d >= 0; --d) right += double(taps[size_t(r + 1 + d)]), t[size_t(r + d)] = T(right);
+  return t;
 }
 
 }  // namespace gpublur::cuda
