@@ -275,27 +275,34 @@ struct FftState::Impl {
     tails.clear();
   }
 
+  // A device copy of `host` under `key` in `cache` (emptied, freed, at 16 entries), made once.
+  template <typename Key, typename T>
+  static Status cached_upload(std::map<Key, T*>& cache, const Key& key, const std::vector<T>& host, const char* what,
+                              const T*& out) {
+    if (cache.size() >= 16) {
+      for (auto& [k, d] : cache) cudaFree(d);
+      cache.clear();
+    }
+    T* d = nullptr;
+    const std::string alloc = std::string("allocating ") + what, upload = std::string("uploading ") + what;
+    Status s = cuda_status(cudaMalloc(&d, std::max<size_t>(1, host.size()) * sizeof(T)), alloc.c_str());
+    if (s && !host.empty())
+      s = cuda_status(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), upload.c_str());
+    if (!s) {
+      cudaFree(d);
+      return s;
+    }
+    out = cache[key] = d;
+    return s;
+  }
+
   // Clamp's constants for unpadded segment lines (fft_segments.hpp).
   Status tails_for(const std::vector<float>& taps, const float*& out) {
     if (auto it = tails.find(taps); it != tails.end()) {
       out = it->second;
       return Status::success();
     }
-    if (tails.size() >= 16) {
-      for (auto& [k, t] : tails) cudaFree(t);
-      tails.clear();
-    }
-    const std::vector<float> t = fft_unpadded_tails(taps);
-    float* d = nullptr;
-    Status s = cuda_status(cudaMalloc(&d, std::max<size_t>(1, t.size()) * sizeof(float)), "allocating the tails");
-    if (s && !t.empty())
-      s = cuda_status(cudaMemcpy(d, t.data(), t.size() * sizeof(float), cudaMemcpyHostToDevice), "uploading the tails");
-    if (!s) {
-      cudaFree(d);
-      return s;
-    }
-    out = tails[taps] = d;
-    return s;
+    return cached_upload(tails, taps, fft_unpadded_tails(taps), "the tails", out);
   }
 
   Status plans_for(const FftLayout& l, Plans& out) {
@@ -341,23 +348,10 @@ struct FftState::Impl {
       out = it->second;
       return Status::success();
     }
-    if (spectra.size() >= 16) {
-      for (auto& [k, g] : spectra) cudaFree(g);
-      spectra.clear();
-    }
     const std::vector<std::complex<double>> g = fft_kernel_spectrum(taps, n_fft);
     std::vector<float2> bins(size_t(all ? n_fft : n_fft / 2 + 1));
     for (size_t j = 0; j < bins.size(); ++j) bins[j] = make_float2(float(g[j].real()), float(g[j].imag()));
-    float2* d = nullptr;
-    Status s = cuda_status(cudaMalloc(&d, bins.size() * sizeof(float2)), "allocating the kernel's spectrum");
-    if (s) s = cuda_status(cudaMemcpy(d, bins.data(), bins.size() * sizeof(float2), cudaMemcpyHostToDevice),
-                           "uploading the kernel's spectrum");
-    if (!s) {
-      cudaFree(d);
-      return s;
-    }
-    out = spectra[key] = d;
-    return s;
+    return cached_upload(spectra, key, bins, "the kernel's spectrum", out);
   }
 };
 
