@@ -64,7 +64,7 @@ struct FftSegPlan {
   int nseg = 0;          // segments per line
   int nb = 1;            // lines per block (columns: 32 bytes of a row at once)
   int radius = 0;
-  bool unpadded = false;  // one segment, the line from position 0, the border's constants added at the store
+  bool unpadded = false;  // one segment, the line from position 0 (zeros past it), clamp's constants added after
   int shift() const { return unpadded ? 0 : radius; }  // stored element i is line position seg L - shift + i
   int threads() const { return nb * m / 8; }  // 8 elements per thread and pass
   size_t smem(size_t elem_bytes) const { return size_t(nb) * size_t(seg_line_slots(m)) * elem_bytes; }
