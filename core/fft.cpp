@@ -54,6 +54,15 @@ std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& 
   return g;
 }
 
+std::vector<double> fft_clamp_tails(const std::vector<float>& taps) {
+  const int r = int(taps.size() / 2);
+  std::vector<double> t(size_t(2 * r), 0.0);
+  double left = 0, right = 0;
+  for (int x = r - 1; x >= 0; --x) left += double(taps[size_t(r - 1 - x)]), t[size_t(x)] = left;
+  for (int d = r - 1; d >= 0; --d) right += double(taps[size_t(r + 1 + d)]), t[size_t(r + d)] = right;
+  return t;
+}
+
 int sep_fft_min_radius() {
   if (const char* env = std::getenv("GPUBLUR_SEP_FFT_MIN_RADIUS"); env && *env) return std::max(0, std::atoi(env));
   // Measured on an H100 (docs/performance.md, "gauss-sep -> fft crossover"): gauss-sep's fastest path ends at

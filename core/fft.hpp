@@ -35,6 +35,14 @@ FftLine fft_line(int n, int radius, Border b, FftSizes sizes);
 // out(x) = sum_k taps[k + r] line((x + k) mod N). Computed in float64 from a cosine table (exact angles).
 std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft);
 
+// Clamp's constants on an unpadded line (a backend's segments may transform the line alone, zero past it, where
+// that takes fewer transforms than the border-extended line: docs/performance.md, fft, "Unpadded lines"): the
+// correlation with the clamp-extended line is that with the zero-extended one plus x[0] tails[x] (x < r, the taps'
+// weight left of the line) plus x[n - 1] tails[r + n - 1 - x] (n - 1 - x < r, the weight right of it). With
+// output x = sum_k taps[k + r] line(x + k): tails[x] = sum of taps[0 .. r - 1 - x], tails[r + d] = sum of
+// taps[r + 1 + d .. 2r]; 2r values, summed in float64.
+std::vector<double> fft_clamp_tails(const std::vector<float>& taps);
+
 // gauss-sep's hand-over (issue 9 point 4): from this radius on, gauss-sep runs its passes as FftConv1d (the same
 // function within float rounding) where that is measured faster: radius 301 by default, the crossover measured
 // on CUDA (GL's is not measured yet); GPUBLUR_SEP_FFT_MIN_RADIUS=R overrides it, for measuring.

@@ -240,7 +240,7 @@ Status launch_fft_conv1d(const Pass& pass, const DevImage& src, const DevImage& 
 bool conv1d_as_fft(const Pass& pass, const DevImage& src, const DevImage& dst);
 struct FftSegPlan;  // passes/fft_segments.hpp
 bool fft_segments_plan(int axis, const DevImage& src, int radius, Border b, FftSegPlan& p);
-// tails: fft_unpadded_tails of the taps on the device, for clamp's unpadded lines (else unused).
+// tails: core's fft_clamp_tails of the taps on the device, for clamp's unpadded lines (else unused).
 Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,
                            const float2* bins, const float* tails, cudaStream_t st);
 // passes/iir1d.cu: Iir1d (schedules: IirTuning below).

@@ -96,6 +96,38 @@ TEST(Fft, SpectrumTimesExtendedLineIsTheDirectConvolution) {
         }
 }
 
+// Unpadded lines (fft_clamp_tails): the line alone, zeros past it, through a transform of any N >= n + r (less
+// than the padded n + 2r), is the zero border's result; adding x[0] and x[n - 1] times the tails gives clamp's.
+TEST(Fft, UnpaddedLineAndClampTails) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double pi = std::acos(-1.0);
+  for (int n : {1, 5, 21, 40})
+    for (int r : {1, 3, 30}) {
+      std::vector<float> taps(size_t(2 * r + 1));
+      for (float& t : taps) t = float(u(rng));  // asymmetric
+      std::vector<double> line(static_cast<size_t>(n));
+      for (double& v : line) v = u(rng);
+      const int N = n + r;  // the least that keeps every output's window off the line's far end
+      const std::vector<cd> g = fft_kernel_spectrum(taps, N);
+      std::vector<cd> X(static_cast<size_t>(N));
+      for (int j = 0; j < N; ++j)
+        for (int m = 0; m < n; ++m) X[size_t(j)] += line[size_t(m)] * std::polar(1.0, -2.0 * pi * double(j) * m / N);
+      const std::vector<double> tails = fft_clamp_tails(taps), zero = direct(line, taps, Border::Zero),
+                                clamp = direct(line, taps, Border::Clamp);
+      ASSERT_EQ(tails.size(), size_t(2 * r));
+      for (int x = 0; x < n; ++x) {
+        cd y = 0;
+        for (int j = 0; j < N; ++j) y += X[size_t(j)] * g[size_t(j)] * std::polar(1.0, 2.0 * pi * double(j) * x / N);
+        ASSERT_NEAR(y.real(), zero[size_t(x)], 1e-9) << "n " << n << " r " << r << " x " << x;
+        double c = y.real();
+        if (x < r) c += line[0] * tails[size_t(x)];
+        if (n - 1 - x < r) c += line[size_t(n - 1)] * tails[size_t(r + n - 1 - x)];
+        ASSERT_NEAR(c, clamp[size_t(x)], 1e-9) << "n " << n << " r " << r << " x " << x;
+      }
+    }
+}
+
 TEST(Fft, RecipeAppliesGaussSepTaps) {
   for (const char* radius : {"", "700"}) {
     std::map<std::string, std::string> given = {{"sigma", "37.5"}, {"border", "mirror"}};

@@ -150,7 +150,7 @@ void stockham(std::vector<cd>& a, int log2m, int S) {
 // One FftConv1d pass as the segments kernel computes it: segment s of a line holds the border-extended positions
 // s L - r + i as complex numbers (channels in pairs; one-channel lines in pairs), forward, times the M bins,
 // inverse, outputs r..r+L-1. An unpadded line (clamp, zero): positions 0 .. M - 1 of the line, zero past it,
-// outputs 0 .. n - 1 plus clamp's constants times fft_unpadded_tails.
+// outputs 0 .. n - 1 plus clamp's constants times fft_clamp_tails.
 Image emulate_segments(const Image& src, int axis, const std::vector<float>& taps, Border border,
                        cuda::FftSegPlan& p) {
   const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width, C = src.channels;
@@ -161,7 +161,7 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
   const int M = p.m, K = C == 4 ? 2 : 1, LPE = C == 1 ? 2 : 1;  // complex streams per line, lines per stream
   const int shift = p.shift();
   const std::vector<cd> g = fft_kernel_spectrum(taps, M);
-  const std::vector<double> tails = cuda::fft_unpadded_tails<double>(taps);  // (float64 as the transforms here)
+  const std::vector<double> tails = fft_clamp_tails(taps);
   auto at = [&](int ln, int x) { return size_t(axis == 0 ? ln * src.width + x : x * src.width + ln) * size_t(C); };
   // Value c of the stream part `part` (0 real, 1 imaginary) of stream k at image line ln0 (+1 for paired lines).
   auto slot = [&](int ln0, int k, int part, int& ln, int& c) {

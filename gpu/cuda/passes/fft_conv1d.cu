@@ -264,7 +264,7 @@ struct FftState::Impl {
   };
   std::map<std::tuple<int, int, int>, Plans> plans;                // (axis, n_fft, transforms)
   std::map<std::tuple<std::vector<float>, int, bool>, float2*> spectra;  // (taps, n_fft, all bins) -> device bins
-  std::map<std::vector<float>, float*> tails;  // taps -> fft_unpadded_tails on the device
+  std::map<std::vector<float>, float*> tails;  // taps -> fft_clamp_tails on the device
   std::mutex mu;
 
   void release() {
@@ -302,7 +302,8 @@ struct FftState::Impl {
       out = it->second;
       return Status::success();
     }
-    return cached_upload(tails, taps, fft_unpadded_tails(taps), "the tails", out);
+    const std::vector<double> t = fft_clamp_tails(taps);
+    return cached_upload(tails, taps, std::vector<float>(t.begin(), t.end()), "the tails", out);
   }
 
   Status plans_for(const FftLayout& l, Plans& out) {

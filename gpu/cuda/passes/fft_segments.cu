@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   stockham_pass<1, M, NB, RL, NSL, true, false>(t, v, ld_sh, st_img);
 }
 
-// Clamp's constants on an unpadded line (fft_segments.hpp), after its transform: out(x) += in(0) tails[x] for x < r
+// Clamp's constants on an unpadded line (fft_segments.hpp; core/fft.hpp fft_clamp_tails), after its transform: out(x) += in(0) tails[x] for x < r
 // and in(n - 1) tails[r + n - 1 - x] for n - 1 - x < r. A thread per (line, tail position), the positions x < a =
 // min(r, n) and x >= b = max(n - r, a); rows along the positions, columns across the lines (coalesced either way).
 // A separate kernel leaves the transform's code as it was: with the constants added at its store, every

@@ -21,13 +21,12 @@
 // after it (the kernel runs with shift 0 and the zero border). With M >= n + r no output's window wraps onto the
 // line (an output x reads x - r .. x + r, and the positions past the line up to M - 1 are zeros), so the
 // transform gives the correlation with the line alone, which is the zero border's result. Clamp's extension is
-// two constants; a small kernel after the transform adds their share in closed form: x[0] times the taps' weight
-// left of the line (tails[x], x < r) and x[n - 1] times the weight right of it (tails[r + n - 1 - x], x > n - 1 - r).
+// two constants; a small kernel after the transform adds their share in closed form (core/fft.hpp
+// fft_clamp_tails): x[0] times the taps' weight left of the line and x[n - 1] times the weight right of it.
 // A line needs M >= n + r this way against n + 2r padded: where that costs less (1024-wide lines at radius 600:
 // one M of 2048 instead of two) the plan takes it.
 #pragma once
 #include <cstddef>
-#include <vector>
 
 #include "core/border.hpp"
 
@@ -99,20 +98,6 @@ inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size
       if (!found || cost < best) best = cost, out = p, found = true;
     }
   return found;
-}
-
-// Clamp's constants on an unpadded line, from the taps (offsets -r..r; output x = sum_k taps[k + r] line(x + k)):
-// tails[x] = sum of taps[0 .. r - 1 - x] (the weight on positions left of the line, x < r), tails[r + d] = sum of
-// taps[r + 1 + d .. 2r] (the weight right of it at d = n - 1 - x < r), summed in float64 (T: what the kernel
-// takes, float; the host emulation's float64).
-template <typename T = float>
-std::vector<T> fft_unpadded_tails(const std::vector<float>& taps) {
-  const int r = int(taps.size() / 2);
-  std::vector<T> t(size_t(2 * r), T(0));
-  double left = 0, right = 0;
-  for (int x = r - 1; x >= 0; --x) left += double(taps[size_t(r - 1 - x)]), t[size_t(x)] = T(left);
-  for (int d = r - 1; d >= 0; --d) right += double(taps[size_t(r + 1 + d)]), t[size_t(r + d)] = T(right);
-  return t;
 }
 
 }  // namespace gpublur::cuda
