@@ -64,17 +64,21 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
   struct Case {
     int n, r;
   };
-  // One and several segments, M 256 .. 2048 (r 600 and 900 only fit 2048), radii beyond the line.
-  const std::vector<Case> cases = {{1, 1}, {700, 9}, {300, 130}, {37, 400}, {3000, 700}, {5, 900}, {1000, 0}};
+  // One and several segments, M 256 .. 2048 (r 600 and 900 only fit 2048), radii beyond the line; unpadded lines
+  // for clamp and zero (300 at r 130, 37 at r 400, 1024 at r 600: one M of 512, 512, 2048).
+  const std::vector<Case> cases = {{1, 1},    {700, 9}, {300, 130}, {37, 400},
+                                   {3000, 700}, {5, 900}, {1000, 0}, {1024, 600}};
   std::set<int> lengths;
+  int unpadded = 0, unpadded_other = 0;
   double worst = 0;
   for (int elems : {8, 4})
     for (Border b : kBorders)
       for (const Case& c : cases) {
         glfft::SegPlan p;
         const int nb = 1;
-        ASSERT_TRUE(glfft::plan_segments(c.n, c.r, &nb, 1, elems, 48 << 10, 1024, p)) << c.n << " r " << c.r;
+        ASSERT_TRUE(glfft::plan_segments(c.n, c.r, &nb, 1, elems, 48 << 10, 1024, p, b)) << c.n << " r " << c.r;
         lengths.insert(p.m);
+        if (p.unpadded) (b == Border::Clamp || b == Border::Zero ? unpadded : unpadded_other)++;
         std::vector<cd> line(size_t(c.n)), table(size_t(p.m));
         for (cd& x : line) x = {u(rng), u(rng)};
         std::vector<double> taps(size_t(2 * c.r + 1));
@@ -85,15 +89,24 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
         std::vector<cd> got(size_t(c.n), cd(NAN, NAN));
         for (int seg = 0; seg < p.nseg; ++seg) {
           std::vector<cd> z(size_t(p.m));
+          const int shift = p.shift();  // unpadded: the line alone, zeros past it, then clamp's constants
           for (int i = 0; i < p.m; ++i) {
-            const int x = remap_index(seg * p.len - c.r + i, c.n, b);
+            const int pos = seg * p.len - shift + i;
+            const int x = p.unpadded && pos >= c.n ? -1 : remap_index(pos, c.n, b);
             z[size_t(i)] = x < 0 ? cd{} : line[size_t(x)];
           }
           stockham(z, p.log2m, elems, -1, table);
           for (int i = 0; i < p.m; ++i) z[size_t(i)] *= g[size_t(i)];
           stockham(z, p.log2m, elems, 1, table);
-          for (int i = c.r; i < c.r + p.len && seg * p.len + i - c.r < c.n; ++i)
-            got[size_t(seg * p.len + i - c.r)] = z[size_t(i)];
+          for (int i = shift; i < shift + p.len && seg * p.len + i - shift < c.n; ++i)
+            got[size_t(seg * p.len + i - shift)] = z[size_t(i)];
+        }
+        if (p.unpadded && b == Border::Clamp) {
+          const std::vector<double> tails = fft_clamp_tails(ftaps);
+          for (int x = 0; x < c.n; ++x) {
+            if (x < c.r) got[size_t(x)] += tails[size_t(x)] * line[0];
+            if (c.n - 1 - x < c.r) got[size_t(x)] += tails[size_t(c.r + c.n - 1 - x)] * line[size_t(c.n - 1)];
+          }
         }
         double err = 0;
         for (int x = 0; x < c.n; ++x) {
@@ -110,7 +123,10 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
         worst = std::max(worst, err);
       }
   EXPECT_EQ(lengths, (std::set<int>{256, 512, 1024, 2048}));
-  std::printf("[ fft ] emulated GL fft segments vs direct convolution: worst %.3g\n", worst);
+  EXPECT_GE(unpadded, 8) << "clamp and zero should take unpadded lines where they cost less";
+  EXPECT_EQ(unpadded_other, 0) << "mirror and wrap have no unpadded lines";
+  std::printf("[ fft ] emulated GL fft segments vs direct convolution: worst %.3g (%d cases unpadded)\n", worst,
+              unpadded);
 }
 
 // Every pass's butterflies (invocation t, u < E / R) cover each (line, j) of the group once, in both mappings.
@@ -238,15 +254,18 @@ TEST(GlFftMethod, SegmentsEqualGaussSep) {
   struct Case {
     int w, h;
     const char* sigma;
-    const char* radius;  // "" : 3 sigma
-    const char* want;    // the path's start
+    const char* radius;    // "" : 3 sigma
+    const char* want;      // the path's start
+    const char* unpadded;  // the same for clamp and zero where their unpadded lines cost less ("": as want)
   };
   const std::vector<Case> cases = {
-      {700, 9, "3", "", "fft-segments-rows-256x3+fft-segments-cols-256"},  // rows: 3 segments of 238
-      {9, 701, "3", "", "fft-segments-rows-256+fft-segments-cols-256x3"},  // columns: 3 segments, 9 columns
-      {300, 5, "43", "130", "fft-segments-rows-512x2"},                   // M 512: 8 + 8 + 8 passes
-      {37, 5, "100", "400", "fft-segments-rows-1024+"},                   // radius far beyond the line
-      {1500, 3, "3", "", "fft-segments-rows-256x7+"},
+      {700, 9, "3", "", "fft-segments-rows-256x3+fft-segments-cols-256", ""},  // rows: 3 segments of 238
+      {9, 701, "3", "", "fft-segments-rows-256+fft-segments-cols-256x3", ""},  // columns: 3 segments, 9 columns
+      {300, 5, "43", "130", "fft-segments-rows-512x2",                         // M 512: 8 + 8 + 8 passes
+       "fft-segments-rows-512-unpadded+fft-segments-cols-256-unpadded"},      // 430 and 135 positions
+      {37, 5, "100", "400", "fft-segments-rows-1024+",                         // radius far beyond the line
+       "fft-segments-rows-512-unpadded+fft-segments-cols-512-unpadded"},
+      {1500, 3, "3", "", "fft-segments-rows-256x7+", ""},
   };
   uint32_t seed = 5;
   double worst = 0;
@@ -261,7 +280,8 @@ TEST(GlFftMethod, SegmentsEqualGaussSep) {
           std::string path;
           const double e = fft_vs_gauss_sep(*be, params, random_image(k.w, k.h, c, seed++), &path);
           EXPECT_LE(e, 1e-5);
-          EXPECT_EQ(path.rfind(k.want, 0), 0u) << path;
+          const bool unpad = *k.unpadded && (b == Border::Clamp || b == Border::Zero);
+          EXPECT_EQ(path.rfind(unpad ? k.unpadded : k.want, 0), 0u) << path;
           worst = std::max(worst, e);
         }
   }

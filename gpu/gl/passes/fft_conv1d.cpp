@@ -89,10 +89,10 @@ std::string env_or_empty(const char* name) {
 // The segments for this pass where they fit the device: one line per work group on both axes and radix-8 passes
 // (on the H100, two columns per group lost at sigma 12, 0.809 against 0.728 ms at 4096^2, and radix 4/2 at sigma
 // 200, 3.18 against 2.24 ms: docs/performance.md, "GL fft segments").
-bool segments_plan(const GlPassContext& ctx, int n, int radius, glfft::SegPlan& p) {
+bool segments_plan(const GlPassContext& ctx, int n, int radius, Border border, glfft::SegPlan& p) {
   const GlLimits& lim = ctx.limits();
   static const int kOne[] = {1};
-  return glfft::plan_segments(n, radius, kOne, 1, 8, lim.max_shared, lim.max_invocations, p);
+  return glfft::plan_segments(n, radius, kOne, 1, 8, lim.max_shared, lim.max_invocations, p, border);
 }
 
 Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const glfft::SegPlan& sp, GlStep& step) {
@@ -111,16 +111,40 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
   upload(spec, spectrum(pass.taps, sp.m, false));
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_radius = GlPassContext::uniform(prog, "radius"),
               u_len = GlPassContext::uniform(prog, "len");
-  step.form = fmt::format("fft-segments-{}-{}{}", pass.axis == 0 ? "rows" : "cols", sp.m,
-                          sp.nseg > 1 ? fmt::format("x{}", sp.nseg) : "");
-  step.work = [&ctx, prog, tw, spec, sp, lines, border = int(pass.border), u_border, u_radius, u_len, src, dst] {
-    glProgramUniform1i(prog, u_border, border);
-    glProgramUniform1i(prog, u_radius, sp.radius);
+  // An unpadded line is the transform of the line alone: the zero border from position 0; clamp's constants after.
+  const int load_border = int(sp.unpadded ? Border::Zero : pass.border);
+  GLuint tails_prog = 0, tails = 0;
+  GLint u_tails_radius = -1;
+  if (sp.unpadded && pass.border == Border::Clamp && sp.radius > 0) {
+    const std::string axis = fmt::format("#define AXIS {}\n", pass.axis);
+    if (Status s = ctx.program({{"fft_clamp_tails.comp", GL_COMPUTE_SHADER}}, axis, tails_prog); !s) return s;
+    const std::vector<double> t = fft_clamp_tails(pass.taps);
+    tails = ctx.buffer(fmt::format("fft.tails.{}", index));
+    upload(tails, std::vector<float>(t.begin(), t.end()));
+    u_tails_radius = GlPassContext::uniform(tails_prog, "radius");
+  }
+  const int n = pass.axis == 0 ? src.w : src.h, a = std::min(sp.radius, n);
+  const int tail_positions = a + (n - std::max(n - sp.radius, a));  // per line (fft_clamp_tails.comp)
+  step.form = fmt::format("fft-segments-{}-{}{}{}", pass.axis == 0 ? "rows" : "cols", sp.m,
+                          sp.nseg > 1 ? fmt::format("x{}", sp.nseg) : "", sp.unpadded ? "-unpadded" : "");
+  step.work = [&ctx, prog, tw, spec, sp, lines, load_border, u_border, u_radius, u_len, src, dst, tails_prog, tails,
+               u_tails_radius, tail_positions, axis = pass.axis] {
+    glProgramUniform1i(prog, u_border, load_border);
+    glProgramUniform1i(prog, u_radius, sp.shift());
     glProgramUniform1i(prog, u_len, sp.len);
     ctx.bind_io(prog, src.tex, dst.tex);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, tw);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, spec);
     glDispatchCompute(GLuint(sp.nseg), GLuint((lines + sp.nb - 1) / sp.nb), 1);
+    if (!tails_prog) return;
+    glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);  // the tails read the transform's outputs
+    glProgramUniform1i(tails_prog, u_tails_radius, sp.radius);
+    glUseProgram(tails_prog);
+    glBindTextureUnit(0, src.tex);
+    glBindImageTexture(0, dst.tex, 0, GL_FALSE, 0, GL_READ_WRITE, ctx.store_format());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, tails);
+    if (axis == 0) glDispatchCompute(GLuint((tail_positions + 255) / 256), GLuint(lines), 1);
+    else glDispatchCompute(GLuint((lines + 255) / 256), GLuint(tail_positions), 1);
   };
   return Status::success();
 }
@@ -131,7 +155,7 @@ bool gl_fft_segments_fit(const GlPassContext& ctx, const Pass& pass) {
   if (env_or_empty("GPUBLUR_GL_FFT_FORM") == "line") return false;
   const GlImage& src = ctx.image(pass.src);
   glfft::SegPlan sp;
-  return segments_plan(ctx, pass.axis == 0 ? src.w : src.h, pass.radius(), sp);
+  return segments_plan(ctx, pass.axis == 0 ? src.w : src.h, pass.radius(), pass.border, sp);
 }
 
 GlFftShape gl_fft_shape(const GlPassContext& ctx, int n_fft, int lines) {
@@ -151,7 +175,7 @@ Status gl_fft_conv1d(GlPassContext& ctx, const Program& program, size_t index, G
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const std::string form = env_or_empty("GPUBLUR_GL_FFT_FORM");
-  if (glfft::SegPlan sp; form != "line" && segments_plan(ctx, n, pass.radius(), sp))
+  if (glfft::SegPlan sp; form != "line" && segments_plan(ctx, n, pass.radius(), pass.border, sp))
     return segments_step(ctx, pass, index, sp, step);
   if (form == "segments")
     return Status::fail(fmt::format("GL fft: no segment fits radius {} on this device", pass.radius()));

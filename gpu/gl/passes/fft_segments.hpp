@@ -12,8 +12,15 @@
 // exp(-2 pi i m / M), conjugated for S = +1), runs an R-point DFT and stores output q at (j - j mod Ns) R +
 // (j mod Ns) + q Ns. E elements per invocation and pass (E = 8: radix-8 passes then radix 4; E = 4: radix 4 then
 // radix 2), so passes = ceil(log2 M / log2 E).
+//
+// Unpadded lines (SegPlan::unpadded; clamp and zero), as the CUDA segments: one segment holds the line itself with
+// zeros after it (the shader runs with radius 0 and the zero border); with M >= n + r that is the zero border's
+// result, and for clamp shaders/fft_clamp_tails.comp then adds core's fft_clamp_tails times x[0] and x[n - 1].
+// Taken where it costs less than every padded plan (a line needs M >= n + r against n + 2r).
 #pragma once
 #include <cstddef>
+
+#include "core/border.hpp"
 
 namespace gpublur::glfft {
 
@@ -37,10 +44,12 @@ constexpr int seg_line_slots(int m) { return m + m / 8; }
 
 struct SegPlan {
   int log2m = 0, m = 0;  // transform length M
-  int len = 0;           // outputs per segment, L = M - 2r
+  int len = 0;           // outputs per segment, L = M - 2r (unpadded: n)
   int nseg = 0;          // segments per line
   int nb = 1;            // lines per work group (columns: 2, 32 bytes of a row, where it fits)
   int radius = 0;
+  bool unpadded = false;  // one segment, the line from position 0 (zeros past it), clamp's constants added after
+  int shift() const { return unpadded ? 0 : radius; }  // stored element i is line position s L - shift + i
   int elems = 8;  // elements per invocation and pass (the largest radix)
   int threads() const { return nb * m / elems; }
   long long smem() const { return 16LL * nb * seg_line_slots(m); }
@@ -56,23 +65,33 @@ constexpr double kSegCostScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.0, 1.0, 1.39,
 // The cheapest segments for a line of n pixels and a kernel of radius r: segments x M x (2 passes + 3) per line
 // (shared-memory round trips, plus the image's loads and stores) x kSegCostScale, over M and the lines per group
 // in `nbs` (ties: the earlier), within the device's invocations and shared memory. False where none fits or the
-// segments would transform more than 4x the extended line (very long kernels): the line forms run those.
+// segments would transform more than 4x the extended line (very long kernels): the line forms run those. For
+// clamp and zero an unpadded line (one segment of M >= n + r) where it costs less than every padded plan.
 inline bool plan_segments(int n, int radius, const int* nbs, int n_nbs, int elems, long long smem_limit,
-                          int max_invocations, SegPlan& out) {
+                          int max_invocations, SegPlan& out, Border border = Border::Mirror) {
   if (n < 1 || radius < 0) return false;
   double best = 0;
   bool found = false;
+  const bool may_unpad = border == Border::Clamp || border == Border::Zero;
   for (int k = 0; k < n_nbs; ++k)
-    for (int lg = kSegMinLog2; lg <= kSegMaxLog2; ++lg) {
-      SegPlan p;
-      p.log2m = lg, p.m = 1 << lg, p.nb = nbs[k], p.radius = radius, p.elems = elems;
-      p.len = p.m - 2 * radius;
-      if (p.len < 1 || p.threads() > max_invocations || p.smem() > smem_limit) continue;
-      p.nseg = (n + p.len - 1) / p.len;
-      if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
-      const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg, elems) + 3) * kSegCostScale[lg - kSegMinLog2];
-      if (!found || cost < best) best = cost, out = p, found = true;
-    }
+    for (int lg = kSegMinLog2; lg <= kSegMaxLog2; ++lg)
+      for (int unpadded = 0; unpadded <= (may_unpad ? 1 : 0); ++unpadded) {
+        SegPlan p;
+        p.log2m = lg, p.m = 1 << lg, p.nb = nbs[k], p.radius = radius, p.elems = elems, p.unpadded = unpadded != 0;
+        if (p.threads() > max_invocations || p.smem() > smem_limit) continue;
+        if (p.unpadded) {
+          if (p.m < n + radius) continue;
+          p.len = n, p.nseg = 1;
+        } else {
+          p.len = p.m - 2 * radius;
+          if (p.len < 1) continue;
+          p.nseg = (n + p.len - 1) / p.len;
+          if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
+        }
+        const double cost =
+            double(p.nseg) * p.m * (2 * seg_passes(lg, elems) + 3) * kSegCostScale[lg - kSegMinLog2];
+        if (!found || cost < best) best = cost, out = p, found = true;
+      }
   return found;
 }
 
