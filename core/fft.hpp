@@ -35,6 +35,20 @@ FftLine fft_line(int n, int radius, Border b, FftSizes sizes);
 // out(x) = sum_k taps[k + r] line((x + k) mod N). Computed in float64 from a cosine table (exact angles).
 std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft);
 
+// Whether a transform of length m holds a line of n pixels unpadded: the line alone from position 0, no border
+// extension stored (a backend's segments take this where it costs less; docs/performance.md, fft, "Unpadded
+// lines"). Clamp and zero: m >= n + radius, zeros past the line (no output's window wraps onto it), clamp's
+// constants added after the transform (fft_clamp_tails). Mirror: m == 2n, positions n .. 2n - 1 loaded mirrored:
+// the line and its reverse are the mirror extension's period. Wrap: m == n, the line is its period. Mirror and
+// wrap are then exact for any radius (the spectrum folds the taps mod m).
+inline bool fft_unpadded_fits(int m, int n, int radius, Border b) {
+  if (b == Border::Mirror) return m == 2 * n;
+  if (b == Border::Wrap) return m == n;
+  return m >= n + radius;
+}
+// The border an unpadded line loads its positions 0 .. m - 1 with: zeros past the line for clamp and zero.
+inline Border fft_unpadded_load(Border b) { return b == Border::Clamp ? Border::Zero : b; }
+
 // Clamp's constants on an unpadded line (a backend's segments may transform the line alone, zero past it, where
 // that takes fewer transforms than the border-extended line: docs/performance.md, fft, "Unpadded lines"): the
 // correlation with the clamp-extended line is that with the zero-extended one plus x[0] tails[x] (x < r, the taps'

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <complex>
+#include <map>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -149,8 +150,8 @@ void stockham(std::vector<cd>& a, int log2m, int S) {
 
 // One FftConv1d pass as the segments kernel computes it: segment s of a line holds the border-extended positions
 // s L - r + i as complex numbers (channels in pairs; one-channel lines in pairs), forward, times the M bins,
-// inverse, outputs r..r+L-1. An unpadded line (clamp, zero): positions 0 .. M - 1 of the line, zero past it,
-// outputs 0 .. n - 1 plus clamp's constants times fft_clamp_tails.
+// inverse, outputs r..r+L-1. An unpadded line: positions 0 .. M - 1 loaded with fft_unpadded_load's border (zeros
+// past the line for clamp and zero), outputs 0 .. n - 1, plus clamp's constants times fft_clamp_tails.
 Image emulate_segments(const Image& src, int axis, const std::vector<float>& taps, Border border,
                        cuda::FftSegPlan& p) {
   const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width, C = src.channels;
@@ -173,7 +174,7 @@ Image emulate_segments(const Image& src, int axis, const std::vector<float>& tap
       std::vector<std::vector<cd>> z(size_t(K), std::vector<cd>(size_t(M), cd{}));
       for (int i = 0; i < M; ++i) {
         const int pos = seg * p.len - shift + i;
-        const int x = p.unpadded && pos >= n ? -1 : remap_index(pos, n, border);
+        const int x = remap_index(pos, n, p.unpadded ? fft_unpadded_load(border) : border);
         if (x < 0) continue;
         for (int k = 0; k < K; ++k) {
           double part[2] = {0, 0};
@@ -215,13 +216,12 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
     int w, h, r;
   };
   // One and several segments (M 256 .. 1024), radii beyond the line, every border, odd line counts (one-channel
-  // lines go in pairs); unpadded lines for clamp and zero where they halve the transform (300 at radius 130: one M
-  // of 512 against two; 37 at radius 400: 512 against 1024; 700 at radius 200: 1024 against two), also with the
-  // line shorter than the radius.
-  const std::vector<Case> cases = {{1, 1, 1},    {700, 3, 9},   {3, 700, 9}, {300, 2, 130},
-                                   {37, 5, 400}, {5, 600, 60},  {700, 2, 200}};
+  // lines go in pairs); unpadded lines where they cost less (core's fft_unpadded_fits): clamp and zero at 300 and
+  // radius 130 (one M of 512 against two), 37 at 400, 700 at 200; wrap at 256 (M = n) and mirror at 128 (M = 2n).
+  const std::vector<Case> cases = {{1, 1, 1},    {700, 3, 9},  {3, 700, 9},   {300, 2, 130}, {37, 5, 400},
+                                   {5, 600, 60}, {700, 2, 200}, {256, 3, 100}, {128, 3, 100}};
   std::set<int> lengths, counts;
-  int unpadded = 0, unpadded_other = 0;
+  std::map<Border, int> unpadded;
   const double worst = emulated_vs_reference(
       rng, 41, cases,
       [&](const Image& src, int axis, const std::vector<float>& taps, Border b, const Case& k, std::string& note) {
@@ -229,16 +229,18 @@ TEST(CudaFftEmulated, SegmentsMatchConv1dReference) {
         Image got = emulate_segments(src, axis, taps, b, plan);
         EXPECT_GT(plan.m, 0) << k.w << "x" << k.h << " r " << k.r;
         lengths.insert(plan.m), counts.insert(plan.nseg);
-        if (plan.unpadded) (b == Border::Clamp || b == Border::Zero ? unpadded : unpadded_other)++;
+        if (plan.unpadded) ++unpadded[b];
         note = " M " + std::to_string(plan.m) + " segments " + std::to_string(plan.nseg) +
                (plan.unpadded ? " unpadded" : "");
         return got;
       });
   EXPECT_GE(lengths.size(), 3u) << "the cases should reach several transform lengths";
   EXPECT_GT(*counts.rbegin(), 1) << "the cases should reach several segments per line";
-  EXPECT_GE(unpadded, 12) << "clamp and zero should take unpadded lines where they halve the transform";
-  EXPECT_EQ(unpadded_other, 0) << "mirror and wrap have no unpadded lines";
-  std::printf("[ fft ] emulated segments vs conv1d reference: worst %.3g (%d cases unpadded)\n", worst, unpadded);
+  for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+    EXPECT_GE(unpadded[b], 3) << border_name(b) << ": the cases should reach unpadded lines";
+  std::printf("[ fft ] emulated segments vs conv1d reference: worst %.3g (unpadded: clamp %d, mirror %d, wrap %d, "
+              "zero %d)\n",
+              worst, unpadded[Border::Clamp], unpadded[Border::Mirror], unpadded[Border::Wrap], unpadded[Border::Zero]);
 }
 
 // Every pass's butterflies, over the block's threads, are each taken exactly once (both thread mappings).
@@ -322,17 +324,15 @@ TEST_P(CudaFftPath, EqualsGaussSepOnDevice) {
           EXPECT_EQ(path.find(want_path), 0u) << path;
           worst = std::max(worst, err);
         }
-  // Unpadded lines (clamp, zero; fft_segments.hpp): 1024-wide rows at radius 600 take one M of 2048 (padded: two),
-  // the 24-tall columns one of 1024; mirror beside them, padded.
-  for (const char* border : {"clamp", "zero", "mirror"})
+  // Unpadded lines (fft_segments.hpp): 1024-wide rows at radius 600 take one M of 2048 (clamp, zero, mirror; padded:
+  // two) or of 1024 (wrap); the 24-tall columns one of 1024 for clamp and zero.
+  for (const char* border : {"clamp", "zero", "mirror", "wrap"})
     for (int c = 1; c <= 4; ++c) {
       std::string path;
       const double err = fft_vs_gauss_sep(*b, 200.0, border, random_image(1024, 24, c, seed++), path);
       EXPECT_LE(err, 1e-5) << "1024x24x" << c << " " << border << " sigma 200 path " << path;
       EXPECT_EQ(path.find(want_path), 0u) << path;
-      if (want_path == "fft-segments-")
-        EXPECT_EQ(path.find("-unpadded") != std::string::npos, std::string(border) != "mirror")
-            << border << " " << path;
+      if (want_path == "fft-segments-") EXPECT_NE(path.find("-unpadded"), std::string::npos) << border << " " << path;
       worst = std::max(worst, err);
     }
   if (!small_mode()) {  // a 4096-wide line with the largest default kernel (r 1200, N 6561)

@@ -10,8 +10,10 @@
 #include <glad/gl.h>
 
 #include <complex>
+#include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/border.hpp"
@@ -65,11 +67,12 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
     int n, r;
   };
   // One and several segments, M 256 .. 2048 (r 600 and 900 only fit 2048), radii beyond the line; unpadded lines
-  // for clamp and zero (300 at r 130, 37 at r 400, 1024 at r 600: one M of 512, 512, 2048).
+  // (core's fft_unpadded_fits): clamp and zero at 300 and r 130, 37 at r 400, 1024 at r 600 (one M of 512, 512,
+  // 2048), mirror and wrap at 1024 and r 600 (one M of 2048, of 1024).
   const std::vector<Case> cases = {{1, 1},    {700, 9}, {300, 130}, {37, 400},
                                    {3000, 700}, {5, 900}, {1000, 0}, {1024, 600}};
   std::set<int> lengths;
-  int unpadded = 0, unpadded_other = 0;
+  std::map<Border, int> unpadded;
   double worst = 0;
   for (int elems : {8, 4})
     for (Border b : kBorders)
@@ -78,7 +81,7 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
         const int nb = 1;
         ASSERT_TRUE(glfft::plan_segments(c.n, c.r, &nb, 1, elems, 48 << 10, 1024, p, b)) << c.n << " r " << c.r;
         lengths.insert(p.m);
-        if (p.unpadded) (b == Border::Clamp || b == Border::Zero ? unpadded : unpadded_other)++;
+        if (p.unpadded) ++unpadded[b];
         std::vector<cd> line(size_t(c.n)), table(size_t(p.m));
         for (cd& x : line) x = {u(rng), u(rng)};
         std::vector<double> taps(size_t(2 * c.r + 1));
@@ -92,7 +95,7 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
           const int shift = p.shift();  // unpadded: the line alone, zeros past it, then clamp's constants
           for (int i = 0; i < p.m; ++i) {
             const int pos = seg * p.len - shift + i;
-            const int x = p.unpadded && pos >= c.n ? -1 : remap_index(pos, c.n, b);
+            const int x = remap_index(pos, c.n, p.unpadded ? fft_unpadded_load(b) : b);
             z[size_t(i)] = x < 0 ? cd{} : line[size_t(x)];
           }
           stockham(z, p.log2m, elems, -1, table);
@@ -123,10 +126,10 @@ TEST(GlFftSegmentsEmulated, MatchDirectConvolution) {
         worst = std::max(worst, err);
       }
   EXPECT_EQ(lengths, (std::set<int>{256, 512, 1024, 2048}));
-  EXPECT_GE(unpadded, 8) << "clamp and zero should take unpadded lines where they cost less";
-  EXPECT_EQ(unpadded_other, 0) << "mirror and wrap have no unpadded lines";
-  std::printf("[ fft ] emulated GL fft segments vs direct convolution: worst %.3g (%d cases unpadded)\n", worst,
-              unpadded);
+  for (Border b : kBorders) EXPECT_GE(unpadded[b], 2) << border_name(b) << ": the cases should reach unpadded lines";
+  std::printf("[ fft ] emulated GL fft segments vs direct convolution: worst %.3g (unpadded: clamp %d, mirror %d, "
+              "wrap %d, zero %d)\n",
+              worst, unpadded[Border::Clamp], unpadded[Border::Mirror], unpadded[Border::Wrap], unpadded[Border::Zero]);
 }
 
 // Every pass's butterflies (invocation t, u < E / R) cover each (line, j) of the group once, in both mappings.
@@ -256,7 +259,8 @@ TEST(GlFftMethod, SegmentsEqualGaussSep) {
     const char* sigma;
     const char* radius;    // "" : 3 sigma
     const char* want;      // the path's start
-    const char* unpadded;  // the same for clamp and zero where their unpadded lines cost less ("": as want)
+    const char* unpadded;  // the same for the borders in `borders`, whose unpadded lines cost less ("": as want)
+    const char* borders = "clamp zero";
   };
   const std::vector<Case> cases = {
       {700, 9, "3", "", "fft-segments-rows-256x3+fft-segments-cols-256", ""},  // rows: 3 segments of 238
@@ -266,6 +270,9 @@ TEST(GlFftMethod, SegmentsEqualGaussSep) {
       {37, 5, "100", "400", "fft-segments-rows-1024+",                         // radius far beyond the line
        "fft-segments-rows-512-unpadded+fft-segments-cols-512-unpadded"},
       {1500, 3, "3", "", "fft-segments-rows-256x7+", ""},
+      {128, 3, "34", "100", "fft-segments-rows-512+", "fft-segments-rows-256-unpadded+",  // mirror: M = 2n
+       "clamp zero mirror"},
+      {256, 3, "34", "100", "fft-segments-rows-512+", "fft-segments-rows-256-unpadded+", "wrap"},  // wrap: M = n
   };
   uint32_t seed = 5;
   double worst = 0;
@@ -280,7 +287,7 @@ TEST(GlFftMethod, SegmentsEqualGaussSep) {
           std::string path;
           const double e = fft_vs_gauss_sep(*be, params, random_image(k.w, k.h, c, seed++), &path);
           EXPECT_LE(e, 1e-5);
-          const bool unpad = *k.unpadded && (b == Border::Clamp || b == Border::Zero);
+          const bool unpad = *k.unpadded && std::string(k.borders).find(border_name(b)) != std::string::npos;
           EXPECT_EQ(path.rfind(unpad ? k.unpadded : k.want, 0), 0u) << path;
           worst = std::max(worst, e);
         }

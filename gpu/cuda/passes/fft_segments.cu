@@ -136,7 +136,7 @@ __device__ __forceinline__ void shared_passes(int t, E* s, E (&v)[8]) {
 
 // Block = (NB lines, segment): segment seg of lines line0 .. line0 + NB - 1 (AXIS 0: rows, 1: columns). shift:
 // stored element i is line position seg len - shift + i (FftSegPlan::shift(): the radius, or 0 for an unpadded
-// line, which runs with the zero border).
+// line, loaded with core's fft_unpadded_load border).
 template <typename V, int LOG2M, int NB, int AXIS>
 __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
     fft_segments_kernel(const V* __restrict__ in, V* __restrict__ out, int width, int height, Border border,
@@ -284,10 +284,10 @@ bool fft_segments_plan(int axis, const DevImage& src, int radius, Border b, FftS
 
 Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevImage& src, const DevImage& dst,
                            const float2* bins, const float* tails, cudaStream_t st) {
-  // An unpadded line is the transform of the line with zeros past it: the zero border from position 0.
+  // An unpadded line loads from position 0 (clamp: with zeros past the line, its constants added after).
   const bool clamp_tails = p.unpadded && b == Border::Clamp && p.radius > 0;
   if (clamp_tails && tails == nullptr) return Status::fail("CUDA fft: no tails for the unpadded lines");
-  const Border load = p.unpadded ? Border::Zero : b;
+  const Border load = p.unpadded ? fft_unpadded_load(b) : b;
   Status s;
   switch (src.channels) {
     case 1: s = launch_v<float>(p, axis, src, dst, load, bins, st); break;

@@ -17,18 +17,18 @@
 // as two complex numbers per position (r + i g, b + i a; the taps are real, so channels never mix), two
 // channels as one, one-channel lines in pairs (line 2u + i line 2u+1).
 //
-// Unpadded lines (FftSegPlan::unpadded; clamp and zero): one segment holds the line itself at 0 .. n - 1 and zeros
-// after it (the kernel runs with shift 0 and the zero border). With M >= n + r no output's window wraps onto the
-// line (an output x reads x - r .. x + r, and the positions past the line up to M - 1 are zeros), so the
-// transform gives the correlation with the line alone, which is the zero border's result. Clamp's extension is
-// two constants; a small kernel after the transform adds their share in closed form (core/fft.hpp
-// fft_clamp_tails): x[0] times the taps' weight left of the line and x[n - 1] times the weight right of it.
-// A line needs M >= n + r this way against n + 2r padded: where that costs less (1024-wide lines at radius 600:
-// one M of 2048 instead of two) the plan takes it.
+// Unpadded lines (FftSegPlan::unpadded; core/fft.hpp fft_unpadded_fits): one segment holds the line from position
+// 0 with no border extension stored. Clamp and zero: the line then zeros (the kernel runs with shift 0 and the zero
+// border); with M >= n + r no output's window wraps onto the line, so the transform gives the zero border's result,
+// and for clamp a small kernel adds the extension's two constants in closed form (core's fft_clamp_tails). Mirror:
+// M = 2n, positions n .. 2n - 1 loaded mirrored (the mirror extension's period). Wrap: M = n. The plan takes them
+// where they cost less than every padded plan: 1024-wide lines at radius 600 take one M of 2048 (clamp, zero,
+// mirror) or of 1024 (wrap) instead of two of 2048.
 #pragma once
 #include <cstddef>
 
 #include "core/border.hpp"
+#include "core/fft.hpp"
 
 namespace gpublur::cuda {
 
@@ -63,30 +63,39 @@ struct FftSegPlan {
   int nseg = 0;          // segments per line
   int nb = 1;            // lines per block (columns: 32 bytes of a row at once)
   int radius = 0;
-  bool unpadded = false;  // one segment, the line from position 0 (zeros past it), clamp's constants added after
+  bool unpadded = false;  // one segment, the line from position 0, no extension stored (fft_unpadded_fits)
   int shift() const { return unpadded ? 0 : radius; }  // stored element i is line position seg L - shift + i
   int threads() const { return nb * m / 8; }  // 8 elements per thread and pass
   size_t smem(size_t elem_bytes) const { return size_t(nb) * size_t(seg_line_slots(m)) * elem_bytes; }
 };
 
+// What a segment of M costs beyond the count below, by M = 256 .. 8192, for weighing an unpadded line against the
+// padded plans (H200, call 204: wrap's M = n lines against the padded plans of the same images, per unit of the
+// count and against padded segments of 512): padded 2048 1.17x and 4096 1.23x; unpadded 1024 1.2-1.25x, 2048
+// 1.33-1.4x, 4096 1.45-1.6x (one segment a line: half the blocks). 8192 not measured, set beyond. The padded plans
+// are still chosen among themselves by the count alone, as measured on the H100 (docs/performance.md, "fft
+// segments").
+constexpr double kSegPaddedScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.0, 1.0, 1.0, 1.17, 1.23, 1.3};
+constexpr double kSegUnpaddedScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.25, 1.25, 1.25, 1.4, 1.6, 2.0};
+
 // The cheapest segment length for a line of n pixels and a kernel of radius r: segments x M x (2 passes + 3) per
 // line (shared-memory round trips, plus device-memory loads and stores), within 1024 threads and `smem_limit`
 // bytes per block. False where none fits or the segments would transform more than 4x the extended line (very
-// long kernels): cuFFT's path runs those. For clamp and zero an unpadded line (one segment of M >= n + r) where it
-// costs less than every padded plan.
+// long kernels): cuFFT's path runs those. An unpadded line (core/fft.hpp fft_unpadded_fits) where it costs less
+// than the best padded plan, weighed by kSegUnpaddedScale against kSegPaddedScale.
 inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size_t smem_limit, FftSegPlan& out,
                               Border border = Border::Mirror) {
   if (n < 1 || radius < 0) return false;
-  double best = 0;
-  bool found = false;
-  const bool may_unpad = border == Border::Clamp || border == Border::Zero;
+  double best = 0, best_unpadded = 0;
+  bool found = false, found_unpadded = false;
+  FftSegPlan unpadded_plan;
   for (int lg = kSegMinLog2; lg <= kSegMaxLog2; ++lg)
-    for (int unpadded = 0; unpadded <= (may_unpad ? 1 : 0); ++unpadded) {
+    for (int unpadded = 0; unpadded <= 1; ++unpadded) {
       FftSegPlan p;
       p.log2m = lg, p.m = 1 << lg, p.nb = nb, p.radius = radius, p.unpadded = unpadded != 0;
       if (p.threads() > 1024 || p.smem(elem_bytes) > smem_limit) continue;
       if (p.unpadded) {
-        if (p.m < n + radius) continue;
+        if (!fft_unpadded_fits(p.m, n, radius, border)) continue;
         p.len = n, p.nseg = 1;
       } else {
         p.len = p.m - 2 * radius;
@@ -95,8 +104,16 @@ inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size
         if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
       }
       const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg) + 3);
-      if (!found || cost < best) best = cost, out = p, found = true;
+      if (p.unpadded) {
+        const double weighed = cost * kSegUnpaddedScale[lg - kSegMinLog2];
+        if (!found_unpadded || weighed < best_unpadded)
+          best_unpadded = weighed, unpadded_plan = p, found_unpadded = true;
+      } else if (!found || cost < best) {
+        best = cost, out = p, found = true;
+      }
     }
+  if (found_unpadded && (!found || best_unpadded < best * kSegPaddedScale[out.log2m - kSegMinLog2]))
+    out = unpadded_plan, found = true;
   return found;
 }
 

@@ -111,8 +111,8 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
   upload(spec, spectrum(pass.taps, sp.m, false));
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_radius = GlPassContext::uniform(prog, "radius"),
               u_len = GlPassContext::uniform(prog, "len");
-  // An unpadded line is the transform of the line alone: the zero border from position 0; clamp's constants after.
-  const int load_border = int(sp.unpadded ? Border::Zero : pass.border);
+  // An unpadded line loads from position 0 (clamp: with zeros past the line, its constants added after).
+  const int load_border = int(sp.unpadded ? fft_unpadded_load(pass.border) : pass.border);
   GLuint tails_prog = 0, tails = 0;
   GLint u_tails_radius = -1;
   if (sp.unpadded && pass.border == Border::Clamp && sp.radius > 0) {

@@ -13,14 +13,15 @@
 // (j mod Ns) + q Ns. E elements per invocation and pass (E = 8: radix-8 passes then radix 4; E = 4: radix 4 then
 // radix 2), so passes = ceil(log2 M / log2 E).
 //
-// Unpadded lines (SegPlan::unpadded; clamp and zero), as the CUDA segments: one segment holds the line itself with
-// zeros after it (the shader runs with radius 0 and the zero border); with M >= n + r that is the zero border's
-// result, and for clamp shaders/fft_clamp_tails.comp then adds core's fft_clamp_tails times x[0] and x[n - 1].
-// Taken where it costs less than every padded plan (a line needs M >= n + r against n + 2r).
+// Unpadded lines (SegPlan::unpadded; core/fft.hpp fft_unpadded_fits), as the CUDA segments: one segment holds the
+// line from position 0 with no extension stored; clamp and zero load zeros past it (M >= n + r) and clamp's
+// constants are added after by shaders/fft_clamp_tails.comp; mirror loads positions n .. 2n - 1 mirrored (M = 2n),
+// wrap takes M = n. Taken where they cost less than every padded plan.
 #pragma once
 #include <cstddef>
 
 #include "core/border.hpp"
+#include "core/fft.hpp"
 
 namespace gpublur::glfft {
 
@@ -48,7 +49,7 @@ struct SegPlan {
   int nseg = 0;          // segments per line
   int nb = 1;            // lines per work group (columns: 2, 32 bytes of a row, where it fits)
   int radius = 0;
-  bool unpadded = false;  // one segment, the line from position 0 (zeros past it), clamp's constants added after
+  bool unpadded = false;  // one segment, the line from position 0, no extension stored (fft_unpadded_fits)
   int shift() const { return unpadded ? 0 : radius; }  // stored element i is line position s L - shift + i
   int elems = 8;  // elements per invocation and pass (the largest radix)
   int threads() const { return nb * m / elems; }
@@ -65,22 +66,21 @@ constexpr double kSegCostScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.0, 1.0, 1.39,
 // The cheapest segments for a line of n pixels and a kernel of radius r: segments x M x (2 passes + 3) per line
 // (shared-memory round trips, plus the image's loads and stores) x kSegCostScale, over M and the lines per group
 // in `nbs` (ties: the earlier), within the device's invocations and shared memory. False where none fits or the
-// segments would transform more than 4x the extended line (very long kernels): the line forms run those. For
-// clamp and zero an unpadded line (one segment of M >= n + r) where it costs less than every padded plan.
+// segments would transform more than 4x the extended line (very long kernels): the line forms run those. An
+// unpadded line (core/fft.hpp fft_unpadded_fits) where it costs less than every padded plan.
 inline bool plan_segments(int n, int radius, const int* nbs, int n_nbs, int elems, long long smem_limit,
                           int max_invocations, SegPlan& out, Border border = Border::Mirror) {
   if (n < 1 || radius < 0) return false;
   double best = 0;
   bool found = false;
-  const bool may_unpad = border == Border::Clamp || border == Border::Zero;
   for (int k = 0; k < n_nbs; ++k)
     for (int lg = kSegMinLog2; lg <= kSegMaxLog2; ++lg)
-      for (int unpadded = 0; unpadded <= (may_unpad ? 1 : 0); ++unpadded) {
+      for (int unpadded = 0; unpadded <= 1; ++unpadded) {
         SegPlan p;
         p.log2m = lg, p.m = 1 << lg, p.nb = nbs[k], p.radius = radius, p.elems = elems, p.unpadded = unpadded != 0;
         if (p.threads() > max_invocations || p.smem() > smem_limit) continue;
         if (p.unpadded) {
-          if (p.m < n + radius) continue;
+          if (!fft_unpadded_fits(p.m, n, radius, border)) continue;
           p.len = n, p.nseg = 1;
         } else {
           p.len = p.m - 2 * radius;
