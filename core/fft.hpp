@@ -49,6 +49,22 @@ inline bool fft_unpadded_fits(int m, int n, int radius, Border b) {
 // The border an unpadded line loads its positions 0 .. m - 1 with: zeros past the line for clamp and zero.
 inline Border fft_unpadded_load(Border b) { return b == Border::Clamp ? Border::Zero : b; }
 
+// A line of n pixels in segments of length m for a kernel of radius r, as the backends' segment plans cut it:
+// unpadded (fft_unpadded_fits; one segment of n outputs) or padded (overlap-save, m - 2r outputs a segment). len:
+// outputs a segment, nseg: segments a line. False where m holds no output, or where the padded segments would
+// transform more than 4x the extended line (very long kernels: the backends' other forms run those).
+inline bool fft_segments_of(int m, int n, int radius, bool unpadded, Border b, int& len, int& nseg) {
+  if (unpadded) {
+    if (!fft_unpadded_fits(m, n, radius, b)) return false;
+    len = n, nseg = 1;
+    return true;
+  }
+  len = m - 2 * radius;
+  if (len < 1) return false;
+  nseg = (n + len - 1) / len;
+  return double(nseg) * m <= 4.0 * double(n + 2 * radius) + 256.0;
+}
+
 // Clamp's constants on an unpadded line (a backend's segments may transform the line alone, zero past it, where
 // that takes fewer transforms than the border-extended line: docs/performance.md, fft, "Unpadded lines"): the
 // correlation with the clamp-extended line is that with the zero-extended one plus x[0] tails[x] (x < r, the taps'

@@ -94,15 +94,7 @@ inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size
       FftSegPlan p;
       p.log2m = lg, p.m = 1 << lg, p.nb = nb, p.radius = radius, p.unpadded = unpadded != 0;
       if (p.threads() > 1024 || p.smem(elem_bytes) > smem_limit) continue;
-      if (p.unpadded) {
-        if (!fft_unpadded_fits(p.m, n, radius, border)) continue;
-        p.len = n, p.nseg = 1;
-      } else {
-        p.len = p.m - 2 * radius;
-        if (p.len < 1) continue;
-        p.nseg = (n + p.len - 1) / p.len;
-        if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
-      }
+      if (!fft_segments_of(p.m, n, radius, p.unpadded, border, p.len, p.nseg)) continue;
       const double cost = double(p.nseg) * p.m * (2 * seg_passes(lg) + 3);
       if (p.unpadded) {
         const double weighed = cost * kSegUnpaddedScale[lg - kSegMinLog2];

@@ -79,15 +79,7 @@ inline bool plan_segments(int n, int radius, const int* nbs, int n_nbs, int elem
         SegPlan p;
         p.log2m = lg, p.m = 1 << lg, p.nb = nbs[k], p.radius = radius, p.elems = elems, p.unpadded = unpadded != 0;
         if (p.threads() > max_invocations || p.smem() > smem_limit) continue;
-        if (p.unpadded) {
-          if (!fft_unpadded_fits(p.m, n, radius, border)) continue;
-          p.len = n, p.nseg = 1;
-        } else {
-          p.len = p.m - 2 * radius;
-          if (p.len < 1) continue;
-          p.nseg = (n + p.len - 1) / p.len;
-          if (double(p.nseg) * p.m > 4.0 * double(n + 2 * radius) + 256.0) continue;
-        }
+        if (!fft_segments_of(p.m, n, radius, p.unpadded, border, p.len, p.nseg)) continue;
         const double cost =
             double(p.nseg) * p.m * (2 * seg_passes(lg, elems) + 3) * kSegCostScale[lg - kSegMinLog2];
         if (!found || cost < best) best = cost, out = p, found = true;
