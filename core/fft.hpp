@@ -48,6 +48,12 @@ inline bool fft_unpadded_fits(int m, int n, int radius, Border b) {
 }
 // The border an unpadded line loads its positions 0 .. m - 1 with: zeros past the line for clamp and zero.
 inline Border fft_unpadded_load(Border b) { return b == Border::Clamp ? Border::Zero : b; }
+// The positions of a line of n that clamp's constants reach (fft_clamp_tails): x < min(r, n) and the rest of
+// x > n - 1 - r; the backends' constants passes run one invocation per such position and line.
+inline int fft_clamp_tail_positions(int n, int radius) {
+  const int a = radius < n ? radius : n, b = n - radius > a ? n - radius : a;
+  return a + (n - b);
+}
 
 // A line of n pixels in segments of length m for a kernel of radius r, as the backends' segment plans cut it:
 // unpadded (fft_unpadded_fits; one segment of n outputs) or padded (overlap-save, m - 2r outputs a segment). len:

@@ -116,6 +116,9 @@ TEST(Fft, UnpaddedLineAndClampTails) {
       const std::vector<double> tails = fft_clamp_tails(taps), zero = direct(line, taps, Border::Zero),
                                 clamp = direct(line, taps, Border::Clamp);
       ASSERT_EQ(tails.size(), size_t(2 * r));
+      int reached = 0;  // the positions the constants reach, as the backends' passes count them
+      for (int x = 0; x < n; ++x) reached += x < r || n - 1 - x < r;
+      ASSERT_EQ(fft_clamp_tail_positions(n, r), reached) << "n " << n << " r " << r;
       for (int x = 0; x < n; ++x) {
         cd y = 0;
         for (int j = 0; j < N; ++j) y += X[size_t(j)] * g[size_t(j)] * std::polar(1.0, 2.0 * pi * double(j) * x / N);

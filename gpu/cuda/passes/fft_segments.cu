@@ -1,7 +1,6 @@
 // fft-conv1d's own transform: overlap-save segments, one block each, transformed in shared memory (the layout
 // and the Stockham passes: fft_segments.hpp). One kernel per pass: the image is read about once and written once,
 // where cuFFT's path (fft_conv1d.cu) moves five line buffers through device memory per axis.
-#include <algorithm>
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -190,11 +189,12 @@ __global__ void __launch_bounds__(NB * (1 << LOG2M) / 8)
   stockham_pass<1, M, NB, RL, NSL, true, false>(t, v, ld_sh, st_img);
 }
 
-// Clamp's constants on an unpadded line (fft_segments.hpp; core/fft.hpp fft_clamp_tails), after its transform: out(x) += in(0) tails[x] for x < r
-// and in(n - 1) tails[r + n - 1 - x] for n - 1 - x < r. A thread per (line, tail position), the positions x < a =
-// min(r, n) and x >= b = max(n - r, a); rows along the positions, columns across the lines (coalesced either way).
-// A separate kernel leaves the transform's code as it was: with the constants added at its store, every
-// transform (padded ones too) ran 2-5% slower on an H200 (docs/performance.md, fft, "Unpadded lines").
+// Clamp's constants on an unpadded line (fft_segments.hpp; core/fft.hpp fft_clamp_tails), after its transform: out(x)
+// += in(0) tails[x] for x < r and in(n - 1) tails[r + n - 1 - x] for n - 1 - x < r. A thread per (line, tail position),
+// the positions x < a = min(r, n) and x >= b = max(n - r, a) (core's fft_clamp_tail_positions); rows along the
+// positions, columns across the lines (coalesced either way). A separate kernel leaves the transform's code as it was:
+// with the constants added at its store, every transform (padded ones too) ran 2-5% slower on an H200
+// (docs/performance.md, fft, "Unpadded lines").
 template <typename V, int AXIS>
 __global__ void fft_clamp_tails_kernel(const V* __restrict__ in, V* __restrict__ out, int width, int height, int r,
                                        const float* __restrict__ tails) {
@@ -263,8 +263,7 @@ Status launch_v(const FftSegPlan& p, int axis, const DevImage& src, const DevIma
 template <typename V>
 Status launch_tails(int axis, const DevImage& src, const DevImage& dst, int r, const float* tails, cudaStream_t st) {
   const int n = axis == 0 ? src.width : src.height, lines = axis == 0 ? src.height : src.width;
-  const int a = std::min(r, n), per_line = a + (n - std::max(n - r, a));
-  const long long items = (long long)per_line * lines, blocks = (items + 255) / 256;
+  const long long items = (long long)fft_clamp_tail_positions(n, r) * lines, blocks = (items + 255) / 256;
   if (blocks == 0) return Status::success();
   if (blocks > 0x7fffffffLL) return Status::fail("CUDA fft: image too large");
   auto k = axis == 0 ? fft_clamp_tails_kernel<V, 0> : fft_clamp_tails_kernel<V, 1>;
@@ -288,18 +287,17 @@ Status launch_fft_segments(const FftSegPlan& p, int axis, Border b, const DevIma
   const bool clamp_tails = p.unpadded && b == Border::Clamp && p.radius > 0;
   if (clamp_tails && tails == nullptr) return Status::fail("CUDA fft: no tails for the unpadded lines");
   const Border load = p.unpadded ? fft_unpadded_load(b) : b;
-  Status s;
+  auto run = [&](auto pixel) {
+    using V = decltype(pixel);
+    Status s = launch_v<V>(p, axis, src, dst, load, bins, st);
+    if (!s || !clamp_tails) return s;
+    return launch_tails<V>(axis, src, dst, p.radius, tails, st);
+  };
   switch (src.channels) {
-    case 1: s = launch_v<float>(p, axis, src, dst, load, bins, st); break;
-    case 2: s = launch_v<float2>(p, axis, src, dst, load, bins, st); break;
-    case 4: s = launch_v<float4>(p, axis, src, dst, load, bins, st); break;
+    case 1: return run(float{});
+    case 2: return run(float2{});
+    case 4: return run(float4{});
     default: return Status::fail("CUDA fft: unsupported device channel count");
-  }
-  if (!s || !clamp_tails) return s;
-  switch (src.channels) {
-    case 1: return launch_tails<float>(axis, src, dst, p.radius, tails, st);
-    case 2: return launch_tails<float2>(axis, src, dst, p.radius, tails, st);
-    default: return launch_tails<float4>(axis, src, dst, p.radius, tails, st);
   }
 }
 

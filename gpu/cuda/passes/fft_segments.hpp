@@ -84,7 +84,7 @@ constexpr double kSegUnpaddedScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.25, 1.25,
 // long kernels): cuFFT's path runs those. An unpadded line (core/fft.hpp fft_unpadded_fits) where it costs less
 // than the best padded plan, weighed by kSegUnpaddedScale against kSegPaddedScale.
 inline bool plan_fft_segments(int n, int radius, int nb, size_t elem_bytes, size_t smem_limit, FftSegPlan& out,
-                              Border border = Border::Mirror) {
+                              Border border) {
   if (n < 1 || radius < 0) return false;
   double best = 0, best_unpadded = 0;
   bool found = false, found_unpadded = false;

@@ -123,8 +123,7 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
     upload(tails, std::vector<float>(t.begin(), t.end()));
     u_tails_radius = GlPassContext::uniform(tails_prog, "radius");
   }
-  const int n = pass.axis == 0 ? src.w : src.h, a = std::min(sp.radius, n);
-  const int tail_positions = a + (n - std::max(n - sp.radius, a));  // per line (fft_clamp_tails.comp)
+  const int tail_positions = fft_clamp_tail_positions(pass.axis == 0 ? src.w : src.h, sp.radius);
   step.form = fmt::format("fft-segments-{}-{}{}{}", pass.axis == 0 ? "rows" : "cols", sp.m,
                           sp.nseg > 1 ? fmt::format("x{}", sp.nseg) : "", sp.unpadded ? "-unpadded" : "");
   step.work = [&ctx, prog, tw, spec, sp, lines, load_border, u_border, u_radius, u_len, src, dst, tails_prog, tails,

@@ -69,7 +69,7 @@ constexpr double kSegCostScale[kSegMaxLog2 - kSegMinLog2 + 1] = {1.0, 1.0, 1.39,
 // segments would transform more than 4x the extended line (very long kernels): the line forms run those. An
 // unpadded line (core/fft.hpp fft_unpadded_fits) where it costs less than every padded plan.
 inline bool plan_segments(int n, int radius, const int* nbs, int n_nbs, int elems, long long smem_limit,
-                          int max_invocations, SegPlan& out, Border border = Border::Mirror) {
+                          int max_invocations, SegPlan& out, Border border) {
   if (n < 1 || radius < 0) return false;
   double best = 0;
   bool found = false;
