@@ -101,23 +101,25 @@ void main() {
   bool on = j < segs && line < lines;
   int last = segs - 1;
   int a = j * seg_len, b = on ? min(n, a + seg_len) : a;  // this segment's positions [a, b)
-  dvec4 ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];  // the true entering states, per term
+  vec4 ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];  // the true entering states, per term (float: see outputs)
   for (int t = 0; t < TERMS; ++t) {
     double pr = coef[t].x, pi = coef[t].y;
-    // 1. This segment from zero states.
-    dvec4 fr = dvec4(0.0), fi = dvec4(0.0), br = dvec4(0.0), bi = dvec4(0.0);
+    // 1. This segment from zero states, in float (a segment is short; CUDA's tiles do the same).
+    float gr = float(pr), gi = float(pi);
+    vec4 sfr = vec4(0.0), sfi = vec4(0.0), sbr = vec4(0.0), sbi = vec4(0.0);
     for (int i = a; i < b; ++i) {
-      dvec4 x = dvec4(texelFetch(src, AT(i, line), 0));
-      dvec4 r = x + pr * fr - pi * fi;
-      fi = pr * fi + pi * fr;
-      fr = r;
+      vec4 x = texelFetch(src, AT(i, line), 0);
+      vec4 r = x + gr * sfr - gi * sfi;
+      sfi = gr * sfi + gi * sfr;
+      sfr = r;
     }
     for (int i = b - 1; i >= a; --i) {
-      dvec4 x = dvec4(texelFetch(src, AT(i, line), 0));
-      dvec4 sr = x + br;
-      br = pr * sr - pi * bi;
-      bi = pr * bi + pi * sr;
+      vec4 x = texelFetch(src, AT(i, line), 0);
+      vec4 sr = x + sbr;
+      sbr = gr * sr - gi * sbi;
+      sbi = gr * sbi + gi * sr;
     }
+    dvec4 fr = dvec4(sfr), fi = dvec4(sfi), br = dvec4(sbr), bi = dvec4(sbi);
     // 2. The chains: prefix for U (the state entering segment j is the inclusive value of j - 1), suffix for V
     // (that of j + 1). Elements past the line are the identity (1, 0).
     double lr = 1.0, li = 0.0;
@@ -169,34 +171,35 @@ void main() {
     dvec4 mr, mi;
     cpow(pr, pi, a, qr, qi);
     cmul(Ur, Ui, qr, qi, mr, mi);
-    ur[t] = cfr + mr, ui[t] = cfi + mi;
+    ur[t] = vec4(cfr + mr), ui[t] = vec4(cfi + mi);
     cpow(pr, pi, n - b, qr, qi);
     cmul(Vr, Vi, qr, qi, mr, mi);
-    vr[t] = cbr + mr, vi[t] = cbi + mi;
+    vr[t] = vec4(cbr + mr), vi[t] = vec4(cbi + mi);
   }
   // The outputs: forwards (the causal sums into the line buffer), then backwards, adding.
+  // In float from the true states, as CUDA's tiles make theirs.
+  vec4 cf[TERMS];
+  for (int t = 0; t < TERMS; ++t) cf[t] = vec4(coef[t]);
   for (int i = a; i < b; ++i) {
-    dvec4 x = dvec4(texelFetch(src, AT(i, line), 0));
-    dvec4 acc = dvec4(0.0);
+    vec4 x = texelFetch(src, AT(i, line), 0);
+    vec4 acc = vec4(0.0);
     for (int t = 0; t < TERMS; ++t) {
-      double pr = coef[t].x, pi = coef[t].y;
-      dvec4 r = x + pr * ur[t] - pi * ui[t];
-      ui[t] = pr * ui[t] + pi * ur[t];
+      vec4 r = x + cf[t].x * ur[t] - cf[t].y * ui[t];
+      ui[t] = cf[t].x * ui[t] + cf[t].y * ur[t];
       ur[t] = r;
-      acc += coef[t].z * ur[t] - coef[t].w * ui[t];
+      acc += cf[t].z * ur[t] - cf[t].w * ui[t];
     }
-    partial[((group * seg_len + i - a) * 64 + j) * LPG + ll] = vec4(acc);
+    partial[((group * seg_len + i - a) * 64 + j) * LPG + ll] = acc;
   }
   for (int i = b - 1; i >= a; --i) {
-    dvec4 x = dvec4(texelFetch(src, AT(i, line), 0));
-    dvec4 acc = dvec4(partial[((group * seg_len + i - a) * 64 + j) * LPG + ll]);
+    vec4 x = texelFetch(src, AT(i, line), 0);
+    vec4 acc = partial[((group * seg_len + i - a) * 64 + j) * LPG + ll];
     for (int t = 0; t < TERMS; ++t) {
-      double pr = coef[t].x, pi = coef[t].y;
-      acc += coef[t].z * vr[t] - coef[t].w * vi[t];
-      dvec4 sr = x + vr[t];
-      vr[t] = pr * sr - pi * vi[t];
-      vi[t] = pr * vi[t] + pi * sr;
+      acc += cf[t].z * vr[t] - cf[t].w * vi[t];
+      vec4 sr = x + vr[t];
+      vr[t] = cf[t].x * sr - cf[t].y * vi[t];
+      vi[t] = cf[t].x * vi[t] + cf[t].y * sr;
     }
-    imageStore(dst, AT(i, line), vec4(acc));
+    imageStore(dst, AT(i, line), acc);
   }
 }

@@ -7,11 +7,11 @@
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
-//    chains leave the GPU idle: RGBA 1024^2 0.132 ms against the tiles' 0.159 on an H200): a work group per 8
-//    lines (4 where shared memory is 32 KiB), each cut into at most 64 segments of seg_len positions, one
-//    invocation per (segment, line), lines fastest; per term each runs its segment from zero states, the segments
-//    chain by a scan in shared memory (float64) with the border states added, and each makes its outputs from its
-//    true states (the causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
+//    chains leave the GPU idle: RGBA 1024^2 0.110 ms against the tiles' 0.159 on an H200): a work group per 4
+//    lines, each cut into at most 64 segments of seg_len positions, one invocation per (segment, line), lines
+//    fastest; per term each runs its segment from zero states (float), the segments chain by a scan in shared
+//    memory (float64) with the border states added, and each makes its outputs from its true states (float; the
+//    causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
 //    (docs/performance.md "GL by segments"): one invocation per line 15.4 ms at 4096^2 RGBA; three dispatches
 //    with the segments' states in a storage buffer 2.14 ms; one dispatch, a line per group (neighbouring
 //    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
@@ -40,11 +40,11 @@ constexpr int kIirTile = 32, kIirTileGroup = 128;
 
 // Positions per segment: at most 64 segments per line, at least 8 positions each.
 int segment_length(int n) { return std::max(8, (n + 63) / 64); }
-// Lines per work group (the shader's LPG), lines fastest: 8 where shared memory holds their chains (80 B per
-// segment and line, 41 KiB), else 4 (llvmpipe's 32 KiB).
-int lines_per_group(const GlLimits& lim) {
-  return lim.max_shared >= 64 * 8 * 80 + 2 * 8 * 64 && lim.max_invocations >= 64 * 8 ? 8 : 4;
-}
+// Lines per work group (the shader's LPG), lines fastest: 4 (20 KiB of chains, 256 invocations). On an H200 with the
+// float sweeps, RGBA sigma 12, ms (docs/performance.md "GL iir's segments in float"): 4 lines 0.066 / 0.089 / 0.110 /
+// 0.255 at 512^2 / 724^2 / 1024^2 / 1448^2, against 8 lines 0.088 / 0.097 / 0.125 / 0.271 and 2 lines 0.066 / 0.084 /
+// 0.120 / 0.260. (With the float64 sweeps 8 lines had been the faster: call 67.)
+constexpr int kIirSegLines = 4;
 
 // A scratch buffer shared by every Iir1d pass of the program is sized for the largest: the most bytes(n, lines,
 // terms) over them (n: positions along the pass's axis).
@@ -199,7 +199,7 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     if (pair) return iir1d_tiles_pair(ctx, program, index, terms, coef, step);
     return iir1d_tiles(ctx, program, pass, terms, coef, step);
   }
-  const int lpg = lines_per_group(ctx.limits());
+  const int lpg = kIirSegLines;
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
                              fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n", pass.axis, terms.size(),
