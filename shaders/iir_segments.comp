@@ -1,32 +1,34 @@
 // iir1d by segments: the recursive filter along one axis (AXIS 0 rows, 1 columns), a work group per LPG lines,
-// each line cut into segs <= 64 segments of seg_len positions, one invocation per (segment, line), the lines
+// each line cut into segs <= SEGS segments of seg_len positions, one invocation per (segment, line), the lines
 // fastest so that neighbouring invocations read neighbouring lines (the CUDA segment scan's algorithm, Nehab et
-// al. 2011 in its simplest case). Arithmetic as core/reference/passes/iir1d.cpp in
-// float64: per term U[i] = x[i] + p U[i-1] (causal) and V[i-1] = p (x[i] + V[i]) (anticausal),
-// out = sum Re(c (U + V)); vec4 pixels, dvec4 states, a complex term a pair of dvec4. Per term:
-//   1. each invocation runs its segment from zero states both ways: U at its last position, V before its first;
+// al. 2011 in its simplest case). The recursion as core/reference/passes/iir1d.cpp's: per term
+// U[i] = x[i] + p U[i-1] (causal) and V[i-1] = p (x[i] + V[i]) (anticausal), out = sum Re(c (U + V)); vec4
+// pixels, a complex state a pair of vec4 (dvec4 in the chains). Per term:
+//   1. each invocation runs its segment from zero states both ways, in float (as CUDA's tiles: a segment is
+//      short): U at its last position, V before its first;
 //   2. the segments chain in shared memory (the recursion is linear: the state leaving a segment is p^len times
 //      the state entering it plus its zero-start one; pairs (A, z) compose as (A2 A1, A2 z1 + z2)): a
 //      Hillis-Steele prefix scan for U, a suffix scan for V, in float64;
 //   3. the line's border states exactly as the reference (clamp x[0] / (1 - p), p x[N-1] / (1 - p); wrap and
 //      mirror from the zero-start totals B = U[N-1] and F = V[-1] / p; zero 0), and each segment's true
-//      entering states: the zero-start ones plus p^(a) U[-1] and p^(N - b) V[N-1].
-// Then each invocation runs its segment forwards from its U (the causal sums, as float, into a line buffer laid
+//      entering states: the zero-start ones plus p^(a) U[-1] and p^(N - b) V[N-1], in float64.
+// Then each invocation runs its segment in float forwards from its U (the causal sums into a line buffer laid
 // out [group][step][segment][line], so that a step's invocations touch neighbouring vec4) and backwards from
 // its V, adding, into dst. One dispatch per pass; a first form in three
 // (local states, chain, outputs) moved the segments' states through a storage buffer between them.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
-// registers.
+// registers. Sweeps in float64 cost 17-30% at 512^2-1448^2 RGBA on an H200 (docs/performance.md "GL iir's
+// segments in float"), a compile-time seg_len (the sweeps unrolled) 1.2-2x.
 #define MAX_TERMS 4
-// LPG (lines per work group) is defined by the host (gpu/gl/passes/iir1d.cpp).
-layout(local_size_x = 64 * LPG) in;
+// LPG (lines per work group) and SEGS (most segments a line) are defined by the host (gpu/gl/passes/iir1d.cpp).
+layout(local_size_x = SEGS * LPG) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(std430, binding = 1) buffer Partial { vec4 partial[]; };
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 uniform int seg_len;             // L
-uniform int segs;                // S = ceil(n / L) <= 64
+uniform int segs;                // S = ceil(n / L) <= SEGS
 
 #if AXIS == 0
 #define AT(along, line) ivec2(along, line)
@@ -35,9 +37,9 @@ uniform int segs;                // S = ceil(n / L) <= 64
 #endif
 
 // The chain elements (A, z), index segment * LPG + line: one buffer, each scan step reads, waits, then writes.
-shared dvec2 chain_a[64 * LPG];   // A = p^len (complex)
-shared dvec4 chain_zr[64 * LPG];  // z (complex dvec4)
-shared dvec4 chain_zi[64 * LPG];
+shared dvec2 chain_a[SEGS * LPG];   // A = p^len (complex)
+shared dvec4 chain_zr[SEGS * LPG];  // z (complex dvec4)
+shared dvec4 chain_zi[SEGS * LPG];
 shared dvec4 total_r[2][LPG], total_i[2][LPG];
 
 // (ar + i ai) (br + i bi) on dvec4 channels.
@@ -68,9 +70,9 @@ void cpow(double pr, double pi, int e, out double qr, out double qi) {
 void chain_scan(int j, int ll, int dir, inout double ar, inout double ai, inout dvec4 zr, inout dvec4 zi) {
   chain_a[j * LPG + ll] = dvec2(ar, ai), chain_zr[j * LPG + ll] = zr, chain_zi[j * LPG + ll] = zi;
   barrier();
-  for (int d = 1; d < 64; d *= 2) {
+  for (int d = 1; d < SEGS; d *= 2) {
     int o = dir == 0 ? j - d : j + d;
-    bool take = o >= 0 && o < 64;  // elements past segs hold (1, 0): composing with them changes nothing
+    bool take = o >= 0 && o < SEGS;  // elements past segs hold (1, 0): composing with them changes nothing
     dvec2 a1 = dvec2(1.0, 0.0);
     dvec4 z1r = dvec4(0.0), z1i = dvec4(0.0);
     if (take) a1 = chain_a[o * LPG + ll], z1r = chain_zr[o * LPG + ll], z1i = chain_zi[o * LPG + ll];
@@ -132,8 +134,8 @@ void main() {
     barrier();
     sar = lr, sai = li;
     chain_scan(j, ll, 1, sar, sai, br, bi);
-    dvec4 cbr = j < 63 ? chain_zr[(j + 1) * LPG + ll] : dvec4(0.0);
-    dvec4 cbi = j < 63 ? chain_zi[(j + 1) * LPG + ll] : dvec4(0.0);
+    dvec4 cbr = j < SEGS - 1 ? chain_zr[(j + 1) * LPG + ll] : dvec4(0.0);
+    dvec4 cbi = j < SEGS - 1 ? chain_zi[(j + 1) * LPG + ll] : dvec4(0.0);
     if (j == 0) total_r[1][ll] = br, total_i[1][ll] = bi;  // p F = V[-1] from zero
     barrier();
     // 3. The border states U[-1] and V[N-1] (core/reference/passes/iir1d.cpp): numerator / denominator.
@@ -189,11 +191,11 @@ void main() {
       ur[t] = r;
       acc += cf[t].z * ur[t] - cf[t].w * ui[t];
     }
-    partial[((group * seg_len + i - a) * 64 + j) * LPG + ll] = acc;
+    partial[((group * seg_len + i - a) * segs + j) * LPG + ll] = acc;
   }
   for (int i = b - 1; i >= a; --i) {
     vec4 x = texelFetch(src, AT(i, line), 0);
-    vec4 acc = partial[((group * seg_len + i - a) * 64 + j) * LPG + ll];
+    vec4 acc = partial[((group * seg_len + i - a) * segs + j) * LPG + ll];
     for (int t = 0; t < TERMS; ++t) {
       acc += cf[t].z * vr[t] - cf[t].w * vi[t];
       vec4 sr = x + vr[t];

@@ -7,8 +7,8 @@
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
-//    chains leave the GPU idle: RGBA 1024^2 0.110 ms against the tiles' 0.159 on an H200): a work group per 4
-//    lines, each cut into at most 64 segments of seg_len positions, one invocation per (segment, line), lines
+//    chains leave the GPU idle: RGBA 1024^2 0.107 ms against the tiles' 0.159 on an H200): a work group per 4
+//    lines, each cut into at most 32 segments of seg_len positions, one invocation per (segment, line), lines
 //    fastest; per term each runs its segment from zero states (float), the segments chain by a scan in shared
 //    memory (float64) with the border states added, and each makes its outputs from its true states (float; the
 //    causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
@@ -38,13 +38,14 @@ namespace {
 // 1.044, 16 / 128 1.198, 16 / 64 1.083; tiles of 64 16 ms (the GLSL compiler's code for them falls off a cliff).
 constexpr int kIirTile = 32, kIirTileGroup = 128;
 
-// Positions per segment: at most 64 segments per line, at least 8 positions each.
-int segment_length(int n) { return std::max(8, (n + 63) / 64); }
-// Lines per work group (the shader's LPG), lines fastest: 4 (20 KiB of chains, 256 invocations). On an H200 with the
-// float sweeps, RGBA sigma 12, ms (docs/performance.md "GL iir's segments in float"): 4 lines 0.066 / 0.089 / 0.110 /
-// 0.255 at 512^2 / 724^2 / 1024^2 / 1448^2, against 8 lines 0.088 / 0.097 / 0.125 / 0.271 and 2 lines 0.066 / 0.084 /
-// 0.120 / 0.260. (With the float64 sweeps 8 lines had been the faster: call 67.)
-constexpr int kIirSegLines = 4;
+// Segments: at most kIirSegs a line, at least 8 positions each; kIirSegLines lines a work group (the shader's SEGS
+// and LPG), lines fastest. On an H200, RGBA sigma 12, ms at 512^2 / 724^2 / 1024^2 / 1448^2 (docs/performance.md
+// "GL iir's segments in float"): 32 segments x 4 lines 0.060 / 0.075 / 0.107 / 0.180; 32 x 2 0.060 / 0.074 / 0.115 /
+// 0.187; 32 x 8 0.069 / 0.079 / 0.112 / 0.189; 64 x 4 0.066 / 0.089 / 0.110 / 0.256; 64 x 8 0.088 / 0.097 / 0.125 /
+// 0.271; 16 x 4 0.065 / 0.080 / 0.126 / 0.220; 128 x 2 0.083 / 0.140 / 0.191 / 0.290. Fewer, longer segments: a
+// shorter scan between the sweeps. (With the float64 sweeps, 64 x 8 had been the fastest: call 67.)
+constexpr int kIirSegs = 32, kIirSegLines = 4;
+int segment_length(int n) { return std::max(8, (n + kIirSegs - 1) / kIirSegs); }
 
 // A scratch buffer shared by every Iir1d pass of the program is sized for the largest: the most bytes(n, lines,
 // terms) over them (n: positions along the pass's axis).
@@ -202,14 +203,15 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const int lpg = kIirSegLines;
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
-                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n", pass.axis, terms.size(),
-                                         lpg),
+                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n", pass.axis,
+                                         terms.size(), lpg, kIirSegs),
                              prog, true);
       !s)
     return s;
-  // The line buffer ([group][step][64 segments][lpg lines] vec4).
+  // The line buffer ([group][step][segment][lpg lines] vec4): about the image, segments times their length.
   const long long partial_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long) {
-    return 16LL * 64 * lpg * segment_length(int(pn)) * ((plines + lpg - 1) / lpg);
+    const long long len = segment_length(int(pn)), nsegs = (pn + len - 1) / len;
+    return 16LL * nsegs * lpg * len * ((plines + lpg - 1) / lpg);
   });
   GLuint partial = 0;
   if (Status s = ctx.scratch_buffer("iir1d partial", partial_bytes, partial); !s) return s;
