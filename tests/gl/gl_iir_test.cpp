@@ -1,7 +1,8 @@
 // GL iir1d's two schedules (gpu/gl/passes/iir1d.cpp) on long lines, each forced (GPUBLUR_GL_IIR_TILES_MIN_PIXELS):
 // tiles (shaders/iir_tiles.comp; 188 tiles of 32 positions on 6000-wide rows, 172 on 5500-tall columns, the
 // last ones partial; an iir plan's rows and columns of one or two channels run as the x/y pair, iir1d-tiles-pair)
-// and segments (shaders/iir_segments.comp; 64 segments of 94 and 86 positions), so the chains and the border
+// and segments (shaders/iir_segments.comp; 32 segments of 188 and 172 positions, of 512 on 16384-wide rows, their sweeps
+// in float), so the chains and the border
 // states (wrap and mirror from the zero-start totals) are exercised at full length, every border, both filters, a
 // large sigma.
 // Then the pair on odd sizes (partial tiles both ways, the group's square cut by both image edges), the tiles of
@@ -25,7 +26,7 @@ TEST(GlIir1d, LongLinesMatchReference) {
     for (const char* impl : {"young-van-vliet", "deriche"})
       for (Border border : kBorders)
         for (auto [w, h] : {std::pair{6000, 2}, std::pair{3, 5500}, std::pair{16384, 2}}) {
-          // 16384: segments of 256 positions, whose sweeps run in float (the tiles' are 32 long at any width).
+          // 16384: segments of 512 positions, the longest float sweeps (the tiles' are 32 long at any width).
           if (w == 16384 && std::string(form) != "iir1d-segments") continue;
           const Plan plan = make_plan("iir", {{"impl", impl}, {"sigma", "200"}, {"border", border_name(border)}});
           SCOPED_TRACE(::testing::Message() << form << " " << impl << " " << border_name(border) << " " << w << "x"
