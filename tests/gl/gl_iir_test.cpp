@@ -1,12 +1,11 @@
 // GL iir1d's two schedules (gpu/gl/passes/iir1d.cpp) on long lines, each forced (GPUBLUR_GL_IIR_TILES_MIN_PIXELS):
-// tiles (shaders/iir_tiles.comp; 188 tiles of 32 positions on 6000-wide rows, 172 on 5500-tall columns, the
-// last ones partial; an iir plan's rows and columns of one or two channels run as the x/y pair, iir1d-tiles-pair)
-// and segments (shaders/iir_segments.comp; 32 segments of 188 and 172 positions, of 512 on 16384-wide rows, their sweeps
-// in float), so the chains and the border
-// states (wrap and mirror from the zero-start totals) are exercised at full length, every border, both filters, a
-// large sigma.
-// Then the pair on odd sizes (partial tiles both ways, the group's square cut by both image edges), the tiles of
-// a lone pass along either axis (no pair), and the size rule's choices unforced.
+// tiles (shaders/iir_tiles.comp; 188 tiles of 32 positions on 6000-wide rows, 172 on 5500-tall columns, the last ones
+// partial; an iir plan's rows and columns of one or two channels run as the x/y pair, iir1d-tiles-pair) and segments
+// (shaders/iir_segments.comp; 32 segments of 188 and 172 positions, of 512 on 16384-wide rows, their sweeps in float),
+// so the chains and the border states (wrap and mirror from the zero-start totals) are exercised at full length, every
+// border, both filters, a large sigma.
+// Then the pair on odd sizes (partial tiles both ways, the group's square cut by both image edges), the tiles of a lone
+// pass along either axis (no pair), and the size rule's choices unforced.
 #include <cstdio>
 #include <cstdlib>
 
