@@ -140,8 +140,14 @@ void main() {
     barrier();
     // 3. The border states U[-1] and V[N-1] (core/reference/passes/iir1d.cpp): numerator / denominator.
     dvec4 Br = total_r[0][ll], Bi = total_i[0][ll];
+#ifdef RECIP
+    // One reciprocal per divisor, then products (a dvec4 quotient is four float64 divisions): see the host's rule.
+#define QUOT(x, d) ((x) * (1.0 / (d)))
+#else
+#define QUOT(x, d) ((x) / (d))
+#endif
     double pd = pr * pr + pi * pi;  // F = (p F) / p
-    dvec4 Fr = (total_r[1][ll] * pr + total_i[1][ll] * pi) / pd, Fi = (total_i[1][ll] * pr - total_r[1][ll] * pi) / pd;
+    dvec4 Fr = QUOT(total_r[1][ll] * pr + total_i[1][ll] * pi, pd), Fi = QUOT(total_i[1][ll] * pr - total_r[1][ll] * pi, pd);
     dvec4 uar = dvec4(0.0), uai = dvec4(0.0), var = dvec4(0.0), vai = dvec4(0.0);
     double dr = 1.0, di = 0.0;
     if (border == 0) {  // clamp: x[0] / (1 - p), p x[N-1] / (1 - p)
@@ -167,8 +173,8 @@ void main() {
       }
     }  // zero: both 0
     double d = dr * dr + di * di;
-    dvec4 Ur = (uar * dr + uai * di) / d, Ui = (uai * dr - uar * di) / d;
-    dvec4 Vr = (var * dr + vai * di) / d, Vi = (vai * dr - var * di) / d;
+    dvec4 Ur = QUOT(uar * dr + uai * di, d), Ui = QUOT(uai * dr - uar * di, d);
+    dvec4 Vr = QUOT(var * dr + vai * di, d), Vi = QUOT(vai * dr - var * di, d);
     double qr, qi;
     dvec4 mr, mi;
     cpow(pr, pi, a, qr, qi);
