@@ -17,8 +17,8 @@
 // its V, adding, into dst. One dispatch per pass; a first form in three
 // (local states, chain, outputs) moved the segments' states through a storage buffer between them.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
-// registers. Sweeps in float64 cost 17-30% at 512^2-1448^2 RGBA on an H200 (docs/performance.md "GL iir's
-// segments in float"), a compile-time seg_len (the sweeps unrolled) 1.2-2x.
+// registers. On an H200 (docs/performance.md "GL iir's segments in float"), sweeps in float64 cost 2-6% at
+// 512^2-1448^2 RGBA and a compile-time seg_len (the sweeps unrolled) up to 2.2x.
 #define MAX_TERMS 4
 // LPG (lines per work group) and SEGS (most segments a line) are defined by the host (gpu/gl/passes/iir1d.cpp).
 layout(local_size_x = SEGS * LPG) in;
@@ -34,6 +34,14 @@ uniform int segs;                // S = ceil(n / L) <= SEGS
 #define AT(along, line) ivec2(along, line)
 #else
 #define AT(along, line) ivec2(line, along)
+#endif
+
+// The border states' quotients of a dvec4 by a double: RECIP (the host's rule, passes of few lines) takes one
+// reciprocal and products, where a dvec4 quotient is four float64 divisions, each a long instruction sequence.
+#ifdef RECIP
+#define QUOT(x, d) ((x) * (1.0 / (d)))
+#else
+#define QUOT(x, d) ((x) / (d))
 #endif
 
 // The chain elements (A, z), index segment * LPG + line: one buffer, each scan step reads, waits, then writes.
@@ -140,14 +148,9 @@ void main() {
     barrier();
     // 3. The border states U[-1] and V[N-1] (core/reference/passes/iir1d.cpp): numerator / denominator.
     dvec4 Br = total_r[0][ll], Bi = total_i[0][ll];
-#ifdef RECIP
-    // One reciprocal per divisor, then products (a dvec4 quotient is four float64 divisions): see the host's rule.
-#define QUOT(x, d) ((x) * (1.0 / (d)))
-#else
-#define QUOT(x, d) ((x) / (d))
-#endif
     double pd = pr * pr + pi * pi;  // F = (p F) / p
-    dvec4 Fr = QUOT(total_r[1][ll] * pr + total_i[1][ll] * pi, pd), Fi = QUOT(total_i[1][ll] * pr - total_r[1][ll] * pi, pd);
+    dvec4 Fr = QUOT(total_r[1][ll] * pr + total_i[1][ll] * pi, pd);
+    dvec4 Fi = QUOT(total_i[1][ll] * pr - total_r[1][ll] * pi, pd);
     dvec4 uar = dvec4(0.0), uai = dvec4(0.0), var = dvec4(0.0), vai = dvec4(0.0);
     double dr = 1.0, di = 0.0;
     if (border == 0) {  // clamp: x[0] / (1 - p), p x[N-1] / (1 - p)

@@ -211,8 +211,8 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const int L = segment_length(n), segs = (n + L - 1) / L, groups = (lines + lpg - 1) / lpg;
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
-                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n{}", pass.axis,
-                                         terms.size(), lpg, kIirSegs,
+                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n{}",
+                                         pass.axis, terms.size(), lpg, kIirSegs,
                                          lines <= kIirSegRecipMaxLines ? "#define RECIP\n" : ""),
                              prog, true);
       !s)
