@@ -10,7 +10,8 @@
 //      the state entering it plus its zero-start one; pairs (A, z) compose as (A2 A1, A2 z1 + z2)): a
 //      Hillis-Steele prefix scan for U, a suffix scan for V, in float64;
 //   3. the line's border states exactly as the reference (clamp x[0] / (1 - p), p x[N-1] / (1 - p); wrap and
-//      mirror from the zero-start totals B = U[N-1] and F = V[-1] / p; zero 0), and each segment's true
+//      mirror from the zero-start totals B = U[N-1] and F = V[-1] / p; zero 0; the quotients as products by the
+//      host's reciprocals), and each segment's true
 //      entering states: the zero-start ones plus p^(a) U[-1] and p^(N - b) V[N-1], in float64.
 // Then each invocation runs its segment in float forwards from its U (the causal sums into a line buffer laid
 // out [group][step][segment][line], so that a step's invocations touch neighbouring vec4) and backwards from
@@ -27,6 +28,8 @@ layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(std430, binding = 1) buffer Partial { vec4 partial[]; };
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
+uniform dvec4 bcon[MAX_TERMS];  // per term 1 / d (the border's denominator) and 1 / p, complex (host-made)
+uniform dvec2 bpow[MAX_TERMS];  // p^N (wrap and mirror)
 uniform int seg_len;             // L
 uniform int segs;                // S = ceil(n / L) <= SEGS
 
@@ -34,14 +37,6 @@ uniform int segs;                // S = ceil(n / L) <= SEGS
 #define AT(along, line) ivec2(along, line)
 #else
 #define AT(along, line) ivec2(line, along)
-#endif
-
-// The border states' quotients of a dvec4 by a double: RECIP (the host's rule, passes of few lines) takes one
-// reciprocal and products, where a dvec4 quotient is four float64 divisions, each a long instruction sequence.
-#ifdef RECIP
-#define QUOT(x, d) ((x) * (1.0 / (d)))
-#else
-#define QUOT(x, d) ((x) / (d))
 #endif
 
 // The chain elements (A, z), index segment * LPG + line: one buffer, each scan step reads, waits, then writes.
@@ -146,39 +141,33 @@ void main() {
     dvec4 cbi = j < SEGS - 1 ? chain_zi[(j + 1) * LPG + ll] : dvec4(0.0);
     if (j == 0) total_r[1][ll] = br, total_i[1][ll] = bi;  // p F = V[-1] from zero
     barrier();
-    // 3. The border states U[-1] and V[N-1] (core/reference/passes/iir1d.cpp): numerator / denominator.
+    // 3. The border states U[-1] and V[N-1] (core/reference/passes/iir1d.cpp): numerator x 1 / denominator.
     dvec4 Br = total_r[0][ll], Bi = total_i[0][ll];
-    double pd = pr * pr + pi * pi;  // F = (p F) / p
-    dvec4 Fr = QUOT(total_r[1][ll] * pr + total_i[1][ll] * pi, pd);
-    dvec4 Fi = QUOT(total_i[1][ll] * pr - total_r[1][ll] * pi, pd);
+    // The host's constants (bcon): 1 / p and 1 / the border's denominator (clamp 1 - p, wrap 1 - p^N, mirror
+    // 1 - p^2N), and p^N (bpow): products only, where quotients cost float64 divisions in every invocation
+    // (docs/performance.md "GL iir's segments in float").
+    double ipr = bcon[t].z, ipi = bcon[t].w, qr = bpow[t].x, qi = bpow[t].y;
+    dvec4 Fr, Fi;  // F = (p F) / p
+    cmul(total_r[1][ll], total_i[1][ll], ipr, ipi, Fr, Fi);
     dvec4 uar = dvec4(0.0), uai = dvec4(0.0), var = dvec4(0.0), vai = dvec4(0.0);
-    double dr = 1.0, di = 0.0;
     if (border == 0) {  // clamp: x[0] / (1 - p), p x[N-1] / (1 - p)
       int cl = min(line, lines - 1);  // lines past the image: any line, never stored
       dvec4 x0 = dvec4(texelFetch(src, AT(0, cl), 0)), xn = dvec4(texelFetch(src, AT(n - 1, cl), 0));
       uar = x0;
       var = xn * pr, vai = xn * pi;
-      dr = 1.0 - pr, di = -pi;
-    } else if (border == 2 || border == 1) {
-      double qr, qi;
-      cpow(pr, pi, n, qr, qi);
-      if (border == 2) {  // wrap: B / (1 - p^N), p F / (1 - p^N)
-        uar = Br, uai = Bi;
-        cmul(Fr, Fi, pr, pi, var, vai);
-        dr = 1.0 - qr, di = -qi;
-      } else {  // mirror: (F + p^N B) / (1 - p^2N), p (B + p^N F) / (1 - p^2N)
-        dvec4 xr, xi;
-        cmul(Br, Bi, qr, qi, xr, xi);
-        uar = Fr + xr, uai = Fi + xi;
-        cmul(Fr, Fi, qr, qi, xr, xi);
-        cmul(Br + xr, Bi + xi, pr, pi, var, vai);
-        dr = 1.0 - (qr * qr - qi * qi), di = -2.0 * qr * qi;
-      }
+    } else if (border == 2) {  // wrap: B / (1 - p^N), p F / (1 - p^N)
+      uar = Br, uai = Bi;
+      cmul(Fr, Fi, pr, pi, var, vai);
+    } else if (border == 1) {  // mirror: (F + p^N B) / (1 - p^2N), p (B + p^N F) / (1 - p^2N)
+      dvec4 xr, xi;
+      cmul(Br, Bi, qr, qi, xr, xi);
+      uar = Fr + xr, uai = Fi + xi;
+      cmul(Fr, Fi, qr, qi, xr, xi);
+      cmul(Br + xr, Bi + xi, pr, pi, var, vai);
     }  // zero: both 0
-    double d = dr * dr + di * di;
-    dvec4 Ur = QUOT(uar * dr + uai * di, d), Ui = QUOT(uai * dr - uar * di, d);
-    dvec4 Vr = QUOT(var * dr + vai * di, d), Vi = QUOT(vai * dr - var * di, d);
-    double qr, qi;
+    dvec4 Ur, Ui, Vr, Vi;
+    cmul(uar, uai, bcon[t].x, bcon[t].y, Ur, Ui);
+    cmul(var, vai, bcon[t].x, bcon[t].y, Vr, Vi);
     dvec4 mr, mi;
     cpow(pr, pi, a, qr, qi);
     cmul(Ur, Ui, qr, qi, mr, mi);

@@ -7,7 +7,7 @@
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
-//    chains leave the GPU idle: RGBA 1024^2 0.088 ms against the tiles' 0.159 on an H200): a work group per 4
+//    chains leave the GPU idle: RGBA 1024^2 0.084 ms against the tiles' 0.159 on an H200): a work group per 4
 //    lines, each cut into at most 32 segments of seg_len positions, one invocation per (segment, line), lines
 //    fastest; per term each runs its segment from zero states (float), the segments chain by a scan in shared
 //    memory (float64) with the border states added, and each makes its outputs from its true states (float; the
@@ -17,6 +17,7 @@
 //    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -45,12 +46,6 @@ constexpr int kIirTile = 32, kIirTileGroup = 128;
 // 0.271; 16 x 4 0.065 / 0.080 / 0.126 / 0.220; 128 x 2 0.083 / 0.140 / 0.191 / 0.290. Fewer, longer segments: a
 // shorter scan between the sweeps. (With the float64 sweeps, 64 x 8 had been the fastest: call 67.)
 constexpr int kIirSegs = 32, kIirSegLines = 4;
-// Passes of at most this many lines compute the border states' quotients as products by reciprocals (the shader's
-// RECIP). On an H200, RGBA sigma 12, ms (docs/performance.md "GL iir's segments in float"): 512^2 0.060 -> 0.042,
-// 724^2 0.075 -> 0.056, 1024^2 0.106 -> 0.088, but 1200^2 0.143 -> 0.168-0.171, 1448^2 0.179 -> 0.201-0.207, 1700^2
-// 0.239 -> 0.248-0.250: past about 256 groups that form runs slower (more registers, fewer resident groups: inferred,
-// not measured).
-constexpr int kIirSegRecipMaxLines = 1024;
 int segment_length(int n) { return std::max(8, (n + kIirSegs - 1) / kIirSegs); }
 
 // A scratch buffer shared by every Iir1d pass of the program is sized for the largest: the most bytes(n, lines,
@@ -211,9 +206,8 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const int L = segment_length(n), segs = (n + L - 1) / L, groups = (lines + lpg - 1) / lpg;
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
-                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n{}",
-                                         pass.axis, terms.size(), lpg, kIirSegs,
-                                         lines <= kIirSegRecipMaxLines ? "#define RECIP\n" : ""),
+                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n",
+                                         pass.axis, terms.size(), lpg, kIirSegs),
                              prog, true);
       !s)
     return s;
@@ -224,15 +218,33 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   });
   GLuint partial = 0;
   if (Status s = ctx.scratch_buffer("iir1d partial", partial_bytes, partial); !s) return s;
+  // The border states' constants per term, as core/reference/passes/iir1d.cpp makes them: 1 / d and 1 / p (bcon),
+  // p^N (bpow), so that the shader multiplies. On an H200, RGBA sigma 12 (docs/performance.md "GL iir's segments in
+  // float"): the quotients in the shader took 0.060 / 0.106 / 0.179 ms at 512^2 / 1024^2 / 1448^2, products by a
+  // reciprocal made there 0.042 / 0.088 / 0.201-0.207, these constants 0.040 / 0.084 / 0.155.
+  std::vector<double> bcon(4 * kMaxIirTerms, 0.0), bpow(2 * kMaxIirTerms, 0.0);
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const std::complex<double> p = terms[t].p, pn = std::pow(p, double(n));
+    const std::complex<double> d = pass.border == Border::Clamp    ? 1.0 - p
+                                   : pass.border == Border::Wrap   ? 1.0 - pn
+                                   : pass.border == Border::Mirror ? 1.0 - pn * pn
+                                                                   : 1.0;
+    const std::complex<double> id = 1.0 / d, ip = 1.0 / p;
+    bcon[4 * t + 0] = id.real(), bcon[4 * t + 1] = id.imag(), bcon[4 * t + 2] = ip.real(), bcon[4 * t + 3] = ip.imag();
+    bpow[2 * t + 0] = pn.real(), bpow[2 * t + 1] = pn.imag();
+  }
   // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
   // the program (other taps, border or segment length) may have set them since.
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_coef = GlPassContext::uniform(prog, "coef"),
-              u_seg_len = GlPassContext::uniform(prog, "seg_len"), u_segs = GlPassContext::uniform(prog, "segs");
+              u_seg_len = GlPassContext::uniform(prog, "seg_len"), u_segs = GlPassContext::uniform(prog, "segs"),
+              u_bcon = GlPassContext::uniform(prog, "bcon"), u_bpow = GlPassContext::uniform(prog, "bpow");
   step.form = "iir1d-segments";
-  step.work = [&ctx, prog, partial, groups, segs, border = int(pass.border), coef, L, u_border, u_coef, u_seg_len,
-               u_segs, src, dst] {
+  step.work = [&ctx, prog, partial, groups, segs, border = int(pass.border), coef, bcon, bpow, L, u_border, u_coef,
+               u_seg_len, u_segs, u_bcon, u_bpow, src, dst] {
     glProgramUniform1i(prog, u_border, border);
     glProgramUniform4dv(prog, u_coef, kMaxIirTerms, coef.data());
+    glProgramUniform4dv(prog, u_bcon, kMaxIirTerms, bcon.data());
+    glProgramUniform2dv(prog, u_bpow, kMaxIirTerms, bpow.data());
     glProgramUniform1i(prog, u_seg_len, L);
     glProgramUniform1i(prog, u_segs, segs);
     ctx.bind_io(prog, src.tex, dst.tex);
