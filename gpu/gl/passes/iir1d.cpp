@@ -39,12 +39,13 @@ namespace {
 // 1.044, 16 / 128 1.198, 16 / 64 1.083; tiles of 64 16 ms (the GLSL compiler's code for them falls off a cliff).
 constexpr int kIirTile = 32, kIirTileGroup = 128;
 
-// Segments: at most kIirSegs a line, at least 8 positions each; kIirSegLines lines a work group (the shader's SEGS
-// and LPG), lines fastest. On an H200, RGBA sigma 12, ms at 512^2 / 724^2 / 1024^2 / 1448^2 (docs/performance.md
-// "GL iir's segments in float"): 32 segments x 4 lines 0.060 / 0.075 / 0.107 / 0.180; 32 x 2 0.060 / 0.074 / 0.115 /
-// 0.187; 32 x 8 0.069 / 0.079 / 0.112 / 0.189; 64 x 4 0.066 / 0.089 / 0.110 / 0.256; 64 x 8 0.088 / 0.097 / 0.125 /
-// 0.271; 16 x 4 0.065 / 0.080 / 0.126 / 0.220; 128 x 2 0.083 / 0.140 / 0.191 / 0.290. Fewer, longer segments: a
-// shorter scan between the sweeps. (With the float64 sweeps, 64 x 8 had been the fastest: call 67.)
+// Segments: at most kIirSegs a line, at least 8 positions each; kIirSegLines lines a work group (the shader's SEGS and
+// LPG), lines fastest. On an H200, RGBA sigma 12, ms at 512^2 / 724^2 / 1024^2 / 1448^2 (docs/performance.md "GL iir's
+// segments in float"; the border quotients then still in the shader): 32 segments x 4 lines 0.060 / 0.075 / 0.107 /
+// 0.180; 32 x 2 0.060 / 0.074 / 0.115 / 0.187; 32 x 8 0.069 / 0.079 / 0.112 / 0.189; 64 x 4 0.066 / 0.089 / 0.110 /
+// 0.256; 64 x 8 0.088 / 0.097 / 0.125 / 0.271; 16 x 4 0.065 / 0.080 / 0.126 / 0.220; 128 x 2 0.083 / 0.140 / 0.191 /
+// 0.290. Fewer, longer segments: a shorter scan between the sweeps. (With the float64 sweeps, 64 x 8 had been the
+// fastest: call 67.)
 constexpr int kIirSegs = 32, kIirSegLines = 4;
 int segment_length(int n) { return std::max(8, (n + kIirSegs - 1) / kIirSegs); }
 
