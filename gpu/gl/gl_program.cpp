@@ -1,5 +1,9 @@
 #include "gpu/gl/gl_program.hpp"
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include <glad/gl.h>
 
 #include "gpu/gl/shaders.hpp"
@@ -26,6 +30,16 @@ std::string info_log(GLuint object, bool is_program) {
 }  // namespace
 
 Status shader_file(const std::string& file, unsigned stage, ShaderSource& out) {
+  // GPUBLUR_GL_SHADER_DIR=DIR: a file of that name there replaces the embedded one (for measuring shader forms on
+  // the GPU machine without a build there; the shader caches key on the source, so a changed file recompiles).
+  if (const char* dir = std::getenv("GPUBLUR_GL_SHADER_DIR"); dir && *dir) {
+    if (std::ifstream f(std::string(dir) + "/" + file); f) {
+      std::ostringstream text;
+      text << f.rdbuf();
+      out = ShaderSource{stage, file, text.str()};
+      return Status::success();
+    }
+  }
   const auto& all = embedded_shaders();
   auto it = all.find(file);
   if (it == all.end()) return Status::fail("GL: shader '" + file + "' is not embedded in this binary");
