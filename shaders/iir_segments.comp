@@ -3,9 +3,10 @@
 // fastest so that neighbouring invocations read neighbouring lines (the CUDA segment scan's algorithm, Nehab et
 // al. 2011 in its simplest case). The recursion as core/reference/passes/iir1d.cpp's: per term
 // U[i] = x[i] + p U[i-1] (causal) and V[i-1] = p (x[i] + V[i]) (anticausal), out = sum Re(c (U + V)); vec4
-// pixels, a complex state a pair of vec4 (dvec4 in the chains). Per term:
+// pixels, a complex state a pair of vec4 (dvec4 in the chains).
 //   1. each invocation runs its segment from zero states both ways, in float (as CUDA's tiles: a segment is
-//      short): U at its last position, V before its first;
+//      short), every term in one sweep each way: U at its last position, V before its first;
+// Then per term:
 //   2. the segments chain in shared memory (the recursion is linear: the state leaving a segment is p^len times
 //      the state entering it plus its zero-start one; pairs (A, z) compose as (A2 A1, A2 z1 + z2)): a
 //      Hillis-Steele prefix scan for U, a suffix scan for V, in float64;
@@ -19,8 +20,13 @@
 // (local states, chain, outputs) moved the segments' states through a storage buffer between them.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
 // registers. On an H200 (docs/performance.md "GL iir's segments in float"), sweeps in float64 cost 2-6% at
-// 512^2-1448^2 RGBA and a compile-time seg_len (the sweeps unrolled) up to 2.2x.
+// 512^2-1448^2 RGBA and a compile-time seg_len (the sweeps unrolled) up to 2.2x; a sweep each way per term
+// (call 223) 4-8% over one for all terms (docs/performance.md "GL iir's real term").
 #define MAX_TERMS 4
+// REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole) is defined by
+// the host; a real term's recursions run on the real parts only (the imaginary parts would stay exactly 0): H200,
+// Young-van Vliet RGBA 1024^2 0.085 -> 0.080 ms (call 223).
+#define IS_REAL(t) ((((REAL_MASK) >> (t)) & 1) != 0)
 // LPG (lines per work group) and SEGS (most segments a line) are defined by the host (gpu/gl/passes/iir1d.cpp).
 layout(local_size_x = SEGS * LPG) in;
 layout(binding = 0) uniform sampler2D src;
@@ -107,24 +113,37 @@ void main() {
   int last = segs - 1;
   int a = j * seg_len, b = on ? min(n, a + seg_len) : a;  // this segment's positions [a, b)
   vec4 ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];  // the true entering states, per term (float: see outputs)
+  // 1. The segment from zero states both ways, every term in one sweep each way (float; a segment is short, and
+  // CUDA's tiles do the same): U at its last position (zf), V before its first (zb).
+  vec4 zfr[TERMS], zfi[TERMS], zbr[TERMS], zbi[TERMS];
+  for (int t = 0; t < TERMS; ++t) zfr[t] = vec4(0.0), zfi[t] = vec4(0.0), zbr[t] = vec4(0.0), zbi[t] = vec4(0.0);
+  for (int i = a; i < b; ++i) {
+    vec4 x = texelFetch(src, AT(i, line), 0);
+    for (int t = 0; t < TERMS; ++t) {
+      float gr = float(coef[t].x), gi = float(coef[t].y);
+      if (IS_REAL(t)) {
+        zfr[t] = x + gr * zfr[t];
+      } else {
+        vec4 r = x + gr * zfr[t] - gi * zfi[t];
+        zfi[t] = gr * zfi[t] + gi * zfr[t], zfr[t] = r;
+      }
+    }
+  }
+  for (int i = b - 1; i >= a; --i) {
+    vec4 x = texelFetch(src, AT(i, line), 0);
+    for (int t = 0; t < TERMS; ++t) {
+      float gr = float(coef[t].x), gi = float(coef[t].y);
+      if (IS_REAL(t)) {
+        zbr[t] = gr * (x + zbr[t]);
+      } else {
+        vec4 sr = x + zbr[t];
+        zbr[t] = gr * sr - gi * zbi[t], zbi[t] = gr * zbi[t] + gi * sr;
+      }
+    }
+  }
   for (int t = 0; t < TERMS; ++t) {
     double pr = coef[t].x, pi = coef[t].y;
-    // 1. This segment from zero states, in float (a segment is short; CUDA's tiles do the same).
-    float gr = float(pr), gi = float(pi);
-    vec4 sfr = vec4(0.0), sfi = vec4(0.0), sbr = vec4(0.0), sbi = vec4(0.0);
-    for (int i = a; i < b; ++i) {
-      vec4 x = texelFetch(src, AT(i, line), 0);
-      vec4 r = x + gr * sfr - gi * sfi;
-      sfi = gr * sfi + gi * sfr;
-      sfr = r;
-    }
-    for (int i = b - 1; i >= a; --i) {
-      vec4 x = texelFetch(src, AT(i, line), 0);
-      vec4 sr = x + sbr;
-      sbr = gr * sr - gi * sbi;
-      sbi = gr * sbi + gi * sr;
-    }
-    dvec4 fr = dvec4(sfr), fi = dvec4(sfi), br = dvec4(sbr), bi = dvec4(sbi);
+    dvec4 fr = dvec4(zfr[t]), fi = dvec4(zfi[t]), br = dvec4(zbr[t]), bi = dvec4(zbi[t]);
     // 2. The chains: prefix for U (the state entering segment j is the inclusive value of j - 1), suffix for V
     // (that of j + 1). Elements past the line are the identity (1, 0).
     double lr = 1.0, li = 0.0;
@@ -184,6 +203,11 @@ void main() {
     vec4 x = texelFetch(src, AT(i, line), 0);
     vec4 acc = vec4(0.0);
     for (int t = 0; t < TERMS; ++t) {
+      if (IS_REAL(t)) {
+        ur[t] = x + cf[t].x * ur[t];
+        acc += cf[t].z * ur[t];
+        continue;
+      }
       vec4 r = x + cf[t].x * ur[t] - cf[t].y * ui[t];
       ui[t] = cf[t].x * ui[t] + cf[t].y * ur[t];
       ur[t] = r;
@@ -195,6 +219,11 @@ void main() {
     vec4 x = texelFetch(src, AT(i, line), 0);
     vec4 acc = partial[((group * seg_len + i - a) * segs + j) * LPG + ll];
     for (int t = 0; t < TERMS; ++t) {
+      if (IS_REAL(t)) {
+        acc += cf[t].z * vr[t];
+        vr[t] = cf[t].x * (x + vr[t]);
+        continue;
+      }
       acc += cf[t].z * vr[t] - cf[t].w * vi[t];
       vec4 sr = x + vr[t];
       vr[t] = cf[t].x * sr - cf[t].y * vi[t];

@@ -22,6 +22,11 @@
 // registers; TILE (positions per tile) and LX (invocations per work group) come from the host
 // (gpu/gl/passes/iir1d.cpp).
 #define MAX_TERMS 4
+// REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole; from the host):
+// a real term's sums (PHASE 1 and 4) and one-channel outputs run on the real parts only (the imaginary parts would
+// stay exactly 0). The half tiles' outputs (CAUSAL, ANTI) keep the complex form: so changed they made RGBA 4096^2
+// slower on an H200, 0.757 -> 0.794 ms (2048^2 0.302 -> 0.295; call 224, docs/performance.md "GL iir's real term").
+#define IS_REAL(t) ((((REAL_MASK) >> (t)) & 1) != 0)
 layout(local_size_x = LX) in;
 // VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel
 // count, so one- and two-channel images run float / vec2 lines (a quarter / half the registers, arithmetic and
@@ -106,13 +111,18 @@ dvec2 cpow(dvec2 p, int e) {
     if (GUARD(qb)) xb = LOAD(qb);                                             \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
-      if (GUARD(q)) {                                                         \
-        VEC r = xf + pr * ur[t] - pi * ui[t];                                 \
-        ui[t] = pr * ui[t] + pi * ur[t], ur[t] = r;                           \
-      }                                                                       \
-      if (GUARD(qb)) {                                                        \
-        VEC r = xb + pr * wr[t] - pi * wi[t];                                 \
-        wi[t] = pr * wi[t] + pi * wr[t], wr[t] = r;                           \
+      if (IS_REAL(t)) {                                                       \
+        if (GUARD(q)) ur[t] = xf + pr * ur[t];                                \
+        if (GUARD(qb)) wr[t] = xb + pr * wr[t];                               \
+      } else {                                                                \
+        if (GUARD(q)) {                                                       \
+          VEC r = xf + pr * ur[t] - pi * ui[t];                               \
+          ui[t] = pr * ui[t] + pi * ur[t], ur[t] = r;                         \
+        }                                                                     \
+        if (GUARD(qb)) {                                                      \
+          VEC r = xb + pr * wr[t] - pi * wi[t];                               \
+          wi[t] = pr * wi[t] + pi * wr[t], wr[t] = r;                         \
+        }                                                                     \
       }                                                                       \
     }                                                                         \
   }
@@ -354,15 +364,20 @@ void main() {
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
-      if (GUARD(q)) {                                                         \
-        VEC r = cr * xf + pr * ur[t] - pi * ui[t];                           \
-        ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;                 \
-        ys[q] += r;                                                           \
-      }                                                                       \
-      if (GUARD(qb)) {                                                        \
-        ys[qb] += vr[t];                                                      \
-        VEC sr = cr * xb + vr[t], si = ci * xb + vi[t];                      \
-        vr[t] = pr * sr - pi * si, vi[t] = pr * si + pi * sr;                 \
+      if (IS_REAL(t)) {                                                       \
+        if (GUARD(q)) ur[t] = cr * xf + pr * ur[t], ys[q] += ur[t];           \
+        if (GUARD(qb)) ys[qb] += vr[t], vr[t] = pr * (cr * xb + vr[t]);       \
+      } else {                                                                \
+        if (GUARD(q)) {                                                       \
+          VEC r = cr * xf + pr * ur[t] - pi * ui[t];                          \
+          ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;               \
+          ys[q] += r;                                                         \
+        }                                                                     \
+        if (GUARD(qb)) {                                                      \
+          ys[qb] += vr[t];                                                    \
+          VEC sr = cr * xb + vr[t], si = ci * xb + vi[t];                     \
+          vr[t] = pr * sr - pi * si, vi[t] = pr * si + pi * sr;               \
+        }                                                                     \
       }                                                                       \
     }                                                                         \
   }

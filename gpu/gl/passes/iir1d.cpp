@@ -73,6 +73,15 @@ int tile_vch(const GlPassContext& ctx) { return line_vch(ctx.channels()); }
 // line and term, as before) 16 0.520, 8 0.515-0.516.
 int chain_ahead(int vch, int line_tiles) { return vch > 1 && line_tiles >= 128 ? 16 : 8; }
 
+// The shaders' REAL_MASK: bit t set where term t is real (p and c with no imaginary part: Young-van Vliet's real
+// pole), whose recursions the shaders run on the real parts only, a third of the complex form's arithmetic.
+int real_terms_mask(const std::vector<IirTerm>& terms) {
+  int mask = 0;
+  for (size_t t = 0; t < terms.size(); ++t)
+    if (terms[t].p.imag() == 0.0 && terms[t].c.imag() == 0.0) mask |= 1 << t;
+  return mask;
+}
+
 // One dispatch of shaders/iir_tiles.comp: along `axis`, PHASE `phase`, `lx` invocations a group.
 struct TileProg {
   int axis = 0, phase = 1, lx = kIirTileGroup;
@@ -80,12 +89,12 @@ struct TileProg {
   GLuint id = 0;
   GLint border = -1, coef = -1, ntiles = -1;
   // Builds (once) the program for lines of line_tiles tiles and finds its uniforms.
-  Status build(GlPassContext& ctx, int terms, int vch, int line_tiles) {
+  Status build(GlPassContext& ctx, const std::vector<IirTerm>& terms, int vch, int line_tiles) {
     const std::string ahead = phase == 2 ? fmt::format("#define AHEAD {}\n", chain_ahead(vch, line_tiles)) : "";
     if (Status s = ctx.program({{"iir_tiles.comp", GL_COMPUTE_SHADER}},
-                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define PHASE {}\n#define TILE {}\n"
-                                           "#define LX {}\n#define VCH {}\n",
-                                           axis, terms, phase, kIirTile, lx, vch) +
+                               fmt::format("#define AXIS {}\n#define TERMS {}\n#define REAL_MASK {}\n#define PHASE {}\n"
+                                           "#define TILE {}\n#define LX {}\n#define VCH {}\n",
+                                           axis, terms.size(), real_terms_mask(terms), phase, kIirTile, lx, vch) +
                                    ahead,
                                id, true);
         !s)
@@ -124,7 +133,7 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const int ntiles = (n + kIirTile - 1) / kIirTile;
   for (TileProg& t : pr)
-    if (Status s = t.build(ctx, k, vch, ntiles); !s) return s;
+    if (Status s = t.build(ctx, terms, vch, ntiles); !s) return s;
   GLuint agg = 0;
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
   step.form = "iir1d-tiles";
@@ -160,7 +169,7 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
   std::array<TileProg, 5> pr = {{{0, 1}, {0, 2}, {0, 4, lx4}, {1, 2}, {1, 3}}};
   const int w = src.w, h = src.h, ntx = (w + kIirTile - 1) / kIirTile, nty = (h + kIirTile - 1) / kIirTile;
   for (TileProg& t : pr)
-    if (Status s = t.build(ctx, k, vch, t.axis == 0 ? ntx : nty); !s) return s;
+    if (Status s = t.build(ctx, terms, vch, t.axis == 0 ? ntx : nty); !s) return s;
   GLuint agg = 0, aggc = 0;
   // The rows' aggregates and the columns' (both alive from the pair's third dispatch on).
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
@@ -207,8 +216,9 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   const int L = segment_length(n), segs = (n + L - 1) / L, groups = (lines + lpg - 1) / lpg;
   GLuint prog = 0;
   if (Status s = ctx.program({{"iir_segments.comp", GL_COMPUTE_SHADER}},
-                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n",
-                                         pass.axis, terms.size(), lpg, kIirSegs),
+                             fmt::format("#define AXIS {}\n#define TERMS {}\n#define LPG {}\n#define SEGS {}\n"
+                                         "#define REAL_MASK {}\n",
+                                         pass.axis, terms.size(), lpg, kIirSegs, real_terms_mask(terms)),
                              prog, true);
       !s)
     return s;
