@@ -3,25 +3,26 @@
 // fastest so that neighbouring invocations read neighbouring lines (the CUDA segment scan's algorithm, Nehab et
 // al. 2011 in its simplest case). The recursion as core/reference/passes/iir1d.cpp's: per term
 // U[i] = x[i] + p U[i-1] (causal) and V[i-1] = p (x[i] + V[i]) (anticausal), out = sum Re(c (U + V)); vec4
-// pixels, a complex state a pair of vec4 (dvec4 in the chains).
-//   1. each invocation runs its segment from zero states both ways, in float (as CUDA's tiles: a segment is
-//      short), every term in one sweep each way: U at its last position, V before its first;
-// Then per term:
+// pixels, a complex state a pair of vec4 (dvec4 in the chains). Two sweeps over the texels:
+//   1. forwards from zero states, every term (float, as CUDA's tiles: a segment is short): the causal sums U0,
+//      their outputs y0 = sum Re(c U0) into a line buffer laid out [group][step][segment][line] (a step's
+//      invocations touch neighbouring vec4), U0 at the segment's last position, and V's zero-start sum before
+//      its first, V0[a-1] = sum_i p^(i-a+1) x[i], from p^m made on the host (powers);
+// then per term:
 //   2. the segments chain in shared memory (the recursion is linear: the state leaving a segment is p^len times
 //      the state entering it plus its zero-start one; pairs (A, z) compose as (A2 A1, A2 z1 + z2)): a
 //      Hillis-Steele prefix scan for U, a suffix scan for V, in float64;
 //   3. the line's border states exactly as the reference (clamp x[0] / (1 - p), p x[N-1] / (1 - p); wrap and
 //      mirror from the zero-start totals B = U[N-1] and F = V[-1] / p; zero 0; the quotients as products by the
-//      host's reciprocals), and each segment's true
-//      entering states: the zero-start ones plus p^(a) U[-1] and p^(N - b) V[N-1], in float64.
-// Then each invocation runs its segment in float forwards from its U (the causal sums into a line buffer laid
-// out [group][step][segment][line], so that a step's invocations touch neighbouring vec4) and backwards from
-// its V, adding, into dst. One dispatch per pass; a first form in three
-// (local states, chain, outputs) moved the segments' states through a storage buffer between them.
+//      host's reciprocals), and each segment's true entering states U[a-1], V[b-1]: the chained ones plus
+//      p^a U[-1] and p^(N - b) V[N-1], in float64;
+//   4. backwards (float): y[i] = y0[i] + sum Re(c p^(i-a+1) U[a-1]) + sum Re(c V[i]), V from V[b-1], into dst.
+// One dispatch per pass; a first form in three (local states, chain, outputs) moved the segments' states through
+// a storage buffer between them.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
-// registers. On an H200 (docs/performance.md "GL iir's segments in float"), sweeps in float64 cost 2-6% at
-// 512^2-1448^2 RGBA and a compile-time seg_len (the sweeps unrolled) up to 2.2x; a sweep each way per term
-// (call 223) 4-8% over one for all terms (docs/performance.md "GL iir's real term").
+// registers. On an H200 (docs/performance.md "GL iir's segments in float" and "GL iir in two sweeps"), sweeps in
+// float64 cost 2-6% at 512^2-1448^2 RGBA, a compile-time seg_len (the sweeps unrolled) up to 2.2x; four sweeps
+// (both zero-start sums, then the outputs both ways) 0-12% over these two (call 226), 1448^2 0.140 -> 0.123 ms.
 #define MAX_TERMS 4
 // REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole) is defined by
 // the host; a real term's recursions run on the real parts only (the imaginary parts would stay exactly 0): H200,
@@ -32,6 +33,7 @@ layout(local_size_x = SEGS * LPG) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(std430, binding = 1) buffer Partial { vec4 partial[]; };
+layout(std430, binding = 2) readonly buffer Powers { vec2 powers[]; };  // [m * TERMS + t] = p_t^m, m <= seg_len
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 uniform dvec4 bcon[MAX_TERMS];  // per term 1 / d (the border's denominator) and 1 / p, complex (host-made)
@@ -113,33 +115,29 @@ void main() {
   int last = segs - 1;
   int a = j * seg_len, b = on ? min(n, a + seg_len) : a;  // this segment's positions [a, b)
   vec4 ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];  // the true entering states, per term (float: see outputs)
-  // 1. The segment from zero states both ways, every term in one sweep each way (float; a segment is short, and
-  // CUDA's tiles do the same): U at its last position (zf), V before its first (zb).
+  // 1. One sweep forwards from zero states, every term: the causal sums U0 (float; a segment is short, and CUDA's
+  // tiles do the same), their outputs y0 = sum Re(c U0) into the line buffer, U0 at the segment's last position
+  // (zf), and V's zero-start sum before its first position, zb = V0[a-1] = sum_i p^(i-a+1) x[i], from the powers.
   vec4 zfr[TERMS], zfi[TERMS], zbr[TERMS], zbi[TERMS];
   for (int t = 0; t < TERMS; ++t) zfr[t] = vec4(0.0), zfi[t] = vec4(0.0), zbr[t] = vec4(0.0), zbi[t] = vec4(0.0);
   for (int i = a; i < b; ++i) {
     vec4 x = texelFetch(src, AT(i, line), 0);
+    vec4 acc = vec4(0.0);
     for (int t = 0; t < TERMS; ++t) {
-      float gr = float(coef[t].x), gi = float(coef[t].y);
+      vec4 cf = vec4(coef[t]);
+      vec2 w = powers[(i - a + 1) * TERMS + t];
       if (IS_REAL(t)) {
-        zfr[t] = x + gr * zfr[t];
+        zfr[t] = x + cf.x * zfr[t];
+        acc += cf.z * zfr[t];
+        zbr[t] += w.x * x;
       } else {
-        vec4 r = x + gr * zfr[t] - gi * zfi[t];
-        zfi[t] = gr * zfi[t] + gi * zfr[t], zfr[t] = r;
+        vec4 r = x + cf.x * zfr[t] - cf.y * zfi[t];
+        zfi[t] = cf.x * zfi[t] + cf.y * zfr[t], zfr[t] = r;
+        acc += cf.z * zfr[t] - cf.w * zfi[t];
+        zbr[t] += w.x * x, zbi[t] += w.y * x;
       }
     }
-  }
-  for (int i = b - 1; i >= a; --i) {
-    vec4 x = texelFetch(src, AT(i, line), 0);
-    for (int t = 0; t < TERMS; ++t) {
-      float gr = float(coef[t].x), gi = float(coef[t].y);
-      if (IS_REAL(t)) {
-        zbr[t] = gr * (x + zbr[t]);
-      } else {
-        vec4 sr = x + zbr[t];
-        zbr[t] = gr * sr - gi * zbi[t], zbi[t] = gr * zbi[t] + gi * sr;
-      }
-    }
+    partial[((group * seg_len + i - a) * segs + j) * LPG + ll] = acc;
   }
   for (int t = 0; t < TERMS; ++t) {
     double pr = coef[t].x, pi = coef[t].y;
@@ -195,39 +193,28 @@ void main() {
     cmul(Vr, Vi, qr, qi, mr, mi);
     vr[t] = vec4(cbr + mr), vi[t] = vec4(cbi + mi);
   }
-  // The outputs: forwards (the causal sums into the line buffer), then backwards, adding.
-  // In float from the true states, as CUDA's tiles make theirs.
-  vec4 cf[TERMS];
-  for (int t = 0; t < TERMS; ++t) cf[t] = vec4(coef[t]);
-  for (int i = a; i < b; ++i) {
-    vec4 x = texelFetch(src, AT(i, line), 0);
-    vec4 acc = vec4(0.0);
-    for (int t = 0; t < TERMS; ++t) {
-      if (IS_REAL(t)) {
-        ur[t] = x + cf[t].x * ur[t];
-        acc += cf[t].z * ur[t];
-        continue;
-      }
-      vec4 r = x + cf[t].x * ur[t] - cf[t].y * ui[t];
-      ui[t] = cf[t].x * ui[t] + cf[t].y * ur[t];
-      ur[t] = r;
-      acc += cf[t].z * ur[t] - cf[t].w * ui[t];
-    }
-    partial[((group * seg_len + i - a) * segs + j) * LPG + ll] = acc;
+  // 4. One sweep backwards, in float from the true states: y[i] = y0[i] (the line buffer) + sum Re(c p^(i-a+1)
+  // U[a-1]) (U's entering state carried to i, from the powers: a recursion back from i = b-1 would grow from
+  // p^len, which is 0 in float for long segments) + sum Re(c V[i]) (V from the true V[b-1]), into dst.
+  vec4 cf[TERMS], kr[TERMS], ki[TERMS];  // k = c U[a-1]
+  for (int t = 0; t < TERMS; ++t) {
+    cf[t] = vec4(coef[t]);
+    kr[t] = cf[t].z * ur[t] - cf[t].w * ui[t], ki[t] = cf[t].z * ui[t] + cf[t].w * ur[t];
   }
   for (int i = b - 1; i >= a; --i) {
     vec4 x = texelFetch(src, AT(i, line), 0);
     vec4 acc = partial[((group * seg_len + i - a) * segs + j) * LPG + ll];
     for (int t = 0; t < TERMS; ++t) {
+      vec2 w = powers[(i - a + 1) * TERMS + t];
       if (IS_REAL(t)) {
-        acc += cf[t].z * vr[t];
+        acc += w.x * kr[t] + cf[t].z * vr[t];
         vr[t] = cf[t].x * (x + vr[t]);
-        continue;
+      } else {
+        acc += w.x * kr[t] - w.y * ki[t] + cf[t].z * vr[t] - cf[t].w * vi[t];
+        vec4 sr = x + vr[t];
+        vr[t] = cf[t].x * sr - cf[t].y * vi[t];
+        vi[t] = cf[t].x * vi[t] + cf[t].y * sr;
       }
-      acc += cf[t].z * vr[t] - cf[t].w * vi[t];
-      vec4 sr = x + vr[t];
-      vr[t] = cf[t].x * sr - cf[t].y * vi[t];
-      vi[t] = cf[t].x * vi[t] + cf[t].y * sr;
     }
     imageStore(dst, AT(i, line), acc);
   }

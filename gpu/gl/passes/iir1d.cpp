@@ -244,14 +244,25 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     bcon[4 * t + 0] = id.real(), bcon[4 * t + 1] = id.imag(), bcon[4 * t + 2] = ip.real(), bcon[4 * t + 3] = ip.imag();
     bpow[2 * t + 0] = pn.real(), bpow[2 * t + 1] = pn.imag();
   }
+  // p^m per term for m = 0..L (float pairs, [m][term]): the powers that carry U0's outputs to the true ones and make
+  // V's zero-start sums in the shader's one forward sweep. Made here in float64 as the reference's std::pow.
+  std::vector<float> pw(size_t(2 * (L + 1)) * terms.size());
+  for (int m = 0; m <= L; ++m)
+    for (size_t t = 0; t < terms.size(); ++t) {
+      const std::complex<double> q = std::pow(terms[t].p, double(m));
+      const size_t at = 2 * (size_t(m) * terms.size() + t);
+      pw[at] = float(q.real()), pw[at + 1] = float(q.imag());
+    }
+  const GLuint powers = ctx.buffer(fmt::format("iir1d.powers.{}", index));
+  glNamedBufferData(powers, GLsizeiptr(pw.size() * sizeof(float)), pw.data(), GL_STATIC_DRAW);
   // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
   // the program (other taps, border or segment length) may have set them since.
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_coef = GlPassContext::uniform(prog, "coef"),
               u_seg_len = GlPassContext::uniform(prog, "seg_len"), u_segs = GlPassContext::uniform(prog, "segs"),
               u_bcon = GlPassContext::uniform(prog, "bcon"), u_bpow = GlPassContext::uniform(prog, "bpow");
   step.form = "iir1d-segments";
-  step.work = [&ctx, prog, partial, groups, segs, border = int(pass.border), coef, bcon, bpow, L, u_border, u_coef,
-               u_seg_len, u_segs, u_bcon, u_bpow, src, dst] {
+  step.work = [&ctx, prog, partial, powers, groups, segs, border = int(pass.border), coef, bcon, bpow, L, u_border,
+               u_coef, u_seg_len, u_segs, u_bcon, u_bpow, src, dst] {
     glProgramUniform1i(prog, u_border, border);
     glProgramUniform4dv(prog, u_coef, kMaxIirTerms, coef.data());
     glProgramUniform4dv(prog, u_bcon, kMaxIirTerms, bcon.data());
@@ -260,6 +271,7 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     glProgramUniform1i(prog, u_segs, segs);
     ctx.bind_io(prog, src.tex, dst.tex);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partial);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, powers);
     glDispatchCompute(GLuint(std::min(groups, 65535)), GLuint((groups + 65534) / 65535), 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   };
