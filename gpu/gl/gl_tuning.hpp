@@ -39,8 +39,8 @@ bool box_transposed_pair();                  // GPUBLUR_GL_BOX_PAIR=0: box / int
 bool box_const_tail(Border b);                // clamp and zero; GPUBLUR_GL_BOX_TAIL=0: never (BoxTile::tail)
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
 // tiles; 0: always); the x/y pair of one or two channels (iir1d_tiles_pair) from kIirPairMinPixels.
-constexpr long long kIirTilesMinPixels = 2048LL * 2048;
-constexpr long long kIirPairMinPixels = 1024LL * 1024;
+constexpr long long kIirTilesMinPixels = 4096LL * 4096;
+constexpr long long kIirPairMinPixels = 2048LL * 2048;
 long long iir_tiles_min_pixels(bool pair);   // GPUBLUR_GL_IIR_TILES_MIN_PIXELS (both)
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
 

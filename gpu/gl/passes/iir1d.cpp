@@ -3,15 +3,15 @@
 //  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels, the pair's of kIirPairMinPixels): the
 //    CUDA tiles' algorithm, one invocation per (pixel line, tile of 32 positions), lines fastest, in three
 //    dispatches (sums from zero states, chains in float64 one invocation per line, term and channel, outputs from
-//    the true states). 4096^2 RGBA on an H200: 0.757 ms (1.94x CUDA's iir).
+//    the true states). 4096^2 RGBA on an H200: 0.741-0.752 ms (1.9x CUDA's iir; calls 225-227).
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
-//  - segments (shaders/iir_segments.comp; smaller images, where the tiles' three dispatches and their short
-//    chains leave the GPU idle: RGBA 1024^2 0.084 ms against the tiles' 0.159 on an H200): a work group per 4
-//    lines, each cut into at most 32 segments of seg_len positions, one invocation per (segment, line), lines
-//    fastest; per term each runs its segment from zero states (float), the segments chain by a scan in shared
-//    memory (float64) with the border states added, and each makes its outputs from its true states (float; the
-//    causal sums through a line buffer). One dispatch per pass. Measured forms on an H100
+//  - segments (shaders/iir_segments.comp; smaller images: RGBA on an H200 1024^2 0.075 ms against the tiles' 0.159,
+//    2048^2 0.225 against 0.286): a work group per 4 lines, each cut into at most 32 segments of seg_len positions,
+//    one invocation per (segment, line), lines fastest; each runs its segment forwards from zero states (float;
+//    the causal outputs into a line buffer), the segments chain by a scan in shared memory (float64) with the
+//    border states added, and each runs backwards from its true states adding the rest (float). One dispatch per
+//    pass. Measured forms on an H100
 //    (docs/performance.md "GL by segments"): one invocation per line 15.4 ms at 4096^2 RGBA; three dispatches
 //    with the segments' states in a storage buffer 2.14 ms; one dispatch, a line per group (neighbouring
 //    invocations 64 positions apart) 2.48 ms; lines fastest, 4 per group 1.79 ms, 8 per group 1.67 ms.
@@ -205,13 +205,21 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     coef[4 * t + 0] = terms[t].p.real(), coef[4 * t + 1] = terms[t].p.imag();
     coef[4 * t + 2] = terms[t].c.real(), coef[4 * t + 3] = terms[t].c.imag();
   }
+  // The segments' line buffer ([group][step][segment][lpg lines] vec4, shared by the program's iir1d passes):
+  // about the largest pass's image, segments times their length.
+  const int lpg = kIirSegLines;
+  const long long partial_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long) {
+    const long long len = segment_length(int(pn)), nsegs = (pn + len - 1) / len;
+    return 16LL * nsegs * lpg * len * ((plines + lpg - 1) / lpg);
+  });
   // The pair for one and two channels only: RGBA's took GL iir 0.79 -> 1.12 ms (H200; groups of 64 or 32 rows).
+  // The tiles also where the line buffer would exceed the device's storage blocks (llvmpipe's 128 MiB: 2896^2).
   const bool pair = pass.axis == 0 && ctx.channels() <= 2 && iir_pair(program, index);
-  if (const long long min_px = iir_tiles_min_pixels(pair); min_px >= 0 && (long long)src.w * src.h >= min_px) {
+  if (const long long min_px = iir_tiles_min_pixels(pair);
+      min_px >= 0 && ((long long)src.w * src.h >= min_px || partial_bytes > ctx.limits().max_ssbo)) {
     if (pair) return iir1d_tiles_pair(ctx, program, index, terms, coef, step);
     return iir1d_tiles(ctx, program, pass, terms, coef, step);
   }
-  const int lpg = kIirSegLines;
   const int n = pass.axis == 0 ? src.w : src.h, lines = pass.axis == 0 ? src.h : src.w;
   const int L = segment_length(n), segs = (n + L - 1) / L, groups = (lines + lpg - 1) / lpg;
   GLuint prog = 0;
@@ -222,11 +230,6 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
                              prog, true);
       !s)
     return s;
-  // The line buffer ([group][step][segment][lpg lines] vec4): about the image, segments times their length.
-  const long long partial_bytes = largest_over_passes(ctx, program, [&](long long pn, long long plines, long long) {
-    const long long len = segment_length(int(pn)), nsegs = (pn + len - 1) / len;
-    return 16LL * nsegs * lpg * len * ((plines + lpg - 1) / lpg);
-  });
   GLuint partial = 0;
   if (Status s = ctx.scratch_buffer("iir1d partial", partial_bytes, partial); !s) return s;
   // The border states' constants per term, as core/reference/passes/iir1d.cpp makes them: 1 / d and 1 / p (bcon),
