@@ -19,10 +19,10 @@
 //   4. backwards (float): y[i] = y0[i] + sum Re(c p^(i-a+1) U[a-1]) + sum Re(c V[i]), V from V[b-1], into dst.
 // One dispatch per pass; a first form in three (local states, chain, outputs) moved the segments' states through
 // a storage buffer between them.
-// TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
-// registers. On an H200 (docs/performance.md "GL iir's segments in float" and "GL iir in two sweeps"), sweeps in
-// float64 cost 2-6% at 512^2-1448^2 RGBA, a compile-time seg_len (the sweeps unrolled) up to 2.2x; four sweeps
-// (both zero-start sums, then the outputs both ways) 0-12% over these two (call 226), 1448^2 0.140 -> 0.123 ms.
+// TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in registers. On
+// an H200 (docs/performance.md "GL iir's segments in float" and "GL iir's real term, two sweeps"), sweeps in float64
+// cost 2-6% at 512^2-1448^2 RGBA, a compile-time seg_len (the sweeps unrolled) up to 2.2x; four sweeps (both zero-start
+// sums, then the outputs both ways) 0-13% over these two (call 226), 1448^2 0.140 -> 0.123 ms.
 #define MAX_TERMS 4
 // REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole) is defined by
 // the host; a real term's recursions run on the real parts only (the imaginary parts would stay exactly 0): H200,

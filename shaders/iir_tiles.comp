@@ -22,10 +22,10 @@
 // registers; TILE (positions per tile) and LX (invocations per work group) come from the host
 // (gpu/gl/passes/iir1d.cpp).
 #define MAX_TERMS 4
-// REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole; from the host):
-// a real term's sums (PHASE 1 and 4) and one-channel outputs run on the real parts only (the imaginary parts would
-// stay exactly 0). The half tiles' outputs (CAUSAL, ANTI) keep the complex form: so changed they made RGBA 4096^2
-// slower on an H200, 0.757 -> 0.794 ms (2048^2 0.302 -> 0.295; call 224, docs/performance.md "GL iir's real term").
+// REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole; from the host): a
+// real term's sums (PHASE 1 and 4) and one-channel outputs run on the real parts only (the imaginary parts would stay
+// exactly 0). The half tiles' outputs (CAUSAL, ANTI) keep the complex form: so changed they made RGBA 4096^2 slower on
+// an H200, 0.757 -> 0.794 ms (2048^2 0.302 -> 0.295; call 224, docs/performance.md "GL iir's real term, two sweeps").
 #define IS_REAL(t) ((((REAL_MASK) >> (t)) & 1) != 0)
 layout(local_size_x = LX) in;
 // VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel

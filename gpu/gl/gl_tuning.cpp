@@ -53,15 +53,15 @@ int sep_fft_min_radius_gl() {
   return env_int("GPUBLUR_GL_SEP_FFT_MIN_RADIUS", kSepFftMinRadius);
 }
 
-// iir1d: tiles from this many pixels, segments below (passes/iir1d.cpp). Measured on an H100 (docs/performance.md
-// "GL tiles" under iir): tiles 1.04 against 1.67 ms at 4096^2 RGBA, 0.198 against 0.143 at 1024^2; on an H200 (iir,
-// "GL iir's x/y pair below 2048^2") RGBA at 1024^2 0.159 against 0.132, 1448^2 0.299 against 0.287, 2048^2 alike; the
-// pair of one channel 0.088 against 0.128 at 1024^2 and 0.146 against 0.280 at 1448^2, two channels 0.118 against
-// 0.130 and 0.201 against 0.284. The segments in two sweeps (H200, RGBA, call 227, "GL iir in two sweeps") against the
+// iir1d: tiles from this many pixels, segments below (passes/iir1d.cpp). Measured on an H100 (docs/performance.md "GL
+// tiles" under iir): tiles 1.04 against 1.67 ms at 4096^2 RGBA, 0.198 against 0.143 at 1024^2; on an H200 (iir, "GL
+// iir's x/y pair below 2048^2") RGBA at 1024^2 0.159 against 0.132, 1448^2 0.299 against 0.287, 2048^2 alike; the pair
+// of one channel 0.088 against 0.128 at 1024^2 and 0.146 against 0.280 at 1448^2, two channels 0.118 against 0.130 and
+// 0.201 against 0.284. The segments in two sweeps (H200, RGBA, call 227, "GL iir's real term, two sweeps") against the
 // tiles: 2048^2 0.225 against 0.286 ms, 2896^2 0.480 against 0.553, 4096^2 0.794 against 0.741: tiles from 4096^2;
-// against the pair (call 229), one channel 1024^2 0.075 against 0.083, 1700^2 0.163 against 0.169, 2048^2 0.225
-// against 0.181; two channels 1024^2 0.075 against 0.115, 1700^2 0.164 against 0.229, 2048^2 0.225 against 0.214:
-// the pair from 2048^2.
+// against the pair (call 229), one channel 1024^2 0.075 against 0.083, 1700^2 0.163 against 0.169, 2048^2 0.225 against
+// 0.181; two channels 1024^2 0.075 against 0.115, 1700^2 0.164 against 0.229, 2048^2 0.225 against 0.214: the pair from
+// 2048^2.
 long long iir_tiles_min_pixels(bool pair) {
   const char* env = std::getenv("GPUBLUR_GL_IIR_TILES_MIN_PIXELS");
   return env && *env ? std::atoll(env) : pair ? kIirPairMinPixels : kIirTilesMinPixels;
