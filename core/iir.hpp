@@ -19,6 +19,9 @@ namespace gpublur {
 struct IirTerm {
   std::complex<double> p, c;
 };
+// A real term: pole and weight with no imaginary part (Young-van Vliet's third pole). Its recursions keep exactly
+// zero imaginary parts, so the GPU backends run it on real parts only (CUDA's REAL1, GL's REAL_MASK).
+inline bool iir_term_real(const IirTerm& t) { return t.p.imag() == 0.0 && t.c.imag() == 0.0; }
 
 // Young-van Vliet 3rd order with the L2-optimal poles of van Vliet, Young and Verbeek (1998) for sigma 2,
 // scaled as d^(1/q) with q chosen so that the filter's variance is exactly sigma^2. Two terms (the complex

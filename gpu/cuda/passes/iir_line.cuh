@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "core/border.hpp"
+#include "core/iir.hpp"
 #include "core/program.hpp"
 
 namespace gpublur::cuda {
@@ -27,7 +28,9 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co);
 // Whether term 1 is a real pole with a real weight (Young-van Vliet's third pole): the scan's phases and the
 // whole-rows kernel then run it in real arithmetic (about a third of a complex term's work). Such a term's
 // imaginary parts are exactly 0, so the result is the same; the kernels take it as a template flag (REAL1).
-inline bool iir_term1_real(const IirCoeffs& co) { return co.k >= 2 && co.pi[1] == 0.0 && co.ci[1] == 0.0; }
+inline bool iir_term1_real(const IirCoeffs& co) {
+  return co.k >= 2 && iir_term_real(IirTerm{{co.pr[1], co.pi[1]}, {co.cr[1], co.ci[1]}});
+}
 
 struct Cplx {
   double re, im;

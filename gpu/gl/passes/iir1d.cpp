@@ -78,7 +78,7 @@ int chain_ahead(int vch, int line_tiles) { return vch > 1 && line_tiles >= 128 ?
 int real_terms_mask(const std::vector<IirTerm>& terms) {
   int mask = 0;
   for (size_t t = 0; t < terms.size(); ++t)
-    if (terms[t].p.imag() == 0.0 && terms[t].c.imag() == 0.0) mask |= 1 << t;
+    if (iir_term_real(terms[t])) mask |= 1 << t;
   return mask;
 }
 
