@@ -160,4 +160,18 @@ std::vector<double> yvv_cascade_clamp(const YvvCascade& f, const std::vector<dou
   return out;
 }
 
+IirBorderForm iir_border_form(cd p, int n, Border b) {
+  IirBorderForm f{0.0, 0.0, 0.0};
+  const cd pn = std::pow(p, double(n));
+  if (b == Border::Clamp) {
+    f.edge = 1.0 / (1.0 - p);
+  } else if (b == Border::Wrap) {
+    f.same = 1.0 / (1.0 - pn);
+  } else if (b == Border::Mirror) {
+    const cd d = 1.0 - pn * pn;
+    f.same = pn / d, f.other = 1.0 / d;
+  }
+  return f;
+}
+
 }  // namespace gpublur

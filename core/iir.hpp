@@ -14,6 +14,8 @@
 #include <complex>
 #include <vector>
 
+#include "core/border.hpp"
+
 namespace gpublur {
 
 struct IirTerm {
@@ -22,6 +24,16 @@ struct IirTerm {
 // A real term: pole and weight with no imaginary part (Young-van Vliet's third pole). Its recursions keep exactly
 // zero imaginary parts, so the GPU backends run it on real parts only (CUDA's REAL1, GL's REAL_MASK).
 inline bool iir_term_real(const IirTerm& t) { return t.p.imag() == 0.0 && t.c.imag() == 0.0; }
+
+// A term's states beyond a line of n values, as linear forms in the line (the closed forms of
+// core/reference/passes/iir1d.cpp), so that every backend takes the same float64 numbers from here:
+//   U[-1] = edge x[0]   + same B + other F,      W[N] = edge x[N-1] + same F + other B      (V[N-1] = p W[N])
+// with B = sum_j p^j x[N-1-j] and F = sum_j p^j x[j], the line's zero-start sums each way. Clamp: edge 1 / (1-p);
+// wrap: same 1 / (1-p^N); mirror: same p^N / (1-p^2N), other 1 / (1-p^2N); every other coefficient (and zero's) 0.
+struct IirBorderForm {
+  std::complex<double> edge, same, other;
+};
+IirBorderForm iir_border_form(std::complex<double> p, int n, Border b);
 
 // Young-van Vliet 3rd order with the L2-optimal poles of van Vliet, Young and Verbeek (1998) for sigma 2,
 // scaled as d^(1/q) with q chosen so that the filter's variance is exactly sigma^2. Two terms (the complex

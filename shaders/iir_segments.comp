@@ -12,10 +12,10 @@
 //   2. the segments chain in shared memory (the recursion is linear: the state leaving a segment is p^len times
 //      the state entering it plus its zero-start one; pairs (A, z) compose as (A2 A1, A2 z1 + z2)): a
 //      Hillis-Steele prefix scan for U, a suffix scan for V, in float64;
-//   3. the line's border states exactly as the reference (clamp x[0] / (1 - p), p x[N-1] / (1 - p); wrap and
-//      mirror from the zero-start totals B = U[N-1] and F = V[-1] / p; zero 0; the quotients as products by the
-//      host's reciprocals), and each segment's true entering states U[a-1], V[b-1]: the chained ones plus
-//      p^a U[-1] and p^(N - b) V[N-1], in float64;
+//   3. the line's border states by the closed forms every backend takes from core/iir.hpp (iir_border_form: the
+//      host's coefficients times x[0] and x[N-1] for clamp, times the zero-start totals B = U[N-1] and
+//      F = V[-1] / p for wrap and mirror; zero 0), and each segment's true entering states U[a-1], V[b-1]: the
+//      chained ones plus p^a U[-1] and p^(N - b) V[N-1], in float64;
 //   4. backwards (float): y[i] = y0[i] + sum Re(c p^(i-a+1) U[a-1]) + sum Re(c V[i]), V from V[b-1], into dst.
 // One dispatch per pass; a first form in three (local states, chain, outputs) moved the segments' states through
 // a storage buffer between them.
@@ -36,8 +36,10 @@ layout(std430, binding = 1) buffer Partial { vec4 partial[]; };
 layout(std430, binding = 2) readonly buffer Powers { vec2 powers[]; };  // [m * TERMS + t] = p_t^m, m <= seg_len
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
-uniform dvec4 bcon[MAX_TERMS];  // per term 1 / d (the border's denominator) and 1 / p, complex (host-made)
-uniform dvec2 bpow[MAX_TERMS];  // p^N (wrap and mirror)
+// Per term the border's closed-form coefficients edge, same, other (core/iir.hpp iir_border_form, for this pass's
+// line length) and 1 / p, complex, made on the host.
+uniform dvec2 bform[3 * MAX_TERMS];
+uniform dvec2 pinv[MAX_TERMS];
 uniform int seg_len;             // L
 uniform int segs;                // S = ceil(n / L) <= SEGS
 
@@ -158,33 +160,31 @@ void main() {
     dvec4 cbi = j < SEGS - 1 ? chain_zi[(j + 1) * LPG + ll] : dvec4(0.0);
     if (j == 0) total_r[1][ll] = br, total_i[1][ll] = bi;  // p F = V[-1] from zero
     barrier();
-    // 3. The border states U[-1] and V[N-1] (core/reference/passes/iir1d.cpp): numerator x 1 / denominator.
+    // 3. The border states (core/iir.hpp): U[-1] = edge x[0] + same B + other F, W[N] = edge x[N-1] + same F +
+    // other B, V[N-1] = p W[N], from the host's coefficients: products only, where quotients cost float64
+    // divisions in every invocation (docs/performance.md "GL iir's segments in float").
     dvec4 Br = total_r[0][ll], Bi = total_i[0][ll];
-    // The host's constants (bcon): 1 / p and 1 / the border's denominator (clamp 1 - p, wrap 1 - p^N, mirror
-    // 1 - p^2N), and p^N (bpow): products only, where quotients cost float64 divisions in every invocation
-    // (docs/performance.md "GL iir's segments in float").
-    double ipr = bcon[t].z, ipi = bcon[t].w, qr = bpow[t].x, qi = bpow[t].y;
+    dvec2 ed = bform[3 * t], sa = bform[3 * t + 1], ot = bform[3 * t + 2];
     dvec4 Fr, Fi;  // F = (p F) / p
-    cmul(total_r[1][ll], total_i[1][ll], ipr, ipi, Fr, Fi);
-    dvec4 uar = dvec4(0.0), uai = dvec4(0.0), var = dvec4(0.0), vai = dvec4(0.0);
-    if (border == 0) {  // clamp: x[0] / (1 - p), p x[N-1] / (1 - p)
+    cmul(total_r[1][ll], total_i[1][ll], pinv[t].x, pinv[t].y, Fr, Fi);
+    dvec4 Ur = dvec4(0.0), Ui = dvec4(0.0), Wr = dvec4(0.0), Wi = dvec4(0.0);
+    if (border == 0) {  // clamp
       int cl = min(line, lines - 1);  // lines past the image: any line, never stored
       dvec4 x0 = dvec4(texelFetch(src, AT(0, cl), 0)), xn = dvec4(texelFetch(src, AT(n - 1, cl), 0));
-      uar = x0;
-      var = xn * pr, vai = xn * pi;
-    } else if (border == 2) {  // wrap: B / (1 - p^N), p F / (1 - p^N)
-      uar = Br, uai = Bi;
-      cmul(Fr, Fi, pr, pi, var, vai);
-    } else if (border == 1) {  // mirror: (F + p^N B) / (1 - p^2N), p (B + p^N F) / (1 - p^2N)
-      dvec4 xr, xi;
-      cmul(Br, Bi, qr, qi, xr, xi);
-      uar = Fr + xr, uai = Fi + xi;
-      cmul(Fr, Fi, qr, qi, xr, xi);
-      cmul(Br + xr, Bi + xi, pr, pi, var, vai);
+      Ur = x0 * ed.x, Ui = x0 * ed.y;
+      Wr = xn * ed.x, Wi = xn * ed.y;
+    } else if (border == 1 || border == 2) {  // mirror, wrap
+      dvec4 sr, si, tr, ti;
+      cmul(Br, Bi, sa.x, sa.y, sr, si);
+      cmul(Fr, Fi, ot.x, ot.y, tr, ti);
+      Ur = sr + tr, Ui = si + ti;
+      cmul(Fr, Fi, sa.x, sa.y, sr, si);
+      cmul(Br, Bi, ot.x, ot.y, tr, ti);
+      Wr = sr + tr, Wi = si + ti;
     }  // zero: both 0
-    dvec4 Ur, Ui, Vr, Vi;
-    cmul(uar, uai, bcon[t].x, bcon[t].y, Ur, Ui);
-    cmul(var, vai, bcon[t].x, bcon[t].y, Vr, Vi);
+    dvec4 Vr, Vi;
+    cmul(Wr, Wi, pr, pi, Vr, Vi);
+    double qr, qi;
     dvec4 mr, mi;
     cpow(pr, pi, a, qr, qi);
     cmul(Ur, Ui, qr, qi, mr, mi);

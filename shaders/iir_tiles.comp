@@ -8,7 +8,7 @@
 //   2. chains: one invocation per (line, term, channel) chains the tiles' sums in float64, causal and
 //      anticausal interleaved (U_before(j+1) = p^len U_before(j) + sum(j), likewise backwards), from the border
 //      states for clamp and zero; wrap and mirror chain from zero, the chains then ending at the border sums B
-//      and F, and a second sweep adds the closed-form border states (core/reference/passes/iir1d.cpp) as
+//      and F, and a second sweep adds the closed-form border states (core/iir.hpp iir_border_form) as
 //      p^a U[-1] and p^(N - b) W[N] (the recursion is linear). The aggregates become each tile's true states
 //      U[a-1], W[b];
 //   3. final (4: the same for the rows of an x/y pair, with the columns' sums of the group's square, below):
@@ -72,6 +72,11 @@ shared VEC tilesm[LX * PITCH];
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 uniform int ntiles;
+#if PHASE == 2
+// Per term the border's closed-form coefficients edge, same, other (complex; core/iir.hpp iir_border_form, for this
+// pass's line length, made on the host): U[-1] = edge x[0] + same B + other F, W[N] = edge x[N-1] + same F + other B.
+uniform dvec2 bform[3 * MAX_TERMS];
+#endif
 
 #ifdef CSPLIT
 #define CFETCH(p) texelFetch(src, p, 0)[cc]
@@ -167,12 +172,11 @@ void main() {
   int t = int(gl_GlobalInvocationID.y);
   dvec2 p = coef[t].xy, pT = cpow(p, TILE), pL = cpow(p, lastlen);
   CDV zr = CDV(0.0), zi = CDV(0.0), yr = CDV(0.0), yi = CDV(0.0);  // causal z, anticausal y
-  if (border == 0) {  // clamp: U[-1] = x[0] / (1 - p), W[N] = x[N-1] / (1 - p)
-    dvec2 d = dvec2(1.0 - p.x, -p.y);
-    double dd = d.x * d.x + d.y * d.y;
+  dvec2 ed = bform[3 * t], sa = bform[3 * t + 1], ot = bform[3 * t + 2];
+  if (border == 0) {  // clamp: U[-1] = edge x[0], W[N] = edge x[N-1]
     CDV x0 = CDV(CFETCH(AT(0, l))), xn = CDV(CFETCH(AT(n - 1, l)));
-    zr = x0 * (d.x / dd), zi = -x0 * (d.y / dd);
-    yr = xn * (d.x / dd), yi = -xn * (d.y / dd);
+    zr = x0 * ed.x, zi = x0 * ed.y;
+    yr = xn * ed.x, yi = xn * ed.y;
   }
   // AHEAD tiles' sums loaded at once: they do not depend on the chains (each load behind the previous store
   // would leave the chains latency-bound). AHEAD comes from the host (gpu/gl/passes/iir1d.cpp chain_ahead).
@@ -199,22 +203,10 @@ void main() {
     }
   }
   if (border == 1 || border == 2) {
-    // From zero, the chains ended at B = U[N-1] (causal) and F = W[0] (anticausal). Wrap: U[-1] = B / (1-p^N),
-    // W[N] = F / (1-p^N); mirror: U[-1] = (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) / (1-p^2N).
-    dvec2 pn = cpow(p, n), d;
-    CDV ur, ui, wr, wi;
-    if (border == 2) {
-      d = dvec2(1.0 - pn.x, -pn.y);
-      ur = zr, ui = zi, wr = yr, wi = yi;
-    } else {
-      dvec2 p2 = dvec2(pn.x * pn.x - pn.y * pn.y, 2.0 * pn.x * pn.y);
-      d = dvec2(1.0 - p2.x, -p2.y);
-      ur = yr + pn.x * zr - pn.y * zi, ui = yi + pn.x * zi + pn.y * zr;
-      wr = zr + pn.x * yr - pn.y * yi, wi = zi + pn.x * yi + pn.y * yr;
-    }
-    double dd = d.x * d.x + d.y * d.y;
-    CDV u0r = (ur * d.x + ui * d.y) / dd, u0i = (ui * d.x - ur * d.y) / dd;
-    CDV wnr = (wr * d.x + wi * d.y) / dd, wni = (wi * d.x - wr * d.y) / dd;
+    // From zero, the chains ended at B = U[N-1] (causal, z) and F = W[0] (anticausal, y): U[-1] = same B + other F,
+    // W[N] = same F + other B.
+    CDV u0r = sa.x * zr - sa.y * zi + ot.x * yr - ot.y * yi, u0i = sa.x * zi + sa.y * zr + ot.x * yi + ot.y * yr;
+    CDV wnr = sa.x * yr - sa.y * yi + ot.x * zr - ot.y * zi, wni = sa.x * yi + sa.y * yr + ot.x * zi + ot.y * zr;
     dvec2 pc = dvec2(1.0, 0.0), pb = dvec2(1.0, 0.0);  // p^a for tile jc, p^(N - b) for tile jb
     for (int k0 = 0; k0 < ntiles; k0 += AHEAD) {  // loaded ahead, as the chains above
       CV cr[AHEAD], ci[AHEAD], br[AHEAD], bi[AHEAD];

@@ -19,11 +19,10 @@ GPUBLUR_SIMD_CLONES void iir_term(const double* x, double* out, size_t n, size_t
                                   std::complex<double> c, Border b, double* ur, double* ui, double* vr, double* vi) {
   using cd = std::complex<double>;
   const double pr = p.real(), pi = p.imag(), cr = c.real(), ci = c.imag();
-  if (b == Border::Zero) {
-    std::fill(ur, ur + vec, 0.0), std::fill(ui, ui + vec, 0.0);
-    std::fill(vr, vr + vec, 0.0), std::fill(vi, vi + vec, 0.0);
-  } else if (b == Border::Clamp) {  // U[-1] = x[0] / (1 - p), V[N-1] = p x[N-1] / (1 - p)
-    const cd ku = 1.0 / (1.0 - p), kv = p / (1.0 - p);
+  // U[-1] = edge x[0] + same B + other F, V[N-1] = p (edge x[N-1] + same F + other B) (core/iir.hpp).
+  const IirBorderForm f = iir_border_form(p, int(n), b);
+  if (b == Border::Clamp) {
+    const cd ku = f.edge, kv = p * f.edge;
     const double* first = x;
     const double* last = x + (n - 1) * vec;
     for (size_t v = 0; v < vec; ++v) {
@@ -31,11 +30,11 @@ GPUBLUR_SIMD_CLONES void iir_term(const double* x, double* out, size_t n, size_t
       vr[v] = kv.real() * last[v], vi[v] = kv.imag() * last[v];
     }
   } else {
-    // F = sum_j p^j x[j] into (vr, vi), B = sum_j p^j x[N-1-j] into (ur, ui), by Horner's rule from either end;
-    // then wrap: U = B / (1 - p^N), V = p F / (1 - p^N); mirror: U = (F + p^N B) / (1 - p^2N),
-    // V = p (B + p^N F) / (1 - p^2N).
     std::fill(ur, ur + vec, 0.0), std::fill(ui, ui + vec, 0.0);
     std::fill(vr, vr + vec, 0.0), std::fill(vi, vi + vec, 0.0);
+  }
+  if (b == Border::Wrap || b == Border::Mirror) {
+    // F = sum_j p^j x[j] into (vr, vi), B = sum_j p^j x[N-1-j] into (ur, ui), by Horner's rule from either end.
     for (size_t j = n; j-- > 0;) {
       const double* xj = x + j * vec;
       for (size_t v = 0; v < vec; ++v) {
@@ -50,11 +49,7 @@ GPUBLUR_SIMD_CLONES void iir_term(const double* x, double* out, size_t n, size_t
         ui[v] = pr * ui[v] + pi * ur[v], ur[v] = r;
       }
     }
-    const cd pn = std::pow(p, double(n));
-    const bool wrap = b == Border::Wrap;
-    const cd den = wrap ? 1.0 - pn : 1.0 - pn * pn;
-    const cd uf = (wrap ? 0.0 : 1.0) / den, ub = (wrap ? 1.0 : pn) / den;
-    const cd vf = (wrap ? p : p * pn) / den, vb = (wrap ? 0.0 : p) / den;
+    const cd uf = f.other, ub = f.same, vf = p * f.same, vb = p * f.other;
     for (size_t v = 0; v < vec; ++v) {
       const cd F(vr[v], vi[v]), B(ur[v], ui[v]), u = uf * F + ub * B, w = vf * F + vb * B;
       ur[v] = u.real(), ui[v] = u.imag(), vr[v] = w.real(), vi[v] = w.imag();

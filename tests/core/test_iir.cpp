@@ -145,5 +145,32 @@ TEST(Iir, WrapAndMirrorEqualFilteringTheExtendedSignal) {
       }
 }
 
+// iir_border_form, the border states every backend takes: U[-1] = sum_{m>=1} p^(m-1) x[-m] and W[N] = sum_{m>=0}
+// p^m x[N+m] (V[N-1] = p W[N]) summed directly over the border-extended line, for a complex pole near 1 and a real
+// one, every border, a line of one value and a longer one.
+TEST(Iir, BorderFormsEqualTheExtendedLinesGeometricSums) {
+  using cd = std::complex<double>;
+  for (cd p : {cd(0.93, 0.21), cd(0.6, 0.0)})
+    for (int n : {1, 6, 29}) {
+      const std::vector<double> x = random_line(n, 3 + unsigned(n));
+      cd B = 0, F = 0;
+      for (int j = 0; j < n; ++j) B = x[size_t(j)] + p * B;
+      for (int j = n - 1; j >= 0; --j) F = x[size_t(j)] + p * F;
+      for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero}) {
+        const auto ext = [&](int i) {
+          const int r = remap_index(i, n, b);
+          return r < 0 ? 0.0 : x[size_t(r)];
+        };
+        cd u = 0, w = 0, q = 1;
+        for (int m = 0; m < 4000; ++m, q *= p) u += q * ext(-1 - m), w += q * ext(n + m);
+        const IirBorderForm f = iir_border_form(p, n, b);
+        const cd got_u = f.edge * x[0] + f.same * B + f.other * F;
+        const cd got_w = f.edge * x[size_t(n - 1)] + f.same * F + f.other * B;
+        EXPECT_LE(std::abs(got_u - u), 1e-12 * (1 + std::abs(u))) << border_name(b) << " n " << n << " p " << p;
+        EXPECT_LE(std::abs(got_w - w), 1e-12 * (1 + std::abs(w))) << border_name(b) << " n " << n << " p " << p;
+      }
+    }
+}
+
 }  // namespace
 }  // namespace gpublur

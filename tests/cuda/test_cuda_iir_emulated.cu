@@ -34,7 +34,8 @@ TEST(CudaIirEmulated, LinesMatchTheReference) {
           size_t base = 0, step = 0;
           int n = 0;
           cuda::iir_line_place(axis, w, h, ch, line, base, step, n);
-          cuda::iir_value_line(src.data.data(), got.data.data(), base, step, n, ic.pass.border, ic.co);
+          cuda::iir_value_line(src.data.data(), got.data.data(), base, step, n,
+                               cuda::iir_border(ic.co, n, ic.pass.border), ic.co);
         }
         const double worst = testing::max_abs_diff(got, ic.want);
         worst_all = std::max(worst_all, worst);

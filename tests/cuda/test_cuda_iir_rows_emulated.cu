@@ -34,16 +34,17 @@ template <int CH, bool REAL1>
 void run_phases(ChkPtr<float> s, ChkPtr<float2> agg, ChkPtr<cuda::Cplx> ends, const cuda::IirRowsPlan& P, Border b,
                 const cuda::IirCoeffs& co, int rows_here) {
   const cuda::IirPowers pw = cuda::iir_powers(co);
-  const cuda::IirRowsChain chain = cuda::iir_rows_chain(P, b, co);
+  const cuda::IirRowsChain chain = cuda::iir_rows_chain(P, co);
+  const cuda::IirBorder bd = cuda::iir_border(co, P.n, b);
   run_block(P.nth, [&] {
     const int tid = Emu::tid();
     cuda::iir_rows_sums<2, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);
     Emu::sync();
     // The lane count as the kernels take it (a constant; iir1d.cu picks the kernel), and 16, which only tests run.
     switch (P.lanes) {
-      case 8: cuda::iir_rows_chains<Emu, 8>(s, agg, ends, P, b, co, chain, rows_here); break;
-      case 16: cuda::iir_rows_chains<Emu, 16>(s, agg, ends, P, b, co, chain, rows_here); break;
-      default: cuda::iir_rows_chains<Emu, 32>(s, agg, ends, P, b, co, chain, rows_here);
+      case 8: cuda::iir_rows_chains<Emu, 8>(s, agg, ends, P, bd, co, chain, rows_here); break;
+      case 16: cuda::iir_rows_chains<Emu, 16>(s, agg, ends, P, bd, co, chain, rows_here); break;
+      default: cuda::iir_rows_chains<Emu, 32>(s, agg, ends, P, bd, co, chain, rows_here);
     }
     Emu::sync();
     cuda::iir_rows_final<2, CH, REAL1>(tid, s, agg, P, co, pw, rows_here);

@@ -39,6 +39,7 @@ void emulate(const Image& src, Border b, const cuda::IirCoeffs& co, int nth, Ima
   const int blocks = src.height;
   P = cuda::iir_scan_plan(src.width, NL, co.k, nth);
   const int items = P.items(), total = P.n * NL;
+  const cuda::IirBorder bd = cuda::iir_border(co, P.n, b);
   for (int blk = 0; blk < blocks; ++blk) {
     std::vector<float> sv(size_t(total), NAN);
     std::vector<cuda::Cplx> cuv(size_t(co.k) * items, cuda::Cplx{NAN, NAN}), cwv = cuv;
@@ -56,12 +57,12 @@ void emulate(const Image& src, Border b, const cuda::IirCoeffs& co, int nth, Ima
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chunk_local<NL>(Emu::tid, cu, cw, P, co);
     ++Emu::phase;
-    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chain<NL>(Emu::tid, s, cu, cw, ends, P, b, co);
+    for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chain<NL>(Emu::tid, s, cu, cw, ends, P, bd, co);
     ++Emu::phase;
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_chunk_spread<NL>(Emu::tid, cu, cw, P, co);
     ++Emu::phase;
     if (b == Border::Wrap || b == Border::Mirror) {
-      for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_borders<NL>(Emu::tid, cu, cw, ends, P, b, co);
+      for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_borders<NL>(Emu::tid, cu, cw, ends, P, bd, co);
       ++Emu::phase;
     }
     for (Emu::tid = 0; Emu::tid < nth; ++Emu::tid) cuda::iir_scan_final<NL, KT, REAL1>(Emu::tid, nth, s, cu, cw, P, co);

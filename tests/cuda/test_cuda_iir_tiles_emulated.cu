@@ -48,16 +48,18 @@ void emulate_chains_with(AP agg, EP ends, const cuda::IirTilePlan& P, Border b, 
   }
   ++Emu::phase;
   if (b == Border::Wrap || b == Border::Mirror) {
+    const cuda::IirBorder bd = cuda::iir_border(co, P.n, b);
     for (long long i = 0; i < (long long)P.lines * 2 * P.k; ++i) {
       Emu::tid = int(i);
-      cuda::iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
+      cuda::iir_tile_borders(agg, ends, P, bd, co, int(i % P.lines), int(i / P.lines));
     }
     ++Emu::phase;
   }
 }
 template <typename AP, typename EP>
 void emulate_chains(const float* in, AP agg, EP ends, const cuda::IirTilePlan& P, Border b, const cuda::IirCoeffs& co) {
-  emulate_chains_with(agg, ends, P, b, co, [&](int l, int s) { cuda::iir_tile_chain(in, agg, ends, P, b, co, l, s); });
+  const cuda::IirBorder bd = cuda::iir_border(co, P.n, b);
+  emulate_chains_with(agg, ends, P, b, co, [&](int l, int s) { cuda::iir_tile_chain(in, agg, ends, P, bd, co, l, s); });
 }
 template <int TL = cuda::kIirTile, typename AP>
 void emulate_final(const float* in, float* out, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
@@ -294,12 +296,13 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
     errors.insert(errors.end(), ss.errors.begin(), ss.errors.end());
   });
   // 2. row chains (the weighted rows' too)
+  const cuda::IirBorder br = cuda::iir_border(co, Pr.n, b), bc = cuda::iir_border(co, Pc.n, b);
   emulate_chains_with(aggr, endsr, Pr, b, co, [&](int l, int s) {
-    cuda::iir2d_row_chain(src.data.data(), vev.data(), aggr, endsr, P, b, co, l, s);
+    cuda::iir2d_row_chain(src.data.data(), vev.data(), aggr, endsr, P, br, co, l, s);
   });
   // 3. column chains, corrected for the rows' states
   emulate_chains_with(aggc, endsc, Pc, b, co, [&](int l, int s) {
-    cuda::iir2d_col_chain<2>(ev.data(), aggr, aggc, endsc, tab, P, b, co, l, s);
+    cuda::iir2d_col_chain<2>(ev.data(), aggr, aggc, endsc, tab, P, bc, co, l, s);
   });
   // 4. outputs
   each_tile([&](int x, int y) {

@@ -1,6 +1,7 @@
 // iir1d: dst(n) = sum_k Re(c_k (U_k[n] + V_k[n])) along the axis, U[n] = x[n] + p U[n-1] (causal, m >= 0)
 // and V[n] = p (x[n+1] + V[n+1]) (anticausal, m >= 1), on the infinitely border-extended line x. Each term's
-// state outside the line is a geometric sum of the extension, in closed form (core/iir.hpp):
+// state outside the line is a geometric sum of the extension, in closed form (core/iir.hpp iir_border_form, the
+// one place every backend takes them from):
 //   U[-1] = sum_{m>=1} p^(m-1) x[-m],   V[N-1] = sum_{m>=1} p^m x[N-1+m]
 //   clamp   U[-1] = x[0] / (1-p),                 V[N-1] = p x[N-1] / (1-p)
 //   zero    0,                                    0
@@ -22,23 +23,14 @@ using cd = std::complex<double>;
 // One line x[0..n) (stride `st` in `in`), one term, added into out (same stride).
 void iir_term_line(const double* in, double* out, int n, size_t st, cd p, cd c, Border b) {
   auto x = [&](int i) { return in[size_t(i) * st]; };
-  cd u0 = 0, v0 = 0;  // U[-1], V[N-1]
-  if (b == Border::Clamp) {
-    u0 = x(0) / (1.0 - p);
-    v0 = p * x(n - 1) / (1.0 - p);
-  } else if (b == Border::Wrap || b == Border::Mirror) {
-    cd F = 0, B = 0;
+  cd B = 0, F = 0;  // the zero-start sums each way (wrap and mirror's borders take them)
+  if (b == Border::Wrap || b == Border::Mirror) {
     for (int j = n - 1; j >= 0; --j) F = x(j) + p * F;
     for (int j = 0; j < n; ++j) B = x(j) + p * B;
-    const cd pn = std::pow(p, double(n));
-    if (b == Border::Wrap) {
-      u0 = B / (1.0 - pn);
-      v0 = p * F / (1.0 - pn);
-    } else {
-      u0 = (F + pn * B) / (1.0 - pn * pn);
-      v0 = p * (B + pn * F) / (1.0 - pn * pn);
-    }
   }
+  const IirBorderForm f = iir_border_form(p, n, b);
+  const cd u0 = f.edge * x(0) + f.same * B + f.other * F;          // U[-1]
+  const cd v0 = p * (f.edge * x(n - 1) + f.same * F + f.other * B);  // V[N-1] = p W[N]
   cd u = u0;
   for (int i = 0; i < n; ++i) {
     u = x(i) + p * u;

@@ -34,7 +34,7 @@ namespace {
 constexpr int kThreads = 64;  // small blocks: 4096 x 4 lines are only 256 blocks
 
 __global__ void __launch_bounds__(kThreads) iir1d_kernel(const float* __restrict__ src, float* __restrict__ dst,
-                                                          int w, int h, int ch, int axis, Border b, IirCoeffs co) {
+                                                          int w, int h, int ch, int axis, IirBorder b, IirCoeffs co) {
   const int lines = axis == 0 ? h * ch : w * ch;
   const int line = int(blockIdx.x) * kThreads + int(threadIdx.x);
   if (line >= lines) return;
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kThreads) iir1d_kernel(const float* __restrict
 template <int NL, int KT, bool REAL1>
 __global__ void __launch_bounds__(kIirScanThreads, 2)
     iir1d_scan_kernel(const float* __restrict__ src, float* __restrict__ dst, int rowv, IirScanPlan P,
-                      Border b, IirCoeffs co) {
+                      IirBorder b, IirCoeffs co) {
   extern __shared__ float4 smem4[];
   char* sm = reinterpret_cast<char*>(smem4);
   float* s = reinterpret_cast<float*>(sm);
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kIirScanThreads, 2)
   __syncthreads();
   iir_scan_chunk_spread<NL>(tid, cu, cw, P, co);
   __syncthreads();
-  if (b == Border::Wrap || b == Border::Mirror) {  // uniform over the block
+  if (iir_periodic(b)) {  // uniform over the block
     iir_scan_borders<NL>(tid, cu, cw, ends, P, b, co);
     __syncthreads();
   }
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_sums_kernel(const flo
   iir_tile_sums<KT, TL>(src, agg, P, co, int(i % P.lines), int(i / P.lines));
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_chain_kernel(const float* __restrict__ src, float2* agg,
-                                                                        Cplx* ends, IirTilePlan P, Border b,
+                                                                        Cplx* ends, IirTilePlan P, IirBorder b,
                                                                         IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_chain_kernel(const fl
   iir_tile_chain(src, agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
 }
 __global__ void __launch_bounds__(kTileThreads) iir1d_tile_borders_kernel(float2* agg, const Cplx* __restrict__ ends,
-                                                                          IirTilePlan P, Border b, IirCoeffs co) {
+                                                                          IirTilePlan P, IirBorder b, IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= (long long)P.lines * 2 * P.k) return;
@@ -136,14 +136,14 @@ void launch_tile_sums(const float* in, float2* agg, const IirTilePlan& P, const 
   launch_dependent(iir1d_tile_sums_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, agg, P, co);
 }
 // Wrap and mirror's border states after a plan's chains (ends: the chains' end sums).
-void launch_tile_borders(float2* agg, const Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
+void launch_tile_borders(float2* agg, const Cplx* ends, const IirTilePlan& P, const IirBorder& b, const IirCoeffs& co,
                          cudaStream_t s) {
-  if (b == Border::Wrap || b == Border::Mirror)
+  if (iir_periodic(b))
     launch_dependent(iir1d_tile_borders_kernel, item_blocks((long long)P.lines * 2 * P.k), kTileThreads, 0, s, agg,
                      ends, P, b, co);
 }
-void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
-                        cudaStream_t s) {
+void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTilePlan& P, const IirBorder& b,
+                        const IirCoeffs& co, cudaStream_t s) {
   launch_dependent(iir1d_tile_chain_kernel, item_blocks((long long)P.lines * 2 * P.k), kTileThreads, 0, s, in, agg,
                    ends, P, b, co);
   launch_tile_borders(agg, ends, P, b, co, s);
@@ -161,7 +161,7 @@ Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P,
   Cplx* ends = reinterpret_cast<Cplx*>(static_cast<char*>(scratch) + P.ends_offset());
   const float* in = static_cast<const float*>(src.data);
   launch_tile_sums<KT, TL>(in, agg, P, co, s);
-  launch_tile_chains(in, agg, ends, P, b, co, s);
+  launch_tile_chains(in, agg, ends, P, iir_border(co, P.n, b), co, s);
   launch_tile_final<KT, TL>(in, static_cast<float*>(dst.data), agg, P, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
 }
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(kIir2dThreads, 3)
 }
 __global__ void __launch_bounds__(kTileThreads)
     iir2d_row_chain_kernel(const float* __restrict__ src, const float* __restrict__ vedge, float2* aggr, Cplx* ends,
-                           Iir2dPlan P, Border b, IirCoeffs co) {
+                           Iir2dPlan P, IirBorder b, IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= (long long)P.Pr.lines * 2 * P.k) return;
@@ -218,7 +218,7 @@ static_assert(kTileThreads == 4 * kIir2dTile, "a column chain block is a tile co
 template <int KT>
 __global__ void __launch_bounds__(kTileThreads)
     iir2d_col_chain_kernel(const float* __restrict__ edge, const float2* __restrict__ aggr, float2* aggc, Cplx* ends,
-                           Iir2dPlan P, Border b, IirCoeffs co, const __grid_constant__ Iir2dPowers pw) {
+                           Iir2dPlan P, IirBorder b, IirCoeffs co, const __grid_constant__ Iir2dPowers pw) {
   wait_for_previous_grid();
   constexpr int kStage = 4 * kIirChainAhead;  // tiles staged at once (a barrier pair for four chunks)
   __shared__ float2 st[kStage][2 * KT][2][4];  // (tile, row sequence, part, channel)
@@ -281,17 +281,18 @@ Status run_2d(const DevImage& src, const DevImage& dst, const Iir2dPlan& P, Bord
   const float* in = static_cast<const float*>(src.data);
   const unsigned tiles = unsigned(P.tx) * unsigned(P.ty);
   const Iir2dPowers pw = iir2d_powers(co);
+  const IirBorder br = iir_border(co, P.Pr.n, b), bc = iir_border(co, P.Pc.n, b);  // rows' and columns' lengths
   if (Status st = allow_smem(iir2d_sums_kernel<KT, R1>, kIir2dSmem, true); !st) return st;
   auto outk = iir2d_outputs_kernel<KT, R1>;
   if (Status st = allow_smem(outk, kIir2dSmem, true); !st) return st;
   launch_dependent(iir2d_sums_kernel<KT, R1>, tiles, kIir2dThreads, kIir2dSmem, s, in, aggr, aggc, edge, vedge, P, co,
                    b == Border::Clamp, pw);
   launch_dependent(iir2d_row_chain_kernel, item_blocks((long long)P.Pr.lines * 2 * P.k), kTileThreads, 0, s, in,
-                   static_cast<const float*>(vedge), aggr, endsr, P, b, co);
-  launch_tile_borders(aggr, endsr, P.Pr, b, co, s);
+                   static_cast<const float*>(vedge), aggr, endsr, P, br, co);
+  launch_tile_borders(aggr, endsr, P.Pr, br, co, s);
   launch_dependent(iir2d_col_chain_kernel<KT>, dim3(unsigned(P.tx), unsigned(2 * P.k)), kTileThreads, 0, s,
-                   static_cast<const float*>(edge), static_cast<const float2*>(aggr), aggc, endsc, P, b, co, pw);
-  launch_tile_borders(aggc, endsc, P.Pc, b, co, s);
+                   static_cast<const float*>(edge), static_cast<const float2*>(aggr), aggc, endsc, P, bc, co, pw);
+  launch_tile_borders(aggc, endsc, P.Pc, bc, co, s);
   launch_dependent(outk, tiles, kIir2dThreads, kIir2dSmem, s, in, static_cast<float*>(dst.data),
                    static_cast<const float2*>(aggr), static_cast<const float2*>(aggc), P, co);
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as 2D tiles)");
@@ -326,12 +327,12 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
   const float* in = static_cast<const float*>(src.data);
   float* m = static_cast<float*>(mid.data);
   launch_tile_sums<KT>(in, agg, P, co, s);
-  launch_tile_chains(in, agg, ends, P, b, co, s);
+  launch_tile_chains(in, agg, ends, P, iir_border(co, P.n, b), co, s);
   const int ch = src.channels;
   const unsigned blocks = unsigned((long long)Pc.ntiles * P.ntiles);
   launch_dependent(iir1d_pair_final_kernel<KT>, blocks, kIirTile * ch, iir_pair_smem_bytes(ch), s, in, m, agg, aggc,
                    P, Pc, co, ch);
-  launch_tile_chains(m, aggc, endsc, Pc, b, co, s);
+  launch_tile_chains(m, aggc, endsc, Pc, iir_border(co, Pc.n, b), co, s);
   launch_tile_final<KT>(m, static_cast<float*>(dst.data), aggc, Pc, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as tiles)");
 }
@@ -342,7 +343,7 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
 // lanes behind a switch ran its 4096-wide rows, which take 32, 3-4% slower; H200, docs/performance.md).
 template <int KT, int CH, bool REAL1, int LANES>
 __global__ void __launch_bounds__(kIirRowsMaxThreads)
-    iir1d_rows_kernel(const float* __restrict__ src, float* __restrict__ dst, int h, IirRowsPlan P, Border b,
+    iir1d_rows_kernel(const float* __restrict__ src, float* __restrict__ dst, int h, IirRowsPlan P, IirBorder b,
                       IirCoeffs co, IirPowers pw, IirRowsChain chain) {
   wait_for_previous_grid();
   extern __shared__ float4 smem4[];
@@ -429,7 +430,8 @@ Status run_rows_ch(const DevImage& src, const DevImage& dst, const IirRowsPlan& 
   if (Status st = allow_smem(k, P.bytes, true); !st) return st;
   const unsigned blocks = unsigned((src.height + P.rows - 1) / P.rows);
   launch_dependent(k, blocks, unsigned(P.nth), P.bytes, s, static_cast<const float*>(src.data),
-                   static_cast<float*>(dst.data), src.height, P, b, co, iir_powers(co), iir_rows_chain(P, b, co));
+                   static_cast<float*>(dst.data), src.height, P, iir_border(co, P.n, b), co, iir_powers(co),
+                   iir_rows_chain(P, co));
   return cuda_status(cudaGetLastError(), "launching iir1d (whole rows)");
 }
 template <int KT, bool REAL1>
@@ -491,7 +493,8 @@ Status run_scan(const DevImage& src, const DevImage& dst, const IirScanPlan& P, 
   auto k = iir1d_scan_kernel<1, KT, REAL1>;
   if (Status st = allow_smem(k, P.bytes, true); !st) return st;
   k<<<unsigned(blocks), kIirScanThreads, P.bytes, s>>>(static_cast<const float*>(src.data),
-                                                       static_cast<float*>(dst.data), rowv, P, b, co);
+                                                       static_cast<float*>(dst.data), rowv, P,
+                                                       iir_border(co, P.n, b), co);
   return cuda_status(cudaGetLastError(), "launching iir1d (segment scan)");
 }
 
@@ -635,7 +638,8 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
   }
   const unsigned blocks = unsigned((lines + kThreads - 1) / kThreads);
   iir1d_kernel<<<blocks, kThreads, 0, s>>>(static_cast<const float*>(src.data), static_cast<float*>(dst.data),
-                                          src.width, src.height, src.channels, pass.axis, pass.border, co);
+                                          src.width, src.height, src.channels, pass.axis,
+                                          iir_border(co, pass.axis == 0 ? src.width : src.height, pass.border), co);
   path = pass.axis == 0 ? "iir1d-rows" : "iir1d-cols";
   return cuda_status(cudaGetLastError(), "launching iir1d");
 }

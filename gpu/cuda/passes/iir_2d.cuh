@@ -440,8 +440,8 @@ GPUBLUR_HD void iir2d_s1_vsums(int tid, SP s, AP aggr, WP pw, const Iir2dPlan& P
 // Stage 2's chain of row line l (iir_tiles.cuh's chain): a weighted row's first and last values from vedge.
 #pragma nv_exec_check_disable
 template <typename AP, typename EP>
-GPUBLUR_HD void iir2d_row_chain(const float* src, const float* vedge, AP aggr, EP ends, const Iir2dPlan& P, Border b,
-                                const IirCoeffs& co, int l, int s) {
+GPUBLUR_HD void iir2d_row_chain(const float* src, const float* vedge, AP aggr, EP ends, const Iir2dPlan& P,
+                                const IirBorder& b, const IirCoeffs& co, int l, int s) {
   const IirTilePlan& Pr = P.Pr;
   const auto x0 = [&](bool back) {
     const int rl = P.rows_lines();
@@ -458,8 +458,9 @@ struct Iir2dDirect {};
 #pragma nv_exec_check_disable
 template <int KT, typename AP, typename RP, typename EP, typename WP, typename SRC = Iir2dDirect,
           typename CHUNK = IirNoChunk>
-GPUBLUR_HD void iir2d_col_chain(const float* edge, RP aggr, AP aggc, EP ends, WP pw, const Iir2dPlan& P, Border b,
-                                const IirCoeffs& co, int l, int s, SRC src = {}, CHUNK chunk = {}, bool active = true) {
+GPUBLUR_HD void iir2d_col_chain(const float* edge, RP aggr, AP aggc, EP ends, WP pw, const Iir2dPlan& P,
+                                const IirBorder& b, const IirCoeffs& co, int l, int s, SRC src = {}, CHUNK chunk = {},
+                                bool active = true) {
   const int X = l >> 2, c = l & 3, x = X / kIir2dTile, q = X % kIir2dTile, nx = P.nx(x), k = co.k;
   float2 a[2 * KT];
 #pragma unroll

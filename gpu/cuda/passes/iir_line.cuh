@@ -52,18 +52,34 @@ GPUBLUR_HD Cplx cpow(Cplx p, int n) {
   return r;
 }
 
-// Wrap's and mirror's border states from the border sums B = sum p^j x[N-1-j] and F = sum p^j x[j] (the closed
-// forms of core/reference/passes/iir1d.cpp): wrap U[-1] = B / (1-p^N), W[N] = F / (1-p^N); mirror U[-1] =
-// (F + p^N B) / (1-p^2N), W[N] = (B + p^N F) / (1-p^2N). Every schedule (line, scan, tiles) takes them here.
-GPUBLUR_HD void iir_periodic_states(Border b, Cplx p, int n, Cplx B, Cplx F, Cplx& u0, Cplx& wn) {
-  const Cplx pn = cpow(p, n);
-  if (b == Border::Wrap) {
-    const Cplx d{1.0 - pn.re, -pn.im};
-    u0 = cdiv(B, d), wn = cdiv(F, d);
-  } else {
-    const Cplx p2n = cmul(pn, pn), d{1.0 - p2n.re, -p2n.im};
-    u0 = cdiv(cadd(F, cmul(pn, B)), d), wn = cdiv(cadd(B, cmul(pn, F)), d);
+// A pass's border as the kernels take it: its mode and each term's closed-form coefficients for the pass's line
+// length, made on the host by core/iir.hpp's iir_border_form (the one source every backend takes them from):
+//   U[-1] = edge x[0] + same B + other F,   W[N] = edge x[N-1] + same F + other B   (V[N-1] = p W[N])
+// with B = sum_j p^j x[N-1-j] and F = sum_j p^j x[j] (wrap and mirror; clamp has edge only, zero nothing).
+struct IirBorder {
+  Border mode = Border::Clamp;
+  Cplx edge[kMaxIirTerms], same[kMaxIirTerms], other[kMaxIirTerms];
+};
+inline IirBorder iir_border(const IirCoeffs& co, int n, Border mode) {
+  IirBorder b{};
+  b.mode = mode;
+  for (int t = 0; t < co.k && t < kMaxIirTerms; ++t) {
+    const IirBorderForm f = iir_border_form({co.pr[t], co.pi[t]}, n, mode);
+    b.edge[t] = {f.edge.real(), f.edge.imag()};
+    b.same[t] = {f.same.real(), f.same.imag()};
+    b.other[t] = {f.other.real(), f.other.imag()};
   }
+  return b;
+}
+GPUBLUR_HD bool iir_periodic(const IirBorder& b) { return b.mode == Border::Wrap || b.mode == Border::Mirror; }
+// Term t's periodic border states from the line's sums B and F (wrap and mirror).
+GPUBLUR_HD void iir_periodic_states(const IirBorder& b, int t, Cplx B, Cplx F, Cplx& u0, Cplx& wn) {
+  u0 = cadd(cmul(b.same[t], B), cmul(b.other[t], F));
+  wn = cadd(cmul(b.same[t], F), cmul(b.other[t], B));
+}
+// Term t's clamp state from the line's end value xe: U[-1] (xe = x[0]) or W[N] (xe = x[N-1]).
+GPUBLUR_HD Cplx iir_clamp_state(const IirBorder& b, int t, double xe) {
+  return Cplx{b.edge[t].re * xe, b.edge[t].im * xe};
 }
 
 // Calls body(i, x[i]) for i = 0..n-1 (or n-1..0 when backward), loading kIirChunk values ahead into
@@ -89,23 +105,22 @@ GPUBLUR_HD void iir_sweep(const float* __restrict__ in, const float* aux, size_t
 }
 
 GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* out, size_t base, size_t step,
-                               int n, Border b, const IirCoeffs& co) {
+                               int n, const IirBorder& b, const IirCoeffs& co) {
   constexpr int K = kMaxIirTerms;
   const int k = co.k;
   Cplx u[K], v[K];  // U[-1], V[N-1] (then the running states)
 #pragma unroll
   for (int t = 0; t < K; ++t) u[t] = v[t] = Cplx{0.0, 0.0};
-  if (b == Border::Clamp) {
+  if (b.mode == Border::Clamp) {
     const double x0 = in[base], xn = in[base + size_t(n - 1) * step];
 #pragma unroll
     for (int t = 0; t < K; ++t) {
       if (t < k) {  // a guard, not a break: the arrays keep compile-time indices (registers)
-        const Cplx p{co.pr[t], co.pi[t]}, one_p{1.0 - p.re, -p.im};
-        u[t] = cdiv(Cplx{x0, 0.0}, one_p);
-        v[t] = cdiv(Cplx{p.re * xn, p.im * xn}, one_p);
+        u[t] = iir_clamp_state(b, t, x0);
+        v[t] = cmul(Cplx{co.pr[t], co.pi[t]}, iir_clamp_state(b, t, xn));  // V[N-1] = p W[N]
       }
     }
-  } else if (b == Border::Wrap || b == Border::Mirror) {
+  } else if (iir_periodic(b)) {
     Cplx F[K], B[K];  // F = sum_j p^j x[j] (backward sweep), B = sum_j p^j x[N-1-j] (forward sweep)
 #pragma unroll
     for (int t = 0; t < K; ++t) F[t] = B[t] = Cplx{0.0, 0.0};
@@ -122,10 +137,9 @@ GPUBLUR_HD void iir_value_line(const float* __restrict__ in, float* out, size_t 
 #pragma unroll
     for (int t = 0; t < K; ++t) {
       if (t < k) {
-        const Cplx p{co.pr[t], co.pi[t]};
         Cplx wn;
-        iir_periodic_states(b, p, n, B[t], F[t], u[t], wn);
-        v[t] = cmul(p, wn);  // V[N-1] = p W[N]
+        iir_periodic_states(b, t, B[t], F[t], u[t], wn);
+        v[t] = cmul(Cplx{co.pr[t], co.pi[t]}, wn);  // V[N-1] = p W[N]
       }
     }
   }

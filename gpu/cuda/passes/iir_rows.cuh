@@ -204,15 +204,12 @@ GPUBLUR_HD Cplx iir_shfl_up(Cplx v, int o, int width) {
 
 // The chains' constants per term, float64, made on the host (iir_rows_chain) so that the chains, a latency-bound
 // phase every warp of a block waits for, run no powers and no divisions: p^kIirTile and p^len(last tile), the
-// scan's lane multipliers Q^(2^i) with Q = p^(kIirTile m) (m tiles a lane), pLast / p^kIirTile, the clamp
-// state's 1 / (1 - p), and the
-// periodic border states U[-1] = alpha B + beta F, W[n] = alpha F + beta B (iir_periodic_states: wrap alpha =
-// 1 / (1 - p^n), beta = 0; mirror alpha = p^n / (1 - p^2n), beta = 1 / (1 - p^2n)).
+// scan's lane multipliers Q^(2^i) with Q = p^(kIirTile m) (m tiles a lane) and pLast / p^kIirTile (the border
+// states' coefficients come in the IirBorder, also made on the host).
 struct IirRowsChain {
-  Cplx pT[kMaxIirTerms], pLast[kMaxIirTerms], q[kMaxIirTerms][5], lead[kMaxIirTerms], clamp[kMaxIirTerms],
-      alpha[kMaxIirTerms], beta[kMaxIirTerms];
+  Cplx pT[kMaxIirTerms], pLast[kMaxIirTerms], q[kMaxIirTerms][5], lead[kMaxIirTerms];
 };
-inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoeffs& co) {
+inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, const IirCoeffs& co) {
   IirRowsChain C{};
   const int m = P.per_lane();
   for (int t = 0; t < co.k && t < kMaxIirTerms; ++t) {
@@ -221,12 +218,6 @@ inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoef
     C.q[t][0] = cpow(C.pT[t], m);
     for (int i = 1; i < 5; ++i) C.q[t][i] = cmul(C.q[t][i - 1], C.q[t][i - 1]);
     C.lead[t] = cdiv(C.pLast[t], C.pT[t]);
-    C.clamp[t] = cdiv(Cplx{1.0, 0.0}, Cplx{1.0 - p.re, -p.im});
-    // The closed forms' coefficients of B and F, from the same function the other schedules use.
-    Cplx u1, w1, u2, w2;
-    iir_periodic_states(b == Border::Mirror ? b : Border::Wrap, p, P.n, Cplx{1.0, 0.0}, Cplx{0.0, 0.0}, u1, w1);
-    iir_periodic_states(b == Border::Mirror ? b : Border::Wrap, p, P.n, Cplx{0.0, 0.0}, Cplx{1.0, 0.0}, u2, w2);
-    C.alpha[t] = u1, C.beta[t] = u2;  // U[-1] = alpha B + beta F (and W[n] = alpha F + beta B by symmetry)
   }
   return C;
 }
@@ -242,13 +233,13 @@ inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, Border b, const IirCoef
 // round (iir_rows_plan picks L; L == P.lanes, a constant here and a kernel of its own, iir1d.cu).
 #pragma nv_exec_check_disable
 template <typename Blk, int L, typename SP, typename AP, typename EP>
-GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Border b, const IirCoeffs& co,
+GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, const IirBorder& b, const IirCoeffs& co,
                                 const IirRowsChain& C, int rows_here) {
   constexpr int G = 32 / L;  // (a constant: the scan's loops unrolled, its multipliers immediate operands)
   const int lane = Blk::tid() & 31, warp = Blk::tid() >> 5, nwarps = Blk::nth() >> 5;
   const int sl = lane & (L - 1), grp = lane / L;
   const int nchains = P.chains(rows_here), m = (P.ntiles + L - 1) / L, last = P.ntiles - 1, k2 = 2 * P.k;
-  const bool periodic = b == Border::Wrap || b == Border::Mirror;
+  const bool periodic = iir_periodic(b);
   const int e0 = sl * m, e1 = e0 + m < P.ntiles ? e0 + m : P.ntiles;  // the lane's elements [e0, e1)
   for (int pass = periodic ? 0 : 1; pass < 2; ++pass) {
     if (pass == 1 && periodic) Blk::sync();  // both directions' totals are in ends
@@ -287,15 +278,15 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, Bor
         }
         continue;
       }
-      if (b != Border::Zero) {  // plus the initial state's share: z0 times the product of the multipliers before
+      if (b.mode != Border::Zero) {  // plus the initial state's share: z0 times the product of the multipliers before
         const int r = l / P.ch, c = l - r * P.ch;
         Cplx z0;
-        if (b == Border::Clamp) {
-          const double xb = double(float(s[long(P.at(r, c, back ? P.n - 1 : 0))]));
-          z0 = Cplx{xb * C.clamp[t].re, xb * C.clamp[t].im};
+        if (b.mode == Border::Clamp) {
+          z0 = iir_clamp_state(b, t, double(float(s[long(P.at(r, c, back ? P.n - 1 : 0))])));
         } else {
-          const Cplx B = ends[l * k2 + t], F = ends[l * k2 + P.k + t];
-          z0 = back ? cadd(cmul(C.alpha[t], F), cmul(C.beta[t], B)) : cadd(cmul(C.alpha[t], B), cmul(C.beta[t], F));
+          Cplx u0, wn;
+          iir_periodic_states(b, t, ends[l * k2 + t], ends[l * k2 + P.k + t], u0, wn);
+          z0 = back ? wn : u0;
         }
         // Q^sl (causal), or pLast pT^(sl m - 1) = (pLast / pT) Q^sl (anticausal, sl >= 1), by the bits of sl.
         Cplx g{1.0, 0.0};

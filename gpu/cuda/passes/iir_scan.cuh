@@ -199,7 +199,7 @@ GPUBLUR_HD void iir_scan_chunk_local(int tid, CP cu, CP cw, const IirScanPlan& P
 // ends[t * NL + l]; anticausal: F = sum p^j x[j] into ends[(k + t) * NL + l]).
 #pragma nv_exec_check_disable
 template <int NL, typename SP, typename CP>
-GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b,
+GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirScanPlan& P, const IirBorder& b,
                                const IirCoeffs& co) {
   const int lanes = NL * co.k;
   if (tid >= 2 * lanes) return;
@@ -208,8 +208,7 @@ GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirSc
   const Cplx p{co.pr[t], co.pi[t]}, pL = cpow(p, P.L), pLast = cpow(p, P.seg_len(last));
   CP cc = back ? cw : cu;
   Cplx z{0.0, 0.0};
-  if (b == Border::Clamp)
-    z = cdiv(Cplx{double(s[(back ? P.n - 1 : 0) * NL + l]), 0.0}, Cplx{1.0 - p.re, -p.im});
+  if (b.mode == Border::Clamp) z = iir_clamp_state(b, t, double(s[(back ? P.n - 1 : 0) * NL + l]));
   for (int k0 = 0; k0 < P.nseg; k0 += P.chunk_len) {
     const int k1 = k0 + P.chunk_len < P.nseg ? k0 + P.chunk_len : P.nseg;
     // The chunk's factor: p^L per segment, p^(last segment's length) for the line's last segment (chain index
@@ -222,7 +221,7 @@ GPUBLUR_HD void iir_scan_chain(int tid, SP s, CP cu, CP cw, CP ends, const IirSc
     cc[at] = z;
     z = cadd(cmul(A, z), v);
   }
-  if (b == Border::Wrap || b == Border::Mirror) ends[(back ? co.k + t : t) * NL + l] = z;
+  if (iir_periodic(b)) ends[(back ? co.k + t : t) * NL + l] = z;
 }
 
 // 2c: each chunk's segments get their starts from the chunk's (U[a-1] causal, W[b] anticausal).
@@ -243,16 +242,18 @@ GPUBLUR_HD void iir_scan_chunk_spread(int tid, CP cu, CP cw, const IirScanPlan& 
   cc[atl] = z;
 }
 
-// 2d (wrap and mirror only; the chunk threads): the border states from B and F (iir_periodic_states), added in as p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
+// 2d (wrap and mirror only; the chunk threads): the border states from B and F (iir_periodic_states), added in as
+// p^(a_g) U[-1] and p^(N - b_g) W[N] (linear recursion).
 #pragma nv_exec_check_disable
 template <int NL, typename CP>
-GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, Border b, const IirCoeffs& co) {
+GPUBLUR_HD void iir_scan_borders(int tid, CP cu, CP cw, CP ends, const IirScanPlan& P, const IirBorder& b,
+                                 const IirCoeffs& co) {
   IirChunkWalk w;
   if (!iir_chunk_walk<NL>(tid, P, co, w)) return;
   const IirChunk& c = w.c;
   const Cplx p = w.p;
   Cplx u0, wn;
-  iir_periodic_states(b, p, P.n, ends[c.t * NL + c.l], ends[(co.k + c.t) * NL + c.l], u0, wn);
+  iir_periodic_states(b, c.t, ends[c.t * NL + c.l], ends[(co.k + c.t) * NL + c.l], u0, wn);
   const Cplx z0 = c.back ? wn : u0;
   CP cc = c.back ? cw : cu;
   // p^(a_g) causal (a_g = g L), p^(N - b_g) anticausal (b_g = min(N, (g + 1) L)), at the chunk's first segment.

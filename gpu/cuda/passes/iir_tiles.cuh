@@ -182,13 +182,13 @@ constexpr int kIirChainAhead = 16;  // the loads do not depend on the chain: a c
 // the rows' states staged in shared memory). An inactive thread (a block's lines past the plan's) only calls chunk.
 #pragma nv_exec_check_disable
 template <typename AP, typename EP, typename X0, typename ADD, typename CHUNK = IirNoChunk>
-GPUBLUR_HD void iir_tile_chain_with(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s,
-                                    X0 x0, ADD add, CHUNK chunk = {}, bool active = true) {
+GPUBLUR_HD void iir_tile_chain_with(AP agg, EP ends, const IirTilePlan& P, const IirBorder& b, const IirCoeffs& co,
+                                    int l, int s, X0 x0, ADD add, CHUNK chunk = {}, bool active = true) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
   const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, P.tile), pLast = cpow(p, P.len(last));
   Cplx z{0.0, 0.0};
-  if (active && b == Border::Clamp) z = cdiv(Cplx{double(x0(back)), 0.0}, Cplx{1.0 - p.re, -p.im});
+  if (active && b.mode == Border::Clamp) z = iir_clamp_state(b, t, double(x0(back)));
   constexpr int kAhead = kIirChainAhead;
   for (int k0 = 0; k0 < P.ntiles; k0 += kAhead) {
     float2 v[kAhead];
@@ -219,12 +219,12 @@ GPUBLUR_HD void iir_tile_chain_with(AP agg, EP ends, const IirTilePlan& P, Borde
       }
     }
   }
-  if (active && (b == Border::Wrap || b == Border::Mirror)) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
+  if (active && iir_periodic(b)) ends[size_t(s) * size_t(P.lines) + size_t(l)] = z;
 }
 #pragma nv_exec_check_disable
 template <typename AP, typename EP>
-GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co,
-                               int l, int s) {
+GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTilePlan& P, const IirBorder& b,
+                               const IirCoeffs& co, int l, int s) {
   iir_tile_chain_with(
       agg, ends, P, b, co, l, s, [&](bool back) { return src[P.at(l, back ? P.n - 1 : 0)]; }, IirNoAdd{});
 }
@@ -233,13 +233,14 @@ GPUBLUR_HD void iir_tile_chain(const float* src, AP agg, EP ends, const IirTileP
 // (tile j starts at a = j T) and W[b] += p^(N-b) W[N] (it ends at b = min(N, (j+1) T)): the recursion is linear.
 #pragma nv_exec_check_disable
 template <typename AP, typename EP>
-GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, Border b, const IirCoeffs& co, int l, int s) {
+GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, const IirBorder& b, const IirCoeffs& co, int l,
+                                 int s) {
   const bool back = s >= P.k;
   const int t = back ? s - P.k : s, last = P.ntiles - 1;
   const Cplx p{co.pr[t], co.pi[t]}, pT = cpow(p, P.tile), pLast = cpow(p, P.len(last));
   const Cplx B = ends[size_t(t) * size_t(P.lines) + size_t(l)], F = ends[size_t(P.k + t) * size_t(P.lines) + size_t(l)];
   Cplx u0, wn;
-  iir_periodic_states(b, p, P.n, B, F, u0, wn);
+  iir_periodic_states(b, t, B, F, u0, wn);
   const Cplx z0 = back ? wn : u0;
   Cplx pw{1.0, 0.0};  // p^a (causal, from the first tile) or p^(N-b) (anticausal, from the last)
   for (int k = 0; k <= last; ++k) {

@@ -82,12 +82,24 @@ int real_terms_mask(const std::vector<IirTerm>& terms) {
   return mask;
 }
 
+// The border's closed-form coefficients per term for lines of n positions (core/iir.hpp iir_border_form, which every
+// backend takes them from), as the shaders' bform: edge, same, other (complex) per term.
+std::vector<double> border_forms(const std::vector<IirTerm>& terms, int n, Border b) {
+  std::vector<double> f(6 * kMaxIirTerms, 0.0);
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const IirBorderForm g = iir_border_form(terms[t].p, n, b);
+    const std::complex<double> v[3] = {g.edge, g.same, g.other};
+    for (size_t i = 0; i < 3; ++i) f[6 * t + 2 * i] = v[i].real(), f[6 * t + 2 * i + 1] = v[i].imag();
+  }
+  return f;
+}
+
 // One dispatch of shaders/iir_tiles.comp: along `axis`, PHASE `phase`, `lx` invocations a group.
 struct TileProg {
   int axis = 0, phase = 1, lx = kIirTileGroup;
   int per_line = 1;  // invocations per line: the chains take one per channel
   GLuint id = 0;
-  GLint border = -1, coef = -1, ntiles = -1;
+  GLint border = -1, coef = -1, ntiles = -1, bform = -1;
   // Builds (once) the program for lines of line_tiles tiles and finds its uniforms.
   Status build(GlPassContext& ctx, const std::vector<IirTerm>& terms, int vch, int line_tiles) {
     const std::string ahead = phase == 2 ? fmt::format("#define AHEAD {}\n", chain_ahead(vch, line_tiles)) : "";
@@ -102,16 +114,19 @@ struct TileProg {
     per_line = phase == 2 ? vch : 1;
     border = GlPassContext::uniform(id, "border"), coef = GlPassContext::uniform(id, "coef");
     ntiles = GlPassContext::uniform(id, "ntiles");
+    if (phase == 2) bform = GlPassContext::uniform(id, "bform");
     return Status::success();
   }
   // Work groups along x for `lines` lines.
   GLuint groups_x(int lines) const { return GLuint((lines * per_line + lx - 1) / lx); }
   // Sets the uniforms: in each run, since programs are cached per source and defines, so another iir1d pass of
   // the program (other taps, border or length) may have set them since.
-  void set(int b, const std::vector<double>& c, int tiles) const {
+  // forms: border_forms for the pass's line length (the chains' only).
+  void set(int b, const std::vector<double>& c, int tiles, const std::vector<double>& forms) const {
     glProgramUniform1i(id, border, b);
     glProgramUniform4dv(id, coef, kMaxIirTerms, c.data());
     glProgramUniform1i(id, ntiles, tiles);
+    if (phase == 2) glProgramUniform2dv(id, bform, 3 * kMaxIirTerms, forms.data());
   }
 };
 
@@ -136,10 +151,11 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
     if (Status s = t.build(ctx, terms, vch, ntiles); !s) return s;
   GLuint agg = 0;
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
+  const std::vector<double> forms = border_forms(terms, n, pass.border);
   step.form = "iir1d-tiles";
-  step.work = [&ctx, pr, agg, lines, ntiles, k, border = int(pass.border), coef, src, dst] {
+  step.work = [&ctx, pr, agg, lines, ntiles, k, border = int(pass.border), coef, forms, src, dst] {
     for (const TileProg& t : pr) {
-      t.set(border, coef, ntiles);
+      t.set(border, coef, ntiles, forms);
       ctx.bind_io(t.id, src.tex, dst.tex);
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, agg);
       glDispatchCompute(t.groups_x(lines), GLuint(t.phase == 2 ? k : ntiles), 1);
@@ -174,12 +190,13 @@ Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index
   // The rows' aggregates and the columns' (both alive from the pair's third dispatch on).
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d aggregates", agg); !s) return s;
   if (Status s = tile_aggregates(ctx, program, vch, "iir1d pair column aggregates", aggc); !s) return s;
+  const std::vector<double> forms_r = border_forms(terms, w, p.border), forms_c = border_forms(terms, h, p.border);
   step.form = "iir1d-tiles-pair";
   step.passes = 2;
-  step.work = [&ctx, pr, agg, aggc, ntx, nty, w, h, k, border = int(p.border), coef, src, mid, dst] {
+  step.work = [&ctx, pr, agg, aggc, ntx, nty, w, h, k, border = int(p.border), coef, forms_r, forms_c, src, mid, dst] {
     for (const TileProg& t : pr) {
       const bool rows = t.axis == 0;
-      t.set(border, coef, rows ? ntx : nty);
+      t.set(border, coef, rows ? ntx : nty, rows ? forms_r : forms_c);
       ctx.bind_io(t.id, rows ? src.tex : mid.tex, rows ? mid.tex : dst.tex);
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, rows ? agg : aggc);
       if (t.phase == 4) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, aggc);
@@ -232,20 +249,15 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     return s;
   GLuint partial = 0;
   if (Status s = ctx.scratch_buffer("iir1d partial", partial_bytes, partial); !s) return s;
-  // The border states' constants per term, as core/reference/passes/iir1d.cpp makes them: 1 / d and 1 / p (bcon),
-  // p^N (bpow), so that the shader multiplies. On an H200, RGBA sigma 12 (docs/performance.md "GL iir's segments in
-  // float"): the quotients in the shader took 0.060 / 0.106 / 0.179 ms at 512^2 / 1024^2 / 1448^2, products by a
-  // reciprocal made there 0.042 / 0.088 / 0.201-0.207, these constants 0.040 / 0.084 / 0.155.
-  std::vector<double> bcon(4 * kMaxIirTerms, 0.0), bpow(2 * kMaxIirTerms, 0.0);
+  // The border's coefficients (border_forms) and 1 / p per term, made here so that the shader multiplies. On an
+  // H200, RGBA sigma 12 (docs/performance.md "GL iir's segments in float"): the border quotients in the shader took
+  // 0.060 / 0.106 / 0.179 ms at 512^2 / 1024^2 / 1448^2, products by a reciprocal made there 0.042 / 0.088 /
+  // 0.201-0.207, constants from the host 0.040 / 0.084 / 0.155.
+  const std::vector<double> forms = border_forms(terms, n, pass.border);
+  std::vector<double> pinv(2 * kMaxIirTerms, 0.0);
   for (size_t t = 0; t < terms.size(); ++t) {
-    const std::complex<double> p = terms[t].p, pn = std::pow(p, double(n));
-    const std::complex<double> d = pass.border == Border::Clamp    ? 1.0 - p
-                                   : pass.border == Border::Wrap   ? 1.0 - pn
-                                   : pass.border == Border::Mirror ? 1.0 - pn * pn
-                                                                   : 1.0;
-    const std::complex<double> id = 1.0 / d, ip = 1.0 / p;
-    bcon[4 * t + 0] = id.real(), bcon[4 * t + 1] = id.imag(), bcon[4 * t + 2] = ip.real(), bcon[4 * t + 3] = ip.imag();
-    bpow[2 * t + 0] = pn.real(), bpow[2 * t + 1] = pn.imag();
+    const std::complex<double> ip = 1.0 / terms[t].p;
+    pinv[2 * t] = ip.real(), pinv[2 * t + 1] = ip.imag();
   }
   // p^m per term for m = 0..L (float pairs, [m][term]): the powers that carry U0's outputs to the true ones and make
   // V's zero-start sums in the shader's one forward sweep. Made here in float64 as the reference's std::pow.
@@ -262,14 +274,14 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
   // the program (other taps, border or segment length) may have set them since.
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_coef = GlPassContext::uniform(prog, "coef"),
               u_seg_len = GlPassContext::uniform(prog, "seg_len"), u_segs = GlPassContext::uniform(prog, "segs"),
-              u_bcon = GlPassContext::uniform(prog, "bcon"), u_bpow = GlPassContext::uniform(prog, "bpow");
+              u_bform = GlPassContext::uniform(prog, "bform"), u_pinv = GlPassContext::uniform(prog, "pinv");
   step.form = "iir1d-segments";
-  step.work = [&ctx, prog, partial, powers, groups, segs, border = int(pass.border), coef, bcon, bpow, L, u_border,
-               u_coef, u_seg_len, u_segs, u_bcon, u_bpow, src, dst] {
+  step.work = [&ctx, prog, partial, powers, groups, segs, border = int(pass.border), coef, forms, pinv, L, u_border,
+               u_coef, u_seg_len, u_segs, u_bform, u_pinv, src, dst] {
     glProgramUniform1i(prog, u_border, border);
     glProgramUniform4dv(prog, u_coef, kMaxIirTerms, coef.data());
-    glProgramUniform4dv(prog, u_bcon, kMaxIirTerms, bcon.data());
-    glProgramUniform2dv(prog, u_bpow, kMaxIirTerms, bpow.data());
+    glProgramUniform2dv(prog, u_bform, 3 * kMaxIirTerms, forms.data());
+    glProgramUniform2dv(prog, u_pinv, kMaxIirTerms, pinv.data());
     glProgramUniform1i(prog, u_seg_len, L);
     glProgramUniform1i(prog, u_segs, segs);
     ctx.bind_io(prog, src.tex, dst.tex);
