@@ -34,6 +34,9 @@ layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(std430, binding = 1) buffer Partial { vec4 partial[]; };
 layout(std430, binding = 2) readonly buffer Powers { vec2 powers[]; };  // [m * TERMS + t] = p_t^m, m <= seg_len
+// Per term and segment slot j < SEGS, made on the host in float64: p^(b - a) (the segment's chain element; (1, 0)
+// past the line), p^a and p^(N - b) (the border states carried to the segment).
+layout(std430, binding = 3) readonly buffer SegPowers { dvec2 segpow[]; };  // [(t * SEGS + j) * 3 + q]
 uniform int border;
 uniform dvec4 coef[MAX_TERMS];  // p.re, p.im, c.re, c.im
 // Per term the border's closed-form coefficients edge, same, other (core/iir.hpp iir_border_form, for this pass's
@@ -60,23 +63,6 @@ void cmul(dvec4 ar, dvec4 ai, double br, double bi, out dvec4 rr, out dvec4 ri) 
   rr = ar * br - ai * bi;
   ri = ar * bi + ai * br;
 }
-// p^e by squaring.
-void cpow(double pr, double pi, int e, out double qr, out double qi) {
-  qr = 1.0;
-  qi = 0.0;
-  double br = pr, bi = pi;
-  for (; e > 0; e >>= 1) {
-    if ((e & 1) != 0) {
-      double r = qr * br - qi * bi;
-      qi = qr * bi + qi * br;
-      qr = r;
-    }
-    double r = br * br - bi * bi;
-    bi = 2.0 * br * bi;
-    br = r;
-  }
-}
-
 // The scan of the chain elements (A, z) of line ll, this invocation's (segment j) in (ar, ai, zr, zi):
 // inclusive, prefix (dir 0, element j after j - d) or suffix (dir 1, element j after j + d); the result in
 // zr, zi and in shared memory.
@@ -146,8 +132,8 @@ void main() {
     dvec4 fr = dvec4(zfr[t]), fi = dvec4(zfi[t]), br = dvec4(zbr[t]), bi = dvec4(zbi[t]);
     // 2. The chains: prefix for U (the state entering segment j is the inclusive value of j - 1), suffix for V
     // (that of j + 1). Elements past the line are the identity (1, 0).
-    double lr = 1.0, li = 0.0;
-    if (on) cpow(pr, pi, b - a, lr, li);
+    dvec2 sp = segpow[(t * SEGS + j) * 3];
+    double lr = on ? sp.x : 1.0, li = on ? sp.y : 0.0;
     double sar = lr, sai = li;
     chain_scan(j, ll, 0, sar, sai, fr, fi);
     dvec4 cfr = j > 0 ? chain_zr[(j - 1) * LPG + ll] : dvec4(0.0);
@@ -182,13 +168,12 @@ void main() {
     }  // zero: both 0
     dvec4 Vr, Vi;
     cmul(Wr, Wi, pr, pi, Vr, Vi);
-    double qr, qi;
     dvec4 mr, mi;
-    cpow(pr, pi, a, qr, qi);
-    cmul(Ur, Ui, qr, qi, mr, mi);
+    dvec2 q = segpow[(t * SEGS + j) * 3 + 1];
+    cmul(Ur, Ui, q.x, q.y, mr, mi);
     ur[t] = vec4(cfr + mr), ui[t] = vec4(cfi + mi);
-    cpow(pr, pi, n - b, qr, qi);
-    cmul(Vr, Vi, qr, qi, mr, mi);
+    q = segpow[(t * SEGS + j) * 3 + 2];
+    cmul(Vr, Vi, q.x, q.y, mr, mi);
     vr[t] = vec4(cbr + mr), vi[t] = vec4(cbi + mi);
   }
   // 4. One sweep backwards, in float from the true states: y[i] = y0[i] (the line buffer) + sum Re(c p^(i-a+1)

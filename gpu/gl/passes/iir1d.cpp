@@ -270,14 +270,32 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     }
   const GLuint powers = ctx.buffer(fmt::format("iir1d.powers.{}", index));
   glNamedBufferData(powers, GLsizeiptr(pw.size() * sizeof(float)), pw.data(), GL_STATIC_DRAW);
+  // Per term and segment slot (kIirSegs): p^(b - a), p^a and p^(N - b) in float64 ((1, 0), 0, 0 past the line), for
+  // the chains and the border states, where the shader had raised p by squaring in every invocation. On an H200 (RGBA
+  // sigma 12, docs/performance.md "GL iir by whole lines; the segments' powers from the host"): 512^2 0.0334-0.0337 ->
+  // 0.0321-0.0322 ms, 1024^2 0.0734-0.0737 -> 0.0720-0.0725, Deriche 2-4%; 1448^2 and 2048^2 within 1%.
+  std::vector<double> sp(size_t(6 * kIirSegs) * terms.size(), 0.0);
+  for (size_t t = 0; t < terms.size(); ++t)
+    for (int j = 0; j < kIirSegs; ++j) {
+      const int a = j * L, b = std::min(n, a + L);
+      const std::complex<double> q[3] = {j < segs ? std::pow(terms[t].p, double(b - a)) : 1.0,
+                                         j < segs ? std::pow(terms[t].p, double(a)) : 0.0,
+                                         j < segs ? std::pow(terms[t].p, double(n - b)) : 0.0};
+      for (int k = 0; k < 3; ++k) {
+        const size_t at = 2 * ((t * kIirSegs + size_t(j)) * 3 + size_t(k));
+        sp[at] = q[k].real(), sp[at + 1] = q[k].imag();
+      }
+    }
+  const GLuint segpow = ctx.buffer(fmt::format("iir1d.segpow.{}", index));
+  glNamedBufferData(segpow, GLsizeiptr(sp.size() * sizeof(double)), sp.data(), GL_STATIC_DRAW);
   // Uniform values are set in each run: programs are cached per source and defines, so another iir1d pass of
   // the program (other taps, border or segment length) may have set them since.
   const GLint u_border = GlPassContext::uniform(prog, "border"), u_coef = GlPassContext::uniform(prog, "coef"),
               u_seg_len = GlPassContext::uniform(prog, "seg_len"), u_segs = GlPassContext::uniform(prog, "segs"),
               u_bform = GlPassContext::uniform(prog, "bform"), u_pinv = GlPassContext::uniform(prog, "pinv");
   step.form = "iir1d-segments";
-  step.work = [&ctx, prog, partial, powers, groups, segs, border = int(pass.border), coef, forms, pinv, L, u_border,
-               u_coef, u_seg_len, u_segs, u_bform, u_pinv, src, dst] {
+  step.work = [&ctx, prog, partial, powers, segpow, groups, segs, border = int(pass.border), coef, forms, pinv, L,
+               u_border, u_coef, u_seg_len, u_segs, u_bform, u_pinv, src, dst] {
     glProgramUniform1i(prog, u_border, border);
     glProgramUniform4dv(prog, u_coef, kMaxIirTerms, coef.data());
     glProgramUniform2dv(prog, u_bform, 3 * kMaxIirTerms, forms.data());
@@ -287,6 +305,7 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     ctx.bind_io(prog, src.tex, dst.tex);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partial);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, powers);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, segpow);
     glDispatchCompute(GLuint(std::min(groups, 65535)), GLuint((groups + 65534) / 65535), 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   };
