@@ -131,9 +131,10 @@ void main() {
     double pr = coef[t].x, pi = coef[t].y;
     dvec4 fr = dvec4(zfr[t]), fi = dvec4(zfi[t]), br = dvec4(zbr[t]), bi = dvec4(zbi[t]);
     // 2. The chains: prefix for U (the state entering segment j is the inclusive value of j - 1), suffix for V
-    // (that of j + 1). Elements past the line are the identity (1, 0).
+    // (that of j + 1). Elements past the line are the identity (1, 0): the host's table holds it for j >= segs
+    // (lines past the image chain among themselves and are never stored).
     dvec2 sp = segpow[(t * SEGS + j) * 3];
-    double lr = on ? sp.x : 1.0, li = on ? sp.y : 0.0;
+    double lr = sp.x, li = sp.y;
     double sar = lr, sai = li;
     chain_scan(j, ll, 0, sar, sai, fr, fi);
     dvec4 cfr = j > 0 ? chain_zr[(j - 1) * LPG + ll] : dvec4(0.0);
