@@ -24,6 +24,7 @@
 #pragma once
 #include <algorithm>
 #include <initializer_list>
+#include <type_traits>
 
 #include "gpu/cuda/passes/box_common.cuh"
 #include "gpu/cuda/passes/device_block.cuh"
@@ -155,6 +156,36 @@ inline bool direct_starts(const BoxWidths& bw, int S, int K) {
   return true;
 }
 
+// A chunk's K totals of line l, tot[i .. i + K) with i = c * nseq + l * K. As K scalar accesses, a warp's chunks
+// (4 K bytes apart) hit one bank in K: 4-way conflicts for float4 lines, which were a fifth to a quarter of the line
+// kernels' shared-memory wavefronts where the window starts sum totals directly (box sigma 48, integral sigma 12-48
+// on an H200, Nsight Compute). VEC, with a plain pointer (the kernels; smem_layout aligns tot to 16 bytes): one K-wide
+// access instead. The window starts' loads and the totals' stores take it under DIRECT only: where the starts are
+// scanned (scan_chunks reads the totals a sequence at a time), vector stores measured 1-2% slower (box and integral
+// 4096^2 RGBA at sigma 200; docs/performance.md "Chunk totals as vectors").
+#pragma nv_exec_check_disable
+template <bool VEC, typename V, typename FP>
+__host__ __device__ __forceinline__ V tot_load(FP tot, int i) {
+  if constexpr (VEC && std::is_same_v<FP, float*>) {
+    return *reinterpret_cast<const V*>(tot + i);
+  } else {
+    V v;
+#pragma unroll
+    for (int q = 0; q < VecInfo<V>::K; ++q) vset(v, q, float(tot[i + q]));
+    return v;
+  }
+}
+#pragma nv_exec_check_disable
+template <bool VEC, typename V, typename FP>
+__host__ __device__ __forceinline__ void tot_store(FP tot, int i, const V& v) {
+  if constexpr (VEC && std::is_same_v<FP, float*>) {
+    *reinterpret_cast<V*>(tot + i) = v;
+  } else {
+#pragma unroll
+    for (int q = 0; q < VecInfo<V>::K; ++q) tot[i + q] = vget(v, q);
+  }
+}
+
 struct NoStore {
   template <typename V>
   __host__ __device__ void operator()(int, int, const V&) const {}
@@ -212,8 +243,7 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
       } else {
         for (int k = 0; k < cnt; ++k) t = vadd(t, V(in[(q0 + k) * ps]));
       }
-#pragma unroll
-      for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(t, q);
+      tot_store<DIRECT>(tot, c * nseq + l * K, t);
     }
   }
   for (int st = 0; st < bw.n; ++st) {
@@ -249,10 +279,7 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
         V win;
         if (DIRECT) {
           win = part;
-          for (int cc = c; cc < c + m; ++cc) {
-#pragma unroll
-            for (int q = 0; q < K; ++q) vset(win, q, vget(win, q) + float(tot[cc * nseq + l * K + q]));
-          }
+          for (int cc = c; cc < c + m; ++cc) win = vadd(win, tot_load<true, V>(tot, cc * nseq + l * K));
         } else {
           const auto b1 = base + ((c + m) * bs + l * K);
           const auto b0 = base + (c * bs + l * K);
@@ -294,10 +321,7 @@ __host__ __device__ __forceinline__ void cascade_lines(VP s, int nl, int ls, int
 #pragma unroll
           for (int k = 0; k < SMAX; ++k)
             if (step(k, cnt)) in[(j0 + k) * ps] = vals[k];
-          if (!last) {
-#pragma unroll
-            for (int q = 0; q < K; ++q) tot[c * nseq + l * K + q] = vget(tsum, q);
-          }
+          if (!last) tot_store<DIRECT>(tot, c * nseq + l * K, tsum);
         }
       } else if (active) {
 #pragma unroll
@@ -332,7 +356,7 @@ inline SmemLayout smem_layout(size_t values_bytes, int len, int S, int nl, int K
   const size_t nseq = size_t(nl) * size_t(K);
   const size_t nbase =
       prefixes ? (nin + 1) * size_t(base_stride(int(nseq))) + (group_scan(int(nseq)) ? kScanMaxWarps * nseq : 0) : 0;
-  L.tot_off = L.base_off + nbase * sizeof(double);
+  L.tot_off = L.base_off + (nbase * sizeof(double) + 15) / 16 * 16;  // 16-byte aligned: tot_load / tot_store
   L.bytes = L.tot_off + nin * size_t(nl) * size_t(K) * sizeof(float);
   return L;
 }
