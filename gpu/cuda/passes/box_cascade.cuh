@@ -137,15 +137,19 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
   }
 }
 
-// The most whole chunks a DIRECT window start sums (at most 15 * 33 + 32 values in float32). scan_chunks, its
-// barrier and the prefix differences were a quarter of the rows kernel's instructions at sigma 12 (H100, ncu
-// source counters); without them box 4096^2 RGBA ran 14% faster at sigma 3-48 (6 chunks) and 5% at sigma 100
-// (12; integral 12%), while 24 chunks made sigma 200 7% slower than its prefix form. A runtime branch between
-// the two forms made the prefix form 6-9% slower, so DIRECT is a template parameter. Lines of one or two floats
-// (K < 4) go to kDirectChunksNarrow: integral 4096^2 sigma 200 (14 chunks of 21) on an H200, one channel's rows
-// pass 0.204 -> 0.170 ms, two channels' 0.316 -> 0.280, while float4 rows at 15 ran 0.394 -> 0.437 and float4
-// columns 1-3% faster (docs/performance.md, box, "Window starts from 15 chunks for narrow lines").
-constexpr int kDirectChunks = 12;
+// The most whole chunks a DIRECT window start sums (at most 30 * 21 + 20 values in float32 on float4 lines, 15 * 33
+// + 32 on narrower ones). scan_chunks, its barrier and the prefix differences were a quarter of the rows kernel's
+// instructions at sigma 12 (H100, ncu source counters); without them box 4096^2 RGBA ran 14% faster at sigma 3-48
+// (6 chunks) and 5% at sigma 100 (12; integral 12%). A runtime branch between the two forms made the prefix form
+// 6-9% slower, so DIRECT is a template parameter. With each chunk's totals read as one float4 (tot_load) the direct
+// sums are cheap enough for float4 lines to take up to 30 chunks, where 12 was the most that paid while they read
+// four conflicted scalars (24 had made sigma 200 7% slower): on an H200 box 4096^2 RGBA 0.495 -> 0.462 ms at sigma
+// 200 (19 chunks), 0.503 -> 0.456 at 150, integral 0.973 -> 0.812 at 200 (14) and 1.53 -> 1.26 at 300; the host
+// emulation's 4096-wide rows stay within 4.2e-7 of the float64 reference at 30 chunks (box sigma 320)
+// (docs/performance.md, box, "Window starts from up to 30 chunks"). Lines of one or two floats (K < 4) go to
+// kDirectChunksNarrow: integral 4096^2 sigma 200 (14 chunks of 21) on an H200, one channel's rows pass 0.204 ->
+// 0.170 ms, two channels' 0.316 -> 0.280 against 12 ("Window starts from 15 chunks for narrow lines").
+constexpr int kDirectChunks = 30;
 constexpr int kDirectChunksNarrow = 15;
 
 // Whether every box of bw starts its windows from at most kDirectChunks (K < 4: kDirectChunksNarrow) chunk totals of
