@@ -8,19 +8,19 @@
 // two end pixels weighted frac, over the real width; the integer window is the same chunked running sum one
 // position on, the ends are read directly (the seed's interpolated prefix sums, rearranged so that nothing
 // long is differenced in float32).
-// One box on a line (cascade_lines): thread items are chunks of S (odd: conflict-free banks) consecutive
-// outputs. The window sum at a chunk's first output comes from the float32 totals of the whole chunks it covers
-// plus the first w mod S values of one chunk: as the difference of two entries of the totals' float64 exclusive
-// prefix (scan_chunks), or, where every box covers at most kDirectChunks chunks (DIRECT), summed directly in
-// float32 with no prefix, no scan and one barrier less per box. The chunk's later outputs follow by a plain
-// float32 running sum (win += in(j + w) - in(j)). So no float32 sum runs longer than one chunk (S <= 21 steps)
-// or 12 chunk totals, and the long prefix is float64: within 8e-7 of the float64 reference for values in
-// [0, 1] (emulated on the CPU for 1..8 boxes of widths 1..4097; Kahan compensation, dropped for its 12 extra
-// FADDs per RGBA step, gave 5.4e-7). Each box's outputs replace its inputs in place, shifted to start at
-// position 0 (output j = mean of inputs j .. j + w - 1): chunks go in rounds of one item per thread, in the
-// order (chunk, line), so a round reads only positions at or after its chunks' starts, which earlier rounds
-// never write; one barrier per round separates its reads from its writes. Chunk totals for the next box come
-// from the registers holding the outputs.
+// One box on a line (cascade_lines): thread items are chunks of S (odd: conflict-free banks) consecutive outputs. The
+// window sum at a chunk's first output comes from the float32 totals of the whole chunks it covers plus the first w mod
+// S values of one chunk: as the difference of two entries of the totals' float64 exclusive prefix (scan_chunks), or,
+// where every box covers at most kDirectChunks chunks (DIRECT), summed directly in float32 with no prefix, no scan and
+// one barrier less per box. The chunk's later outputs follow by a plain float32 running sum (win += in(j + w) - in(j)).
+// So no float32 sum runs longer than one chunk (S <= 33 steps) or kDirectChunks chunk totals, and the long prefix is
+// float64: within 8e-7 of the float64 reference for values in [0, 1] (emulated on the CPU for 1..8 boxes of widths
+// 1..4097; Kahan compensation, dropped for its 12 extra FADDs per RGBA step, gave 5.4e-7; 4096- to 16384-wide rows
+// started directly from up to 30 totals, 6e-7). Each box's outputs replace its inputs in place, shifted to start at
+// position 0 (output j = mean of inputs j .. j + w - 1): chunks go in rounds of one item per thread, in the order
+// (chunk, line), so a round reads only positions at or after its chunks' starts, which earlier rounds never write; one
+// barrier per round separates its reads from its writes. Chunk totals for the next box come from the registers holding
+// the outputs.
 #pragma once
 #include <algorithm>
 #include <initializer_list>
