@@ -137,26 +137,23 @@ __host__ __device__ __forceinline__ void scan_chunks(FP tot, DP base, DP wt, int
   }
 }
 
-// The most whole chunks a DIRECT window start sums (at most 30 * 21 + 20 values in float32 on float4 lines, 15 * 33
+// The most whole chunks a DIRECT window start sums (at most 30 * 21 + 20 values in float32 on float4 lines, 30 * 33
 // + 32 on narrower ones). scan_chunks, its barrier and the prefix differences were a quarter of the rows kernel's
 // instructions at sigma 12 (H100, ncu source counters); without them box 4096^2 RGBA ran 14% faster at sigma 3-48
 // (6 chunks) and 5% at sigma 100 (12; integral 12%). A runtime branch between the two forms made the prefix form
-// 6-9% slower, so DIRECT is a template parameter. With each chunk's totals read as one float4 (tot_load) the direct
-// sums are cheap enough for float4 lines to take up to 30 chunks, where 12 was the most that paid while they read
-// four conflicted scalars (24 had made sigma 200 7% slower): on an H200 box 4096^2 RGBA 0.495 -> 0.462 ms at sigma
-// 200 (19 chunks), 0.503 -> 0.456 at 150, integral 0.973 -> 0.812 at 200 (14) and 1.53 -> 1.26 at 300; the host
-// emulation's 4096-wide rows stay within 4.2e-7 of the float64 reference at 30 chunks (box sigma 320)
-// (docs/performance.md, box, "Window starts from up to 30 chunks"). Lines of one or two floats (K < 4) go to
-// kDirectChunksNarrow: integral 4096^2 sigma 200 (14 chunks of 21) on an H200, one channel's rows pass 0.204 ->
-// 0.170 ms, two channels' 0.316 -> 0.280 against 12 ("Window starts from 15 chunks for narrow lines").
+// 6-9% slower, so DIRECT is a template parameter. With each chunk's totals read as one vector (tot_load) the direct
+// sums are cheap enough to take up to 30 chunks, where 12 (float4 lines) and 15 (one or two floats) were the most that
+// paid while they read conflicted scalars (24 had made sigma 200 7% slower): on an H200 box 4096^2 RGBA 0.495 -> 0.462
+// ms at sigma 200 (19 chunks), 0.503 -> 0.456 at 150, integral 0.973 -> 0.812 at 200 (14) and 1.53 -> 1.26 at 300;
+// one channel box 4096^2 sigma 200 8% faster than at 15, two channels 8% (docs/performance.md, box, "Window starts
+// from up to 30 chunks" and "Narrow lines from up to 30 chunks too"). The host emulation's 4096-wide rows stay within
+// 4.2e-7 of the float64 reference at 30 chunks (box sigma 320), float rows within 7.2e-7 (28 chunks of 27).
 constexpr int kDirectChunks = 30;
-constexpr int kDirectChunksNarrow = 15;
 
-// Whether every box of bw starts its windows from at most kDirectChunks (K < 4: kDirectChunksNarrow) chunk totals of
-// S positions, for lines of values of K floats.
-inline bool direct_starts(const BoxWidths& bw, int S, int K) {
+// Whether every box of bw starts its windows from at most kDirectChunks chunk totals of S positions.
+inline bool direct_starts(const BoxWidths& bw, int S) {
   for (int i = 0; i < bw.n; ++i)
-    if (bw.w[i] / S > (K < 4 ? kDirectChunksNarrow : kDirectChunks)) return false;
+    if (bw.w[i] / S > kDirectChunks) return false;
   return true;
 }
 
@@ -200,7 +197,7 @@ struct NoStore {
 // goes back into shared memory (LAST_TO_SMEM, followed by a barrier) or to store(line, position, value).
 // base / tot: float64 prefixes and float32 chunk totals, (ceil(len / S) + 1) * nl * K and ceil(len / S) * nl * K
 // entries. The caller has loaded s and synchronised. Every thread of the block calls it.
-// DIRECT: direct_starts(bw, S, K) holds; base is not used (smem_layout without prefixes).
+// DIRECT: direct_starts(bw, S) holds; base is not used (smem_layout without prefixes).
 // EXACT: S == SMAX, one round per box, and every line has SMAX positions after len that may be read and
 // overwritten (zeroed by the loads). Then a chunk's loops run all SMAX steps with no per-step test (a short last
 // chunk computes values past its end into those positions and leaves them out of its total): the tests,
@@ -420,14 +417,14 @@ inline bool plan_lines(int n, const BoxWidths& bw, int nl, size_t vbytes, int K,
     const int len = seg_len + 2 * bw.reach;
     const int S = choose_chunk(smax_v, nth, [&](int s) { return first_box_items(len, bw, nl, s); });
     if (const int e = exact_ok ? exact_chunk(len, bw, nl, nth, S) : 0) {
-      const bool direct = direct_starts(bw, e, K);
+      const bool direct = direct_starts(bw, e);
       const SmemLayout L = smem_layout(size_t(len + e) * size_t(nl) * vbytes, len, e, nl, K, !direct);
       if (L.bytes <= budget) {
         out.seg_len = seg_len, out.nseg = nseg, out.S = e, out.exact = true, out.direct = direct, out.smem = L;
         return true;
       }
     }
-    const bool direct = direct_starts(bw, S, K);
+    const bool direct = direct_starts(bw, S);
     const SmemLayout L = smem_layout(size_t(len) * size_t(nl) * vbytes, len, S, nl, K, !direct);
     if (L.bytes <= budget && (!one_round || first_box_items(len, bw, nl, S) <= nth)) {
       out.seg_len = seg_len, out.nseg = nseg, out.S = S, out.exact = false, out.direct = direct, out.smem = L;
