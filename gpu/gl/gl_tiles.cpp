@@ -275,7 +275,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       c.vch = std::max(vch, channels > 2 ? 2 : channels);  // at most two rounds
       c.rounds = c.vch < channels ? 2 : 1;
     }
-    if (fits(c)) return with_totals(c);
+    // A trailing "t": a constant tail, where the border repeats one value and the group holds the whole line (the
+    // tests run tails of shapes the device's own choice never takes there).
+    c.tail = spec.back() == 't' && const_tail && n_along > 0;
+    if (fits(c) && (!c.tail || (c.outputs() >= n_along && with_totals(c).totals != 2))) return with_totals(c);
     t.lines = 0;
     return t;
   }
@@ -364,6 +367,26 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     const BoxTile tc = fewest_tail(best, n_along, best.per, max_w, budget, totals_spec);
     if (tc.lines > 0 && loaded(tc) < loaded(best)) best = tc;
   }
+  // Where the line still takes several groups of 11 or more positions an invocation in two rounds (no tail of 256
+  // holds it), a tail of 384 or 320 invocations that holds the whole line in one group, the fewest positions an
+  // invocation first, at most 17: H200, 4096^2 RGBA, clamp, the transposed pair (docs/performance.md "GL box and
+  // integral: tails of more invocations"), integral sigma 150 1.132 -> 0.890 ms (384 x 13; 320 x 15 0.904), sigma 200
+  // 1.247 -> 0.916 (384 x 13; 320 x 17 0.950), sigma 300 1.553 -> 0.972 (320 x 17), box sigma 300 1.000 -> 0.757 (320
+  // x 17). Not where a group of 256 already holds the line (box sigma 200's 1 x 19, 0.709 against 384 x 13's 0.713)
+  // or the groups run 9 or fewer an invocation (box sigma 150's 3 groups of 1 x 9, 0.636 against 0.697 at best); 448
+  // x 11 and 288 x 17 or 19 were slower wherever they fit.
+  if (const_tail && n_along > 0 && best.lines == 1 && !best.tail && best.rounds == 2 && best.per >= 11) {
+    BoxTile pick = best;
+    pick.lines = 0;
+    for (const int threads : {384, 320}) {
+      if (threads > max_invocations) continue;
+      BoxTile c = best;
+      c.threads = threads;
+      const BoxTile tc = fewest_tail(c, n_along, 17, max_w, budget, totals_spec);
+      if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
+    }
+    if (pick.lines > 0) best = pick;
+  }
   return best;
 }
 
@@ -393,7 +416,7 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
                       const std::string& spec, const std::string& totals_spec, int n_along, int channels, bool frac,
                       bool const_tail) {
   if (!spec.empty())
-    return box_tile(widths, max_shared_bytes, max_invocations, spec, totals_spec, n_along, channels, frac);
+    return box_tile(widths, max_shared_bytes, max_invocations, spec, totals_spec, n_along, channels, frac, const_tail);
   int max_w = 1;
   BoxTile t = tile_base(widths, max_invocations, max_w);
   const int budget = tile_budget(max_shared_bytes);

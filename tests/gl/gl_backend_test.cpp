@@ -363,8 +363,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(w200.tail);
   // With a constant tail (clamp, zero) the same group holds the line in 256 x 19 (4096 + 599 + 19 <= 4864 positions);
   // sigma 100 keeps 3 groups of 1 x 9 (3 x 2304 x 0.7 against 4864); two lines a group never take a tail; nor lines
-  // longer than one group holds (box_tile's 1 x 21 at 8192), nor real widths where 17 an invocation cannot hold
-  // the line (integral sigma 200, reach 775).
+  // longer than one group holds (box_tile's 1 x 21 at 8192).
   const BoxTile t200 = box_tile({399, 401, 401}, 49152, 1024, "", "", 4096, 4, false, true);
   EXPECT_EQ(shape(t200), "1x19x256x2x2");
   EXPECT_TRUE(t200.tail);
@@ -372,7 +371,22 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(box_tile({199, 201, 201}, 49152, 1024, "", "", 4096, 4, false, true).tail);
   EXPECT_FALSE(box_tile({15, 17, 17}, 49152, 1024, "", "", 4096, 4, false, true).tail);
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 4, false, true).tail);
-  EXPECT_FALSE(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true, true).tail);
+  // Where 256 invocations of at most 17 cannot hold the line (several groups of 11 or more: integral sigma 150-300, box
+  // sigma 300 at 4096), a tail of 384 or 320 that does, the fewest positions an invocation first: integral sigma 200
+  // (reach 775) 384 x 13 (4992 >= 4096 + 775 + 13), box sigma 300 (reach 899) 320 x 17 (384 x 13 too short, 384 x 15
+  // over 48 KiB); none with 256 invocations at most, nor for box sigma 150's groups of 1 x 9.
+  const BoxTile ti200 = box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true, true);
+  EXPECT_EQ(shape(ti200), "1x13x384x2x2");
+  EXPECT_TRUE(ti200.tail);
+  EXPECT_GE(ti200.outputs(), 4096);
+  const BoxTile t300 = box_tile({599, 601, 601}, 49152, 1024, "", "", 4096, 4, false, true);
+  EXPECT_EQ(shape(t300), "1x17x320x2x2");
+  EXPECT_TRUE(t300.tail);
+  EXPECT_GE(t300.outputs(), 4096);
+  EXPECT_LE(t300.shared_bytes(), 49152);
+  EXPECT_FALSE(box_tile({599, 601, 601}, 49152, 256, "", "", 4096, 4, false, true).tail);
+  EXPECT_FALSE(box_tile({599, 601, 601}, 49152, 1024, "", "", 4096, 4, false, false).tail);
+  EXPECT_EQ(shape(box_tile({299, 301, 301}, 49152, 1024, "", "", 4096, 4, false, true)), "1x9x256x2x2");
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 0, 4, false, true).tail);  // length not known
   // A line's last group with a tail where the line takes several groups: box sigma 100 at 4096, 3 groups of 1 x 9, the
   // last (680 outputs) in 1 x 5; integral sigma 200, 2 of 1 x 15, the last (1806) in 1 x 11; none where one group

@@ -182,7 +182,8 @@ TEST(GlBox1d, ThePairOrThePasses) {
 // this device's tiles hold in one group with a tail (box_tile), on lines of several groups whose last one takes a tail
 // (box_last_tile: three and four channels in two rounds; the pair's two lines a group, 1-4 channels): the shortest of
 // each found from 200 positions on (they depend on the device's shared memory), along x and along y, against the
-// reference; every border (mirror and wrap take no tail).
+// reference; on lines whose one group with a tail takes more than 256 invocations (three and four channels); every
+// border (mirror and wrap take no tail).
 TEST(GlBox1d, ConstantTailsMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -194,13 +195,15 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
     const char* sigma;
     int axis, ch;
     bool pair;  // the pair's tiles (box_pair_tile), their last groups only, on square images
+    bool wide = false;  // instead: the shortest line that takes a tail of more than 256 invocations (form 2 below)
   };
   uint32_t seed = 1260;
   for (const TailCase& c :
        {TailCase{"box", "100", 0, 4, false}, TailCase{"box", "100", 1, 3, false}, TailCase{"box", "100", 0, 1, false},
         TailCase{"box", "100", 1, 2, false}, TailCase{"integral", "40", 0, 4, false},
         TailCase{"integral", "40", 1, 3, false}, TailCase{"box", "60", 1, 4, false}, TailCase{"box", "24", 0, 1, true},
-        TailCase{"box", "24", 1, 2, true}, TailCase{"box", "24", 0, 4, true}, TailCase{"integral", "3", 1, 3, true}}) {
+        TailCase{"box", "24", 1, 2, true}, TailCase{"box", "24", 0, 4, true}, TailCase{"integral", "3", 1, 3, true},
+        TailCase{"integral", "200", 0, 4, false, true}, TailCase{"box", "300", 1, 3, false, true}}) {
     const Plan clamp = make_plan(c.method, {{"sigma", c.sigma}, {"border", "clamp"}});
     const Pass& pass = clamp.program.passes[c.axis];
     ASSERT_EQ(pass.axis, c.axis);
@@ -210,14 +213,38 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
       return c.pair ? box_pair_tile(spans, shared, invocations, "", "", n, c.ch, frac, true)
                     : box_tile(spans, shared, invocations, "", "", n, c.ch, frac, true);
     };
-    for (const bool last : {false, true}) {
+    // form 0: one group with a tail, 1: a last group's tail, 2: one group of more than 256 invocations with a tail
+    // (box_tile's tails of 320 or 384, where 256 cannot hold the line).
+    for (const int form : {0, 1, 2}) {
       // (The passes' cases of one and two channels search one-group tails only; the pair's cases, last groups only,
-      // cover last groups of one and two channels.)
-      if (last ? !c.pair && c.ch <= 2 : c.pair) continue;
+      // cover last groups of one and two channels; tails of more invocations are for three and four channels.)
+      if (form == 1 ? !c.pair && c.ch <= 2 : c.pair) continue;
+      if ((form == 2) != c.wide) continue;
+      const auto takes = [&](int n) {
+        const BoxTile t = tile(n);
+        return form == 1 ? box_last_tile(t, spans, shared, n).lines > 0 : t.tail && (form == 0 || t.threads > 256);
+      };
       int n = 200;
-      while (n <= 8192 && !(last ? box_last_tile(tile(n), spans, shared, n).lines > 0 : tile(n).tail)) n += 50;
-      SCOPED_TRACE(::testing::Message() << c.method << " sigma " << c.sigma << (last ? " last group" : " one group"));
+      while (n <= 8192 && !takes(n)) n += 50;
+      SCOPED_TRACE(::testing::Message() << c.method << " sigma " << c.sigma
+                                        << (form == 1 ? " last group" : form == 0 ? " one group" : " wide group"));
+      // Where no line takes a wide tail (less than 48 KiB of shared memory: llvmpipe's 32 KiB hold no tail of 384 x 11
+      // or more), a shape forced (GPUBLUR_GL_BOX_TILE) on the longest line it holds: 384 x 7, or where its window
+      // starts would scan (box sigma 300: 84 whole blocks) 288 x 11.
+      const char* forced = "";
+      if (form == 2 && n > 8192 && shared < 49152)
+        for (const char* f : {"1x7x384x2t", "1x11x288x2t"})
+          if (box_tile(spans, shared, invocations, f, "", 200, c.ch, frac, true).tail) {
+            forced = f;
+            break;
+          }
+      if (*forced) {
+        for (n = 200; box_tile(spans, shared, invocations, forced, "", n + 50, c.ch, frac, true).tail;) n += 50;
+        ASSERT_TRUE(box_tile(spans, shared, invocations, forced, "", n, c.ch, frac, true).tail);
+        std::printf("[ forced   ] %s sigma %s: %s on %d positions\n", c.method, c.sigma, forced, n);
+      }
       ASSERT_LE(n, 8192) << "no line length takes that tail here";
+      ScopedEnv shape("GPUBLUR_GL_BOX_TILE", forced);
       // The pair's cases square: a short other side would hold its lines in one group with a tail, which the pair
       // leaves to the passes for one and two channels.
       const int other = c.pair ? n : 37, w = c.axis == 0 ? n : other, h = c.axis == 0 ? other : n;
