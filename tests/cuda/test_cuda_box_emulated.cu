@@ -847,18 +847,20 @@ TEST(CudaBoxEmulated, ColumnWalkMatchesReference) {
 // H200's): the choices measured on an H200, each path forced (calls 155 and 160; box_walk.cuh's kWalkWeight and
 // plan_walk): at 4096^2 the segments at sigma 3-12 and the walk from 24 on, for every channel count and border; with
 // clamp (the walk from row 0) at 2048^2 RGBA the walk from sigma 24, at 1024^2 RGBA from 100, the segments for one
-// channel at 2048^2 and two at 1024^2; never for four boxes, three widths, widths apart by more than two, or real
-// widths.
+// channel at 2048^2 and two at 1024^2 (to sigma 200); at one block an SM beyond sigma 200 (plan_walk_fit); never for
+// four boxes, three widths, widths apart by more than two, or real widths.
 TEST(CudaBoxEmulated, ColumnWalkPlans) {
   const cuda::LineBudgets lim = h100_budgets();
   const auto walks = [&](int n, int channels, const BoxWidths& bw, Border b = Border::Clamp) {
     bool ok = false;
     const cuda::AxisPlan p = plan_rgba(n, bw, true, &ok, channels);
     cuda::WalkPlan w;
-    const bool can =
-        cuda::plan_walk(n, (long long)n * channels, bw, cuda::walk_lead(b, bw.reach), lim.shared, lim.sms, w);
-    std::printf("[ plan ] %d^2 x%d reach %d %s: segments cost %.0f, walk %s %.0f\n", n, channels, bw.reach,
-                border_name(b), p.cost, can ? "cost" : "not possible", w.cost);
+    const bool can = cuda::plan_walk_fit(n, (long long)n * channels, bw, cuda::walk_lead(b, bw.reach), lim.shared,
+                                         lim.whole, lim.sms, w);
+    std::printf("[ plan ] %d^2 x%d reach %d %s: segments cost %.0f, walk %s %.0f%s\n", n, channels, bw.reach,
+                border_name(b), p.cost, can ? "cost" : "not possible", w.cost, w.whole_sm ? " (one block an SM)" : "");
+    // Two blocks an SM up to sigma 200 (its ring 114880 bytes), one beyond.
+    if (can) EXPECT_EQ(w.whole_sm, bw.reach > 599) << bw.reach;
     return can && cuda::walk_cheaper(w, ok, p.cost);
   };
   const auto kw = [](double sigma) { return widths_of(kovesi_widths(sigma, 3)); };
@@ -873,6 +875,18 @@ TEST(CudaBoxEmulated, ColumnWalkPlans) {
     EXPECT_FALSE(walks(1024, 2, kw(sigma))) << "1024^2 two channels, sigma " << sigma;
   }
   for (double sigma : {24.0, 48.0, 100.0}) EXPECT_FALSE(walks(2048, 1, kw(sigma))) << "2048^2 one channel " << sigma;
+  // Beyond sigma 200 the ring outgrows two blocks an SM: the walk at one, wherever it fits (to sigma 500: 230080 bytes
+  // of 232448), for every size, channel count and border measured (H200: faster than the segments but for RGBA at
+  // sigma 250 on images of 3000-4096 rows, 1.6-8.1% slower there); none at sigma 600.
+  for (double sigma : {250.0, 300.0, 400.0, 500.0}) {
+    for (int channels : {1, 2, 4})
+      for (Border b : {Border::Clamp, Border::Mirror})
+        EXPECT_TRUE(walks(4096, channels, kw(sigma), b)) << "sigma " << sigma << ", " << channels << " channel(s)";
+    EXPECT_TRUE(walks(2048, 1, kw(sigma))) << "2048^2 one channel, sigma " << sigma;
+    EXPECT_TRUE(walks(1024, 4, kw(sigma))) << "1024^2 RGBA, sigma " << sigma;
+  }
+  cuda::WalkPlan w600;
+  EXPECT_FALSE(cuda::plan_walk_fit(4096, 4096 * 4, kw(600.0), 0, lim.shared, lim.whole, lim.sms, w600));
   // Mirror and wrap walk their R leading rows: the segments at 2048^2 sigma 48 and at 1024^2, as before the walk
   // from row 0.
   EXPECT_FALSE(walks(2048, 4, kw(48.0), Border::Mirror));

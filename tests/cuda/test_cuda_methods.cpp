@@ -267,6 +267,27 @@ TEST(CudaSchedules, Box1dLongLines) {
   chk.report("box1d / integral1d 4096-long lines");
 }
 
+// The column walk (box_walk.cuh) forced, at two blocks an SM (sigma 100, 200) and at one where its ring outgrows two
+// (sigma 300, 500): every border, one and four channels, columns longer and shorter than the ring, against the CPU
+// reference.
+TEST(CudaSchedules, Box1dColumnWalk) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  Checker chk{*backend};
+  const std::vector<Size> szs = small_mode() ? std::vector<Size>{{8, 700}} : std::vector<Size>{{64, 2500}, {32, 700}};
+  for_each_upload(*backend, szs, {1, 4}, 580, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (double sigma : capped({100, 200, 300, 500})) {
+        TuningGuard guard;
+        cuda::box_tuning().walk = 1;
+        chk.check(make_plan("box", sigma, border, {}), src, 1e-5, where(sz, c, border) + " sigma " + num_text(sigma));
+        const std::string want = sigma > 200 ? "box1d-cols-walk-1sm" : "box1d-cols-walk";
+        EXPECT_NE(chk.path.find(want), std::string::npos) << chk.path;
+        if (sigma <= 200) EXPECT_EQ(chk.path.find("walk-1sm"), std::string::npos) << chk.path;
+      }
+  });
+  chk.report("box1d column walk");
+}
+
 // The other box impls: moving average (one thread per line), float64 tables, the direct 2D box (shared-memory
 // tiles and, for a width no tile holds, the global path).
 TEST(CudaSchedules, BoxImpls) {

@@ -20,7 +20,8 @@
 //    many short segments, take the opt-in maximum at one block per SM; lines whose halo fits neither run the
 //    moving-average kernel (global memory, one thread per line).
 //  - columns of three boxes of large widths on large images walk down the column instead (box_walk.cuh: no halo,
-//    float64 running sums; plan_col_walk weighs it against the segments).
+//    float64 running sums; plan_col_walk weighs it against the segments), at one block an SM where its ring outgrows
+//    two (sigma 250 and up).
 //  - the x/y pair (core's box_pair) may run as one kernel on 2D tiles with their halo (BoxTuning::
 //    fused_max_radius): one read and one write of the image instead of two of each, the halo read from L2.
 //
@@ -153,7 +154,8 @@ __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : 2)
 }
 
 // Columns as a walk (box_walk.cuh): block = a strip of kWalkFloats of the rowf floats of every row. Three blocks an
-// SM where the ring allows (85 registers): 9-10% faster than two at sigma 3-48 in the H200 microbenchmark.
+// SM where the ring allows (85 registers): 9-10% faster than two at sigma 3-48 in the H200 microbenchmark; one where
+// the ring needs more than half an SM (plan_walk_fit).
 template <class Taps>
 __global__ void __launch_bounds__(kWalkThreads, 3)
     box_walk_kernel(const float* __restrict__ in, float* __restrict__ out, int rowf, int H, Border b, int R, int RL,
@@ -394,7 +396,8 @@ bool plan_col_walk(const DevImage& img, const BoxWidths& bw, Border b, bool seg,
   if (t.walk == 0 || (t.walk < 0 && t.strip_bytes != 0)) return false;
   WalkPlan w;
   const LineBudgets lim = line_budgets();
-  if (!plan_walk(img.height, (long long)img.width * img.channels, bw, walk_lead(b, bw.reach), lim.shared, lim.sms, w))
+  if (!plan_walk_fit(img.height, (long long)img.width * img.channels, bw, walk_lead(b, bw.reach), lim.shared, lim.whole,
+                     lim.sms, w))
     return false;
   if (t.walk < 0 && !walk_cheaper(w, seg, p.cost)) return false;
   walk = w;
@@ -416,7 +419,7 @@ Status run_walk(const DevImage& src, const DevImage& dst, Border b, const BoxWid
                 cudaStream_t st, std::string& path) {
   const int rowf = src.width * src.channels;
   const unsigned blocks = unsigned(walk_blocks(rowf));
-  path = "box1d-cols-walk";
+  path = w.whole_sm ? "box1d-cols-walk-1sm" : "box1d-cols-walk";
   return with_walk_m1(w.w, [&](auto m1) -> Status {
     constexpr int M1 = decltype(m1)::value;
     using Taps = BoxWalkTaps<M1, 3 - M1>;

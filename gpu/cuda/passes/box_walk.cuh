@@ -302,6 +302,7 @@ struct WalkPlan {
   int ring_rows = 0;  // 0: no walk
   size_t smem = 0;
   double cost = 0;
+  bool whole_sm = false;  // the ring takes more than two blocks an SM allow: one block an SM
 };
 // Whether a possible walk w runs instead of the segments (seg: they fit, at seg_cost): box1d.cu's plan_col_walk
 // and the plan tests decide by this one rule.
@@ -320,6 +321,22 @@ inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, int lead, size
   const double fill = sms > 0 && blocks < 2LL * sms ? std::sqrt(2.0 * sms / double(blocks)) : 1.0;
   p.cost = kWalkWeight * double(H + bw.reach + lead) * fill;
   out = p;
+  return true;
+}
+
+// plan_walk at two blocks an SM (budget `shared`), else at one (`whole`, the opt-in maximum) where the ring outgrows
+// two (box sigma 250 and up: 134 KB at 250, 230 KB at 500), at the same cost. One block an SM walks a row about 1.5x
+// slower (4096^2 RGBA sigma 300: 0.405 ms for 4995 rows against 0.25 for 4695 at two, sigma 200), which the segments
+// it replaces outweigh in every case measured but RGBA at sigma 250 on the largest images (H200, the walk forced
+// against the segments, docs/performance.md "The walk at one block an SM beyond sigma 200"): box 4096^2 RGBA
+// 1.412-1.419 -> 0.825-0.829 ms at sigma 400, 1.640-1.643 -> 0.921 at 500, 0.686-0.689 -> 0.660-0.663 at 300; 2048^2
+// and 1024^2, one and two channels 1-12% faster at 250-300 and 33-47% at 400-500; 4096^2 RGBA at 250 1.6% slower,
+// 3840x2160 8.1%, 3000^2 3.2% (no cost weight separates those from 300, where the same sizes gain 2-9%).
+inline bool plan_walk_fit(int H, long long rowf, const BoxWidths& bw, int lead, size_t shared, size_t whole, int sms,
+                          WalkPlan& out) {
+  if (plan_walk(H, rowf, bw, lead, shared, sms, out)) return true;
+  if (whole <= shared || !plan_walk(H, rowf, bw, lead, whole, sms, out)) return false;
+  out.whole_sm = true;
   return true;
 }
 
