@@ -750,6 +750,28 @@ TEST(CudaBoxEmulated, LargeReachPlansStayInSharedMemory) {
   }
 }
 
+// One block an SM weighs 1.25 for real widths (integral) and 2 for integer ones (box_cascade.cuh's whole_sm_weight):
+// integral's RGBA columns at 4096^2 take it from sigma 300 (measured on an H200 1.6-17% faster at 300-500, 16% slower
+// at 250), at 2048^2 from 300 too; box columns stay at two blocks an SM (the walk takes them at these sigmas).
+TEST(CudaBoxEmulated, OneBlockColumnsForRealWidths) {
+  const auto integral = [](double sigma) {
+    return widths_of(std::vector<float>(5, float(frac_width_for_variance(sigma * sigma / 5))));
+  };
+  EXPECT_EQ(cuda::whole_sm_weight(integral(300)), 1.25);
+  EXPECT_EQ(cuda::whole_sm_weight(widths_of(kovesi_widths(300, 3))), 2.0);
+  for (int n : {4096, 2048})
+    for (double sigma : {200.0, 250.0, 300.0, 400.0, 500.0}) {
+      bool ok = false;
+      const cuda::AxisPlan p = plan_rgba(n, integral(sigma), true, &ok);
+      ASSERT_TRUE(ok);
+      EXPECT_EQ(p.whole_sm, sigma >= 300) << n << " sigma " << sigma;
+      if (sigma >= 300) EXPECT_EQ(p.nl, 2) << n << " sigma " << sigma;  // 32-byte strips
+      const cuda::AxisPlan b = plan_rgba(n, widths_of(kovesi_widths(sigma, 3)), true, &ok);
+      ASSERT_TRUE(ok);
+      EXPECT_FALSE(b.whole_sm) << "box " << n << " sigma " << sigma;
+    }
+}
+
 // The block logic of the plans above that the old ones never ran: integral sigma 400 columns at 1024 and 4096
 // rows (RGBA, 16-byte strips, the plans' segments), emulated with the kernels' 256 threads, against the CPU
 // reference.

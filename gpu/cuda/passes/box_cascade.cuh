@@ -487,9 +487,24 @@ inline std::initializer_list<StripOption> column_strips() {
 // position, at R 1550 even a 64-row segment needs 125 KB of 113) while a narrower strip, or one block per SM,
 // holds it. Cost: segments x positions the cascade goes over x the option's weight; x 1.33 where a box takes
 // more than one round of chunks (the general loops with per-step tests: measured 20 against 15 ns per thousand
-// positions, 64-byte strips, H100); x 2 at one block per SM (its loads no longer overlap another block's
-// cascade: at worst load and math run in series; not measured). Ties go to the earlier candidate. False: none
-// fits (the moving-average kernel, global memory, is the last resort).
+// positions, 64-byte strips, H100); x whole_sm_weight at one block per SM (its loads no longer overlap another block's
+// cascade). Ties go to the earlier candidate. False: none fits (the moving-average kernel, global memory, is the last
+// resort).
+// The weight was 2 for every cascade (load and math in series at worst; never measured). On an H200
+// (docs/performance.md "Columns at one block an SM: the weight measured"), integral RGBA with every line pass at the
+// one-block budget against the plans, the columns' one-block plans (32-byte strips in 1-2 segments against 16-byte
+// strips or 4-5 segments) took 1.09-1.40x the time a unit of unweighted cost took at two blocks: 4096^2 sigma 400 1.884
+// -> 1.774 ms, 500 2.196 -> 1.938, 2048^2 0.569 -> 0.508 and 0.675 -> 0.561, sigma 300 within 1%, 4096^2 sigma 250 16%
+// slower (a cost ratio of 1.18). So real widths (integral) weigh 1.25: one-block columns from sigma 300, RGBA 1.6-17%
+// faster at sigma 300-500 on 1024^2-4096^2, one channel 5-10% at 400-500 (0.5-2.5% slower at 300). Integer widths
+// (box) keep 2: at 1.25 only small grids changed plans (sigma 400-500), and measured both ways, 1024^2 one channel
+// 7.5% faster at 400 but 20% slower at 500 (one-block segments for the one-block walk), 512^2 two channels 35% slower
+// at 500.
+inline double whole_sm_weight(const BoxWidths& bw) {
+  for (int i = 0; i < bw.n; ++i)
+    if (bw.frac[i] > 0.0f) return 1.25;
+  return 2.0;
+}
 inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<StripOption> opts, size_t vbytes,
                             int K, int smax_v, int nth, const LineBudgets& lim, bool exact_ok, AxisPlan& out) {
   bool found = false;
@@ -504,7 +519,7 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
         const int len = p.seg_len + 2 * bw.reach;
         const bool one_round = first_box_items(len, bw, o.nl, p.S) <= nth;
         const double cost = double(p.nseg) * double(cascade_positions(len, bw)) * o.weight *
-                            (one_round ? 1.0 : 1.33) * (whole ? 2.0 : 1.0);
+                            (one_round ? 1.0 : 1.33) * (whole ? whole_sm_weight(bw) : 1.0);
         if (!found || cost < out.cost) {
           out.lines = p, out.nl = o.nl, out.nth = nth, out.whole_sm = whole && p.smem.bytes > lim.shared;
           out.cost = cost;
