@@ -370,11 +370,12 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // Where the line still takes several groups of 11 or more positions an invocation in two rounds (no tail of 256
   // holds it), a tail of 384 or 320 invocations that holds the whole line in one group, the fewest positions an
   // invocation first, at most 17: H200, 4096^2 RGBA, clamp, the transposed pair (docs/performance.md "GL box and
-  // integral: tails of more invocations"), integral sigma 150 1.132 -> 0.890 ms (384 x 13; 320 x 15 0.904), sigma 200
-  // 1.247 -> 0.916 (384 x 13; 320 x 17 0.950), sigma 300 1.553 -> 0.972 (320 x 17), box sigma 300 1.000 -> 0.757 (320
-  // x 17). Not where a group of 256 already holds the line (box sigma 200's 1 x 19, 0.709 against 384 x 13's 0.713)
-  // or the groups run 9 or fewer an invocation (box sigma 150's 3 groups of 1 x 9, 0.636 against 0.697 at best); 448
-  // x 11 and 288 x 17 or 19 were slower wherever they fit.
+  // integral: tails of more invocations"), integral sigma 200 1.247 -> 0.916 ms (384 x 13; 320 x 17 0.950), sigma 300
+  // 1.553 -> 0.972 (320 x 17), box sigma 300 1.000 -> 0.757 (320 x 17). Not where a group of 256 already holds the
+  // line (box sigma 200's 1 x 19, 0.709 against 384 x 13's 0.713), nor where the groups run 9 or fewer an invocation,
+  // cheap positions: box sigma 48-150 10-41% slower as such tails, integral sigma 48-100 2-17% slower, integral sigma
+  // 150 21% faster at 4096^2 (4 groups of 1 x 9 -> 384 x 13) but 0.8% at 3840x2160, with no rule between. 448 x 11 and
+  // 288 x 17 or 19 were slower wherever they fit.
   if (const_tail && n_along > 0 && best.lines == 1 && !best.tail && best.rounds == 2 && best.per >= 11) {
     BoxTile pick = best;
     pick.lines = 0;
