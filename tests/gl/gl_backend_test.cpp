@@ -371,7 +371,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(box_tile({199, 201, 201}, 49152, 1024, "", "", 4096, 4, false, true).tail);
   EXPECT_FALSE(box_tile({15, 17, 17}, 49152, 1024, "", "", 4096, 4, false, true).tail);
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 4, false, true).tail);
-  // Where 256 invocations of at most 17 cannot hold the line (several groups of 11 or more: integral sigma 150-300, box
+  // Where 256 invocations of at most 17 cannot hold the line (several groups of 11 or more: integral sigma 200-300, box
   // sigma 300 at 4096), a tail of 384 or 320 that does, the fewest positions an invocation first: integral sigma 200
   // (reach 775) 384 x 13 (4992 >= 4096 + 775 + 13), box sigma 300 (reach 899) 320 x 17 (384 x 13 too short, 384 x 15
   // over 48 KiB); none with 256 invocations at most, nor for box sigma 150's groups of 1 x 9.
