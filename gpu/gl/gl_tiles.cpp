@@ -278,7 +278,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     // A trailing "t": a constant tail, where the border repeats one value and the group holds the whole line (the
     // tests run tails of shapes the device's own choice never takes there).
     c.tail = spec.back() == 't' && const_tail && n_along > 0;
-    if (fits(c) && (!c.tail || (c.outputs() >= n_along && with_totals(c).totals != 2))) return with_totals(c);
+    const BoxTile ct = with_totals(c);
+    if (fits(c) && (!c.tail || (c.outputs() >= n_along && ct.totals != 2))) return ct;
     t.lines = 0;
     return t;
   }

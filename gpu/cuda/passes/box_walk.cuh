@@ -19,6 +19,7 @@
 // 0.594-0.595 -> 0.556-0.559).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
@@ -334,9 +335,8 @@ inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, int lead, size
 // 3840x2160 8.1%, 3000^2 3.2% (no cost weight separates those from 300, where the same sizes gain 2-9%).
 inline bool plan_walk_fit(int H, long long rowf, const BoxWidths& bw, int lead, size_t shared, size_t whole, int sms,
                           WalkPlan& out) {
-  if (plan_walk(H, rowf, bw, lead, shared, sms, out)) return true;
-  if (whole <= shared || !plan_walk(H, rowf, bw, lead, whole, sms, out)) return false;
-  out.whole_sm = true;
+  if (!plan_walk(H, rowf, bw, lead, std::max(shared, whole), sms, out)) return false;
+  out.whole_sm = out.smem > shared;
   return true;
 }
 
