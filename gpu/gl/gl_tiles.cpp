@@ -368,26 +368,36 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     const BoxTile tc = fewest_tail(best, n_along, best.per, max_w, budget, totals_spec);
     if (tc.lines > 0 && loaded(tc) < loaded(best)) best = tc;
   }
-  // Where the line still takes several groups of 11 or more positions an invocation in two rounds (no tail of 256
-  // holds it), a tail of 384 or 320 invocations that holds the whole line in one group, the fewest positions an
-  // invocation first, at most 17: H200, 4096^2 RGBA, clamp, the transposed pair (docs/performance.md "GL box and
-  // integral: tails of more invocations"), integral sigma 200 1.247 -> 0.916 ms (384 x 13; 320 x 17 0.950), sigma 300
-  // 1.553 -> 0.972 (320 x 17), box sigma 300 1.000 -> 0.757 (320 x 17). Not where a group of 256 already holds the
-  // line (box sigma 200's 1 x 19, 0.709 against 384 x 13's 0.713), nor where the groups run 9 or fewer an invocation,
-  // cheap positions: box sigma 48-150 10-41% slower as such tails, integral sigma 48-100 2-17% slower, integral sigma
-  // 150 21% faster at 4096^2 (4 groups of 1 x 9 -> 384 x 13) but 0.8% at 3840x2160, with no rule between. 448 x 11 and
-  // 288 x 17 or 19 were slower wherever they fit.
-  if (const_tail && n_along > 0 && best.lines == 1 && !best.tail && best.rounds == 2 && best.per >= 11) {
+  // Where the line still takes several groups, a tail of 256, 320 or 384 invocations that holds the whole line in one
+  // group (the fewest positions an invocation, at most 17 in two rounds and 21 in one; ties to fewer invocations):
+  //  - in two rounds at 11 or more positions an invocation (no tail of 256 holds the line): H200, 4096^2 RGBA, clamp,
+  //    the transposed pair (docs/performance.md "GL box and integral: tails of more invocations"), integral sigma 200
+  //    1.247 -> 0.916 ms (384 x 13; 320 x 17 0.950), sigma 300 1.553 -> 0.972 (320 x 17), box sigma 300 1.000 -> 0.757
+  //    (320 x 17). Not where a group of 256 already holds the line (box sigma 200's 1 x 19, 0.709 against 384 x 13's
+  //    0.713). 448 x 11 and 288 x 17 or 19 were slower wherever they fit.
+  //  - at any positions an invocation where the tail loads under kTailLoaded of the groups' positions (as `loaded`
+  //    weighs them): H200, clamp, the tail forced (docs/performance.md "GL tails wherever the groups load more"),
+  //    integral RGBA 3000^2 sigma 200 0.861 -> 0.583 ms (4 groups of 1 x 9 -> 384 x 11, 0.65 of the loads), 4096^2
+  //    sigma 150 1.132 -> 0.894 (384 x 13, 0.77), sigma 125 1.094 -> 0.901 (0.77); one and two channels (the passes,
+  //    groups of 1 x 11) box 4096^2 sigma 400 1.351 -> 0.490 and 3.544 -> 0.543, integral sigma 300 0.942 -> 0.543 and
+  //    2.363 -> 0.659, box sigma 250 one channel 0.484 -> 0.454 (0.44); integral one channel sigma 200 alike (0.507 ->
+  //    0.508). Where the tail loads more the groups win: box RGBA 4096^2 sigma 75 (5 groups of 1 x 5; 384 x 13 at
+  //    1.11 of the loads +8.2%, 256 x 17 +6.5%), 5000^2 sigma 125 (4 of 1 x 9; 320 x 17 at 0.84, +3.7%); and with
+  //    three groups, box sigma 48-150 10-41% slower and integral sigma 48-100 2-17% slower as tails (0.99-1.16).
+  constexpr double kTailLoaded = 0.8;
+  if (const_tail && n_along > 0 && best.lines == 1 && !best.tail) {
     BoxTile pick = best;
     pick.lines = 0;
-    for (const int threads : {384, 320}) {
+    for (const int threads : {256, 320, 384}) {
       if (threads > max_invocations) continue;
       BoxTile c = best;
       c.threads = threads;
-      const BoxTile tc = fewest_tail(c, n_along, 17, max_w, budget, totals_spec);
+      const BoxTile tc = fewest_tail(c, n_along, best.rounds == 2 ? 17 : 21, max_w, budget, totals_spec);
       if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
     }
-    if (pick.lines > 0) best = pick;
+    const bool wide = best.rounds == 2 && best.per >= 11;
+    const int groups = (n_along + best.outputs() - 1) / std::max(1, best.outputs());
+    if (pick.lines > 0 && (wide || (groups >= 4 && loaded(pick) < kTailLoaded * loaded(best)))) best = pick;
   }
   return best;
 }

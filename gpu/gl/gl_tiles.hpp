@@ -126,8 +126,9 @@ struct BoxTile {
 // constant tail where const_tail holds, lines = 0 where the group cannot hold the line). `totals_spec`
 // "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 // `const_tail`: the border repeats one value past the line's ends (clamp, zero), so one line a group may take a
-// constant tail (BoxTile::tail) where a group holds the whole line of n_along: of 256 invocations, or of 384 or 320
-// where none of 256 does and the line would take several groups of 11 or more positions an invocation in two rounds.
+// constant tail (BoxTile::tail) where a group holds the whole line of n_along: of 256 invocations where that loads
+// fewer positions than the chosen shape's groups; else of 256, 320 or 384 where the line would take several groups of
+// 11 or more positions an invocation in two rounds, or four or more groups whose positions the tail cuts below 0.8.
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false, bool const_tail = false);

@@ -375,7 +375,8 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   // sigma 300 at 4096), a tail of 384 or 320 that does, the fewest positions an invocation first: integral sigma 200
   // (reach 775) 384 x 13 (4992 >= 4096 + 775 + 13), box sigma 300 (reach 899) 320 x 17 (384 x 13 too short, 384 x 15
   // over 48 KiB); none with 256 invocations at most, nor for box sigma 150's groups of 1 x 9.
-  const BoxTile ti200 = box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 4096, 4, true, true);
+  const std::vector<int> i200_spans = {311, 311, 311, 311, 311};
+  const BoxTile ti200 = box_tile(i200_spans, 49152, 1024, "", "", 4096, 4, true, true);
   EXPECT_EQ(shape(ti200), "1x13x384x2x2");
   EXPECT_TRUE(ti200.tail);
   EXPECT_GE(ti200.outputs(), 4096);
@@ -388,6 +389,24 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(box_tile({599, 601, 601}, 49152, 1024, "", "", 4096, 4, false, false).tail);
   EXPECT_EQ(shape(box_tile({299, 301, 301}, 49152, 1024, "", "", 4096, 4, false, true)), "1x9x256x2x2");
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 0, 4, false, true).tail);  // length not known
+  // Wherever the line takes four or more groups of one line, a tail that loads under 0.8 of their positions (as the
+  // shapes are weighed), the fewest positions an invocation first: integral sigma 200 on 3000-long lines, 4 groups of
+  // 1 x 9 (4 x 2304 x 0.7) -> 384 x 11 (4224; 256 x 15 and 320 x 13 hold it too); one channel box sigma 400 at 4096, 10
+  // groups of 1 x 11 -> 384 x 15; two channels box sigma 250, 4 of 1 x 11 -> 384 x 13. Not box sigma 75 at 4096 (5
+  // groups of 1 x 5: 5 x 1280 x 0.7 against 384 x 13's 4992, 1.11) nor box sigma 125 at 5000 (4 of 1 x 9 against 320 x
+  // 17's 5440, 0.84).
+  const BoxTile ti3000 = box_tile(i200_spans, 49152, 1024, "", "", 3000, 4, true, true);
+  EXPECT_EQ(shape(ti3000), "1x11x384x2x2");
+  EXPECT_TRUE(ti3000.tail);
+  EXPECT_GE(ti3000.outputs(), 3000);
+  EXPECT_EQ(shape(box_tile(i200_spans, 49152, 1024, "", "", 3000, 4, true, false)), "1x9x256x2x2");  // no tail
+  const BoxTile b400 = box_tile({799, 801, 801}, 49152, 1024, "", "", 4096, 1, false, true);
+  EXPECT_EQ(shape(b400), "1x15x384x1x1");
+  EXPECT_TRUE(b400.tail);
+  EXPECT_GE(b400.outputs(), 4096);
+  EXPECT_EQ(shape(box_tile({499, 501, 501}, 49152, 1024, "", "", 4096, 2, false, true)), "1x13x384x2x1");
+  EXPECT_EQ(shape(box_tile({149, 151, 151}, 49152, 1024, "", "", 4096, 4, false, true)), "1x5x256x2x2");
+  EXPECT_EQ(shape(box_tile({249, 251, 251}, 49152, 1024, "", "", 5000, 4, false, true)), "1x9x256x2x2");
   // A line's last group with a tail where the line takes several groups: box sigma 100 at 4096, 3 groups of 1 x 9, the
   // last (680 outputs) in 1 x 5; integral sigma 200, 2 of 1 x 15, the last (1806) in 1 x 11; none where one group
   // holds the line or the tile has a tail.
@@ -396,8 +415,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(shape(l100), "1x5x256x2x2");
   EXPECT_TRUE(l100.tail);
   EXPECT_GE(l100.outputs(), 4096 - 2 * w100.outputs());
-  const std::vector<int> i200 = {311, 311, 311, 311, 311};
-  EXPECT_EQ(shape(box_last_tile(box_tile(i200, 49152, 1024, "", "", 4096, 4, true), i200, 49152, 4096)),
+  EXPECT_EQ(shape(box_last_tile(box_tile(i200_spans, 49152, 1024, "", "", 4096, 4, true), i200_spans, 49152, 4096)),
             "1x11x256x2x2");
   EXPECT_EQ(box_last_tile(w200, {399, 401, 401}, 49152, 4096).lines, 0);
   EXPECT_EQ(box_last_tile(t200, {399, 401, 401}, 49152, 4096).lines, 0);

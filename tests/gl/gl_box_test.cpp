@@ -203,7 +203,8 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
         TailCase{"box", "100", 1, 2, false}, TailCase{"integral", "40", 0, 4, false},
         TailCase{"integral", "40", 1, 3, false}, TailCase{"box", "60", 1, 4, false}, TailCase{"box", "24", 0, 1, true},
         TailCase{"box", "24", 1, 2, true}, TailCase{"box", "24", 0, 4, true}, TailCase{"integral", "3", 1, 3, true},
-        TailCase{"integral", "200", 0, 4, false, true}, TailCase{"box", "300", 1, 3, false, true}}) {
+        TailCase{"integral", "200", 0, 4, false, true}, TailCase{"box", "300", 1, 3, false, true},
+        TailCase{"box", "300", 0, 1, false, true}, TailCase{"integral", "200", 1, 2, false, true}}) {
     const Plan clamp = make_plan(c.method, {{"sigma", c.sigma}, {"border", "clamp"}});
     const Pass& pass = clamp.program.passes[c.axis];
     ASSERT_EQ(pass.axis, c.axis);
@@ -214,10 +215,10 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
                     : box_tile(spans, shared, invocations, "", "", n, c.ch, frac, true);
     };
     // form 0: one group with a tail, 1: a last group's tail, 2: one group of more than 256 invocations with a tail
-    // (box_tile's tails of 320 or 384, where 256 cannot hold the line).
+    // (box_tile's tails of 320 or 384 invocations).
     for (const int form : {0, 1, 2}) {
       // (The passes' cases of one and two channels search one-group tails only; the pair's cases, last groups only,
-      // cover last groups of one and two channels; tails of more invocations are for three and four channels.)
+      // cover last groups of one and two channels.)
       if (form == 1 ? !c.pair && c.ch <= 2 : c.pair) continue;
       if ((form == 2) != c.wide) continue;
       const auto takes = [&](int n) {
@@ -230,10 +231,11 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
                                         << (form == 1 ? " last group" : form == 0 ? " one group" : " wide group"));
       // Where no line takes a wide tail (less than 48 KiB of shared memory: llvmpipe's 32 KiB hold no tail of 384 x 11
       // or more), a shape forced (GPUBLUR_GL_BOX_TILE) on the longest line it holds: 384 x 7, or where its window
-      // starts would scan (box sigma 300: 84 whole blocks) 288 x 11.
+      // starts would scan (box sigma 300: 84 whole blocks) 288 x 11; of two channels in two rounds for three and four.
       const char* forced = "";
+      const bool two_rounds = c.ch > 2;
       if (form == 2 && n > 8192 && shared < 49152)
-        for (const char* f : {"1x7x384x2t", "1x11x288x2t"})
+        for (const char* f : {two_rounds ? "1x7x384x2t" : "1x7x384t", two_rounds ? "1x11x288x2t" : "1x11x288t"})
           if (box_tile(spans, shared, invocations, f, "", 200, c.ch, frac, true).tail) {
             forced = f;
             break;
