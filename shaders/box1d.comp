@@ -34,7 +34,8 @@
 // texels' BA for round 1, which fetches nothing: GL box 4096^2 0.625 -> 0.552 ms at sigma 48, integral 0.619 -> 0.541
 // at sigma 3, docs/performance.md "GL box: round 1's channels held from round 0"). A vec2 position takes half a
 // vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
-// (docs/performance.md "GL box: lines of two channels in two rounds"). VEC, DVEC, pick and as_texel: common.glsl.
+// (docs/performance.md "GL box: lines of two channels in two rounds"). Likewise a two-channel image may run float
+// lines in two rounds (R, then G). VEC, DVEC, pick and as_texel: common.glsl.
 // Every read past the N positions (values, block totals, parts) clamps to the last ones: a tile with a constant tail
 // (gpu/gl/gl_tiles.hpp BoxTile::tail: a line's last group, L = N - R - LS) relies on it, its last block holding the
 // border's one value past the line whatever box has run.
@@ -403,7 +404,9 @@ void one_round(int rd) {
 
   // 3. TC x L outputs (rows of several lines in quads of positions, as the loads). Two rounds: round 0 keeps its
   //    values, round 1 stores both.
-#if ROUNDS == 2
+#if ROUNDS == 2 && VCH == 1
+#define STORE(p, v) if (rd == 0) kept[k] = v; else imageStore(dst, p, vec4(kept[k], v, 0.0, 0.0))
+#elif ROUNDS == 2
 #define STORE(p, v) if (rd == 0) kept[k] = v; else imageStore(dst, p, vec4(kept[k], v))
 #else
 #define STORE(p, v) imageStore(dst, p, as_texel(v))

@@ -43,11 +43,12 @@ ivec2 gob_local_id(uint i, uint group_x) {
 #ifdef VCH
 // A line of VCH channels (1, 2 or 4; gl_tiles.hpp line_vch) of the RGBA textures every image uses whatever its channel
 // count: float / vec2 / vec4 values. pick(t, rd) is a texel's channels of round rd (vec2 lines of three or four
-// channels: RG, then BA); as_texel(v) the texel a line writes, zeros in the channels it does not carry.
+// channels: RG, then BA; float lines of two channels: R, then G); as_texel(v) the texel a line writes, zeros in the
+// channels it does not carry.
 #if VCH == 1
 #define VEC float
 #define DVEC double
-float pick(vec4 t, int rd) { return t.r; }
+float pick(vec4 t, int rd) { return rd == 0 ? t.r : t.g; }
 vec4 as_texel(float v) { return vec4(v, 0.0, 0.0, 0.0); }
 #elif VCH == 2
 #define VEC vec2

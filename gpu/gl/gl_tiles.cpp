@@ -272,7 +272,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (got >= 2) c.lines = lines, c.per = per;
     if (got >= 3 && threads > 0 && threads <= max_invocations) c.threads = threads;
     if (got == 4 && (vch == 1 || vch == 2 || vch == 4)) {
-      c.vch = std::max(vch, channels > 2 ? 2 : channels);  // at most two rounds
+      c.vch = std::max(vch, channels > 2 ? 2 : 1);  // at most two rounds
       c.rounds = c.vch < channels ? 2 : 1;
     }
     // A trailing "t": a constant tail, where the border repeats one value and the group holds the whole line (the
@@ -394,6 +394,20 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       c.threads = threads;
       const BoxTile tc = fewest_tail(c, n_along, best.rounds == 2 ? 17 : 21, max_w, budget, totals_spec);
       if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
+    }
+    // Two channels whose vec2 lines no tail holds (5000-6000 long at sigma 150-400): float lines in two rounds (R, then
+    // G; box1d.comp ROUNDS 2, VCH 1), half the shared memory a position. H200, clamp (docs/performance.md "GL: two
+    // channels as float lines in two rounds"): box 6000^2 sigma 400 7.759 -> 1.231-1.543 ms, sigma 200 1.501 -> 1.213,
+    // integral sigma 300 5.016 -> 1.400, 5000^2 sigma 200 1.480 -> 1.042 (all 384 x 19 or 17). Where a vec2 tail holds
+    // the line it was faster than the float rounds (box 4096^2 sigma 200 0.525 against 0.620 ms for 384 x 13).
+    if (pick.lines == 0 && channels == 2 && best.vch == 2) {
+      for (const int threads : {256, 320, 384}) {
+        if (threads > max_invocations) continue;
+        BoxTile c = best;
+        c.threads = threads, c.vch = 1, c.rounds = 2;
+        const BoxTile tc = fewest_tail(c, n_along, 21, max_w, budget, totals_spec);
+        if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
+      }
     }
     const bool wide = best.rounds == 2 && best.per >= 11;
     const int groups = (n_along + best.outputs() - 1) / std::max(1, best.outputs());

@@ -122,13 +122,14 @@ struct BoxTile {
 // Three and four channels also weigh one line of two channels in two rounds (5, 7, 9, 17 or 21 positions an
 // invocation): integer widths from a reach of 32, real widths (`frac`) at any reach, up to 17. `spec`
 // "LINESxPER[xTHREADS[xVCH]][t]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit; VCH 2
-// for three or four channels runs two rounds; a VCH below what the channels need in two rounds takes 2; "t": with a
-// constant tail where const_tail holds, lines = 0 where the group cannot hold the line). `totals_spec`
+// for three or four channels and VCH 1 for two run two rounds; a VCH below what the channels need in two rounds takes
+// 2; "t": with a constant tail where const_tail holds, lines = 0 where the group cannot hold the line). `totals_spec`
 // "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is needed.
 // `const_tail`: the border repeats one value past the line's ends (clamp, zero), so one line a group may take a
 // constant tail (BoxTile::tail) where a group holds the whole line of n_along: of 256 invocations where that loads
 // fewer positions than the chosen shape's groups; else of 256, 320 or 384 where the line would take several groups of
-// 11 or more positions an invocation in two rounds, or four or more groups whose positions the tail cuts below 0.8.
+// 11 or more positions an invocation in two rounds, or four or more groups whose positions the tail cuts below 0.8
+// (two channels whose vec2 lines no tail holds: float lines in two rounds).
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false, bool const_tail = false);

@@ -125,11 +125,10 @@ bool linear_const_taps() {
   return env && *env && std::atoi(env) == 1;
 }
 // GPUBLUR_GL_BOX_TILE=LINESxPER[xTHREADS[xVCH]][t]: box1d.comp's tile shape (lines per group x positions per
-// invocation, the latter odd, x invocations per group, default 256, x channels a line carries: 1, 2 (two rounds for
-// three and four channels) or 4, default by the channels; t: with a constant tail on clamp and zero borders, where the
-// group holds the whole line) instead of the one box_tile picks for the reach; "lines":
-// the line walkers (moving_average.comp) for every box1d pass. Unset: box_tile's pick, the line walkers only where
-// no tile fits.
+// invocation, the latter odd, x invocations per group, default 256, x channels a line carries: 1 (two rounds for two
+// channels), 2 (two rounds for three and four) or 4, default by the channels; t: with a constant tail on clamp and zero
+// borders, where the group holds the whole line) instead of the one box_tile picks for the reach; "lines": the line
+// walkers (moving_average.comp) for every box1d pass. Unset: box_tile's pick, the line walkers only where no tile fits.
 std::string box_tile_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TILE");
   return env ? env : "";

@@ -405,6 +405,13 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_TRUE(b400.tail);
   EXPECT_GE(b400.outputs(), 4096);
   EXPECT_EQ(shape(box_tile({499, 501, 501}, 49152, 1024, "", "", 4096, 2, false, true)), "1x13x384x2x1");
+  // Two channels whose vec2 lines no tail holds in 48 KiB (box sigma 400 at 6000: 6000 + 1199 + 19 positions, 57 KB as
+  // vec2): float lines in two rounds, 384 x 19 (15 groups of 1 x 11 before); at 4096 a vec2 tail, 320 x 17.
+  const BoxTile b400c2 = box_tile({799, 801, 801}, 49152, 1024, "", "", 6000, 2, false, true);
+  EXPECT_EQ(shape(b400c2), "1x19x384x1x2");
+  EXPECT_TRUE(b400c2.tail);
+  EXPECT_GE(b400c2.outputs(), 6000);
+  EXPECT_EQ(shape(box_tile({799, 801, 801}, 49152, 1024, "", "", 4096, 2, false, true)), "1x17x320x2x1");
   EXPECT_EQ(shape(box_tile({149, 151, 151}, 49152, 1024, "", "", 4096, 4, false, true)), "1x5x256x2x2");
   EXPECT_EQ(shape(box_tile({249, 251, 251}, 49152, 1024, "", "", 5000, 4, false, true)), "1x9x256x2x2");
   // A line's last group with a tail where the line takes several groups: box sigma 100 at 4096, 3 groups of 1 x 9, the

@@ -196,6 +196,7 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
     int axis, ch;
     bool pair;  // the pair's tiles (box_pair_tile), their last groups only, on square images
     bool wide = false;  // instead: the shortest line that takes a tail of more than 256 invocations (form 2 below)
+    const char* vch = "";  // form 2: forced with this VCH ("x1": two channels as float lines in two rounds)
   };
   uint32_t seed = 1260;
   for (const TailCase& c :
@@ -204,7 +205,8 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
         TailCase{"integral", "40", 1, 3, false}, TailCase{"box", "60", 1, 4, false}, TailCase{"box", "24", 0, 1, true},
         TailCase{"box", "24", 1, 2, true}, TailCase{"box", "24", 0, 4, true}, TailCase{"integral", "3", 1, 3, true},
         TailCase{"integral", "200", 0, 4, false, true}, TailCase{"box", "300", 1, 3, false, true},
-        TailCase{"box", "300", 0, 1, false, true}, TailCase{"integral", "200", 1, 2, false, true}}) {
+        TailCase{"box", "300", 0, 1, false, true}, TailCase{"integral", "200", 1, 2, false, true},
+        TailCase{"box", "100", 0, 2, false, true, "x1"}}) {
     const Plan clamp = make_plan(c.method, {{"sigma", c.sigma}, {"border", "clamp"}});
     const Pass& pass = clamp.program.passes[c.axis];
     ASSERT_EQ(pass.axis, c.axis);
@@ -232,18 +234,20 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
       // Where no line takes a wide tail (less than 48 KiB of shared memory: llvmpipe's 32 KiB hold no tail of 384 x 11
       // or more), a shape forced (GPUBLUR_GL_BOX_TILE) on the longest line it holds: 384 x 7, or where its window
       // starts would scan (box sigma 300: 84 whole blocks) 288 x 11; of two channels in two rounds for three and four.
-      const char* forced = "";
-      const bool two_rounds = c.ch > 2;
-      if (form == 2 && n > 8192 && shared < 49152)
-        for (const char* f : {two_rounds ? "1x7x384x2t" : "1x7x384t", two_rounds ? "1x11x288x2t" : "1x11x288t"})
+      // A case that names a VCH always takes that shape forced in it (two channels' float lines in two rounds are the
+      // device's choice only on lines longer than llvmpipe's tiles hold).
+      std::string forced;
+      const std::string vch = c.ch > 2 ? "x2" : c.vch;
+      if (form == 2 && ((n > 8192 && shared < 49152) || *c.vch))
+        for (const std::string f : {"1x7x384" + vch + "t", "1x11x288" + vch + "t"})
           if (box_tile(spans, shared, invocations, f, "", 200, c.ch, frac, true).tail) {
             forced = f;
             break;
           }
-      if (*forced) {
+      if (!forced.empty()) {
         for (n = 200; box_tile(spans, shared, invocations, forced, "", n + 50, c.ch, frac, true).tail;) n += 50;
         ASSERT_TRUE(box_tile(spans, shared, invocations, forced, "", n, c.ch, frac, true).tail);
-        std::printf("[ forced   ] %s sigma %s: %s on %d positions\n", c.method, c.sigma, forced, n);
+        std::printf("[ forced   ] %s sigma %s: %s on %d positions\n", c.method, c.sigma, forced.c_str(), n);
       }
       ASSERT_LE(n, 8192) << "no line length takes that tail here";
       ScopedEnv shape("GPUBLUR_GL_BOX_TILE", forced);
