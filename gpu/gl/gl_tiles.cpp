@@ -369,7 +369,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (tc.lines > 0 && loaded(tc) < loaded(best)) best = tc;
   }
   // Where the line still takes several groups, a tail of 256, 320 or 384 invocations that holds the whole line in one
-  // group (the fewest positions an invocation, at most 17 in two rounds and 21 in one; ties to fewer invocations):
+  // group (the fewest positions an invocation, at most 17 in two rounds of vec2 lines and 21 otherwise; ties to fewer
+  // invocations):
   //  - in two rounds at 11 or more positions an invocation (no tail of 256 holds the line): H200, 4096^2 RGBA, clamp,
   //    the transposed pair (docs/performance.md "GL box and integral: tails of more invocations"), integral sigma 200
   //    1.247 -> 0.916 ms (384 x 13; 320 x 17 0.950), sigma 300 1.553 -> 0.972 (320 x 17), box sigma 300 1.000 -> 0.757
@@ -386,28 +387,28 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   //    three groups, box sigma 48-150 10-41% slower and integral sigma 48-100 2-17% slower as tails (0.99-1.16).
   constexpr double kTailLoaded = 0.8;
   if (const_tail && n_along > 0 && best.lines == 1 && !best.tail) {
-    BoxTile pick = best;
-    pick.lines = 0;
-    for (const int threads : {256, 320, 384}) {
-      if (threads > max_invocations) continue;
-      BoxTile c = best;
-      c.threads = threads;
-      const BoxTile tc = fewest_tail(c, n_along, best.rounds == 2 ? 17 : 21, max_w, budget, totals_spec);
-      if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
-    }
+    // The tail in base's form that holds the line as above; lines == 0: none does.
+    const auto fewest_tail_of = [&](BoxTile base, int max_per) {
+      BoxTile pick = base;
+      pick.lines = 0;
+      for (const int threads : {256, 320, 384}) {
+        if (threads > max_invocations) continue;
+        base.threads = threads;
+        const BoxTile tc = fewest_tail(base, n_along, max_per, max_w, budget, totals_spec);
+        if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
+      }
+      return pick;
+    };
+    BoxTile pick = fewest_tail_of(best, best.rounds == 2 ? 17 : 21);
     // Two channels whose vec2 lines no tail holds (5000-6000 long at sigma 150-400): float lines in two rounds (R, then
     // G; box1d.comp ROUNDS 2, VCH 1), half the shared memory a position. H200, clamp (docs/performance.md "GL: two
     // channels as float lines in two rounds"): box 6000^2 sigma 400 7.759 -> 1.231-1.543 ms, sigma 200 1.501 -> 1.213,
     // integral sigma 300 5.016 -> 1.400, 5000^2 sigma 200 1.480 -> 1.042 (all 384 x 19 or 17). Where a vec2 tail holds
     // the line it was faster than the float rounds (box 4096^2 sigma 200 0.525 against 0.620 ms for 384 x 13).
     if (pick.lines == 0 && channels == 2 && best.vch == 2) {
-      for (const int threads : {256, 320, 384}) {
-        if (threads > max_invocations) continue;
-        BoxTile c = best;
-        c.threads = threads, c.vch = 1, c.rounds = 2;
-        const BoxTile tc = fewest_tail(c, n_along, 21, max_w, budget, totals_spec);
-        if (tc.lines > 0 && (pick.lines == 0 || tc.per < pick.per)) pick = tc;
-      }
+      BoxTile rounds = best;
+      rounds.vch = 1, rounds.rounds = 2;
+      pick = fewest_tail_of(rounds, 21);
     }
     const bool wide = best.rounds == 2 && best.per >= 11;
     const int groups = (n_along + best.outputs() - 1) / std::max(1, best.outputs());
