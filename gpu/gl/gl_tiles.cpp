@@ -239,15 +239,20 @@ BoxTile tile_base(const std::vector<int>& widths, int max_invocations, int& max_
 // The shared memory a group may take: the device's, at most 48 KiB.
 int tile_budget(int max_shared_bytes) { return std::min(max_shared_bytes, 49152); }
 
-// c's shape with a constant tail (BoxTile::tail) and the fewest positions an invocation, up to max_per, that stores
-// `need` outputs and fits `budget`, with the window starts it needs; not with the scanned totals (their prefix stops at
-// the line's last block). lines == 0: none does.
+// Whether c, a shape with a constant tail (BoxTile::tail), stores `need` outputs and fits `budget` with the window
+// starts it needs; not with the scanned totals (their prefix stops at the line's last block).
+bool tail_fits(const BoxTile& c, int need, int max_w, int budget, const std::string& totals_spec) {
+  return c.outputs() >= need && tile_fits(c, max_w, budget, totals_spec) &&
+         with_totals(c, max_w, totals_spec).totals != 2;
+}
+
+// c's shape with a constant tail and the fewest positions an invocation, up to max_per, that tail_fits, with the window
+// starts it needs. lines == 0: none does.
 BoxTile fewest_tail(BoxTile c, int need, int max_per, int max_w, int budget, const std::string& totals_spec) {
   c.tail = true;
   for (int per = 1; per <= max_per; per += 2) {
     c.per = per;
-    const BoxTile tc = with_totals(c, max_w, totals_spec);
-    if (c.outputs() >= need && tile_fits(c, max_w, budget, totals_spec) && tc.totals != 2) return tc;
+    if (tail_fits(c, need, max_w, budget, totals_spec)) return with_totals(c, max_w, totals_spec);
   }
   c.lines = 0;
   return c;
@@ -278,8 +283,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     // A trailing "t": a constant tail, where the border repeats one value and the group holds the whole line (the
     // tests run tails of shapes the device's own choice never takes there).
     c.tail = spec.back() == 't' && const_tail && n_along > 0;
-    const BoxTile ct = with_totals(c);
-    if (fits(c) && (!c.tail || (c.outputs() >= n_along && ct.totals != 2))) return ct;
+    if (c.tail ? tail_fits(c, n_along, max_w, budget, totals_spec) : fits(c)) return with_totals(c);
     t.lines = 0;
     return t;
   }
