@@ -352,6 +352,28 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
     }
   }
+  // One and two channels whose reach no group of 9 or 11 positions an invocation holds (box sigma 500, integral sigma
+  // 400-500 on a 48 KiB device) ran as moving-average's line walkers (integral 6000^2 two channels sigma 400 89 ms):
+  // groups of 21, 17 or 13 positions in one round, of 384 or 256 invocations, and for two channels also float lines
+  // in two rounds (R, then G), weighed by their loads like the others; below, a constant tail wherever one holds the
+  // line. H200, shapes forced (docs/performance.md "GL: reaches beyond groups of 11"): the least loaded within 2% of
+  // the fastest shape measured at 8192^2 (integral sigma 500 two channels 3.26 ms in float rounds against 4.89 for
+  // vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral sigma 500 at 2048^2, 384 x 17 0.220
+  // against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
+  const bool beyond = channels <= 2 && shapes[0].lines == 0 && shapes[1].lines == 0;
+  if (beyond) {
+    for (const int threads : {384, 256}) {
+      for (const int rounds : {1, 2}) {
+        if (threads > max_invocations || (rounds == 2 && channels != 2)) continue;
+        for (const int per : {21, 17, 13}) {
+          BoxTile c = t;
+          c.threads = threads, c.lines = 1, c.per = per;
+          if (rounds == 2) c.vch = 1, c.rounds = 2;
+          if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
+        }
+      }
+    }
+  }
   const auto loaded = [&](const BoxTile& c) {
     const int whole = whole_blocks(c.per);
     const double one_by_one = c.totals == 1 && whole >= 3 && whole < kGroupedTotals ? 1.3 : 1.0;
@@ -389,6 +411,10 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   //    0.508). Where the tail loads more the groups win: box RGBA 4096^2 sigma 75 (5 groups of 1 x 5; 384 x 13 at
   //    1.11 of the loads +8.2%, 256 x 17 +6.5%), 5000^2 sigma 125 (4 of 1 x 9; 320 x 17 at 0.84, +3.7%); and with
   //    three groups, box sigma 48-150 10-41% slower and integral sigma 48-100 2-17% slower as tails (0.99-1.16).
+  //  - wherever one holds the line beyond the groups of 11 (`beyond`): H200, clamp, forced (docs/performance.md "GL:
+  //    reaches beyond groups of 11"), 2048^2-6000^2, the fastest tail faster than the fastest groups in 16 of 18
+  //    cases (two channels integral 6000^2 sigma 500 1.456 ms against 2.167), 1% and 5% slower in two (two channels
+  //    box 2048^2 sigma 500; one channel box 6000^2 sigma 500, 1.231 against 1.174).
   constexpr double kTailLoaded = 0.8;
   if (const_tail && n_along > 0 && best.lines == 1 && !best.tail) {
     // The tail in base's form that holds the line as above; lines == 0: none does.
@@ -403,7 +429,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       }
       return pick;
     };
-    BoxTile pick = fewest_tail_of(best, best.rounds == 2 ? 17 : 21);
+    BoxTile pick = fewest_tail_of(best, best.rounds == 2 && best.vch == 2 ? 17 : 21);
     // Two channels whose vec2 lines no tail holds (5000-6000 long at sigma 150-400): float lines in two rounds (R, then
     // G; box1d.comp ROUNDS 2, VCH 1), half the shared memory a position. H200, clamp (docs/performance.md "GL: two
     // channels as float lines in two rounds"): box 6000^2 sigma 400 7.759 -> 1.231-1.543 ms, sigma 200 1.501 -> 1.213,
@@ -416,7 +442,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     }
     const bool wide = best.rounds == 2 && best.per >= 11;
     const int groups = (n_along + best.outputs() - 1) / std::max(1, best.outputs());
-    if (pick.lines > 0 && (wide || (groups >= 4 && loaded(pick) < kTailLoaded * loaded(best)))) best = pick;
+    if (pick.lines > 0 && (wide || beyond || (groups >= 4 && loaded(pick) < kTailLoaded * loaded(best)))) best = pick;
   }
   return best;
 }

@@ -412,6 +412,22 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_TRUE(b400c2.tail);
   EXPECT_GE(b400c2.outputs(), 6000);
   EXPECT_EQ(shape(box_tile({799, 801, 801}, 49152, 1024, "", "", 4096, 2, false, true)), "1x17x320x2x1");
+  // One and two channels whose reach no group of 9 or 11 holds (integral sigma 400, reach 1550: 256 x 11 loads 2816
+  // positions): groups of 13-21 in one round of 384 or 256 invocations, two channels also float lines in two rounds,
+  // by their loads; then a tail wherever one holds the line. Integral sigma 400 of two channels at 8192: 3 groups of
+  // 384 x 21 in float rounds (4964 outputs; vec2 lines of 256 x 21 store 2276); at 6000 with a constant tail, 384 x 21
+  // in float rounds holds the line. One channel box sigma 500 at 8192: 2 groups of 384 x 21. (Before: line walkers.)
+  const std::vector<int> i400_spans = {621, 621, 621, 621, 621};
+  const BoxTile i400c2 = box_tile(i400_spans, 49152, 1024, "", "", 8192, 2, true, true);
+  EXPECT_EQ(shape(i400c2), "1x21x384x1x2");
+  EXPECT_FALSE(i400c2.tail);
+  EXPECT_EQ(i400c2.outputs(), 384 * 21 - 2 * 1550);
+  const BoxTile i400t = box_tile(i400_spans, 49152, 1024, "", "", 6000, 2, true, true);
+  EXPECT_EQ(shape(i400t), "1x21x384x1x2");
+  EXPECT_TRUE(i400t.tail);
+  EXPECT_GE(i400t.outputs(), 6000);
+  EXPECT_EQ(shape(box_tile({999, 1001, 1001}, 49152, 1024, "", "", 8192, 1, false, true)), "1x21x384x1x1");
+  EXPECT_EQ(box_tile(i400_spans, 49152, 1024, "", "", 8192, 4, true, true).rounds, 2);  // RGBA: its own shapes
   EXPECT_EQ(shape(box_tile({149, 151, 151}, 49152, 1024, "", "", 4096, 4, false, true)), "1x5x256x2x2");
   EXPECT_EQ(shape(box_tile({249, 251, 251}, 49152, 1024, "", "", 5000, 4, false, true)), "1x9x256x2x2");
   // A line's last group with a tail where the line takes several groups: box sigma 100 at 4096, 3 groups of 1 x 9, the

@@ -239,7 +239,7 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
       std::string forced;
       const std::string vch = c.ch > 2 ? "x2" : c.vch;
       if (form == 2 && ((n > 8192 && shared < 49152) || *c.vch))
-        for (const std::string f : {"1x7x384" + vch + "t", "1x11x288" + vch + "t"})
+        for (const std::string& f : {"1x7x384" + vch + "t", "1x11x288" + vch + "t"})
           if (box_tile(spans, shared, invocations, f, "", 200, c.ch, frac, true).tail) {
             forced = f;
             break;
@@ -284,6 +284,34 @@ TEST(GlBox1d, TransposedPairShapes) {
                         expect_matches_reference(*be, plan, random_image(61, 23, ch, seed - 2), "box1d-pair"),
                         expect_matches_reference(*be, plan, random_image(23, 61, ch, seed - 1), "box1d-pair"));
                   });
+}
+
+// One and two channels whose reach no group of 9 or 11 positions an invocation holds (box sigma 500, integral sigma
+// 400 and 500) run as tiles, not as the line walkers: groups of 13-21 in one round (two channels also float lines in
+// two rounds), tails on clamp and zero; rows of 4100 (several groups where no tail holds them) and short lines, every
+// border, against the CPU reference.
+TEST(GlBox1d, ReachesBeyondGroupsOf11) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  uint32_t seed = 1600;
+  double worst = 0;
+  for (const auto& [method, sigma] : {std::pair{"box", "500"}, {"integral", "400"}, {"integral", "500"}})
+    for (int ch : {1, 2})
+      for (Border border : kBorders)
+        for (const auto& [w, h] : {std::pair{4100, 5}, {45, 70}}) {
+          SCOPED_TRACE(::testing::Message() << method << " sigma " << sigma << " " << w << "x" << h << "x" << ch << " "
+                                            << border_name(border));
+          const Plan plan = make_plan(method, {{"sigma", sigma}, {"border", border_name(border)}});
+          RunInfo info;
+          double err = 0;
+          const Status s = gl_error_vs_reference(*be, plan, random_image(w, h, ch, seed++), err, &info);
+          ASSERT_TRUE(s.ok()) << s.error;
+          EXPECT_NE(info.path, "moving-average");
+          EXPECT_LE(err, plan.tolerance);
+          worst = std::max(worst, err);
+        }
+  std::printf("[ measured ] box and integral beyond groups of 11: max abs error %.3g\n", worst);
 }
 
 // The widest box that still gets a tile on this device runs as tiles (one line per group, the fewest outputs

@@ -5,8 +5,9 @@
 // others). The tile
 // (gl_tiles.hpp box_tile) takes the most lines per group that keep the halo a small part of the loads, lines of as
 // many channels as the image has (RGBA also two rounds of two channels, which hold twice the positions); where
-// even one line does not fit (reach beyond 2672 for RGBA on a 48 KiB device, 1648 on llvmpipe's 32 KiB, 1392 for one
-// and two channels on either: GlBox1d.ReachAtTheTileLimit) the pass runs as the line walkers of moving-average.
+// even one line does not fit (reach beyond 2672 for three and four channels on a 48 KiB device, 1136 on llvmpipe's
+// 32 KiB; one and two channels, in groups of up to 21 positions an invocation, 4016 and 3248:
+// GlBox1d.ReachAtTheTileLimit) the pass runs as the line walkers of moving-average.
 // A pass along x followed by the same cascade along y (core/program.hpp cascade_pair) runs as the transposed pair
 // instead (passes/box_pair.cpp): two column passes that store transposed. On clamp and zero borders a group that holds
 // a line's end loads only one block of the halo after it (a constant tail, gl_tiles.hpp BoxTile::tail): box_tile's
