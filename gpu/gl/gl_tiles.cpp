@@ -352,15 +352,21 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
     }
   }
-  // One and two channels whose reach no group of 9 or 11 positions an invocation holds (box sigma 500, integral sigma
-  // 400-500 on a 48 KiB device) ran as moving-average's line walkers (integral 6000^2 two channels sigma 400 89 ms):
-  // groups of 21, 17 or 13 positions in one round, of 384 or 256 invocations, and for two channels also float lines
-  // in two rounds (R, then G), weighed by their loads like the others; below, a constant tail wherever one holds the
-  // line. H200, shapes forced (docs/performance.md "GL: reaches beyond groups of 11"): the least loaded within 2% of
-  // the fastest shape measured at 8192^2 (integral sigma 500 two channels 3.26 ms in float rounds against 4.89 for
-  // vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral sigma 500 at 2048^2, 384 x 17 0.220
-  // against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
-  const bool beyond = channels <= 2 && shapes[0].lines == 0 && shapes[1].lines == 0;
+  // One and two channels whose reach leaves the groups of 9 or 11 positions an invocation under a quarter of their
+  // positions to store (box sigma 400, integral sigma 300: 20 and 17 groups of 1 x 11 on 8192-long lines) or none
+  // (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers, integral 6000^2 two
+  // channels sigma 400 89 ms): groups of 21, 17 or 13 positions in one round, of 384 or 256 invocations, and for two
+  // channels also float lines in two rounds (R, then G), weighed by their loads like the others; below, a constant
+  // tail wherever one holds the line. H200, shapes forced (docs/performance.md "GL: reaches beyond groups of 11"):
+  // box sigma 400 at 2048^2-8192^2 2.3-5.6x faster than the groups of 11 (two channels 4096^2 3.648 -> 0.650 ms;
+  // integral sigma 300 is taken by its loads, not measured); the least loaded within 5% of the fastest shape measured
+  // at 8192^2 (integral sigma 500 two channels 3.26 ms in float rounds against 4.89 for vec2 lines of 256 x 21),
+  // within 13% at 2048^2-6000^2 (one channel integral sigma 500 at 2048^2, 384 x 17 0.220 against 384 x 13's 0.195);
+  // the line walkers took 10-94 ms (1024^2-6000^2).
+  double stored = 0;  // the largest part of a group's positions that the shapes so far store
+  for (const BoxTile& c : shapes)
+    if (c.lines > 0) stored = std::max(stored, double(c.outputs()) / c.span());
+  const bool beyond = channels <= 2 && stored < 0.25;
   if (beyond) {
     for (const int threads : {384, 256}) {
       for (const int rounds : {1, 2}) {
@@ -390,7 +396,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // (docs/performance.md "GL box: constant tails"): box 4096^2 RGBA sigma 200 0.743 -> 0.711 ms (1 x 21 -> 1 x 19),
   // integral 1024^2 sigma 200 0.166 -> 0.099, 2048^2 sigma 300 0.595 -> 0.346; box 1920x1080 sigma 150-200 2.7% slower
   // (its 1080-long lines from 1 x 9 to a tail of 1 x 7).
-  if (const_tail && n_along > 0 && best.lines == 1) {
+  if (const_tail && n_along > 0 && best.lines == 1 && !beyond) {
     const BoxTile tc = fewest_tail(best, n_along, best.per, max_w, budget, totals_spec);
     if (tc.lines > 0 && loaded(tc) < loaded(best)) best = tc;
   }
@@ -429,14 +435,16 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       }
       return pick;
     };
-    BoxTile pick = fewest_tail_of(best, best.rounds == 2 && best.vch == 2 ? 17 : 21);
+    BoxTile form = best;  // beyond's float rounds of two channels: vec2 tails first, as the groups of 11 took them
+    if (channels == 2 && best.vch == 1) form.vch = 2, form.rounds = 1;
+    BoxTile pick = fewest_tail_of(form, form.rounds == 2 ? 17 : 21);
     // Two channels whose vec2 lines no tail holds (5000-6000 long at sigma 150-400): float lines in two rounds (R, then
     // G; box1d.comp ROUNDS 2, VCH 1), half the shared memory a position. H200, clamp (docs/performance.md "GL: two
     // channels as float lines in two rounds"): box 6000^2 sigma 400 7.759 -> 1.231-1.543 ms, sigma 200 1.501 -> 1.213,
     // integral sigma 300 5.016 -> 1.400, 5000^2 sigma 200 1.480 -> 1.042 (all 384 x 19 or 17). Where a vec2 tail holds
     // the line it was faster than the float rounds (box 4096^2 sigma 200 0.525 against 0.620 ms for 384 x 13).
-    if (pick.lines == 0 && channels == 2 && best.vch == 2) {
-      BoxTile rounds = best;
+    if (pick.lines == 0 && channels == 2 && form.vch == 2) {
+      BoxTile rounds = form;
       rounds.vch = 1, rounds.rounds = 2;
       pick = fewest_tail_of(rounds, 21);
     }

@@ -427,6 +427,12 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_TRUE(i400t.tail);
   EXPECT_GE(i400t.outputs(), 6000);
   EXPECT_EQ(shape(box_tile({999, 1001, 1001}, 49152, 1024, "", "", 8192, 1, false, true)), "1x21x384x1x1");
+  // Where the groups of 11 store under a quarter of their positions, the same: box sigma 400 (reach 1199, 418 of
+  // 256 x 11's 2816 positions) at 8192, 2 groups of 384 x 17 (20 of 1 x 11 before); two channels on mirror at 4096, 384
+  // x 17 float lines in two rounds. Box sigma 200 (1618 of 2816) keeps its groups of 11.
+  EXPECT_EQ(shape(box_tile({799, 801, 801}, 49152, 1024, "", "", 8192, 1, false, true)), "1x17x384x1x1");
+  EXPECT_EQ(shape(box_tile({799, 801, 801}, 49152, 1024, "", "", 4096, 2, false, false)), "1x17x384x1x2");
+  EXPECT_EQ(shape(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 1, false, true)), "1x11x256x1x1");
   EXPECT_EQ(box_tile(i400_spans, 49152, 1024, "", "", 8192, 4, true, true).rounds, 2);  // RGBA: its own shapes
   EXPECT_EQ(shape(box_tile({149, 151, 151}, 49152, 1024, "", "", 4096, 4, false, true)), "1x5x256x2x2");
   EXPECT_EQ(shape(box_tile({249, 251, 251}, 49152, 1024, "", "", 5000, 4, false, true)), "1x9x256x2x2");
