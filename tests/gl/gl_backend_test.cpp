@@ -414,7 +414,7 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_EQ(shape(box_tile({799, 801, 801}, 49152, 1024, "", "", 4096, 2, false, true)), "1x17x320x2x1");
   // One and two channels whose reach no group of 9 or 11 holds (integral sigma 400, reach 1550: 256 x 11 loads 2816
   // positions): groups of 13-21 in one round of 384 or 256 invocations, two channels also float lines in two rounds,
-  // by their loads; then a tail wherever one holds the line. Integral sigma 400 of two channels at 8192: 3 groups of
+  // by their loads; then a tail wherever one holds the line. Integral sigma 400 of two channels at 8192: 2 groups of
   // 384 x 21 in float rounds (4964 outputs; vec2 lines of 256 x 21 store 2276); at 6000 with a constant tail, 384 x 21
   // in float rounds holds the line. One channel box sigma 500 at 8192: 2 groups of 384 x 21. (Before: line walkers.)
   const std::vector<int> i400_spans = {621, 621, 621, 621, 621};

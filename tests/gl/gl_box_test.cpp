@@ -296,7 +296,9 @@ TEST(GlBox1d, ReachesBeyondGroupsOf11) {
   GPUBLUR_GL_OR_SKIP(be, error);
   uint32_t seed = 1600;
   double worst = 0;
-  for (const auto& [method, sigma] : {std::pair{"box", "400"}, {"box", "500"}, {"integral", "400"}, {"integral", "500"}})
+  const std::pair<const char*, const char*> cases[] = {
+      {"box", "400"}, {"box", "500"}, {"integral", "400"}, {"integral", "500"}};
+  for (const auto& [method, sigma] : cases)
     for (int ch : {1, 2})
       for (Border border : kBorders)
         for (const auto& [w, h] : {std::pair{4100, 5}, {45, 70}}) {
