@@ -369,8 +369,9 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   const bool beyond = channels <= 2 && stored < 0.25;
   if (beyond) {
     for (const int threads : {384, 256}) {
+      if (threads > max_invocations) continue;
       for (const int rounds : {1, 2}) {
-        if (threads > max_invocations || (rounds == 2 && channels != 2)) continue;
+        if (rounds == 2 && channels != 2) continue;
         for (const int per : {21, 17, 13}) {
           BoxTile c = t;
           c.threads = threads, c.lines = 1, c.per = per;
@@ -435,15 +436,15 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       }
       return pick;
     };
-    BoxTile form = best;  // beyond's float rounds of two channels: vec2 tails first, as the groups of 11 took them
-    if (channels == 2 && best.vch == 1) form.vch = 2, form.rounds = 1;
+    BoxTile form = best;  // two channels: vec2 tails first, then float rounds (below), whichever form `beyond` chose
+    if (channels == 2) form.vch = 2, form.rounds = 1;
     BoxTile pick = fewest_tail_of(form, form.rounds == 2 ? 17 : 21);
     // Two channels whose vec2 lines no tail holds (5000-6000 long at sigma 150-400): float lines in two rounds (R, then
     // G; box1d.comp ROUNDS 2, VCH 1), half the shared memory a position. H200, clamp (docs/performance.md "GL: two
     // channels as float lines in two rounds"): box 6000^2 sigma 400 7.759 -> 1.231-1.543 ms, sigma 200 1.501 -> 1.213,
     // integral sigma 300 5.016 -> 1.400, 5000^2 sigma 200 1.480 -> 1.042 (all 384 x 19 or 17). Where a vec2 tail holds
     // the line it was faster than the float rounds (box 4096^2 sigma 200 0.525 against 0.620 ms for 384 x 13).
-    if (pick.lines == 0 && channels == 2 && form.vch == 2) {
+    if (pick.lines == 0 && channels == 2) {
       BoxTile rounds = form;
       rounds.vch = 1, rounds.rounds = 2;
       pick = fewest_tail_of(rounds, 21);

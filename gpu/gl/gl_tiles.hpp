@@ -120,7 +120,9 @@ struct BoxTile {
 // whose groups load the fewest positions along the line; each with two lines per group where each stores >= 16
 // positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it still stores >= 32, else lines = 0.
 // Three and four channels also weigh one line of two channels in two rounds (5, 7, 9, 17 or 21 positions an
-// invocation): integer widths from a reach of 32, real widths (`frac`) at any reach, up to 17. `spec`
+// invocation): integer widths from a reach of 32, real widths (`frac`) at any reach, up to 17. One and two channels,
+// where the groups of 9 or 11 store under a quarter of their positions or none holds the reach, weigh one line of 13,
+// 17 or 21 positions of 384 or 256 invocations too (two channels also as float lines in two rounds). `spec`
 // "LINESxPER[xTHREADS[xVCH]][t]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does not fit; VCH 2
 // for three or four channels and VCH 1 for two run two rounds; a VCH below what the channels need in two rounds takes
 // 2; "t": with a constant tail where const_tail holds, lines = 0 where the group cannot hold the line). `totals_spec`
@@ -128,8 +130,8 @@ struct BoxTile {
 // `const_tail`: the border repeats one value past the line's ends (clamp, zero), so one line a group may take a
 // constant tail (BoxTile::tail) where a group holds the whole line of n_along: of 256 invocations where that loads
 // fewer positions than the chosen shape's groups; else of 256, 320 or 384 where the line would take several groups of
-// 11 or more positions an invocation in two rounds, or four or more groups whose positions the tail cuts below 0.8
-// (two channels whose vec2 lines no tail holds: float lines in two rounds).
+// 11 or more positions an invocation in two rounds, or four or more groups whose positions the tail cuts below 0.8,
+// or those wide one-line shapes (two channels whose vec2 lines no tail holds: float lines in two rounds).
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false, bool const_tail = false);
