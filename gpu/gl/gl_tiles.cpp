@@ -460,7 +460,7 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
                       const std::string& totals_spec) {
   BoxTile none = t;
   none.lines = 0;
-  if (t.tail || n_along <= 0 || t.outputs() <= 0) return none;
+  if (t.lines < 1 || t.tail || n_along <= 0 || t.outputs() <= 0) return none;  // (outputs() divides by lines)
   const int g = (n_along + t.outputs() - 1) / t.outputs();
   if (g < 2) return none;
   const int rem = n_along - (g - 1) * t.outputs();

@@ -448,6 +448,9 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
             "1x11x256x2x2");
   EXPECT_EQ(box_last_tile(w200, {399, 401, 401}, 49152, 4096).lines, 0);
   EXPECT_EQ(box_last_tile(t200, {399, 401, 401}, 49152, 4096).lines, 0);
+  BoxTile no_tile = w200;  // a reach no tile holds (lines 0): no last group either (was a division by zero)
+  no_tile.lines = 0;
+  EXPECT_EQ(box_last_tile(no_tile, {399, 401, 401}, 49152, 4096).lines, 0);
   // Other tiles only where the last group takes at most a third of their positions an invocation: the pair's 2 x 9 at
   // box sigma 24 (5 groups of 1010 outputs on 4096) ends in 2 x 1 (56 outputs); at sigma 48 (5 of 866) 2 x 7 would
   // hold the last 632: none; two channels' 1 x 11 at sigma 100 (2 of 2218) would end in 1 x 9: none.
