@@ -352,21 +352,26 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
     }
   }
-  // One and two channels whose reach leaves the groups of 9 or 11 positions an invocation under a quarter of their
-  // positions to store (box sigma 400, integral sigma 300: 20 and 17 groups of 1 x 11 on 8192-long lines) or none
-  // (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers, integral 6000^2 two
-  // channels sigma 400 89 ms): groups of 21, 17 or 13 positions in one round, of 384 or 256 invocations, and for two
-  // channels also float lines in two rounds (R, then G), weighed by their loads like the others; below, a constant
-  // tail wherever one holds the line. H200 (docs/performance.md "GL: reaches beyond groups of 11"): as planned, box
-  // sigma 400 (mirror) 2.5-5.0x faster than the groups of 11 at 2048^2-8192^2 (two channels 4096^2 3.647 -> 0.732 ms;
-  // integral sigma 300 is taken by its loads, 1.6-2.9x); with shapes forced (as the transposed pair), the least loaded
-  // within 5% of the fastest shape at 8192^2 (integral sigma 500 two channels 3.26 ms in float rounds against 4.89 for
-  // vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral sigma 500 at 2048^2, 384 x 17 0.220
-  // against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
+  // One and two channels whose reach leaves the groups of 9 or 11 positions an invocation under half (two channels) or
+  // 0.4 (one) of their positions to store (box sigma 300-400, integral sigma 250-300: 17-20 groups of 1 x 11 on
+  // 8192-long lines) or none (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers,
+  // integral 6000^2 two channels sigma 400 89 ms): groups of 21, 17 or 13 positions in one round, of 384 or 256
+  // invocations, and for two channels also float lines in two rounds (R, then G), weighed by their loads like the
+  // others; below, a constant tail wherever one holds the line. H200 (docs/performance.md "GL: reaches beyond groups of
+  // 11"): as planned, box sigma 400 (mirror) 2.5-5.0x faster than the groups of 11 at 2048^2-8192^2 (two channels
+  // 4096^2 3.647 -> 0.732 ms; integral sigma 300 is taken by its loads, 1.6-2.9x); with shapes forced (as the
+  // transposed pair), the least loaded within 5% of the fastest shape at 8192^2 (integral sigma 500 two channels 3.26
+  // ms in float rounds against 4.89 for vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral
+  // sigma 500 at 2048^2, 384 x 17 0.220 against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
+  // The threshold (docs/performance.md "GL: the wide shapes from half of the positions stored"; a quarter before, both
+  // as planned, 2048^2-8192^2, clamp and mirror): two channels at half (box sigma 250-300, integral 200-250, whose
+  // groups of 11 store 0.31-0.47) 13-48% faster wherever the plan changed (box 4096^2 sigma 300 mirror 1.157 -> 0.741
+  // ms, integral 8192^2 sigma 250 5.79 -> 3.01) but box 2048^2 sigma 250 clamp (3.5% slower); one channel at 0.4 (box
+  // sigma 300 and integral 250 up to 24% faster; at half box sigma 250 and integral 200 ran -8% to +9%).
   double stored = 0;  // the largest part of a group's positions that the shapes so far store
   for (const BoxTile& c : shapes)
     if (c.lines > 0) stored = std::max(stored, double(c.outputs()) / c.span());
-  const bool beyond = channels <= 2 && stored < 0.25;
+  const bool beyond = channels <= 2 && stored < (channels == 2 ? 0.5 : 0.4);
   if (beyond) {
     for (const int threads : {384, 256}) {
       if (threads > max_invocations) continue;

@@ -8,6 +8,7 @@
 
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_tiles.hpp"
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 #include "tests/gl/gl_test_util.hpp"
 
@@ -152,12 +153,15 @@ TEST(GlBox1d, TileShapesAroundTheBlockLength) {
 }
 
 // Where the product runs the transposed pair: boxes of every reach a tile holds for three and four channels (one line a
-// group too), for one and two channels only where box_pair_tile takes two lines a group (one line a group stores a
-// row at a time: the passes were faster), and nowhere with GPUBLUR_GL_BOX_PAIR=0 or the line walkers forced.
+// group too), for one and two channels where box_pair_tile takes two lines a group, and for two channels as float
+// lines in two rounds (one line a group of floats or vec2 lines stores a row at a time: the passes were faster), and
+// nowhere with GPUBLUR_GL_BOX_PAIR=0 or the line walkers forced.
 TEST(GlBox1d, ThePairOrThePasses) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
+  GLint shared = 0, invocations = 0;
+  ASSERT_NO_FATAL_FAILURE(tile_limits(shared, invocations));
   uint32_t seed = 1180;
   const auto check = [&](int ch, const char* sigma, const char* path) {
     SCOPED_TRACE(::testing::Message() << ch << " channels, sigma " << sigma);
@@ -170,6 +174,23 @@ TEST(GlBox1d, ThePairOrThePasses) {
   check(3, "64", "box1d-pair");    // reach 191: box_tile's shape (no two-line shape of the pair's)
   check(1, "200", "box1d-tiles");  // reach 599: one line a group of floats, the passes
   check(2, "200", "box1d-tiles");
+  // Two channels as float lines in two rounds along both axes: the smallest square whose lines take that tile on this
+  // device (box sigma 500 clamp: 64 on llvmpipe's 32 KiB, 3928 on an H200; integral sigma 500 mirror: 64 / 1508).
+  for (const auto& [method, border] : {std::pair{"box", "clamp"}, {"integral", "mirror"}}) {
+    const Plan plan = make_plan(method, {{"sigma", "500"}, {"border", border}});
+    const Pass& pass = plan.program.passes[0];
+    const bool frac = pass.op == Op::Integral1d;
+    const std::vector<int> spans = gl_box_cascade(pass).spans;
+    const auto float_rounds = [&](int n) {
+      const BoxTile t = box_pair_tile(spans, shared, invocations, "", "", n, 2, frac, box_const_tail(pass.border));
+      return t.lines == 1 && t.rounds == 2 && t.vch == 1;
+    };
+    int n = 64;
+    while (n <= 8192 && !float_rounds(n)) n += 4;
+    SCOPED_TRACE(::testing::Message() << method << " sigma 500 " << border << " " << n << "^2");
+    ASSERT_LE(n, 8192) << "no square takes float lines in two rounds on this device";
+    expect_matches_reference(*be, plan, random_image(n, n, 2, seed++), frac ? "integral1d-pair" : "box1d-pair");
+  }
   {
     ScopedEnv env("GPUBLUR_GL_BOX_PAIR", "0");
     check(4, "3", "box1d-tiles");

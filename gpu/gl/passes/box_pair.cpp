@@ -32,9 +32,12 @@ Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, boo
     tiles[k].sums = box_sums();
     if (tiles[k].lines == 0) return Status::success();  // a reach no tile holds: the passes' line walkers
     // One line a group stores one row at a time: measured slower than the passes for one channel (H200, 4096^2 box
-    // sigma 200 0.649 against 0.502 ms, integral 0.596 against 0.505), even for two (0.745 / 0.741), 2-3% faster for
-    // RGBA in two rounds (box 0.741 against 0.757, integral 1.338 against 1.385).
-    if (tiles[k].lines == 1 && ctx.channels() <= 2 && spec.empty()) return Status::success();
+    // sigma 200 0.649 against 0.502 ms, integral 0.596 against 0.505), even for two as vec2 lines (0.745 / 0.741),
+    // 2-3% faster for RGBA in two rounds (box 0.741 against 0.757, integral 1.338 against 1.385) and for two channels
+    // as float lines in two rounds up to 16% (call 269, docs/performance.md "GL: the wide shapes from half of the
+    // positions stored": integral 8192^2 sigma 400 mirror 4.187 against 3.536, 6000^2 clamp 1.597 against 1.443; box
+    // 8192^2 sigma 500 mirror 3.375 against 3.046; none slower).
+    if (tiles[k].lines == 1 && ctx.channels() <= 2 && tiles[k].rounds == 1 && spec.empty()) return Status::success();
   }
   GLuint mid = 0;
   if (Status s = ctx.scratch_texture("box pair (transposed)", src.h, src.w, ctx.store_format(), mid); !s) return s;
