@@ -352,9 +352,9 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       if (fits(c) && c.outputs() >= 32) shapes.push_back(with_totals(c));
     }
   }
-  // One and two channels whose reach leaves the groups of 9 or 11 positions an invocation under half (two channels) or
-  // 0.4 (one) of their positions to store (box sigma 300-400, integral sigma 250-300: 17-20 groups of 1 x 11 on
-  // 8192-long lines) or none (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers,
+  // One and two channels whose reach leaves the groups of 9 or 11 positions an invocation under a quarter of their
+  // positions to store (box sigma 400, integral sigma 300: 20 and 17 groups of 1 x 11 on 8192-long lines; more below)
+  // or none (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers,
   // integral 6000^2 two channels sigma 400 89 ms): groups of 21, 17 or 13 positions in one round, of 384 or 256
   // invocations, and for two channels also float lines in two rounds (R, then G), weighed by their loads like the
   // others; below, a constant tail wherever one holds the line. H200 (docs/performance.md "GL: reaches beyond groups of
@@ -363,15 +363,32 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // transposed pair), the least loaded within 5% of the fastest shape at 8192^2 (integral sigma 500 two channels 3.26
   // ms in float rounds against 4.89 for vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral
   // sigma 500 at 2048^2, 384 x 17 0.220 against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
-  // The threshold (docs/performance.md "GL: the wide shapes from half of the positions stored"; a quarter before, both
-  // as planned, 2048^2-8192^2, clamp and mirror): two channels at half (box sigma 250-300, integral 200-250, whose
-  // groups of 11 store 0.31-0.47) 13-48% faster wherever the plan changed (box 4096^2 sigma 300 mirror 1.157 -> 0.741
-  // ms, integral 8192^2 sigma 250 5.79 -> 3.01) but box 2048^2 sigma 250 clamp (3.5% slower); one channel at 0.4 (box
-  // sigma 300 and integral 250 up to 24% faster; at half box sigma 250 and integral 200 ran -8% to +9%).
+  const auto loaded = [&](const BoxTile& c) {
+    const int whole = whole_blocks(c.per);
+    const double one_by_one = c.totals == 1 && whole >= 3 && whole < kGroupedTotals ? 1.3 : 1.0;
+    const double w = (c.rounds == 2 ? 2 * two_round_weight(c.per) : 1.0) * one_by_one;
+    return w * (n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
+                            : double(c.span()) / c.outputs());
+  };
+  const auto least_loaded = [&] {
+    BoxTile b = shapes[0];
+    for (const BoxTile& c : shapes)
+      if (c.lines > 0 && (b.lines == 0 || loaded(c) < loaded(b))) b = c;
+    return b;
+  };
+  // Up to a quarter, whatever the line (as above). Up to half for two channels and 0.4 for one where the groups of 9 or
+  // 11 take three or more groups a line (docs/performance.md "GL: the wide shapes from half of the positions stored";
+  // H200, both forms as planned, clamp and mirror): two channels box sigma 250-300 and integral 200-250 (groups of 11
+  // storing 0.31-0.47) 13-51% faster at 2048^2-8192^2 and 3000^2-6000^2 (box 4096^2 sigma 300 mirror 1.157 -> 0.741
+  // ms, integral 8192^2 sigma 250 5.79 -> 3.01), one channel below 0.4 (box sigma 300, integral 250) 5-24%; where
+  // they take one or two groups (1024 to 2048 positions; or one with a constant tail) -16% to +31% (box 1024^2 two
+  // channels sigma 300, clamp: 224 x 11 with a tail 0.062 ms against 256 x 11's 0.081).
   double stored = 0;  // the largest part of a group's positions that the shapes so far store
   for (const BoxTile& c : shapes)
     if (c.lines > 0) stored = std::max(stored, double(c.outputs()) / c.span());
-  const bool beyond = channels <= 2 && stored < (channels == 2 ? 0.5 : 0.4);
+  const BoxTile narrow = least_loaded();
+  const long long groups = n_along > 0 && narrow.lines > 0 ? (n_along + narrow.outputs() - 1) / narrow.outputs() : 0;
+  const bool beyond = channels <= 2 && (stored < 0.25 || (stored < (channels == 2 ? 0.5 : 0.4) && groups >= 3));
   if (beyond) {
     for (const int threads : {384, 256}) {
       if (threads > max_invocations) continue;
@@ -386,16 +403,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
       }
     }
   }
-  const auto loaded = [&](const BoxTile& c) {
-    const int whole = whole_blocks(c.per);
-    const double one_by_one = c.totals == 1 && whole >= 3 && whole < kGroupedTotals ? 1.3 : 1.0;
-    const double w = (c.rounds == 2 ? 2 * two_round_weight(c.per) : 1.0) * one_by_one;
-    return w * (n_along > 0 ? double((n_along + c.outputs() - 1) / c.outputs()) * c.span()
-                            : double(c.span()) / c.outputs());
-  };
-  BoxTile best = shapes[0];
-  for (const BoxTile& c : shapes)
-    if (c.lines > 0 && (best.lines == 0 || loaded(c) < loaded(best))) best = c;
+  BoxTile best = least_loaded();
   // Where one line a group wins, a constant tail (BoxTile::tail) in the same form (vec4, or two rounds of two channels)
   // with the fewest positions an invocation, at most as many as that shape's, whose group holds the whole line with the
   // halo after it cut to one block (fewest_tail), if it loads fewer positions. H200, clamp, against none
