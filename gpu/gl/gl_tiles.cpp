@@ -378,11 +378,12 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   };
   // Up to a quarter, whatever the line (as above). Up to half for two channels and 0.4 for one where the groups of 9 or
   // 11 take three or more groups a line (docs/performance.md "GL: the wide shapes from half of the positions stored";
-  // H200, both forms as planned, clamp and mirror): two channels box sigma 250-300 and integral 200-250 (groups of 11
-  // storing 0.31-0.47) 13-51% faster at 2048^2-8192^2 and 3000^2-6000^2 (box 4096^2 sigma 300 mirror 1.157 -> 0.741
-  // ms, integral 8192^2 sigma 250 5.79 -> 3.01), one channel below 0.4 (box sigma 300, integral 250) 5-24%; where
-  // they take one or two groups (1024 to 2048 positions; or one with a constant tail) -16% to +31% (box 1024^2 two
-  // channels sigma 300, clamp: 224 x 11 with a tail 0.062 ms against 256 x 11's 0.081).
+  // H200, calls 269-271, against a quarter, as planned, clamp and mirror, 1920x1080 to 8192^2): two channels box sigma
+  // 250-300 and integral 200-250 (groups of 11 storing 0.31-0.47) 7-51% faster wherever the plan changed (box 4096^2
+  // sigma 300 mirror 1.157 -> 0.741 ms, integral 8192^2 sigma 250 clamp 5.79 -> 3.01), one channel (box sigma 300,
+  // integral 250) up to 24%. Where they take one or two groups a line (1024- to 2048-long lines, or one group with a
+  // constant tail) the wide shapes ran -30% to +31% (box 1024^2 two channels sigma 300 clamp: 224 x 11 with a tail
+  // 0.062 ms against 256 x 11's 0.081), so the groups stay there.
   double stored = 0;  // the largest part of a group's positions that the shapes so far store
   for (const BoxTile& c : shapes)
     if (c.lines > 0) stored = std::max(stored, double(c.outputs()) / c.span());
