@@ -381,15 +381,23 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // H200, calls 269-271, against a quarter, as planned, clamp and mirror, 1920x1080 to 8192^2): two channels box sigma
   // 250-300 and integral 200-250 (groups of 11 storing 0.31-0.47) 7-51% faster wherever the plan changed (box 4096^2
   // sigma 300 mirror 1.157 -> 0.741 ms, integral 8192^2 sigma 250 clamp 5.79 -> 3.01), one channel (box sigma 300,
-  // integral 250) up to 24%. Where they take one or two groups a line (1024- to 2048-long lines, or one group with a
-  // constant tail) the wide shapes ran -30% to +31% (box 1024^2 two channels sigma 300 clamp: 224 x 11 with a tail
-  // 0.062 ms against 256 x 11's 0.081), so the groups stay there.
+  // integral 250) up to 24%. Two groups a line only on lines of 2048 or more that no tail of the groups' form holds
+  // (call 272: two channels box sigma 250 and integral 200, 2048-2560-long lines, 11-30% faster, integral 2048^2 clamp
+  // 0.317 -> 0.222 ms): on 1024- to 1920-long lines of two groups or one with a constant tail the wide shapes ran up to
+  // 31% slower (box 1024^2 two channels sigma 300 clamp: 224 x 11 with a tail 0.062 ms against 256 x 11's 0.081;
+  // 1920x1080 sigma 250 mirror, two groups of 224 x 11 on the 1920-long lines, 0.122 against 256 x 17's 0.144).
   double stored = 0;  // the largest part of a group's positions that the shapes so far store
   for (const BoxTile& c : shapes)
     if (c.lines > 0) stored = std::max(stored, double(c.outputs()) / c.span());
   const BoxTile narrow = least_loaded();
   const long long groups = n_along > 0 && narrow.lines > 0 ? (n_along + narrow.outputs() - 1) / narrow.outputs() : 0;
-  const bool beyond = channels <= 2 && (stored < 0.25 || (stored < (channels == 2 ? 0.5 : 0.4) && groups >= 3));
+  bool narrow_tail = false;  // the groups' own form holds the line in one group with a constant tail (below)
+  if (const_tail && n_along > 0 && narrow.lines == 1) {
+    const BoxTile tc = fewest_tail(narrow, n_along, narrow.per, max_w, budget, totals_spec);
+    narrow_tail = tc.lines > 0 && loaded(tc) < loaded(narrow);
+  }
+  const bool many = groups >= 3 || (groups == 2 && n_along >= 2048 && !narrow_tail);
+  const bool beyond = channels <= 2 && (stored < 0.25 || (stored < (channels == 2 ? 0.5 : 0.4) && many));
   if (beyond) {
     for (const int threads : {384, 256}) {
       if (threads > max_invocations) continue;

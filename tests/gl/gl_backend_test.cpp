@@ -436,13 +436,22 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   // Where the groups of 11 take three or more groups a line, two channels take them from under half of the positions
   // stored (box sigma 250, 0.47 of 2816; integral sigma 200, 0.45), one channel from under 0.4 (box sigma 300, 0.36;
   // not box sigma 250): on mirror at 4096, 384 x 17 (float lines in two rounds for two channels) where 4 groups of 1 x
-  // 11 ran; at 1024 (2 groups of 224 x 11) the groups stay.
+  // 11 ran; with two groups a line only on lines of 2048 or more that no tail of theirs holds (integral sigma 200 at
+  // 2048 on mirror 256 x 17, on clamp a tail of 320 x 9; box sigma 250 on clamp keeps its tail of 256 x 11); at 1024 (2
+  // groups of 224 x 11) the groups stay.
   EXPECT_EQ(shape(box_tile({499, 501, 501}, 49152, 1024, "", "", 4096, 2, false, false)), "1x17x384x1x2");
   EXPECT_EQ(shape(box_tile(i200_spans, 49152, 1024, "", "", 4096, 2, true, false)), "1x17x384x1x2");
   EXPECT_EQ(shape(box_tile({599, 601, 601}, 49152, 1024, "", "", 4096, 1, false, false)), "1x17x384x1x1");
   EXPECT_EQ(shape(box_tile({499, 501, 501}, 49152, 1024, "", "", 4096, 1, false, false)), "1x11x256x1x1");
   EXPECT_EQ(shape(box_tile(i200_spans, 49152, 1024, "", "", 4096, 1, true, false)), "1x11x256x1x1");
   EXPECT_EQ(shape(box_tile({599, 601, 601}, 49152, 1024, "", "", 1024, 2, false, false)), "1x11x224x2x1");
+  EXPECT_EQ(shape(box_tile(i200_spans, 49152, 1024, "", "", 2048, 2, true, false)), "1x17x256x2x1");
+  const BoxTile i200t2048 = box_tile(i200_spans, 49152, 1024, "", "", 2048, 2, true, true);
+  EXPECT_EQ(shape(i200t2048), "1x9x320x2x1");
+  EXPECT_TRUE(i200t2048.tail);
+  const BoxTile b250t2048 = box_tile({499, 501, 501}, 49152, 1024, "", "", 2048, 2, false, true);
+  EXPECT_EQ(shape(b250t2048), "1x11x256x2x1");
+  EXPECT_TRUE(b250t2048.tail);
   EXPECT_EQ(shape(box_tile({599, 601, 601}, 49152, 1024, "", "", 1024, 1, false, false)), "1x11x224x1x1");
   EXPECT_EQ(box_tile(i400_spans, 49152, 1024, "", "", 8192, 4, true, true).rounds, 2);  // RGBA: its own shapes
   EXPECT_EQ(shape(box_tile({149, 151, 151}, 49152, 1024, "", "", 4096, 4, false, true)), "1x5x256x2x2");
