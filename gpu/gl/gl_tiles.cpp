@@ -354,15 +354,15 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   }
   // One and two channels whose reach leaves the groups of 9 or 11 positions an invocation under a quarter of their
   // positions to store (box sigma 400, integral sigma 300: 20 and 17 groups of 1 x 11 on 8192-long lines; more below)
-  // or none (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers,
-  // integral 6000^2 two channels sigma 400 89 ms): groups of 21, 17 or 13 positions in one round, of 384 or 256
-  // invocations, and for two channels also float lines in two rounds (R, then G), weighed by their loads like the
-  // others; below, a constant tail wherever one holds the line. H200 (docs/performance.md "GL: reaches beyond groups of
-  // 11"): as planned, box sigma 400 (mirror) 2.5-5.0x faster than the groups of 11 at 2048^2-8192^2 (two channels
-  // 4096^2 3.647 -> 0.732 ms; integral sigma 300 is taken by its loads, 1.6-2.9x); with shapes forced (as the
-  // transposed pair), the least loaded within 5% of the fastest shape at 8192^2 (integral sigma 500 two channels 3.26
-  // ms in float rounds against 4.89 for vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral
-  // sigma 500 at 2048^2, 384 x 17 0.220 against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
+  // or none (box sigma 500, integral sigma 400-500 on a 48 KiB device: moving-average's line walkers, integral 6000^2
+  // two channels sigma 400 89 ms): groups of 21, 17 or 13 positions in one round, of 384 or 256 invocations, and for
+  // two channels also float lines in two rounds (R, then G), weighed by their loads like the others; below, a constant
+  // tail wherever one holds the line. H200 (docs/performance.md "GL: reaches beyond groups of 11"): as planned, box
+  // sigma 400 (mirror) 2.5-5.0x faster than the groups of 11 at 2048^2-8192^2 (two channels 4096^2 3.647 -> 0.732 ms;
+  // integral sigma 300 is taken by its loads, 1.6-2.9x); with shapes forced (as the transposed pair), the least loaded
+  // within 5% of the fastest shape at 8192^2 (integral sigma 500 two channels 3.26 ms in float rounds against 4.89 for
+  // vec2 lines of 256 x 21), within 13% at 2048^2-6000^2 (one channel integral sigma 500 at 2048^2, 384 x 17 0.220
+  // against 384 x 13's 0.195); the line walkers took 10-94 ms (1024^2-6000^2).
   const auto loaded = [&](const BoxTile& c) {
     const int whole = whole_blocks(c.per);
     const double one_by_one = c.totals == 1 && whole >= 3 && whole < kGroupedTotals ? 1.3 : 1.0;

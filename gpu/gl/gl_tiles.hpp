@@ -121,13 +121,14 @@ struct BoxTile {
 // positions and >= 4 reaches (the halo under 1/3 of the loads), else one line if it still stores >= 32, else lines = 0.
 // Three and four channels also weigh one line of two channels in two rounds (5, 7, 9, 17 or 21 positions an
 // invocation): integer widths from a reach of 32, real widths (`frac`) at any reach, up to 17. One and two channels,
-// where the groups of 9 or 11 store under half (two channels) or 0.4 (one) of their positions or none holds the reach,
-// weigh one line of 13, 17 or 21 positions of 384 or 256 invocations too (two channels also as float lines in two
-// rounds). `spec` "LINESxPER[xTHREADS[xVCH]][t]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0 where it does
-// not fit; VCH 2 for three or four channels and VCH 1 for two run two rounds; a VCH below what the channels need in two
-// rounds takes 2; "t": with a constant tail where const_tail holds, lines = 0 where the group cannot hold the line).
-// `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window start where any is
-// needed.
+// where the groups of 9 or 11 store under a quarter of their positions (under half for two channels and 0.4 for one
+// where they take three or more groups a line, or two on lines of 2048 or more that no tail of theirs holds) or none
+// holds the reach, weigh one line of 13, 17 or 21 positions of 384 or 256 invocations too (two channels also as float
+// lines in two rounds). `spec` "LINESxPER[xTHREADS[xVCH]][t]" (GPUBLUR_GL_BOX_TILE) picks the shape instead (lines = 0
+// where it does not fit; VCH 2 for three or four channels and VCH 1 for two run two rounds; a VCH below what the
+// channels need in two rounds takes 2; "t": with a constant tail where const_tail holds, lines = 0 where the group
+// cannot hold the line). `totals_spec` "direct" / "grouped" / "scan" (GPUBLUR_GL_BOX_TOTALS) forces that form of window
+// start where any is needed.
 // `const_tail`: the border repeats one value past the line's ends (clamp, zero), so one line a group may take a
 // constant tail (BoxTile::tail) where a group holds the whole line of n_along: of 256 invocations where that loads
 // fewer positions than the chosen shape's groups; else of 256, 320 or 384 where the line would take several groups of
