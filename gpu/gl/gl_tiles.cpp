@@ -391,11 +391,12 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     if (c.lines > 0) stored = std::max(stored, double(c.outputs()) / c.span());
   const BoxTile narrow = least_loaded();
   const long long groups = n_along > 0 && narrow.lines > 0 ? (n_along + narrow.outputs() - 1) / narrow.outputs() : 0;
-  bool narrow_tail = false;  // the groups' own form holds the line in one group with a constant tail (below)
-  if (const_tail && n_along > 0 && narrow.lines == 1) {
-    const BoxTile tc = fewest_tail(narrow, n_along, narrow.per, max_w, budget, totals_spec);
-    narrow_tail = tc.lines > 0 && loaded(tc) < loaded(narrow);
-  }
+  // The groups' own form holding the whole line in one group with a constant tail, where it loads fewer (below).
+  BoxTile narrow_tc = narrow;
+  narrow_tc.lines = 0;
+  if (const_tail && n_along > 0 && narrow.lines == 1)
+    narrow_tc = fewest_tail(narrow, n_along, narrow.per, max_w, budget, totals_spec);
+  const bool narrow_tail = narrow_tc.lines > 0 && loaded(narrow_tc) < loaded(narrow);
   const bool many = groups >= 3 || (groups == 2 && n_along >= 2048 && !narrow_tail);
   const bool beyond = channels <= 2 && (stored < 0.25 || (stored < (channels == 2 ? 0.5 : 0.4) && many));
   if (beyond) {
@@ -419,10 +420,8 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
   // (docs/performance.md "GL box: constant tails"): box 4096^2 RGBA sigma 200 0.743 -> 0.711 ms (1 x 21 -> 1 x 19),
   // integral 1024^2 sigma 200 0.166 -> 0.099, 2048^2 sigma 300 0.595 -> 0.346; box 1920x1080 sigma 150-200 2.7% slower
   // (its 1080-long lines from 1 x 9 to a tail of 1 x 7).
-  if (const_tail && n_along > 0 && best.lines == 1 && !beyond) {
-    const BoxTile tc = fewest_tail(best, n_along, best.per, max_w, budget, totals_spec);
-    if (tc.lines > 0 && loaded(tc) < loaded(best)) best = tc;
-  }
+  // (Without `beyond` the shapes are those `narrow` was picked from, so best is narrow and its tail the one above.)
+  if (!beyond && narrow_tail) best = narrow_tc;
   // Where the line still takes several groups, a tail of 256, 320 or 384 invocations that holds the whole line in one
   // group (the fewest positions an invocation, at most 17 in two rounds of vec2 lines and 21 otherwise; ties to fewer
   // invocations):
