@@ -143,9 +143,12 @@ struct BoxTuning {
   // The column walk (box_walk.cuh): 1 wherever it applies, 0 never, -1 where plan_walk finds it cheaper than the
   // segments.
   int walk = -1;
+  // Rows of one and two channels packed four or two rows to a float4 line (box1d.cu box_rows_packed_kernel): 1
+  // wherever they fit, 0 never, -1 where box_cascade.cuh's plan_rows_packed finds it pays.
+  int packed_rows = -1;
 };
 // Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius), GPUBLUR_CUDA_BOX_SMEM (smem_budget), GPUBLUR_CUDA_BOX_STRIP
-// (strip_bytes) and GPUBLUR_CUDA_BOX_WALK (walk) override the defaults.
+// (strip_bytes), GPUBLUR_CUDA_BOX_WALK (walk) and GPUBLUR_CUDA_BOX_PACKED (packed_rows) override the defaults.
 BoxTuning& box_tuning();
 // Scratch bytes launch_box1d needs (the moving-average fallback's line buffers); 0 for the shared-memory
 // schedules.

@@ -47,6 +47,8 @@ inline std::vector<BoxVariant> box_variants() {
       {"global (moving-average kernel)", "box1d-global", [](cuda::BoxTuning& t) { t.force_global = true; }},
       {"16-byte column strips", "box1d-", [](cuda::BoxTuning& t) { t.strip_bytes = 16; }},
       {"128-byte column strips", "box1d-", [](cuda::BoxTuning& t) { t.strip_bytes = 128; }},
+      {"one and two channels' rows unpacked", "box1d-", [](cuda::BoxTuning& t) { t.packed_rows = 0; }},
+      {"one and two channels' rows packed", "box1d-", [](cuda::BoxTuning& t) { t.packed_rows = 1; }},
   };
 }
 

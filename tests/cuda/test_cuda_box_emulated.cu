@@ -493,6 +493,35 @@ TEST(CudaBoxEmulated, PlansFor4096Rgba) {
   }
 }
 
+// Rows of one and two channels packed into float4 lines where that measured faster on an H200 (box, each forced,
+// docs/performance.md "Rows of one and two channels packed"), plain where the packed plan needs more segments or
+// leaves its last wave of blocks under 3/4 full; forced either way by `force`.
+TEST(CudaBoxEmulated, PackedRowsWherePlanned) {
+  struct Case {
+    int K, w, h;
+    double sigma;
+    bool packed;
+  };
+  const Case cases[] = {
+      {1, 4096, 4096, 3, false},   {1, 4096, 4096, 48, true},   {1, 4096, 4096, 200, true},
+      {1, 1920, 1080, 3, false},   {1, 1920, 1080, 200, false}, {1, 1024, 1024, 12, false},
+      {1, 2048, 2048, 48, true},   {1, 8192, 2048, 12, false},  {1, 8192, 2048, 200, true},
+      {2, 2048, 2048, 3, true},    {2, 2048, 2048, 200, true},  {2, 4096, 4096, 100, true},
+      {2, 8192, 2048, 12, false},  {2, 8192, 2048, 200, true},  {2, 1920, 1080, 12, true},
+      {2, 1920, 1080, 200, false}, {2, 1024, 1024, 200, true}};
+  for (const Case& c : cases) {
+    const BoxWidths bw = widths_of(kovesi_widths(c.sigma, 3));
+    const size_t vb = c.K == 1 ? sizeof(float) : sizeof(float2);
+    const int smax = c.K == 1 ? cuda::box_smax<float>() : cuda::box_smax<float2>();
+    for (int force : {-1, 0, 1}) {
+      cuda::AxisPlan p;
+      ASSERT_TRUE(cuda::plan_rows_packed(c.w, c.h, bw, vb, c.K, smax, kThreads, h100_budgets(), false, force, p));
+      EXPECT_EQ(p.packed, force < 0 ? c.packed : force == 1)
+          << c.K << " channels " << c.w << "x" << c.h << " sigma " << c.sigma << " force " << force;
+    }
+  }
+}
+
 // Rows in quarter blocks (plan_rows_lines): chosen where measured faster on an H200 (4096-wide rows at sigma 3-48 in
 // two segments, 2048- and 1024-wide whole at sigma 3-100), not where the segments' halo grows (4096 at sigma 100 and
 // 200); 1024-wide rows at sigma 3-48 in eighth blocks (kEighthThreads: the same whole rows in one round); and the

@@ -268,6 +268,32 @@ TEST(CudaSchedules, Box1dLongLines) {
   chk.report("box1d / integral1d 4096-long lines");
 }
 
+// Rows of one and two channels packed four or two to a float4 line (box1d.cu box_rows_packed_kernel): heights that
+// leave 1-3 rows of the last group past the image, rows whole and in segments (16384 wide), box and integral, every
+// border, against the CPU reference; packed forced (GPUBLUR_CUDA_BOX_PACKED=1) and never (0) on the same images.
+TEST(CudaSchedules, Box1dPackedRows) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  const std::vector<Size> szs = small_mode() ? std::vector<Size>{{7, 1}, {61, 6}}
+                                             : std::vector<Size>{{7, 1}, {61, 6}, {301, 5}, {1000, 7}, {16384, 3}};
+  Checker chk{*backend};
+  for_each_upload(*backend, szs, {1, 2}, 590, [&](const Image& src, const Size& sz, int c) {
+    for (const char* border : kBorders)
+      for (const char* method : {"box", "integral"})
+        for (double sigma : capped({3, 48, 200}))
+          for (bool packed : {true, false}) {
+            TuningGuard guard;
+            cuda::box_tuning().packed_rows = packed ? 1 : 0;
+            chk.check(make_plan(method, sigma, border, {}), src, 1e-5,
+                      where(sz, c, border) + " " + method + " sigma " + num_text(sigma) + (packed ? "" : " unpacked"));
+            const std::string rows = chk.path.substr(0, chk.path.find('+'));
+            if (rows.find("global") == std::string::npos && rows.find("fused") == std::string::npos)
+              EXPECT_EQ(rows.find("-rows-packed") != std::string::npos, packed) << chk.path;
+            if (sz.w == 16384 && packed && sigma == 3) EXPECT_NE(rows.find("-seg"), std::string::npos) << chk.path;
+          }
+  });
+  chk.report("box1d / integral1d packed rows");
+}
+
 // The column walk (box_walk.cuh) forced, at two blocks an SM (sigma 100, 200) and at one where its ring outgrows two
 // (sigma 300, 500): every border, one and four channels, columns longer and shorter than the ring, against the CPU
 // reference.

@@ -7,7 +7,8 @@
 //  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
 //    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows. Rows run in
 //    128-thread blocks at four or five an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide RGBA
-//    rows then in two segments with their halos; five where the registers allow it, quarter_rows_blocks).
+//    rows then in two segments with their halos; five where the registers allow it, quarter_rows_blocks). Rows of one
+//    and two channels may run four or two to a block as float4 lines (box_rows_packed_kernel).
 //  - columns (y): a strip of 128, 64, 32 or 16 bytes per row (8, 4, 2 or 1 float4, or 4x as many float value
 //    columns; any channel count) down the column; the box runs on each value column, independent of channels.
 //    Results go straight from registers to device memory. Wide strips move whole 128-byte lines per load and
@@ -32,6 +33,7 @@
 #include <type_traits>
 
 #include "gpu/cuda/passes/box_cascade.cuh"
+#include "gpu/cuda/passes/box_rows_packed.cuh"
 #include "gpu/cuda/passes/box_walk.cuh"
 
 namespace gpublur::cuda {
@@ -52,7 +54,7 @@ constexpr int kFusedTW = 64, kFusedTH = 32;
 // quarter blocks stay at four: at five (their float4 chunks of 21 spill) sigma 3 ran 4-6% slower.
 template <typename T, int SMAX>
 constexpr int quarter_rows_blocks() {
-  return VecInfo<T>::K == 4 && SMAX >= 19 ? 4 : 5;
+  return rows_blocks_per_sm(kQuarterThreads, VecInfo<T>::K, SMAX);
 }
 
 // Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row (EXACT: then SMAX zeros,
@@ -102,6 +104,75 @@ __global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
   const int n = min(seg_len, W - a0);
 #pragma unroll 4
   for (int j = threadIdx.x; j < n; j += blockDim.x) dst[a0 + j] = s[j];
+}
+
+// Rows of one- and two-channel images packed into float4 lines (where box_cascade.cuh's plan_rows_packed takes them):
+// block = (group of P = 4 / K rows, segment), each position of the line a float4 of the P rows' values there (K floats
+// each), so the cascade is box_rows_kernel's float4 one, component by component the same function. Why: a row block's
+// time goes more to its line (window starts, chunk sums, barriers) than to its bytes: float and float2 rows ran 2.3x
+// and 1.7x slower a byte than RGBA rows (H200, 4096^2 box sigma 200: 0.127 / 0.180 / 0.217 ms for one / two / four
+// channels); packed, 0.106 and 0.151 (docs/performance.md "Rows of one and two channels packed"). A thread serves one
+// row (box_rows_packed.cuh PackedLane): 16-byte loads and stores of P positions spread over the tile, single values
+// where a row is not 16-byte aligned and for the halo; rows past the image load the last one and are not stored.
+template <typename E, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
+__global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
+                                      : NT == kQuarterThreads ? quarter_rows_blocks<float4, SMAX>()
+                                      : SMAX <= 5             ? 3
+                                                              : 2)
+    box_rows_packed_kernel(const E* __restrict__ in, E* __restrict__ out, int W, int H, Border b,
+                           const __grid_constant__ BoxWidths bw, int S, int seg_len, int nseg, unsigned base_off,
+                           unsigned tot_off, int ahead) {
+  constexpr int P = 4 / VecInfo<E>::K;  // rows a block
+  wait_for_previous_grid();             // launched dependent (PDL): nothing read or written before this
+  extern __shared__ float4 smem4[];
+  char* sm = reinterpret_cast<char*>(smem4);
+  E* se = reinterpret_cast<E*>(sm);  // se[q P + r]: row r's value at position q
+  const int grp = int(blockIdx.x) / nseg, seg = int(blockIdx.x) % nseg, row0 = grp * P;
+  const int R = bw.reach, a0 = seg * seg_len, len = seg_len + 2 * R;
+  const int lo = min(len, max(0, R - a0)), hi = max(lo, min(len, W - a0 + R)), nin = hi - lo;
+  if (ahead > 0 && int(blockIdx.x) + ahead < int(gridDim.x)) {  // the spans block + ahead will load (kPrefetchAhead)
+    const int nb = int(blockIdx.x) + ahead, a1 = (nb % nseg) * seg_len, r1 = (nb / nseg) * P;
+    const int x0 = max(0, a1 - R), x1 = min(W, a1 + seg_len + R);
+    const size_t bytes = size_t(max(0, x1 - x0)) * sizeof(E), per = (bytes + 127) / 128;
+    for (size_t i = threadIdx.x; i < per * P; i += blockDim.x) {
+      const int r = int(i / per);
+      if (r1 + r < H) prefetch_l2(reinterpret_cast<const char*>(in + size_t(r1 + r) * W + x0) + (i % per) * 128);
+    }
+  }
+  // Positions [lo, hi) are inside the rows: 16-byte loads (load_quads) from the first x that is a multiple of P where
+  // rows start 16-byte aligned, single values (cp.async, issued first) before it and after the last whole quad; then
+  // the halo and the padding through the border mode. A thread serves one row (PackedLane).
+  using Lane = PackedLane<E, NT>;
+  const Lane ln;
+  constexpr int STEP = Lane::STEP;
+  const E* row = in + size_t(min(row0 + ln.r, H - 1)) * W;
+  E* mine = se + ln.r;  // position q of this thread's row: mine[q P]
+  const bool quads =
+      W % P == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  const int x0 = a0 - R + lo, head = quads ? min(nin, (P - x0 % P) % P) : nin, nq = quads ? (nin - head) / P : 0;
+  for (int k = ln.m0; k < nin - nq * P; k += STEP) {
+    const int q = lo + (k < head ? k : k + nq * P);
+    cp_async_pixel(mine + q * P, row + (a0 - R + q), true);
+  }
+  for (int k = ln.m0; k < len + (EXACT ? SMAX : 0) - nin; k += STEP) {
+    const int q = k < lo ? k : k + nin;
+    const int x = q < len ? remap_index(a0 - R + q, W, b) : -1;
+    cp_async_pixel(mine + q * P, x < 0 ? in : row + x, x >= 0);
+  }
+  load_quads<E, NT>(se, lo + head, row + x0 + head, nq);
+  cp_async_wait_all();
+  __syncthreads();
+  cascade_lines<DeviceBlock, float4, SMAX, true, EXACT, DIRECT>(smem4, 1, 0, 1, len, bw, S,
+                                                                reinterpret_cast<double*>(sm + base_off),
+                                                                reinterpret_cast<float*>(sm + tot_off), NoStore{});
+  const int n = min(seg_len, W - a0), sh = quads ? min(n, (P - a0 % P) % P) : n, nqs = quads ? (n - sh) / P : 0;
+  if (row0 + ln.r >= H) return;  // past the image (no barrier follows)
+  E* dst = out + size_t(row0 + ln.r) * W + a0;
+  store_quads<E, NT>(dst + sh, se, sh, nqs);
+  for (int k = ln.m0; k < n - nqs * P; k += STEP) {
+    const int j = k < sh ? k : k + nqs * P;
+    dst[j] = mine[j * P];
+  }
 }
 
 // Columns: the image as H rows of `rowv` values V; block = (strip of NL value columns, segment) (EXACT: SMAX
@@ -258,6 +329,18 @@ auto rows_kernel_of(const LinePlan& p) {
     return box_rows_kernel<T, decltype(s)::value, decltype(exact)::value, decltype(direct)::value, NT>;
   });
 }
+template <typename E, int NT>
+auto packed_rows_kernel_of(const LinePlan& p) {
+  return line_kernel<box_smax<float4>(), true>(p, [](auto s, auto exact, auto direct) {
+    return box_rows_packed_kernel<E, decltype(s)::value, decltype(exact)::value, decltype(direct)::value, NT>;
+  });
+}
+template <typename E>
+auto packed_rows_kernel(const AxisPlan& ap) {
+  return ap.nth == kEighthThreads    ? packed_rows_kernel_of<E, kEighthThreads>(ap.lines)
+         : ap.nth == kQuarterThreads ? packed_rows_kernel_of<E, kQuarterThreads>(ap.lines)
+                                     : packed_rows_kernel_of<E, kLineThreads>(ap.lines);
+}
 template <typename T>
 auto rows_kernel(const AxisPlan& ap) {
   return ap.nth == kEighthThreads    ? rows_kernel_of<T, kEighthThreads>(ap.lines)
@@ -280,17 +363,43 @@ auto cols_kernel(const AxisPlan& ap) {
 std::string seg_text(int nseg) { return nseg > 1 ? "-seg" + std::to_string(nseg) : ""; }
 std::string sm_text(const AxisPlan& p) { return p.whole_sm ? "-1sm" : ""; }
 
+// Rows of one and two channels may run packed, 4 / K rows a float4 line (box_cascade.cuh plan_rows_packed).
+template <typename T>
+constexpr int packed_rows_of() { return std::is_same_v<T, float4> ? 1 : 4 / VecInfo<T>::K; }
+
 // Rows also weigh blocks of kQuarterThreads at four an SM and kEighthThreads at eight (box_cascade.cuh's
-// plan_rows_lines).
+// plan_rows_lines), and for one and two channels the packed lines.
 template <typename T>
 bool plan_rows(const DevImage& img, const BoxWidths& bw, AxisPlan& p) {
+  if constexpr (packed_rows_of<T>() > 1)
+    return plan_rows_packed(img.width, img.height, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads,
+                            line_budgets(), exact_lines<T>(), box_tuning().packed_rows, p);
   return plan_rows_lines(img.width, img.height, bw, sizeof(T), VecInfo<T>::K, box_smax<T>(), kLineThreads,
                          line_budgets(), exact_lines<T>(), p);
 }
 
 template <typename T>
+Status run_rows_packed(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
+                       cudaStream_t st, std::string& path) {
+  const LinePlan& p = ap.lines;
+  auto k = packed_rows_kernel<T>(ap);
+  if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
+  const long long blocks = (long long)((src.height + packed_rows_of<T>() - 1) / packed_rows_of<T>()) * p.nseg;
+  if (blocks > 0x7fffffffLL) return Status::fail("CUDA box1d: image too large");
+  const cudaError_t e = launch_dependent(k, unsigned(blocks), unsigned(ap.nth), p.smem.bytes, st,
+                                         static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width,
+                                         src.height, b, bw, p.S, p.seg_len, p.nseg, unsigned(p.smem.base_off),
+                                         unsigned(p.smem.tot_off), kPrefetchAhead);
+  const char* shape = ap.nth == kEighthThreads ? "-eighth" : ap.nth == kQuarterThreads ? "-quarter" : "";
+  path = std::string("box1d-rows-packed") + shape + sm_text(ap) + seg_text(p.nseg);
+  return cuda_status(e, "launching box1d (packed rows)");
+}
+
+template <typename T>
 Status run_rows(const DevImage& src, const DevImage& dst, Border b, const BoxWidths& bw, const AxisPlan& ap,
                 cudaStream_t st, std::string& path) {
+  if constexpr (packed_rows_of<T>() > 1)
+    if (ap.packed) return run_rows_packed<T>(src, dst, b, bw, ap, st, path);
   const LinePlan& p = ap.lines;
   auto k = rows_kernel<T>(ap);
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
@@ -473,11 +582,12 @@ BoxTuning& box_tuning() {
   static BoxTuning t = [] {
     BoxTuning d;
     // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes, GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 and
-    // GPUBLUR_CUDA_BOX_WALK=1|0 override the defaults (bench without a rebuild).
+    // GPUBLUR_CUDA_BOX_WALK=1|0 and GPUBLUR_CUDA_BOX_PACKED=1|0 override the defaults (bench without a rebuild).
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_STRIP"); e && *e) d.strip_bytes = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_WALK"); e && *e) d.walk = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_PACKED"); e && *e) d.packed_rows = std::atoi(e);
     return d;
   }();
   return t;

@@ -23,6 +23,7 @@
 // the outputs.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <type_traits>
 
@@ -460,6 +461,7 @@ struct AxisPlan {
   int nth = 0;  // threads a block
   bool whole_sm = false;
   double cost = 0;  // segments x cascade_positions, weighted as below
+  bool packed = false;  // rows of one or two channels as float4 lines of 4 / K rows (plan_rows_packed)
 };
 
 // A candidate lines-per-block for plan_axis_lines, and what one position costs there relative to the others.
@@ -602,6 +604,42 @@ inline bool plan_rows_lines(int n, long long across, const BoxWidths& bw, size_t
       first_box_items(p.lines.seg_len + 2 * bw.reach, bw, 1, p.lines.S) <= kEighthThreads)
     out = p;
   return true;
+}
+
+// The line kernels' blocks an SM (box1d.cu's launch bounds) for nth threads, values of K floats, chunks up to smax.
+constexpr int rows_blocks_per_sm(int nth, int K, int smax) {
+  return nth == kEighthThreads ? 8 : nth == kQuarterThreads ? (K == 4 && smax >= 19 ? 4 : 5) : smax <= 5 ? 3 : 2;
+}
+
+// Rows of values of K = 1 or 2 floats (vbytes, smax_v: theirs) as float4 lines of P = 4 / K rows each (box1d.cu
+// box_rows_packed_kernel): the same cascade on a quarter or half of the lines, each doing four or two rows' work for
+// about the per-line cost of one (nth: the full blocks' threads, as plan_rows_lines). force: 1 packed wherever a plan
+// fits, 0 never, -1 where the packed plan takes no more segments than the plain one and its grid fills at least 3/4
+// of its last wave of blocks (H200, box and integral, one and two channels, 1024^2 to 8192x2048, sigma 3-200, each
+// forced: docs/performance.md "Rows of one and two channels packed"). More segments repeat more halo (one channel
+// 4096^2 at sigma 3-12: 11% slower packed in two segments than plain whole rows); a quarter of the blocks can leave
+// the SMs short of work (one channel 1920x1080: 270 blocks at two an SM, 6-34% slower; 1024^2: 256, 11-22%).
+inline bool plan_rows_packed(int n, int H, const BoxWidths& bw, size_t vbytes, int K, int smax_v, int nth,
+                             const LineBudgets& lim, bool exact_ok, int force, AxisPlan& out) {
+  const long long groups = (H + 4 / K - 1) / (4 / K);
+  AxisPlan plain, packed;
+  const bool has_packed =
+      force != 0 && plan_rows_lines(n, groups, bw, 16, 4, box_smax<float4>(), nth, lim, true, packed);
+  bool take = has_packed && force == 1;
+  const bool has_plain = !take && plan_rows_lines(n, H, bw, vbytes, K, smax_v, nth, lim, exact_ok, plain);
+  if (has_packed && !take && force < 0) {
+    const int smax = packed.lines.exact ? packed.lines.S : box_smax<float4>();
+    const double per_sm = packed.whole_sm ? 1 : rows_blocks_per_sm(packed.nth, 4, smax);
+    const double waves = double(groups * packed.lines.nseg) / (std::max(1, lim.sms) * per_sm);
+    take = !has_plain || (packed.lines.nseg <= plain.lines.nseg && (lim.sms <= 0 || waves / std::ceil(waves) >= 0.75));
+  }
+  if (take) {
+    out = packed;
+    out.packed = true;
+    return true;
+  }
+  if (has_plain) out = plain;
+  return has_plain;
 }
 
 }  // namespace gpublur::cuda
