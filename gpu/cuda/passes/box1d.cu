@@ -7,7 +7,7 @@
 //  - rows (x): one row per block (a 4096-pixel RGBA row is 64 KiB); the halo is the row's own border-remapped
 //    pixels, so nothing is read twice. Results are copied out of shared memory in coalesced rows. Rows run in
 //    128-thread blocks at four or five an SM where that costs less (box_cascade.cuh's plan_rows_lines: 4096-wide RGBA
-//    rows then in two segments with their halos; five where the registers allow it, quarter_rows_blocks). Rows of one
+//    rows then in two segments with their halos; five where the registers allow it, rows_blocks_per_sm). Rows of one
 //    and two channels may run four or two to a block as float4 lines (box_rows_packed_kernel).
 //  - columns (y): a strip of 128, 64, 32 or 16 bytes per row (8, 4, 2 or 1 float4, or 4x as many float value
 //    columns; any channel count) down the column; the box runs on each value column, independent of channels.
@@ -47,27 +47,14 @@ constexpr int kLineThreads = 256;
 constexpr int kPrefetchAhead = 32;
 constexpr int kFusedTW = 64, kFusedTH = 32;
 
-// Quarter-block rows at five an SM (at most 96 registers) where that spills nothing (not float4 chunks of 19 or 21):
-// Nsight Compute found the line kernels latency-bound at four (16 warps an SM; docs/performance.md, "Their kernels'
-// profile"). On an H200 (4096^2 RGBA) box 2.0% faster at sigma 3 and 2.7% at 12, integral 4.0% at 3 (3.04-3.09 ->
-// 2.96-2.97x copy) and 3.1% at 12; two channels 5-7%; 2048^2 1-3% ("Quarter rows at five an SM"). The columns'
-// quarter blocks stay at four: at five (their float4 chunks of 21 spill) sigma 3 ran 4-6% slower.
-template <typename T, int SMAX>
-constexpr int quarter_rows_blocks() {
-  return rows_blocks_per_sm(kQuarterThreads, VecInfo<T>::K, SMAX);
-}
-
 // Rows: block = (row, segment); positions a0 - R .. a0 + seg_len + R - 1 of the row (EXACT: then SMAX zeros,
 // cascade_lines' padding; DIRECT: its window starts without prefixes). Chunks of 5 (short rows: 1024^2 at sigma
 // 3-48) fit three blocks per SM in 85 registers: rows pass 0.028 -> 0.026 ms at 1024^2 RGBA sigma 3 (H100); the
 // columns' chunks of 5 (one-channel images) stay at two (three measured no better there). NT: blocks of
 // kLineThreads, or of kQuarterThreads at four or five an SM (where plan_lines_quarter finds them cheaper;
-// quarter_rows_blocks), or of kEighthThreads at eight (plan_rows_lines).
+// box_cascade.cuh's rows_blocks_per_sm), or of kEighthThreads at eight (plan_rows_lines).
 template <typename T, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
-__global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
-                                      : NT == kQuarterThreads ? quarter_rows_blocks<T, SMAX>()
-                                      : SMAX <= 5             ? 3
-                                                              : 2)
+__global__ void __launch_bounds__(NT, rows_blocks_per_sm(NT, VecInfo<T>::K, SMAX))
     box_rows_kernel(const T* __restrict__ in, T* __restrict__ out, int W, Border b, const __grid_constant__ BoxWidths bw,
                     int S, int seg_len, int nseg, unsigned base_off, unsigned tot_off, int ahead) {
   wait_for_previous_grid();  // launched dependent (PDL): nothing read or written before this
@@ -115,10 +102,7 @@ __global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
 // row (box_rows_packed.cuh PackedLane): 16-byte loads and stores of P positions spread over the tile, single values
 // where a row is not 16-byte aligned and for the halo; rows past the image load the last one and are not stored.
 template <typename E, int SMAX, bool EXACT, bool DIRECT = false, int NT = kLineThreads>
-__global__ void __launch_bounds__(NT, NT == kEighthThreads       ? 8
-                                      : NT == kQuarterThreads ? quarter_rows_blocks<float4, SMAX>()
-                                      : SMAX <= 5             ? 3
-                                                              : 2)
+__global__ void __launch_bounds__(NT, rows_blocks_per_sm(NT, 4, SMAX))
     box_rows_packed_kernel(const E* __restrict__ in, E* __restrict__ out, int W, int H, Border b,
                            const __grid_constant__ BoxWidths bw, int S, int seg_len, int nseg, unsigned base_off,
                            unsigned tot_off, int ahead) {

@@ -548,8 +548,8 @@ inline bool plan_axis_lines(int n, const BoxWidths& bw, std::initializer_list<St
 // The two shapes are also weighed by wave_factor: a grid that is all resident at once waits for its busiest SM. The
 // quarter plan's columns at 2048^2 one channel (448 blocks against 256 on 132 SMs: 4 on the busiest against 2, 1.18
 // against 1.03) measured 6% slower, at 1024^2 (128 blocks against 64: half the SMs idle) 7% faster.
-// The rows' quarter blocks run five an SM where their registers allow it without spills (box1d.cu's
-// quarter_rows_blocks); the plans here, wave_factor included, still count four.
+// The rows' quarter blocks run five an SM where their registers allow it without spills (rows_blocks_per_sm); the
+// plans here, wave_factor included, still count four.
 constexpr int kQuarterThreads = 128;
 constexpr double kQuarterWeight = 0.95;
 // Rows also in blocks of kEighthThreads at eight an SM, an eighth of its shared memory each, where the quarter plan is
@@ -606,7 +606,13 @@ inline bool plan_rows_lines(int n, long long across, const BoxWidths& bw, size_t
   return true;
 }
 
-// The line kernels' blocks an SM (box1d.cu's launch bounds) for nth threads, values of K floats, chunks up to smax.
+// The rows kernels' blocks an SM (box1d.cu's launch bounds; plan_rows_packed counts its waves by them) for nth threads,
+// values of K floats, chunks up to smax. Quarter blocks at five an SM (at most 96 registers) where that spills nothing
+// (not float4 chunks of 19 or 21): Nsight Compute found the line kernels latency-bound at four (16 warps an SM;
+// docs/performance.md, "Their kernels' profile"). On an H200 (4096^2 RGBA) box 2.0% faster at sigma 3 and 2.7% at 12,
+// integral 4.0% at 3 (3.04-3.09 -> 2.96-2.97x copy) and 3.1% at 12; two channels 5-7%; 2048^2 1-3% ("Quarter rows at
+// five an SM"). The columns' quarter blocks stay at four: at five (their float4 chunks of 21 spill) sigma 3 ran 4-6%
+// slower. Chunks of 5 (short rows) fit three full blocks an SM (box1d.cu box_rows_kernel).
 constexpr int rows_blocks_per_sm(int nth, int K, int smax) {
   return nth == kEighthThreads ? 8 : nth == kQuarterThreads ? (K == 4 && smax >= 19 ? 4 : 5) : smax <= 5 ? 3 : 2;
 }
