@@ -21,7 +21,7 @@ layout(std430, binding = 1) readonly buffer Taps { vec2 taps[]; };
 
 void main() {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   if (p.x >= size.x || p.y >= size.y) return;
   vec2 inv = 1.0 / vec2(size);
   vec2 centre = vec2(p) + 0.5;

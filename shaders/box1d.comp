@@ -182,7 +182,7 @@ VEC held[LOADS];
 
 // One round: the channels pick(, rd) of TC lines' L outputs.
 void one_round(int rd) {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
 #if AXIS == 0
   int n_along = size.x, n_across = size.y;
 #else

@@ -49,7 +49,7 @@ shared vec4 line[ACROSS * SPAN];
 float weight(int j) { return w4[j >> 2][j & 3]; }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int li = int(gl_LocalInvocationIndex);
   ivec2 gid = ivec2(gl_WorkGroupID.xy);
   // Compute mapping: neighbouring invocations on neighbouring lines (odd SPAN: different banks).

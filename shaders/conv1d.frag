@@ -21,7 +21,7 @@ float weight(int j) { return w4[j >> 2][j & 3]; }
 
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int a = AXIS == 0 ? p.x : p.y, n = AXIS == 0 ? size.x : size.y;
   vec4 acc = vec4(0.0);
   if (a >= RADIUS && a + RADIUS < n) {

@@ -45,7 +45,7 @@ void window(int s, int step, out vec4 acc[P]) {
 }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int li = int(gl_LocalInvocationIndex);
   ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
 

@@ -58,7 +58,7 @@ shared vec4 ring[RING * TW];
   }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int li = int(gl_LocalInvocationIndex);
   int X0 = int(gl_WorkGroupID.x) * TW, Y0 = int(gl_WorkGroupID.y) * SH;
   // Horizontal item: row hi of the step, columns 4 hq .. 4 hq + 3 of the strip.

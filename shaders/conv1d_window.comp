@@ -45,7 +45,7 @@ vec4 fetch_near(int i, int n, int c) {
 }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int c = int(gl_GlobalInvocationID.x);
 #if AXIS == 0
   int n = size.x, n_across = size.y;

@@ -32,7 +32,7 @@ shared vec4 blk[ROWS * PITCH];
 float weight(int j) { return w4[j >> 2][j & 3]; }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int li = int(gl_LocalInvocationIndex);
   ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
   // Neighbouring invocations on neighbouring rows (odd PITCH: different banks).

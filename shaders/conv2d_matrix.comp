@@ -19,7 +19,7 @@ uniform bool last;
 
 void main() {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   if (p.x >= size.x || p.y >= size.y) return;
   int rx = kw / 2;
   vec4 acc = resume ? imageLoad(accum, p) : vec4(0.0);

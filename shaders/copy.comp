@@ -18,7 +18,7 @@ void main() {
   ivec2 q = p - dst_pad;
   imageStore(dst, p, src_pad > 0 ? texelFetch(src, q + src_pad, 0) : fetch_texel(src, q, size, border));
 #else
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   if (p.x >= size.x || p.y >= size.y) return;
   imageStore(dst, p, texelFetch(src, p, 0));
 #endif

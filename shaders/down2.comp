@@ -20,7 +20,7 @@ uniform float taps[64];
 void main() {
   ivec2 t = GLOBAL_ID;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
-  ivec2 size = textureSize(src, 0);  // stored size: fetch_texel's remap runs over it
+  ivec2 size = gpublur_src_size;  // stored size: fetch_texel's remap runs over it
   ivec2 o = 2 * (t - dst_pad) + first + src_pad;
   vec4 acc = vec4(0.0);
   for (int j = 0; j < n; ++j) {

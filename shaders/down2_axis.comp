@@ -40,7 +40,7 @@ shared vec4 strip[SPAN * (AXIS == 0 ? GY : GX)];
 
 void main() {
   ivec2 osize = imageSize(dst);
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   ivec2 g0 = ivec2(gl_WorkGroupID.xy) * ivec2(GX, GY);
   int tid = int(gl_LocalInvocationIndex);
 #if AXIS == 0
@@ -74,7 +74,7 @@ void main() {
   ivec2 t = GLOBAL_ID;
   ivec2 osize = imageSize(dst);
   if (t.x >= osize.x || t.y >= osize.y) return;
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   vec4 acc = vec4(0.0);
 #if AXIS == 0
   int o = 2 * (t.x - dst_pad) + first + src_pad;

@@ -47,7 +47,7 @@ vec4 down_at(ivec2 s, ivec2 size0) {
 
 void main() {
   const int ww = 2 * TILE_X + N2 - 2, wh = 2 * TILE_Y + N2 - 2;  // the cells this kernel reads (wh even)
-  ivec2 size0 = textureSize(src, 0);
+  ivec2 size0 = gpublur_src_size;
   ivec2 tile0 = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
   ivec2 v0 = 2 * (tile0 - dst_pad) + first2;  // level-1 pixel of cell (0, 0)
   int tid = int(gl_LocalInvocationIndex);

@@ -19,7 +19,7 @@ uniform int border;
 vec4 at(int x, int y) { return x < 0 || y < 0 ? vec4(0.0) : texelFetch(src, ivec2(x, y), 0); }
 
 void main() {
-  ivec2 ssize = textureSize(src, 0);
+  ivec2 ssize = gpublur_src_size;
   ivec2 dsize = imageSize(dst);
   ivec2 p = GLOBAL_ID;
   if (p.x >= dsize.x || p.y >= dsize.y) return;

@@ -55,7 +55,7 @@ vec4 down_value(ivec4 cx, int y, ivec2 size0) {
 }
 
 void main() {
-  ivec2 size0 = textureSize(src, 0);
+  ivec2 size0 = gpublur_src_size;
   ivec2 dsize = imageSize(dst);
   ivec2 tile0 = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
   ivec2 v0 = 2 * tile0 - 1;  // level-1 pixel of cell (0, 0)

@@ -41,7 +41,7 @@ mat4 up_weights(int px, int py) {
 }
 
 void main() {
-  ivec2 ssize = textureSize(src, 0);
+  ivec2 ssize = gpublur_src_size;
   ivec2 dsize = imageSize(dst);
   ivec2 tile0 = ivec2(gl_WorkGroupID.xy) * TILE;
   ivec2 c0 = tile0 / 2 - 2;  // the coarse pixel of cell (0, 0)

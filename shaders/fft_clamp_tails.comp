@@ -16,7 +16,7 @@ uniform int radius;
 #endif
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
 #if AXIS == 0
   int n = size.x, lines = size.y, t = int(gl_GlobalInvocationID.x), ln = int(gl_GlobalInvocationID.y);
 #else

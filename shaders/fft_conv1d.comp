@@ -91,7 +91,7 @@ void main() {
   base = gl_WorkGroupID.x * uint(FFT_N);
 #endif
 #if MODE == 0
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   int n = AXIS == 0 ? size.x : size.y;
   for (int i = t; i < FFT_N; i += THREADS) {
     int pos = i - ext;

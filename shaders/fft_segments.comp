@@ -146,7 +146,7 @@ void main() {
   t = int(gl_LocalInvocationID.x);
   seg = int(gl_WorkGroupID.x);
   line0 = int(gl_WorkGroupID.y) * NB;
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   n = AXIS == 0 ? size.x : size.y;
   lines = AXIS == 0 ? size.y : size.x;
   const int last_r = NSMALL == 0 ? ELEMS : ELEMS / 2;

@@ -89,7 +89,7 @@ void chain_scan(int j, int ll, int dir, inout double ar, inout double ai, inout 
 }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
 #if AXIS == 0
   int n = size.x, lines = size.y;
 #else

@@ -140,7 +140,7 @@ dvec2 cpow(dvec2 p, int e) {
   }
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
 #if AXIS == 0
   int n = size.x, lines = size.y;
 #else

@@ -8,7 +8,7 @@ uniform float offset;  // k + 1/2
 
 void main() {
   ivec2 p = GLOBAL_ID;
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   if (p.x >= size.x || p.y >= size.y) return;
   vec2 inv = 1.0 / vec2(size);
   vec2 c = vec2(p) + 0.5;

@@ -27,7 +27,7 @@ uniform bool last;   // write dst (else line_out)
 #endif
 
 void main() {
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
 #if AXIS == 0
   int n = size.x, lines = size.y;
 #else

@@ -21,7 +21,7 @@ uniform bool last;
 
 void main() {
   ivec2 p = GLOBAL_ID;
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   if (p.x >= size.x || p.y >= size.y) return;
   bool inside = all(greaterThanEqual(p, ivec2(reach))) && all(lessThan(p + reach, size));
   ivec2 q = p - ivec2(reach);  // offsets are packed from (-reach, -reach)

@@ -15,7 +15,7 @@ uniform int border;
 void main() {
   ivec2 t = GLOBAL_ID;
   if (t.x >= dsize.x || t.y >= dsize.y) return;
-  ivec2 size = textureSize(src, 0);
+  ivec2 size = gpublur_src_size;
   ivec2 p = t - dst_pad;                                   // the fine pixel, >= -1
   ivec2 nr = ivec2(floor(vec2(p) * 0.5));                  // floor(p / 2), negative p included
   ivec2 fr = nr + ivec2((p & 1) * 2 - 1);                  // odd: +1, even: -1 (two's complement: -1 & 1 = 1)

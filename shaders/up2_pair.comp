@@ -23,7 +23,7 @@ shared vec4 win[WIN_X * WIN_Y];
 int floor_half(int x) { return x >= 0 ? x / 2 : -((1 - x) / 2); }  // floor(x / 2), negative x included
 
 void main() {
-  ivec2 size2 = textureSize(src, 0);
+  ivec2 size2 = gpublur_src_size;
   ivec2 tile0 = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
   ivec2 v0 = ivec2(floor_half(tile0.x - dst_pad), floor_half(tile0.y - dst_pad)) - 1;  // middle pixel of cell 0
   int tid = int(gl_LocalInvocationIndex);

@@ -111,6 +111,7 @@ Status GlPassContext::make_texture(int w, int h, GLenum format, GLuint& out, con
                                     limits_.max_texture, limits_.renderer));
   glCreateTextures(GL_TEXTURE_2D, 1, &out);
   glTextureStorage2D(out, 1, format, w, h);
+  tex_sizes_[out] = {w, h};
   glTextureParameteri(out, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
   glTextureParameteri(out, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   const float nan[4] = {NAN, NAN, NAN, NAN};
@@ -294,9 +295,24 @@ Status GlPassContext::framebuffer(GLuint tex, GLuint& fbo) {
   return Status::success();
 }
 
+void GlPassContext::bind_src(GLuint prog, GLuint tex) const {
+  glBindTextureUnit(0, tex);
+  auto loc = src_size_uniform_.find(prog);
+  if (loc == src_size_uniform_.end()) loc = src_size_uniform_.emplace(prog, uniform(prog, "gpublur_src_size")).first;
+  if (loc->second < 0) return;
+  int w = 0, h = 0;
+  if (const auto size = tex_sizes_.find(tex); size != tex_sizes_.end()) {
+    std::tie(w, h) = size->second;
+  } else {  // not one of make_texture's: ask the driver (a state query, no wait on the GPU)
+    glGetTextureLevelParameteriv(tex, 0, GL_TEXTURE_WIDTH, &w);
+    glGetTextureLevelParameteriv(tex, 0, GL_TEXTURE_HEIGHT, &h);
+  }
+  glProgramUniform2i(prog, loc->second, w, h);
+}
+
 void GlPassContext::bind_io(GLuint prog, GLuint in, GLuint out) const {
   glUseProgram(prog);
-  glBindTextureUnit(0, in);
+  bind_src(prog, in);
   glBindImageTexture(0, out, 0, GL_FALSE, 0, GL_WRITE_ONLY, store_format());
 }
 

@@ -125,6 +125,9 @@ class GlPassContext {
 
   // Uses `prog`, samples `in` at unit 0, writes `out` as image unit 0 (the storage format).
   void bind_io(GLuint prog, GLuint in, GLuint out) const;
+  // Binds `tex` at unit 0 (every shader's `src`) and sets `prog`'s gpublur_src_size (common.glsl) to its size,
+  // which the shaders read instead of textureSize(src, 0).
+  void bind_src(GLuint prog, GLuint tex) const;
   // bind_io with `sampler` at unit 0 (bilinear lookups with a border's wrap mode), then one dispatch over
   // out_w x out_h in 16x16 groups; unit 0's sampler is unbound after.
   void dispatch_sampled(GLuint prog, GLuint sampler, GLuint in, GLuint out, int out_w, int out_h) const;
@@ -150,6 +153,8 @@ class GlPassContext {
   std::vector<GLuint> scratch_log_;
   int scratch_buffer_requests_ = 0;
   std::map<GLuint, GLuint> fbos_;  // texture -> framebuffer
+  std::map<GLuint, std::pair<int, int>> tex_sizes_;   // every texture make_texture made (a reused name overwrites)
+  mutable std::map<GLuint, GLint> src_size_uniform_;  // program -> gpublur_src_size's location
   GLuint samplers_[4] = {0, 0, 0, 0};
   GLuint vao_ = 0;
 };

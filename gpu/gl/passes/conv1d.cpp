@@ -194,7 +194,7 @@ Status fragment(GlPassContext& ctx, size_t index, const Pass& pass, const std::v
       glUseProgram(d.prog);
       glViewport(0, 0, d.w, d.h);
       glBindFramebuffer(GL_FRAMEBUFFER, d.fbo);
-      glBindTextureUnit(0, d.in);
+      ctx.bind_src(d.prog, d.in);
       glDrawArrays(GL_TRIANGLES, 0, 3);
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);

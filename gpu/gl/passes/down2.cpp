@@ -75,7 +75,7 @@ Status setup_axes(GlPassContext& ctx, const Pass& pass, size_t index, const GlIm
     ux.set(px, src, dst, border, first, taps);
     uy.set(py, src, dst, border, first, taps);
     glUseProgram(px);
-    glBindTextureUnit(0, src.tex);
+    ctx.bind_src(px, src.tex);
     glBindImageTexture(0, tmp, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     glDispatchCompute(groups(dst.stored_w(), kAxisX), groups(src.stored_h(), kAxisY), 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);  // the y pass fetches tmp; it stores to dst, which the x pass

@@ -139,7 +139,7 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
     glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);  // the tails read the transform's outputs
     glProgramUniform1i(tails_prog, u_tails_radius, sp.radius);
     glUseProgram(tails_prog);
-    glBindTextureUnit(0, src.tex);
+    ctx.bind_src(tails_prog, src.tex);
     glBindImageTexture(0, dst.tex, 0, GL_FALSE, 0, GL_READ_WRITE, ctx.store_format());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, tails);
     if (axis == 0) glDispatchCompute(GLuint((tail_positions + 255) / 256), GLuint(lines), 1);
