@@ -223,7 +223,7 @@ TEST_F(GlContextTest, EveryShaderIsEmbedded) {
 }
 
 // No shader asks for its source's size with textureSize: on NVIDIA's GL that query ahead of the first fetch cost a
-// plain copy a third of its speed (H200, 4096^2 RGBA: 0.176 against 0.132 ms); the shaders read
+// plain copy a quarter of its speed (H200, 4096^2 RGBA: 0.176 against 0.132 ms); the shaders read
 // gpublur_src_size (common.glsl), which GlPassContext::bind_src sets. Comments may name it.
 TEST(GlShaders, NoneQueriesTextureSize) {
   int with_src_size = 0;
