@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/bench.hpp"
 #include "core/nonfinite.hpp"
 #include "core/pipeline.hpp"
 #include "core/quality_images.hpp"
@@ -230,13 +231,6 @@ double fit_guess(const Plan& plan, const FitOptions& o) {
   return 0.5 * (lo + hi);
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 }  // namespace
 
 Status exact_gaussian_plan(double sigma, Plan& out) {
@@ -427,7 +421,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     const double n = mean.count;
     mean.effective_sigma /= n, mean.fit_kernel_sigma /= n, mean.psnr_db /= n;
     mean.max_abs /= n, mean.mean_abs /= n;
-    mean.effective_sigma_median = median(sigmas);
+    mean.effective_sigma_median = median_of(sigmas);
     double ss = 0;
     for (double s : sigmas) ss += (s - mean.effective_sigma) * (s - mean.effective_sigma);
     mean.effective_sigma_stddev = mean.count > 1 ? std::sqrt(ss / (n - 1)) : 0;

@@ -8,16 +8,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/bench.hpp"
 #include "core/random_image.hpp"
 #include "cuda/cuda_test_util.hpp"
 
 namespace gpublur::testing {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // cudaMemcpyAsync of `bytes` between two fresh allocations, CUDA events, median of `n` after five warm-ups.
 double memcpy_ms(size_t bytes, int n) {
@@ -44,7 +40,7 @@ double memcpy_ms(size_t bytes, int n) {
   cudaEventDestroy(e1);
   cudaFree(a);
   cudaFree(b);
-  return median(t);
+  return median_of(t);
 }
 
 TEST(CudaCopy, RunsAtTheDriversCopyRate) {
@@ -62,7 +58,7 @@ TEST(CudaCopy, RunsAtTheDriversCopyRate) {
     RunInfo info;
     ASSERT_TRUE(backend->run_repeated(plan, 21, ms, info).ok());
     EXPECT_EQ(info.path, "copy-kernel");
-    kernel = std::min(kernel, median(ms));
+    kernel = std::min(kernel, median_of(ms));
     const double d = memcpy_ms(src.byte_count(), 21);
     ASSERT_GT(d, 0) << "no memory for the driver's copy";
     driver = std::min(driver, d);
