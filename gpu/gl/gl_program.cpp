@@ -1,10 +1,12 @@
 #include "gpu/gl/gl_program.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include <glad/gl.h>
+#include <spdlog/spdlog.h>
 
 #include "gpu/gl/shaders.hpp"
 
@@ -50,6 +52,7 @@ Status shader_file(const std::string& file, unsigned stage, ShaderSource& out) {
 Status build_program(const std::vector<ShaderSource>& stages, const std::string& defines, bool with_common,
                      unsigned& program) {
   program = 0;
+  const auto t0 = std::chrono::steady_clock::now();
   std::string common;
   if (with_common) {
     ShaderSource c;
@@ -93,6 +96,9 @@ Status build_program(const std::vector<ShaderSource>& stages, const std::string&
     return Status::fail("GL: program " + files + " failed to link: " + log);
   }
   program = prog;
+  // A build the drivers' shader cache answers takes a few milliseconds; a fresh compile, hundreds.
+  spdlog::debug("GL: built {} in {:.1f} ms", stages.empty() ? std::string("?") : stages.back().file,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   return Status::success();
 }
 
