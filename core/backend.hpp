@@ -63,16 +63,6 @@ class Backend {
   // The default calls run() in a loop; a backend whose run() waits for the device overrides it to queue
   // runs back to back.
   virtual Status warm_up(const Plan& plan, double min_ms);
-  // Untimed: builds what the plan's runs need and a first run would otherwise build (GL: compiles and links its
-  // programs, then runs the plan once; the default does nothing). The bench prebuilds every case of a size before
-  // timing any: NVIDIA's GL driver runs a newly compiled program unoptimized until a background build of the
-  // optimized one lands, and queued behind a bench's other new programs that came after a case's warm-up and timed
-  // runs (H200, a fresh machine: GL iir 4096^2 RGBA 2.07 against 0.74 ms a run; docs/performance.md, "GL programs
-  // built before the bench times them").
-  virtual Status prebuild(const Plan& plan) {
-    (void)plan;
-    return Status::success();
-  }
   // n runs of the plan, each timed on its own into ms (n values); info as for the last run. The default calls
   // run() n times. GL overrides it to queue the n runs back to back, one timer query each, and read the
   // queries afterwards: with a wait after every short run the GPU idles between them and NVIDIA's GL

@@ -175,11 +175,6 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     for (float& v : img.data) v = uni(rng);
     double upload_ms = 0;
     Status up = backend.upload(img, upload_ms);
-    // Every case's programs first (Backend::prebuild), so that a driver's background work on them has the other
-    // cases' time to finish; a case whose build fails says so when it is timed.
-    if (up)
-      for (const Planned& p : planned)
-        if (Status s = backend.prebuild(p.plan); !s) spdlog::debug("bench {}: prebuild: {}", p.label, s.error);
     double copy_median = 0;
     for (const Planned& p : planned) {
       BenchCase c;

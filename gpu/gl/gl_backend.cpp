@@ -139,16 +139,6 @@ class GlBackend final : public Backend {
     });
   }
 
-  // One run, unwaited: the driver starts optimizing programs it has run (whether linking alone starts it is not
-  // known), and the bench's later cases give it the time.
-  Status prebuild(const Plan& plan) override {
-    std::string path;
-    return with_work(plan, "building", path, [](const std::function<void()>& work) {
-      work();
-      glFlush();
-    });
-  }
-
   // With timer queries: the n runs queued back to back, one query each, results read at the end (the GPU
   // stays busy, so its clock stays up). With the host clock every run is timed alone (glFinish around it).
   Status run_repeated(const Plan& plan, int n, std::vector<double>& ms, RunInfo& info) override {

@@ -606,45 +606,6 @@ TEST(Bench, RunsThatChangeSpeedAreTimedAgain) {
   EXPECT_EQ(be.box_calls, 1);
 }
 
-// Logs what the bench asks of the backend, in order: "upload WxH", "prebuild M", "time M" (warm-ups and timed runs).
-class LoggingBackend : public CountingBackend {
- public:
-  std::vector<std::string> log;
-  Status upload(const Image& src, double& ms) override {
-    log.push_back("upload " + std::to_string(src.width) + "x" + std::to_string(src.height));
-    return CountingBackend::upload(src, ms);
-  }
-  Status prebuild(const Plan& plan) override {
-    log.push_back("prebuild " + plan.method + " " + plan.params.at("sigma"));
-    return Status::success();
-  }
-  Status warm_up(const Plan& plan, double min_ms) override {
-    log.push_back("time " + plan.method + " " + plan.params.at("sigma"));
-    return CountingBackend::warm_up(plan, min_ms);
-  }
-};
-
-TEST(Bench, PrebuildsEveryCaseOfASizeBeforeTimingAny) {
-  LoggingBackend be;
-  BenchOptions o;
-  o.methods = {"box", "gauss-sep"};
-  o.sigmas = {1, 2};
-  o.sizes = {{16, 16}, {24, 8}};
-  o.repeat = 1;
-  o.warmup = 0;
-  o.warmup_ms = 1;
-  BenchResult r;
-  ASSERT_TRUE(run_bench(be, o, r).ok());
-  const std::vector<std::string> cases = {"copy 1", "box 1", "box 2", "gauss-sep 1", "gauss-sep 2"};
-  std::vector<std::string> want;
-  for (const char* size : {"16x16", "24x8"}) {
-    want.push_back(std::string("upload ") + size);
-    for (const auto& c : cases) want.push_back("prebuild " + c);
-    for (const auto& c : cases) want.push_back("time " + c);
-  }
-  EXPECT_EQ(be.log, want);
-}
-
 // Reads throttle counters that advance by the scripted amounts at each read (power, thermal), the first read of
 // each case before its warm-up, the second after its timed runs.
 class ThrottledBackend : public CountingBackend {
