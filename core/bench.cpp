@@ -207,11 +207,12 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
           } else {
             c.times_ms.assign(times.begin() + opts.warmup, times.end());
             const double med = median_of(c.times_ms);
-            const double fastest = *std::min_element(c.times_ms.begin(), c.times_ms.end());
-            if (attempt == kRetimeAtMost || !(fastest < 0.5 * med)) break;
-            spdlog::info("bench {} {}x{}x{} sigma {}: a run took {:.4f} ms against the median {:.4f}: timing the "
-                         "runs again (a program swapped for a faster build?)",
-                         c.method, w, h, c.channels, c.sigma, fastest, med);
+            const auto [lo, hi] = std::minmax_element(c.times_ms.begin(), c.times_ms.end());
+            const double fastest = *lo, slowest = *hi;
+            if (attempt == kRetimeAtMost || !(fastest < 0.5 * med || slowest > kRetimeSpread * fastest)) break;
+            spdlog::info("bench {} {}x{}x{} sigma {}: runs took {:.4f} to {:.4f} ms against the median {:.4f}: timing "
+                         "them again (a program swapped for a faster build?)",
+                         c.method, w, h, c.channels, c.sigma, fastest, slowest, med);
             ++c.retimed;
           }
         }
