@@ -26,6 +26,18 @@ struct RunInfo {
   std::string path;  // the schedules the backend ran, "+"-joined (e.g. "fused-fixed-64x64", "box1d-tiles")
 };
 
+// A device left idle for a second or two lowers its clock and needs a few hundred milliseconds of load to raise it
+// again, longer than a usual warm-up: on an H200 the SM clock fell from 1980 to 345 MHz about 1.7 s into an idle and
+// came back 0.3-0.45 s after GL load resumed, so the case timed right after NVIDIA's GL compiler had built its programs
+// (8.5 s) ran at 345 MHz through its 200-ms warm-up and all its timed runs (GL iir 4096^2 2.89 ms a run against 0.74;
+// docs/performance.md, "GL's slow first timing: the clock after the builds"). So a warm-up that follows idle_ms of
+// host-side preparation keeps the device busy kReclockMs longer where idle_ms reaches kIdleClockDropMs.
+constexpr double kIdleClockDropMs = 1000;
+constexpr double kReclockMs = 1000;
+inline double warm_up_after_idle_ms(double min_ms, double idle_ms) {
+  return idle_ms >= kIdleClockDropMs ? min_ms + kReclockMs : min_ms;
+}
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -62,6 +74,7 @@ class Backend {
   // the SM clock falls to ~600 MHz and GL's short synchronous runs do not raise it again (docs/performance.md).
   // The default calls run() in a loop; a backend whose run() waits for the device overrides it to queue
   // runs back to back.
+  // A backend that prepares the plan first (GL builds its programs) warms up for warm_up_after_idle_ms.
   virtual Status warm_up(const Plan& plan, double min_ms);
   // n runs of the plan, each timed on its own into ms (n values); info as for the last run. The default calls
   // run() n times. GL overrides it to queue the n runs back to back, one timer query each, and read the

@@ -211,7 +211,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
             const double fastest = *lo, slowest = *hi;
             if (attempt == kRetimeAtMost || !(fastest < 0.5 * med || slowest > kRetimeSpread * fastest)) break;
             spdlog::info("bench {} {}x{}x{} sigma {}: runs took {:.4f} to {:.4f} ms against the median {:.4f}: timing "
-                         "them again (a program swapped for a faster build?)",
+                         "them again (the device's clock rising?)",
                          c.method, w, h, c.channels, c.sigma, fastest, slowest, med);
             ++c.retimed;
           }

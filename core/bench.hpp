@@ -51,10 +51,11 @@ struct BenchCase {
 };
 
 // A case's runs are timed again, at most this many times, while one of them took under half their median or the
-// slowest over kRetimeSpread times the fastest: they did not run one program at one speed. Seen on NVIDIA's GL driver,
-// which runs a newly compiled program slow at first (H200, GL iir 4096^2: 3.1 ms a run, then 0.76; docs/performance.md
-// "GL programs' first runs"); the spread catches a change within the first half of the runs, where the median is the
-// fast build's or near it (0.74-2.89 ms, median 0.98: "GL's slow first timing after fresh program builds").
+// slowest over kRetimeSpread times the fastest: they did not run at one speed. Seen where a GPU's clock rose during the
+// runs after seconds of idle (H200, GL iir 4096^2: 2.3-2.9 ms a run, then 0.75, after NVIDIA's compiler built its
+// programs; docs/performance.md, "GL's slow first timing: the clock after the builds", and Backend's
+// warm_up_after_idle_ms); the spread catches a change within the first half of the runs, where the median is the fast
+// runs' or near it (0.74-2.89 ms, median 0.98: "GL's slow first timing after fresh program builds").
 constexpr int kRetimeAtMost = 3;
 constexpr double kRetimeSpread = 3.0;
 

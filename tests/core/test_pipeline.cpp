@@ -555,8 +555,19 @@ TEST(Bench, WarmUpKeepsTheDeviceBusyFirst) {
   EXPECT_FALSE(run_bench(be, o, r).ok());
 }
 
+// After host-side preparation that left the device idle as long as its clock takes to fall, the warm-up runs longer by
+// as much as its clock took to rise again (the H200's numbers, backend.hpp).
+TEST(Bench, WarmUpAfterAnIdleDeviceRunsLonger) {
+  EXPECT_EQ(warm_up_after_idle_ms(200, 0), 200);
+  EXPECT_EQ(warm_up_after_idle_ms(200, kIdleClockDropMs - 1), 200);
+  EXPECT_EQ(warm_up_after_idle_ms(200, kIdleClockDropMs), 200 + kReclockMs);
+  EXPECT_EQ(warm_up_after_idle_ms(0, 8500), kReclockMs);
+  EXPECT_LE(kIdleClockDropMs, 1700);  // the shortest idle seen to lower the clock
+  EXPECT_GE(kReclockMs, 2 * 450);    // twice the longest rise seen under load
+}
+
 // Gives the timed runs of the method `box` as scripted: each call takes the next list of times (the last list
-// again once they run out), so the test can play a program that runs slow, then swaps in a faster build.
+// again once they run out), so the test can play a device whose clock rises during the runs.
 class ScriptedTimesBackend : public CountingBackend {
  public:
   std::vector<std::vector<double>> box_times;
@@ -580,7 +591,7 @@ TEST(Bench, RunsThatChangeSpeedAreTimedAgain) {
   o.repeat = 4;
   o.warmup = 0;
   o.warmup_ms = 0;
-  // 3.0 ms twice then 0.75 twice (a faster build mid-run: median 1.875, a run under half of it), then steady.
+  // 3.0 ms twice then 0.75 twice (the clock rising mid-run: median 1.875, a run under half of it), then steady.
   be.box_times = {{3.0, 3.0, 0.75, 0.75}, {0.75, 0.76, 0.75, 0.74}};
   BenchResult r;
   ASSERT_TRUE(run_bench(be, o, r).ok());
@@ -598,7 +609,7 @@ TEST(Bench, RunsThatChangeSpeedAreTimedAgain) {
   EXPECT_EQ(be.box_calls, kRetimeAtMost + 1);
   EXPECT_DOUBLE_EQ(r.cases[1].median_ms, 1.875);
 
-  // The faster build landing after the first runs (as GL iir on an H200: 0.74-2.89 ms, median 0.98): no run under
+  // The clock rising after the first runs (as GL iir on an H200: 0.74-2.89 ms, median 0.98): no run under
   // half the median, the slowest over kRetimeSpread times the fastest: timed again.
   be.box_calls = 0;
   be.box_times = {{2.9, 2.9, 0.75, 0.75, 0.75}, {0.75, 0.76, 0.75, 0.74}};
