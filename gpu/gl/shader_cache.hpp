@@ -1,7 +1,8 @@
 // Where the GL drivers keep gpublur's compiled programs between processes. Both drivers we run on cache them on
 // disk under the user's home by default, and without a usable home every process starts cold: NVIDIA's driver
-// (580, H200) then runs each new program unoptimized for its first runs (a GL iir bench of 30 runs at 4096^2 took
-// 3.09 ms a run and 9-12 s a process against 0.80 ms and 1-2 s with a cache), Mesa's llvmpipe compiles every shader
+// (580, H200) then compiles every program again, seconds in which the GPU idles and lowers its clock (a GL iir bench
+// of 30 runs at 4096^2 took 3.09 ms a run and 9-12 s a process against 0.80 ms and 1-2 s with a cache; the clock:
+// docs/performance.md, "GL's slow first timing: the clock after the builds"), Mesa's llvmpipe compiles every shader
 // again (a GL blur of one small PNG took 1.4-2.0 s against 0.21-0.24 s). docs/performance.md, "The GL drivers'
 // shader caches".
 #pragma once
