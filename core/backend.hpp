@@ -27,7 +27,7 @@ struct RunInfo {
 };
 
 // A device left idle for a second or two lowers its clock and needs a few hundred milliseconds of load to raise it
-// again, longer than a usual warm-up: on an H200 the SM clock fell from 1980 to 345 MHz about 1.7 s into an idle and
+// again, longer than a usual warm-up: on an H200 the SM clock fell from 1980 to 345 MHz 1.5-2.5 s into an idle and
 // came back 0.3-0.45 s after GL load resumed, so the case timed right after NVIDIA's GL compiler had built its programs
 // (8.5 s) ran at 345 MHz through its 200-ms warm-up and all its timed runs (GL iir 4096^2 2.89 ms a run against 0.74;
 // docs/performance.md, "GL's slow first timing: the clock after the builds"). So a warm-up that follows idle_ms of

@@ -562,7 +562,7 @@ TEST(Bench, WarmUpAfterAnIdleDeviceRunsLonger) {
   EXPECT_EQ(warm_up_after_idle_ms(200, kIdleClockDropMs - 1), 200);
   EXPECT_EQ(warm_up_after_idle_ms(200, kIdleClockDropMs), 200 + kReclockMs);
   EXPECT_EQ(warm_up_after_idle_ms(0, 8500), kReclockMs);
-  EXPECT_LE(kIdleClockDropMs, 1700);  // the shortest idle seen to lower the clock
+  EXPECT_LE(kIdleClockDropMs, 1500);  // the shortest idle seen to lower the clock (H200, calls 297-298: 1.5-2.5 s)
   EXPECT_GE(kReclockMs, 2 * 450);    // twice the longest rise seen under load
 }
 
