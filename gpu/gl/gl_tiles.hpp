@@ -110,6 +110,9 @@ struct BoxTile {
   int span() const { return segs() * per; }
   int outputs() const { return tail ? span() - reach - per : span() - 2 * reach; }
   int pitch() const;  // positions per line in shared memory, >= span(), padded so loads spread over the banks
+  // NVIDIA's GL holds 48 KB of shared memory an SM in all (H200, counted by the groups themselves): floor(49152 /
+  // shared_bytes()) groups run an SM, so 2 KB more took box sigma 48's second group away, 60% slower, and a whole
+  // line at sigma 200 runs one (docs/performance.md "GL's groups an SM").
   int shared_bytes() const { return (lines * pitch() + (totals ? threads * 2 : 0)) * 4 * vch; }
   std::string defines(int axis, const std::vector<int>& widths) const;  // without STORE_FORMAT
 };

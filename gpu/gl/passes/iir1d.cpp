@@ -172,7 +172,9 @@ Status iir1d_tiles(GlPassContext& ctx, const Program& program, const Pass& pass,
 // pair"): one channel 0.576 -> 0.520 ms, two 0.622 -> 0.584, RGBA 0.795 -> 1.12 (in groups of 64 rows or 32), so
 // RGBA and three channels keep the passes apart. The shared tile is what costs there: declared and unused it took
 // the RGBA pair 0.66 -> 0.90 ms; a half tile with weighted column sums measured 0.95 against the passes' 0.75
-// (docs/performance.md "GL programs' first runs; the GL iir pair for RGBA taken apart").
+// (docs/performance.md "GL programs' first runs; the GL iir pair for RGBA taken apart"). Likely why: NVIDIA's GL holds
+// 48 KB of shared memory an SM, so a group's tile bytes cap the groups an SM runs (docs/performance.md "GL's groups an
+// SM", measured on box1d.comp).
 Status iir1d_tiles_pair(GlPassContext& ctx, const Program& program, size_t index, const std::vector<IirTerm>& terms,
                         const std::vector<double>& coef, GlStep& step) {
   const Pass &p = program.passes[index], &q = program.passes[index + 1];
