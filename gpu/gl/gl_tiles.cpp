@@ -474,21 +474,24 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
     const int groups = (n_along + best.outputs() - 1) / std::max(1, best.outputs());
     if (pick.lines > 0 && (wide || beyond || (groups >= 4 && loaded(pick) < kTailLoaded * loaded(best)))) best = pick;
   }
-  // Two groups an SM: RGBA box lines in two rounds that still take several groups of one line, and that a tail of
-  // 160, 144 or 128 invocations holds in half the budget (NVIDIA's GL holds 48 KB of shared memory an SM, so two such
-  // groups run at once: BoxTile::shared_bytes), take that tail (the most invocations that hold it). H200, RGBA, clamp
-  // (docs/performance.md "GL: box tails of two groups an SM"): box 2048^2 sigma 200 (2 groups of 256 x 9 then 7)
-  // 0.2270 -> 0.1958 ms with 160 x 17 (144 x 19 0.2011, 128 x 21 0.2117 forced), sigma 75-150 4-8% faster, 1024^2
-  // sigma 100 and 1920x1080 sigma 75 and 200 4-6%; none of the 36 box cases of 1024^2-3000^2 at sigma 75-300 slower
-  // by more than 0.5%. Not real widths: integral 1448^2 sigma 100 ran 14.5% slower with 160 x 13 (0.1320 -> 0.1511
-  // ms), though 2048^2 sigma 75-150 ran 13-19% faster.
-  if (const_tail && !frac && n_along > 0 && best.lines == 1 && !best.tail && best.rounds == 2 && channels >= 3) {
+  // Two groups an SM: RGBA lines in two rounds with no constant tail yet, where a tail of 160, 144 or 128 invocations
+  // holds the line in half the budget (NVIDIA's GL holds 48 KB of shared memory an SM, so two such groups run at once:
+  // BoxTile::shared_bytes) and loads at most kTwoGroupsLoaded of the positions the chosen groups load, take that tail
+  // (the most invocations that hold it). H200, RGBA, clamp (docs/performance.md "GL: tails of two groups an SM"): box
+  // 2048^2 sigma 200 (2 groups of 256 x 9 then 7) 0.2270 -> 0.1958 ms with 160 x 17 (144 x 19 0.2011, 128 x 21 0.2117
+  // forced), sigma 75-150 4-8%, 1920x1080 4-6%, 1024^2 sigma 100 (one group of 256 x 7: 0.80 of its positions) 6%;
+  // integral 2048^2 sigma 75 / 100 / 150 0.262 / 0.276 / 0.300 -> 0.236 / 0.239 / 0.240, 1024^2 sigma 75 (0.80) 7%.
+  // At 0.90 it lost: integral 1448^2 sigma 100, one group of 256 x 9, 0.1318 -> 0.1505 ms as 160 x 13.
+  constexpr double kTwoGroupsLoaded = 0.85;
+  if (const_tail && n_along > 0 && best.lines == 1 && !best.tail && best.rounds == 2 && channels >= 3 &&
+      best.outputs() > 0) {
+    const long long groups_loaded = (long long)((n_along + best.outputs() - 1) / best.outputs()) * best.span();
     for (const int threads : {160, 144, 128}) {
       BoxTile base = best;
       base.threads = threads;
       const BoxTile tc = fewest_tail(base, n_along, 21, max_w, budget / 2, totals_spec);
       if (tc.lines > 0) {
-        best = tc;
+        if (tc.span() <= kTwoGroupsLoaded * double(groups_loaded)) best = tc;
         break;
       }
     }

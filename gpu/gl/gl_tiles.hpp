@@ -137,6 +137,9 @@ struct BoxTile {
 // fewer positions than the chosen shape's groups; else of 256, 320 or 384 where the line would take several groups of
 // 11 or more positions an invocation in two rounds, or four or more groups whose positions the tail cuts below 0.8,
 // or those wide one-line shapes (two channels whose vec2 lines no tail holds: float lines in two rounds).
+// Lines of three and four channels in two rounds with no tail yet also take a tail of 160, 144 or 128 invocations that
+// holds the line in half the shared memory (two groups an SM on NVIDIA's 48 KB) where it loads at most 0.85 of the
+// positions the chosen groups load (1024- to 2048-long lines at sigma 75-200).
 BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                  const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                  int channels = 4, bool frac = false, bool const_tail = false);

@@ -389,10 +389,12 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_FALSE(box_tile({199, 201, 201}, 49152, 1024, "", "", 4096, 4, false, true).tail);
   EXPECT_FALSE(box_tile({15, 17, 17}, 49152, 1024, "", "", 4096, 4, false, true).tail);
   EXPECT_FALSE(box_tile({399, 401, 401}, 49152, 1024, "", "", 8192, 4, false, true).tail);
-  // Lines that no group of 256 with a tail holds in 48 KiB but a tail of 160, 144 or 128 invocations holds in half of
-  // it (two groups an SM on NVIDIA's GL): box sigma 200 on 2048-long lines, 160 x 17 (2720 >= 2048 + 599 + 17 positions,
-  // 24320 bytes) instead of 2 groups of 256 x 9 then 7; the pair takes it too. Not for real widths (integral), without
-  // a constant tail (mirror, wrap), nor on 4096-long lines (t200 above).
+  // A tail of 160, 144 or 128 invocations that holds the line in half of 48 KiB (two groups an SM on NVIDIA's GL) and
+  // loads at most 0.85 of the positions the groups load: box sigma 200 on 2048-long lines, 160 x 17 (2720 >= 2048 + 599
+  // + 17 positions, 24320 bytes) instead of 2 groups of 256 x 9 (4608); the pair takes it too; box sigma 100 on
+  // 1024-long lines, 160 x 9 (1440) instead of one group of 256 x 7 (1792, 0.80). Not without a constant tail (mirror,
+  // wrap), nor at 0.9 of the loads (the five boxes of integral sigma 100 on 1448-long lines: 256 x 9, 2304, against
+  // 160 x 13, 2080), nor on 4096-long lines (t200 above).
   const BoxTile t2048 = box_tile({399, 401, 401}, 49152, 1024, "", "", 2048, 4, false, true);
   EXPECT_EQ(shape(t2048), "1x17x160x2x2");
   EXPECT_TRUE(t2048.tail);
@@ -400,7 +402,9 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
   EXPECT_LE(2 * t2048.shared_bytes(), 49152);
   EXPECT_EQ(shape(box_pair_tile({399, 401, 401}, 49152, 1024, "", "", 2048, 4, false, true)), "1x17x160x2x2");
   EXPECT_EQ(shape(box_tile({399, 401, 401}, 49152, 1024, "", "", 2048, 4, false, false)), "1x9x256x2x2");
-  EXPECT_NE(box_tile({311, 311, 311, 311, 311}, 49152, 1024, "", "", 2048, 4, true, true).threads, 160);
+  EXPECT_EQ(shape(box_tile({199, 201, 201}, 49152, 1024, "", "", 1024, 4, false, true)), "1x9x160x2x2");
+  const std::vector<int> i100_spans = {155, 155, 155, 155, 155};
+  EXPECT_EQ(shape(box_tile(i100_spans, 49152, 1024, "", "", 1448, 4, true, true)), "1x9x256x2x2");
   // Where 256 invocations of at most 17 cannot hold the line (several groups of 11 or more: integral sigma 200-300, box
   // sigma 300 at 4096), a tail of 384 or 320 that does, the fewest positions an invocation first: integral sigma 200
   // (reach 775) 384 x 13 (4992 >= 4096 + 775 + 13), box sigma 300 (reach 899) 320 x 17 (384 x 13 too short, 384 x 15
