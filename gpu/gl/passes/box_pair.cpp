@@ -9,6 +9,9 @@
 // lines a group (box_pair_tile) a warp's transposed stores write two rows at once. H200, 4096^2 RGBA
 // (docs/performance.md "GL box: the transposed pair"): box 0.458 -> 0.334 ms at sigma 3, 0.481 -> 0.382 at 12, 0.553
 // -> 0.485 at 48.
+// One line a group (sigma 100 and beyond at 4096^2) stores along a row, half sectors: 2-2.5x the stores down a column
+// in a micro, but the pair as two row passes storing down columns measured no faster there (box 4096^2 sigma 200 -0.9%,
+// 2048^2 sigma 100-200 up to 66% slower; H200, docs/performance.md "GL: one line a group's stores by direction").
 #include "gpu/gl/gl_tiles.hpp"
 #include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
