@@ -42,6 +42,12 @@
 // TRANSPOSE (with AXIS 1; gpu/gl/passes/box_pair.cpp): output p of column c is stored at (p, c), so the destination is
 // the transposed image; the stores of groups of several lines run in quads (QSTORE), a warp's covering two or more
 // rows of the destination (whole 32-byte sectors of NVIDIA's block-linear layout, 16 bytes of two rows each).
+// WALK (the pair's one line a group in two rounds with a constant tail; gpu/gl/gl_tiles.hpp box_walks): each group takes
+// two lines, g and g + G of G groups (the groups running at once hold neighbouring lines, as without it), and fetches
+// the second's texels into registers (nxt) during the first's round 1, after round 0's texels have left them, so that
+// one group an SM overlaps a fetch with its boxes and stores: GL box 4096^2 RGBA sigma 200 0.711 -> 0.635 ms on an
+// H200 (docs/performance.md "GL box: groups of two lines, the second fetched ahead"). The two lines are written out,
+// not looped: llvmpipe (Mesa 22.3) computed wrong outputs with these barriers inside a loop, even of constant count.
 layout(local_size_x = NT) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
@@ -180,6 +186,19 @@ VEC held[LOADS];
 #define FETCH(k, p) if (a >= 0) v[k] = pick(texelFetch(src, p, 0), rd)
 #endif
 
+#ifdef WALK
+vec4 nxt[LOADS];                  // the texels of the group's next line
+int walk_line = 0, walk_next = -1;  // the line this round runs, the next (-1: none)
+void prefetch(int c) {
+  ivec2 size = gpublur_src_size;
+  int li = int(gl_LocalInvocationIndex);
+  c = min(c, size.x - 1);  // lines past the image: loaded (any line), never stored
+  for (int k = 0; k < LOADS; ++k) {
+    int a = remap_index(S0_BASE - R + li + k * NT, size.y, border);
+    nxt[k] = a >= 0 ? texelFetch(src, ivec2(c, a), 0) : vec4(0.0);
+  }
+}
+#endif
 // One round: the channels pick(, rd) of TC lines' L outputs.
 void one_round(int rd) {
   ivec2 size = gpublur_src_size;
@@ -190,7 +209,11 @@ void one_round(int rd) {
 #endif
   int li = int(gl_LocalInvocationIndex);
   int s0 = S0_BASE + int(gl_WorkGroupID.x) * L;  // first output along the axis
+#ifdef WALK
+  int c0 = walk_line;
+#else
   int c0 = int(gl_WorkGroupID.y) * TC;  // first line
+#endif
 
   // 1. TC x N positions = NT x LS: LS loads per invocation, all fetches issued before any shared-memory store.
   //    Stored one at a time as fetched (one loop), the loads and stores alone took 0.68 ms for the box pair at 4096^2
@@ -235,13 +258,22 @@ void one_round(int rd) {
       int a = remap_index(s0 - R + q, n_along, border);
       at[k] = l * PITCH + q;
       v[k] = VEC(0.0);
-#if AXIS == 0
+#ifdef WALK
+      if (rd == 0) {
+        v[k] = pick(nxt[k], 0);
+        held[k] = pick(nxt[k], 1);
+      } else
+        v[k] = held[k];
+#elif AXIS == 0
       FETCH(k, ivec2(a, c));
 #else
       FETCH(k, ivec2(c, a));
 #endif
     }
     for (int k = 0; k < LOADS; ++k) tile[at[k]] = v[k];
+#ifdef WALK
+    if (rd == 1 && walk_next >= 0) prefetch(walk_next);  // nxt is free again: round 0 took its texels
+#endif
   }
 #endif
   barrier();
@@ -443,9 +475,25 @@ void one_round(int rd) {
 }
 
 void main() {
+#ifdef WALK
+  int g = int(gl_WorkGroupID.y), n = int(gl_NumWorkGroups.y);
+  prefetch(g);
+  walk_line = g;
+  walk_next = g + n;
+  one_round(0);
+  barrier();  // round 0's stores read the tile
+  one_round(1);
+  barrier();  // round 1's stores read the tile
+  walk_line = g + n;
+  walk_next = -1;
+  one_round(0);
+  barrier();
+  one_round(1);
+#else
   one_round(0);
 #if ROUNDS == 2
   barrier();  // round 0's stores read the tile
   one_round(1);
+#endif
 #endif
 }

@@ -521,6 +521,12 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
   return none;
 }
 
+bool box_walks(const BoxTile& t, int max_shared_bytes, int force) {
+  if (force == 0 || t.lines != 1 || t.rounds != 2) return false;
+  if (force == 1) return true;
+  return t.tail && (t.threads == 256 || t.threads == 384) && 2 * t.shared_bytes() > max_shared_bytes;
+}
+
 BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int max_invocations,
                       const std::string& spec, const std::string& totals_spec, int n_along, int channels, bool frac,
                       bool const_tail) {

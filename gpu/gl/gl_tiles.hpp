@@ -159,6 +159,15 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
                       const std::string& spec = "", const std::string& totals_spec = "", int n_along = 0,
                       int channels = 4, bool frac = false, bool const_tail = false);
 
+// Whether the transposed pair's groups of t walk two lines each (box1d.comp WALK: the second line's texels fetched into
+// registers during the first's round 1): one line a group with a constant tail in two rounds, of 256 or 384
+// invocations, one group an SM (more than half of max_shared_bytes). Measured on an H200, 2048^2-4096^2 RGBA clamp
+// (docs/performance.md "GL box: groups of two lines, the second fetched ahead"): box 4096^2 sigma 200 0.711 -> 0.635
+// ms, 2048^2 sigma 300 0.265 -> 0.234, integral 4096^2 sigma 150 0.898 -> 0.847, 2048^2 sigma 200-300 7% faster;
+// slower where the group has 160 or 320 invocations (26-75%) or two groups run an SM. `force` (GPUBLUR_GL_BOX_WALK):
+// 1 wherever the shape can walk (one line a group in two rounds), 0 never, -1 the rule.
+bool box_walks(const BoxTile& t, int max_shared_bytes, int force = -1);
+
 // The channels a shader line carries for an image of `channels` channels (the textures are RGBA whatever the channels):
 // float and vec2 lines for one and two, vec4 for three and four (box1d.comp and iir_tiles.comp's VCH).
 inline int line_vch(int channels) { return channels == 1 ? 1 : channels == 2 ? 2 : 4; }

@@ -163,6 +163,13 @@ bool box_const_tail(Border b) {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TAIL");
   return (b == Border::Clamp || b == Border::Zero) && !(env && std::string(env) == "0");
 }
+// GPUBLUR_GL_BOX_WALK=1: the transposed pair's groups walk two lines wherever the shape can (gl_tiles.hpp box_walks; the
+// tests run it on llvmpipe, whose shapes the rule leaves out); =0: never. Unset: the rule.
+int box_walk_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_WALK");
+  if (!env || !*env) return -1;
+  return std::string(env) == "1" ? 1 : 0;
+}
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
 void dump_binary(GLuint prog, const std::string& key) {

@@ -67,12 +67,14 @@ struct GlBoxLinePass {
   GLuint prog = 0, last_prog = 0;
   GLint u_border = -1, last_u_border = -1;
   int n_along = 0, n_across = 0;
+  bool walk = false;  // the groups of `tile` take two lines each (gl_tiles.hpp box_walks)
   int main_groups() const;  // groups of `tile` along a line (all of them, or all but the last)
   void dispatch(const GlPassContext& ctx, int border, GLuint in, GLuint out) const;
 };
 // Builds `out` for lines of n_along positions (n_across of them) along `axis` of the shader (with `extra` defines).
+// `pair`: the transposed pair's pass (extra defines TRANSPOSE), whose groups may walk two lines.
 Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, Border border, int axis,
-                        int n_along, int n_across, const std::string& extra, GlBoxLinePass& out);
+                        int n_along, int n_across, const std::string& extra, GlBoxLinePass& out, bool pair = false);
 // The box1d.comp tiles of `tile` (gl_tiles.hpp), as the step `form`: box1d's, and integral1d's with fractional ends.
 Status gl_box_tiles(GlPassContext& ctx, const Pass& pass, const GlImage& src, const GlImage& dst, const BoxTile& tile,
                     const char* form, GlStep& step);

@@ -291,6 +291,72 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
 // The transposed pair (passes/box_pair.cpp) with forced shapes: one line, groups of several lines (the transposed
 // stores in quads), lines of two channels in two rounds and of one, on images wider than tall and taller than wide
 // (the scratch texture of the transposed size), every border.
+// The pair's groups walking two lines (box1d.comp WALK, gl_tiles.hpp box_walks), forced (GPUBLUR_GL_BOX_WALK=1) on the
+// smallest images whose lines both passes hold in one group of one line in two rounds (this device's shapes: the rule
+// leaves llvmpipe's out): box and integral, three and four channels (vec2 lines) and two (float lines, that shape
+// forced), every border,
+// an odd count of lines in one pass (its last group's second line past the image), against the reference.
+TEST(GlBox1d, PairGroupsWalkingTwoLines) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  GLint shared = 0, invocations = 0;
+  ASSERT_NO_FATAL_FAILURE(tile_limits(shared, invocations));
+  uint32_t seed = 1290;
+  int cases = 0;
+  for (const auto& [method, sigma] : {std::pair{"box", "60"}, {"integral", "40"}})
+    for (const int ch : {4, 3, 2})
+      for (Border border : kBorders) {
+        const Plan plan = make_plan(method, {{"sigma", sigma}, {"border", border_name(border)}});
+        const Pass& pass = plan.program.passes[0];
+        const bool frac = pass.op == Op::Integral1d;
+        const std::vector<int> spans = gl_box_cascade(pass).spans;
+        // Two channels take float lines in two rounds only where no vec2 line fits (beyond llvmpipe's tiles): forced.
+        const std::string spec = ch == 2 ? "1x5x256x1t" : "";
+        const auto walks = [&](int n) {
+          const BoxTile t = box_pair_tile(spans, shared, invocations, spec, "", n, ch, frac, box_const_tail(border));
+          return box_walks(t, shared, 1) && t.outputs() >= n;
+        };
+        int n = 101;
+        while (n <= 4097 && !(walks(n) && walks(n + 1))) n += 2;
+        SCOPED_TRACE(::testing::Message() << method << " sigma " << sigma << " " << border_name(border) << " " << n
+                                          << "x" << n + 1 << "x" << ch);
+        ASSERT_LE(n, 4097) << "no image's lines take one group of one line in two rounds here";
+        ScopedEnv env("GPUBLUR_GL_BOX_WALK", "1"), shape("GPUBLUR_GL_BOX_TILE", spec);
+        expect_matches_reference(*be, plan, random_image(n, n + 1, ch, seed++), frac ? "integral1d-pair" : "box1d-pair",
+                                 plan.tolerance);
+        ++cases;
+      }
+  EXPECT_EQ(cases, 24);
+}
+
+// The rule that picks the walk (box_walks) on NVIDIA's 48 KB shapes as measured: one line a group with a tail in two
+// rounds, of 256 or 384 invocations, one group an SM; not where two groups run an SM, not 160 or 320 invocations, not
+// two lines a group, not without a tail; forced on or off.
+TEST(GlBox1d, WhereGroupsWalkTwoLines) {
+  BoxTile t;
+  t.threads = 256, t.lines = 1, t.per = 19, t.vch = 2, t.rounds = 2, t.totals = 1, t.tail = true, t.reach = 599;
+  ASSERT_EQ(t.shared_bytes(), 43008);  // box sigma 200's 4096 lines on an H200
+  EXPECT_TRUE(box_walks(t, 49152));
+  BoxTile b = t;
+  b.threads = 384, b.per = 13;  // integral sigma 150-200's
+  EXPECT_TRUE(box_walks(b, 49152));
+  b.threads = 320, b.per = 17;  // box sigma 300's: measured slower
+  EXPECT_FALSE(box_walks(b, 49152));
+  b = t, b.threads = 160, b.per = 17;  // two groups an SM (2048 lines, sigma 100-200): slower
+  EXPECT_FALSE(box_walks(b, 49152));
+  b = t, b.per = 9;  // 256 x 9: two groups an SM
+  EXPECT_FALSE(box_walks(b, 49152));
+  EXPECT_TRUE(box_walks(b, 49152, 1));
+  b = t, b.tail = false;
+  EXPECT_FALSE(box_walks(b, 49152));
+  b = t, b.lines = 2, b.per = 9;
+  EXPECT_FALSE(box_walks(b, 49152, 1));  // the shader walks one line a group only
+  b = t, b.rounds = 1, b.vch = 4;
+  EXPECT_FALSE(box_walks(b, 49152, 1));
+  EXPECT_FALSE(box_walks(t, 49152, 0));
+}
+
 TEST(GlBox1d, TransposedPairShapes) {
   std::string error;
   Backend* be = shared_gl(false, error);

@@ -42,29 +42,34 @@ Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
 }
 
 Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTile& tile, Border border, int axis,
-                        int n_along, int n_across, const std::string& extra, GlBoxLinePass& out) {
+                        int n_along, int n_across, const std::string& extra, GlBoxLinePass& out, bool pair) {
   out = GlBoxLinePass{};
   out.tile = tile, out.n_along = n_along, out.n_across = n_across;
   if (box_const_tail(border) && box_tile_spec().empty())
     out.last = box_last_tile(tile, bc.spans, ctx.limits().max_shared, n_along, box_totals_spec());
+  out.walk = pair && axis == 1 && out.last.lines == 0 && out.main_groups() == 1 &&
+             box_walks(tile, ctx.limits().max_shared, box_walk_spec());
   for (const bool last : {false, true}) {
     const BoxTile& t = last ? out.last : out.tile;
     if (t.lines == 0) continue;
     GLuint& prog = last ? out.last_prog : out.prog;
     // The last group's first output as a constant: as a uniform in every program, GL integral 4096^2 RGBA at sigma 3
     // ran 0.430 -> 0.533 ms on an H200 with no last group at all (docs/performance.md "GL box: constant tails").
-    const std::string base = last ? "#define S0_BASE " + std::to_string(out.main_groups() * tile.outputs()) + "\n" : "";
+    const std::string base = last ? "#define S0_BASE " + std::to_string(out.main_groups() * tile.outputs()) + "\n"
+                             : out.walk ? "#define WALK 1\n"
+                                        : "";
     if (Status s = ctx.program({{"box1d.comp", GL_COMPUTE_SHADER}}, t.defines(axis, bc.widths) + extra + base, prog,
                                true);
         !s)
       return s;
     (last ? out.last_u_border : out.u_border) = GlPassContext::uniform(prog, "border");
     spdlog::debug("GL box1d.comp{}: axis {}{}, reach {}: {} lines x {} positions ({} stored) per group, {} per "
-                  "invocation, {} channels a line in {} round(s){}, window starts {} (grouped from {}), sums {}",
+                  "invocation, {} channels a line in {} round(s){}, window starts {} (grouped from {}), sums {}{}",
                   last ? " (each line's last group)" : "", axis, extra.find("TRANSPOSE") != std::string::npos ?
                   " transposed" : "", t.reach, t.lines, t.span(), t.outputs(), t.per, t.vch, t.rounds,
                   t.tail ? ", constant tail" : "", t.totals == 0 ? "own" : t.totals == 1 ? "totals" : "scan",
-                  t.grouped, t.sums == 0 ? "fast2sum" : t.sums == 1 ? "twosum" : t.sums == 2 ? "f64" : "plain");
+                  t.grouped, t.sums == 0 ? "fast2sum" : t.sums == 1 ? "twosum" : t.sums == 2 ? "f64" : "plain",
+                  !last && out.walk ? ", two lines a group" : "");
   }
   return Status::success();
 }
@@ -78,7 +83,8 @@ void GlBoxLinePass::dispatch(const GlPassContext& ctx, int border, GLuint in, GL
   const GLuint across = groups(n_across, tile.lines);
   glProgramUniform1i(prog, u_border, border);
   ctx.bind_io(prog, in, out);
-  glDispatchCompute(GLuint(main_groups()), across, 1);
+  // Walking groups take lines g and g + G (an odd count's last group loads its second line clamped, stores nothing).
+  glDispatchCompute(GLuint(main_groups()), walk ? (across + 1) / 2 : across, 1);
   if (last.lines == 0) return;
   glProgramUniform1i(last_prog, last_u_border, border);
   ctx.bind_io(last_prog, in, out);

@@ -48,7 +48,7 @@ Status gl_box_pair(GlPassContext& ctx, const Program& program, size_t index, boo
   GlBoxLinePass lp[2];
   for (int k = 0; k < 2; ++k)
     if (Status s = gl_box_line_pass(ctx, bc, tiles[k], pass.border, 1, k == 0 ? src.h : src.w, k == 0 ? src.w : src.h,
-                                    extra, lp[k]);
+                                    extra, lp[k], true);
         !s)
       return s;
   step.passes = 2;
