@@ -187,6 +187,9 @@ VEC held[LOADS];
 #endif
 
 #ifdef WALK
+#if TC != 1 || AXIS != 1 || ROUNDS != 2
+#error "WALK: one line a group along columns in two rounds (its texels' second channels wait in held)"
+#endif
 vec4 nxt[LOADS];                  // the texels of the group's next line
 int walk_line = 0, walk_next = -1;  // the line this round runs, the next (-1: none)
 void prefetch(int c) {
