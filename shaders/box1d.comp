@@ -477,26 +477,25 @@ void one_round(int rd) {
 #endif
 }
 
+// A line's rounds (each of a walk's two lines).
+void line_rounds() {
+  one_round(0);
+#if ROUNDS == 2
+  barrier();  // round 0's stores read the tile
+  one_round(1);
+#endif
+}
+
 void main() {
 #ifdef WALK
   int g = int(gl_WorkGroupID.y), n = int(gl_NumWorkGroups.y);
   prefetch(g);
   walk_line = g;
   walk_next = g + n;
-  one_round(0);
-  barrier();  // round 0's stores read the tile
-  one_round(1);
+  line_rounds();
   barrier();  // round 1's stores read the tile
   walk_line = g + n;
   walk_next = -1;
-  one_round(0);
-  barrier();
-  one_round(1);
-#else
-  one_round(0);
-#if ROUNDS == 2
-  barrier();  // round 0's stores read the tile
-  one_round(1);
 #endif
-#endif
+  line_rounds();
 }

@@ -288,14 +288,11 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
   }
 }
 
-// The transposed pair (passes/box_pair.cpp) with forced shapes: one line, groups of several lines (the transposed
-// stores in quads), lines of two channels in two rounds and of one, on images wider than tall and taller than wide
-// (the scratch texture of the transposed size), every border.
 // The pair's groups walking two lines (box1d.comp WALK, gl_tiles.hpp box_walks), forced (GPUBLUR_GL_BOX_WALK=1) on the
 // smallest images whose lines both passes hold in one group of one line in two rounds (this device's shapes: the rule
 // leaves llvmpipe's out): box and integral, three and four channels (vec2 lines) and two (float lines, that shape
-// forced), every border,
-// an odd count of lines in one pass (its last group's second line past the image), against the reference.
+// forced), every border, an odd count of lines in one pass (its last group's second line past the image), against the
+// reference.
 TEST(GlBox1d, PairGroupsWalkingTwoLines) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -357,6 +354,9 @@ TEST(GlBox1d, WhereGroupsWalkTwoLines) {
   EXPECT_FALSE(box_walks(t, 49152, 0));
 }
 
+// The transposed pair (passes/box_pair.cpp) with forced shapes: one line, groups of several lines (the transposed
+// stores in quads), lines of two channels in two rounds and of one, on images wider than tall and taller than wide
+// (the scratch texture of the transposed size), every border.
 TEST(GlBox1d, TransposedPairShapes) {
   std::string error;
   Backend* be = shared_gl(false, error);
