@@ -164,7 +164,8 @@ BoxTile box_pair_tile(const std::vector<int>& widths, int max_shared_bytes, int 
 // invocations, one group an SM (more than half of max_shared_bytes). Measured on an H200, 2048^2-4096^2 RGBA clamp
 // (docs/performance.md "GL box: groups of two lines, the second fetched ahead"): box 4096^2 sigma 200 0.711 -> 0.635
 // ms, 2048^2 sigma 300 0.265 -> 0.234, integral 4096^2 sigma 150 0.898 -> 0.847, 2048^2 sigma 200-300 7% faster;
-// 26-79% slower where the group has 320 invocations or two groups run an SM. `force` (GPUBLUR_GL_BOX_WALK):
+// 26-79% slower where the group has 320 invocations or two groups run an SM; over 1024^2-8192^2 at sigma 100-400 the
+// rule's shapes gained 2.5-12% but integral 2048^2 sigma 400 (+2.7%). `force` (GPUBLUR_GL_BOX_WALK):
 // 1 wherever the shape can walk (one line a group in two rounds), 0 never, -1 the rule.
 bool box_walks(const BoxTile& t, int max_shared_bytes, int force = -1);
 
