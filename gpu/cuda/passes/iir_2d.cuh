@@ -82,9 +82,13 @@ inline Iir2dPlan iir2d_plan(int w, int h, int k) {
   return P;
 }
 
-// One line of n <= kIir2dTile values x(i), its outputs out(i, y), from the scaled states u0 = c U[a-1] (causal)
-// and v0 = c p W[b] (anticausal) of each term (zero for the tile-local filter): iir_tile_final_halves' arithmetic,
-// a half of 32 at a time (the lower half's anticausal start by a state-only sweep over the upper half).
+// One line of n <= kIir2dTile values x(i), its outputs out(i, y), from the true sums states u0 = U[a-1] (causal) and v0
+// = W[b] (anticausal) of each term (zero for the tile-local filter), a quarter of 16 at a time (the lower quarters'
+// anticausal starts by a state-only sweep from the tile's end). The filter's terms are c U and c (W - x): both
+// directions run the plain sums' recursions (U[i] = x[i] + p U[i-1], W[i] = x[i] + p W[i+1]) and each output is sum_t
+// Re(c_t (U_t[i] + W_t[i])) - Re(sum_t c_t) x[i]: for Young-van Vliet 18 operations a value where c x + p u and p (c x
+// + v) took 19, and 5 a state-only step where 8; the kernel issue-bound, iir 4096^2 RGBA 0.383-0.397 -> 0.363-0.368 ms
+// on an H200 (docs/performance.md, iir, "Outputs from the plain sums").
 #pragma nv_exec_check_disable
 template <int KT, bool R1, bool FULL, typename LD, typename ST>
 GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const float (&u0i)[KT], const float (&v0r)[KT],
@@ -94,26 +98,36 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
   // The coefficients as values (the lambdas below capture them, not the kernel parameter: a captured reference to it
   // put a copy in local memory).
   float pr[KT], pi[KT], cr[KT], ci[KT];
+  float csum = 0.0f;  // Re(sum_t c_t): x's weight counted by both directions
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     ur[t] = u0r[t], ui[t] = u0i[t], lr[t] = v0r[t], li[t] = v0i[t];
     pr[t] = co.fpr[t], pi[t] = co.fpi[t], cr[t] = co.fcr[t], ci[t] = co.fci[t];
+    if (!(KT == kMaxIirTerms && t >= co.k)) csum += cr[t];
   }
   const int k = co.k;
-  // One step of each direction for every term: causal u[i] = c x[i] + p u[i-1] (returns the terms' sum), and
-  // anticausal y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i]) (returns the terms' Re(v[i])).
+  // One step of a term's sums: s = x + p s.
+  const auto step = [&](int t, float xq, float& sr, float& si) {
+    if (R1 && t == 1) {
+      sr = xq + pr[t] * sr;
+    } else {
+      const float r = xq + pr[t] * sr - pi[t] * si;
+      si = pr[t] * si + pi[t] * sr, sr = r;
+    }
+  };
+  // Re(c s) added to y.
+  const auto re_c = [&](int t, float sr, float si, float y) {
+    return R1 && t == 1 ? y + cr[t] * sr : y + cr[t] * sr - ci[t] * si;
+  };
+  // One step of each direction for every term: causal U[i] from U[i-1] (returns sum_t Re(c U) - Re(sum c) x), and
+  // anticausal W[i] from W[i+1] (returns sum_t Re(c W)).
   const auto causal = [&](float xq) {
-    float y = 0.0f;
+    float y = -csum * xq;
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= k) continue;
-      if (R1 && t == 1) {
-        ur[t] = cr[t] * xq + pr[t] * ur[t];
-      } else {
-        const float r = cr[t] * xq + pr[t] * ur[t] - pi[t] * ui[t];
-        ui[t] = ci[t] * xq + pr[t] * ui[t] + pi[t] * ur[t], ur[t] = r;
-      }
-      y += ur[t];
+      step(t, xq, ur[t], ui[t]);
+      y = re_c(t, ur[t], ui[t], y);
     }
     return y;
   };
@@ -122,13 +136,8 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= k) continue;
-      y += vr[t];
-      if (R1 && t == 1) {
-        vr[t] = pr[t] * (cr[t] * xq + vr[t]);
-      } else {
-        const float sr = cr[t] * xq + vr[t], si = ci[t] * xq + vi[t];
-        vr[t] = pr[t] * sr - pi[t] * si, vi[t] = pr[t] * si + pi[t] * sr;
-      }
+      step(t, xq, vr[t], vi[t]);
+      y = re_c(t, vr[t], vi[t], y);
     }
     return y;
   };
@@ -200,7 +209,7 @@ GPUBLUR_HD void iir2d_raw(AP agg, const IirTilePlan& P, int j, int l, const IirC
     U[t] = agg[long(P.agg(j, t, l))], W[t] = agg[long(P.agg(j, co.k + t, l))];
   }
 }
-// The scaled states: u0 = c U, v0 = c p W.
+// iir2d_line's states: the true sums U[a-1] and W[b] as they are.
 template <int KT>
 GPUBLUR_HD void iir2d_states(const float2 (&RU)[KT], const float2 (&RW)[KT], const IirCoeffs& co, float (&u0r)[KT],
                              float (&u0i)[KT], float (&v0r)[KT], float (&v0i)[KT]) {
@@ -208,10 +217,7 @@ GPUBLUR_HD void iir2d_states(const float2 (&RU)[KT], const float2 (&RW)[KT], con
   for (int t = 0; t < KT; ++t) {
     u0r[t] = u0i[t] = v0r[t] = v0i[t] = 0.0f;
     if (KT == kMaxIirTerms && t >= co.k) continue;
-    const float2 U = RU[t], W = RW[t];
-    const Cplx c{co.cr[t], co.ci[t]}, cp = cmul(c, Cplx{co.pr[t], co.pi[t]});
-    const Cplx cu = cmul(c, Cplx{double(U.x), double(U.y)}), cv = cmul(cp, Cplx{double(W.x), double(W.y)});
-    u0r[t] = float(cu.re), u0i[t] = float(cu.im), v0r[t] = float(cv.re), v0i[t] = float(cv.im);
+    u0r[t] = RU[t].x, u0i[t] = RU[t].y, v0r[t] = RW[t].x, v0i[t] = RW[t].y;
   }
 }
 
