@@ -82,13 +82,13 @@ inline Iir2dPlan iir2d_plan(int w, int h, int k) {
   return P;
 }
 
-// One line of n <= kIir2dTile values x(i), its outputs out(i, y), from the true sums states u0 = U[a-1] (causal) and v0
-// = W[b] (anticausal) of each term (zero for the tile-local filter), a quarter of 16 at a time (the lower quarters'
-// anticausal starts by a state-only sweep from the tile's end). The filter's terms are c U and c (W - x): both
-// directions run the plain sums' recursions (U[i] = x[i] + p U[i-1], W[i] = x[i] + p W[i+1]) and each output is sum_t
-// Re(c_t (U_t[i] + W_t[i])) - Re(sum_t c_t) x[i]: for Young-van Vliet 18 operations a value where c x + p u and p (c x
-// + v) took 19, and 5 a state-only step where 8; the kernel issue-bound, iir 4096^2 RGBA 0.383-0.397 -> 0.363-0.368 ms
-// on an H200 (docs/performance.md, iir, "Outputs from the plain sums").
+// One line of n <= kIir2dTile values x(i), its outputs out(i, y), from the true sums' states u0 = U[a-1] (causal) and
+// v0 = W[b] (anticausal) of each term (zero for the tile-local filter): a full tile a quarter of 16 at a time (the
+// lower quarters' anticausal starts by a state-only sweep from the tile's end), an edge tile by halves. The filter's
+// terms are c U and c (W - x): both directions run the plain sums' recursions (U[i] = x[i] + p U[i-1], W[i] = x[i] + p
+// W[i+1]) and each output is sum_t Re(c_t (U_t[i] + W_t[i])) - Re(sum_t c_t) x[i]: for Young-van Vliet 18 operations a
+// value where c x + p u and p (c x + v) took 19, and 5 a state-only step where 8; the kernel issue-bound, iir 4096^2
+// RGBA 0.383-0.397 -> 0.363-0.368 ms on an H200 (docs/performance.md, iir, "Outputs from the plain sums").
 #pragma nv_exec_check_disable
 template <int KT, bool R1, bool FULL, typename LD, typename ST>
 GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const float (&u0i)[KT], const float (&v0r)[KT],
