@@ -65,7 +65,11 @@ template <int TL = cuda::kIirTile, typename AP>
 void emulate_final(const float* in, float* out, AP agg, const cuda::IirTilePlan& P, const cuda::IirCoeffs& co) {
   for (long long i = 0; i < P.items(); ++i) {
     Emu::tid = int(i);
-    cuda::iir_tile_final<2, TL>(in, out, agg, P, co, int(i % P.lines), int(i / P.lines));
+    // (the kernels' two forms, as launch_iir1d picks them: term 1 real or not)
+    if (cuda::iir_term1_real(co))
+      cuda::iir_tile_final<2, true, TL>(in, out, agg, P, co, int(i % P.lines), int(i / P.lines));
+    else
+      cuda::iir_tile_final<2, false, TL>(in, out, agg, P, co, int(i % P.lines), int(i / P.lines));
   }
   ++Emu::phase;
 }
@@ -118,7 +122,10 @@ void emulate_pair(const Image& src, Border b, const cuda::IirCoeffs& co, Image& 
       const testing::ChkPtr<float, Emu> sm{smv.data(), &ss, 0};
       for (int t = 0; t < nth; ++t) {
         Emu::tid = t;
-        cuda::iir_pair_rows_final<2>(src.data.data(), mid.data.data(), agg, sm, P, co, ch, rb, j, t);
+        if (cuda::iir_term1_real(co))
+          cuda::iir_pair_rows_final<2, true>(src.data.data(), mid.data.data(), agg, sm, P, co, ch, rb, j, t);
+        else
+          cuda::iir_pair_rows_final<2, false>(src.data.data(), mid.data.data(), agg, sm, P, co, ch, rb, j, t);
       }
       ++Emu::phase;  // the block's barrier (the aggregates' shadows see the blocks as one kernel's threads apart)
       for (int t = 0; t < nth; ++t) {

@@ -118,13 +118,13 @@ __global__ void __launch_bounds__(kTileThreads) iir1d_tile_borders_kernel(float2
   iir_tile_borders(agg, ends, P, b, co, int(i % P.lines), int(i / P.lines));
 }
 // Long tiles run their outputs a half at a time (iir_tile_final_halves) held to 128 registers: two blocks per SM.
-template <int KT, int TL>
+template <int KT, bool R1, int TL>
 __global__ void __launch_bounds__(kTileThreads, TL > kIirTile ? 2 : 0)
     iir1d_tile_final_kernel(const float* src, float* dst, const float2* __restrict__ agg, IirTilePlan P, IirCoeffs co) {
   wait_for_previous_grid();
   const long long i = (long long)blockIdx.x * kTileThreads + threadIdx.x;
   if (i >= P.items()) return;
-  iir_tile_final<KT, TL>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
+  iir_tile_final<KT, R1, TL>(src, dst, agg, P, co, int(i % P.lines), int(i / P.lines));
 }
 
 // A pass's kernels, one thread per item: 1. sums, 2. chains (and wrap/mirror's border states), 3. outputs. Each
@@ -148,13 +148,13 @@ void launch_tile_chains(const float* in, float2* agg, Cplx* ends, const IirTileP
                    ends, P, b, co);
   launch_tile_borders(agg, ends, P, b, co, s);
 }
-template <int KT, int TL = kIirTile>
+template <int KT, bool R1, int TL = kIirTile>
 void launch_tile_final(const float* in, float* out, const float2* agg, const IirTilePlan& P, const IirCoeffs& co,
                        cudaStream_t s) {
-  launch_dependent(iir1d_tile_final_kernel<KT, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, out, agg, P, co);
+  launch_dependent(iir1d_tile_final_kernel<KT, R1, TL>, item_blocks(P.items()), kTileThreads, 0, s, in, out, agg, P, co);
 }
 
-template <int KT, int TL>
+template <int KT, bool R1, int TL>
 Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P, Border b, const IirCoeffs& co,
                  void* scratch, cudaStream_t s) {
   float2* agg = static_cast<float2*>(scratch);
@@ -162,7 +162,7 @@ Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P,
   const float* in = static_cast<const float*>(src.data);
   launch_tile_sums<KT, TL>(in, agg, P, co, s);
   launch_tile_chains(in, agg, ends, P, iir_border(co, P.n, b), co, s);
-  launch_tile_final<KT, TL>(in, static_cast<float*>(dst.data), agg, P, co, s);
+  launch_tile_final<KT, R1, TL>(in, static_cast<float*>(dst.data), agg, P, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (tiles)");
 }
 
@@ -299,7 +299,7 @@ Status run_2d(const DevImage& src, const DevImage& dst, const Iir2dPlan& P, Bord
 }
 
 // The x/y pair's fused kernel (iir_tiles.cuh): block (rb, j) = kIirTile rows x tile j of the rows pass.
-template <int KT>
+template <int KT, bool R1>
 __global__ void __launch_bounds__(kIirTile * 4) iir1d_pair_final_kernel(const float* __restrict__ src, float* mid,
                                                                         const float2* __restrict__ agg, float2* aggc,
                                                                         IirTilePlan P, IirTilePlan Pc, IirCoeffs co,
@@ -308,14 +308,14 @@ __global__ void __launch_bounds__(kIirTile * 4) iir1d_pair_final_kernel(const fl
   extern __shared__ float4 smem4[];
   float* sm = reinterpret_cast<float*>(smem4);
   const int rb = int(blockIdx.x % unsigned(Pc.ntiles)), j = int(blockIdx.x / unsigned(Pc.ntiles)), t = int(threadIdx.x);
-  iir_pair_rows_final<KT>(src, mid, agg, sm, P, co, ch, rb, j, t);
+  iir_pair_rows_final<KT, R1>(src, mid, agg, sm, P, co, ch, rb, j, t);
   __syncthreads();
   iir_pair_col_sums<KT>(sm, aggc, Pc, co, ch, rb, j, t);
 }
 
 // The pair: the rows pass's sums and chains, the fused kernel (rows' outputs, columns' sums), the columns'
 // chains and outputs. Scratch: the rows' aggregates and ends, then the columns'.
-template <int KT>
+template <int KT, bool R1>
 Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, const IirTilePlan& P,
                 const IirTilePlan& Pc, Border b, const IirCoeffs& co, void* scratch, cudaStream_t s) {
   char* base = static_cast<char*>(scratch);
@@ -330,10 +330,10 @@ Status run_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, c
   launch_tile_chains(in, agg, ends, P, iir_border(co, P.n, b), co, s);
   const int ch = src.channels;
   const unsigned blocks = unsigned((long long)Pc.ntiles * P.ntiles);
-  launch_dependent(iir1d_pair_final_kernel<KT>, blocks, kIirTile * ch, iir_pair_smem_bytes(ch), s, in, m, agg, aggc,
+  launch_dependent(iir1d_pair_final_kernel<KT, R1>, blocks, kIirTile * ch, iir_pair_smem_bytes(ch), s, in, m, agg, aggc,
                    P, Pc, co, ch);
   launch_tile_chains(m, aggc, endsc, Pc, iir_border(co, Pc.n, b), co, s);
-  launch_tile_final<KT>(m, static_cast<float*>(dst.data), aggc, Pc, co, s);
+  launch_tile_final<KT, R1>(m, static_cast<float*>(dst.data), aggc, Pc, co, s);
   return cuda_status(cudaGetLastError(), "launching iir1d (x/y pair as tiles)");
 }
 
@@ -524,8 +524,6 @@ Status iir_coeffs(const std::vector<float>& taps, IirCoeffs& co) {
     co.ci[t] = on ? terms[size_t(t)].c.imag() : 0.0;
     co.fpr[t] = float(co.pr[t]), co.fpi[t] = float(co.pi[t]);
     co.fcr[t] = float(co.cr[t]), co.fci[t] = float(co.ci[t]);
-    co.fcpr[t] = float(co.cr[t] * co.pr[t] - co.ci[t] * co.pi[t]);
-    co.fcpi[t] = float(co.cr[t] * co.pi[t] + co.ci[t] * co.pr[t]);
     const Cplx ph = cpow(Cplx{co.pr[t], co.pi[t]}, kIirColTile / 2);
     co.phr[t] = ph.re, co.phi[t] = ph.im;
   }
@@ -600,8 +598,9 @@ Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, cons
   IirTilePlan P, Pc;
   if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
   path = "iir1d-tiles-pair";
-  return co.k > 2 ? run_pair<kMaxIirTerms>(src, mid, dst, P, Pc, p.border, co, scratch, s)
-                  : run_pair<2>(src, mid, dst, P, Pc, p.border, co, scratch, s);
+  if (co.k > 2) return run_pair<kMaxIirTerms, false>(src, mid, dst, P, Pc, p.border, co, scratch, s);
+  return iir_term1_real(co) ? run_pair<2, true>(src, mid, dst, P, Pc, p.border, co, scratch, s)
+                            : run_pair<2, false>(src, mid, dst, P, Pc, p.border, co, scratch, s);
 }
 
 Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
@@ -622,11 +621,15 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
     if (scratch == nullptr || scratch_bytes < P.scratch_bytes())
       return Status::fail("CUDA iir1d: no scratch for the tiles");
     path = pass.axis == 0 ? "iir1d-tiles-rows" : "iir1d-tiles-cols";
-    if (P.tile == kIirColTile)
-      return co.k > 2 ? run_tiles<kMaxIirTerms, kIirColTile>(src, dst, P, pass.border, co, scratch, s)
-                      : run_tiles<2, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
-    return co.k > 2 ? run_tiles<kMaxIirTerms, kIirTile>(src, dst, P, pass.border, co, scratch, s)
-                    : run_tiles<2, kIirTile>(src, dst, P, pass.border, co, scratch, s);
+    const bool r1 = co.k == 2 && iir_term1_real(co);
+    if (P.tile == kIirColTile) {
+      if (co.k > 2) return run_tiles<kMaxIirTerms, false, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
+      return r1 ? run_tiles<2, true, kIirColTile>(src, dst, P, pass.border, co, scratch, s)
+                : run_tiles<2, false, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
+    }
+    if (co.k > 2) return run_tiles<kMaxIirTerms, false, kIirTile>(src, dst, P, pass.border, co, scratch, s);
+    return r1 ? run_tiles<2, true, kIirTile>(src, dst, P, pass.border, co, scratch, s)
+              : run_tiles<2, false, kIirTile>(src, dst, P, pass.border, co, scratch, s);
   }
   IirScanPlan P;
   if (!iir_tuning().lines && pass.axis == 0 && plan_scan(src, co.k, P)) {

@@ -82,18 +82,6 @@ inline Iir2dPlan iir2d_plan(int w, int h, int k) {
   return P;
 }
 
-// One step of term t's first-order sums, s = x + p s (R1: term 1 real): the sums kernel's U and W (iir2d_sums_n)
-// and both directions of the outputs (iir2d_line).
-template <bool R1>
-GPUBLUR_HD void iir2d_sum_step(int t, float xq, float pr, float pi, float& sr, float& si) {
-  if (R1 && t == 1) {
-    sr = xq + pr * sr;
-    return;
-  }
-  const float r = xq + pr * sr - pi * si;
-  si = pr * si + pi * sr, sr = r;
-}
-
 // One line of n <= kIir2dTile values x(i), its outputs out(i, y), from the true sums' states u0 = U[a-1] (causal) and
 // v0 = W[b] (anticausal) of each term (zero for the tile-local filter): a full tile a quarter of 16 at a time (the
 // lower quarters' anticausal starts by a state-only sweep from the tile's end), an edge tile by halves. The filter's
@@ -118,10 +106,6 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
     if (!(KT == kMaxIirTerms && t >= co.k)) csum += cr[t];
   }
   const int k = co.k;
-  // Re(c s) added to y.
-  const auto re_c = [&](int t, float sr, float si, float y) {
-    return R1 && t == 1 ? y + cr[t] * sr : y + cr[t] * sr - ci[t] * si;
-  };
   // One step of each direction for every term: causal U[i] from U[i-1] (returns sum_t Re(c U) - Re(sum c) x), and
   // anticausal W[i] from W[i+1] (returns sum_t Re(c W)).
   const auto causal = [&](float xq) {
@@ -129,8 +113,8 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= k) continue;
-      iir2d_sum_step<R1>(t, xq, pr[t], pi[t], ur[t], ui[t]);
-      y = re_c(t, ur[t], ui[t], y);
+      iir_sum_step<R1>(t, xq, pr[t], pi[t], ur[t], ui[t]);
+      y = iir_add_re_c<R1>(t, cr[t], ci[t], ur[t], ui[t], y);
     }
     return y;
   };
@@ -139,8 +123,8 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= k) continue;
-      iir2d_sum_step<R1>(t, xq, pr[t], pi[t], vr[t], vi[t]);
-      y = re_c(t, vr[t], vi[t], y);
+      iir_sum_step<R1>(t, xq, pr[t], pi[t], vr[t], vi[t]);
+      y = iir_add_re_c<R1>(t, cr[t], ci[t], vr[t], vi[t], y);
     }
     return y;
   };
@@ -238,8 +222,8 @@ GPUBLUR_HD void iir2d_sums_n(LD x, int n, const IirCoeffs& co, float (&u)[KT][2]
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
-      iir2d_sum_step<R1>(t, a, co.fpr[t], co.fpi[t], u[t][0], u[t][1]);
-      iir2d_sum_step<R1>(t, b, co.fpr[t], co.fpi[t], w[t][0], w[t][1]);
+      iir_sum_step<R1>(t, a, co.fpr[t], co.fpi[t], u[t][0], u[t][1]);
+      iir_sum_step<R1>(t, b, co.fpr[t], co.fpi[t], w[t][0], w[t][1]);
     }
   }
 }

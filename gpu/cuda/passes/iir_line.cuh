@@ -19,7 +19,6 @@ struct IirCoeffs {
   // The same rounded to float (the float32 sweeps take them as operands from the kernel's parameters, in no
   // registers).
   float fpr[kMaxIirTerms], fpi[kMaxIirTerms], fcr[kMaxIirTerms], fci[kMaxIirTerms];
-  float fcpr[kMaxIirTerms], fcpi[kMaxIirTerms];  // c p (rounded once, from float64)
   double phr[kMaxIirTerms], phi[kMaxIirTerms];    // p^(kIirColTile / 2): the long column tiles' half
 };
 // An Iir1d pass's terms (core/iir.hpp, from its taps) as the kernels take them (passes/iir1d.cu).

@@ -305,51 +305,43 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, con
   }
 }
 
-// 3. The tile's outputs from its true states (as iir_tile_final_body: u = c U, v = c V with V[b-1] = p W[b]),
-// written over its inputs, a half tile at a time so that only 16 outputs stay in registers (64 registers a
-// thread: two 512-thread blocks per SM; whole tiles spilled): the lower half's anticausal sweep starts from
-// W[kIirTile / 2] = H + p^(cnt - kIirTile / 2) W[b] (the sums' upper-half sum and the tile's true end state), the
-// upper half's causal sweep from where the lower half's ended. REAL1: term 1 real (its imaginary parts are 0; two
-// operations a step where a complex term takes four).
+// 3. The tile's outputs from its true states (as iir_tile_final_body: the sums' recursions U and W, each output
+// sum_t Re(c_t (U_t + W_t)) - Re(sum_t c_t) x), written over its inputs, a half tile at a time so that only 16
+// outputs stay in registers (64 registers a thread: two 512-thread blocks per SM; whole tiles spilled): the lower
+// half's anticausal sweep starts from W[kIirTile / 2] = H + p^(cnt - kIirTile / 2) W[b] (the sums' upper-half sum
+// and the tile's true end state), the upper half's causal sweep from where the lower half's ended. REAL1: term 1
+// real (its imaginary parts are 0; two operations a step where a complex term takes four).
 #pragma nv_exec_check_disable
 template <int KT, bool REAL1, bool FULL, typename XP>
-GPUBLUR_HD void iir_half_tile(XP x, size_t step, int q0, int cnt, float* ur, float* ui, float* vr, float* vi,
+GPUBLUR_HD void iir_half_tile(XP x, size_t step, int q0, int cnt, float* ur, float* ui, float* wr, float* wi,
                               const IirCoeffs& co) {
   constexpr int kH = kIirTile / 2;
   const float *pr = co.fpr, *pi = co.fpi, *cr = co.fcr, *ci = co.fci;  // (zero past co.k)
+  const float csum = iir_csum<KT>(co);
   float ys[kH];
 #pragma unroll
-  for (int d = 0; d < kH; ++d) {  // causal: u[i] = c x[i] + p u[i-1]
+  for (int d = 0; d < kH; ++d) {  // causal: U[i] = x[i] + p U[i-1], y[i] = sum_t Re(c U[i]) - Re(sum c) x[i]
     ys[d] = 0.0f;
     if (FULL || q0 + d < cnt) {
       const float xq = x[long(size_t(q0 + d) * step)];
+      ys[d] = -csum * xq;
 #pragma unroll
       for (int t = 0; t < KT; ++t) {
         if (!iir_term_on<KT>(t, co)) continue;
-        if (REAL1 && t == 1) {
-          ur[t] = cr[t] * xq + pr[t] * ur[t];
-        } else {
-          const float r = cr[t] * xq + pr[t] * ur[t] - pi[t] * ui[t];
-          ui[t] = ci[t] * xq + pr[t] * ui[t] + pi[t] * ur[t], ur[t] = r;
-        }
-        ys[d] += ur[t];
+        iir_sum_step<REAL1>(t, xq, pr[t], pi[t], ur[t], ui[t]);
+        ys[d] = iir_add_re_c<REAL1>(t, cr[t], ci[t], ur[t], ui[t], ys[d]);
       }
     }
   }
 #pragma unroll
-  for (int d = kH - 1; d >= 0; --d) {  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+  for (int d = kH - 1; d >= 0; --d) {  // anticausal: W[i] = x[i] + p W[i+1], y[i] += Re(c W[i])
     if (FULL || q0 + d < cnt) {
       const float xq = x[long(size_t(q0 + d) * step)];
 #pragma unroll
       for (int t = 0; t < KT; ++t) {
         if (!iir_term_on<KT>(t, co)) continue;
-        ys[d] += vr[t];
-        if (REAL1 && t == 1) {
-          vr[t] = pr[t] * (cr[t] * xq + vr[t]);
-        } else {
-          const float sr = cr[t] * xq + vr[t], si = ci[t] * xq + vi[t];
-          vr[t] = pr[t] * sr - pi[t] * si, vi[t] = pr[t] * si + pi[t] * sr;
-        }
+        iir_sum_step<REAL1>(t, xq, pr[t], pi[t], wr[t], wi[t]);
+        ys[d] = iir_add_re_c<REAL1>(t, cr[t], ci[t], wr[t], wi[t], ys[d]);
       }
     }
   }
@@ -363,26 +355,23 @@ template <int KT, bool REAL1, bool FULL, typename XP, typename AP>
 GPUBLUR_HD void iir_tile_final_inplace(XP x, size_t step, int cnt, AP agg, size_t base, size_t sstride,
                                        const IirCoeffs& co, const IirPowers& pw) {
   constexpr int kH = kIirTile / 2;
-  float ur[KT], ui[KT], vr[KT], vi[KT], lr[KT], li[KT];  // causal, upper half's and lower half's anticausal
+  float ur[KT], ui[KT], wr[KT], wi[KT], lr[KT], li[KT];  // causal, upper half's and lower half's anticausal
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
-    ur[t] = ui[t] = vr[t] = vi[t] = lr[t] = li[t] = 0.0f;
+    ur[t] = ui[t] = wr[t] = wi[t] = lr[t] = li[t] = 0.0f;
     if (!iir_term_on<KT>(t, co)) continue;
     const float2 U = agg[long(base + size_t(t) * sstride)], W = agg[long(base + size_t(co.k + t) * sstride)];
-    const float cr = co.fcr[t], ci = co.fci[t], cpr = co.fcpr[t], cpi = co.fcpi[t];
-    ur[t] = cr * U.x - ci * U.y, ui[t] = cr * U.y + ci * U.x;  // c U
-    vr[t] = cpr * W.x - cpi * W.y, vi[t] = cpr * W.y + cpi * W.x;  // c p W[b]
-    float2 Wm = W;  // W[kH]: the state the lower half's anticausal sweep starts from
+    ur[t] = U.x, ui[t] = U.y, wr[t] = W.x, wi[t] = W.y;
+    lr[t] = W.x, li[t] = W.y;  // W[kH]: the state the lower half's anticausal sweep starts from
     if (FULL || cnt > kH) {
       const float2 Hs = agg[long(base + size_t(2 * co.k + t) * sstride)];
       const int e = FULL ? kIirTile - kH : cnt - kH;
       const float er = pw.re[t][e], ei = pw.im[t][e];
-      Wm = float2{Hs.x + er * W.x - ei * W.y, Hs.y + er * W.y + ei * W.x};
+      lr[t] = Hs.x + er * W.x - ei * W.y, li[t] = Hs.y + er * W.y + ei * W.x;
     }
-    lr[t] = cpr * Wm.x - cpi * Wm.y, li[t] = cpr * Wm.y + cpi * Wm.x;
   }
   iir_half_tile<KT, REAL1, FULL>(x, step, 0, cnt, ur, ui, lr, li, co);
-  if (FULL || cnt > kH) iir_half_tile<KT, REAL1, FULL>(x, step, kH, cnt, ur, ui, vr, vi, co);
+  if (FULL || cnt > kH) iir_half_tile<KT, REAL1, FULL>(x, step, kH, cnt, ur, ui, wr, wi, co);
 }
 
 #pragma nv_exec_check_disable

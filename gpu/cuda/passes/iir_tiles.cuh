@@ -9,8 +9,8 @@
 //      (the chains end at the border sums B and F) and (2b, a fourth kernel) add the closed-form border states
 //      in as p^a U[-1] and p^(N - b) W[N] (as iir_scan.cuh's phase 2d). The aggregates become each tile's true
 //      states: U[a-1] and W[b].
-//   3. final (line, tile): reruns the tile from its true states (scaled by the term weights, as iir_scan.cuh's
-//      phase 3), both directions interleaved in registers, and writes the outputs.
+//   3. final (line, tile): reruns the tile's sums from its true states, both directions interleaved in registers,
+//      and writes the outputs (sum_t Re(c_t (U_t + W_t)) - Re(sum_t c_t) x).
 // One read for the sums, one read and one write for the outputs, and the aggregates (2 k float2 per tile: a
 // quarter of the image's bytes at T = 32 and two terms, written, read and written, read): 1.5 copies' worth of
 // bytes per axis against the segment scan's 1, in exchange for full 128-byte lines and thousands of short
@@ -75,6 +75,23 @@ inline IirTilePlan iir_tile_plan(bool rows, int w, int h, int ch, int k, int til
   }
   P.ntiles = (P.n + tile - 1) / tile;
   return P;
+}
+
+// One step of term t's first-order sums, s = x + p s (R1: term 1 real): the sums, and the outputs' both directions
+// where they run the sums' recursions (iir_tile_final_body, iir_2d.cuh iir2d_line, iir_rows.cuh iir_half_tile).
+template <bool R1>
+GPUBLUR_HD void iir_sum_step(int t, float xq, float pr, float pi, float& sr, float& si) {
+  if (R1 && t == 1) {
+    sr = xq + pr * sr;
+    return;
+  }
+  const float r = xq + pr * sr - pi * si;
+  si = pr * si + pi * sr, sr = r;
+}
+// y + Re(c s) for term t (R1: term 1 real, its imaginary parts 0), as two fused steps.
+template <bool R1>
+GPUBLUR_HD float iir_add_re_c(int t, float cr, float ci, float sr, float si, float y) {
+  return R1 && t == 1 ? y + cr * sr : y + cr * sr - ci * si;
 }
 
 // The first-order sums of n positions from zero, one sweep each way, interleaved (two chains in flight).
@@ -253,14 +270,27 @@ GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, const Ii
   }
 }
 
-// 3. The tile's outputs from its true states: each term scaled by its weight, u = c U, v = c V (V[b-1] =
-// p W[b]), so a term's output is Re(u) and its state stays within the term's gain of the inputs.
+// 3. The tile's outputs from its true states U[a-1] and W[b]: both directions run the sums' own recursions (U[i] =
+// x[i] + p U[i-1], W[i] = x[i] + p W[i+1]) and each output is sum_t Re(c_t (U_t[i] + W_t[i])) - Re(sum_t c_t) x[i]
+// (the filter's terms are c U and c V = c (W - x)): as the 2D tiles' iir2d_line, fewer operations a value than
+// running u = c U and v = c V: 97-100 registers where 127 for tiles of 32; H200, iir 1024^2 RGBA 0.0440-0.0457 ->
+// 0.0410-0.0439 ms, one channel 4096^2 0.141-0.144 -> 0.133-0.136, Deriche 2048^2 RGBA 2% slower (docs/performance.md,
+// iir, "The 1D paths' outputs from the plain sums"). R1: term 1 real.
 struct IirNoExtra {
   GPUBLUR_HD void operator()(int, float) const {}
 };
+// Re(sum_t c_t) over the terms that run.
+template <int KT>
+GPUBLUR_HD float iir_csum(const IirCoeffs& co) {
+  float s = 0.0f;
+#pragma unroll
+  for (int t = 0; t < KT; ++t)
+    if (KT < kMaxIirTerms || t < co.k) s += co.fcr[t];
+  return s;
+}
 // extra(q, y): each output also goes there (the x/y pair's shared tile).
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, typename AP, typename Extra = IirNoExtra>
+template <int KT, bool R1, bool FULL, typename AP, typename Extra = IirNoExtra>
 GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
                                     int l, int j, Extra extra = {}) {
   const int cnt = FULL ? kIirTile : P.template len_of<kIirTile>(j);
@@ -271,43 +301,43 @@ GPUBLUR_HD void iir_tile_final_body(const float* src, float* dst, AP agg, const 
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     if (t >= co.k) continue;
-    const float pr = float(co.pr[t]), pi = float(co.pi[t]), cr = float(co.cr[t]), ci = float(co.ci[t]);
+    const float pr = co.fpr[t], pi = co.fpi[t], cr = co.fcr[t], ci = co.fci[t];
     const float2 U = agg[P.agg(j, t, l)], W = agg[P.agg(j, P.k + t, l)];
-    const Cplx c{co.cr[t], co.ci[t]};
-    const Cplx cU = cmul(c, Cplx{double(U.x), double(U.y)});
-    const Cplx cV = cmul(cmul(c, Cplx{co.pr[t], co.pi[t]}), Cplx{double(W.x), double(W.y)});
-    float ur = float(cU.re), ui = float(cU.im), vr = float(cV.re), vi = float(cV.im);
+    float ur = U.x, ui = U.y, wr = W.x, wi = W.y;
 #pragma unroll
     for (int q = 0; q < kIirTile; ++q) {
-      if (FULL || q < cnt) {  // causal: u[i] = c x[i] + p u[i-1]
-        const float r = cr * xs[q] + pr * ur - pi * ui;
-        ui = ci * xs[q] + pr * ui + pi * ur, ur = r;
-        ys[q] += ur;
+      if (FULL || q < cnt) {
+        iir_sum_step<R1>(t, xs[q], pr, pi, ur, ui);
+        ys[q] = iir_add_re_c<R1>(t, cr, ci, ur, ui, ys[q]);
       }
-      const int qb = kIirTile - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+      const int qb = kIirTile - 1 - q;
       if (FULL || qb < cnt) {
-        ys[qb] += vr;
-        const float sr = cr * xs[qb] + vr, si = ci * xs[qb] + vi;
-        vr = pr * sr - pi * si, vi = pr * si + pi * sr;
+        iir_sum_step<R1>(t, xs[qb], pr, pi, wr, wi);
+        ys[qb] = iir_add_re_c<R1>(t, cr, ci, wr, wi, ys[qb]);
       }
     }
   }
+  const float csum = iir_csum<KT>(co);
 #pragma unroll
   for (int q = 0; q < kIirTile; ++q)
-    if (FULL || q < cnt) dst[at + size_t(q) * P.step] = ys[q], extra(q, ys[q]);
+    if (FULL || q < cnt) {
+      const float y = ys[q] - csum * xs[q];
+      dst[at + size_t(q) * P.step] = y, extra(q, y);
+    }
 }
 // The same for long tiles (kIirColTile), a half tile at a time, so that a thread holds half a tile's inputs and
 // outputs (the whole-tile form of 64 positions took 255 registers, one block per SM, and ran slower than tiles
-// of 32). The lower half first: its anticausal start is c p (H + p^e W[b]), H the upper half's anticausal sum
+// of 32). The lower half first: its anticausal start is W[H] = Hs + p^e W[b], Hs the upper half's anticausal sum
 // from zero (the sums' third aggregate), e the upper half's length; its causal sweep ends at the upper half's
 // causal start.
 #pragma nv_exec_check_disable
-template <int KT, bool FULL, int TL, typename AP>
+template <int KT, bool R1, bool FULL, int TL, typename AP>
 GPUBLUR_HD void iir_tile_final_halves(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
                                       int l, int j) {
   constexpr int H = TL / 2;
   const int cnt = FULL ? TL : P.template len_of<TL>(j);
   const size_t at = P.at(l, j * TL);
+  const float csum = iir_csum<KT>(co);
   float xs[H], ys[H], ur[KT], ui[KT];
 #pragma unroll 1  // (unrolled, the compiler issued both halves' loads at once: up to 254 registers)
   for (int half = 0; half < 2; ++half) {
@@ -320,50 +350,45 @@ GPUBLUR_HD void iir_tile_final_halves(const float* src, float* dst, AP agg, cons
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (t >= co.k) continue;
-      const float pr = float(co.pr[t]), pi = float(co.pi[t]), cr = float(co.cr[t]), ci = float(co.ci[t]);
-      const Cplx p{co.pr[t], co.pi[t]}, cp = cmul(Cplx{co.cr[t], co.ci[t]}, p);
+      const float pr = co.fpr[t], pi = co.fpi[t], cr = co.fcr[t], ci = co.fci[t];
       const float2 W = agg[P.agg(j, P.k + t, l)];
-      Cplx z{double(W.x), double(W.y)};  // the anticausal state after this half, unscaled
+      float wr = W.x, wi = W.y;  // this half's anticausal start
       if (half == 0) {
         const float2 U = agg[P.agg(j, t, l)], Hs = agg[P.agg(j, 2 * P.k + t, l)];
-        const Cplx cU = cmul(Cplx{co.cr[t], co.ci[t]}, Cplx{double(U.x), double(U.y)});
-        ur[t] = float(cU.re), ui[t] = float(cU.im);
-        const Cplx pe = FULL ? Cplx{co.phr[t], co.phi[t]} : cpow(p, cnt > H ? cnt - H : 0);
-        z = cadd(Cplx{double(Hs.x), double(Hs.y)}, cmul(pe, z));
+        ur[t] = U.x, ui[t] = U.y;
+        const Cplx pe = FULL ? Cplx{co.phr[t], co.phi[t]} : cpow(Cplx{co.pr[t], co.pi[t]}, cnt > H ? cnt - H : 0);
+        const Cplx z = cadd(Cplx{double(Hs.x), double(Hs.y)}, cmul(pe, Cplx{double(W.x), double(W.y)}));
+        wr = float(z.re), wi = float(z.im);
       }
-      const Cplx v = cmul(cp, z);
-      float vr = float(v.re), vi = float(v.im);
 #pragma unroll
       for (int q = 0; q < H; ++q) {
-        if (FULL || q0 + q < cnt) {  // causal: u[i] = c x[i] + p u[i-1]
-          const float r = cr * xs[q] + pr * ur[t] - pi * ui[t];
-          ui[t] = ci * xs[q] + pr * ui[t] + pi * ur[t], ur[t] = r;
-          ys[q] += ur[t];
+        if (FULL || q0 + q < cnt) {
+          iir_sum_step<R1>(t, xs[q], pr, pi, ur[t], ui[t]);
+          ys[q] = iir_add_re_c<R1>(t, cr, ci, ur[t], ui[t], ys[q]);
         }
-        const int qb = H - 1 - q;  // anticausal: y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i])
+        const int qb = H - 1 - q;
         if (FULL || q0 + qb < cnt) {
-          ys[qb] += vr;
-          const float sr = cr * xs[qb] + vr, si = ci * xs[qb] + vi;
-          vr = pr * sr - pi * si, vi = pr * si + pi * sr;
+          iir_sum_step<R1>(t, xs[qb], pr, pi, wr, wi);
+          ys[qb] = iir_add_re_c<R1>(t, cr, ci, wr, wi, ys[qb]);
         }
       }
     }
 #pragma unroll
     for (int q = 0; q < H; ++q)
-      if (FULL || q0 + q < cnt) dst[at + size_t(q0 + q) * P.step] = ys[q];
+      if (FULL || q0 + q < cnt) dst[at + size_t(q0 + q) * P.step] = ys[q] - csum * xs[q];
   }
 }
 #pragma nv_exec_check_disable
-template <int KT, int TL, typename AP>
+template <int KT, bool R1, int TL, typename AP>
 GPUBLUR_HD void iir_tile_final(const float* src, float* dst, AP agg, const IirTilePlan& P, const IirCoeffs& co,
                                int l, int j) {
   const bool full = P.template len_of<TL>(j) == TL;
   if constexpr (TL > kIirTile) {
-    if (full) iir_tile_final_halves<KT, true, TL>(src, dst, agg, P, co, l, j);
-    else iir_tile_final_halves<KT, false, TL>(src, dst, agg, P, co, l, j);
+    if (full) iir_tile_final_halves<KT, R1, true, TL>(src, dst, agg, P, co, l, j);
+    else iir_tile_final_halves<KT, R1, false, TL>(src, dst, agg, P, co, l, j);
   } else {
-    if (full) iir_tile_final_body<KT, true>(src, dst, agg, P, co, l, j);
-    else iir_tile_final_body<KT, false>(src, dst, agg, P, co, l, j);
+    if (full) iir_tile_final_body<KT, R1, true>(src, dst, agg, P, co, l, j);
+    else iir_tile_final_body<KT, R1, false>(src, dst, agg, P, co, l, j);
   }
 }
 
@@ -391,7 +416,7 @@ struct IirPairTileStore {
 
 // Phase 1 of the pair's block (rb, j): thread t's rows-pass outputs (P: the rows pass's plan, lines (row, channel)).
 #pragma nv_exec_check_disable
-template <int KT, typename AP, typename SP>
+template <int KT, bool R1, typename AP, typename SP>
 GPUBLUR_HD void iir_pair_rows_final(const float* src, float* mid, AP agg, SP sm, const IirTilePlan& P,
                                     const IirCoeffs& co, int ch, int rb, int j, int t) {
   const int r = t / ch, c = t - r * ch, row = rb * kIirTile + r, pitch = iir_pair_pitch(ch);
@@ -399,9 +424,9 @@ GPUBLUR_HD void iir_pair_rows_final(const float* src, float* mid, AP agg, SP sm,
   const int l = row * ch + c;
   const IirPairTileStore<SP> extra{sm, r * pitch + c, ch};
   if (P.template len_of<kIirTile>(j) == kIirTile)
-    iir_tile_final_body<KT, true>(src, mid, agg, P, co, l, j, extra);
+    iir_tile_final_body<KT, R1, true>(src, mid, agg, P, co, l, j, extra);
   else
-    iir_tile_final_body<KT, false>(src, mid, agg, P, co, l, j, extra);
+    iir_tile_final_body<KT, R1, false>(src, mid, agg, P, co, l, j, extra);
 }
 
 // Phase 2 of the pair's block (rb, j): thread t's column sums for column tile rb (Pc: the column pass's plan).
