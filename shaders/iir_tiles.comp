@@ -13,9 +13,9 @@
 //      U[a-1], W[b];
 //   3. final (4: the same for the rows of an x/y pair, with the columns' sums of the group's square, below):
 //      each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
-//      output is Re(u + v) and its state stays within the term's gain of the inputs), the outputs summed in
-//      registers and stored once: RGBA and two-channel lines a half tile at a time, one-channel lines the whole
-//      tile.
+//      output is Re(u + v) and its state stays within the term's gain of the inputs; a real term runs the plain
+//      sums U and W, below), the outputs summed in registers and stored once: RGBA and two-channel lines a half
+//      tile at a time, one-channel lines the whole tile.
 // Aggregate (tile j, sequence s, line l), s < TERMS the causal sum of term s, s >= TERMS the anticausal sum of
 // term s - TERMS: agg[2 i] real and agg[2 i + 1] imaginary parts, i = (j * 2 TERMS + s) * lines + l.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
@@ -23,9 +23,12 @@
 // (gpu/gl/passes/iir1d.cpp).
 #define MAX_TERMS 4
 // REAL_MASK (bit t: term t is real, p and c with no imaginary part, as Young-van Vliet's real pole; from the host): a
-// real term's sums (PHASE 1 and 4) and one-channel outputs run on the real parts only (the imaginary parts would stay
-// exactly 0). The half tiles' outputs (CAUSAL, ANTI) keep the complex form: so changed they made RGBA 4096^2 slower on
-// an H200, 0.757 -> 0.794 ms (2048^2 0.302 -> 0.295; call 224, docs/performance.md "GL iir's real term, two sweeps").
+// real term's recursions run on the real parts only (the imaginary parts would stay exactly 0), its outputs from the
+// plain sums U[i] = x[i] + p U[i-1] and W[i] = x[i] + p W[i+1] (its output c (U + W) - c x, the c x of all real terms
+// taken once a position: csum), two operations a step each way. H200, 4096^2 RGBA Young-van Vliet 0.752 -> 0.690 ms,
+// two channels 0.553 -> 0.530 (call 329). Measured slower (docs/performance.md, iir, "GL tiles' outputs from the plain
+// sums"): the real term as c x + p u on real parts in the halves (call 224, 0.757 -> 0.794), every term as plain sums
+// (RGBA 0.752 -> 0.995, Deriche 0.765 -> 1.008; calls 328-329).
 #define IS_REAL(t) ((((REAL_MASK) >> (t)) & 1) != 0)
 layout(local_size_x = LX) in;
 // VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel
@@ -237,15 +240,23 @@ void main() {
 #if PHASE == 4
   if (l < lines) {  // (no early return: the group meets at a barrier below)
 #endif
-  // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states.
+  // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states; a real term's U[a-1] and
+  // W[b] as they are.
   VEC ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];
+  double csum_d = 0.0;
   for (int t = 0; t < TERMS; ++t) {
     dvec2 p = coef[t].xy, c = coef[t].zw, cp = dvec2(c.x * p.x - c.y * p.y, c.x * p.y + c.y * p.x);
     int i = agg_index(j, t, l, lines), k = agg_index(j, TERMS + t, l, lines);
     DVEC Ur = DVEC(agg[i]), Ui = DVEC(agg[i + 1]), Wr = DVEC(agg[k]), Wi = DVEC(agg[k + 1]);
+    if (IS_REAL(t)) {
+      ur[t] = VEC(Ur), ui[t] = VEC(0.0), vr[t] = VEC(Wr), vi[t] = VEC(0.0);
+      csum_d += c.x;
+      continue;
+    }
     ur[t] = VEC(c.x * Ur - c.y * Ui), ui[t] = VEC(c.x * Ui + c.y * Ur);
     vr[t] = VEC(cp.x * Wr - cp.y * Wi), vi[t] = VEC(cp.x * Wi + cp.y * Wr);
   }
+  float csum = float(csum_d);
 #if VCH >= 2
   // RGBA and two channels: a half tile at a time (HALF vec4 / vec2 outputs in registers, where a whole tile's
   // TILE left few warps; H100, 4096^2: GL iir RGBA 1.037 -> 0.952 ms, two channels 0.819 -> 0.787;
@@ -254,7 +265,8 @@ void main() {
   // lower half's anticausal sweep starts from, while the lower half's causal sweep runs beside it; (2) the lower
   // half's anticausal sweep from m, its outputs stored; (3) the upper half, causal from where (1) ended, then
   // anticausal from v. Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] +=
-  // Re(v[i]), v[i-1] = p (c x[i] + v[i]). The upper half's texels are fetched three times (the whole-tile
+  // Re(v[i]), v[i-1] = p (c x[i] + v[i]); a real term U[i] = x[i] + p U[i-1], y[i] += c U[i] - c x[i] and
+  // W[i] = x[i] + p W[i+1], y[i] += c W[i]. The upper half's texels are fetched three times (the whole-tile
   // form below fetches each twice).
 #define HALF (TILE / 2)
   VEC ys[HALF];
@@ -265,18 +277,23 @@ void main() {
 // docs/performance.md "GL iir: chains per channel, outputs fetched ahead").
 #define OUT_AHEAD 2
 #define NO_OUT(t)
-#define OUT_LO(t) ys[q] += mr[t];
-#define OUT_HI(t) ys[q] += vr[t];
+#define OUT_LO(t) ys[q] += IS_REAL(t) ? cr * mr[t] : mr[t];
+#define OUT_HI(t) ys[q] += IS_REAL(t) ? cr * vr[t] : vr[t];
 #define CAUSAL(Q, GUARD, D, XV)                                               \
   if (GUARD(Q)) {                                                             \
     VEC xf = XV;                                                              \
-    VEC acc = VEC(0.0);                                                       \
+    VEC acc = -csum * xf;                                                     \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
-      VEC r = cr * xf + pr * ur[t] - pi * ui[t];                              \
-      ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;                   \
-      acc += r;                                                               \
+      if (IS_REAL(t)) {                                                       \
+        ur[t] = xf + pr * ur[t];                                              \
+        acc += cr * ur[t];                                                    \
+      } else {                                                                \
+        VEC r = cr * xf + pr * ur[t] - pi * ui[t];                            \
+        ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;                 \
+        acc += r;                                                             \
+      }                                                                       \
     }                                                                         \
     ys[D] = acc;                                                              \
   }
@@ -286,9 +303,14 @@ void main() {
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
-      OUT(t)                                                                  \
-      VEC sr = cr * xb + SR[t], si = ci * xb + SI[t];                         \
-      SR[t] = pr * sr - pi * si, SI[t] = pr * si + pi * sr;                   \
+      if (IS_REAL(t)) {                                                       \
+        SR[t] = xb + pr * SR[t];                                              \
+        OUT(t)                                                                \
+      } else {                                                                \
+        OUT(t)                                                                \
+        VEC sr = cr * xb + SR[t], si = ci * xb + SI[t];                       \
+        SR[t] = pr * sr - pi * si, SI[t] = pr * si + pi * sr;                 \
+      }                                                                       \
     }                                                                         \
   }
 // Texel P of the tile into ARR[e] (zero past a short tile's end).
@@ -346,19 +368,19 @@ void main() {
   VEC ys[TILE];
   for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
   // Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i]);
-  // forwards and backwards interleaved, each texel fetched once per direction.
+  // a real term as in the halves; forwards and backwards interleaved, each texel fetched once per direction.
 #define FINAL_STEP(GUARD)                                                     \
   {                                                                           \
     int qb = TILE - 1 - q;                                                    \
     VEC xf = VEC(0.0), xb = VEC(0.0);                                      \
-    if (GUARD(q)) xf = FETCH(AT(a + q, l));                      \
+    if (GUARD(q)) xf = FETCH(AT(a + q, l)), ys[q] -= csum * xf;  \
     if (GUARD(qb)) xb = FETCH(AT(a + qb, l));                    \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
       if (IS_REAL(t)) {                                                       \
-        if (GUARD(q)) ur[t] = cr * xf + pr * ur[t], ys[q] += ur[t];           \
-        if (GUARD(qb)) ys[qb] += vr[t], vr[t] = pr * (cr * xb + vr[t]);       \
+        if (GUARD(q)) ur[t] = xf + pr * ur[t], ys[q] += cr * ur[t];           \
+        if (GUARD(qb)) vr[t] = xb + pr * vr[t], ys[qb] += cr * vr[t];         \
       } else {                                                                \
         if (GUARD(q)) {                                                       \
           VEC r = cr * xf + pr * ur[t] - pi * ui[t];                          \

@@ -3,7 +3,7 @@
 //  - tiles (shaders/iir_tiles.comp; images of at least kIirTilesMinPixels, the pair's of kIirPairMinPixels): the
 //    CUDA tiles' algorithm, one invocation per (pixel line, tile of 32 positions), lines fastest, in three
 //    dispatches (sums from zero states, chains in float64 one invocation per line, term and channel, outputs from
-//    the true states). 4096^2 RGBA on an H200: 0.741-0.752 ms (1.9x CUDA's iir; calls 225-227).
+//    the true states). 4096^2 RGBA on an H200: 0.688-0.690 ms (1.9x CUDA's iir, 0.363-0.368; call 329).
 //    An iir plan's rows and columns of one or two channels run as the x/y pair (iir1d_tiles_pair): the rows'
 //    outputs also make the columns' sums, and the column pass skips its sums dispatch.
 //  - segments (shaders/iir_segments.comp; smaller images: RGBA on an H200 1024^2 0.075 ms against the tiles' 0.159,
