@@ -621,7 +621,7 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
     if (scratch == nullptr || scratch_bytes < P.scratch_bytes())
       return Status::fail("CUDA iir1d: no scratch for the tiles");
     path = pass.axis == 0 ? "iir1d-tiles-rows" : "iir1d-tiles-cols";
-    const bool r1 = co.k == 2 && iir_term1_real(co);
+    const bool r1 = iir_term1_real(co);  // (a third term or more: the kMaxIirTerms form)
     if (P.tile == kIirColTile) {
       if (co.k > 2) return run_tiles<kMaxIirTerms, false, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
       return r1 ? run_tiles<2, true, kIirColTile>(src, dst, P, pass.border, co, scratch, s)

@@ -273,8 +273,8 @@ GPUBLUR_HD void iir_tile_borders(AP agg, EP ends, const IirTilePlan& P, const Ii
 // 3. The tile's outputs from its true states U[a-1] and W[b]: both directions run the sums' own recursions (U[i] =
 // x[i] + p U[i-1], W[i] = x[i] + p W[i+1]) and each output is sum_t Re(c_t (U_t[i] + W_t[i])) - Re(sum_t c_t) x[i]
 // (the filter's terms are c U and c V = c (W - x)): as the 2D tiles' iir2d_line, fewer operations a value than
-// running u = c U and v = c V: 97-100 registers where 127 for tiles of 32; H200, iir 1024^2 RGBA 0.0440-0.0457 ->
-// 0.0410-0.0439 ms, one channel 4096^2 0.141-0.144 -> 0.133-0.136, Deriche 2048^2 RGBA 2% slower (docs/performance.md,
+// running u = c U and v = c V. H200 (call 330), medians: iir 1024^2 RGBA 0.0440 -> 0.0427 ms, one channel 4096^2
+// 0.1422 -> 0.1336, two channels 2048^2 0.0774 -> 0.0732, Deriche the same or up to 4% faster (docs/performance.md,
 // iir, "The 1D paths' outputs from the plain sums"). R1: term 1 real.
 struct IirNoExtra {
   GPUBLUR_HD void operator()(int, float) const {}
