@@ -240,19 +240,24 @@ void main() {
 #if PHASE == 4
   if (l < lines) {  // (no early return: the group meets at a barrier below)
 #endif
-  // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states; a real term's U[a-1] and
-  // W[b] as they are.
+  // Per term: u = c U[a-1] and v = c V[b-1] = c p W[b], from the chains' true states; where the term runs the plain
+  // sums (PLAIN: a real term, every term of one-channel lines), U[a-1] and W[b] as they are.
+#if VCH >= 2
+#define PLAIN(t) IS_REAL(t)
+#else
+#define PLAIN(t) true
+#endif
   VEC ur[TERMS], ui[TERMS], vr[TERMS], vi[TERMS];
   double csum_d = 0.0;
   for (int t = 0; t < TERMS; ++t) {
-    dvec2 p = coef[t].xy, c = coef[t].zw, cp = dvec2(c.x * p.x - c.y * p.y, c.x * p.y + c.y * p.x);
     int i = agg_index(j, t, l, lines), k = agg_index(j, TERMS + t, l, lines);
-    DVEC Ur = DVEC(agg[i]), Ui = DVEC(agg[i + 1]), Wr = DVEC(agg[k]), Wi = DVEC(agg[k + 1]);
-    if (IS_REAL(t)) {
-      ur[t] = VEC(Ur), ui[t] = VEC(0.0), vr[t] = VEC(Wr), vi[t] = VEC(0.0);
-      csum_d += c.x;
+    if (PLAIN(t)) {
+      ur[t] = agg[i], ui[t] = agg[i + 1], vr[t] = agg[k], vi[t] = agg[k + 1];
+      csum_d += coef[t].z;
       continue;
     }
+    dvec2 p = coef[t].xy, c = coef[t].zw, cp = dvec2(c.x * p.x - c.y * p.y, c.x * p.y + c.y * p.x);
+    DVEC Ur = DVEC(agg[i]), Ui = DVEC(agg[i + 1]), Wr = DVEC(agg[k]), Wi = DVEC(agg[k + 1]);
     ur[t] = VEC(c.x * Ur - c.y * Ui), ui[t] = VEC(c.x * Ui + c.y * Ur);
     vr[t] = VEC(cp.x * Wr - cp.y * Wi), vi[t] = VEC(cp.x * Wi + cp.y * Wr);
   }
@@ -367,14 +372,16 @@ void main() {
   // One channel: the whole tile at once (its TILE float outputs fit; in halves it read 8% slower on an H100).
   VEC ys[TILE];
   for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
-  // Causal u[i] = c x[i] + p u[i-1], y[i] += Re(u[i]); anticausal y[i] += Re(v[i]), v[i-1] = p (c x[i] + v[i]);
-  // a real term as in the halves; forwards and backwards interleaved, each texel fetched once per direction.
+  // Every term as plain sums: causal U[i] = x[i] + p U[i-1], y[i] += Re(c U[i]) - Re(sum c) x[i]; anticausal
+  // W[i] = x[i] + p W[i+1], y[i] += Re(c W[i]); forwards and backwards interleaved, each texel fetched once per
+  // direction. H200, 4096^2 (calls 328-329): Deriche 0.514-0.518 -> 0.502-0.506 ms, Young-van Vliet 0.511-0.516 ->
+  // 0.509-0.513.
 #define FINAL_STEP(GUARD)                                                     \
   {                                                                           \
     int qb = TILE - 1 - q;                                                    \
-    VEC xf = VEC(0.0), xb = VEC(0.0);                                      \
-    if (GUARD(q)) xf = FETCH(AT(a + q, l)), ys[q] -= csum * xf;  \
-    if (GUARD(qb)) xb = FETCH(AT(a + qb, l));                    \
+    VEC xf = VEC(0.0), xb = VEC(0.0);                                         \
+    if (GUARD(q)) xf = FETCH(AT(a + q, l)), ys[q] -= csum * xf;               \
+    if (GUARD(qb)) xb = FETCH(AT(a + qb, l));                                 \
     for (int t = 0; t < TERMS; ++t) {                                         \
       float pr = float(coef[t].x), pi = float(coef[t].y);                     \
       float cr = float(coef[t].z), ci = float(coef[t].w);                     \
@@ -383,14 +390,14 @@ void main() {
         if (GUARD(qb)) vr[t] = xb + pr * vr[t], ys[qb] += cr * vr[t];         \
       } else {                                                                \
         if (GUARD(q)) {                                                       \
-          VEC r = cr * xf + pr * ur[t] - pi * ui[t];                          \
-          ui[t] = ci * xf + pr * ui[t] + pi * ur[t], ur[t] = r;               \
-          ys[q] += r;                                                         \
+          VEC r = xf + pr * ur[t] - pi * ui[t];                               \
+          ui[t] = pr * ui[t] + pi * ur[t], ur[t] = r;                         \
+          ys[q] += cr * r - ci * ui[t];                                       \
         }                                                                     \
         if (GUARD(qb)) {                                                      \
-          ys[qb] += vr[t];                                                    \
-          VEC sr = cr * xb + vr[t], si = ci * xb + vi[t];                     \
-          vr[t] = pr * sr - pi * si, vi[t] = pr * si + pi * sr;               \
+          VEC r = xb + pr * vr[t] - pi * vi[t];                               \
+          vi[t] = pr * vi[t] + pi * vr[t], vr[t] = r;                         \
+          ys[qb] += cr * r - ci * vi[t];                                      \
         }                                                                     \
       }                                                                       \
     }                                                                         \
