@@ -374,8 +374,8 @@ void main() {
   for (int q = 0; q < TILE; ++q) ys[q] = VEC(0.0);
   // Every term as plain sums: causal U[i] = x[i] + p U[i-1], y[i] += Re(c U[i]) - Re(sum c) x[i]; anticausal
   // W[i] = x[i] + p W[i+1], y[i] += Re(c W[i]); forwards and backwards interleaved, each texel fetched once per
-  // direction. H200, 4096^2 (calls 328-329): Deriche 0.514-0.518 -> 0.502-0.506 ms, Young-van Vliet 0.511-0.516 ->
-  // 0.509-0.513.
+  // direction. H200, 4096^2 (call 331): Deriche 0.5164-0.5178 -> 0.5053-0.5062 ms, Young-van Vliet 0.5146-0.5165 ->
+  // 0.5124-0.5140.
 #define FINAL_STEP(GUARD)                                                     \
   {                                                                           \
     int qb = TILE - 1 - q;                                                    \
