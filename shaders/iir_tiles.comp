@@ -13,9 +13,9 @@
 //      U[a-1], W[b];
 //   3. final (4: the same for the rows of an x/y pair, with the columns' sums of the group's square, below):
 //      each tile reruns from its true states, scaled by the term weights (u = c U, v = c V: a term's
-//      output is Re(u + v) and its state stays within the term's gain of the inputs; a real term runs the plain
-//      sums U and W, below), the outputs summed in registers and stored once: RGBA and two-channel lines a half
-//      tile at a time, one-channel lines the whole tile.
+//      output is Re(u + v) and its state stays within the term's gain of the inputs; a real term, and every
+//      term of one-channel lines, runs the plain sums U and W, below), the outputs summed in registers and stored
+//      once: RGBA and two-channel lines a half tile at a time, one-channel lines the whole tile.
 // Aggregate (tile j, sequence s, line l), s < TERMS the causal sum of term s, s >= TERMS the anticausal sum of
 // term s - TERMS: agg[2 i] real and agg[2 i + 1] imaginary parts, i = (j * 2 TERMS + s) * lines + l.
 // TERMS (the filter's first-order terms) is a define so that the term loops unroll and the states stay in
@@ -26,9 +26,9 @@
 // real term's recursions run on the real parts only (the imaginary parts would stay exactly 0), its outputs from the
 // plain sums U[i] = x[i] + p U[i-1] and W[i] = x[i] + p W[i+1] (its output c (U + W) - c x, the c x of all real terms
 // taken once a position: csum), two operations a step each way. H200, 4096^2 RGBA Young-van Vliet 0.752 -> 0.690 ms,
-// two channels 0.553 -> 0.530 (call 329). Measured slower (docs/performance.md, iir, "GL tiles' outputs from the plain
-// sums"): the real term as c x + p u on real parts in the halves (call 224, 0.757 -> 0.794), every term as plain sums
-// (RGBA 0.752 -> 0.995, Deriche 0.765 -> 1.008; calls 328-329).
+// two channels 0.553 -> 0.530 (call 329). Measured slower in the halves (docs/performance.md, iir, "The 1D paths'
+// outputs from the plain sums"): the real term as c x + p u on real parts (call 224, 0.757 -> 0.794), every term as
+// plain sums (RGBA 0.752 -> 0.995-0.996, Deriche 0.765 -> 1.007-1.009; call 329); one-channel lines take that form.
 #define IS_REAL(t) ((((REAL_MASK) >> (t)) & 1) != 0)
 layout(local_size_x = LX) in;
 // VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel
