@@ -98,13 +98,12 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
   // The coefficients as values (the lambdas below capture them, not the kernel parameter: a captured reference to it
   // put a copy in local memory).
   float pr[KT], pi[KT], cr[KT], ci[KT];
-  float csum = 0.0f;  // Re(sum_t c_t): x's weight counted by both directions
 #pragma unroll
   for (int t = 0; t < KT; ++t) {
     ur[t] = u0r[t], ui[t] = u0i[t], lr[t] = v0r[t], li[t] = v0i[t];
     pr[t] = co.fpr[t], pi[t] = co.fpi[t], cr[t] = co.fcr[t], ci[t] = co.fci[t];
-    if (!(KT == kMaxIirTerms && t >= co.k)) csum += cr[t];
   }
+  const float csum = iir_csum<KT>(co);  // x's weight, counted by both directions
   const int k = co.k;
   // One step of each direction for every term: causal U[i] from U[i-1] (returns sum_t Re(c U) - Re(sum c) x), and
   // anticausal W[i] from W[i+1] (returns sum_t Re(c W)).
