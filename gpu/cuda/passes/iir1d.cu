@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "core/iir.hpp"
 #include "gpu/cuda/cuda_common.cuh"
@@ -32,6 +33,15 @@ namespace gpublur::cuda {
 namespace {
 
 constexpr int kThreads = 64;  // small blocks: 4096 x 4 lines are only 256 blocks
+
+// The kernels' instantiation for a filter's terms, f(KT, R1) as integral constants: exactly two terms (KT = 2), term 1
+// real (R1, iir_term1_real) or not, else the general form for up to kMaxIirTerms (KT = kMaxIirTerms, R1 false).
+template <typename F>
+Status with_iir_form(const IirCoeffs& co, F&& f) {
+  if (co.k != 2) return f(std::integral_constant<int, kMaxIirTerms>{}, std::false_type{});
+  if (iir_term1_real(co)) return f(std::integral_constant<int, 2>{}, std::true_type{});
+  return f(std::integral_constant<int, 2>{}, std::false_type{});
+}
 
 __global__ void __launch_bounds__(kThreads) iir1d_kernel(const float* __restrict__ src, float* __restrict__ dst,
                                                           int w, int h, int ch, int axis, IirBorder b, IirCoeffs co) {
@@ -446,9 +456,9 @@ Status run_rows_real(const DevImage& src, const DevImage& dst, const IirRowsPlan
 }
 Status run_rows(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, Border b, const IirCoeffs& co,
                 cudaStream_t s) {
-  if (co.k != 2) return run_rows_real<kMaxIirTerms, false>(src, dst, P, b, co, s);
-  return iir_term1_real(co) ? run_rows_real<2, true>(src, dst, P, b, co, s)
-                            : run_rows_real<2, false>(src, dst, P, b, co, s);
+  return with_iir_form(co, [&](auto kt, auto r1) {
+    return run_rows_real<decltype(kt)::value, decltype(r1)::value>(src, dst, P, b, co, s);
+  });
 }
 
 // Shared memory a block may take: two per SM (half an SM less the 1 KiB reserved per block), else the opt-in
@@ -591,16 +601,16 @@ Status launch_iir1d_pair(const Pass& p, const Pass& q, const DevImage& src, cons
   if (scratch == nullptr || scratch_bytes < need) return Status::fail("CUDA iir1d: no scratch for the pair");
   if (Iir2dPlan P2; plan_2d(p, src, co, P2)) {
     path = "iir1d-2d-tiles";
-    if (co.k > 2) return run_2d<kMaxIirTerms, false>(src, dst, P2, p.border, co, scratch, s);
-    return iir_term1_real(co) ? run_2d<2, true>(src, dst, P2, p.border, co, scratch, s)
-                              : run_2d<2, false>(src, dst, P2, p.border, co, scratch, s);
+    return with_iir_form(co, [&](auto kt, auto r1) {
+      return run_2d<decltype(kt)::value, decltype(r1)::value>(src, dst, P2, p.border, co, scratch, s);
+    });
   }
   IirTilePlan P, Pc;
   if (!pair_plans(p, src, co, P, Pc)) return Status::fail("CUDA iir1d: the x/y pair does not run as tiles here");
   path = "iir1d-tiles-pair";
-  if (co.k > 2) return run_pair<kMaxIirTerms, false>(src, mid, dst, P, Pc, p.border, co, scratch, s);
-  return iir_term1_real(co) ? run_pair<2, true>(src, mid, dst, P, Pc, p.border, co, scratch, s)
-                            : run_pair<2, false>(src, mid, dst, P, Pc, p.border, co, scratch, s);
+  return with_iir_form(co, [&](auto kt, auto r1) {
+    return run_pair<decltype(kt)::value, decltype(r1)::value>(src, mid, dst, P, Pc, p.border, co, scratch, s);
+  });
 }
 
 Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
@@ -621,23 +631,20 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
     if (scratch == nullptr || scratch_bytes < P.scratch_bytes())
       return Status::fail("CUDA iir1d: no scratch for the tiles");
     path = pass.axis == 0 ? "iir1d-tiles-rows" : "iir1d-tiles-cols";
-    const bool r1 = iir_term1_real(co);  // (a third term or more: the kMaxIirTerms form)
-    if (P.tile == kIirColTile) {
-      if (co.k > 2) return run_tiles<kMaxIirTerms, false, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
-      return r1 ? run_tiles<2, true, kIirColTile>(src, dst, P, pass.border, co, scratch, s)
-                : run_tiles<2, false, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
-    }
-    if (co.k > 2) return run_tiles<kMaxIirTerms, false, kIirTile>(src, dst, P, pass.border, co, scratch, s);
-    return r1 ? run_tiles<2, true, kIirTile>(src, dst, P, pass.border, co, scratch, s)
-              : run_tiles<2, false, kIirTile>(src, dst, P, pass.border, co, scratch, s);
+    return with_iir_form(co, [&](auto kt, auto r1) {
+      constexpr int KT = decltype(kt)::value;
+      constexpr bool R1 = decltype(r1)::value;
+      if (P.tile == kIirColTile) return run_tiles<KT, R1, kIirColTile>(src, dst, P, pass.border, co, scratch, s);
+      return run_tiles<KT, R1, kIirTile>(src, dst, P, pass.border, co, scratch, s);
+    });
   }
   IirScanPlan P;
   if (!iir_tuning().lines && pass.axis == 0 && plan_scan(src, co.k, P)) {
     path = "iir1d-scan-rows";
     if (P.bytes > half_sm_budget()) path += "-1sm";
-    if (co.k > 2) return run_scan<kMaxIirTerms, false>(src, dst, P, pass.border, co, s);
-    return iir_term1_real(co) ? run_scan<2, true>(src, dst, P, pass.border, co, s)
-                              : run_scan<2, false>(src, dst, P, pass.border, co, s);
+    return with_iir_form(co, [&](auto kt, auto r1) {
+      return run_scan<decltype(kt)::value, decltype(r1)::value>(src, dst, P, pass.border, co, s);
+    });
   }
   const unsigned blocks = unsigned((lines + kThreads - 1) / kThreads);
   iir1d_kernel<<<blocks, kThreads, 0, s>>>(static_cast<const float*>(src.data), static_cast<float*>(dst.data),
