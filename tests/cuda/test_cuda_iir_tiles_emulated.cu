@@ -274,7 +274,7 @@ void emulate_2d(const Image& src, Border b, const cuda::IirCoeffs& co, Image& go
     for (int t = 0; t < T; ++t) {
       Emu::tid = t;
       float ru[2][2], rw[2][2], zu[2][2], zw[2][2];
-      cuda::iir2d_s1_sums<2, R1>(t, sm, aggr, P, co, x, y, ru, rw, zu, zw);
+      cuda::iir2d_s1_sums<2, R1>(t, sm, aggr, tab, P, co, x, y, ru, rw, zu, zw);
       if (b == Border::Clamp) cuda::iir2d_s1_edges<2, R1>(t, sm, edge, vedge, tab, P, co, x, y);
       for (int e = 0; e < 4; ++e) {
         float* o = &rv[size_t(t) * 16];

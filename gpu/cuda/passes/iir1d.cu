@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(kIir2dThreads, 3)
     tab[i] = pw.p[i / (kIir2dTile + 1)][i % (kIir2dTile + 1)];
   iir2d_load_tile(s, src, P, x, y);  // (its barrier covers tab)
   float ru[KT][2], rw[KT][2], zu[KT][2], zw[KT][2];
-  iir2d_s1_sums<KT, R1>(tid, s, aggr, P, co, x, y, ru, rw, zu, zw);
+  iir2d_s1_sums<KT, R1>(tid, s, aggr, static_cast<const float2*>(tab), P, co, x, y, ru, rw, zu, zw);
   if (clamp) iir2d_s1_edges<KT, R1>(tid, s, edge, vedge, static_cast<const float2*>(tab), P, co, x, y);
   __syncthreads();
   iir2d_s1_zstore<KT>(tid, s, P, co, x, y, ru, rw, zu, zw);

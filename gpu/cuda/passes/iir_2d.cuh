@@ -208,8 +208,8 @@ GPUBLUR_HD void iir2d_states(const float2 (&RU)[KT], const float2 (&RW)[KT], con
 }
 
 // A line's sums from zero over n values x(i): U = sum p^(n-1-i) x_i and W = sum p^i x_i of each term, as
-// recursions (U = p U + x forwards, W = p W + x backwards, in one loop: register operands only; weighted sums with
-// the powers from memory were a load a product, 3.3x slower in the prototype).
+// recursions (U = p U + x forwards, W = p W + x backwards, in one loop: register operands only). The tiles at the
+// image's right and bottom edges; whole tiles take iir2d_sums_tile's weighted sums.
 #pragma nv_exec_check_disable
 template <int KT, bool R1, int N, typename LD>
 GPUBLUR_HD void iir2d_sums_n(LD x, int n, const IirCoeffs& co, float (&u)[KT][2], float (&w)[KT][2]) {
@@ -264,16 +264,51 @@ GPUBLUR_HD float2 iir2d_response(WP pw, const IirCoeffs& co, int rs, int q, int 
   return cmulf(float2{co.fcr[t], co.fci[t]}, pw[long(t * (kIir2dTile + 1) + (rs < co.k ? q + 1 : nx - q))]);
 }
 
-// Stage 1, phase 1 (thread tid of tile (x, y); s: the tile in shared memory, value (row r, pixel q, channel c) at
-// s[r * kIir2dPitch + q * 4 + c]): the row line (r, c) = (tid / 4, tid % 4)'s sums into the rows' aggregates and
-// ru / rw (for phase 2), and the column line (q, c)'s sums of the raw values, returned in zu / zw for phase 2.
+// A whole tile's (nx = ny = kIir2dTile) row line (a, c) and column line (a, c) sums from zero at once, as weighted
+// sums: U = sum p^(63-i) x_i, W = sum p^i x_i, the powers from tab (pw's table in shared memory: one broadcast load
+// of p^(63-i) and one of p^i a term and step serve both lines). Two FFMAs a complex term, direction and value, one
+// load a value, where the recursions take four FFMAs and two loads: on an H200 (docs/performance.md, iir, "The 2D
+// sums as weighted sums") Deriche 4096^2 RGBA 0.437-0.479 -> 0.413-0.453 ms, Young-van Vliet 0.367-0.427 ->
+// 0.358-0.412. (The powers as constant-bank operands of the kernel parameter, the loop unrolled, spilled 380-1348
+// bytes at the kernel's 85 registers; the prototype's, indexed at run time, were a load a product, 3.3x slower.)
 #pragma nv_exec_check_disable
-template <int KT, bool R1, typename SP, typename AP>
-GPUBLUR_HD void iir2d_s1_sums(int tid, SP s, AP aggr, const Iir2dPlan& P, const IirCoeffs& co, int x, int y,
+template <int KT, bool R1, typename SP, typename WP>
+GPUBLUR_HD void iir2d_sums_tile(SP s, WP tab, int a, int c, const IirCoeffs& co, float (&ru)[KT][2],
+                                float (&rw)[KT][2], float (&zu)[KT][2], float (&zw)[KT][2]) {
+#pragma unroll
+  for (int t = 0; t < KT; ++t)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) ru[t][e] = rw[t][e] = zu[t][e] = zw[t][e] = 0.0f;
+  const long rb = long(a * kIir2dPitch + c), cb = long(a * 4 + c);
+#pragma unroll 8
+  for (int i = 0; i < kIir2dTile; ++i) {
+    const float xr = float(s[rb + i * 4]), xc = float(s[cb + i * kIir2dPitch]);
+#pragma unroll
+    for (int t = 0; t < KT; ++t) {
+      if (KT == kMaxIirTerms && t >= co.k) continue;  // (KT < kMaxIirTerms: exactly KT terms)
+      const long tp = long(t * (kIir2dTile + 1));
+      const float2 pu = tab[tp + kIir2dTile - 1 - i], pv = tab[tp + i];
+      ru[t][0] += pu.x * xr, rw[t][0] += pv.x * xr, zu[t][0] += pu.x * xc, zw[t][0] += pv.x * xc;
+      if (!(R1 && t == 1))  // (a real term's imaginary parts stay 0)
+        ru[t][1] += pu.y * xr, rw[t][1] += pv.y * xr, zu[t][1] += pu.y * xc, zw[t][1] += pv.y * xc;
+    }
+  }
+}
+
+// Stage 1, phase 1 (thread tid of tile (x, y); s: the tile in shared memory, value (row r, pixel q, channel c) at
+// s[r * kIir2dPitch + q * 4 + c]; tab: the powers, iir2d_sums_tile): the row line (r, c) = (tid / 4, tid % 4)'s sums
+// into the rows' aggregates and ru / rw (for phase 2), and the column line (q, c)'s sums of the raw values, returned
+// in zu / zw for phase 2.
+#pragma nv_exec_check_disable
+template <int KT, bool R1, typename SP, typename AP, typename WP>
+GPUBLUR_HD void iir2d_s1_sums(int tid, SP s, AP aggr, WP tab, const Iir2dPlan& P, const IirCoeffs& co, int x, int y,
                               float (&ru)[KT][2], float (&rw)[KT][2], float (&zu)[KT][2], float (&zw)[KT][2]) {
   const int nx = P.nx(x), ny = P.ny(y), a = tid >> 2, c = tid & 3;
+  const bool whole = nx == kIir2dTile && ny == kIir2dTile;
+  if (whole) iir2d_sums_tile<KT, R1>(s, tab, a, c, co, ru, rw, zu, zw);
   if (a < ny) {
-    iir2d_sums<KT, R1>([&](int i) { return float(s[long(a * kIir2dPitch + i * 4 + c)]); }, nx, co, ru, rw);
+    if (!whole)
+      iir2d_sums<KT, R1>([&](int i) { return float(s[long(a * kIir2dPitch + i * 4 + c)]); }, nx, co, ru, rw);
     const int l = (y * kIir2dTile + a) * 4 + c;
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
@@ -282,7 +317,8 @@ GPUBLUR_HD void iir2d_s1_sums(int tid, SP s, AP aggr, const Iir2dPlan& P, const 
       aggr[long(P.Pr.agg(x, co.k + t, l))] = float2{rw[t][0], rw[t][1]};
     }
   }
-  if (a < nx) iir2d_sums<KT, R1>([&](int i) { return float(s[long(i * kIir2dPitch + a * 4 + c)]); }, ny, co, zu, zw);
+  if (a < nx && !whole)
+    iir2d_sums<KT, R1>([&](int i) { return float(s[long(i * kIir2dPitch + a * 4 + c)]); }, ny, co, zu, zw);
 }
 // Phase 1 for clamp, besides: threads 0-3 (tiles of the first tile row) and 4-7 (the last) the zero-state row outputs
 // of the image's first (last) row into edge[e * w * 4 + pixel * 4 + c]; threads 32 .. 32 + 2 nvt - 1 (tiles of the
