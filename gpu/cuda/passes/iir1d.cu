@@ -177,9 +177,28 @@ Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P,
 }
 
 // The 2D tiles (iir_2d.cuh): a block a tile, x = block % tiles across, y = block / tiles across.
+// A whole tile: each thread's 16 pixels are one column (q = tid % 64) every fourth row, so its copies step by fixed
+// strides (one 64-bit add a copy; shared offsets immediate). The general loop below cost about 400 instructions a warp
+// in index arithmetic, and both kernels that load tiles issue at 70-83% of the SMs' slots (docs/performance.md, iir,
+// "The 2D tiles' loads").
 __device__ __forceinline__ void iir2d_load_tile(float* s, const float* src, const Iir2dPlan& P, int x, int y) {
   const int nx = P.nx(x), ny = P.ny(y);
   const float* base = src + (size_t(y) * kIir2dTile * size_t(P.w) + size_t(x) * kIir2dTile) * 4;
+  if (nx == kIir2dTile && ny == kIir2dTile) {
+    constexpr int kRows = kIir2dThreads / kIir2dTile;  // rows a round
+    const int q = int(threadIdx.x) % kIir2dTile, r0 = int(threadIdx.x) / kIir2dTile;
+    const unsigned d = unsigned(__cvta_generic_to_shared(s + r0 * kIir2dPitch + q * 4));
+    const float* g = base + (size_t(r0) * size_t(P.w) + size_t(q)) * 4;
+    const size_t step = size_t(P.w) * 4 * kRows;
+#pragma unroll
+    for (int j = 0; j < kIir2dTile / kRows; ++j, g += step)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + unsigned(j * kRows * kIir2dPitch * 4)),
+                   "l"(g)
+                   : "memory");
+    cp_async_wait_all();
+    __syncthreads();
+    return;
+  }
   for (int e = int(threadIdx.x); e < kIir2dTile * kIir2dTile; e += kIir2dThreads) {
     const int r = e / kIir2dTile, q = e % kIir2dTile;
     if (r < ny && q < nx)

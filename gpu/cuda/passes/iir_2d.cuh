@@ -88,7 +88,8 @@ inline Iir2dPlan iir2d_plan(int w, int h, int k) {
 // terms are c U and c (W - x): both directions run the plain sums' recursions (U[i] = x[i] + p U[i-1], W[i] = x[i] + p
 // W[i+1]) and each output is sum_t Re(c_t (U_t[i] + W_t[i])) - Re(sum_t c_t) x[i]: for Young-van Vliet 18 operations a
 // value where c x + p u and p (c x + v) took 19, and 5 a state-only step where 8; the kernel issue-bound, iir 4096^2
-// RGBA 0.383-0.397 -> 0.363-0.368 ms on an H200 (docs/performance.md, iir, "Outputs from the plain sums").
+// RGBA 0.383-0.397 -> 0.363-0.368 ms on an H200 (docs/performance.md, iir, "Outputs from the plain sums"); 17 since
+// the anticausal sweep starts each output from causal - Re(sum c) x ("The 2D tiles' loads").
 #pragma nv_exec_check_disable
 template <int KT, bool R1, bool FULL, typename LD, typename ST>
 GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const float (&u0i)[KT], const float (&v0r)[KT],
@@ -105,10 +106,11 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
   }
   const float csum = iir_csum<KT>(co);  // x's weight, counted by both directions
   const int k = co.k;
-  // One step of each direction for every term: causal U[i] from U[i-1] (returns sum_t Re(c U) - Re(sum c) x), and
-  // anticausal W[i] from W[i+1] (returns sum_t Re(c W)).
+  // One step of each direction for every term: causal U[i] from U[i-1] (returns sum_t Re(c U)), and anticausal W[i]
+  // from W[i+1] (returns y0 + sum_t Re(c W)): the output is the anticausal step's, from y0 = causal - Re(sum c) x (an
+  // FFMA where an FMUL and an FADD were).
   const auto causal = [&](float xq) {
-    float y = -csum * xq;
+    float y = 0.0f;
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= k) continue;
@@ -117,8 +119,8 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
     }
     return y;
   };
-  const auto anticausal = [&](float xq, float (&vr)[KT], float (&vi)[KT]) {
-    float y = 0.0f;
+  const auto anticausal = [&](float xq, float (&vr)[KT], float (&vi)[KT], float y0) {
+    float y = y0;
 #pragma unroll
     for (int t = 0; t < KT; ++t) {
       if (KT == kMaxIirTerms && t >= k) continue;
@@ -135,7 +137,7 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
 #pragma unroll
     for (int qq = 3; qq >= 1; --qq) {
 #pragma unroll 8
-      for (int d = Q - 1; d >= 0; --d) anticausal(x(qq * Q + d), lr, li);
+      for (int d = Q - 1; d >= 0; --d) anticausal(x(qq * Q + d), lr, li, 0.0f);
 #pragma unroll
       for (int t = 0; t < KT; ++t) sr[3 - qq][t] = lr[t], si[3 - qq][t] = li[t];
     }
@@ -151,13 +153,16 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
 #pragma unroll
       for (int q = 0; q < Q; ++q) ys[q] = causal(x(q0 + q));
 #pragma unroll
-      for (int q = Q - 1; q >= 0; --q) ys[q] += anticausal(x(q0 + q), vr, vi);
+      for (int q = Q - 1; q >= 0; --q) {
+        const float xq = x(q0 + q);
+        ys[q] = anticausal(xq, vr, vi, fmaf(-csum, xq, ys[q]));
+      }
 #pragma unroll
       for (int q = 0; q < Q; ++q) out(q0 + q, ys[q]);
     }
   } else {  // a tile at the image's right or bottom edge: plain loops (its registers are the full tile's)
     const int n_hi = n > H ? n - H : 0;
-    for (int d = n_hi - 1; d >= 0; --d) anticausal(x(H + d), lr, li);
+    for (int d = n_hi - 1; d >= 0; --d) anticausal(x(H + d), lr, li, 0.0f);
     float ys[H];
     for (int half = 0; half < 2; ++half) {
       const int q0 = half * H, m = half ? n_hi : (n < H ? n : H);
@@ -167,7 +172,10 @@ GPUBLUR_HD void iir2d_line(LD x, ST out, int n, const float (&u0r)[KT], const fl
 #pragma unroll 1
       for (int q = 0; q < m; ++q) ys[q] = causal(x(q0 + q));
 #pragma unroll 1
-      for (int q = m - 1; q >= 0; --q) ys[q] += anticausal(x(q0 + q), vr, vi);
+      for (int q = m - 1; q >= 0; --q) {
+        const float xq = x(q0 + q);
+        ys[q] = anticausal(xq, vr, vi, fmaf(-csum, xq, ys[q]));
+      }
 #pragma unroll 1
       for (int q = 0; q < m; ++q) out(q0 + q, ys[q]);
     }
