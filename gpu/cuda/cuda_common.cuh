@@ -150,6 +150,17 @@ __device__ __forceinline__ void cp_async_pixel(T* smem_dst, const T* gsrc, bool 
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gsrc), "n"(n), "r"(src_size)
                  : "memory");
 }
+// The same to a shared address already converted (loops that step it by a constant).
+template <typename T>
+__device__ __forceinline__ void cp_async_to(unsigned dst, const T* gsrc, bool valid) {
+  constexpr int n = int(sizeof(T));
+  const int src_size = valid ? n : 0;
+  if constexpr (n == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gsrc), "r"(src_size) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gsrc), "n"(n), "r"(src_size)
+                 : "memory");
+}
 // A hint that a line of global memory will be read soon: fetched into L2 (kept there first when L2 evicts), no
 // register written, no fault on the address (box1d's line kernels ask for the block a few launch slots ahead).
 __device__ __forceinline__ void prefetch_l2(const void* p) {

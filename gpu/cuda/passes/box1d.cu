@@ -179,11 +179,18 @@ __global__ void __launch_bounds__(NT, NT == kQuarterThreads ? 4 : 2)
   // mode.
   const int lo = min(len, max(0, R - a0)), hi = max(lo, min(len, H - a0 + R)), nin = hi - lo;
   const V* direct = in + size_t(a0 - R + lo) * rowv + col0;
-#pragma unroll 4
-  for (int i = threadIdx.x; i < nin * NL; i += blockDim.x) {
-    const int q = i / NL, l = i % NL;
+  {  // A thread keeps one lane l and steps NT / NL rows at a time: a pointer add a copy, where the index arithmetic of
+     // i / NL, i % NL and a 64-bit product took about 33 instructions a copy, a quarter of the kernel's (H200, ncu;
+     // docs/performance.md, box, "The columns' loads at fixed strides").
+    static_assert(NT % NL == 0, "a thread keeps its lane");
+    constexpr int QS = NT / NL;
+    const int l = int(threadIdx.x) % NL, q0 = int(threadIdx.x) / NL;
     const bool ok = col0 + l < rowv;
-    cp_async_pixel(s + lo * NL + i, ok ? direct + size_t(q) * rowv + l : in, ok);
+    const V* g = ok ? direct + size_t(q0) * rowv + l : in;
+    const size_t gstep = ok ? size_t(QS) * size_t(rowv) : 0;
+    unsigned d = unsigned(__cvta_generic_to_shared(s + (lo + q0) * NL + l));
+#pragma unroll 4
+    for (int q = q0; q < nin; q += QS, g += gstep, d += unsigned(QS * NL * sizeof(V))) cp_async_to(d, g, ok);
   }
   if (ahead > 0 && int(blockIdx.x) + ahead < int(gridDim.x)) {  // the rows of block + ahead, a request per row
     const int nb = int(blockIdx.x) + ahead, a1 = (nb % nseg) * seg_len, c1 = (nb / nseg) * NL;
