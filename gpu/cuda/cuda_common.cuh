@@ -137,20 +137,9 @@ __device__ __forceinline__ void conv_block_any(Weight weight, int ntaps, Load lo
   }
 }
 
-// Asynchronous global -> shared copy of one pixel (cp.async): tile loads put every load of a thread in
-// flight at once instead of stalling on each. valid = false writes zeros (the zero border) and reads nothing.
-template <typename T>
-__device__ __forceinline__ void cp_async_pixel(T* smem_dst, const T* gsrc, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  constexpr int n = int(sizeof(T));
-  const int src_size = valid ? n : 0;
-  if constexpr (n == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gsrc), "r"(src_size) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gsrc), "n"(n), "r"(src_size)
-                 : "memory");
-}
-// The same to a shared address already converted (loops that step it by a constant).
+// Asynchronous global -> shared copy of one pixel (cp.async) to shared address dst (loops that step it by a
+// constant take this form): tile loads put every load of a thread in flight at once instead of stalling on each.
+// valid = false writes zeros (the zero border) and reads nothing.
 template <typename T>
 __device__ __forceinline__ void cp_async_to(unsigned dst, const T* gsrc, bool valid) {
   constexpr int n = int(sizeof(T));
@@ -160,6 +149,10 @@ __device__ __forceinline__ void cp_async_to(unsigned dst, const T* gsrc, bool va
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gsrc), "n"(n), "r"(src_size)
                  : "memory");
+}
+template <typename T>
+__device__ __forceinline__ void cp_async_pixel(T* smem_dst, const T* gsrc, bool valid) {
+  cp_async_to(static_cast<unsigned>(__cvta_generic_to_shared(smem_dst)), gsrc, valid);
 }
 // A hint that a line of global memory will be read soon: fetched into L2 (kept there first when L2 evicts), no
 // register written, no fault on the address (box1d's line kernels ask for the block a few launch slots ahead).
