@@ -179,7 +179,7 @@ Status run_tiles(const DevImage& src, const DevImage& dst, const IirTilePlan& P,
 // The 2D tiles (iir_2d.cuh): a block a tile, x = block % tiles across, y = block / tiles across.
 // A whole tile: each thread's 16 pixels are one column (q = tid % 64) every fourth row, so its copies step by fixed
 // strides (one 64-bit add a copy; shared offsets immediate). The general loop below cost about 400 instructions a warp
-// in index arithmetic, and both kernels that load tiles issue at 70-83% of the SMs' slots (docs/performance.md, iir,
+// in index arithmetic, and both kernels that load tiles issue in 68-83% of the SMs' slots (docs/performance.md, iir,
 // "The 2D tiles' loads").
 __device__ __forceinline__ void iir2d_load_tile(float* s, const float* src, const Iir2dPlan& P, int x, int y) {
   const int nx = P.nx(x), ny = P.ny(y);
