@@ -150,6 +150,11 @@ __device__ __forceinline__ void cp_async_to(unsigned dst, const T* gsrc, bool va
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gsrc), "n"(n), "r"(src_size)
                  : "memory");
 }
+// The same copy of 16 bytes always read (no src-size operand: the form whole tiles' loads were measured with,
+// iir1d.cu's iir2d_load_tile).
+__device__ __forceinline__ void cp_async_to(unsigned dst, const float4* gsrc) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gsrc) : "memory");
+}
 template <typename T>
 __device__ __forceinline__ void cp_async_pixel(T* smem_dst, const T* gsrc, bool valid) {
   cp_async_to(static_cast<unsigned>(__cvta_generic_to_shared(smem_dst)), gsrc, valid);

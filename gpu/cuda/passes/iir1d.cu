@@ -192,9 +192,7 @@ __device__ __forceinline__ void iir2d_load_tile(float* s, const float* src, cons
     const size_t step = size_t(P.w) * 4 * kRows;
 #pragma unroll
     for (int j = 0; j < kIir2dTile / kRows; ++j, g += step)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + unsigned(j * kRows * kIir2dPitch * 4)),
-                   "l"(g)
-                   : "memory");
+      cp_async_to(d + unsigned(j * kRows * kIir2dPitch * 4), reinterpret_cast<const float4*>(g));
     cp_async_wait_all();
     __syncthreads();
     return;
