@@ -146,9 +146,12 @@ struct BoxTuning {
   // Rows of one and two channels packed four or two rows to a float4 line (box1d.cu box_rows_packed_kernel): 1
   // wherever they fit, 0 never, -1 where box_cascade.cuh's plan_rows_packed finds it pays.
   int packed_rows = -1;
+  // Line passes in quarter (and eighth) blocks: 1 only those, 0 never, -1 where plan_lines_quarter finds them cheaper.
+  int quarter = -1;
 };
 // Env GPUBLUR_CUDA_BOX_FUSED (fused_max_radius), GPUBLUR_CUDA_BOX_SMEM (smem_budget), GPUBLUR_CUDA_BOX_STRIP
-// (strip_bytes), GPUBLUR_CUDA_BOX_WALK (walk) and GPUBLUR_CUDA_BOX_PACKED (packed_rows) override the defaults.
+// (strip_bytes), GPUBLUR_CUDA_BOX_WALK (walk), GPUBLUR_CUDA_BOX_PACKED (packed_rows) and GPUBLUR_CUDA_BOX_QUARTER
+// (quarter) override the defaults.
 BoxTuning& box_tuning();
 // Scratch bytes launch_box1d needs (the moving-average fallback's line buffers); 0 for the shared-memory
 // schedules.

@@ -283,6 +283,8 @@ LineBudgets line_budgets() {
   lim.quarter = t.smem_budget > 0 ? 0 : size_t(smem_per_sm()) / 4 - 1024;
   lim.eighth = t.smem_budget > 0 ? 0 : size_t(smem_per_sm()) / 8 - 1024;
   lim.sms = sm_count();
+  if (t.quarter == 0) lim.quarter = lim.eighth = 0;
+  if (t.quarter == 1 && lim.quarter > 0) lim.shared = lim.whole = 0;  // (no walk then: it takes the shared budgets)
   return lim;
 }
 
@@ -573,12 +575,14 @@ BoxTuning& box_tuning() {
   static BoxTuning t = [] {
     BoxTuning d;
     // GPUBLUR_CUDA_BOX_FUSED=R, GPUBLUR_CUDA_BOX_SMEM=bytes, GPUBLUR_CUDA_BOX_STRIP=128|64|32|16 and
-    // GPUBLUR_CUDA_BOX_WALK=1|0 and GPUBLUR_CUDA_BOX_PACKED=1|0 override the defaults (bench without a rebuild).
+    // GPUBLUR_CUDA_BOX_WALK=1|0, GPUBLUR_CUDA_BOX_PACKED=1|0 and GPUBLUR_CUDA_BOX_QUARTER=1|0 override the defaults
+    // (bench without a rebuild).
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_FUSED"); e && *e) d.fused_max_radius = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_SMEM"); e && *e) d.smem_budget = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_STRIP"); e && *e) d.strip_bytes = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_WALK"); e && *e) d.walk = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_PACKED"); e && *e) d.packed_rows = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_BOX_QUARTER"); e && *e) d.quarter = std::atoi(e);
     return d;
   }();
   return t;
