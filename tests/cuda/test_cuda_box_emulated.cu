@@ -895,11 +895,12 @@ TEST(CudaBoxEmulated, ColumnWalkMatchesReference) {
 }
 
 // Where the walk runs (box1d.cu's plan_col_walk: its cost against the segments' plan), on an H100's budgets (as an
-// H200's): the choices measured on an H200, each path forced (calls 155 and 160; box_walk.cuh's kWalkWeight and
-// plan_walk): at 4096^2 the segments at sigma 3-12 and the walk from 24 on, for every channel count and border; with
-// clamp (the walk from row 0) at 2048^2 RGBA the walk from sigma 24, at 1024^2 RGBA from 100, the segments for one
-// channel at 2048^2 and two at 1024^2 (to sigma 200); at one block an SM beyond sigma 200 (plan_walk_fit); never for
-// four boxes, three widths, widths apart by more than two, or real widths.
+// H200's): the choices measured on an H200, each path forced (calls 349-350, after the column strips' loads at fixed
+// strides; box_walk.cuh's kWalkWeight and plan_walk): at 4096^2 the segments up to sigma 64 and the walk from 80-100
+// on, for every channel count and border; with clamp (the walk from row 0) at 2048^2 and 1024^2 RGBA the walk from
+// sigma 100, the segments for two channels at 1024^2 (to sigma 200) and for one at 2048^2 to sigma 150; at one block
+// an SM beyond sigma 200 (plan_walk_fit); never for four boxes, three widths, widths apart by more than two, or real
+// widths.
 TEST(CudaBoxEmulated, ColumnWalkPlans) {
   const cuda::LineBudgets lim = h100_budgets();
   const auto walks = [&](int n, int channels, const BoxWidths& bw, Border b = Border::Clamp) {
@@ -918,14 +919,16 @@ TEST(CudaBoxEmulated, ColumnWalkPlans) {
   for (double sigma : {3.0, 12.0, 24.0, 48.0, 100.0, 200.0})
     for (int channels : {1, 2, 4})
       for (Border b : {Border::Clamp, Border::Mirror})
-        EXPECT_EQ(walks(4096, channels, kw(sigma), b), sigma >= 24.0)
+        EXPECT_EQ(walks(4096, channels, kw(sigma), b), sigma >= 100.0)
             << "sigma " << sigma << ", " << channels << " channel(s), " << border_name(b);
   for (double sigma : {12.0, 24.0, 48.0, 100.0, 200.0}) {
-    EXPECT_EQ(walks(2048, 4, kw(sigma)), sigma >= 24.0) << "2048^2 RGBA clamp, sigma " << sigma;
+    EXPECT_EQ(walks(2048, 4, kw(sigma)), sigma >= 100.0) << "2048^2 RGBA clamp, sigma " << sigma;
     EXPECT_EQ(walks(1024, 4, kw(sigma)), sigma >= 100.0) << "1024^2 RGBA clamp, sigma " << sigma;
     EXPECT_FALSE(walks(1024, 2, kw(sigma))) << "1024^2 two channels, sigma " << sigma;
   }
-  for (double sigma : {24.0, 48.0, 100.0}) EXPECT_FALSE(walks(2048, 1, kw(sigma))) << "2048^2 one channel " << sigma;
+  for (double sigma : {24.0, 48.0, 100.0, 150.0}) EXPECT_FALSE(walks(2048, 1, kw(sigma))) << "2048^2 one channel " << sigma;
+  EXPECT_TRUE(walks(2048, 1, kw(200.0))) << "2048^2 one channel 200";
+  for (int channels : {1, 2, 4}) EXPECT_FALSE(walks(4096, channels, kw(64.0))) << "4096^2, sigma 64, " << channels;
   // Beyond sigma 200 the ring outgrows two blocks an SM: the walk at one, wherever it fits (to sigma 500: 230080 bytes
   // of 232448), for every size, channel count and border measured (H200: faster than the segments but for RGBA at
   // sigma 250 on images of 3000-4096 rows, 1.6-8.1% slower there); none at sigma 600.
@@ -938,10 +941,10 @@ TEST(CudaBoxEmulated, ColumnWalkPlans) {
   }
   cuda::WalkPlan w600;
   EXPECT_FALSE(cuda::plan_walk_fit(4096, 4096 * 4, kw(600.0), 0, lim.shared, lim.whole, lim.sms, w600));
-  // Mirror and wrap walk their R leading rows: the segments at 2048^2 sigma 48 and at 1024^2, as before the walk
-  // from row 0.
-  EXPECT_FALSE(walks(2048, 4, kw(48.0), Border::Mirror));
-  EXPECT_TRUE(walks(2048, 4, kw(100.0), Border::Wrap));
+  // Mirror and wrap walk their R leading rows: the segments at 2048^2 sigma 100 (3.7% faster than the walk) and at
+  // 1024^2, as before the walk from row 0.
+  EXPECT_FALSE(walks(2048, 4, kw(100.0), Border::Mirror));
+  EXPECT_TRUE(walks(2048, 4, kw(200.0), Border::Wrap));
   EXPECT_FALSE(walks(1024, 4, kw(200.0), Border::Mirror));
   cuda::WalkWidths ww;
   EXPECT_FALSE(cuda::walk_widths(widths_of(kovesi_widths(200.0, 4)), ww));

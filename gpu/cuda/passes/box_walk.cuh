@@ -290,14 +290,14 @@ __host__ __device__ void walk_columns(FP ring, DP st, int RL, int H, int R, int 
 // Whether the walk can run a column pass of H rows, rowf floats across (a whole number of float4: rows start 16-byte
 // aligned), its ring, and its cost in the units of box_cascade.cuh's AxisPlan::cost (a float4 column's cascade
 // positions, weighted): kWalkWeight a walked row. First fitted as 4.8 on the unpaired taps (docs/performance.md, "Box
-// columns as a walk"); refitted with the taps paired (call 155, H200, each path forced, 1 / 2 / 4 channels at
-// 4096^2-1024^2, sigma 12-200): at 4096^2 the segments are faster at sigma 12 (2.6-4.9%) and the walk from sigma 24
-// on (1.5-5% at 24-48, 10-20% at 100-200), which any weight between 4.18 and 4.38 reproduces. With the walk from row
-// 0 (clamp, zero) and the thin grid's factor (plan_walk; calls 160-161) it also takes the walk at 2048^2 RGBA from
-// sigma 24 (2-3% faster there) and at 1024^2 RGBA from sigma 100 (15-20%), and keeps the segments for one channel at
-// 2048^2 up to sigma 100 and for two or fewer channels at 1024^2 (giving up the walk's 9-12% for two channels at
-// sigma 200 there, call 155).
-constexpr double kWalkWeight = 4.3;
+// columns as a walk"), 4.3 with the taps paired (call 155). Refitted after the column strips' loads at fixed strides
+// made the segments 7-13% faster (docs/performance.md, box, "The walk refitted after the strips' loads"; H200 calls
+// 349-350, each path forced, 1 / 2 / 4 channels, 1024^2-4096^2, 1920x1080, 3000^2, clamp and mirror, sigma 12-200):
+// the segments are now faster up to sigma 64 (at 4096^2 RGBA by 3-9%) and the walk from sigma 80-100 on (11-13% at
+// 100), which weight 4.85 with the thin grid's factor below reproduces in every case measured but three (1024^2 two
+// channels at sigma 200 and 2048^2 RGBA mirror at 100 keep the segments, 7.7% and 3.7% slower; 4096^2 two channels at
+// 80 takes the walk, 0.1% slower).
+constexpr double kWalkWeight = 4.85;
 struct WalkPlan {
   WalkWidths w;
   int ring_rows = 0;  // 0: no walk
@@ -309,9 +309,9 @@ struct WalkPlan {
 // and the plan tests decide by this one rule.
 inline bool walk_cheaper(const WalkPlan& w, bool seg, double seg_cost) { return !seg || w.cost < seg_cost; }
 // lead: walk_lead (the rows walked are H + R + lead); sms: the device's SMs (0: not counted). Under two blocks an SM
-// the walk's blocks no longer hide each other's latency, so its cost a column grows there: by sqrt(2 sms / blocks),
-// fitted to the H200's choices each path forced (calls 155 and 160: 2048^2 one channel, 128 blocks, the segments 3-18%
-// faster at sigma 24-100 and the walk 9% at 200; 1024^2 RGBA, 256 blocks, the walk 14-21% faster at sigma 100-200).
+// the walk's blocks no longer hide each other's latency, so its cost a column grows there: by (2 sms / blocks)^(1/4)
+// (calls 349-350: 2048^2 one channel, 128 blocks, the segments 8-10% faster at sigma 100 and the walk 7% at 200; the
+// square root, fitted to calls 155 and 160, gave it the segments at 200 with the weight above).
 inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, int lead, size_t budget, int sms, WalkPlan& out) {
   WalkPlan p;
   if (rowf % 4 != 0 || !walk_widths(bw, p.w)) return false;
@@ -319,7 +319,7 @@ inline bool plan_walk(int H, long long rowf, const BoxWidths& bw, int lead, size
   p.smem = walk_smem_bytes(p.ring_rows);
   if (p.smem > budget) return false;
   const long long blocks = walk_blocks(rowf);
-  const double fill = sms > 0 && blocks < 2LL * sms ? std::sqrt(2.0 * sms / double(blocks)) : 1.0;
+  const double fill = sms > 0 && blocks < 2LL * sms ? std::sqrt(std::sqrt(2.0 * sms / double(blocks))) : 1.0;
   p.cost = kWalkWeight * double(H + bw.reach + lead) * fill;
   out = p;
   return true;
