@@ -926,7 +926,8 @@ TEST(CudaBoxEmulated, ColumnWalkPlans) {
     EXPECT_EQ(walks(1024, 4, kw(sigma)), sigma >= 100.0) << "1024^2 RGBA clamp, sigma " << sigma;
     EXPECT_FALSE(walks(1024, 2, kw(sigma))) << "1024^2 two channels, sigma " << sigma;
   }
-  for (double sigma : {24.0, 48.0, 100.0, 150.0}) EXPECT_FALSE(walks(2048, 1, kw(sigma))) << "2048^2 one channel " << sigma;
+  for (double sigma : {24.0, 48.0, 100.0, 150.0})
+    EXPECT_FALSE(walks(2048, 1, kw(sigma))) << "2048^2 one channel " << sigma;
   EXPECT_TRUE(walks(2048, 1, kw(200.0))) << "2048^2 one channel 200";
   for (int channels : {1, 2, 4}) EXPECT_FALSE(walks(4096, channels, kw(64.0))) << "4096^2, sigma 64, " << channels;
   // Beyond sigma 200 the ring outgrows two blocks an SM: the walk at one, wherever it fits (to sigma 500: 230080 bytes
