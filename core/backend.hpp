@@ -16,7 +16,7 @@ namespace gpublur {
 
 struct BackendOptions {
   int device = 0;            // --device N: which GPU (CUDA ordinal, EGL device index)
-  bool half_storage = false;  // GL: RGBA16F textures instead of RGBA32F
+  bool half_storage = false;  // GL: half-float textures (R16F / RG16F / RGBA16F) instead of float32
   int threads = 0;           // CPU: worker threads, 0 = hardware concurrency
 };
 
@@ -45,7 +45,8 @@ class Backend {
   virtual std::string device_name() const = 0;  // e.g. "NVIDIA H100 80GB HBM3", "llvmpipe (LLVM 15.0.6, 256 bits)"
   // Which clock the times come from: "cuda-events", "gl-timer-query", "host-clock-glfinish", "host-clock".
   virtual std::string timer_clock() const = 0;
-  // Element format of images on the device: "float32" (CPU, CUDA) or the GL texture format (rgba32f/rgba16f).
+  // Element format of images on the device: "float32" (CPU, CUDA) or the GL texture format of the last image
+  // uploaded (r32f, rg32f, rgba32f for three or four channels, or their 16f forms; rgba32f before any).
   virtual std::string storage() const { return "float32"; }
 
   // src has 1..4 channels (the pipeline splits wider images). Replaces any resident image.

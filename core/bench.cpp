@@ -238,6 +238,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     }
   }
   result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
+  result.storage = backend.storage();          // again: GL's texture format follows the uploaded channels
   return Status::success();
 }
 

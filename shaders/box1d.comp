@@ -28,14 +28,14 @@
 // count them). Output p = (sum of positions p + 1 .. p + w + e (p and p + w + 1)) / wreal: the window sum
 // starting at p0 is shifted by one position, then runs as above; the fractional ends are read directly (no
 // prefix difference, so nothing cancels).
-// VCH: the channels a line carries (1, 2 or 4), ROUNDS (1 or 2): the images are RGBA textures whatever the channel
-// count, so one- and two-channel images run float / vec2 lines, and an RGBA image may run vec2 lines in two rounds (RG,
-// then BA: round 0's outputs wait in registers for round 1's to be stored as one texel, and round 0 keeps the fetched
-// texels' BA for round 1, which fetches nothing: GL box 4096^2 0.625 -> 0.552 ms at sigma 48, integral 0.619 -> 0.541
-// at sigma 3, docs/performance.md "GL box: round 1's channels held from round 0"). A vec2 position takes half a
-// vec4's shared memory, so a group holds twice the positions: whole 4096 lines at box sigma 200 with no halo
-// (docs/performance.md "GL box: lines of two channels in two rounds"). Likewise a two-channel image may run float
-// lines in two rounds (R, then G). VEC, DVEC, pick and as_texel: common.glsl.
+// VCH: the channels a line carries (1, 2 or 4), ROUNDS (1 or 2): one- and two-channel images run float / vec2 lines,
+// and an RGBA image may run vec2 lines in two rounds (RG, then BA: round 0's outputs wait in registers for round 1's to
+// be stored as one texel, and round 0 keeps the fetched texels' BA for round 1, which fetches nothing: GL box 4096^2
+// 0.625 -> 0.552 ms at sigma 48, integral 0.619 -> 0.541 at sigma 3, docs/performance.md "GL box: round 1's channels
+// held from round 0"). A vec2 position takes half a vec4's shared memory, so a group holds twice the positions: whole
+// 4096 lines at box sigma 200 with no halo (docs/performance.md "GL box: lines of two channels in two rounds").
+// Likewise a two-channel image may run float lines in two rounds (R, then G). VEC, DVEC, pick and as_texel:
+// common.glsl.
 // Every read past the N positions (values, block totals, parts) clamps to the last ones: a tile with a constant tail
 // (gpu/gl/gl_tiles.hpp BoxTile::tail: a line's last group, L = N - R - LS) relies on it, its last block holding the
 // border's one value past the line whatever box has run.

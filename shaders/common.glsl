@@ -37,7 +37,8 @@ vec4 fetch_texel(sampler2D s, ivec2 p, ivec2 size, int border) {
 // of 64 bytes x 8 rows: a 4 x 8 block of RGBA32F texels is one GOB, so a warp's fetches and stores touch one
 // 512-byte piece of memory instead of the 4 or 8 GOBs that 16 x 2 or 32 x 1 pixels span. On an H100: copy
 // 0.232 -> 0.219 ms, up2-pair 0.164 -> 0.127 (docs/performance.md, "GL: warps on GOBs"). Elsewhere (llvmpipe)
-// only a permutation of the invocations.
+// only a permutation of the invocations. R32F and RG32F texels stay on 4 x 8 too: warps 64 bytes of texels wide
+// measured no faster, two channels up to 25% slower ("GL textures as narrow as the image").
 ivec2 gob_local_id(uint i, uint group_x) {
   uint lane = i & 31u, warp = i >> 5, per_row = group_x / 4u;
   return ivec2((warp % per_row) * 4u + (lane & 3u), (warp / per_row) * 8u + (lane >> 2));
@@ -46,10 +47,10 @@ ivec2 gob_local_id(uint i, uint group_x) {
 #define GLOBAL_ID (ivec2(gl_WorkGroupID.xy) * ivec2(gl_WorkGroupSize.xy) + LOCAL_ID)
 
 #ifdef VCH
-// A line of VCH channels (1, 2 or 4; gl_tiles.hpp line_vch) of the RGBA textures every image uses whatever its channel
-// count: float / vec2 / vec4 values. pick(t, rd) is a texel's channels of round rd (vec2 lines of three or four
-// channels: RG, then BA; float lines of two channels: R, then G); as_texel(v) the texel a line writes, zeros in the
-// channels it does not carry.
+// A line of VCH channels (1, 2 or 4; gl_tiles.hpp line_vch) of the images' textures (R32F, RG32F, RGBA32F for three
+// and four channels: GlPassContext::store_format; a fetch gives G, B = 0, A = 1 where they have none): float / vec2 /
+// vec4 values. pick(t, rd) is a texel's channels of round rd (vec2 lines of three or four channels: RG, then BA; float
+// lines of two channels: R, then G); as_texel(v) the texel a line writes, zeros in the channels it does not carry.
 #if VCH == 1
 #define VEC float
 #define DVEC double

@@ -31,9 +31,8 @@
 // plain sums (RGBA 0.752 -> 0.995-0.996, Deriche 0.765 -> 1.007-1.009; call 329); one-channel lines take that form.
 #define IS_REAL(t) ((((REAL_MASK) >> (t)) & 1) != 0)
 layout(local_size_x = LX) in;
-// VCH: the channels a line carries (1, 2 or 4; 3 take 4): the images are RGBA textures whatever the channel
-// count, so one- and two-channel images run float / vec2 lines (a quarter / half the registers, arithmetic and
-// aggregates of vec4 lines). VEC, DVEC, pick and as_texel: common.glsl.
+// VCH: the channels a line carries (1, 2 or 4; 3 take 4): one- and two-channel images run float / vec2 lines (a
+// quarter / half the registers, arithmetic and aggregates of vec4 lines). VEC, DVEC, pick and as_texel: common.glsl.
 #define FETCH(p) pick(texelFetch(src, p, 0), 0)
 #define STORE_IMG(p, v) imageStore(dst, p, as_texel(v))
 layout(binding = 0) uniform sampler2D src;

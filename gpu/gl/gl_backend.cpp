@@ -79,7 +79,7 @@ class GlBackend final : public Backend {
   std::string name() const override { return "gl"; }
   std::string device_name() const override { return ctx_->renderer(); }
   std::string timer_clock() const override { return timer_query_ ? "gl-timer-query" : "host-clock-glfinish"; }
-  std::string storage() const override { return passes_->half() ? "rgba16f" : "rgba32f"; }
+  std::string storage() const override { return passes_->store_format_glsl(); }
 
   Status upload(const Image& src, double& ms) override {
     ms = 0;
@@ -93,9 +93,9 @@ class GlBackend final : public Backend {
     if (src.data.size() != src.value_count()) return Status::fail("gl: image data size does not match its shape");
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
+    passes_->set_channels(src.channels);  // before ensure_io: the textures' format follows it
     if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
     channels_ = src.channels;
-    passes_->set_channels(src.channels);
     ran_ = false;
     glFinish();
     const auto t0 = Clock::now();
@@ -185,11 +185,11 @@ class GlBackend final : public Backend {
     ms = 0;
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
+    passes_->set_channels(src.channels);  // before ensure_io and the program: the format follows it
     if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
     GLuint prog = 0;
     if (Status s = passes_->program({{"unpack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
     channels_ = src.channels;
-    passes_->set_channels(src.channels);
     ran_ = false;
     glFinish();
     const auto t0 = Clock::now();

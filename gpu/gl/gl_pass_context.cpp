@@ -123,8 +123,26 @@ Status GlPassContext::make_texture(int w, int h, GLenum format, GLuint& out, con
   return Status::fail(fmt::format("GL: allocating {} ({}x{}) failed: {}", what, w, h, errs));
 }
 
+GLenum GlPassContext::store_format() const {
+  if (channels_ == 1) return half_ ? GL_R16F : GL_R32F;
+  if (channels_ == 2) return half_ ? GL_RG16F : GL_RG32F;
+  return half_ ? GL_RGBA16F : GL_RGBA32F;
+}
+
+const char* GlPassContext::store_format_name() const {
+  if (channels_ == 1) return half_ ? "R16F" : "R32F";
+  if (channels_ == 2) return half_ ? "RG16F" : "RG32F";
+  return half_ ? "RGBA16F" : "RGBA32F";
+}
+
+const char* GlPassContext::store_format_glsl() const {
+  if (channels_ == 1) return half_ ? "r16f" : "r32f";
+  if (channels_ == 2) return half_ ? "rg16f" : "rg32f";
+  return half_ ? "rgba16f" : "rgba32f";
+}
+
 Status GlPassContext::ensure_io(int w, int h) {
-  if (w == width_ && h == height_ && io_[0]) return Status::success();
+  if (w == width_ && h == height_ && io_[0] && io_format_ == store_format()) return Status::success();
   free_sized();
   for (int i = 0; i < 2; ++i) {
     if (Status s = make_texture(w, h, store_format(), io_[i],
@@ -135,6 +153,7 @@ Status GlPassContext::ensure_io(int w, int h) {
     }
   }
   width_ = w, height_ = h;
+  io_format_ = store_format();
   return Status::success();
 }
 
@@ -208,7 +227,7 @@ Status GlPassContext::program(const std::vector<std::pair<std::string, GLenum>>&
                               GLuint& out, bool unroll_by_default) {
   const std::string all_defines =
       (unroll_pragma(unroll_by_default) ? "#pragma optionNV(unroll all)\n" : "") + defines;
-  std::string key = all_defines;
+  std::string key = std::string(store_format_glsl()) + "|" + all_defines;
   for (const auto& f : files) key += "|" + f.first;
   if (auto it = programs_.find(key); it != programs_.end()) {
     out = it->second;
@@ -220,7 +239,7 @@ Status GlPassContext::program(const std::vector<std::pair<std::string, GLenum>>&
     if (Status st = shader_file(file, stage, s); !st) return st;
     stages.push_back(std::move(s));
   }
-  const std::string format = std::string("#define STORE_FORMAT ") + (half_ ? "rgba16f" : "rgba32f") + "\n";
+  const std::string format = std::string("#define STORE_FORMAT ") + store_format_glsl() + "\n";
   if (Status st = build_program(stages, format + all_defines, true, out); !st) return st;
   programs_[key] = out;
   dump_binary(out, key);

@@ -21,7 +21,7 @@ namespace gpublur {
 // One image of the running program on the device. Pixel (x, y) of the image's frame (core/program.hpp) is
 // stored at (x + pad, y + pad).
 struct GlImage {
-  GLuint tex = 0;  // float32 images: an RGBA32F (RGBA16F with half storage) texture of the padded size
+  GLuint tex = 0;  // float32 images: a texture of the padded size in the context's store_format()
   GLuint buf = 0;  // float64 images: a storage buffer of one dvec4 per pixel, rows of stored_w() pixels
   int w = 0, h = 0, pad = 0;
   bool f64 = false;
@@ -77,16 +77,21 @@ class GlPassContext {
   Status init(const std::string& renderer);
   const GlLimits& limits() const { return limits_; }
   bool half() const { return half_; }
-  GLenum store_format() const { return half_ ? GL_RGBA16F : GL_RGBA32F; }
-  const char* store_format_name() const { return half_ ? "RGBA16F" : "RGBA32F"; }
+  // The images' texture format: as many channels as the uploaded image has (three take RGBA: there is no
+  // three-channel image format for image stores), so one- and two-channel images move a quarter and a half of
+  // RGBA's bytes. A fetch fills the missing channels with G, B = 0, A = 1, as the RGBA upload did.
+  GLenum store_format() const;
+  const char* store_format_name() const;  // "RGBA32F", "R16F", ...
+  const char* store_format_glsl() const;  // the layout qualifier: "rgba32f", "r16f", ...
   // conv1d.comp's default tiles per axis (device limits), checked once at init.
   const SepTile& sep_tile_default(int axis) const { return axis == 0 ? tile_h_ : tile_v_; }
 
-  // Images 0 (input) and 1 (output) as w x h textures; a new size frees every image-sized object.
+  // Images 0 (input) and 1 (output) as w x h textures of store_format() (set_channels first); a new size or
+  // format frees every image-sized object.
   Status ensure_io(int w, int h);
   int width() const { return width_; }
   int height() const { return height_; }
-  // The uploaded image's channel count (textures hold RGBA whatever it is; a step's work reads it at run time).
+  // The uploaded image's channel count (it chooses store_format(); a step's work reads it at run time).
   int channels() const { return channels_; }
   void set_channels(int c) { channels_ = c; }
   GLuint input() const { return io_[0]; }
@@ -142,6 +147,7 @@ class GlPassContext {
   GlLimits limits_;
   SepTile tile_h_, tile_v_;
   int width_ = 0, height_ = 0, channels_ = 0;
+  GLenum io_format_ = 0;  // the format io_ and the pooled images were made with
   GLuint io_[2] = {0, 0};
   // Pools of program images, by (f64, stored w, stored h).
   std::map<std::tuple<bool, int, int>, std::vector<GLuint>> pool_;

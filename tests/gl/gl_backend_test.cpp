@@ -52,22 +52,52 @@ TEST(GlBackend, RenderTargetsAndImagesAreExact) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
-  Image src = random_image(61, 37, 4, 11);
-  for (size_t i = 0; i < src.data.size(); ++i) src.data[i] = (src.data[i] - 0.5f) * (i % 3 ? 2000.0f : 1e-6f);
-  for (const char* impl : {"fragment", "compute"}) {
-    SCOPED_TRACE(impl);
+  for (int channels = 1; channels <= 4; ++channels) {  // R32F, RG32F, RGBA32F textures
+    SCOPED_TRACE(channels);
+    Image src = random_image(61, 37, channels, 11);
+    for (size_t i = 0; i < src.data.size(); ++i) src.data[i] = (src.data[i] - 0.5f) * (i % 3 ? 2000.0f : 1e-6f);
+    for (const char* impl : {"fragment", "compute"}) {
+      SCOPED_TRACE(impl);
+      Image out;
+      ASSERT_TRUE(gl_run(*be, make_plan("gauss-sep", {{"radius", "0"}, {"impl", impl}}), src, out).ok());
+      ASSERT_EQ(out.data.size(), src.data.size());
+      EXPECT_EQ(std::memcmp(out.data.data(), src.data.data(), src.byte_count()), 0);
+    }
     Image out;
-    ASSERT_TRUE(gl_run(*be, make_plan("gauss-sep", {{"radius", "0"}, {"impl", impl}}), src, out).ok());
-    ASSERT_EQ(out.data.size(), src.data.size());
+    ASSERT_TRUE(gl_run(*be, make_plan("copy", {}), src, out).ok());
     EXPECT_EQ(std::memcmp(out.data.data(), src.data.data(), src.byte_count()), 0);
   }
-  Image out;
-  ASSERT_TRUE(gl_run(*be, make_plan("copy", {}), src, out).ok());
-  EXPECT_EQ(std::memcmp(out.data.data(), src.data.data(), src.byte_count()), 0);
 }
 
-// RGBA16F storage: input, intermediate and output each round to half (relative 2^-11), so for values in
-// [0, 1) the error stays below 3 * 2^-11 ~ 1.5e-3; above 1e-6 proves the storage really is half.
+// The textures hold as many channels as the image (three take RGBA): one backend given images of one size and
+// changing channel counts makes its textures again each time the format changes, and every result still
+// matches the reference (a texture kept from the previous image would store only its own channels).
+TEST(GlBackend, TexturesFollowTheChannels) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const char* formats[] = {"", "r32f", "rg32f", "rgba32f", "rgba32f"};
+  uint32_t seed = 70;
+  for (const int channels : {1, 4, 2, 3, 1, 2}) {
+    SCOPED_TRACE(channels);
+    const Image src = random_image(53, 31, channels, seed++);
+    expect_matches_reference(*be, make_plan("box", {{"sigma", "2"}, {"border", "mirror"}}), src, "");
+    EXPECT_EQ(be->storage(), formats[channels]);
+    expect_matches_reference(*be, make_plan("iir", {{"sigma", "3"}, {"border", "wrap"}}), src, "");
+    expect_matches_reference(*be, make_plan("gauss-sep", {{"sigma", "1.5"}, {"impl", "fragment"}}), src, "");
+  }
+  std::string half_error;
+  Backend* half = shared_gl(true, half_error);
+  GPUBLUR_GL_OR_SKIP(half, half_error);
+  double err = 0;
+  ASSERT_TRUE(gl_error_vs_reference(*half, make_plan("copy", {}), random_image(53, 31, 1, seed), err).ok());
+  EXPECT_EQ(half->storage(), "r16f");
+  EXPECT_GT(err, 1e-6);  // really half
+  EXPECT_LE(err, 1.0 / 2048);
+}
+
+// Half storage (RGBA16F for these three channels): input, intermediate and output each round to half (relative
+// 2^-11), so for values in [0, 1) the error stays below 3 * 2^-11 ~ 1.5e-3; above 1e-6 proves it really is half.
 TEST(GlBackend, HalfStorageWithinHalfPrecision) {
   std::string error;
   Backend* be = shared_gl(true, error);
