@@ -4,12 +4,14 @@
 // start on different banks. The kernel's taps (NTAPS: 2r+1 padded with zero weights to a multiple of PER)
 // are walked in rounds of up to OPR: each round loads TILE + its taps texels per line into shared memory
 // (border-remapped once per texel) and applies those taps from there, so any radius fits the shared memory.
-// The tap loop runs in chunks of PER taps: PER shared loads and one vec4 of weights feed PER x PER vec4
-// FMAs, with no bounds tests.
+// The tap loop runs in chunks of PER taps: PER shared loads and PER weights feed PER x PER FMAs of the line's
+// values, with no bounds tests.
 // BALANCED 1: NROUNDS rounds of exactly OPR taps (the host balances them and pads NTAPS to NROUNDS x OPR
 // with zero weights), so every loop's trip count is a compile-time constant, except the round loop's
 // where OUTER_UNIFORM (there NVIDIA's unroll pragma unrolls the chunk loops but not the round loop).
 // Which form is faster depends on the radius (H100: docs/performance.md, GL round 4).
+// VCH 1 / 2 (one- and two-channel images): float / vec2 lines (common.glsl), a quarter / half of the shared memory and
+// arithmetic of the vec4 lines three and four channels take (no VCH).
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
@@ -32,6 +34,12 @@ uniform int n_outer;  // = NROUNDS from the host: NVIDIA's unroll pragma then le
 #define ROUND_BOUND NROUNDS
 #endif
 
+#ifndef VCH
+#define VEC vec4
+#define pick(t, rd) (t)
+#define as_texel(v) (v)
+#endif
+
 #if AXIS == 0
 #define ALONG LOCAL_X
 #define ACROSS LOCAL_Y
@@ -44,7 +52,7 @@ uniform int n_outer;  // = NROUNDS from the host: NVIDIA's unroll pragma then le
 #define N_LOAD (TILE + OPR)  // texels per line and round
 #define LOAD_ITERS ((ACROSS * N_LOAD + NT - 1) / NT)
 
-shared vec4 line[ACROSS * SPAN];
+shared VEC line[ACROSS * SPAN];
 
 float weight(int j) { return w4[j >> 2][j & 3]; }
 
@@ -61,8 +69,8 @@ void main() {
 #endif
   bool live = c0 + lc < n_across;
   int base = lc * SPAN;
-  vec4 acc[PER];
-  for (int p = 0; p < PER; ++p) acc[p] = vec4(0.0);
+  VEC acc[PER];
+  for (int p = 0; p < PER; ++p) acc[p] = VEC(0.0);
 
 #if BALANCED
   for (int round = 0; round < ROUND_BOUND; ++round) {
@@ -92,13 +100,13 @@ void main() {
       int l = i % ACROSS, j = i / ACROSS;
 #endif
       int c = c0 + l;
-      vec4 v = vec4(0.0);
+      VEC v = VEC(0.0);
       if (c < n_across) {
         int a = remap_index(a0 - RADIUS + lo + j, n_along, border);
 #if AXIS == 0
-        if (a >= 0) v = texelFetch(src, ivec2(a, c), 0);
+        if (a >= 0) v = pick(texelFetch(src, ivec2(a, c), 0), 0);
 #else
-        if (a >= 0) v = texelFetch(src, ivec2(c, a), 0);
+        if (a >= 0) v = pick(texelFetch(src, ivec2(c, a), 0), 0);
 #endif
       }
       line[l * SPAN + j] = v;
@@ -106,10 +114,10 @@ void main() {
     barrier();
     // Window win[q] = line[s + t0 + q]; output p takes tap t0 + tt from win/nxt[p + tt].
     int s = base + la * PER;
-    vec4 win[PER];
+    VEC win[PER];
     for (int q = 0; q < PER; ++q) win[q] = line[s + q];
     for (int t0 = 0; t0 < CNT; t0 += PER) {
-      vec4 nxt[PER];
+      VEC nxt[PER];
       for (int q = 0; q < PER; ++q) nxt[q] = line[s + t0 + PER + q];
       for (int tt = 0; tt < PER; ++tt) {
         float wt = weight(lo + t0 + tt);
@@ -125,9 +133,9 @@ void main() {
     int a = a0 + la * PER + p;
     if (a >= n_along) break;
 #if AXIS == 0
-    imageStore(dst, ivec2(a, c), acc[p]);
+    imageStore(dst, ivec2(a, c), as_texel(acc[p]));
 #else
-    imageStore(dst, ivec2(c, a), acc[p]);
+    imageStore(dst, ivec2(c, a), as_texel(acc[p]));
 #endif
   }
 }

@@ -80,9 +80,12 @@ struct SepPass {
 
 Status sep_pass(GlPassContext& ctx, const SepForm& f, int axis, int radius, SepPass& out) {
   out.tile = f.tile[axis];
+  // One- and two-channel images run float / vec2 lines (VCH); three and four vec4 lines.
+  const int vch = line_vch(ctx.channels());
+  const std::string vch_define = vch < 4 ? fmt::format("#define VCH {}\n", vch) : "";
   if (Status s = ctx.program({{"conv1d.comp", GL_COMPUTE_SHADER}},
-                             out.tile.defines(radius, ctx.limits().max_ubo, f.balanced) + outer_define(), out.prog,
-                             f.unroll);
+                             out.tile.defines(radius, ctx.limits().max_ubo, f.balanced) + outer_define() + vch_define,
+                             out.prog, f.unroll);
       !s)
     return s;
   out.u_border = GlPassContext::uniform(out.prog, "border");
