@@ -4,10 +4,16 @@
 // by the kernel's M bins, transformed back; positions radius .. radius + len - 1 are stored. The first forward
 // pass reads the texture and the last inverse pass writes the image: the image is read about once and written
 // once. Elements are vec4s holding two complex numbers (r + i g, b + i a: the taps are real, channels never mix).
+// LPE (lines an element, 4 / VCH): one-channel images pack four lines' values into an element, two-channel images two
+// lines' r and g, so that no part of an element is transformed for nothing; a group's NB element lines are then
+// NB x LPE lines of the image.
 // ELEMS elements per invocation and pass: radix-ELEMS passes (NBIG of them), then radix ELEMS / 2 (NSMALL).
 // Twiddles from a float64 table on the host (exp(-2 pi i m / M), m < M): every one rounded once, no shader
 // sin/cos error. Loops run at most ELEMS iterations per pass and 2 * (NBIG + NSMALL) passes: far under
 // llvmpipe's loop budget.
+#ifndef LPE
+#define LPE 1
+#endif
 #define M (1 << LOG_M)
 #define LS (M + M / 8)              // shared slots per line (fft_segments.hpp seg_line_slots)
 #define T (NB * M / ELEMS)          // invocations
@@ -82,12 +88,23 @@ void butterfly(int R, bool lines_fast, int u, out int line, out int j) {
   }
 }
 
+// Line ln's texel at x, zeros past the image's lines (an element's later lines, LPE > 1).
+vec4 texel_of_line(int x, int ln) { return ln < lines ? texelFetch(src, AT(x, ln), 0) : vec4(0.0); }
+
 vec4 load(int src_kind, int line, int i) {
   if (src_kind == SRC_SHARED) return s[slot(line, i)];
-  int ln = line0 + line;
+  int ln = line0 + line * LPE;
   if (ln >= lines) return vec4(0.0);
   int x = remap_index(seg * len - radius + i, n, border);
-  return x < 0 ? vec4(0.0) : texelFetch(src, AT(x, ln), 0);
+  if (x < 0) return vec4(0.0);
+#if LPE == 1
+  return texelFetch(src, AT(x, ln), 0);
+#elif LPE == 2
+  return vec4(texelFetch(src, AT(x, ln), 0).rg, texel_of_line(x, ln + 1).rg);
+#else
+  return vec4(texelFetch(src, AT(x, ln), 0).r, texel_of_line(x, ln + 1).r, texel_of_line(x, ln + 2).r,
+              texel_of_line(x, ln + 3).r);
+#endif
 }
 
 void store(int dst_kind, int line, int i, vec4 e) {
@@ -96,8 +113,19 @@ void store(int dst_kind, int line, int i, vec4 e) {
   } else if (dst_kind == DST_BINS) {
     s[slot(line, i)] = cmul(e, bins[i]);
   } else {
-    int ln = line0 + line, q = i - radius, x = seg * len + q;
-    if (ln < lines && q >= 0 && q < len && x < n) imageStore(dst, AT(x, ln), e);
+    int ln = line0 + line * LPE, q = i - radius, x = seg * len + q;
+    if (ln >= lines || q < 0 || q >= len || x >= n) return;
+#if LPE == 1
+    imageStore(dst, AT(x, ln), e);
+#elif LPE == 2
+    imageStore(dst, AT(x, ln), vec4(e.xy, 0.0, 0.0));
+    if (ln + 1 < lines) imageStore(dst, AT(x, ln + 1), vec4(e.zw, 0.0, 0.0));
+#else
+    imageStore(dst, AT(x, ln), vec4(e.x, 0.0, 0.0, 0.0));
+    if (ln + 1 < lines) imageStore(dst, AT(x, ln + 1), vec4(e.y, 0.0, 0.0, 0.0));
+    if (ln + 2 < lines) imageStore(dst, AT(x, ln + 2), vec4(e.z, 0.0, 0.0, 0.0));
+    if (ln + 3 < lines) imageStore(dst, AT(x, ln + 3), vec4(e.w, 0.0, 0.0, 0.0));
+#endif
   }
 }
 
@@ -145,7 +173,7 @@ void shared_passes(int p0, int p1, float S) {
 void main() {
   t = int(gl_LocalInvocationID.x);
   seg = int(gl_WorkGroupID.x);
-  line0 = int(gl_WorkGroupID.y) * NB;
+  line0 = int(gl_WorkGroupID.y) * NB * LPE;
   ivec2 size = gpublur_src_size;
   n = AXIS == 0 ? size.x : size.y;
   lines = AXIS == 0 ? size.y : size.x;

@@ -99,11 +99,13 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
   const GlImage &src = ctx.image(pass.src), &dst = ctx.image(pass.dst);
   const int lines = pass.axis == 0 ? src.h : src.w;
   GLuint prog = 0;
+  // One- and two-channel images: 4 / 2 lines an element (the shader's LPE), nb x lpe lines a group.
+  const int lpe = 4 / line_vch(ctx.channels());
   const std::string defs =
       fmt::format("#define LOG_M {}\n#define NB {}\n#define ELEMS {}\n#define NBIG {}\n#define NSMALL {}\n"
-                  "#define AXIS {}\n",
+                  "#define AXIS {}\n#define LPE {}\n",
                   sp.log2m, sp.nb, sp.elems, glfft::seg_big_passes(sp.log2m, sp.elems),
-                  glfft::seg_passes(sp.log2m, sp.elems) - glfft::seg_big_passes(sp.log2m, sp.elems), pass.axis);
+                  glfft::seg_passes(sp.log2m, sp.elems) - glfft::seg_big_passes(sp.log2m, sp.elems), pass.axis, lpe);
   if (Status s = ctx.program({{"fft_segments.comp", GL_COMPUTE_SHADER}}, defs, prog); !s) return s;
   const GLuint tw = ctx.buffer(fmt::format("fft.twiddles.{}", index)),
                spec = ctx.buffer(fmt::format("fft.spectrum.{}", index));
@@ -126,15 +128,15 @@ Status segments_step(GlPassContext& ctx, const Pass& pass, size_t index, const g
   const int tail_positions = fft_clamp_tail_positions(pass.axis == 0 ? src.w : src.h, sp.radius);
   step.form = fmt::format("fft-segments-{}-{}{}{}", pass.axis == 0 ? "rows" : "cols", sp.m,
                           sp.nseg > 1 ? fmt::format("x{}", sp.nseg) : "", sp.unpadded ? "-unpadded" : "");
-  step.work = [&ctx, prog, tw, spec, sp, lines, load_border, u_border, u_radius, u_len, src, dst, tails_prog, tails,
-               u_tails_radius, tail_positions, axis = pass.axis] {
+  step.work = [&ctx, prog, tw, spec, sp, lines, lpe, load_border, u_border, u_radius, u_len, src, dst, tails_prog,
+               tails, u_tails_radius, tail_positions, axis = pass.axis] {
     glProgramUniform1i(prog, u_border, load_border);
     glProgramUniform1i(prog, u_radius, sp.shift());
     glProgramUniform1i(prog, u_len, sp.len);
     ctx.bind_io(prog, src.tex, dst.tex);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, tw);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, spec);
-    glDispatchCompute(GLuint(sp.nseg), GLuint((lines + sp.nb - 1) / sp.nb), 1);
+    glDispatchCompute(GLuint(sp.nseg), GLuint((lines + sp.nb * lpe - 1) / (sp.nb * lpe)), 1);
     if (!tails_prog) return;
     glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);  // the tails read the transform's outputs
     glProgramUniform1i(tails_prog, u_tails_radius, sp.radius);
