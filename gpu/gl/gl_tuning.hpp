@@ -22,9 +22,13 @@ std::string slide_spec();                    // GPUBLUR_GL_SLIDE=TWxPR[xSH]
 // Conv1d passes from this radius run as FftConv1d's segments where they fit, except on llvmpipe (<= 0: never).
 constexpr int kSepFftMinRadius = 24;
 int sep_fft_min_radius_gl();                 // GPUBLUR_GL_SEP_FFT_MIN_RADIUS
-// conv1d separable pairs on llvmpipe: the sliding register window (conv1d_window.comp) up to this radius.
+// conv1d separable pairs: the sliding register window (conv1d_window.comp) up to this radius: on llvmpipe
+// kWindowMaxRadius, on GPUs kWindowGpuMaxRadius (the FFT segments take over from radius 24; the window holds 2r + PER
+// values a line in registers).
 constexpr int kWindowMaxRadius = 100;
-int window_max_radius();                     // GPUBLUR_GL_WINDOW_MAX_RADIUS
+constexpr int kWindowGpuMaxRadius = kSepFftMinRadius - 1;
+int window_max_radius(bool llvmpipe);        // GPUBLUR_GL_WINDOW_MAX_RADIUS (both)
+std::string window_shape_spec();             // GPUBLUR_GL_WINDOW_SHAPE=GROUPxSTEPSxPER (conv1d.cpp window_shape)
 bool sep_balanced(bool by_default);          // GPUBLUR_GL_SEP_ROUNDS=balanced|plain
 std::string outer_define();                  // GPUBLUR_GL_OUTER=const
 int sep_per();                               // GPUBLUR_GL_SEP_PER=8

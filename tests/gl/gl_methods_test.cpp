@@ -51,12 +51,24 @@ TEST(GlConvSchedules, SeparablePairForms) {
        {{1, 1, 1}, {45, 70, 1.5}, {67, 41, 3}}},
       {"conv1d-fragment", "fragment", {{"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}}, wide},
   };
-  // llvmpipe only (its default there). Radius 3 on 8 x 8 (one step per line), radius 9 on a 9-wide line (the
-  // window reaches r outside at both ends), runs of 256 that overlap the last one (300, 600), radius 36 on a
-  // 37-high image; the knob raised so that radius 60 (sigma 20) is in reach.
-  if (on_llvmpipe(*be))
-    forms.push_back({"conv1d-window", "compute", {{"GPUBLUR_GL_WINDOW_MAX_RADIUS", "60"}},
-                     {{8, 8, 1}, {9, 13, 3}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {600, 37, 12}, {70, 61, 20}}});
+  // The register window (llvmpipe's default, the GPUs' below the FFT segments beyond small images). Radius 3 on 8 x 8
+  // (one step per line on llvmpipe; on GPUs lines shorter than a run), radius 9 on a 9-wide line (the window reaches
+  // r outside at both ends), runs that overlap the last one (300, 600), radius 36 on a 37-high image; the knob raised
+  // so that radius 60 (sigma 20) is in reach, the fused form (GPUs, small images) and the FFT hand-over (GPUs from
+  // radius 24) out of the way. Then the GPUs' three shapes forced on llvmpipe too (GPUBLUR_GL_WINDOW_SHAPE: runs of
+  // one step of 16, two and four of 8), and two steps of 16.
+  const std::vector<Case> windows = {{8, 8, 1},     {9, 13, 3},     {45, 70, 1.5}, {67, 41, 3},
+                                     {300, 77, 5}, {600, 37, 12}, {70, 61, 20}};
+  const std::vector<std::pair<const char*, const char*>> window_env = {
+      {"GPUBLUR_GL_WINDOW_MAX_RADIUS", "60"}, {"GPUBLUR_GL_FUSED_MAX_RADIUS", "-1"},
+      {"GPUBLUR_SEP_FFT_MIN_RADIUS", "100000"}, {"GPUBLUR_GL_SEP_FFT_MIN_RADIUS", "0"}};
+  forms.push_back({"conv1d-window", "compute", window_env, windows});
+  for (const char* shape : {"128x1x16", "128x2x8", "64x4x8", "32x2x16"}) {
+    auto env = window_env;
+    env.push_back({"GPUBLUR_GL_WINDOW_SHAPE", shape});
+    forms.push_back({"conv1d-window", "compute", env,
+                     {{16, 16, 1}, {45, 70, 1.5}, {67, 41, 3}, {300, 77, 5}, {70, 61, 7}}});
+  }
   uint32_t seed = 100;
   for (const Form& f : forms) {
     ScopedEnv env;
@@ -91,8 +103,7 @@ TEST(GlConvSchedules, WideKernelsTakeTheSegments) {
       SCOPED_TRACE(::testing::Message() << border_name(border) << " sigma " << sigma << " channels " << ch);
       const Plan plan = make_plan("gauss-sep", {{"sigma", std::to_string(sigma)}, {"border", border_name(border)}});
       // Rows of 300: two segments of 256 at radius 24, one of 512 at 60; columns of 77: one of 256.
-      const std::string want = llvmpipe      ? "conv1d-window"
-                               : sigma < 8.0  ? "conv1d-two-pass"
+      const std::string want = llvmpipe || sigma < 8.0 ? "conv1d-window"
                                : sigma < 20.0 ? "fft-segments-rows-256x2+fft-segments-cols-256"
                                               : "fft-segments-rows-512+fft-segments-cols-256";
       worst = std::max(worst, expect_matches_reference(*be, plan, random_image(300, 77, ch, seed++), want));
@@ -149,11 +160,9 @@ TEST(GlConvSchedules, AsymmetricSeparablePair) {
       const int ch = channels_for(border, size_t(r));
       SCOPED_TRACE(::testing::Message() << border_name(border) << " r " << r << " channels " << ch);
       const Image src = random_image(53, 31, ch, seed++);
-      // On a GPU the 53 x 31 image is small: radius 3 fused, 11 (beyond the fused rule) in two passes.
+      // On a GPU the 53 x 31 image is small: radius 3 fused, 11 (beyond the fused rule) the register window.
       worst = std::max(worst, expect_matches_reference(*be, program_plan(prog, border), src,
-                                                       llvmpipe ? "conv1d-window"
-                                                       : r == 3 ? "conv1d-fused"
-                                                                : "conv1d-two-pass"));
+                                                       !llvmpipe && r == 3 ? "conv1d-fused" : "conv1d-window"));
     }
   std::printf("[ measured ] asymmetric separable pair: max abs error %.3g\n", worst);
 }

@@ -6,12 +6,14 @@
 //                       GPUBLUR_GL_FUSED_MAX_RADIUS)
 //      conv1d-sliding   both passes in one dispatch, strips sliding down (conv1d_slide.comp; off by default:
 //                       GPUBLUR_GL_SLIDE_MAX_RADIUS)
-//      conv1d-window    llvmpipe only: two dispatches of conv1d_window.comp (sliding register windows, no
-//                       shared memory), where the radius and the image's size allow (window_fits)
-//      conv1d-two-pass  two dispatches of conv1d.comp through the program's intermediate image
+//      conv1d-window    two dispatches of conv1d_window.comp (sliding register windows, no shared memory), where
+//                       the radius and the image's size allow (window_fits; on GPUs up to radius 23)
+//      conv1d-two-pass  two dispatches of conv1d.comp through the program's intermediate image (GPUs beyond
+//                       the window's radius or lines shorter than it; lone passes)
 //    With pass.hint "fragment": conv1d-fragment, the thesis's fragment-shader ping-pong (conv1d.frag).
 //  - A lone Conv1d is one dispatch of conv1d.comp ("conv1d") or one draw of conv1d.frag ("conv1d-fragment").
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -104,32 +106,55 @@ void dispatch(const GlPassContext& ctx, const SepPass& p, int border, GLuint in,
     glDispatchCompute(groups(w, p.tile.across_threads()), groups(h, p.tile.tile()), 1);
 }
 
-// The llvmpipe form (conv1d_window.comp): one dispatch per pass, runs of kWindowSteps steps of kWindowPer
-// outputs (measured at 4K RGBA, r 24, on a 2-core VM: 8 outputs per step beat 4, 12 and 16; runs of 32 steps
-// beat 16; docs/performance.md, "GL on llvmpipe").
-constexpr int kWindowPer = 8, kWindowSteps = 32, kWindowGroup = 8;
+// The sliding register window (conv1d_window.comp): one dispatch per pass, groups of `group` neighbouring lines, each
+// invocation a run of `steps` steps of `per` outputs.
+struct WindowShape {
+  int group = 0, steps = 0, per = 0;
+};
+
+// llvmpipe (4K RGBA, r 24, on a 2-core VM: 8 outputs a step beat 4, 12 and 16; runs of 32 steps beat 16;
+// docs/performance.md, "GL on llvmpipe"): groups of 8 (a SIMD vector), 32 steps of 8. GPUs (H200, call 368: 4096^2 of
+// 1, 2 and 4 channels, 1024^2 RGBA, radius 3-21, groups of 64-256, 1-8 steps of 4-16; docs/performance.md "GL
+// gauss-sep as register windows"): groups of 128, runs of 16 outputs up to radius 12 and 32 beyond (a longer run
+// shares its 2r halo over more outputs, a shorter one leaves more invocations), 16 a step up to radius 4 (more
+// fetches in flight where the window is small), else 8. GPUBLUR_GL_WINDOW_SHAPE=GROUPxSTEPSxPER for measurements.
+// Lines shorter than 16 (the short lines' run) take 2 steps of 8.
+WindowShape window_shape(int r, bool llvmpipe, int shortest_line) {
+  WindowShape w = llvmpipe                          ? WindowShape{8, 32, 8}
+                  : r <= 4 && shortest_line >= 16 ? WindowShape{128, 1, 16}
+                  : r <= 12                        ? WindowShape{128, 2, 8}
+                                                   : WindowShape{128, 4, 8};
+  WindowShape o;
+  const std::string spec = window_shape_spec();
+  if (!spec.empty() && std::sscanf(spec.c_str(), "%dx%dx%d", &o.group, &o.steps, &o.per) == 3 && o.group > 0 &&
+      o.steps > 0 && o.per > 0)
+    w = o;
+  return w;
+}
 
 // Whether the form takes a pass of radius r over lines of n texels: r within the knob (the straight-line
-// code, and Mesa's compile time, grow with r) and within the line (conv1d_window.comp's remap_near), and a
-// line at least one step long.
-bool window_fits(int r, int n) { return r <= window_max_radius() && r <= n && n >= kWindowPer; }
+// code, and Mesa's compile time, grow with r; on GPUs its registers) and within the line (conv1d_window.comp's
+// remap_near), and a line at least one step long.
+bool window_fits(int r, int n, const WindowShape& w, bool llvmpipe) {
+  return r <= window_max_radius(llvmpipe) && r <= n && n >= w.per;
+}
 
 // One step: x<2r> .. x<2r + PER - 1> fetched, PER outputs from x0 .., then the window moved on by PER.
-std::string window_step(const std::vector<float>& taps) {
+std::string window_step(const std::vector<float>& taps, int per) {
   const int r = int(taps.size() / 2);
   bool symmetric = true;
   for (int k = 1; k <= r; ++k) symmetric = symmetric && taps[size_t(r - k)] == taps[size_t(r + k)];
   auto lit = [&](int k) { return glsl_floats(&taps[size_t(k)], 1); };
   std::string s;
-  for (int j = 2 * r; j < 2 * r + kWindowPer; ++j) s += fmt::format("vec4 x{} = FETCH({}); ", j, j);
-  for (int p = 0; p < kWindowPer; ++p) {
+  for (int j = 2 * r; j < 2 * r + per; ++j) s += fmt::format("VEC x{} = FETCH({}); ", j, j);
+  for (int p = 0; p < per; ++p) {
     s += fmt::format("STORE({}, {} * x{}", p, lit(r), p + r);
     for (int k = 1; k <= r; ++k)
       s += symmetric ? fmt::format(" + {} * (x{} + x{})", lit(r + k), p + r - k, p + r + k)
                      : fmt::format(" + {} * x{} + {} * x{}", lit(r - k), p + r - k, lit(r + k), p + r + k);
     s += "); ";
   }
-  for (int j = 0; j < 2 * r; ++j) s += fmt::format("x{} = x{}; ", j, j + kWindowPer);
+  for (int j = 0; j < 2 * r; ++j) s += fmt::format("x{} = x{}; ", j, j + per);
   return s;
 }
 
@@ -137,18 +162,22 @@ struct WindowPass {
   GLuint prog = 0;
   GLint u_steps = -1;
   int axis = 0;
+  WindowShape shape;
 };
 
-Status window_pass(GlPassContext& ctx, const std::vector<float>& taps, Border border, int axis, WindowPass& out) {
+// One- and two-channel images run float / vec2 windows (VCH), three and four vec4 ones.
+Status window_pass(GlPassContext& ctx, const std::vector<float>& taps, Border border, int axis,
+                   const WindowShape& shape, WindowPass& out) {
   const int r = int(taps.size() / 2);
   std::string body;
-  for (int j = 0; j < 2 * r; ++j) body += fmt::format("vec4 x{} = FETCH({}); ", j, j);
-  body += "for (int s = 0; s < n_steps; ++s, a += PER) { " + window_step(taps) + "}";
+  for (int j = 0; j < 2 * r; ++j) body += fmt::format("VEC x{} = FETCH({}); ", j, j);
+  body += "for (int s = 0; s < n_steps; ++s, a += PER) { " + window_step(taps, shape.per) + "}";
   const std::string defines =
       fmt::format("#define AXIS {}\n#define RADIUS {}\n#define PER {}\n#define LOCAL_X {}\n#define BORDER {}\n"
-                  "#define WINDOW_BODY {}\n",
-                  axis, r, kWindowPer, kWindowGroup, int(border), body);
+                  "#define VCH {}\n#define WINDOW_BODY {}\n",
+                  axis, r, shape.per, shape.group, int(border), line_vch(ctx.channels()), body);
   out.axis = axis;
+  out.shape = shape;
   if (Status s = ctx.program({{"conv1d_window.comp", GL_COMPUTE_SHADER}}, defines, out.prog); !s) return s;
   out.u_steps = GlPassContext::uniform(out.prog, "n_steps");
   return Status::success();
@@ -156,10 +185,11 @@ Status window_pass(GlPassContext& ctx, const std::vector<float>& taps, Border bo
 
 void window_dispatch(const GlPassContext& ctx, const WindowPass& p, GLuint in, GLuint out, int w, int h) {
   const int n = p.axis == 0 ? w : h, m = p.axis == 0 ? h : w;
-  const int steps = std::min(kWindowSteps, n / kWindowPer);  // a run fits the line (window_fits: n >= PER)
+  const WindowShape& ws = p.shape;
+  const int steps = std::min(ws.steps, n / ws.per);  // a run fits the line (window_fits: n >= PER)
   glProgramUniform1i(p.prog, p.u_steps, steps);
   ctx.bind_io(p.prog, in, out);
-  glDispatchCompute(groups(m, kWindowGroup), groups(n, steps * kWindowPer), 1);
+  glDispatchCompute(groups(m, ws.group), groups(n, steps * ws.per), 1);
 }
 
 // The fragment form: one draw per pass, `axes` (1 or 2 passes) from `in` through `targets`.
@@ -253,11 +283,13 @@ Status separable(GlPassContext& ctx, const Program& program, size_t index, GlSte
     };
     return Status::success();
   }
-  // llvmpipe: the sliding register window (after the fused and sliding forms, which only their knobs select).
-  if (lim.llvmpipe && window_fits(radius, mid.w) && window_fits(radius, dst.h)) {
+  // The sliding register window (on llvmpipe after the fused and sliding forms, which only their knobs select there;
+  // on GPUs after the fused form of small images).
+  const WindowShape ws = window_shape(radius, lim.llvmpipe, std::min(mid.w, dst.h));
+  if (window_fits(radius, mid.w, ws, lim.llvmpipe) && window_fits(radius, dst.h, ws, lim.llvmpipe)) {
     WindowPass ph, pv;
-    if (Status s = window_pass(ctx, pass.taps, pass.border, 0, ph); !s) return s;
-    if (Status s = window_pass(ctx, pass.taps, pass.border, 1, pv); !s) return s;
+    if (Status s = window_pass(ctx, pass.taps, pass.border, 0, ws, ph); !s) return s;
+    if (Status s = window_pass(ctx, pass.taps, pass.border, 1, ws, pv); !s) return s;
     spdlog::debug("GL conv1d pair: sliding register window, r {}", radius);
     step.form = "conv1d-window";
     step.work = [&ctx, ph, pv, src, mid, dst] {
