@@ -70,8 +70,8 @@ long long iir_tiles_min_pixels(bool pair) {
 // conv1d separable pairs on llvmpipe: the sliding register window up to this radius (docs/performance.md, "GL on
 // llvmpipe": Mesa's compile time grows with the radius). GPUBLUR_GL_WINDOW_MAX_RADIUS overrides it (-1: never),
 // so that the tests still run the two-pass shader NVIDIA takes on llvmpipe.
-int window_max_radius(bool llvmpipe) {
-  return env_int("GPUBLUR_GL_WINDOW_MAX_RADIUS", llvmpipe ? kWindowMaxRadius : kWindowGpuMaxRadius);
+int window_max_radius(bool llvmpipe, int vch) {
+  return env_int("GPUBLUR_GL_WINDOW_MAX_RADIUS", llvmpipe ? kWindowMaxRadius : vch == 1 ? 39 : vch == 2 ? 30 : 24);
 }
 std::string window_shape_spec() {
   const char* env = std::getenv("GPUBLUR_GL_WINDOW_SHAPE");

@@ -23,11 +23,11 @@ std::string slide_spec();                    // GPUBLUR_GL_SLIDE=TWxPR[xSH]
 constexpr int kSepFftMinRadius = 24;
 int sep_fft_min_radius_gl();                 // GPUBLUR_GL_SEP_FFT_MIN_RADIUS
 // conv1d separable pairs: the sliding register window (conv1d_window.comp) up to this radius: on llvmpipe
-// kWindowMaxRadius, on GPUs kWindowGpuMaxRadius (the FFT segments take over from radius 24; the window holds 2r + PER
-// values a line in registers).
+// kWindowMaxRadius; on GPUs, before the FFT segments, up to 39 / 30 / 24 for float / vec2 / vec4 windows (vch 1, 2,
+// 4; the window holds 2r + PER values a line in registers: H200, docs/performance.md "GL gauss-sep as register
+// windows").
 constexpr int kWindowMaxRadius = 100;
-constexpr int kWindowGpuMaxRadius = kSepFftMinRadius - 1;
-int window_max_radius(bool llvmpipe);        // GPUBLUR_GL_WINDOW_MAX_RADIUS (both)
+int window_max_radius(bool llvmpipe, int vch);  // GPUBLUR_GL_WINDOW_MAX_RADIUS (every device and vch)
 std::string window_shape_spec();             // GPUBLUR_GL_WINDOW_SHAPE=GROUPxSTEPSxPER (conv1d.cpp window_shape)
 bool sep_balanced(bool by_default);          // GPUBLUR_GL_SEP_ROUNDS=balanced|plain
 std::string outer_define();                  // GPUBLUR_GL_OUTER=const

@@ -2,6 +2,7 @@
 // hints or GPUBLUR_GL_* knobs select (the registry-driven test runs every method x backend x border x
 // channels with the defaults). Random images, outputs poisoned with NaN before each download; channels vary
 // with the border so that every border meets every channel count across the cases.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -88,8 +89,9 @@ TEST(GlConvSchedules, SeparablePairForms) {
   }
 }
 
-// gauss-sep's wide kernels: on a GPU as FftConv1d's segments from sep_fft_min_radius_gl() (radius 24), on llvmpipe
-// the register window; below that radius the direct forms.
+// gauss-sep's wide kernels: on a GPU the register window up to radius 39 / 30 / 24 for one / two / three or four
+// channels (window_max_radius), beyond as FftConv1d's segments (from sep_fft_min_radius_gl(), radius 24); on llvmpipe
+// the register window.
 TEST(GlConvSchedules, WideKernelsTakeTheSegments) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -98,12 +100,13 @@ TEST(GlConvSchedules, WideKernelsTakeTheSegments) {
   uint32_t seed = 170;
   double worst = 0;
   for (Border border : kBorders)
-    for (double sigma : {7.0, 8.0, 20.0}) {  // radius 21, 24, 60
-      const int ch = channels_for(border, size_t(sigma));
+    for (double sigma : {7.0, 8.0, 11.0, 20.0}) {  // radius 21, 24, 33, 60
+      const int ch = channels_for(border, size_t(sigma)), r = int(std::ceil(3 * sigma));
       SCOPED_TRACE(::testing::Message() << border_name(border) << " sigma " << sigma << " channels " << ch);
       const Plan plan = make_plan("gauss-sep", {{"sigma", std::to_string(sigma)}, {"border", border_name(border)}});
-      // Rows of 300: two segments of 256 at radius 24, one of 512 at 60; columns of 77: one of 256.
-      const std::string want = llvmpipe || sigma < 8.0 ? "conv1d-window"
+      // Rows of 300: two segments of 256 at radius 24 and 33, one of 512 at 60; columns of 77: one of 256.
+      const int window_max = ch == 1 ? 39 : ch == 2 ? 30 : 24;
+      const std::string want = llvmpipe || r <= window_max ? "conv1d-window"
                                : sigma < 20.0 ? "fft-segments-rows-256x2+fft-segments-cols-256"
                                               : "fft-segments-rows-512+fft-segments-cols-256";
       worst = std::max(worst, expect_matches_reference(*be, plan, random_image(300, 77, ch, seed++), want));

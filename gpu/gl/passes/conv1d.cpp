@@ -7,7 +7,8 @@
 //      conv1d-sliding   both passes in one dispatch, strips sliding down (conv1d_slide.comp; off by default:
 //                       GPUBLUR_GL_SLIDE_MAX_RADIUS)
 //      conv1d-window    two dispatches of conv1d_window.comp (sliding register windows, no shared memory), where
-//                       the radius and the image's size allow (window_fits; on GPUs up to radius 23)
+//                       the radius and the image's size allow (window_takes; on GPUs up to radius 24-39 by the
+//                       channels, before the FFT segments)
 //      conv1d-two-pass  two dispatches of conv1d.comp through the program's intermediate image (GPUs beyond
 //                       the window's radius or lines shorter than it; lone passes)
 //    With pass.hint "fragment": conv1d-fragment, the thesis's fragment-shader ping-pong (conv1d.frag).
@@ -132,11 +133,16 @@ WindowShape window_shape(int r, bool llvmpipe, int shortest_line) {
   return w;
 }
 
-// Whether the form takes a pass of radius r over lines of n texels: r within the knob (the straight-line
-// code, and Mesa's compile time, grow with r; on GPUs its registers) and within the line (conv1d_window.comp's
-// remap_near), and a line at least one step long.
-bool window_fits(int r, int n, const WindowShape& w, bool llvmpipe) {
-  return r <= window_max_radius(llvmpipe) && r <= n && n >= w.per;
+// Whether the form takes a separable pair (passes index and index + 1) of radius r: r within window_max_radius (the
+// straight-line code, and Mesa's compile time, grow with r; on GPUs its registers) and within both passes' lines
+// (conv1d_window.comp's remap_near), and lines at least one step long. Its shape in `ws`.
+bool window_takes(const GlPassContext& ctx, const Program& program, size_t index, WindowShape& ws) {
+  const Pass& pass = program.passes[index];
+  const int r = pass.radius(), rows = ctx.image(pass.dst).w, cols = ctx.image(program.passes[index + 1].dst).h;
+  const bool llvmpipe = ctx.limits().llvmpipe;
+  ws = window_shape(r, llvmpipe, std::min(rows, cols));
+  return r <= window_max_radius(llvmpipe, line_vch(ctx.channels())) && r <= std::min(rows, cols) &&
+         std::min(rows, cols) >= ws.per;
 }
 
 // One step: x<2r> .. x<2r + PER - 1> fetched, PER outputs from x0 .., then the window moved on by PER.
@@ -285,8 +291,7 @@ Status separable(GlPassContext& ctx, const Program& program, size_t index, GlSte
   }
   // The sliding register window (on llvmpipe after the fused and sliding forms, which only their knobs select there;
   // on GPUs after the fused form of small images).
-  const WindowShape ws = window_shape(radius, lim.llvmpipe, std::min(mid.w, dst.h));
-  if (window_fits(radius, mid.w, ws, lim.llvmpipe) && window_fits(radius, dst.h, ws, lim.llvmpipe)) {
+  if (WindowShape ws; window_takes(ctx, program, index, ws)) {
     WindowPass ph, pv;
     if (Status s = window_pass(ctx, pass.taps, pass.border, 0, ws, ph); !s) return s;
     if (Status s = window_pass(ctx, pass.taps, pass.border, 1, ws, pv); !s) return s;
@@ -323,10 +328,11 @@ Status separable(GlPassContext& ctx, const Program& program, size_t index, GlSte
 Status gl_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   // Wide kernels as FftConv1d's segments (the same function within float rounding) where measured faster; not on
-  // llvmpipe, where the register window is (sep_fft_min_radius_gl).
+  // llvmpipe, nor for pairs the register window takes (sep_fft_min_radius_gl, window_max_radius).
   const int fft_from = sep_fft_min_radius_gl();
+  WindowShape ws;
   if (pass.hint.empty() && !ctx.limits().llvmpipe && fft_from > 0 && pass.radius() >= fft_from &&
-      gl_fft_segments_fit(ctx, pass))
+      gl_fft_segments_fit(ctx, pass) && !(separable_pair(program, index) && window_takes(ctx, program, index, ws)))
     return gl_fft_conv1d(ctx, program, index, step);
   if (separable_pair(program, index)) return separable(ctx, program, index, step);
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
