@@ -67,9 +67,10 @@ long long iir_tiles_min_pixels(bool pair) {
   return env && *env ? std::atoll(env) : pair ? kIirPairMinPixels : kIirTilesMinPixels;
 }
 
-// conv1d separable pairs on llvmpipe: the sliding register window up to this radius (docs/performance.md, "GL on
-// llvmpipe": Mesa's compile time grows with the radius). GPUBLUR_GL_WINDOW_MAX_RADIUS overrides it (-1: never),
-// so that the tests still run the two-pass shader NVIDIA takes on llvmpipe.
+// conv1d separable pairs: the sliding register window up to this radius: on llvmpipe kWindowMaxRadius
+// (docs/performance.md, "GL on llvmpipe": Mesa's compile time grows with the radius), on GPUs by the window's width
+// (gl_tuning.hpp). GPUBLUR_GL_WINDOW_MAX_RADIUS overrides both (-1: never), so that the tests still run the two-pass
+// shader on every device.
 int window_max_radius(bool llvmpipe, int vch) {
   return env_int("GPUBLUR_GL_WINDOW_MAX_RADIUS", llvmpipe ? kWindowMaxRadius : vch == 1 ? 39 : vch == 2 ? 30 : 24);
 }

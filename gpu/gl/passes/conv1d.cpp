@@ -192,7 +192,7 @@ Status window_pass(GlPassContext& ctx, const std::vector<float>& taps, Border bo
 void window_dispatch(const GlPassContext& ctx, const WindowPass& p, GLuint in, GLuint out, int w, int h) {
   const int n = p.axis == 0 ? w : h, m = p.axis == 0 ? h : w;
   const WindowShape& ws = p.shape;
-  const int steps = std::min(ws.steps, n / ws.per);  // a run fits the line (window_fits: n >= PER)
+  const int steps = std::min(ws.steps, n / ws.per);  // a run fits the line (window_takes: n >= PER)
   glProgramUniform1i(p.prog, p.u_steps, steps);
   ctx.bind_io(p.prog, in, out);
   glDispatchCompute(groups(m, ws.group), groups(n, steps * ws.per), 1);
