@@ -276,6 +276,21 @@ bool iir_pair(const Program& p, size_t i) {
   return p.passes.size() > i && p.passes[i].op == Op::Iir1d && xy_pair(p, i);
 }
 
+bool sat_pair(const Program& p, size_t i) {
+  if (i + 1 >= p.passes.size()) return false;
+  const Pass &a = p.passes[i], &b = p.passes[i + 1];
+  if (a.op != Op::Sat || b.op != Op::Sat || a.dst != b.src || a.dst < 2 || a.src == a.dst || b.dst == a.dst ||
+      a.extend != 0 || b.extend != 0)
+    return false;
+  const ImageDecl &s = p.images[size_t(a.src)], &m = p.images[size_t(a.dst)], &d = p.images[size_t(b.dst)];
+  if (!s.f64 || !m.f64 || !d.f64 || s.pad != m.pad || d.pad != m.pad || s.divisor != m.divisor ||
+      d.divisor != m.divisor)
+    return false;
+  for (size_t j = 0; j < p.passes.size(); ++j)
+    if (j != i + 1 && p.passes[j].src == a.dst) return false;
+  return true;
+}
+
 bool down2_fusable(const Pass& p, const Pass& q) {
   return (p.taps.size() == 2 || p.taps.size() == 4) && q.taps.size() <= size_t(kResamplePairMaxTaps) &&
          p.hint == q.hint;

@@ -149,6 +149,11 @@ bool cascade_pair(const Program& p, size_t i);
 bool bilinear_pair(const Program& p, size_t i);
 // xy_pair of Iir1d (CUDA folds the columns' first kernel into the rows' last).
 bool iir_pair(const Program& p, size_t i);
+// Two Sats that double-integrate a float64 table (spread's Sat, Sat): passes[i] the table of a float64 source that
+// covers it, passes[i + 1] the table of that table, all three of one stored area, the middle one read by no other
+// pass. Sat Sat = (Px Py)(Px Py) = Px^2 Py^2 (prefix sums along x and y commute), so a backend runs the pair as one
+// double prefix sum along the rows and one down the columns: each value read and written once an axis, not twice.
+bool sat_pair(const Program& p, size_t i);
 
 // Resampling pairs (Down2, Up2), decided from the program alone; a backend may add its own size rule (CUDA's
 // pair_big_enough). Two consecutive Down2 / Up2 passes fuse where the first's destination is the second's

@@ -178,6 +178,9 @@ Status launch_integral1d(const Pass& pass, const DevImage& src, const DevImage& 
 
 // passes/sat.cu: the inclusive float64 summed-area table of src extended by pass.extend (table = dst).
 Status launch_sat(const Pass& pass, const DevImage& src, const DevImage& table, cudaStream_t s, std::string& path);
+// passes/sat.cu: two Sats that double-integrate the table src (sat_pair, core/program.hpp) into dst through mid.
+Status launch_sat_pair(const DevImage& src, const DevImage& mid, const DevImage& dst, cudaStream_t s,
+                       std::string& path);
 // passes/sat_box.cu: the w x w window mean from four table lookups per pixel (before the table: 0).
 Status launch_sat_box(const Pass& pass, const DevImage& table, const DevImage& dst, cudaStream_t s,
                       std::string& path);

@@ -208,6 +208,17 @@ size_t scratch_iir1d(const PassContext& c, size_t i) {
   return iir1d_scratch(p, img(c, p.src));
 }
 
+// Spread's two tables (sat_pair) as one double prefix sum along rows and one down columns.
+Status run_sat(const PassContext& c, size_t i, int& consumed, std::string& path) {
+  const Pass& p = c.program.passes[i];
+  if (sat_pair(c.program, i)) {
+    consumed = 2;
+    return launch_sat_pair(img(c, p.src), img(c, p.dst), img(c, c.program.passes[i + 1].dst), c.stream, path);
+  }
+  consumed = 1;
+  return launch_sat(p, img(c, p.src), img(c, p.dst), c.stream, path);
+}
+
 Status run_dual_up(const PassContext& c, size_t i, int& consumed, std::string& path) {
   const Pass& p = c.program.passes[i];
   consumed = 1;
@@ -225,7 +236,7 @@ const PassEntry* cuda_pass(Op op) {
     t[size_t(Op::Bilinear1d)] = {run_bilinear1d, nullptr};
     t[size_t(Op::Box1d)] = {run_box1d, scratch_box1d};
     t[size_t(Op::MovingAverage)] = {run_moving_average, scratch_moving_average};
-    t[size_t(Op::Sat)] = {run_one<launch_sat>, nullptr};
+    t[size_t(Op::Sat)] = {run_sat, nullptr};
     t[size_t(Op::SatBox)] = {run_one<launch_sat_box>, nullptr};
     t[size_t(Op::Box2d)] = {run_one<launch_box2d>, nullptr};
     t[size_t(Op::Integral1d)] = {run_one_scratch<launch_integral1d>, scratch_of<integral1d_scratch>};

@@ -134,6 +134,30 @@ TEST(Plan, XyPairRules) {
   EXPECT_FALSE(box_pair(p.program, 0));
 }
 
+TEST(Plan, SatPairIsSpreadsTwoTables) {
+  Plan p;
+  ASSERT_TRUE(resolve_plan("spread", {{"sigma", "5"}}, p).ok());
+  ASSERT_EQ(p.program.passes.size(), 4u);  // spread, sat, sat, scale
+  EXPECT_FALSE(sat_pair(p.program, 0));
+  EXPECT_TRUE(sat_pair(p.program, 1));
+  EXPECT_FALSE(sat_pair(p.program, 2));
+  auto broken = [&](auto change) {
+    Program q = p.program;
+    change(q);
+    return !sat_pair(q, 1);
+  };
+  EXPECT_TRUE(broken([](Program& q) { q.images[size_t(q.passes[1].dst)].pad = 2; }));
+  EXPECT_TRUE(broken([](Program& q) { q.passes[2].dst = q.passes[1].dst; }));
+  EXPECT_TRUE(broken([](Program& q) {  // a later pass also reads the first table
+    Pass extra = q.passes[3];
+    extra.src = q.passes[1].dst;
+    extra.dst = q.add_image({});
+    q.passes.push_back(extra);
+  }));
+  ASSERT_TRUE(resolve_plan("box", {{"sigma", "4"}, {"impl", "sat"}}, p).ok());
+  for (size_t i = 0; i < p.program.passes.size(); ++i) EXPECT_FALSE(sat_pair(p.program, i));  // one table
+}
+
 TEST(Plan, ValidationErrorsNameTheParameter) {
   Plan p;
   Status s = resolve_plan("gauss-sep", {{"sigma", "0"}}, p);

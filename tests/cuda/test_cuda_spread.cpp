@@ -1,7 +1,7 @@
 // spread on the device against the CPU reference with radii whose margins the registry test does not reach:
 // the folded lines (a warp per image line, M = 2R - 2 values) and the corners (M^2 values over 64 blocks) at
 // R 6, 40 and 118 (sigma 48), every border, 1, 2 and 4 channels, an image smaller than the tent and a wider one;
-// outputs poisoned with NaN first (run_vs_reference). Skips without a device.
+// outputs poisoned with NaN first (run_vs_reference); the two tables as the sat pair. Skips without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +28,7 @@ TEST(CudaSpread, FoldedMarginsMatchTheReference) {
           const Plan plan = make_plan("spread", 1.0, border, {{"radius", std::to_string(R)}});
           std::string path;
           const double err = run_vs_reference(*backend, plan, src, path);
+          EXPECT_EQ(path, "spread+sat-pair+scale");
           EXPECT_LE(err, plan.tolerance) << "R " << R << " c" << channels << " " << w << "x" << h << " " << border;
           worst = std::max(worst, err);
         }

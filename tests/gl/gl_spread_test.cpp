@@ -1,4 +1,4 @@
-// GL coverage of the spread method's primitives (spread.comp, sat.comp with a float64 source, scale.comp)
+// GL coverage of the spread method's primitives (spread.comp, its two tables as sat_pair.comp's pair, scale.comp)
 // against the CPU reference beyond the matrix's two radii: R 1 (the identity), R past the image on both axes,
 // long rows and columns, every border, 1-4 channels.
 #include <algorithm>
@@ -26,7 +26,8 @@ TEST(GlSpread, MatchesReference) {
       const int ch = 1 + int((size_t(border) + k) % 4);
       const Plan plan = make_plan("spread", {{"radius", std::to_string(c.R)}, {"border", border_name(border)}});
       SCOPED_TRACE(::testing::Message() << border_name(border) << " " << c.w << "x" << c.h << "x" << ch << " R " << c.R);
-      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(c.w, c.h, ch, seed++), ""));
+      worst = std::max(worst, expect_matches_reference(*be, plan, random_image(c.w, c.h, ch, seed++),
+                                                       "spread+sat-pair+scale"));
     }
   std::printf("[ measured ] spread: max abs error %.3g\n", worst);
 }

@@ -5,6 +5,8 @@
 // storage buffer and writing the other; the pass count's parity decides where the first pass writes, so the
 // last one writes the table. log2 passes of a read of two dvec4 and a write of one per pixel: measured, not
 // targeted (a scan with shared memory would read and write each value once per axis).
+// Two Sats that double-integrate a table (sat_pair, core/program.hpp: spread's two tables) run as that scan:
+// shaders/sat_pair.comp, one dispatch of double prefix sums along the rows, one down the columns.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -20,9 +22,52 @@ int doubling_passes(int n) {
   return k;
 }
 
+// Groups of LX invocations a row, SEGS segments a column (the shader's defines). Measured on an H200 (spread sigma
+// 12 RGBA, the pair's ms at 1024^2 / 1920x1080 / 2048^2 / 2896^2 / 4096^2; docs/performance.md "Spread's two tables
+// as one pair"): 8 segments 0.166 / 0.288 / 0.515 / 0.918 / 2.07; 4 0.221 at 1024^2, 2.40 at 4096^2; 16 0.141 at
+// 1024^2 and 10.2 at 4096^2 (not profiled: the walkers of 16 segments lie far apart in a 537 MB table). The walks
+// with four loads in flight: faster at 1024^2-2048^2 (0.138 / 0.253 / 0.474 at 8), slower beyond (2.50 at 4096^2).
+constexpr int kPairRowGroup = 256, kPairColSegs = 8;
+
+Status gl_sat_pair(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const GlImage src = ctx.image(program.passes[index].src), mid = ctx.image(program.passes[index].dst),
+                dst = ctx.image(program.passes[index + 1].dst);
+  for (const GlImage* t : {&mid, &dst})
+    if (!t->f64 || t->stored_w() != src.stored_w() || t->stored_h() != src.stored_h())
+      return Status::fail("GL sat pair: needs three float64 tables of one area");
+  GLuint rows = 0, cols = 0;
+  if (Status s = ctx.program({{"sat_pair.comp", GL_COMPUTE_SHADER}},
+                             fmt::format("#define PHASE 0\n#define LX {}\n", kPairRowGroup), rows);
+      !s)
+    return s;
+  if (Status s = ctx.program({{"sat_pair.comp", GL_COMPUTE_SHADER}},
+                             fmt::format("#define PHASE 1\n#define SEGS {}\n", kPairColSegs), cols);
+      !s)
+    return s;
+  const GLint u_rows = GlPassContext::uniform(rows, "tsize"), u_cols = GlPassContext::uniform(cols, "tsize");
+  const int tw = src.stored_w(), th = src.stored_h();
+  step.form = "sat-pair";
+  step.passes = 2;
+  step.work = [rows, cols, u_rows, u_cols, tw, th, s = src.buf, m = mid.buf, d = dst.buf] {
+    glProgramUniform2i(rows, u_rows, tw, th);
+    glProgramUniform2i(cols, u_cols, tw, th);
+    glUseProgram(rows);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m);
+    glDispatchCompute(GLuint(std::min(th, 65535)), GLuint((th + 65534) / 65535), 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glUseProgram(cols);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, d);
+    glDispatchCompute(groups(4 * tw, 32), 1, 1);
+  };
+  return Status::success();
+}
+
 }  // namespace
 
 Status gl_sat(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  if (sat_pair(program, index)) return gl_sat_pair(ctx, program, index, step);
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), table = ctx.image(pass.dst);
   // A float64 source (a table of a table) is a storage buffer that covers the table's area.
