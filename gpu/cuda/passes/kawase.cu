@@ -1,41 +1,42 @@
-// kawase: one thread per pixel, the 4 half-pixel bilinear samples as the mean of their 2 x 2 pixels each
-// (16 reads through L1, border remapped), which is what the texture unit computes at exactly half-pixel
-// positions, without its 8-bit weights.
+// kawase: the Intel article's pass (per-thread logic in passes/kawase.cuh): offsets up to 3 (the passes --sigma
+// makes at full resolution) a thread a run of kawase::kRun outputs down a column, each row's 4-pixel sum once;
+// larger offsets a thread a pixel. Reads through L1, border remapped; what the texture unit computes at exactly
+// half-pixel positions, without its 8-bit weights.
 #include <string>
 
-#include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
+#include "gpu/cuda/passes/kawase.cuh"
 
 namespace gpublur::cuda {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ T read(const T* __restrict__ in, int x, int y, int W, int H, Border b) {
-  const int rx = remap_index(x, W, b), ry = remap_index(y, H, b);
-  return rx < 0 || ry < 0 ? vzero<T>() : in[size_t(ry) * W + rx];
-}
-
-template <typename T>
 __global__ void kawase_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int k) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= W || y >= H) return;
-  T sum = vzero<T>();
-  for (int sy = -1; sy <= 1; sy += 2)
-    for (int sx = -1; sx <= 1; sx += 2) {
-      const int x0 = x + sx * k, x1 = x + sx * (k + 1), y0 = y + sy * k, y1 = y + sy * (k + 1);
-      sum = vadd(sum, vadd(vadd(read(in, x0, y0, W, H, b), read(in, x1, y0, W, H, b)),
-                           vadd(read(in, x0, y1, W, H, b), read(in, x1, y1, W, H, b))));
-    }
-  T res = vzero<T>();
-  vfma(1.f / 16.f, sum, res);
-  out[size_t(y) * W + x] = res;
+  if (x < W && y < H) kawase::pixel(in, out, W, H, b, k, x, y);
+}
+
+template <typename T, int KK>
+__global__ void kawase_run_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kawase::kRun;
+  if (x < W && y0 < H) kawase::run<T, KK>(in, out, W, H, b, x, y0);
 }
 
 template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
   const int W = dst.width, H = dst.height;
-  kawase_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(
-      static_cast<const T*>(src.data), static_cast<T*>(dst.data), W, H, pass.border, pass.widths[0]);
+  const T* in = static_cast<const T*>(src.data);
+  T* out = static_cast<T*>(dst.data);
+  const dim3 block(32, 8), runs((W + 31) / 32, (H + 8 * kawase::kRun - 1) / (8 * kawase::kRun));
+  switch (pass.widths[0]) {
+    case 0: kawase_run_kernel<T, 0><<<runs, block, 0, st>>>(in, out, W, H, pass.border); break;
+    case 1: kawase_run_kernel<T, 1><<<runs, block, 0, st>>>(in, out, W, H, pass.border); break;
+    case 2: kawase_run_kernel<T, 2><<<runs, block, 0, st>>>(in, out, W, H, pass.border); break;
+    case 3: kawase_run_kernel<T, 3><<<runs, block, 0, st>>>(in, out, W, H, pass.border); break;
+    default:
+      kawase_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), block, 0, st>>>(in, out, W, H, pass.border,
+                                                                           pass.widths[0]);
+  }
   return cuda_status(cudaGetLastError(), "launching kawase");
 }
 
