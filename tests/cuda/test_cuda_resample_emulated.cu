@@ -49,12 +49,7 @@ double worst_down_or_up(const Pass& pass, const CpuImage& src, CpuImage& ref) {
           pass.op == Op::Down2 ? resample::down2_at(in, src.width, src.height, src.pad, tx, ty, ref.pad, pass.border,
                                                     int(pass.taps.size()), pass.widths[0], pass.taps.data())
                                : resample::up2_at(in, src.width, src.height, src.pad, tx, ty, ref.pad, pass.border);
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double d = std::abs(double(got[i]) - double(ref.own_f[i]));
-    if (!(d <= worst)) worst = d;
-  }
-  return worst;
+  return worst_of(got, ref);
 }
 
 TEST(CudaResampleEmulated, PixelLogicMatchesTheReference) {

@@ -21,15 +21,6 @@ namespace {
 
 using namespace gpublur::cuda;
 
-double worst_of(const std::vector<float>& got, const CpuImage& ref) {
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double d = std::abs(double(got[i]) - double(ref.own_f[i]));
-    if (!(d <= worst)) worst = d;  // NaN too
-  }
-  return worst;
-}
-
 resample::Level level(const CpuImage& im) { return {im.width, im.height, im.pad}; }
 
 // down2x2_kernel's grid and phases.
