@@ -140,12 +140,7 @@ __global__ void __launch_bounds__(kRowThreads)
 #pragma unroll
   for (int c = 0; c < K; ++c) s2[c] += double(x1 - x0) * s1[c];
   __syncthreads();  // the scans share their warp sums
-  double s2_before[K];
-#pragma unroll
-  for (int c = 0; c < K; ++c) s2_before[c] = s2[c];
-  block_exclusive_scan<K>(s2_before, total);
-#pragma unroll
-  for (int c = 0; c < K; ++c) s2[c] = s2_before[c];
+  block_exclusive_scan<K>(s2, total);
   for (int x = x0; x < x1; ++x)
 #pragma unroll
     for (int c = 0; c < K; ++c) s1[c] += s[size_t(x) * K + c], s2[c] += s1[c], d[size_t(x) * K + c] = s2[c];
