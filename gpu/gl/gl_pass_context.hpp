@@ -55,6 +55,11 @@ struct GlLimits {
 constexpr long kLoopBudget = 16384;
 
 inline GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
+// Dispatches n work groups, split over y where n exceeds a dispatch's 65535 in x: the shader's group is x + 65535 y,
+// and groups past n return.
+inline void dispatch_split(long long n) {
+  glDispatchCompute(GLuint(n < 65535 ? n : 65535), GLuint((n + 65534) / 65535), 1);
+}
 
 // The protocol of shaders whose window loop is split over dispatches on llvmpipe (kLoopBudget): uniforms for
 // the window rows [begin, end) of this dispatch, `resume` (add to the partial sums kept from the previous

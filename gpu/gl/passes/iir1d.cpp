@@ -308,7 +308,7 @@ Status gl_iir1d(GlPassContext& ctx, const Program& program, size_t index, GlStep
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partial);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, powers);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, segpow);
-    glDispatchCompute(GLuint(std::min(groups, 65535)), GLuint((groups + 65534) / 65535), 1);
+    dispatch_split(groups);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   };
   return Status::success();

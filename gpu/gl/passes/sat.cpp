@@ -54,7 +54,7 @@ Status gl_sat_pair(GlPassContext& ctx, const Program& program, size_t index, GlS
     glUseProgram(rows);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m);
-    glDispatchCompute(GLuint(std::min(th, 65535)), GLuint((th + 65534) / 65535), 1);
+    dispatch_split(th);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     glUseProgram(cols);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m);

@@ -1,7 +1,6 @@
 // spread: the nine spread weights gathered into a float64 storage buffer (shaders/spread.comp): one dispatch
 // over the image's area (no write conflicts, so one dispatch instead of the thesis's nine scatter passes), and
 // one of a work group per folded table pixel for the margin before the image.
-#include <algorithm>
 #include <array>
 
 #include "gpu/gl/pass_table.hpp"
@@ -16,9 +15,7 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
   GLuint area = 0, fold = 0;
   if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "#define FOLD 0\n", area); !s) return s;
   if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "#define FOLD 1\n", fold); !s) return s;
-  // The folded pixels' groups, split over y where they exceed a dispatch's 65535 in x.
-  const long long folded = 2LL * src.w + 2LL * src.h + 4;
-  const GLuint fx = GLuint(std::min(folded, 65535LL)), fy = GLuint((folded + 65534) / 65535);
+  const long long folded = 2LL * src.w + 2LL * src.h + 4;  // the folded pixels' groups
   struct Uniforms {
     GLuint prog;
     GLint dsize, size, R, extend, border;
@@ -33,7 +30,7 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
   };
   step.form = "spread";
   step.work = [u = std::array<Uniforms, 2>{uniforms(area), uniforms(fold)}, src, dst, R = pass.widths[0],
-               extend = pass.extend, border = int(pass.border), fx, fy] {
+               extend = pass.extend, border = int(pass.border), folded] {
     for (const Uniforms& p : u) {  // set per run: the programs are shared by every plan of the context
       glProgramUniform2i(p.prog, p.dsize, dst.stored_w(), dst.stored_h());
       glProgramUniform2i(p.prog, p.size, src.w, src.h);
@@ -46,7 +43,7 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
     glUseProgram(u[0].prog);
     glDispatchCompute(groups(src.w, 16), groups(src.h, 16), 1);
     glUseProgram(u[1].prog);
-    glDispatchCompute(fx, fy, 1);
+    dispatch_split(folded);
   };
   return Status::success();
 }
