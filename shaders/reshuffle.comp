@@ -1,11 +1,32 @@
 // reshuffle: Porikli's single-output reshuffling (core/program.hpp Op::Reshuffle; thesis 3.7, Algorithm 3.2):
 // per output pixel, for each unique weight the sum of the source texels over its linkage set, then one
 // multiply-add of the weight. Weights and links in storage buffers (links: per set its offset count n, then n
-// offsets packed as ((dy + reach) << 16) | (dx + reach): one load per tap). One invocation per output pixel, 16 x 16 groups, texelFetch (the texture cache serves the
-// neighbours' overlap); the border remap only where the window leaves the image. Sets set_begin..set_end-1 per
-// dispatch, their links from link_begin: all on GPUs; on llvmpipe (kLoopBudget) the host splits them over
-// dispatches that carry the running sum in an RGBA32F accumulator (resume / last), as conv2d_matrix.comp does.
+// offsets). Two forms (gpu/gl/passes/reshuffle.cpp picks):
+//  TILE 1  CUDA's tile (gpu/cuda/passes/reshuffle.cuh): a group of TW x BY invocations makes TW x TH outputs, PER =
+//          TH / BY rows each (BY apart); the (TW + 2 REACH) x (TH + 2 REACH) source tile is loaded border-remapped
+//          into shared memory once (VCH-float texels: float / vec2 for one / two channels; rows PITCH apart), then
+//          every set's offsets are read from there; links are tile offsets (dy + REACH) * PITCH + dx + REACH.
+//  TILE 0  one invocation per output, 16 x 16 groups, every tap by texelFetch (the texture cache serves the
+//          neighbours' overlap), the border remap only where the window leaves the image; links packed as
+//          ((dy + reach) << 16) | (dx + reach). For reaches whose tile does not fit the shared memory.
+// Sets set_begin..set_end-1 per dispatch, their links from link_begin: all on GPUs; on llvmpipe (kLoopBudget) the
+// host splits them over dispatches that carry the running sum in an RGBA32F accumulator
+// (resume / last), as conv2d_matrix.comp does.
+#ifndef VCH
+#define VEC vec4
+#define pick(t, rd) (t)
+#define as_texel(v) (v)
+#endif
+
+#if TILE
+layout(local_size_x = TW, local_size_y = BY) in;
+#define PER (TH / BY)
+#define TILE_W (TW + 2 * REACH)
+#define TILE_H (TH + 2 * REACH)
+shared VEC tile[PITCH * TILE_H];
+#else
 layout(local_size_x = 16, local_size_y = 16) in;
+#endif
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(binding = 1, rgba32f) uniform image2D accum;
@@ -19,27 +40,70 @@ uniform int link_begin;
 uniform bool resume;
 uniform bool last;
 
+#if TILE
+void main() {
+  ivec2 size = gpublur_src_size;
+  ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
+  int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+  for (int i = ly * TW + lx; i < TILE_W * TILE_H; i += TW * BY) {
+    int ty = i / TILE_W, tx = i - ty * TILE_W;
+    int x = remap_index(org.x - REACH + tx, size.x, border), y = remap_index(org.y - REACH + ty, size.y, border);
+    tile[ty * PITCH + tx] = (x < 0 || y < 0) ? VEC(0.0) : pick(texelFetch(src, ivec2(x, y), 0), 0);
+  }
+  barrier();
+  ivec2 o = org + ivec2(lx, ly);
+  VEC acc[PER];
+  for (int p = 0; p < PER; ++p) {
+    ivec2 q = o + ivec2(0, p * BY);
+    acc[p] = (resume && q.x < size.x && q.y < size.y) ? pick(imageLoad(accum, q), 0) : VEC(0.0);
+  }
+  int base = ly * PITCH + lx;  // the tile at offset (-reach, -reach) of this invocation's first output
+  int at = link_begin;
+  for (int u = set_begin; u < set_end; ++u) {
+    int n = links[at];
+    ++at;
+    VEC s[PER];
+    for (int p = 0; p < PER; ++p) s[p] = VEC(0.0);
+    for (int k = 0; k < n; ++k, ++at) {
+      int off = base + links[at];
+      for (int p = 0; p < PER; ++p) s[p] += tile[off + p * BY * PITCH];
+    }
+    for (int p = 0; p < PER; ++p) acc[p] += w[u] * s[p];
+  }
+  if (o.x >= size.x) return;
+  for (int p = 0; p < PER; ++p) {
+    ivec2 q = o + ivec2(0, p * BY);
+    if (q.y >= size.y) break;
+    if (last)
+      imageStore(dst, q, as_texel(acc[p]));
+    else
+      imageStore(accum, q, as_texel(acc[p]));
+  }
+}
+#else
 void main() {
   ivec2 p = GLOBAL_ID;
   ivec2 size = gpublur_src_size;
   if (p.x >= size.x || p.y >= size.y) return;
   bool inside = all(greaterThanEqual(p, ivec2(reach))) && all(lessThan(p + reach, size));
   ivec2 q = p - ivec2(reach);  // offsets are packed from (-reach, -reach)
-  vec4 acc = resume ? imageLoad(accum, p) : vec4(0.0);
+  VEC acc = resume ? pick(imageLoad(accum, p), 0) : VEC(0.0);
   int at = link_begin;
   for (int u = set_begin; u < set_end; ++u) {
     int n = links[at];
     ++at;
-    vec4 s = vec4(0.0);
+    VEC s = VEC(0.0);
     if (inside) {
-      for (int k = 0; k < n; ++k, ++at) s += texelFetch(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), 0);
+      for (int k = 0; k < n; ++k, ++at) s += pick(texelFetch(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), 0), 0);
     } else {
-      for (int k = 0; k < n; ++k, ++at) s += fetch_texel(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), size, border);
+      for (int k = 0; k < n; ++k, ++at)
+        s += pick(fetch_texel(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), size, border), 0);
     }
     acc += w[u] * s;
   }
   if (last)
-    imageStore(dst, p, acc);
+    imageStore(dst, p, as_texel(acc));
   else
-    imageStore(accum, p, acc);
+    imageStore(accum, p, as_texel(acc));
 }
+#endif

@@ -1,6 +1,7 @@
 #include "gpu/gl/gl_tiles.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -127,24 +128,48 @@ SlideTile slide_tile(int radius, int max_shared_bytes, int max_invocations, int 
   return t;
 }
 
+int least_conflict_pitch(int width, int vch, bool by_row, int lanes, int step) {
+  const int slots = 32 / vch, part_lanes = 32 / vch;
+  int best = width, best_waves = 1 << 30;
+  for (int p = width; p < width + 32; ++p) {
+    int waves = 0;
+    for (int part = 0; part < vch; ++part) {  // the lanes one wavefront serves at best
+      int count[32] = {}, worst = 0;
+      for (int l = part * part_lanes; l < (part + 1) * part_lanes; ++l) {
+        const int e = by_row ? (l / lanes) * p + (l % lanes) * step : (l % lanes) * p + (l / lanes) * step;
+        worst = std::max(worst, ++count[e % slots]);
+      }
+      waves += worst;
+    }
+    if (waves < best_waves) best_waves = waves, best = p;
+  }
+  return best;
+}
+
 int Conv2dTile::pitch() const {
-  const int w = tw + cx;
-  return w % 2 ? w : w + 1;
+  // A warp's window read (conv2d.comp): invocation i at row i % TH, column (i / TH) * P of the block.
+  return least_conflict_pitch(tw + cx, vch, false, th, per);
 }
 
 std::string Conv2dTile::defines(int max_ubo_bytes) const {
-  const int taps = padded_taps(radius, per);
-  return fmt::format("#define RADIUS {}\n#define NTAPS {}\n#define TW {}\n#define TH {}\n#define CX {}\n#define CY {}\n"
-                     "#define PITCH {}\n#define WEIGHTS_UBO {}\n#define P {}\n#define NT {}\n",
-                     radius, taps, tw, th, cx, cy, pitch(), taps * 4 <= max_ubo_bytes ? 1 : 0, per, threads());
+  return fmt::format("#define RX {}\n#define RY {}\n#define NTAPS {}\n#define NWEIGHTS {}\n#define MATRIX {}\n"
+                     "#define TW {}\n#define TH {}\n#define CX {}\n#define CY {}\n#define PITCH {}\n"
+                     "#define WEIGHTS_UBO {}\n#define P {}\n#define NT {}\n{}",
+                     rx, ry, padded_taps(rx, per), weights(), matrix ? 1 : 0, tw, th, cx, cy, pitch(),
+                     weights() * 4 <= max_ubo_bytes ? 1 : 0, per, threads(),
+                     vch < 4 ? fmt::format("#define VCH {}\n", vch) : "");
 }
 
-Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per) {
+Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int per, int vch) {
   Conv2dTile best;
-  best.radius = radius;
+  best.rx = rx, best.ry = ry, best.matrix = matrix;
   best.per = per;
-  const int budget = std::min(max_shared_bytes, 49152) / 16;
-  const int taps_x = padded_taps(radius, per), taps_y = 2 * radius + 1;
+  best.vch = vch;
+  // Float texels: a warp on 32 rows of one column group (no pitch spreads 16 rows x 2 column groups over the 32
+  // banks); vec2 / vec4 texels are served by half / quarter warps, whose rows an odd pitch spreads.
+  if (vch == 1) best.tw = 32, best.th = 32;
+  const int budget = std::min(max_shared_bytes, 49152) / (4 * vch);
+  const int taps_x = padded_taps(rx, per), taps_y = 2 * ry + 1;
   long best_taps = 0;
   for (int cx = per; cx <= taps_x; cx += per) {
     Conv2dTile t = best;
@@ -157,6 +182,31 @@ Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per) {
     if (useful > best_taps) best_taps = useful, best = t;
   }
   return best;
+}
+
+std::string ReshuffleTile::defines() const {
+  return fmt::format("#define TILE 1\n#define TW {}\n#define TH {}\n#define BY {}\n#define REACH {}\n#define PITCH {}\n{}",
+                     tw, th, by, reach, pitch(), vch < 4 ? fmt::format("#define VCH {}\n", vch) : "");
+}
+
+ReshuffleTile reshuffle_tile(int reach, int vch, int max_shared_bytes, const std::string& spec) {
+  ReshuffleTile t;
+  t.reach = reach;
+  t.vch = vch;
+  const auto fits = [&](ReshuffleTile c) { return c.shared_bytes() <= max_shared_bytes; };
+  if (!spec.empty()) {
+    ReshuffleTile c = t;
+    if (std::sscanf(spec.c_str(), "%dx%dx%d", &c.tw, &c.th, &c.by) == 3 && c.tw > 0 && c.by > 0 && c.th % c.by == 0 &&
+        c.tw * c.by <= 1024 && fits(c))
+      return c;
+    return t;
+  }
+  for (auto [tw, th, by] : {std::array<int, 3>{32, 32, 8}, {32, 16, 8}, {16, 16, 8}}) {
+    ReshuffleTile c = t;
+    c.tw = tw, c.th = th, c.by = by;
+    if (fits(c)) return c;
+  }
+  return t;
 }
 
 int BoxTile::pitch() const {

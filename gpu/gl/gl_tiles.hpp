@@ -72,19 +72,45 @@ struct SlideTile {
 // fits or the spec is malformed.
 SlideTile slide_tile(int radius, int max_shared_bytes, int max_invocations, int sh, const std::string& spec = "");
 
-// The conv2d block (shaders/conv2d.comp): TW x TH outputs per group of TW / per x TH, kernel taps in blocks of
-// CY rows x CX columns (CX a multiple of kSepPer) with (TH + CY - 1) x (TW + CX) texels in shared memory.
+// The conv2d block (shaders/conv2d.comp): TW x TH outputs (64 x 16; 32 x 32 for float texels) per group of TW / per
+// x TH, kernel taps in blocks of CY rows x CX columns (CX a multiple of per) with (TH + CY - 1) x (TW + CX) texels in
+// shared memory, each texel `vch` floats (line_vch: one- and two-channel images keep a quarter / half of an RGBA
+// texel's bytes and arithmetic). Taps reach rx along x, ry along y: the separable Gaussian's outer product (rx = ry,
+// its 1D taps), or with `matrix` a full matrix of 2 ry + 1 rows of padded_taps(rx, per) weights.
 struct Conv2dTile {
-  int tw = 64, th = 16, cx = 0, cy = 0, radius = 0;
+  int tw = 64, th = 16, cx = 0, cy = 0, rx = 0, ry = 0;
   int per = kSepPer;  // outputs per invocation (4 or 8); CX and the padded taps are multiples of it
+  int vch = 4;        // floats a texel in shared memory and in the sums (1, 2, 4)
+  bool matrix = false;
   int threads() const { return tw / per * th; }
-  int pitch() const;  // odd, >= tw + cx
-  int shared_vec4() const { return (th + cy - 1) * pitch(); }
+  int pitch() const;  // >= tw + cx, the one of the next 32 with the fewest bank conflicts in the window reads
+  int shared_texels() const { return (th + cy - 1) * pitch(); }
+  int weights() const { return matrix ? (2 * ry + 1) * padded_taps(rx, per) : padded_taps(rx, per); }
   std::string defines(int max_ubo_bytes) const;
 };
 
 // Picks CX x CY with the most taps per block that fits the shared memory.
-Conv2dTile conv2d_tile(int radius, int max_shared_bytes, int per = kSepPer);
+Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int per = kSepPer, int vch = 4);
+
+// The row pitch (in texels, of the 32 from `width` on) whose warp-wide shared-memory reads take the fewest
+// wavefronts, the first of them: lane l (0..31) reads texel (l / lanes_per_row) * pitch + (l % lanes_per_row) *
+// step when by_row, else (l % rows_per_col) * pitch + (l / rows_per_col) * step; texels of vch floats, 32 banks of
+// 4 bytes (a warp takes vch wavefronts at best: 8 / 4-byte texels by halves / quarters of the warp).
+int least_conflict_pitch(int width, int vch, bool by_row, int lanes, int step);
+
+// reshuffle.comp's tile (its TILE form): a group of tw x by invocations makes tw x th outputs, th / by rows each,
+// from a (tw + 2 reach) x (th + 2 reach) source tile of vch-float texels in shared memory, rows pitch() apart.
+struct ReshuffleTile {
+  int tw = 0, th = 0, by = 0, reach = 0, vch = 4;  // tw == 0: no tile (the texelFetch form)
+  int per() const { return th / by; }
+  int pitch() const { return least_conflict_pitch(tw + 2 * reach, vch, true, tw, 1); }
+  int shared_bytes() const { return pitch() * (th + 2 * reach) * 4 * vch; }
+  std::string defines() const;
+};
+
+// The first of 32 x 32 outputs (8 rows of invocations), 32 x 16 (8) and 16 x 16 (8) whose tile fits
+// max_shared_bytes, or `spec` "TWxTHxBY" (GPUBLUR_GL_RESHUFFLE_TILE; "0": the texelFetch form); tw 0 where none fits.
+ReshuffleTile reshuffle_tile(int reach, int vch, int max_shared_bytes, const std::string& spec = "");
 
 // The box1d tile (shaders/box1d.comp): a group of `threads` invocations holds `lines` lines x span()
 // positions of the border-extended source in shared memory (`vch` floats a position), runs the cascade of boxes

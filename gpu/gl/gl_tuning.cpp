@@ -138,6 +138,12 @@ std::string box_tile_spec() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_TILE");
   return env ? env : "";
 }
+// GPUBLUR_GL_RESHUFFLE_TILE: reshuffle.comp's tile TWxTHxBY, or 0 for the texelFetch form (gl_tiles.hpp
+// reshuffle_tile).
+std::string reshuffle_tile_spec() {
+  const char* env = std::getenv("GPUBLUR_GL_RESHUFFLE_TILE");
+  return env ? env : "";
+}
 // GPUBLUR_GL_BOX_SUMS: box1d.comp's running sums: plain (default: float32 updates after a compensated window
 // start, at most LS - 1 of them; H100 4096^2 RGBA box sigma 12: 1.116 ms against fast2sum's 1.334), fast2sum
 // (float pairs, Fast2Sum updates, exact for non-negative values: 10 FP32 operations per value and box against

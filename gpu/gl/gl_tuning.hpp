@@ -42,6 +42,7 @@ std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|gro
 bool box_transposed_pair();                  // GPUBLUR_GL_BOX_PAIR=0: box / integral x-y pairs as two passes
 bool box_const_tail(Border b);                // clamp and zero; GPUBLUR_GL_BOX_TAIL=0: never (BoxTile::tail)
 int box_walk_spec();                         // GPUBLUR_GL_BOX_WALK=1|0: box_walks' force (-1 unset)
+std::string reshuffle_tile_spec();           // GPUBLUR_GL_RESHUFFLE_TILE=TWxTHxBY|0
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
 // tiles; 0: always); the x/y pair of one or two channels (iir1d_tiles_pair) from kIirPairMinPixels.
 constexpr long long kIirTilesMinPixels = 4096LL * 4096;

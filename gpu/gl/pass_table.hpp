@@ -4,6 +4,7 @@
 // (core/reference/pass_table.hpp) for the reference. A setup may cover more passes than its own where it
 // fuses a known sequence (Conv1d along x then y: core/program.hpp separable_pair).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "core/program.hpp"
@@ -22,6 +23,10 @@ GlPassSetup gl_pass(Op op);
 Status gl_copy(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_conv1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
+// conv2d.comp's blocks (passes/conv2d.cpp) for pass `index`'s src, dst and border: the separable taps of pass.taps
+// (rx = ry = its radius, `matrix` empty), or a full row-major (2 rx + 1) x (2 ry + 1) `matrix` (gl_conv2d_matrix).
+Status gl_conv2d_blocks(GlPassContext& ctx, const Pass& pass, size_t index, int rx, int ry,
+                        const std::vector<float>& matrix, const std::string& form, GlStep& step);
 Status gl_bilinear1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_box1d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);
 Status gl_moving_average(GlPassContext& ctx, const Program& program, size_t index, GlStep& step);

@@ -2,7 +2,10 @@
 // error reporting.
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -627,6 +630,74 @@ TEST_F(GlContextTest, TilesRespectDeviceLimits) {
           EXPECT_TRUE(st.ok()) << st.error;
           glDeleteProgram(prog);
         }
+}
+
+// A warp's shared-memory reads as the shaders make them, counted independently of least_conflict_pitch: lanes
+// part * 32 / vch .. take one wavefront when their texels fall on distinct 4-byte bank groups of vch banks.
+int read_wavefronts(int vch, const std::function<int(int)>& texel_of_lane) {
+  int waves = 0;
+  for (int part = 0; part < vch; ++part) {
+    std::map<int, int> per_slot;
+    int worst = 0;
+    for (int l = part * 32 / vch; l < (part + 1) * 32 / vch; ++l)
+      worst = std::max(worst, ++per_slot[texel_of_lane(l) % (32 / vch)]);
+    waves += worst;
+  }
+  return waves;
+}
+
+// conv2d.comp's and reshuffle.comp's tiles (host only): within the shared memory, and every warp's window reads
+// conflict-free (vch wavefronts: one for float texels, two for vec2, four for vec4), which a plain pitch of the
+// tile's width is not for every shape (the float conv2d block of 16 rows x 2 column groups had no such pitch).
+TEST(GlTiles, Conv2dAndReshuffleTilesFitAndSpreadTheirReads) {
+  for (int shared : {32768, 49152})
+    for (int vch : {1, 2, 4})
+      for (int radius : {1, 4, 9, 23, 36, 144}) {
+        SCOPED_TRACE(::testing::Message() << "shared " << shared << " vch " << vch << " radius " << radius);
+        for (int per : {kSepPer, kMaxSepPer}) {
+          const Conv2dTile t = conv2d_tile(radius, radius, false, shared, per, vch);
+          ASSERT_GT(t.cx, 0);
+          ASSERT_GT(t.cy, 0);
+          EXPECT_EQ(t.vch, vch);
+          EXPECT_LE(t.shared_texels() * 4 * vch, shared);
+          EXPECT_GE(t.pitch(), t.tw + t.cx);
+          EXPECT_EQ(t.cx % per, 0);
+          const int pitch = t.pitch();
+          EXPECT_EQ(read_wavefronts(vch, [&](int l) { return (l % t.th) * pitch + (l / t.th) * per; }), vch) << per;
+          EXPECT_NE(t.defines(16384).find("#define P " + std::to_string(per)), std::string::npos);
+          EXPECT_EQ(t.defines(16384).find("#define VCH") != std::string::npos, vch < 4);
+          // A matrix of 2 radius + 1 rows x 3 columns: every row its padded weights.
+          const Conv2dTile m = conv2d_tile(1, radius, true, shared, per, vch);
+          ASSERT_GT(m.cy, 0);
+          EXPECT_LE(m.shared_texels() * 4 * vch, shared);
+          EXPECT_EQ(m.weights(), (2 * radius + 1) * per);
+          EXPECT_NE(m.defines(16384).find("#define MATRIX 1"), std::string::npos);
+        }
+        const ReshuffleTile r = reshuffle_tile(radius, vch, shared);
+        if (r.tw == 0) {
+          // Only where the smallest tile, 16 x 16 outputs, does not fit.
+          EXPECT_GT((ReshuffleTile{16, 16, 8, radius, vch}.shared_bytes()), shared);
+          continue;
+        }
+        EXPECT_LE(r.shared_bytes(), shared);
+        EXPECT_EQ(r.th % r.by, 0);
+        EXPECT_EQ(read_wavefronts(vch, [&](int l) { return (l / r.tw) * r.pitch() + l % r.tw; }), vch);
+        // The largest of the three shapes that fits.
+        if (r.tw * r.th < 32 * 32) {
+          ReshuffleTile big = r;
+          big.tw = 32, big.th = 32, big.by = 8;
+          EXPECT_GT(big.shared_bytes(), shared);
+        }
+      }
+  // NVIDIA's 48 KB: reach 9 (sigma 3) takes 32 x 32 for every channel count; reach 36 (sigma 12) a tile for one
+  // channel only.
+  for (int vch : {1, 2, 4}) EXPECT_EQ(reshuffle_tile(9, vch, 49152).th, 32) << vch;
+  EXPECT_EQ(reshuffle_tile(36, 1, 49152).tw, 32);
+  EXPECT_EQ(reshuffle_tile(36, 2, 49152).tw, 0);
+  // A spec picks the shape where it fits; "0" and shapes that do not fit give the texelFetch form.
+  EXPECT_EQ(reshuffle_tile(9, 4, 49152, "16x16x4").per(), 4);
+  EXPECT_EQ(reshuffle_tile(9, 4, 49152, "0").tw, 0);
+  EXPECT_EQ(reshuffle_tile(36, 4, 49152, "32x32x8").tw, 0);
 }
 
 }  // namespace

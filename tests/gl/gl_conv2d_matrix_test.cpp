@@ -1,15 +1,18 @@
-// conv2d-matrix on GL (shaders/conv2d_matrix.comp) where llvmpipe's loop limit makes the host split the kernel
-// rows over several dispatches (the running sum carried in the RGBA32F accumulator): a 255 x 67 matrix takes
-// 63 rows per dispatch (kLoopBudget / 256), so 2 dispatches. The registry test's kernels are small enough for
-// one dispatch; this covers the resume / last protocol, every border, 1 and 4 channels.
+// conv2d-matrix on GL (conv2d.comp's blocks, MATRIX) with a 255 x 67 matrix far larger than the 23 x 17 image (every
+// tap's border remap), every border, 1 and 4 channels. BlocksEqualTheReference below covers llvmpipe's split of
+// the kernel rows over dispatches.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "tests/gl/gl_test_util.hpp"
 
 namespace gpublur::testing {
 namespace {
 
-TEST(GlConv2dMatrix, RowsSplitOverDispatchesEqualTheReference) {
+TEST(GlConv2dMatrix, WideMatrixEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
@@ -32,6 +35,50 @@ TEST(GlConv2dMatrix, RowsSplitOverDispatchesEqualTheReference) {
       ASSERT_TRUE(s.ok()) << s.error;
       EXPECT_LE(max_abs_diff(out, ref), 1e-6) << border_name(b) << " c" << c << " path " << info.path;
     }
+}
+
+// conv2d.comp's blocks with a full matrix (MATRIX): odd and non-square matrices, 4 and 8 outputs an invocation
+// (GPUBLUR_GL_2D_PER), every border, 1..4 channels, images smaller than the matrix and than a group's outputs; on
+// llvmpipe the 41 x 81 matrix's rows take more than one dispatch, so the accumulator runs too.
+TEST(GlConv2dMatrix, BlocksEqualTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  double worst = 0;
+  int splits = 0;
+  for (const char* per : {"", "8"}) {
+    ScopedEnv env("GPUBLUR_GL_2D_PER", per);
+    for (auto [kw, kh] : std::vector<std::pair<int, int>>{{9, 5}, {3, 11}, {1, 1}, {41, 81}}) {
+      Pass pass;
+      pass.op = Op::Conv2dMatrix;
+      pass.widths = {kw, kh};
+      for (int k = 0; k < kw * kh; ++k) pass.taps.push_back(float((1.5 + std::cos(0.37 * k)) / (kw * kh)));
+      for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+        for (int c = 1; c <= 4; ++c) {
+          if (kw == 41 && c % 3 != 1) continue;  // llvmpipe time: one and four channels
+          pass.border = b;
+          Program prog;
+          prog.passes = {pass};
+          const Plan plan = program_plan(prog, b);
+          for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {7, 3}, {70, 41}}) {
+            const Image src = random_image(w, h, c, 9u + unsigned(c + w));
+            Image ref, out;
+            ASSERT_TRUE(reference_run(plan, src, ref).ok());
+            RunInfo info;
+            const Status s = gl_run(*be, plan, src, out, &info);
+            ASSERT_TRUE(s.ok()) << s.error;
+            EXPECT_EQ(info.path.rfind("conv2d-matrix", 0), 0u) << info.path;
+            splits += info.path.find("dispatches") != std::string::npos;
+            const double err = max_abs_diff(out, ref);
+            worst = std::max(worst, err);
+            EXPECT_LE(err, 1e-5) << "per " << per << " " << kw << "x" << kh << " " << border_name(b) << " c" << c
+                                 << " " << w << "x" << h << " " << info.path;
+          }
+        }
+    }
+  }
+  if (on_llvmpipe(*be)) EXPECT_GT(splits, 0);
+  std::printf("[ measured ] conv2d-matrix blocks: max abs error %.3g\n", worst);
 }
 
 }  // namespace

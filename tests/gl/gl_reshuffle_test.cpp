@@ -8,6 +8,11 @@
 // weight 1/17161; measured <= 3.3e-5 (clamp on an image smaller than the box: many equal values), bound 1e-4.
 // The registry test covers the one-dispatch case; here every border, 1..4 channels, an image smaller than the
 // kernel and one larger.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "core/reshuffle.hpp"
 #include "tests/gl/gl_test_util.hpp"
 
@@ -40,6 +45,53 @@ TEST(GlReshuffle, SetsSplitOverDispatchesEqualTheReference) {
           EXPECT_LE(max_abs_diff(out, ref), k.sets.size() == 1 ? 1e-4 : 5e-6) << border_name(b) << " c" << c << " " << w << "x" << h << " sets "
                                                   << k.sets.size() << " path " << info.path;
         }
+}
+
+// The tile form (reshuffle.comp TILE) in each of its shapes, and the texelFetch form forced: every border, 1..4
+// channels, images smaller than the tile, odd sizes and more than one tile a side. Reach 9 takes a tile for every
+// channel count in llvmpipe's 32 KB; reach 29 for one channel only, and there llvmpipe's budget splits its 3481
+// offsets over dispatches, so the tile form's accumulator runs too.
+TEST(GlReshuffle, TileFormsEqualTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  double worst = 0;
+  int tiles = 0, fetches = 0, splits = 0;
+  for (const char* spec : {"", "32x16x8", "16x16x8", "0"}) {
+    ScopedEnv env("GPUBLUR_GL_RESHUFFLE_TILE", spec);
+    for (const auto& [sigma, reach] : std::vector<std::pair<double, int>>{{3.0, 9}, {9.7, 29}})
+      for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+        for (int c = 1; c <= 4; ++c) {
+          if (reach == 29 && c > 1 && *spec) continue;  // llvmpipe time: the fetch form of the default covers them
+          for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {7, 3}, {70, 41}}) {
+            Program prog;
+            prog.passes = {reshuffle_pass(gaussian_reshuffle(sigma, reach), b)};
+            const Plan plan = program_plan(prog, b);
+            const Image src = random_image(w, h, c, 7u + unsigned(c + w));
+            Image ref, out;
+            ASSERT_TRUE(reference_run(plan, src, ref).ok());
+            RunInfo info;
+            const Status s = gl_run(*be, plan, src, out, &info);
+            ASSERT_TRUE(s.ok()) << s.error;
+            const bool tile = info.path.find("reshuffle-tile") != std::string::npos;
+            tiles += tile, fetches += !tile, splits += info.path.find("dispatches") != std::string::npos;
+            if (std::string(spec) == "0") EXPECT_FALSE(tile) << info.path;
+            if (reach == 9 && std::string(spec) != "0") {
+              EXPECT_TRUE(tile) << info.path;
+              if (*spec) EXPECT_NE(info.path.find(std::string(spec).substr(0, 5)), std::string::npos) << info.path;
+            }
+            const double err = max_abs_diff(out, ref);
+            worst = std::max(worst, err);
+            EXPECT_LE(err, 5e-6) << spec << " reach " << reach << " " << border_name(b) << " c" << c << " " << w << "x"
+                                 << h << " " << info.path;
+          }
+        }
+  }
+  if (on_llvmpipe(*be)) EXPECT_GT(splits, 0);
+  EXPECT_GT(tiles, 0);
+  EXPECT_GT(fetches, 0);
+  std::printf("[ measured ] reshuffle tile / fetch forms: max abs error %.3g (%d tile runs, %d fetch, %d split)\n",
+              worst, tiles, fetches, splits);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // conv2d: direct 2D convolution with the outer product of the taps (shaders/conv2d.comp): shared-memory
-// blocks of CY kernel rows x CX kernel columns, 4 outputs per invocation from a register window, NVIDIA's
-// unroll pragma at every radius (H100: 61.7 -> 19.0 ms at radius 36, 927 -> 355 ms at radius 144, the same
-// at radius 9; docs/performance.md, GL). One dispatch on GPUs; on llvmpipe (its loop limit) the kernel rows
-// are split over dispatches that carry the running sum in an RGBA32F accumulator.
+// blocks of CY kernel rows x CX kernel columns (float / vec2 texels for one / two channels), 4 outputs per
+// invocation from a register window, NVIDIA's unroll pragma at every radius (H100: 61.7 -> 19.0 ms at radius 36,
+// 927 -> 355 ms at radius 144, the same at radius 9; docs/performance.md, GL). One dispatch on GPUs; on llvmpipe
+// (its loop limit) the kernel rows are split over dispatches that carry the running sum in an RGBA32F accumulator.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -13,27 +15,37 @@
 
 namespace gpublur {
 
-Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
-  const Pass& pass = program.passes[index];
+Status gl_conv2d_blocks(GlPassContext& ctx, const Pass& pass, size_t index, int rx, int ry,
+                        const std::vector<float>& matrix, const std::string& form, GlStep& step) {
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   const GlLimits& lim = ctx.limits();
-  const int radius = pass.radius();
-  const Conv2dTile tile = conv2d_tile(radius, shared_budget(lim.max_shared, 0), conv2d_per());
+  const bool is_matrix = !matrix.empty();
+  const Conv2dTile tile =
+      conv2d_tile(rx, ry, is_matrix, shared_budget(lim.max_shared, 0), conv2d_per(), line_vch(ctx.channels()));
   if (tile.cx < 1 || tile.cy < 1)
     return Status::fail(fmt::format("GL: {} has too little compute shared memory ({} bytes) for conv2d",
                                     lim.renderer, lim.max_shared));
   GLuint prog = 0;
   if (Status s = ctx.program({{"conv2d.comp", GL_COMPUTE_SHADER}}, tile.defines(lim.max_ubo), prog, true); !s) return s;
-  std::vector<float> w = pass.taps;
-  w.resize(size_t(padded_taps(radius, kMaxSepPer)), 0.0f);
+  // The separable taps padded for every `per` (kMaxSepPer), or the matrix's rows padded to NTAPS each.
+  std::vector<float> w;
+  if (is_matrix) {
+    const int kw = 2 * rx + 1, ntaps = padded_taps(rx, tile.per);
+    w.assign(size_t(tile.weights()), 0.0f);
+    for (int j = 0; j < 2 * ry + 1; ++j)
+      std::copy_n(matrix.begin() + long(j) * kw, kw, w.begin() + long(j) * ntaps);
+  } else {
+    w = pass.taps;
+    w.resize(size_t(std::max(padded_taps(rx, kMaxSepPer), tile.weights())), 0.0f);
+  }
   const GLuint weights = ctx.buffer(fmt::format("conv2d.weights.{}", index));
   glNamedBufferData(weights, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);
   // Kernel rows per dispatch: all of them, except on llvmpipe, where a dispatch takes whole CY-row blocks up
   // to about kLoopBudget loop iterations per invocation.
-  const int taps_y = 2 * radius + 1;
+  const int taps_y = 2 * ry + 1;
   int rows = taps_y;
   if (lim.llvmpipe) {
-    const long bx = (padded_taps(radius, tile.per) + tile.cx - 1) / tile.cx;
+    const long bx = (padded_taps(rx, tile.per) + tile.cx - 1) / tile.cx;
     const long loads = (long(tile.th + tile.cy - 1) * (tile.tw + tile.cx) + tile.threads() - 1) / tile.threads();
     const long per_row = bx * (tile.cx / tile.per * (tile.per * tile.per + 4 * tile.per) + 4 * tile.per);
     const long per_block = bx * loads + tile.cy * per_row;
@@ -41,13 +53,14 @@ Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlSte
   }
   GLuint accum = 0;
   if (rows < taps_y)
-    if (Status s = ctx.scratch_texture("conv2d accumulator", dst.w, dst.h, GL_RGBA32F, accum); !s) return s;
+    if (Status s = ctx.scratch_texture(form + " accumulator", dst.w, dst.h, GL_RGBA32F, accum); !s) return s;
   const RowChunks chunks(prog, "dy_begin", "dy_end");
   const GLint u_border = GlPassContext::uniform(prog, "border");
-  spdlog::debug("GL conv2d: r {} block {}x{} taps, {} kernel rows per dispatch", radius, tile.cx, tile.cy, rows);
-  step.form = "conv2d";
-  step.work = [&ctx, prog, tile, weights, accum, taps_y, rows, chunks, u_border,
-               border = int(pass.border), src, dst] {
+  spdlog::debug("GL {}: reach {} x {}, block {}x{} taps of {}-float texels, pitch {}, {} kernel rows per dispatch",
+                form, rx, ry, tile.cx, tile.cy, tile.vch, tile.pitch(), rows);
+  step.form = rows < taps_y ? fmt::format("{}-{}-dispatches", form, (taps_y + rows - 1) / rows) : form;
+  step.work = [&ctx, prog, tile, weights, accum, taps_y, rows, chunks, u_border, border = int(pass.border), src,
+               dst] {
     glBindBufferBase(GL_UNIFORM_BUFFER, 0, weights);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights);
     glProgramUniform1i(prog, u_border, border);
@@ -57,6 +70,11 @@ Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlSte
                     GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
   };
   return Status::success();
+}
+
+Status gl_conv2d(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
+  const Pass& pass = program.passes[index];
+  return gl_conv2d_blocks(ctx, pass, index, pass.radius(), pass.radius(), {}, "conv2d", step);
 }
 
 }  // namespace gpublur

@@ -1,42 +1,17 @@
-// conv2d-matrix: the direct 2D correlation with a full matrix (shaders/conv2d_matrix.comp): weights in a
-// storage buffer, one invocation per output pixel, texelFetch with the border remap. One dispatch on GPUs; on
-// llvmpipe the kernel rows are split over dispatches (about kLoopBudget taps per invocation each) that carry the
-// running sum in an RGBA32F accumulator.
-#include <algorithm>
-
-#include <fmt/format.h>
-
+// conv2d-matrix: the direct 2D correlation with a full matrix through conv2d.comp's blocks with its MATRIX weights
+// (passes/conv2d.cpp gl_conv2d_blocks: the source in shared-memory blocks of CY kernel rows x CX kernel columns,
+// four outputs an invocation from a register window; every row of the matrix its own weights). It replaced one
+// invocation an output reading every tap by texelFetch: H200, 4096^2, 19 x 19 matrix 5.09 / 7.96 / 11.6 -> 0.65 /
+// 1.07 / 2.07 ms for one / two / four channels, 73 x 73 71.8 / 117 / 171 -> 10.4 / 14.0 / 24.3 (docs/performance.md
+// "GL 2D methods from shared memory"). One dispatch on GPUs; on llvmpipe (its loop limit) the kernel rows are split
+// over dispatches that carry the running sum in an RGBA32F accumulator.
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
 
 Status gl_conv2d_matrix(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
-  const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
-  GLuint prog = 0;
-  if (Status s = ctx.program({{"conv2d_matrix.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
-  const GLuint weights = ctx.buffer(fmt::format("conv2d_matrix.weights.{}", index));
-  glNamedBufferData(weights, GLsizeiptr(pass.taps.size() * sizeof(float)), pass.taps.data(), GL_STATIC_DRAW);
-  const int kw = pass.widths[0], kh = pass.widths[1];
-  const int rows = ctx.limits().llvmpipe ? int(std::max(1L, kLoopBudget / long(kw + 1))) : kh;
-  GLuint accum = 0;
-  if (rows < kh)
-    if (Status s = ctx.scratch_texture("conv2d-matrix accumulator", dst.w, dst.h, GL_RGBA32F, accum); !s) return s;
-  const RowChunks chunks(prog, "dy_begin", "dy_end");
-  const GLint u_border = GlPassContext::uniform(prog, "border"), u_kw = GlPassContext::uniform(prog, "kw"),
-              u_ry = GlPassContext::uniform(prog, "ry");
-  step.form = "conv2d-matrix";
-  step.work = [&ctx, prog, weights, accum, kw, kh, rows, chunks, u_border, u_kw, u_ry, border = int(pass.border),
-               src, dst] {
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, weights);
-    glProgramUniform1i(prog, u_border, border);
-    glProgramUniform1i(prog, u_kw, kw);
-    glProgramUniform1i(prog, u_ry, kh / 2);
-    ctx.bind_io(prog, src.tex, dst.tex);
-    if (accum) glBindImageTexture(1, accum, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
-    chunks.dispatch(prog, kh, rows, groups(dst.w, 16), groups(dst.h, 16), GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-  };
-  return Status::success();
+  return gl_conv2d_blocks(ctx, pass, index, pass.widths[0] / 2, pass.widths[1] / 2, pass.taps, "conv2d-matrix", step);
 }
 
 }  // namespace gpublur

@@ -1,12 +1,16 @@
 // reshuffle: Porikli's single-output reshuffling (shaders/reshuffle.comp): the unique weights and the linkage
-// sets in storage buffers, one invocation per output pixel. One dispatch on GPUs; on llvmpipe (its loop limit,
-// gl_pass_context.hpp kLoopBudget) sets longer than the budget are cut into sets of the same weight (w (a + b)
-// = w a + w b) and the sets are split over dispatches of about kLoopBudget loop iterations each, which carry
-// the running sum in an RGBA32F accumulator.
+// sets in storage buffers. Where the (32 + 2 reach)^2 source tile fits the shared memory (gl_tiles.hpp
+// reshuffle_tile; up to reach 11 / 23 / 39 for four / two / one channels in NVIDIA's 48 KB), CUDA's form: a group
+// loads its tile once and reads every set's offsets from there (reshuffle-tile-TWxTH); else an invocation an output
+// reads each tap by texelFetch (reshuffle). One dispatch on GPUs; on llvmpipe (its loop limit, gl_pass_context.hpp
+// kLoopBudget) sets longer than the budget are cut into sets of the same weight (w (a + b) = w a + w b) and the sets
+// are split over dispatches of about kLoopBudget loop iterations each, which carry the running sum in an RGBA32F
+// accumulator.
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 
 namespace gpublur {
@@ -21,12 +25,21 @@ struct Chunk {
 Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
-  GLuint prog = 0;
-  if (Status s = ctx.program({{"reshuffle.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
-  // The sets as the shader reads them, with the loop budget per set on llvmpipe.
   const int R = pass.widths[0];
-  const long budget = ctx.limits().llvmpipe ? kLoopBudget : 0;
+  const int vch = line_vch(ctx.channels());
+  const ReshuffleTile tile = reshuffle_tile(R, vch, shared_budget(ctx.limits().max_shared, 0), reshuffle_tile_spec());
+  GLuint prog = 0;
+  if (Status s = ctx.program({{"reshuffle.comp", GL_COMPUTE_SHADER}},
+                             tile.tw ? tile.defines() : vch < 4 ? fmt::format("#define VCH {}\n", vch) : "", prog);
+      !s)
+    return s;
+  // The sets as the shader reads them, with the loop budget per set on llvmpipe: a tile invocation's offset loop
+  // runs PER sums a link (counted as that many iterations), after its share of the tile's loads.
+  const long per_link = tile.tw ? 1 + tile.per() : 1;
+  const long loads = tile.tw ? long(tile.tw + 2 * R) * (tile.th + 2 * R) / (tile.tw * tile.by) + 1 : 0;
+  const long budget = ctx.limits().llvmpipe ? std::max(4 * per_link, kLoopBudget - loads) / per_link : 0;
   const long max_set = budget ? budget / 2 : long(pass.links.size());
+  const int pitch = tile.tw ? tile.pitch() : 0;
   std::vector<float> weights;
   std::vector<int> links;
   std::vector<Chunk> chunks;
@@ -42,8 +55,11 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
       }
       weights.push_back(pass.taps[u]);
       links.push_back(int(m));
-      for (long k = first; k < first + m; ++k)  // ((dy + R) << 16) | (dx + R), R <= kMaxReshuffleRadius < 32768
-        links.push_back(((pass.links[at + size_t(2 * k + 1)] + R) << 16) | (pass.links[at + size_t(2 * k)] + R));
+      for (long k = first; k < first + m; ++k) {
+        const int dx = pass.links[at + size_t(2 * k)] + R, dy = pass.links[at + size_t(2 * k + 1)] + R;
+        // The tile's offset, or ((dy + R) << 16) | (dx + R) (R <= kMaxReshuffleRadius < 32768).
+        links.push_back(tile.tw ? dy * pitch + dx : (dy << 16) | dx);
+      }
       chunks.back().set_end = int(weights.size());
       in_chunk += m + 1;
     }
@@ -60,9 +76,11 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
               u_begin = GlPassContext::uniform(prog, "set_begin"), u_end = GlPassContext::uniform(prog, "set_end"),
               u_link = GlPassContext::uniform(prog, "link_begin"), u_resume = GlPassContext::uniform(prog, "resume"),
               u_last = GlPassContext::uniform(prog, "last");
-  step.form = chunks.size() > 1 ? fmt::format("reshuffle-{}-dispatches", chunks.size()) : "reshuffle";
+  const std::string form = tile.tw ? fmt::format("reshuffle-tile-{}x{}", tile.tw, tile.th) : "reshuffle";
+  step.form = chunks.size() > 1 ? fmt::format("{}-{}-dispatches", form, chunks.size()) : form;
+  const int gw = tile.tw ? tile.tw : 16, gh = tile.tw ? tile.th : 16;
   step.work = [&ctx, prog, wbuf, lbuf, accum, chunks, u_border, u_reach, u_begin, u_end, u_link, u_resume, u_last,
-               border = int(pass.border), reach = R, src, dst] {
+               border = int(pass.border), reach = R, src, dst, gw, gh] {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, wbuf);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, lbuf);
     glProgramUniform1i(prog, u_border, border);
@@ -75,7 +93,7 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
       glProgramUniform1i(prog, u_link, chunks[c].link_begin);
       glProgramUniform1i(prog, u_resume, c > 0);
       glProgramUniform1i(prog, u_last, c + 1 == chunks.size());
-      glDispatchCompute(groups(dst.w, 16), groups(dst.h, 16), 1);
+      glDispatchCompute(groups(dst.w, gw), groups(dst.h, gh), 1);
       if (c + 1 < chunks.size()) glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     }
   };
