@@ -144,6 +144,13 @@ std::string reshuffle_tile_spec() {
   const char* env = std::getenv("GPUBLUR_GL_RESHUFFLE_TILE");
   return env ? env : "";
 }
+// GPUBLUR_GL_KAWASE_RUNS: 1 / 0 run kawase's offsets 0-3 as runs at every size and channel count / never; unset:
+// vec4 texels from kKawaseRunsMinPixels.
+bool kawase_runs(long long pixels, int vch) {
+  const char* env = std::getenv("GPUBLUR_GL_KAWASE_RUNS");
+  if (env && *env) return std::atoi(env) == 1;
+  return vch == 4 && pixels >= kKawaseRunsMinPixels;
+}
 // GPUBLUR_GL_BOX_SUMS: box1d.comp's running sums: plain (default: float32 updates after a compensated window
 // start, at most LS - 1 of them; H100 4096^2 RGBA box sigma 12: 1.116 ms against fast2sum's 1.334), fast2sum
 // (float pairs, Fast2Sum updates, exact for non-negative values: 10 FP32 operations per value and box against

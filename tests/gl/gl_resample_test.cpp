@@ -218,6 +218,43 @@ TEST(GlResample, KawaseEqualsTheReference) {
     }
 }
 
+// Kawase's offsets 0-3 as runs (kawase.comp KK: four outputs down a column, texelFetch with the border remap),
+// forced at every size, against the reference: every border, 1..4 channels, images narrower and shorter than a run
+// and a group; offset 5 keeps the sampler.
+TEST(GlResample, KawaseRunsEqualTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  ScopedEnv env("GPUBLUR_GL_KAWASE_RUNS", "1");
+  double worst = 0;
+  for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
+    for (int c = 1; c <= 4; ++c) {
+      Program prog;
+      std::vector<int> ks = {0, 1, 2, 3, 5};
+      int from = 0;
+      for (size_t i = 0; i < ks.size(); ++i) {
+        const int to = i + 1 == ks.size() ? 1 : prog.add_image({0, 1, false});
+        prog.passes.push_back(make_pass(Op::Kawase, from, to, 0, b));
+        prog.passes.back().widths = {ks[i]};
+        from = to;
+      }
+      const Plan plan = program_plan(prog, b);
+      for (auto [w, h] : {std::pair{1, 1}, std::pair{5, 3}, std::pair{37, 9}, std::pair{70, 19}}) {
+        const Image src = random_image(w, h, c, unsigned(31 + w + c));
+        RunInfo info;
+        double err = 0;
+        const Status s = gl_error_vs_reference(*be, plan, src, err, &info);
+        ASSERT_TRUE(s.ok()) << s.error;
+        const std::string what = case_name(b, c, w, h, info.path);
+        EXPECT_LE(err, 1e-5) << what;
+        worst = std::max(worst, err);
+        EXPECT_NE(info.path.find("kawase-runs"), std::string::npos) << what;
+        EXPECT_NE(info.path.find("kawase-sampler"), std::string::npos) << what;
+      }
+    }
+  std::printf("[ measured ] kawase runs: max abs error %.3g\n", worst);
+}
+
 // RGBA16F storage: the folded down2's x pass still writes its RGBA32F scratch (a binding of another format
 // would fail or garble); the fused pairs write half and keep their middle level in float32 shared memory.
 // Input, the stored intermediates and output each round to half (relative 2^-11), the filters average, so the
