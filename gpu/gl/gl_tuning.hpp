@@ -44,9 +44,9 @@ bool box_const_tail(Border b);                // clamp and zero; GPUBLUR_GL_BOX_
 int box_walk_spec();                         // GPUBLUR_GL_BOX_WALK=1|0: box_walks' force (-1 unset)
 std::string reshuffle_tile_spec();           // GPUBLUR_GL_RESHUFFLE_TILE=TWxTHxBY|0
 // kawase passes of offsets 0-3 as runs (kawase.comp KK) for vec4 texels (three and four channels) on images of at
-// least this many pixels, else the sampler's four bilinear samples (H200, docs/performance.md "GL reshuffle's tile,
-// conv2d's narrow texels, kawase runs": runs 1.37x faster at 4096^2 RGBA, 1.14x at 2048^2, slower at 1024^2 and
-// below and for one and two channels, whose R32F / RG32F bilinear fetches cost about what a texelFetch does).
+// least this many pixels, else the sampler's four bilinear samples (H200, docs/performance.md "GL 2D methods from
+// shared memory; GL kawase runs": runs 1.37x faster at 4096^2 RGBA, 1.14x at 2048^2, slower at 1024^2 and below and
+// for one and two channels at every size).
 constexpr long long kKawaseRunsMinPixels = 2048LL * 2048;
 bool kawase_runs(long long pixels, int vch);  // GPUBLUR_GL_KAWASE_RUNS=1|0: always / never
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
