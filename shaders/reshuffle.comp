@@ -94,7 +94,8 @@ void main() {
     ++at;
     VEC s = VEC(0.0);
     if (inside) {
-      for (int k = 0; k < n; ++k, ++at) s += pick(texelFetch(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), 0), 0);
+      for (int k = 0; k < n; ++k, ++at)
+        s += pick(texelFetch(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), 0), 0);
     } else {
       for (int k = 0; k < n; ++k, ++at)
         s += pick(fetch_texel(src, q + ivec2(links[at] & 0xffff, links[at] >> 16), size, border), 0);

@@ -185,7 +185,8 @@ Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int pe
 }
 
 std::string ReshuffleTile::defines() const {
-  return fmt::format("#define TILE 1\n#define TW {}\n#define TH {}\n#define BY {}\n#define REACH {}\n#define PITCH {}\n{}",
+  return fmt::format("#define TILE 1\n#define TW {}\n#define TH {}\n#define BY {}\n#define REACH {}\n"
+                     "#define PITCH {}\n{}",
                      tw, th, by, reach, pitch(), vch < 4 ? fmt::format("#define VCH {}\n", vch) : "");
 }
 

@@ -11,6 +11,9 @@ namespace gpublur {
 
 Status gl_conv2d_matrix(GlPassContext& ctx, const Program& program, size_t index, GlStep& step) {
   const Pass& pass = program.passes[index];
+  if (pass.widths.size() != 2 || pass.widths[0] % 2 == 0 || pass.widths[1] % 2 == 0 ||
+      pass.taps.size() != size_t(pass.widths[0]) * size_t(pass.widths[1]))
+    return Status::fail("GL conv2d-matrix: the pass needs an odd width and height and their product of weights");
   return gl_conv2d_blocks(ctx, pass, index, pass.widths[0] / 2, pass.widths[1] / 2, pass.taps, "conv2d-matrix", step);
 }
 

@@ -1,11 +1,11 @@
 // reshuffle: Porikli's single-output reshuffling (shaders/reshuffle.comp): the unique weights and the linkage
-// sets in storage buffers. Where a source tile fits the shared memory (gl_tiles.hpp reshuffle_tile; in NVIDIA's 48 KB
-// 32 x 32 outputs up to reach 11 / 23 / 39 for four / two / one channels, 16 x 16 up to 19 / 31 / 47), CUDA's form: a
-// group loads its tile once and reads every set's offsets from there (reshuffle-tile-TWxTH; H200 4096^2 sigma 3 RGBA
-// 11.66 -> 4.19 ms, one channel 4.03 -> 1.13); else an invocation an output reads each tap by texelFetch (reshuffle). One dispatch on GPUs; on llvmpipe (its loop limit, gl_pass_context.hpp
-// kLoopBudget) sets longer than the budget are cut into sets of the same weight (w (a + b) = w a + w b) and the sets
-// are split over dispatches of about kLoopBudget loop iterations each, which carry the running sum in an RGBA32F
-// accumulator.
+// sets in storage buffers. Where a source tile fits the shared memory (gl_tiles.hpp reshuffle_tile; in NVIDIA's
+// 48 KB 32 x 32 outputs up to reach 11 / 23 / 39 for four / two / one channels, 16 x 16 up to 19 / 31 / 47), CUDA's
+// form: a group loads its tile once and reads every set's offsets from there (reshuffle-tile-TWxTH; H200 4096^2 sigma
+// 3 RGBA 11.66 -> 4.19 ms, one channel 4.03 -> 1.13); else an invocation an output reads each tap by texelFetch
+// (reshuffle). One dispatch on GPUs; on llvmpipe (its loop limit, gl_pass_context.hpp kLoopBudget) sets longer than
+// the budget are cut into sets of the same weight (w (a + b) = w a + w b) and the sets are split over dispatches of
+// about kLoopBudget loop iterations each, which carry the running sum in an RGBA32F accumulator.
 #include <algorithm>
 
 #include <fmt/format.h>
