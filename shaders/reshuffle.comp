@@ -10,8 +10,8 @@
 //          neighbours' overlap), the border remap only where the window leaves the image; links packed as
 //          ((dy + reach) << 16) | (dx + reach). For reaches whose tile does not fit the shared memory.
 // Sets set_begin..set_end-1 per dispatch, their links from link_begin: all on GPUs; on llvmpipe (kLoopBudget) the
-// host splits them over dispatches that carry the running sum in an RGBA32F accumulator
-// (resume / last), as conv2d_matrix.comp does.
+// host splits them over dispatches that carry the running sum in an RGBA32F accumulator (resume / last), as
+// conv2d.comp does.
 #ifndef VCH
 #define VEC vec4
 #define pick(t, rd) (t)

@@ -49,7 +49,7 @@ void emulate(const Pass& pass, const Image& src, Image& out, bool tile) {
   for (int by = 0; by < (H + reshuffle::TH - 1) / reshuffle::TH; ++by)
     for (int bx = 0; bx < (W + reshuffle::TW - 1) / reshuffle::TW; ++bx) {
       for (int tid = 0; tid < reshuffle::BX * reshuffle::BY; ++tid)
-        matrix::load_tile(in, s.data(), tid, bx, by, W, H, pass.border, 2 * R + 1, 2 * R + 1);
+        tile::load_tile(in, s.data(), tid, bx, by, W, H, pass.border, 2 * R + 1, 2 * R + 1);
       for (int ly = 0; ly < reshuffle::BY; ++ly)
         for (int lx = 0; lx < reshuffle::BX; ++lx)
           reshuffle::compute(s.data(), dst, lx, ly, bx, by, W, H, R, U, link, weight);

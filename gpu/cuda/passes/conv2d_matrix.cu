@@ -1,24 +1,22 @@
-// conv2d-matrix: direct 2D correlation with a full kw x kh matrix (core/program.hpp Op::Conv2dMatrix).
-// Shared-memory tile: a block of 32 x 8 threads makes 32 x 32 outputs (4 rows per thread, 8 apart); it loads
-// its (32 + kw - 1) x (32 + kh - 1) source tile once, border-remapped, then every thread walks all kw x kh
-// weights over it. Weights: __constant__ (a warp-uniform index, one broadcast per tap) up to
-// kConv2dMatrixConstTaps, else global memory in the scratch (__ldg, also warp-uniform). Where the tile does not
-// fit the shared memory (large kernels, 4 channels), one thread per output reads every tap from global memory.
+// conv2d-matrix: direct 2D correlation with a full kw x kh matrix (core/program.hpp Op::Conv2dMatrix) on the ring
+// kernel (passes/conv2d_ring.cuh, gauss-2d's: 16 rows x 128 columns a block, a ring of 17 shared-memory rows, 8
+// outputs a thread register-blocked, every row of the matrix its own weights). It replaced a tile of 32 x 32
+// outputs with 4 rows a thread and one shared-memory load a multiply-add: H200 4096^2 RGBA 19 x 19 3.03 -> 1.46 ms,
+// 73 x 73 44.9 -> 15.0 (docs/performance.md "GL 2D methods from shared memory; GL kawase runs", "CUDA conv2d-matrix
+// on the ring"). Weights: __constant__ (a warp-uniform index, one broadcast per tap) up to
+// kConv2dMatrixConstTaps, else global memory in the scratch (__ldg, also warp-uniform). Where the ring does not fit
+// the shared memory (matrices wider than about 700 columns for four channels), one thread per output reads every
+// tap from global memory.
 #include <algorithm>
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
-#include "gpu/cuda/passes/conv2d_matrix.cuh"
+#include "gpu/cuda/passes/conv2d_ring.cuh"
 
 namespace gpublur::cuda {
 namespace {
 
 __constant__ float c_m[kConv2dMatrixConstTaps];
-
-using matrix::BX;
-using matrix::BY;
-using matrix::TH;
-using matrix::TW;
 
 template <bool CONST>
 __device__ __forceinline__ float weight(const float* __restrict__ gw, int k) {
@@ -28,17 +26,18 @@ __device__ __forceinline__ float weight(const float* __restrict__ gw, int k) {
     return __ldg(gw + k);
 }
 
-template <typename T, bool CONST>
-__global__ void __launch_bounds__(BX * BY) conv2d_matrix_tile(const T* __restrict__ in, T* __restrict__ out, int W,
-                                                              int H, Border b, int kw, int kh,
-                                                              const float* __restrict__ gw) {
-  extern __shared__ float4 smem4[];
-  T* s = reinterpret_cast<T*>(smem4);
-  matrix::load_tile(in, s, int(threadIdx.y * BX + threadIdx.x), int(blockIdx.x), int(blockIdx.y), W, H, b, kw, kh);
-  __syncthreads();
-  matrix::compute(s, out, int(threadIdx.x), int(threadIdx.y), int(blockIdx.x), int(blockIdx.y), W, H, kw, kh,
-                  [gw](int k) { return weight<CONST>(gw, k); });
-}
+// The ring's weights: row j of the row-major matrix.
+template <bool CONST>
+struct MatrixWeights {
+  const float* gw;
+  int kw;
+  struct Row {
+    const float* gw;
+    int base;
+    __device__ __forceinline__ float operator()(int t) const { return weight<CONST>(gw, base + t); }
+  };
+  __device__ __forceinline__ Row row(int j) const { return Row{gw, j * kw}; }
+};
 
 template <typename T, bool CONST>
 __global__ void conv2d_matrix_global(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int kw,
@@ -65,13 +64,12 @@ Status run(const Pass& pass, const DevImage& in, const DevImage& out, const floa
   const int W = in.width, H = in.height, kw = pass.widths[0], kh = pass.widths[1];
   const T* src = static_cast<const T*>(in.data);
   T* dst = static_cast<T*>(out.data);
-  const size_t bytes = size_t(matrix::tile_values(kw, kh)) * sizeof(T);
-  if (bytes <= size_t(max_smem_optin())) {
-    auto k = conv2d_matrix_tile<T, CONST>;
-    if (Status s = allow_smem(k, bytes); !s) return s;
-    k<<<dim3((W + TW - 1) / TW, (H + TH - 1) / TH), dim3(BX, BY), bytes, st>>>(src, dst, W, H, pass.border, kw, kh,
-                                                                               gw);
-    path = CONST ? "matrix-2d-smem-const" : "matrix-2d-smem-global-weights";
+  if (ring::ring_bytes<T>(kw) <= size_t(max_smem_optin())) {
+    if (Status s = ring::launch<T, false>(src, dst, W, H, pass.border, kw / 2, kh / 2, kw,
+                                          MatrixWeights<CONST>{gw, kw}, st);
+        !s)
+      return s;
+    path = CONST ? "matrix-2d-ring-const" : "matrix-2d-ring-global-weights";
   } else {
     conv2d_matrix_global<T, CONST><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
                                                                                              pass.border, kw, kh, gw);
@@ -79,7 +77,6 @@ Status run(const Pass& pass, const DevImage& in, const DevImage& out, const floa
   }
   return cuda_status(cudaGetLastError(), "launching conv2d-matrix");
 }
-
 template <bool CONST>
 Status run_channels(const Pass& pass, const DevImage& src, const DevImage& dst, const float* gw, cudaStream_t s,
                     std::string& path) {
@@ -99,8 +96,9 @@ size_t conv2d_matrix_scratch(const Pass& pass, const DevImage&) {
 
 Status launch_conv2d_matrix(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
                             size_t scratch_bytes, cudaStream_t s, std::string& path) {
-  if (pass.widths.size() != 2 || pass.taps.size() != size_t(pass.widths[0]) * size_t(pass.widths[1]))
-    return Status::fail("CUDA conv2d-matrix: the pass needs width x height taps");
+  if (pass.widths.size() != 2 || pass.widths[0] % 2 == 0 || pass.widths[1] % 2 == 0 ||
+      pass.taps.size() != size_t(pass.widths[0]) * size_t(pass.widths[1]))
+    return Status::fail("CUDA conv2d-matrix: the pass needs an odd width and height and width x height taps");
   if (pass.taps.size() <= size_t(kConv2dMatrixConstTaps)) {
     if (Status st = upload_taps(c_m, pass.taps, int(pass.taps.size()), s); !st) return st;
     return run_channels<true>(pass, src, dst, nullptr, s, path);

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(BX * BY) reshuffle_tile(const T* __restrict__ 
                                                           Border b, int R, int U, Tables<CONST> t) {
   extern __shared__ float4 smem4[];
   T* s = reinterpret_cast<T*>(smem4);
-  matrix::load_tile(in, s, int(threadIdx.y * BX + threadIdx.x), int(blockIdx.x), int(blockIdx.y), W, H, b, 2 * R + 1,
+  tile::load_tile(in, s, int(threadIdx.y * BX + threadIdx.x), int(blockIdx.x), int(blockIdx.y), W, H, b, 2 * R + 1,
                     2 * R + 1);
   __syncthreads();
   reshuffle::compute(s, out, int(threadIdx.x), int(threadIdx.y), int(blockIdx.x), int(blockIdx.y), W, H, R, U,

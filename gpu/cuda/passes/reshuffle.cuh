@@ -1,6 +1,6 @@
 // reshuffle's block logic (gpu/cuda/passes/reshuffle.cu), host and device. The tile path is conv2d-matrix's
-// (passes/conv2d_matrix.cuh): a block of BX x BY threads makes TW x TH outputs, PER rows per thread; phase 1
-// loads the (TW + 2R) x (TH + 2R) source tile border-remapped (matrix::load_tile with a (2R+1)^2 window), one
+// (passes/output_tile.cuh): a block of BX x BY threads makes TW x TH outputs, PER rows per thread; phase 1
+// loads the (TW + 2R) x (TH + 2R) source tile border-remapped (tile::load_tile with a (2R+1)^2 window), one
 // barrier, phase 2 walks the linkage sets: per unique weight, the PER sums of the tile values at the set's
 // offsets, then one multiply-add of the weight each. Links are packed on the host per path:
 //   tile:   n_u, then n_u tile offsets (dy + R) * (TW + 2R) + (dx + R), for each unique weight u in order;
@@ -14,18 +14,18 @@
 #include "core/border.hpp"
 #include "core/program.hpp"
 #include "gpu/cuda/cuda_common.cuh"
-#include "gpu/cuda/passes/conv2d_matrix.cuh"
+#include "gpu/cuda/passes/output_tile.cuh"
 
 namespace gpublur::cuda::reshuffle {
 
-using matrix::BX;
-using matrix::BY;
-using matrix::PER;
-using matrix::TH;
-using matrix::TW;
+using tile::BX;
+using tile::BY;
+using tile::PER;
+using tile::TH;
+using tile::TW;
 
 __host__ __device__ __forceinline__ int tile_width(int R) { return TW + 2 * R; }
-__host__ __device__ __forceinline__ int tile_values(int R) { return matrix::tile_values(2 * R + 1, 2 * R + 1); }
+__host__ __device__ __forceinline__ int tile_values(int R) { return tile::tile_values(2 * R + 1, 2 * R + 1); }
 
 // Phase 2 of the tile path, thread (lx, ly) of block (bx, by); link(i) is int i of the packed links, weight(u)
 // unique weight u.
@@ -52,7 +52,7 @@ __host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __r
 #pragma unroll
     for (int p = 0; p < PER; ++p) vfma(w, sum[p], acc[p]);
   }
-  matrix::store_outputs(acc, out, lx, ly, bx, by, W, H);
+  tile::store_outputs(acc, out, lx, ly, bx, by, W, H);
 }
 
 // The global path: output (x, y), every tap read from `in` with the border remap.

@@ -1,14 +1,15 @@
-// conv2d-matrix's block logic (gpu/cuda/passes/conv2d_matrix.cu), host and device: a block of BX x BY threads
-// makes TW x TH outputs (PER rows per thread, BY apart). Phase 1: every thread loads its share of the
-// (TW + kw - 1) x (TH + kh - 1) source tile, border-remapped; one barrier; phase 2: each thread walks all
-// kw x kh weights over the tile. tests/cuda/test_cuda_conv2d_matrix_emulated.cu runs the phases on the host.
+// A block's source tile and output tile (reshuffle's CUDA form, passes/reshuffle.cuh), host and device: a block of
+// BX x BY threads makes TW x TH outputs (PER rows per thread, BY apart); every thread loads its share of the
+// (TW + kw - 1) x (TH + kh - 1) source tile, border-remapped, and stores its PER outputs. (conv2d-matrix used this
+// tile with one shared-memory load a multiply-add until the seventy-first session; it runs on the ring kernel now,
+// passes/conv2d_ring.cuh.) tests/cuda/test_cuda_reshuffle_emulated.cu runs it on the host.
 #pragma once
 #include <cuda_runtime.h>
 
 #include "core/border.hpp"
 #include "gpu/cuda/cuda_common.cuh"
 
-namespace gpublur::cuda::matrix {
+namespace gpublur::cuda::tile {
 
 constexpr int BX = 32, BY = 8, PER = 4, TW = BX, TH = BY * PER;
 
@@ -41,24 +42,4 @@ __host__ __device__ __forceinline__ void store_outputs(const T (&acc)[PER], T* _
   }
 }
 
-// Phase 2, thread (lx, ly) of block (bx, by): its PER outputs; weight(k) is weight k of the row-major matrix.
-template <typename T, typename Weight>
-__host__ __device__ __forceinline__ void compute(const T* __restrict__ s, T* __restrict__ out, int lx, int ly, int bx,
-                                                 int by, int W, int H, int kw, int kh, Weight weight) {
-  const int tw = TW + kw - 1;
-  T acc[PER];
-#pragma unroll
-  for (int p = 0; p < PER; ++p) acc[p] = vzero<T>();
-  for (int j = 0; j < kh; ++j) {
-    const T* row = s + (ly + j) * tw + lx;
-    const int base = j * kw;
-    for (int i = 0; i < kw; ++i) {
-      const float wt = weight(base + i);
-#pragma unroll
-      for (int p = 0; p < PER; ++p) vfma(wt, row[p * BY * tw + i], acc[p]);
-    }
-  }
-  store_outputs(acc, out, lx, ly, bx, by, W, H);
-}
-
-}  // namespace gpublur::cuda::matrix
+}  // namespace gpublur::cuda::tile
