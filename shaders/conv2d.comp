@@ -74,6 +74,11 @@ void main() {
           VEC nxt[P];
           for (int q = 0; q < P; ++q) nxt[q] = blk[s + t0 + P + q];
           for (int tt = 0; tt < P; ++tt) {
+#if MATRIX && NTAPS != 2 * RX + 1
+            // A matrix's padding taps are not multiplied: 0 * Inf would be a NaN where the CPU has no tap (the
+            // kernel method keeps its own arithmetic on non-finite inputs; gauss-2d's are taken out before).
+            if (xlo + t0 + tt > 2 * RX) break;
+#endif
             float wt = weight(wrow + xlo + t0 + tt);
             for (int p = 0; p < P; ++p) row[p] += wt * (p + tt < P ? win[p + tt] : nxt[p + tt - P]);
           }

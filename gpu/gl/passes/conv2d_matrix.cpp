@@ -1,8 +1,8 @@
 // conv2d-matrix: the direct 2D correlation with a full matrix through conv2d.comp's blocks with its MATRIX weights
 // (passes/conv2d.cpp gl_conv2d_blocks: the source in shared-memory blocks of CY kernel rows x CX kernel columns,
 // four outputs an invocation from a register window; every row of the matrix its own weights). It replaced one
-// invocation an output reading every tap by texelFetch: H200, 4096^2, 19 x 19 matrix 5.09 / 7.96 / 11.6 -> 0.65 /
-// 1.07 / 2.07 ms for one / two / four channels, 73 x 73 71.8 / 117 / 171 -> 10.4 / 14.0 / 24.3 (docs/performance.md
+// invocation an output reading every tap by texelFetch: H200, 4096^2, 19 x 19 matrix 5.09 / 7.96 / 11.6 -> 0.61 /
+// 1.04 / 2.00 ms for one / two / four channels, 73 x 73 71.8 / 117 / 171 -> 10.2 / 13.5 / 23.5 (docs/performance.md
 // "GL 2D methods from shared memory"). One dispatch on GPUs; on llvmpipe (its loop limit) the kernel rows are split
 // over dispatches that carry the running sum in an RGBA32F accumulator.
 #include "gpu/gl/pass_table.hpp"
