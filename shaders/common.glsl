@@ -67,4 +67,10 @@ vec4 as_texel(vec2 v) { return vec4(v, 0.0, 0.0); }
 vec4 pick(vec4 t, int rd) { return t; }
 vec4 as_texel(vec4 v) { return v; }
 #endif
+#else
+// No VCH: the vec4 lines of three and four channels in the shaders that also take narrow ones (conv1d.comp,
+// conv2d.comp, reshuffle.comp, kawase.comp; gl_tiles.hpp vch_define).
+#define VEC vec4
+#define pick(t, rd) (t)
+#define as_texel(v) (v)
 #endif

@@ -34,12 +34,6 @@ uniform int n_outer;  // = NROUNDS from the host: NVIDIA's unroll pragma then le
 #define ROUND_BOUND NROUNDS
 #endif
 
-#ifndef VCH
-#define VEC vec4
-#define pick(t, rd) (t)
-#define as_texel(v) (v)
-#endif
-
 #if AXIS == 0
 #define ALONG LOCAL_X
 #define ACROSS LOCAL_Y

@@ -28,12 +28,6 @@ uniform int dy_end;
 uniform bool resume;  // start from accum instead of zero
 uniform bool last;    // write the result to dst instead of accum
 
-#ifndef VCH
-#define VEC vec4
-#define pick(t, rd) (t)
-#define as_texel(v) (v)
-#endif
-
 #define ROWS (TH + CY - 1)
 #define COLS (TW + CX)
 shared VEC blk[ROWS * PITCH];

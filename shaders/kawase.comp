@@ -5,11 +5,6 @@
 //  KK = k <= 3   CUDA's runs (gpu/cuda/passes/kawase.cuh): an invocation makes RUN outputs down its column from
 //                the 16 pixels at columns x -+ k, x -+ (k + 1) and the rows likewise, read by texelFetch with the
 //                border remap, each row's 4-pixel sum once (2 k + RUN + 2 rows for RUN outputs, not 4 RUN).
-#ifndef VCH
-#define VEC vec4
-#define pick(t, rd) (t)
-#define as_texel(v) (v)
-#endif
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 

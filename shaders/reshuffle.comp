@@ -12,12 +12,6 @@
 // Sets set_begin..set_end-1 per dispatch, their links from link_begin: all on GPUs; on llvmpipe (kLoopBudget) the
 // host splits them over dispatches that carry the running sum in an RGBA32F accumulator (resume / last), as
 // conv2d.comp does.
-#ifndef VCH
-#define VEC vec4
-#define pick(t, rd) (t)
-#define as_texel(v) (v)
-#endif
-
 #if TILE
 layout(local_size_x = TW, local_size_y = BY) in;
 #define PER (TH / BY)

@@ -128,6 +128,8 @@ SlideTile slide_tile(int radius, int max_shared_bytes, int max_invocations, int 
   return t;
 }
 
+std::string vch_define(int vch) { return vch < 4 ? fmt::format("#define VCH {}\n", vch) : ""; }
+
 int least_conflict_pitch(int width, int vch, bool by_row, int lanes, int step) {
   const int slots = 32 / vch, part_lanes = 32 / vch;
   int best = width, best_waves = 1 << 30;
@@ -157,7 +159,7 @@ std::string Conv2dTile::defines(int max_ubo_bytes) const {
                      "#define WEIGHTS_UBO {}\n#define P {}\n#define NT {}\n{}",
                      rx, ry, padded_taps(rx, per), weights(), matrix ? 1 : 0, tw, th, cx, cy, pitch(),
                      weights() * 4 <= max_ubo_bytes ? 1 : 0, per, threads(),
-                     vch < 4 ? fmt::format("#define VCH {}\n", vch) : "");
+                     vch_define(vch));
 }
 
 Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int per, int vch) {
@@ -187,7 +189,7 @@ Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int pe
 std::string ReshuffleTile::defines() const {
   return fmt::format("#define TILE 1\n#define TW {}\n#define TH {}\n#define BY {}\n#define REACH {}\n"
                      "#define PITCH {}\n{}",
-                     tw, th, by, reach, pitch(), vch < 4 ? fmt::format("#define VCH {}\n", vch) : "");
+                     tw, th, by, reach, pitch(), vch_define(vch));
 }
 
 ReshuffleTile reshuffle_tile(int reach, int vch, int max_shared_bytes, const std::string& spec) {

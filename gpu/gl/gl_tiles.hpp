@@ -198,6 +198,9 @@ bool box_walks(const BoxTile& t, int max_shared_bytes, int force = -1);
 // The channels a shader line carries for an image of `channels` channels (the textures are RGBA whatever the channels):
 // float and vec2 lines for one and two, vec4 for three and four (box1d.comp and iir_tiles.comp's VCH).
 inline int line_vch(int channels) { return channels == 1 ? 1 : channels == 2 ? 2 : 4; }
+// "#define VCH n\n" for float / vec2 lines (vch 1, 2); "" for vec4, where the shaders that take narrow lines
+// (conv1d.comp, conv2d.comp, reshuffle.comp, kawase.comp) fall back to vec4 without VCH.
+std::string vch_define(int vch);
 
 // `w` as a GLSL float-array initialiser; %.9g round-trips every float exactly.
 std::string glsl_floats(const float* w, int n);

@@ -84,10 +84,9 @@ struct SepPass {
 Status sep_pass(GlPassContext& ctx, const SepForm& f, int axis, int radius, SepPass& out) {
   out.tile = f.tile[axis];
   // One- and two-channel images run float / vec2 lines (VCH); three and four vec4 lines.
-  const int vch = line_vch(ctx.channels());
-  const std::string vch_define = vch < 4 ? fmt::format("#define VCH {}\n", vch) : "";
   if (Status s = ctx.program({{"conv1d.comp", GL_COMPUTE_SHADER}},
-                             out.tile.defines(radius, ctx.limits().max_ubo, f.balanced) + outer_define() + vch_define,
+                             out.tile.defines(radius, ctx.limits().max_ubo, f.balanced) + outer_define() +
+                                 vch_define(line_vch(ctx.channels())),
                              out.prog, f.unroll);
       !s)
     return s;

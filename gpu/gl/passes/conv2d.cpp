@@ -36,7 +36,7 @@ Status gl_conv2d_blocks(GlPassContext& ctx, const Pass& pass, size_t index, int 
       std::copy_n(matrix.begin() + long(j) * kw, kw, w.begin() + long(j) * ntaps);
   } else {
     w = pass.taps;
-    w.resize(size_t(std::max(padded_taps(rx, kMaxSepPer), tile.weights())), 0.0f);
+    w.resize(size_t(padded_taps(rx, kMaxSepPer)), 0.0f);
   }
   const GLuint weights = ctx.buffer(fmt::format("conv2d.weights.{}", index));
   glNamedBufferData(weights, GLsizeiptr(w.size() * sizeof(float)), w.data(), GL_STATIC_DRAW);

@@ -21,7 +21,7 @@ Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlSte
   if (k <= 3 && kawase_runs(static_cast<long long>(dst.w) * dst.h, vch)) {
     GLuint prog = 0;
     if (Status s = ctx.program({{"kawase.comp", GL_COMPUTE_SHADER}},
-                               fmt::format("#define KK {}\n{}", k, vch < 4 ? fmt::format("#define VCH {}\n", vch) : ""),
+                               fmt::format("#define KK {}\n", k) + vch_define(vch),
                                prog, true);
         !s)
       return s;

@@ -30,7 +30,7 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
   const ReshuffleTile tile = reshuffle_tile(R, vch, shared_budget(ctx.limits().max_shared, 0), reshuffle_tile_spec());
   GLuint prog = 0;
   if (Status s = ctx.program({{"reshuffle.comp", GL_COMPUTE_SHADER}},
-                             tile.tw ? tile.defines() : vch < 4 ? fmt::format("#define VCH {}\n", vch) : "", prog);
+                             tile.tw ? tile.defines() : vch_define(vch), prog);
       !s)
     return s;
   // The sets as the shader reads them, with the loop budget per set on llvmpipe: a tile invocation's offset loop
