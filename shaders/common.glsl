@@ -19,6 +19,23 @@ int remap_index(int i, int n, int border) {
   return -1;
 }
 
+// Where diffusion's radius-1 steps can run on an extended image that they keep extended (core/border.hpp
+// stencil_extension, the same function): the index in [0, n) and the sign (1, -1, or 0 on zero's lines).
+int stencil_extension(int i, int n, int border, out float sign) {
+  sign = 1.0;
+  if (i >= 0 && i < n) return i;
+  if (border != 3) return remap_index(i, n, border == 2 ? 2 : 1);
+  int period = 2 * (n + 1);
+  int m = gpublur_mod(i + 1, period);
+  if (m == 0 || m == n + 1) {
+    sign = 0.0;
+    return 0;
+  }
+  if (m <= n) return m - 1;
+  sign = -1.0;
+  return period - m - 1;
+}
+
 // The source texture's stored size (textureSize(src, 0)), set by the backend where it binds src
 // (GlPassContext::bind_src): on NVIDIA's GL a textureSize query before the first fetch made a plain copy of
 // 4096^2 RGBA32F 0.176 ms against 0.132 without it (H200; docs/performance.md, "The copy floors").

@@ -34,7 +34,7 @@ std::string num(double v) {
 Recipe diffusion_recipe() {
   Recipe r;
   r.spec.name = "diffusion";
-  r.spec.summary = "explicit heat-equation steps with the 5-point Laplacian (ping-pong; CUDA: several steps per launch)";
+  r.spec.summary = "explicit heat-equation steps, 5-point Laplacian (GPUs: 8 steps a pass, walking down the image)";
   r.spec.sigma_mapping =
       "sigma^2 = 2 c N (per-axis variance 2c per step): N = ceil(sigma^2 / (2 * 0.2)), then c = sigma^2 / (2N); "
       "--iterations or --rate given: the other follows from sigma";

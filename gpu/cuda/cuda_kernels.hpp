@@ -200,9 +200,9 @@ Status launch_bilateral(const Pass& pass, const DevImage& src, const DevImage& d
 // passes/kawase.cu: one Kawase pass (4 half-pixel bilinear samples at the diagonal offsets +-(k + 1/2)).
 Status launch_kawase(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t s, std::string& path);
 
-// passes/diffusion.cu: the heat steps of `pass`, several per launch (temporal blocking); scratch: one image
-// when the steps take more than one launch. Steps per launch: GPUBLUR_CUDA_DIFFUSION_STEPS (1..16, default 4;
-// 1 is plain ping-pong), settable by tests.
+// passes/diffusion.cu: the heat steps of `pass`, several per launch (a walk down the image); scratch: one image
+// when the steps take more than one launch. Steps per launch: GPUBLUR_CUDA_DIFFUSION_STEPS (1..8; 0 or unset: 8),
+// settable by tests.
 int& diffusion_steps_per_launch();
 size_t diffusion_scratch(const Pass& pass, const DevImage& src);
 Status launch_diffusion(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch,
