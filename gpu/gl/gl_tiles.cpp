@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -188,27 +189,30 @@ Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int pe
 
 std::string ReshuffleTile::defines() const {
   return fmt::format("#define TILE 1\n#define TW {}\n#define TH {}\n#define BY {}\n#define REACH {}\n"
-                     "#define PITCH {}\n{}",
-                     tw, th, by, reach, pitch(), vch_define(vch));
+                     "#define PITCH {}\n#define ROUNDS {}\n{}",
+                     tw, th, by, reach, pitch(), rounds, vch_define(vch));
 }
 
 ReshuffleTile reshuffle_tile(int reach, int vch, int max_shared_bytes, const std::string& spec) {
   ReshuffleTile t;
   t.reach = reach;
   t.vch = vch;
-  const auto fits = [&](ReshuffleTile c) { return c.shared_bytes() <= max_shared_bytes; };
+  std::vector<std::array<int, 3>> shapes = {{32, 32, 8}, {32, 16, 8}, {16, 16, 8}};
   if (!spec.empty()) {
-    ReshuffleTile c = t;
-    if (std::sscanf(spec.c_str(), "%dx%dx%d", &c.tw, &c.th, &c.by) == 3 && c.tw > 0 && c.by > 0 && c.th % c.by == 0 &&
-        c.tw * c.by <= 1024 && fits(c))
-      return c;
-    return t;
+    std::array<int, 3> s{};
+    if (std::sscanf(spec.c_str(), "%dx%dx%d", &s[0], &s[1], &s[2]) != 3 || s[0] <= 0 || s[2] <= 0 || s[1] % s[2] != 0 ||
+        s[0] * s[2] > 1024)
+      return t;
+    shapes = {s};
   }
-  for (auto [tw, th, by] : {std::array<int, 3>{32, 32, 8}, {32, 16, 8}, {16, 16, 8}}) {
-    ReshuffleTile c = t;
-    c.tw = tw, c.th = th, c.by = by;
-    if (fits(c)) return c;
-  }
+  // Fewer channels a texel in more rounds only where no tile holds all of them: each round loads its tile again and
+  // walks every set again.
+  for (int tv = vch; tv >= 1; tv /= 2)
+    for (const auto& [tw, th, by] : shapes) {
+      ReshuffleTile c = t;
+      c.tw = tw, c.th = th, c.by = by, c.vch = tv, c.rounds = vch / tv;
+      if (c.shared_bytes() <= max_shared_bytes) return c;
+    }
   return t;
 }
 

@@ -99,17 +99,20 @@ Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int pe
 int least_conflict_pitch(int width, int vch, bool by_row, int lanes, int step);
 
 // reshuffle.comp's tile (its TILE form): a group of tw x by invocations makes tw x th outputs, th / by rows each,
-// from a (tw + 2 reach) x (th + 2 reach) source tile of vch-float texels in shared memory, rows pitch() apart.
+// from a (tw + 2 reach) x (th + 2 reach) source tile of vch-float texels in shared memory, rows pitch() apart; in
+// `rounds` rounds of vch of the image's channels each where a tile of all of them does not fit.
 struct ReshuffleTile {
   int tw = 0, th = 0, by = 0, reach = 0, vch = 4;  // tw == 0: no tile (the texelFetch form)
+  int rounds = 1;
   int per() const { return th / by; }
   int pitch() const { return least_conflict_pitch(tw + 2 * reach, vch, true, tw, 1); }
   int shared_bytes() const { return pitch() * (th + 2 * reach) * 4 * vch; }
   std::string defines() const;
 };
 
-// The first of 32 x 32 outputs (8 rows of invocations), 32 x 16 (8) and 16 x 16 (8) whose tile fits
-// max_shared_bytes, or `spec` "TWxTHxBY" (GPUBLUR_GL_RESHUFFLE_TILE; "0": the texelFetch form); tw 0 where none fits.
+// The first of 32 x 32 outputs (8 rows of invocations), 32 x 16 (8) and 16 x 16 (8) whose tile of the image's vch
+// channels fits max_shared_bytes, else the first whose tile of vch / 2 (then 1) channels fits, in vch / 2 (vch) rounds;
+// or `spec` "TWxTHxBY" (GPUBLUR_GL_RESHUFFLE_TILE; "0": the texelFetch form); tw 0 where none fits.
 ReshuffleTile reshuffle_tile(int reach, int vch, int max_shared_bytes, const std::string& spec = "");
 
 // The box1d tile (shaders/box1d.comp): a group of `threads` invocations holds `lines` lines x span()

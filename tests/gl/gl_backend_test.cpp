@@ -675,29 +675,39 @@ TEST(GlTiles, Conv2dAndReshuffleTilesFitAndSpreadTheirReads) {
         }
         const ReshuffleTile r = reshuffle_tile(radius, vch, shared);
         if (r.tw == 0) {
-          // Only where the smallest tile, 16 x 16 outputs, does not fit.
-          EXPECT_GT((ReshuffleTile{16, 16, 8, radius, vch}.shared_bytes()), shared);
+          // Only where the smallest tile, 16 x 16 outputs of one float a texel, does not fit.
+          EXPECT_GT((ReshuffleTile{16, 16, 8, radius, 1}.shared_bytes()), shared);
           continue;
         }
         EXPECT_LE(r.shared_bytes(), shared);
         EXPECT_EQ(r.th % r.by, 0);
-        EXPECT_EQ(read_wavefronts(vch, [&](int l) { return (l / r.tw) * r.pitch() + l % r.tw; }), vch);
-        // The largest of the three shapes that fits.
+        EXPECT_EQ(r.vch * r.rounds, vch);
+        EXPECT_EQ(read_wavefronts(r.vch, [&](int l) { return (l / r.tw) * r.pitch() + l % r.tw; }), r.vch);
+        // Rounds only where no tile of more channels fits; of the three shapes, the largest that fits.
+        if (r.rounds > 1) EXPECT_GT((ReshuffleTile{16, 16, 8, radius, r.vch * 2}.shared_bytes()), shared);
         if (r.tw * r.th < 32 * 32) {
           ReshuffleTile big = r;
           big.tw = 32, big.th = 32, big.by = 8;
           EXPECT_GT(big.shared_bytes(), shared);
         }
       }
-  // NVIDIA's 48 KB: reach 9 (sigma 3) takes 32 x 32 for every channel count; reach 36 (sigma 12) a tile for one
-  // channel only.
+  // NVIDIA's 48 KB: reach 9 (sigma 3) takes 32 x 32 for every channel count; reach 36 (sigma 12) a tile of one
+  // channel, two and four channels in rounds of one; reach 48 none.
   for (int vch : {1, 2, 4}) EXPECT_EQ(reshuffle_tile(9, vch, 49152).th, 32) << vch;
-  EXPECT_EQ(reshuffle_tile(36, 1, 49152).tw, 32);
-  EXPECT_EQ(reshuffle_tile(36, 2, 49152).tw, 0);
-  // A spec picks the shape where it fits; "0" and shapes that do not fit give the texelFetch form.
+  for (int vch : {1, 2, 4}) {
+    const ReshuffleTile r = reshuffle_tile(36, vch, 49152);
+    EXPECT_EQ(r.tw, 32) << vch;
+    EXPECT_EQ(r.vch, 1) << vch;
+    EXPECT_EQ(r.rounds, vch);
+  }
+  EXPECT_NE(reshuffle_tile(36, 4, 49152).defines().find("#define ROUNDS 4"), std::string::npos);
+  EXPECT_EQ(reshuffle_tile(48, 1, 49152).tw, 0);
+  // A spec picks the shape where it fits (in rounds where need be); "0" and shapes that do not fit give the
+  // texelFetch form.
   EXPECT_EQ(reshuffle_tile(9, 4, 49152, "16x16x4").per(), 4);
   EXPECT_EQ(reshuffle_tile(9, 4, 49152, "0").tw, 0);
-  EXPECT_EQ(reshuffle_tile(36, 4, 49152, "32x32x8").tw, 0);
+  EXPECT_EQ(reshuffle_tile(36, 4, 49152, "32x32x8").rounds, 4);
+  EXPECT_EQ(reshuffle_tile(48, 4, 49152, "32x32x8").tw, 0);
 }
 
 }  // namespace

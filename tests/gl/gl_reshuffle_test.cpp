@@ -49,14 +49,15 @@ TEST(GlReshuffle, SetsSplitOverDispatchesEqualTheReference) {
 
 // The tile form (reshuffle.comp TILE) in each of its shapes, and the texelFetch form forced: every border, 1..4
 // channels, images smaller than the tile, odd sizes and more than one tile a side. Reach 9 takes a tile for every
-// channel count in llvmpipe's 32 KB; reach 29 for one channel only, and there llvmpipe's budget splits its 3481
-// offsets over dispatches, so the tile form's accumulator runs too.
+// channel count in llvmpipe's 32 KB; reach 29 a tile of one channel, two and four channels in rounds of one; there
+// llvmpipe's budget splits its 3481 offsets over dispatches, so the tile form's accumulator runs too (each round
+// resuming its own channels).
 TEST(GlReshuffle, TileFormsEqualTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
   double worst = 0;
-  int tiles = 0, fetches = 0, splits = 0;
+  int tiles = 0, fetches = 0, splits = 0, rounds = 0;
   for (const char* spec : {"", "32x16x8", "16x16x8", "0"}) {
     ScopedEnv env("GPUBLUR_GL_RESHUFFLE_TILE", spec);
     for (const auto& [sigma, reach] : std::vector<std::pair<double, int>>{{3.0, 9}, {9.7, 29}})
@@ -73,6 +74,7 @@ TEST(GlReshuffle, TileFormsEqualTheReference) {
             ASSERT_TRUE(s.ok()) << s.error;
             const bool tile = info.path.find("reshuffle-tile") != std::string::npos;
             tiles += tile, fetches += !tile, splits += info.path.find("dispatches") != std::string::npos;
+            rounds += info.path.find("rounds") != std::string::npos;
             if (std::string(spec) == "0") EXPECT_FALSE(tile) << info.path;
             if (reach == 9 && std::string(spec) != "0") {
               EXPECT_TRUE(tile) << info.path;
@@ -87,8 +89,10 @@ TEST(GlReshuffle, TileFormsEqualTheReference) {
   if (on_llvmpipe(*be)) EXPECT_GT(splits, 0);
   EXPECT_GT(tiles, 0);
   EXPECT_GT(fetches, 0);
-  std::printf("[ measured ] reshuffle tile / fetch forms: max abs error %.3g (%d tile runs, %d fetch, %d split)\n",
-              worst, tiles, fetches, splits);
+  EXPECT_GT(rounds, 0);
+  std::printf("[ measured ] reshuffle tile / fetch forms: max abs error %.3g (%d tile runs, %d in rounds, %d fetch, "
+              "%d split)\n",
+              worst, tiles, rounds, fetches, splits);
 }
 
 }  // namespace

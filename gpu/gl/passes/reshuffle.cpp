@@ -2,7 +2,9 @@
 // sets in storage buffers. Where a source tile fits the shared memory (gl_tiles.hpp reshuffle_tile; in NVIDIA's
 // 48 KB 32 x 32 outputs up to reach 11 / 23 / 39 for four / two / one channels, 16 x 16 up to 19 / 31 / 47), CUDA's
 // form: a group loads its tile once and reads every set's offsets from there (reshuffle-tile-TWxTH; H200 4096^2 sigma
-// 3 RGBA 11.66 -> 4.19 ms, one channel 4.03 -> 1.13); else an invocation an output reads each tap by texelFetch
+// 3 RGBA 11.66 -> 4.19 ms, one channel 4.03 -> 1.13); where no tile of all the channels fits, the tile of half or one
+// of them in two or four rounds (reshuffle-tile-TWxTH-in-N-rounds; RGBA 4096^2 sigma 8 77.2 -> 45.1 ms, sigma 12 171.3
+// -> 131.2, two channels sigma 12 57.8 -> 55.4); else an invocation an output reads each tap by texelFetch
 // (reshuffle). One dispatch on GPUs; on llvmpipe (its loop limit, gl_pass_context.hpp kLoopBudget) sets longer than
 // the budget are cut into sets of the same weight (w (a + b) = w a + w b) and the sets are split over dispatches of
 // about kLoopBudget loop iterations each, which carry the running sum in an RGBA32F accumulator.
@@ -35,8 +37,8 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
     return s;
   // The sets as the shader reads them, with the loop budget per set on llvmpipe: a tile invocation's offset loop
   // runs PER sums a link (counted as that many iterations), after its share of the tile's loads.
-  const long per_link = tile.tw ? 1 + tile.per() : 1;
-  const long loads = tile.tw ? long(tile.tw + 2 * R) * (tile.th + 2 * R) / (tile.tw * tile.by) + 1 : 0;
+  const long per_link = tile.tw ? tile.rounds * (1 + tile.per()) : 1;
+  const long loads = tile.tw ? tile.rounds * (long(tile.tw + 2 * R) * (tile.th + 2 * R) / (tile.tw * tile.by) + 1) : 0;
   const long budget = ctx.limits().llvmpipe ? std::max(4 * per_link, kLoopBudget - loads) / per_link : 0;
   const long max_set = budget ? budget / 2 : long(pass.links.size());
   const int pitch = tile.tw ? tile.pitch() : 0;
@@ -76,7 +78,8 @@ Status gl_reshuffle(GlPassContext& ctx, const Program& program, size_t index, Gl
               u_begin = GlPassContext::uniform(prog, "set_begin"), u_end = GlPassContext::uniform(prog, "set_end"),
               u_link = GlPassContext::uniform(prog, "link_begin"), u_resume = GlPassContext::uniform(prog, "resume"),
               u_last = GlPassContext::uniform(prog, "last");
-  const std::string form = tile.tw ? fmt::format("reshuffle-tile-{}x{}", tile.tw, tile.th) : "reshuffle";
+  std::string form = tile.tw ? fmt::format("reshuffle-tile-{}x{}", tile.tw, tile.th) : "reshuffle";
+  if (tile.rounds > 1) form += fmt::format("-in-{}-rounds", tile.rounds);
   step.form = chunks.size() > 1 ? fmt::format("{}-{}-dispatches", form, chunks.size()) : form;
   const int gw = tile.tw ? tile.tw : 16, gh = tile.tw ? tile.th : 16;
   step.work = [&ctx, prog, wbuf, lbuf, accum, chunks, u_border, u_reach, u_begin, u_end, u_link, u_resume, u_last,
