@@ -5,9 +5,9 @@
 // registers, two a level) and its left / right neighbours (the threads' edge columns through shared memory, one barrier
 // a level). Level S leaves S rows behind the input and is stored; the strip's S outer columns on each side and the
 // segment's S extra rows above and below are the cone the steps need. One global read and write per S steps; a cell
-// step costs two shared-memory accesses of a float for CPL cells and no index arithmetic, where the 32 x 32 tiles before
-// (S = 4) made six float4 accesses and a division a cell. H200, 4096^2 sigma 12 (360 steps): one channel 22.6 -> 4.37
-// ms, RGBA 37.4 -> 15.95; 1024^2 RGBA 3.63 -> 1.99 (docs/performance.md, "Diffusion as a walk").
+// step costs two shared-memory accesses of a float for CPL cells and no index arithmetic, where the 32 x 32 tiles
+// before (S = 4) made six float4 accesses and a division a cell. H200, 4096^2 sigma 12 (360 steps): one channel
+// 22.6 -> 4.37 ms, RGBA 37.4 -> 15.95; 1024^2 RGBA 3.63 -> 1.99 (docs/performance.md, "Diffusion as a walk").
 // Border modes need no per-step remapping: rows and columns are loaded from the extension that the steps preserve
 // (core/border.hpp stencil_extension), so cells outside the image evolve like the pixels they mirror.
 #include <algorithm>
@@ -23,8 +23,9 @@ namespace {
 
 constexpr int kThreads = 128;
 constexpr int kMaxSteps = 8;  // steps a launch (registers: two rows a level)
-// Columns a thread, 4 against 2 on an H200 at sigma 12 (call 392): 4096^2 RGBA 18.0 against 22.6 ms, one channel 6.46
-// against 7.08; 1024^2 RGBA 2.67 against 3.18, one channel 1.13 against 0.99 (docs/performance.md, "Diffusion as a walk").
+// Columns a thread, 4 against 2 on an H200 at sigma 12 (call 392): 4096^2 RGBA 18.0 against 22.6 ms, one channel
+// 6.46 against 7.08; 1024^2 RGBA 2.67 against 3.18, one channel 1.13 against 0.99 (docs/performance.md, "Diffusion as
+// a walk").
 constexpr int kCpl = 4;
 // Rows ahead asked of L2: RGBA 4096^2 18.0 ms against 21.7 with none, 18.1 at 8, 19.2 at 16 (call 392).
 constexpr int kAhead = 4;

@@ -21,7 +21,8 @@ constexpr int kMaxSteps = 8;   // steps a dispatch (registers: two rows a level)
 constexpr long long kGroupSlots = 512;
 // Columns an invocation, by the floats a texel carries. On an H200 at 4096^2 sigma 12: one channel 2 columns 6.46 ms
 // against 4 columns 13.1; RGBA a vec4 a column 22.9 ms, against 27.0-35.9 with an invocation a channel of 2 or 4
-// pixels (CUDA's form there: the texel fetched four times, a staged store) (docs/performance.md, "Diffusion as a walk").
+// pixels (CUDA's form there: the texel fetched four times, a staged store; docs/performance.md, "Diffusion as a
+// walk").
 int walk_cpl(int vch) { return vch == 4 ? 1 : 2; }
 
 }  // namespace
