@@ -113,7 +113,9 @@ Status launch_walk(const float* from, float* to, int W, int H, Border b, float c
   int per_sm = 0;
   if (Status s = blocks_per_sm(k, kThreads, 0, per_sm); !s) return s;
   const int strips = (W + valid - 1) / valid;
-  const int seg = diffusion_walk_segment(H, S, strips, 1LL * std::max(1, per_sm) * sm_count());
+  // At most 65535 segments (the grid's y limit; images over a million rows tall).
+  const int seg = std::max(diffusion_walk_segment(H, S, strips, 1LL * std::max(1, per_sm) * sm_count()),
+                           (H + 65534) / 65535);
   const dim3 grid(strips, (H + seg - 1) / seg);
   k<<<grid, kThreads, 0, st>>>(from, to, W, H, b, c, seg, kAhead);
   return cuda_status(cudaGetLastError(), "launching diffusion");
