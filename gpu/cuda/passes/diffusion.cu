@@ -45,7 +45,7 @@ __device__ __forceinline__ void load_row(const float* __restrict__ in, int W, in
 // Block (strip, segment): pixels strip * valid - S .. + kThreads / K * CPL, output rows seg0 .. seg0 + seg - 1.
 template <int K, int CPL, int S>
 __global__ void __launch_bounds__(kThreads) diffusion_walk_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                                                  int W, int H, Border b, float c, int seg, int ahead) {
+                                                                  int W, int H, Border b, float c, int seg) {
   __shared__ float edge[2][2][kThreads];  // [parity][first / last column][thread]
   constexpr int G = kThreads / K, valid = G * CPL - 2 * S;
   const int tid = int(threadIdx.x), ch = tid % K, g = tid / K;
@@ -71,9 +71,9 @@ __global__ void __launch_bounds__(kThreads) diffusion_walk_kernel(const float* _
     for (int j = 0; j < CPL; ++j) v[j] = next[j];
     if (i + 1 < rows)  // the next row's loads in flight during this row's steps
       load_row<K, CPL>(in, W, stencil_extension(y0 - S + i + 1, H, b, sy), sy, ch, xi, xs, next);
-    if (ahead > 0 && i + ahead < rows) {  // and rows further on asked of L2 (DRAM's latency is longer than a row)
+    if (i + kAhead < rows) {  // and rows further on asked of L2 (DRAM's latency is longer than a row)
       float sp;
-      prefetch_l2(in + (size_t(stencil_extension(y0 - S + i + ahead, H, b, sp)) * W + xi[0]) * K + ch);
+      prefetch_l2(in + (size_t(stencil_extension(y0 - S + i + kAhead, H, b, sp)) * W + xi[0]) * K + ch);
     }
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -117,7 +117,7 @@ Status launch_walk(const float* from, float* to, int W, int H, Border b, float c
   const int seg = std::max(diffusion_walk_segment(H, S, strips, 1LL * std::max(1, per_sm) * sm_count()),
                            (H + 65534) / 65535);
   const dim3 grid(strips, (H + seg - 1) / seg);
-  k<<<grid, kThreads, 0, st>>>(from, to, W, H, b, c, seg, kAhead);
+  k<<<grid, kThreads, 0, st>>>(from, to, W, H, b, c, seg);
   return cuda_status(cudaGetLastError(), "launching diffusion");
 }
 

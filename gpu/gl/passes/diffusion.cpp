@@ -5,6 +5,7 @@
 // step): H200 4096^2 sigma 12 (360 steps) RGBA 70.7 -> 22.9 ms, one channel 31.8 -> 6.89; 1024^2 RGBA 7.11 -> 2.88
 // (docs/performance.md, "Diffusion as a walk").
 #include <algorithm>
+#include <initializer_list>
 
 #include <fmt/format.h>
 
@@ -35,7 +36,7 @@ Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, Gl
   struct Walk {
     GLuint prog = 0;
     GLint u_size = -1, u_border = -1, u_rate = -1, u_seg = -1;
-    int steps = 0, strips = 0, segs = 0, seg = 0;
+    int strips = 0, segs = 0, seg = 0;
   };
   const int W = dst.stored_w(), H = dst.stored_h();
   auto make = [&](int s, Walk& w) -> Status {
@@ -45,7 +46,7 @@ Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, Gl
     w.u_size = GlPassContext::uniform(w.prog, "size"), w.u_border = GlPassContext::uniform(w.prog, "border");
     w.u_rate = GlPassContext::uniform(w.prog, "rate"), w.u_seg = GlPassContext::uniform(w.prog, "seg");
     const int valid = kThreads * cpl - 2 * s;
-    w.steps = s, w.strips = (W + valid - 1) / valid;
+    w.strips = (W + valid - 1) / valid;
     w.seg = diffusion_walk_segment(H, s, w.strips, kGroupSlots);
     w.segs = (H + w.seg - 1) / w.seg;
     return Status::success();
@@ -59,13 +60,15 @@ Status gl_diffusion(GlPassContext& ctx, const Program& program, size_t index, Gl
     if (Status s = ctx.scratch_texture("diffusion ping-pong", W, H, ctx.store_format(), other); !s) return s;
   step.form = fmt::format("diffusion-walk-{}-per-dispatch", per);
   step.work = [&ctx, full, tail, src, dst, other, dispatches, W, H, rate = pass.taps[0], border = int(pass.border)] {
+    for (const Walk* w : {&full, &tail}) {  // program state: once a run, not a dispatch
+      glProgramUniform2i(w->prog, w->u_size, W, H);
+      glProgramUniform1i(w->prog, w->u_border, border);
+      glProgramUniform1f(w->prog, w->u_rate, rate);
+      glProgramUniform1i(w->prog, w->u_seg, w->seg);
+    }
     GLuint from = src.tex;
     for (int j = 0; j < dispatches; ++j) {
       const Walk& w = j + 1 < dispatches ? full : tail;
-      glProgramUniform2i(w.prog, w.u_size, W, H);
-      glProgramUniform1i(w.prog, w.u_border, border);
-      glProgramUniform1f(w.prog, w.u_rate, rate);
-      glProgramUniform1i(w.prog, w.u_seg, w.seg);
       // Dispatch j writes dst where dispatches - 1 - j is even, else the scratch texture: the last one writes dst.
       const GLuint to = (dispatches - 1 - j) % 2 == 0 ? dst.tex : other;
       ctx.bind_io(w.prog, from, to);
