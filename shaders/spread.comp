@@ -4,7 +4,9 @@
 // extended by `extend` pixels and 0 beyond. Its lines -1 and -2 hold the spread before the image folded in (a
 // value at -d counts 2 - d times at -1 and d - 1 times at -2).
 // FOLD 0: one invocation per image pixel. FOLD 1: one work group per folded table pixel (2 (w + h) + 4 of
-// them), whose M or M^2 spread values (M = extend + R - 1) the group sums.
+// them), whose M or M^2 spread values (M = extend + R - 1) the group sums: values kbegin..kend-1 of them a dispatch,
+// added to the table's value where `resume` (llvmpipe ends an invocation's loops after 65535 iterations in all, so
+// the host splits large margins over dispatches there; on GPUs one dispatch takes all of them).
 #if FOLD
 layout(local_size_x = 256) in;
 shared dvec4 red[256];
@@ -12,12 +14,17 @@ shared dvec4 red[256];
 layout(local_size_x = 16, local_size_y = 16) in;
 #endif
 layout(binding = 0) uniform sampler2D src;
-layout(std430, binding = 0) writeonly buffer Dst { dvec4 dst[]; };
+layout(std430, binding = 0) buffer Dst { dvec4 dst[]; };
 uniform ivec2 dsize;  // dst's stored size
 uniform ivec2 size;   // the image without padding
 uniform int R;
 uniform int extend;
 uniform int border;
+#if FOLD
+uniform int kbegin;
+uniform int kend;
+uniform bool resume;
+#endif
 
 dvec4 spread_at(ivec2 q) {
   ivec2 p = q - 1;
@@ -52,7 +59,8 @@ void main() {
   int M = extend + R - 1;
   int nx = t.x >= 0 ? 1 : M, ny = t.y >= 0 ? 1 : M;
   dvec4 acc = dvec4(0.0);
-  for (int k = int(gl_LocalInvocationID.x); k < nx * ny; k += 256) {
+  int kn = min(nx * ny, kend);
+  for (int k = kbegin + int(gl_LocalInvocationID.x); k < kn; k += 256) {
     int ix = k % nx, iy = k / nx;
     ivec2 p = t;
     double f = 1.0;
@@ -66,7 +74,10 @@ void main() {
     if (gl_LocalInvocationID.x < span) red[gl_LocalInvocationID.x] += red[gl_LocalInvocationID.x + span];
     barrier();
   }
-  if (gl_LocalInvocationID.x == 0u) dst[(t.y + 2) * dsize.x + t.x + 2] = red[0];
+  if (gl_LocalInvocationID.x == 0u) {
+    int at = (t.y + 2) * dsize.x + t.x + 2;
+    dst[at] = resume ? dst[at] + red[0] : red[0];
+  }
 #else
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   if (p.x >= size.x || p.y >= size.y) return;

@@ -1,6 +1,8 @@
 // spread: the nine spread weights gathered into a float64 storage buffer (shaders/spread.comp): one dispatch
 // over the image's area (no write conflicts, so one dispatch instead of the thesis's nine scatter passes), and
-// one of a work group per folded table pixel for the margin before the image.
+// one of a work group per folded table pixel for the margin before the image (on llvmpipe, whose loop limit a corner's
+// (2R - 2)^2 values pass from R 559, split over dispatches of at most kLoopBudget iterations an invocation).
+#include <algorithm>
 #include <array>
 
 #include "gpu/gl/pass_table.hpp"
@@ -16,6 +18,10 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
   if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "#define FOLD 0\n", area); !s) return s;
   if (Status s = ctx.program({{"spread.comp", GL_COMPUTE_SHADER}}, "#define FOLD 1\n", fold); !s) return s;
   const long long folded = 2LL * src.w + 2LL * src.h + 4;  // the folded pixels' groups
+  const int M = pass.extend + pass.widths[0] - 1;           // a corner group's margin: M^2 values
+  // A group value's iterations an invocation: the k loop and spread_at's 3 + 9 (kLoopBudget counts loops unrolled).
+  const int chunk = ctx.limits().llvmpipe ? 256 * int((kLoopBudget - 64) / 13) : M * M;
+  const RowChunks fold_chunks(fold, "kbegin", "kend");
   struct Uniforms {
     GLuint prog;
     GLint dsize, size, R, extend, border;
@@ -30,7 +36,7 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
   };
   step.form = "spread";
   step.work = [u = std::array<Uniforms, 2>{uniforms(area), uniforms(fold)}, src, dst, R = pass.widths[0],
-               extend = pass.extend, border = int(pass.border), folded] {
+               extend = pass.extend, border = int(pass.border), folded, M, chunk, fold_chunks] {
     for (const Uniforms& p : u) {  // set per run: the programs are shared by every plan of the context
       glProgramUniform2i(p.prog, p.dsize, dst.stored_w(), dst.stored_h());
       glProgramUniform2i(p.prog, p.size, src.w, src.h);
@@ -43,7 +49,8 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
     glUseProgram(u[0].prog);
     glDispatchCompute(groups(src.w, 16), groups(src.h, 16), 1);
     glUseProgram(u[1].prog);
-    dispatch_split(folded);
+    fold_chunks.dispatch(u[1].prog, std::max(1, M * M), std::max(1, chunk), GLuint(folded < 65535 ? folded : 65535),
+                         GLuint((folded + 65534) / 65535), GL_SHADER_STORAGE_BARRIER_BIT);
   };
   return Status::success();
 }
