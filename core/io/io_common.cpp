@@ -236,5 +236,18 @@ bool valid_png_text_key(const std::string& key) {
 
 void remove_partial(const std::string& path) { std::remove(path.c_str()); }
 
+Status write_whole_file(const std::string& path, const void* bytes, size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return Status::fail(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
+  const bool wrote = std::fwrite(bytes, 1, size, f) == size && std::fflush(f) == 0;
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    remove_partial(path);
+    return Status::fail(fmt::format("cannot write '{}': {}", path, std::strerror(wrote ? errno : err)));
+  }
+  return Status::success();
+}
+
 }  // namespace io
 }  // namespace gpublur

@@ -64,5 +64,8 @@ bool valid_png_text_key(const std::string& key);
 
 // Removes a partly written output file after a failed write (best effort).
 void remove_partial(const std::string& path);
+// Writes `bytes` as the whole file at path, every write and the close checked (a full disk fails here, not later);
+// removes what it wrote on failure.
+Status write_whole_file(const std::string& path, const void* bytes, size_t size);
 
 }  // namespace gpublur::io

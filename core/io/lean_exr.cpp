@@ -5,6 +5,7 @@
 #include <ImfHeader.h>
 #include <ImfInputFile.h>
 #include <ImfOutputFile.h>
+#include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
 #include <Imath/half.h>
 #include <fmt/format.h>
@@ -123,9 +124,16 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       }
       header.insert(key, Imf::StringAttribute(value));
     }
-    Imf::OutputFile file(path.c_str(), header);
-    file.setFrameBuffer(fb);
-    file.writePixels(img.height);
+    // Into memory, then to the file with every write checked: OutputFile's destructor writes the offset table and
+    // closes its stream without a word, so a full disk left a small file empty and reported it written.
+    Imf::StdOSStream os;
+    {
+      Imf::OutputFile file(os, header);
+      file.setFrameBuffer(fb);
+      file.writePixels(img.height);
+    }
+    const std::string bytes = os.str();
+    return write_whole_file(path, bytes.data(), bytes.size());
   } catch (const std::exception& e) {
     remove_partial(path);
     return Status::fail(fmt::format("cannot write '{}': {}", path, e.what()));

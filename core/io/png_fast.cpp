@@ -361,16 +361,7 @@ Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta
   if (Status s = encode_png_fast(raw, meta.srgb, text, std::clamp(level, 0, 9), file); !s)
     return Status::fail(fmt::format("cannot write '{}': {}", path, s.error));
   raw = {};
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return Status::fail(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
-  const bool wrote = std::fwrite(file.data(), 1, file.size(), f) == file.size();
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed) {
-    remove_partial(path);
-    return Status::fail(fmt::format("cannot write '{}': {}", path, std::strerror(wrote ? errno : err)));
-  }
-  return Status::success();
+  return write_whole_file(path, file.data(), file.size());
 }
 
 }  // namespace gpublur::io

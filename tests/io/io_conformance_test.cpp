@@ -7,8 +7,12 @@
 #include <Imath/half.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "core/io/image_io.hpp"
@@ -380,6 +384,27 @@ TEST_P(IoConformance, WriteErrorsNameTheFile) {
     ASSERT_FALSE(st.ok()) << fmt;
     EXPECT_NE(st.error.find(path), std::string::npos) << st.error;
   }
+}
+
+// A full disk fails the write, however small the file (OpenEXR's OutputFile closed its stream without a word, so a
+// 4 x 4 EXR came out empty and reported written). The file is a link to /dev/full, which takes opens and fails
+// writes with ENOSPC; the failed write removes the link, never the device.
+TEST_P(IoConformance, WritesToAFullDiskFail) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full here";
+  Image img = test::random_image(4, 4, 3, 5);
+  ImageMeta meta;
+  meta.channel_names = {"R", "G", "B"};
+  for (const char* fmt : {"exr", "png"}) {
+    meta.format = fmt;
+    meta.pixel_type = std::string(fmt) == "exr" ? PixelType::Half : PixelType::UInt8;
+    const std::string path = tmp_.path(std::string("full.") + fmt);
+    ASSERT_EQ(::symlink("/dev/full", path.c_str()), 0) << std::strerror(errno);
+    const Status st = io_->write(path, img, meta);
+    EXPECT_FALSE(st.ok()) << fmt << ": a write to a full disk reported success";
+    EXPECT_NE(st.error.find(path), std::string::npos) << st.error;
+    ::unlink(path.c_str());
+  }
+  EXPECT_EQ(::access("/dev/full", F_OK), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, IoConformance, ::testing::ValuesIn(test::built_adapters()),
