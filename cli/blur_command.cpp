@@ -92,6 +92,7 @@ int run_blur(BlurArgs& a) {
   std::vector<Job> jobs;
   CollectOptions co{a.output_dir, a.recursive, a.format};
   if (Status s = collect_jobs(inputs, co, jobs); !s) return usage(s.error);
+  const std::vector<Job> all_jobs = jobs;  // every shard's, for --report's check
   if (!a.shard.empty()) {
     int k = 1, n = 1;
     if (Status s = parse_shard(a.shard, k, n); !s) return usage(s.error);
@@ -107,6 +108,7 @@ int run_blur(BlurArgs& a) {
     spdlog::error("cannot create output folder {}: {}", a.output_dir, ec ? ec.message() : "not a folder");
     return kExitFailed;
   }
+  if (Status s = check_report_path(a.report, all_jobs); !s) return usage(s.error);
 
   // The backends open on this thread while the pipeline's readers decode the first images: a GPU driver's
   // start-up (CUDA: ~215 ms on an H100) overlaps the first decodes instead of preceding them, and the thread

@@ -144,6 +144,22 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   return Status::success();
 }
 
+Status check_report_path(const std::string& report, const std::vector<Job>& jobs) {
+  if (report.empty() || report == "-") return Status::success();
+  const std::string r = real_path(report);
+  for (const Job& j : jobs) {
+    if (real_path(j.input) == r) return Status::fail("--report " + report + " would overwrite the input " + j.input);
+    if (!j.output.empty() && real_path(j.output) == r)
+      return Status::fail("--report " + report + " would overwrite the output of " + j.input);
+  }
+  std::error_code ec;
+  if (fs::is_directory(fs::path(report), ec)) return Status::fail("--report " + report + " is a folder");
+  const fs::path parent = fs::absolute(fs::path(report), ec).parent_path();
+  if (!fs::is_directory(parent, ec))
+    return Status::fail("--report " + report + ": its folder " + parent.string() + " does not exist");
+  return Status::success();
+}
+
 Status parse_shard(const std::string& text, int& k, int& n) {
   const auto slash = text.find('/');
   auto number = [](const std::string& s, int& out) {

@@ -47,6 +47,11 @@ std::vector<std::string> read_path_list(std::istream& in);
 // output path equals any input (compared as real paths) or two inputs map to the same output.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
 
+// The --report file ("" or "-": nothing to check) against the jobs, before any work: a usage error when it is any
+// job's input or output (compared as real paths) or a folder, or its folder does not exist (so check it once the
+// output folder is made).
+Status check_report_path(const std::string& report, const std::vector<Job>& jobs);
+
 // --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
 Status parse_shard(const std::string& text, int& k, int& n);
 // Shard K of N of the jobs, in the order collect_jobs made them (sorted folder scans): every N-th job starting

@@ -114,6 +114,30 @@ TEST(Pipeline, FormatChangesExtension) {
   EXPECT_EQ(jobs[1].output, (d / "out/b.exr").string());
 }
 
+// --report is checked like an output: never an input's or an output's file (through any spelling), never in a
+// missing folder; "-" and any other file pass.
+TEST(Pipeline, ReportPathIsNeitherAnInputNorAnOutput) {
+  TempDir d;
+  touch(d / "in/a.png");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 1u);
+  Status s = check_report_path((d / "in/./a.png").string(), jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite the input"), std::string::npos) << s.error;
+  s = check_report_path((d / "out/a.png").string(), jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite the output"), std::string::npos) << s.error;
+  s = check_report_path((d / "nodir/r.json").string(), jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("does not exist"), std::string::npos) << s.error;
+  EXPECT_FALSE(check_report_path((d / "in").string(), jobs).ok());
+  EXPECT_TRUE(check_report_path((d / "r.json").string(), jobs).ok());
+  EXPECT_TRUE(check_report_path((d / "in/r.json").string(), jobs).ok());
+  EXPECT_TRUE(check_report_path("-", jobs).ok());
+}
+
 TEST(Pipeline, OutputEqualToAnInputIsRefused) {
   TempDir d;
   touch(d / "a.png");
