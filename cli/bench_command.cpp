@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/method_options.hpp"
 #include "core/bench.hpp"
+#include "core/report.hpp"
 
 namespace gpublur::cli {
 namespace {
@@ -78,7 +79,7 @@ int run_bench_command(const BenchArgs& a) {
   // With --json - stdout carries only the JSON; the table then goes to stderr.
   (a.json == "-" ? std::cerr : std::cout) << bench_table(r) << std::flush;
   if (!a.json.empty()) {
-    const std::string text = bench_json(r, o).dump(2) + "\n";
+    const std::string text = json_text(bench_json(r, o), 2) + "\n";
     if (a.json == "-") {
       std::cout << text;
     } else {

@@ -15,6 +15,7 @@
 #include "core/quality.hpp"
 #include "core/quality_images.hpp"
 #include "core/registry.hpp"
+#include "core/report.hpp"
 
 namespace gpublur::cli {
 namespace {
@@ -98,7 +99,7 @@ int run_quality(QualityArgs& a) {
   }
   if (a.json) {
     std::cerr << quality_table(r) << std::flush;  // as bench does: stdout carries only the JSON
-    std::cout << quality_json(r).dump(2) << "\n";
+    std::cout << json_text(quality_json(r), 2) << "\n";
   } else {
     std::cout << quality_table(r) << std::flush;
   }

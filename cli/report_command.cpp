@@ -37,13 +37,13 @@ int run_merge(const MergeArgs& a) {
     return kExitFailed;
   }
   if (a.output == "-") {
-    std::cout << merged.dump(2) << "\n";
+    std::cout << json_text(merged, 2) << "\n";
     return std::cout ? kExitOk : kExitFailed;
   }
   const std::string tmp = a.output + ".tmp";
   {
     std::ofstream f(tmp, std::ios::trunc);
-    f << merged.dump(2) << "\n";
+    f << json_text(merged, 2) << "\n";
     if (!f) {
       spdlog::error("report merge: cannot write {}", a.output);
       std::remove(tmp.c_str());

@@ -23,6 +23,10 @@ bool parse_report_format(const std::string& s, ReportFormat& out) {
   return false;
 }
 
+std::string json_text(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 json image_json(const ImageRecord& r) {
   return json{{"input", r.input},
               {"output", r.output},
@@ -160,18 +164,18 @@ std::string csv_field(const std::string& s) {
 
 void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
   switch (format) {
-    case ReportFormat::Json: os << report_json(run).dump(2) << "\n"; break;
+    case ReportFormat::Json: os << json_text(report_json(run), 2) << "\n"; break;
     case ReportFormat::Jsonl: {
       // One line per image, then one summary line carrying the run-level fields, so each line stands alone.
       for (const auto& r : run.images) {
         json j = image_json(r);
         j["type"] = "image";
-        os << j.dump() << "\n";
+        os << json_text(j) << "\n";
       }
       json s = header_json(run);
       s["type"] = "summary";
       s["summary"] = summary_json(run);
-      os << s.dump() << "\n";
+      os << json_text(s) << "\n";
       break;
     }
     case ReportFormat::Csv: {

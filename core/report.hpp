@@ -52,6 +52,10 @@ struct RunRecord {
 enum class ReportFormat { Json, Jsonl, Csv };
 bool parse_report_format(const std::string& s, ReportFormat& out);
 
+// JSON as text for reports, bench and quality output: file names are bytes, not always UTF-8, so an invalid
+// sequence is written as U+FFFD instead of throwing (nlohmann's default; a name with byte 0xff aborted the run).
+std::string json_text(const nlohmann::json& j, int indent = -1);
+
 nlohmann::json report_json(const RunRecord& run);     // the whole document
 nlohmann::json image_json(const ImageRecord& image);  // one images[] entry
 nlohmann::json summary_json(const RunRecord& run);    // the summary object

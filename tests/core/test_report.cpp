@@ -104,6 +104,24 @@ TEST(Report, JsonLinesOneLinePerImagePlusSummary) {
   EXPECT_EQ(lines[2]["method"]["name"], "gauss-sep");
 }
 
+// File names are bytes: one that is not UTF-8 (here 0xff 0xfe) is written as U+FFFD in every JSON form instead of
+// aborting the run (nlohmann's dump throws type_error.316 by default).
+TEST(Report, NamesThatAreNotUtf8AreReplacedNotFatal) {
+  RunRecord run = sample_run();
+  run.images[0].input = "in/bad\xff\xfe.png";
+  for (ReportFormat f : {ReportFormat::Json, ReportFormat::Jsonl}) {
+    std::ostringstream o;
+    ASSERT_NO_THROW(write_report(o, run, f));
+    std::istringstream in(o.str());
+    std::string first;
+    std::getline(in, first);
+    const nlohmann::json j = nlohmann::json::parse(f == ReportFormat::Json ? o.str() : first);
+    const nlohmann::json& image = f == ReportFormat::Json ? j["images"][0] : j;
+    EXPECT_EQ(image["input"], "in/bad\ufffd\ufffd.png");
+  }
+  EXPECT_EQ(json_text(nlohmann::json("a\xff")), "\"a\ufffd\"");
+}
+
 TEST(Report, CsvHeaderAndQuotedRows) {
   std::ostringstream o;
   write_report(o, sample_run(), ReportFormat::Csv);
