@@ -116,38 +116,51 @@ json report_json(const RunRecord& run) {
 Status merge_reports(const std::vector<json>& reports, const std::vector<std::string>& names, json& merged) {
   if (reports.empty()) return Status::fail("report merge: no reports given");
   auto name = [&](size_t i) { return i < names.size() ? names[i] : "report " + std::to_string(i + 1); };
+  auto backend = [](const json& r) { return r.value("backend", json::object()).value("name", std::string()); };
+  json images = json::array();
+  RunRecord totals;  // for the summary: only what summary_json and bottleneck_stage read
+  double wall = 0;
+  int io_threads = 0;
+  std::map<std::string, size_t> seen;  // input -> the report that holds it
   for (size_t i = 0; i < reports.size(); ++i) {
     const json& r = reports[i];
     if (!r.is_object() || !r.contains("images") || !r["images"].is_array() || !r.contains("summary") ||
         !r.contains("method"))
       return Status::fail(name(i) + ": not a gpublur JSON report (--report-format json)");
-    if (r.value("schema_version", 0) != kReportSchemaVersion)
-      return Status::fail(name(i) + ": schema_version " + r.value("schema_version", json(0)).dump() + ", expected " +
-                          std::to_string(kReportSchemaVersion));
-    if (i > 0 && (r["method"].value("name", "") != reports[0]["method"].value("name", "") ||
-                  r["method"].value("params", json::object()) != reports[0]["method"].value("params", json::object())))
-      return Status::fail(name(i) + ": a different method or parameters than " + name(0) +
-                          "; merge reports of one job's shards only");
-  }
-  merged = reports[0];
-  json images = json::array();
-  RunRecord totals;  // for the summary: only what summary_json and bottleneck_stage read
-  double wall = 0;
-  int io_threads = 0;
-  for (const json& r : reports) {
-    const json& s = r["summary"];
-    wall = std::max(wall, s.value("wall_ms", 0.0));
-    io_threads = std::max(io_threads, s.value("io_threads", 0));
-    for (const json& im : r["images"]) {
-      images.push_back(im);
-      ImageRecord rec;
-      rec.ok = im.value("status", "") == "ok";
-      const json t = im.value("timings_ms", json::object());
-      rec.ms = {t.value("read", 0.0), t.value("upload", 0.0), t.value("compute", 0.0), t.value("download", 0.0),
-                t.value("write", 0.0)};
-      totals.images.push_back(std::move(rec));
+    // Well-formed JSON of the wrong types (a number among the images, a string for a time) is an error naming
+    // the file, not an abort.
+    try {
+      if (r.value("schema_version", 0) != kReportSchemaVersion)
+        return Status::fail(name(i) + ": schema_version " + r.value("schema_version", json(0)).dump() +
+                            ", expected " + std::to_string(kReportSchemaVersion));
+      if (i > 0 && (r["method"].value("name", "") != reports[0]["method"].value("name", "") ||
+                    r["method"].value("params", json::object()) != reports[0]["method"].value("params", json::object())))
+        return Status::fail(name(i) + ": a different method or parameters than " + name(0) +
+                            "; merge reports of one job's shards only");
+      if (i > 0 && backend(r) != backend(reports[0]))
+        return Status::fail(name(i) + ": backend '" + backend(r) + "', " + name(0) + " '" + backend(reports[0]) +
+                            "'; the merged report names one backend");
+      const json& s = r["summary"];
+      wall = std::max(wall, s.value("wall_ms", 0.0));
+      io_threads = std::max(io_threads, s.value("io_threads", 0));
+      for (const json& im : r["images"]) {
+        const std::string input = im.at("input").get<std::string>();
+        if (auto [it, fresh] = seen.emplace(input, i); !fresh)
+          return Status::fail(name(i) + ": image " + input + " is also in " + name(it->second) +
+                              "; give each shard's report once");
+        images.push_back(im);
+        ImageRecord rec;
+        rec.ok = im.value("status", "") == "ok";
+        const json t = im.value("timings_ms", json::object());
+        rec.ms = {t.value("read", 0.0), t.value("upload", 0.0), t.value("compute", 0.0), t.value("download", 0.0),
+                  t.value("write", 0.0)};
+        totals.images.push_back(std::move(rec));
+      }
+    } catch (const json::exception& e) {
+      return Status::fail(name(i) + ": not a well-formed gpublur report: " + e.what());
     }
   }
+  merged = reports[0];
   totals.wall_ms = wall;
   totals.io_threads = io_threads;
   merged["images"] = std::move(images);

@@ -146,6 +146,7 @@ TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
   RunRecord a = sample_run(), b = sample_run();
   a.io_threads = b.io_threads = 2;
   b.images.pop_back();   // b: one ok image
+  b.images[0].input = "in/c.png", b.images[0].output = "out/c.png";
   b.wall_ms = 25;        // the slower shard
   const nlohmann::json ja = report_json(a), jb = report_json(b);
   nlohmann::json m;
@@ -165,6 +166,25 @@ TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.error.find("b.json"), std::string::npos);
   EXPECT_FALSE(merge_reports({nlohmann::json::object()}, {"x.json"}, m).ok());
+
+  // One shard's report twice, another backend's, and well-formed JSON of the wrong types: errors naming the file.
+  s = merge_reports({ja, jb, jb}, {"a.json", "b.json", "b2.json"}, m);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("in/c.png is also in b.json"), std::string::npos) << s.error;
+  other = jb;
+  other["backend"]["name"] = "gl";
+  s = merge_reports({ja, other}, {"a.json", "b.json"}, m);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("backend 'gl'"), std::string::npos) << s.error;
+  for (int k = 0; k < 3; ++k) {
+    other = jb;
+    if (k == 0) other["images"].push_back(7);
+    if (k == 1) other["summary"]["wall_ms"] = "fast";
+    if (k == 2) other["method"] = 3;
+    s = merge_reports({ja, other}, {"a.json", "b.json"}, m);
+    EXPECT_FALSE(s.ok()) << k;
+    EXPECT_NE(s.error.find("b.json"), std::string::npos) << s.error;
+  }
 }
 
 }  // namespace
