@@ -39,7 +39,9 @@ LinearTaps linear_taps(const std::vector<double>& w) {
   for (int i = 1; i <= r; i += 2) {
     const double a = w[size_t(r + i)];
     const double b = i + 1 <= r ? w[size_t(r + i + 1)] : 0.0;
-    t.offsets.push_back(i + b / (a + b));
+    // Far tails underflow to 0 (sigma 2, radius 80: exp(-800)); 0 / 0 made the offset NaN, and the reference's
+    // exact kernel from it a vector of an undefined size (std::bad_alloc). A weightless pair sits between its texels.
+    t.offsets.push_back(a + b > 0.0 ? i + b / (a + b) : i + (i + 1 <= r ? 0.5 : 0.0));
     t.weights.push_back(a + b);
   }
   return t;

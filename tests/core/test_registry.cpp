@@ -221,15 +221,25 @@ TEST(Gauss, LinearTapsReproduceTheDiscreteKernel) {
       }
       for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(back[i], w[i], 1e-15) << sigma << " " << radius << " " << i;
     }
+  // Tails that underflow to 0 in float64 (exp(-800)): finite offsets, within the radius.
+  const LinearTaps t = linear_taps(gaussian_weights(2.0, 80));
+  for (size_t k = 0; k < t.offsets.size(); ++k) {
+    EXPECT_TRUE(std::isfinite(t.offsets[k])) << k;
+    EXPECT_LE(t.offsets[k], 80.0) << k;
+  }
 }
 
 // The exact gauss-linear kernel (what the reference and the GPU exact paths run) from a Plan's float taps:
 // the discrete kernel again, up to the float rounding of the tap offsets.
 TEST(Gauss, LinearExactKernelIsTheDiscreteKernel) {
-  for (double sigma : {0.5, 3.0, 7.3, 48.0}) {
+  for (double sigma : {0.5, 3.0, 7.3, 48.0, 2.0}) {
+    // sigma 2 at radius 80: its tails underflow to 0 (was std::bad_alloc in the reference).
+    const std::string radius = sigma == 2.0 ? "80" : std::to_string(default_radius(sigma));
     Plan hw, ex;
-    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}}, hw).ok());
-    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}, {"interp", "exact"}}, ex).ok());
+    ASSERT_TRUE(resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}, {"radius", radius}}, hw).ok());
+    ASSERT_TRUE(
+        resolve_plan("gauss-linear", {{"sigma", std::to_string(sigma)}, {"radius", radius}, {"interp", "exact"}}, ex)
+            .ok());
     const Pass& taps = hw.program.passes[0];
     ASSERT_EQ(taps.op, Op::Bilinear1d);
     int reach = -1;
