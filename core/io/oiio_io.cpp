@@ -1,12 +1,14 @@
 // The "oiio" adapter: OpenImageIO for decoding and encoding. The conversions that decide pixel values
 // (integer <-> float, EXR channel order) are the shared ones in io_common, so both adapters agree exactly.
 #include <Imath/half.h>
+#include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include "core/io/image_io.hpp"
@@ -211,6 +213,11 @@ class OiioIO final : public ImageIO {
       }
       spec.attribute(file_to_oiio_name(format, key), value);
     }
+    // Into memory where the writer takes an I/O proxy, then to the file with every write checked: OpenEXR's writer
+    // closes its stream without a word, so a full disk left a small EXR empty and reported it written.
+    std::vector<unsigned char> bytes;
+    OIIO::Filesystem::IOVecOutput proxy(bytes);
+    const bool in_memory = out->supports("ioproxy") && out->set_ioproxy(&proxy);
     if (!out->open(path, spec)) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));
     // The source is always float (EXR) or already quantised (PNG): OIIO converts float -> half only.
     const OIIO::TypeDesc src = format == "png" ? type : OIIO::TypeDesc::FLOAT;
@@ -220,6 +227,12 @@ class OiioIO final : public ImageIO {
       std::string err = one_line(out->geterror());
       io::remove_partial(path);
       return Status::fail(fmt::format("cannot write '{}': {}", path, err));
+    }
+    if (in_memory) return io::write_whole_file(path, bytes.data(), bytes.size());
+    std::error_code ec;
+    if (std::filesystem::file_size(path, ec) == 0 || ec) {  // a writer without a proxy: at least not empty
+      io::remove_partial(path);
+      return Status::fail(fmt::format("cannot write '{}': {}", path, ec ? ec.message() : "the file came out empty"));
     }
     return Status::success();
   }
