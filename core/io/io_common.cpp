@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -119,8 +120,9 @@ std::vector<int> exr_channel_order(const std::vector<std::string>& names) {
     if (dot == std::string::npos) return std::make_pair(std::string(), n);
     return std::make_pair(n.substr(0, dot), n.substr(dot + 1));
   };
-  auto rank = [](const std::string& base) {
-    static const std::map<std::string, int> r = {{"R", 0}, {"G", 1}, {"B", 2}, {"Y", 3}, {"A", 4}};
+  auto rank = [](const std::string& base) {  // r, g, b, y, a as their capitals (some writers use lower case)
+    static const std::map<std::string, int> r = {{"R", 0}, {"G", 1}, {"B", 2}, {"Y", 3}, {"A", 4},
+                                                 {"r", 0}, {"g", 1}, {"b", 2}, {"y", 3}, {"a", 4}};
     auto it = r.find(base);
     return it == r.end() ? 5 : it->second;
   };
@@ -139,9 +141,20 @@ std::vector<int> exr_channel_order(const std::vector<std::string>& names) {
 
 int find_alpha(const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == "A") return int(i);
+    if (names[i] == "A" || names[i] == "a") return int(i);
   return -1;
 }
+
+namespace {
+// A channel name's colour role: its name after the last '.', upper-cased where it is one of r g b y a; else "".
+std::string colour_role(const std::string& name) {
+  const auto dot = name.find_last_of('.');
+  std::string base = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (base.size() != 1) return "";
+  const char c = char(std::toupper(static_cast<unsigned char>(base[0])));
+  return std::string("RGBYA").find(c) == std::string::npos ? "" : std::string(1, c);
+}
+}  // namespace
 
 std::vector<std::string> png_channel_names(int channels) {
   switch (channels) {
@@ -172,6 +185,21 @@ Status prepare_write(const std::string& path, const Image& img, const ImageMeta&
           "write EXR instead",
           path, img.channels));
     names = png_channel_names(img.channels);
+    // PNG's channels are positional: where the image's names give colour roles (R, G, B, Y, A, in any layer or
+    // case) that are not PNG's order, writing them would scramble the colours (an EXR of A, diffuse.R, diffuse.G,
+    // diffuse.B put alpha into red). Names without a colour role (Z, N.x) are taken as they come.
+    if (int(meta.channel_names.size()) == img.channels)
+      for (int c = 0; c < img.channels; ++c) {
+        const std::string role = colour_role(meta.channel_names[size_t(c)]);
+        // A lone channel is gray whatever it is (a matte named A too); gray + alpha's gray takes any colour.
+        const std::string& slot = names[size_t(c)];
+        const bool fits = role.empty() || role == slot || img.channels == 1 || (slot == "Y" && role != "A");
+        if (!fits)
+          return Status::fail(fmt::format(
+              "cannot write '{}': its channel {} ('{}') would be PNG's {}; PNG takes gray, gray + alpha, RGB or RGBA "
+              "in that order: write EXR instead",
+              path, c, meta.channel_names[size_t(c)], names[size_t(c)]));
+      }
     return Status::success();
   }
   names = meta.channel_names;

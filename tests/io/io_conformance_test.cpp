@@ -125,6 +125,43 @@ TEST_P(IoConformance, ExrChannelOrderIsCanonicalWhateverTheWriteOrder) {
   }
 }
 
+// Lower-case colour names sort and count as their capitals (an EXR of r, g, b, a written in another order), and a
+// PNG is never written with colour roles out of PNG's order (A, diffuse.R, diffuse.G, diffuse.B put alpha into red);
+// names without a role, a lone channel as gray, are written as they come.
+TEST_P(IoConformance, LowerCaseColourNamesAndPngChannelRoles) {
+  Image img = test::random_image(5, 3, 4, 21);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"a", "b", "g", "r"};
+  const std::string path = tmp_.path("lower.exr");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  LoadedImage got;
+  ASSERT_TRUE(io_->read(path, ReadLimits{}, got).ok());
+  EXPECT_EQ(got.meta.channel_names, (std::vector<std::string>{"r", "g", "b", "a"}));
+  EXPECT_EQ(got.meta.alpha_channel, 3);
+  EXPECT_EQ(got.image.at(2, 1, 0), img.at(2, 1, 3));
+
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  meta.channel_names = {"A", "diffuse.R", "diffuse.G", "diffuse.B"};
+  const Status st = io_->write(tmp_.path("roles.png"), img, meta);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error.find("would be PNG's R"), std::string::npos) << st.error;
+  meta.channel_names = {"beauty.r", "beauty.g", "beauty.b", "beauty.a"};
+  EXPECT_TRUE(io_->write(tmp_.path("layer.png"), img, meta).ok());
+  Image one = test::random_image(5, 3, 1, 22);
+  for (const char* name : {"Z", "R", "y", "A"}) {
+    meta.channel_names = {name};
+    EXPECT_TRUE(io_->write(tmp_.path(std::string("one_") + name + ".png"), one, meta).ok()) << name;
+  }
+  Image two = test::random_image(5, 3, 2, 23);
+  meta.channel_names = {"A", "Y"};
+  EXPECT_FALSE(io_->write(tmp_.path("two.png"), two, meta).ok());
+  meta.channel_names = {"G", "A"};
+  EXPECT_TRUE(io_->write(tmp_.path("two.png"), two, meta).ok());
+}
+
 TEST_P(IoConformance, PngRoundTrip8And16BitAllColourTypes) {
   const Attrs attrs = {{"Comment", "made by a test"}, {"Description", "noise"}, {"Author", "gpublur"},
                        {"gpublur note", "kept"}};
