@@ -57,7 +57,12 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
     const auto eq = parts[i].find('=');
     if (eq == std::string::npos || eq == 0)
       return Status::fail("method variant '" + entry + "': '" + parts[i] + "' is not name=value");
-    params[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
+    const std::string key = parts[i].substr(0, eq);
+    // sigma comes from --sigma (the table's and the JSON's sigma column); a variant's own was run but not shown.
+    if (key == "sigma")
+      return Status::fail("method variant '" + entry + "': use --sigma for the sigma list, not :sigma=");
+    if (!params.emplace(key, parts[i].substr(eq + 1)).second)
+      return Status::fail("method variant '" + entry + "': '" + key + "' given twice");
   }
   return Status::success();
 }

@@ -495,6 +495,10 @@ TEST(Bench, SizesMethodsAndMedian) {
   ASSERT_TRUE(resolve_bench_methods("all", "cpu", methods).ok());
   EXPECT_GE(methods.size(), 3u);
   EXPECT_FALSE(resolve_bench_methods("gauss-sep,nope", "cpu", methods).ok());
+  // A variant's sigma would run but show --sigma's; a key twice would keep the last: both refused.
+  EXPECT_TRUE(resolve_bench_methods("box:impl=sat:passes=4", "cpu", methods).ok());
+  EXPECT_FALSE(resolve_bench_methods("gauss-sep:sigma=5", "cpu", methods).ok());
+  EXPECT_FALSE(resolve_bench_methods("box:impl=sat:impl=2d", "cpu", methods).ok());
   EXPECT_DOUBLE_EQ(median_of({5, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
 }
