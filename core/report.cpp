@@ -133,8 +133,9 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
       if (r.value("schema_version", 0) != kReportSchemaVersion)
         return Status::fail(name(i) + ": schema_version " + r.value("schema_version", json(0)).dump() +
                             ", expected " + std::to_string(kReportSchemaVersion));
-      if (i > 0 && (r["method"].value("name", "") != reports[0]["method"].value("name", "") ||
-                    r["method"].value("params", json::object()) != reports[0]["method"].value("params", json::object())))
+      const json& first = reports[0]["method"];
+      if (i > 0 && (r["method"].value("name", "") != first.value("name", "") ||
+                    r["method"].value("params", json::object()) != first.value("params", json::object())))
         return Status::fail(name(i) + ": a different method or parameters than " + name(0) +
                             "; merge reports of one job's shards only");
       if (i > 0 && backend(r) != backend(reports[0]))
