@@ -7,6 +7,7 @@
 #include <ImfOutputFile.h>
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
+#include <ImfVersion.h>
 #include <Imath/half.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -54,6 +55,8 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
                                  file_names.size(), limits);
         !st)
       return st;
+    if (Imf::isMultiPart(file.version()))  // InputFile reads the first part only
+      spdlog::warn("'{}': a multi-part EXR; only its first part is read (and written)", path);
     if (header.displayWindow() != dw)
       spdlog::warn("'{}': data window differs from the display window; reading the data window only "
                    "(written back at origin 0,0 with display window = data window)",

@@ -68,6 +68,14 @@ class OiioIO final : public ImageIO {
         !st)
       return st;
     if (spec.deep) return Status::fail(fmt::format("cannot read '{}': deep images are not supported", path));
+    if (format == "exr") {
+      if (in->seek_subimage(1, 0)) {  // a multi-part EXR: only part 0 is read
+        spdlog::warn("'{}': a multi-part EXR; only its first part is read (and written)", path);
+        in->seek_subimage(0, 0);
+      } else {
+        (void)in->geterror();  // no part 1: clear the failed seek's message
+      }
+    }
     if (spec.x != spec.full_x || spec.y != spec.full_y || spec.width != spec.full_width ||
         spec.height != spec.full_height)
       spdlog::warn("'{}': data window differs from the display window; reading the data window only "

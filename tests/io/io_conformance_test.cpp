@@ -3,6 +3,9 @@
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
+#include <ImfMultiPartOutputFile.h>
+#include <ImfOutputPart.h>
+#include <ImfPartType.h>
 #include <ImfOutputFile.h>
 #include <Imath/half.h>
 #include <gtest/gtest.h>
@@ -160,6 +163,33 @@ TEST_P(IoConformance, LowerCaseColourNamesAndPngChannelRoles) {
   EXPECT_FALSE(io_->write(tmp_.path("two.png"), two, meta).ok());
   meta.channel_names = {"G", "A"};
   EXPECT_TRUE(io_->write(tmp_.path("two.png"), two, meta).ok());
+}
+
+// A multi-part EXR reads as its first part (with a warning that the others are left), on both adapters.
+TEST_P(IoConformance, MultiPartExrReadsItsFirstPart) {
+  const std::string path = tmp_.path("parts.exr");
+  {
+    std::vector<Imf::Header> headers(2, Imf::Header(3, 2));
+    for (int p = 0; p < 2; ++p) {
+      headers[size_t(p)].setName(p == 0 ? "first" : "second");
+      headers[size_t(p)].setType(Imf::SCANLINEIMAGE);
+      headers[size_t(p)].channels().insert("Y", Imf::Channel(Imf::FLOAT));
+    }
+    Imf::MultiPartOutputFile file(path.c_str(), headers.data(), 2);
+    for (int p = 0; p < 2; ++p) {
+      std::vector<float> v(6, p == 0 ? 0.25f : 0.75f);
+      Imf::FrameBuffer fb;
+      fb.insert("Y", Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(v.data()), sizeof(float), 3 * sizeof(float)));
+      Imf::OutputPart part(file, p);
+      part.setFrameBuffer(fb);
+      part.writePixels(2);
+    }
+  }
+  LoadedImage got;
+  const Status st = io_->read(path, ReadLimits{}, got);
+  ASSERT_TRUE(st.ok()) << st.error;
+  ASSERT_EQ(got.image.channels, 1);
+  EXPECT_EQ(got.image.at(2, 1, 0), 0.25f);
 }
 
 TEST_P(IoConformance, PngRoundTrip8And16BitAllColourTypes) {
