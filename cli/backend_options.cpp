@@ -16,7 +16,8 @@ void add_backend_options(CLI::App* cmd, BackendArgs& a) {
   cmd->add_option("--threads", a.threads, "CPU backend worker threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--gl-storage", a.gl_storage,
-                  "GL texture precision: rgba32f (float32), or rgba16f (half the bytes, ~1e-3 relative precision); "
+                  "GL texture precision: rgba32f (float32), or rgba16f (half the bytes, ~1e-3 relative precision; values "
+                  "beyond +-65504 are out of its range and come back wrong); "
                   "textures have the image's channels (R, RG, RGBA for three and four)")
       ->check(CLI::IsMember({"rgba32f", "rgba16f"}))
       ->capture_default_str();
