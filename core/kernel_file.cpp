@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/io/image_io.hpp"
 
@@ -110,6 +113,8 @@ Status parse_kernel_text(const std::string& text, const std::string& name, Kerne
 
 Status read_kernel_file(const std::string& path, KernelMatrix& out) {
   out = KernelMatrix{};
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Status::fail(where(path, 0) + "is a folder, not a file");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::fail(where(path, 0) + "cannot be opened (" + std::strerror(errno) + ")");
   if (ends_with_exr(path)) {
@@ -132,10 +137,19 @@ Status read_kernel_file(const std::string& path, KernelMatrix& out) {
     out.one_d = out.height == 1;
     return Status::success();
   }
-  std::ostringstream text;
-  text << f.rdbuf();
+  // At most kMaxTextBytes (4097^2 numbers of 25 characters fit): a device or a huge file is refused, not read
+  // until memory runs out (--kernel /dev/zero was killed by the kernel's OOM killer).
+  constexpr size_t kMaxTextBytes = size_t(512) << 20;
+  std::string text;
+  std::vector<char> chunk(size_t(1) << 20);
+  while (f.read(chunk.data(), std::streamsize(chunk.size())) || f.gcount() > 0) {
+    text.append(chunk.data(), size_t(f.gcount()));
+    if (text.size() > kMaxTextBytes)
+      return Status::fail(where(path, 0) + "more than 512 MiB: too large for a kernel of at most " +
+                          std::to_string(kMaxKernelSize) + " x " + std::to_string(kMaxKernelSize));
+  }
   if (f.bad()) return Status::fail(where(path, 0) + "could not be read");
-  return parse_kernel_text(text.str(), path, out);
+  return parse_kernel_text(text, path, out);
 }
 
 bool rank_one(const KernelMatrix& m, std::vector<double>& col, std::vector<double>& row, double rel_tol) {

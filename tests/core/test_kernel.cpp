@@ -309,6 +309,26 @@ TEST_F(KernelFiles, TextFormat) {
   EXPECT_TRUE(rank_one(m, col, row));
 }
 
+// A folder is named as such (it read as "no numbers in it"); a text file is read in chunks, whole.
+TEST_F(KernelFiles, FolderRefusedTextReadWhole) {
+  KernelMatrix m;
+  const Status s = read_kernel_file(dir_.string(), m);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("is a folder"), std::string::npos) << s.error;
+  const std::string f = (dir_ / "long.txt").string();
+  {
+    std::ofstream o(f);
+    for (int y = 0; y < 101; ++y)
+      for (int x = 0; x < 4001; ++x)
+        o << (x == 2000 && y == 50 ? "1" : "0.0000000000") << (x + 1 < 4001 ? " " : "\n");
+  }
+  const Status r = read_kernel_file(f, m);  // 4.8 MB: several chunks of 1 MiB
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(m.width, 4001);
+  EXPECT_EQ(m.height, 101);
+  EXPECT_EQ(m.at(2000, 50), 1.0);
+}
+
 TEST_F(KernelFiles, SingleChannelExr) {
   std::unique_ptr<ImageIO> io = make_image_io();
   ASSERT_TRUE(io);
