@@ -104,10 +104,9 @@ int run_blur(BlurArgs& a) {
 
   std::error_code ec;
   std::filesystem::create_directories(a.output_dir, ec);
-  if (ec || !std::filesystem::is_directory(a.output_dir)) {
-    spdlog::error("cannot create output folder {}: {}", a.output_dir, ec ? ec.message() : "not a folder");
-    return kExitFailed;
-  }
+  if (a.output_dir.empty()) return usage("-o: the output folder is empty");
+  if (ec || !std::filesystem::is_directory(a.output_dir))  // -o names a file, or a folder we may not make
+    return usage("cannot create output folder " + a.output_dir + ": " + (ec ? ec.message() : "not a folder"));
   if (Status s = check_report_path(a.report, all_jobs); !s) return usage(s.error);
 
   // The backends open on this thread while the pipeline's readers decode the first images: a GPU driver's
