@@ -14,7 +14,7 @@ void add_backend_options(CLI::App* cmd, BackendArgs& a) {
                   "per GPU over one shared queue")
       ->capture_default_str();
   cmd->add_option("--threads", a.threads, "CPU backend worker threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));  // (NonNegativeNumber's message printed its range as 0 to 1.8e308)
   cmd->add_option("--gl-storage", a.gl_storage,
                   "GL texture precision: rgba32f (float32), or rgba16f (half the bytes, ~1e-3 relative precision; values "
                   "beyond +-65504 are out of its range and come back wrong); "
