@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <map>
+#include <new>
 #include <mutex>
 #include <pthread.h>
 #include <set>
@@ -653,6 +654,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
       Status s;
       try {
         s = w.packed ? run_backend_packed(backend, plan, w) : run_backend(backend, plan, w.loaded.image, w.rec);
+      } catch (const std::bad_alloc&) {  // say what ran out (a wide reach's padded images: box sat at width 4097)
+        s = Status::fail("out of memory running " + plan.method + " on " + backend.name() + " (" +
+                         std::to_string(w.rec.width) + "x" + std::to_string(w.rec.height) +
+                         ", reach " + std::to_string(plan.radius) + "): its intermediate images do not fit");
       } catch (const std::exception& e) {
         s = Status::fail(e.what());
       }
