@@ -128,8 +128,8 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   }
 
   // Never write over an input, and never two inputs into one output: both are usage errors.
-  std::set<std::string> input_reals;
-  for (const Job& j : jobs) input_reals.insert(real_path(j.input));
+  std::map<std::string, const Job*> input_reals;
+  for (const Job& j : jobs) input_reals.emplace(real_path(j.input), &j);
   std::map<std::string, const Job*> by_output;
   for (const Job& j : jobs) {
     if (j.output.empty()) continue;
@@ -142,17 +142,19 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
       return Status::fail("inputs " + it->second->input + " and " + j.input + " both map to output " +
                           j.output);
   }
+  // Nor the report over either (every shard's jobs: this runs before --shard picks).
+  if (!opts.report.empty() && opts.report != "-") {
+    const std::string r = real_path(opts.report);
+    if (auto it = input_reals.find(r); it != input_reals.end())
+      return Status::fail("--report " + opts.report + " would overwrite the input " + it->second->input);
+    if (auto it = by_output.find(r); it != by_output.end())
+      return Status::fail("--report " + opts.report + " would overwrite the output of " + it->second->input);
+  }
   return Status::success();
 }
 
-Status check_report_path(const std::string& report, const std::vector<Job>& jobs) {
+Status check_report_folder(const std::string& report) {
   if (report.empty() || report == "-") return Status::success();
-  const std::string r = real_path(report);
-  for (const Job& j : jobs) {
-    if (real_path(j.input) == r) return Status::fail("--report " + report + " would overwrite the input " + j.input);
-    if (!j.output.empty() && real_path(j.output) == r)
-      return Status::fail("--report " + report + " would overwrite the output of " + j.input);
-  }
   std::error_code ec;
   if (fs::is_directory(fs::path(report), ec)) return Status::fail("--report " + report + " is a folder");
   const fs::path parent = fs::absolute(fs::path(report), ec).parent_path();

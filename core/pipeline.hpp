@@ -34,6 +34,7 @@ struct CollectOptions {
   std::string output_dir;
   bool recursive = false;
   std::string format;  // "" keeps each file's format; "exr"/"png" changes format and extension
+  std::string report;  // the --report file ("" or "-": none), which must be no input's or output's file
 };
 
 // True for names ending in .exr or .png (any case): what folder scans pick up.
@@ -44,13 +45,13 @@ std::vector<std::string> read_path_list(std::istream& in);
 // Expands files and folders into jobs with their output paths. Folder scans are non-recursive unless
 // opts.recursive (then the relative structure under the folder is kept), pick only .exr/.png files, skip
 // dot-files and the output folder itself, and are sorted. Returns a usage error (nothing processed) when an
-// output path equals any input (compared as real paths) or two inputs map to the same output.
+// output path equals any input (compared as real paths), two inputs map to the same output, or opts.report is an
+// input's or an output's file.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
 
-// The --report file ("" or "-": nothing to check) against the jobs, before any work: a usage error when it is any
-// job's input or output (compared as real paths) or a folder, or its folder does not exist (so check it once the
-// output folder is made).
-Status check_report_path(const std::string& report, const std::vector<Job>& jobs);
+// The --report file ("" or "-": nothing to check) before any work: a usage error when it is a folder or its folder
+// does not exist (so check it once the output folder is made; collect_jobs checks it against the jobs' files).
+Status check_report_folder(const std::string& report);
 
 // --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
 Status parse_shard(const std::string& text, int& k, int& n);

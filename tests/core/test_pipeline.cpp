@@ -120,22 +120,25 @@ TEST(Pipeline, ReportPathIsNeitherAnInputNorAnOutput) {
   TempDir d;
   touch(d / "in/a.png");
   std::vector<Job> jobs;
-  CollectOptions o{(d / "out").string(), false, ""};
-  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
-  ASSERT_EQ(jobs.size(), 1u);
-  Status s = check_report_path((d / "in/./a.png").string(), jobs);
+  auto with_report = [&](const std::string& report) {
+    CollectOptions o{(d / "out").string(), false, "", report};
+    return collect_jobs({(d / "in").string()}, o, jobs);
+  };
+  Status s = with_report((d / "in/./a.png").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("would overwrite the input"), std::string::npos) << s.error;
-  s = check_report_path((d / "out/a.png").string(), jobs);
+  s = with_report((d / "out/a.png").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("would overwrite the output"), std::string::npos) << s.error;
-  s = check_report_path((d / "nodir/r.json").string(), jobs);
+  s = check_report_folder((d / "nodir/r.json").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("does not exist"), std::string::npos) << s.error;
-  EXPECT_FALSE(check_report_path((d / "in").string(), jobs).ok());
-  EXPECT_TRUE(check_report_path((d / "r.json").string(), jobs).ok());
-  EXPECT_TRUE(check_report_path((d / "in/r.json").string(), jobs).ok());
-  EXPECT_TRUE(check_report_path("-", jobs).ok());
+  EXPECT_FALSE(check_report_folder((d / "in").string()).ok());
+  for (const std::string& ok : {(d / "r.json").string(), (d / "in/r.json").string(), std::string("-")}) {
+    EXPECT_TRUE(with_report(ok).ok()) << ok;
+    EXPECT_TRUE(check_report_folder(ok).ok()) << ok;
+  }
+  ASSERT_EQ(jobs.size(), 1u);
 }
 
 TEST(Pipeline, OutputEqualToAnInputIsRefused) {
