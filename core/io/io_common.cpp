@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <iterator>
 #include <set>
 
@@ -114,17 +113,27 @@ int png_color_type(const std::string& path) {
   return b[25];
 }
 
+namespace {
+// A channel name's colour role: its name after the last '.', upper-cased where it is one of r g b y a (some
+// writers use lower case); else "".
+std::string colour_role(const std::string& name) {
+  const auto dot = name.find_last_of('.');
+  std::string base = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (base.size() != 1) return "";
+  const char c = char(std::toupper(static_cast<unsigned char>(base[0])));
+  return std::string("RGBYA").find(c) == std::string::npos ? "" : std::string(1, c);
+}
+}  // namespace
+
 std::vector<int> exr_channel_order(const std::vector<std::string>& names) {
   auto split = [](const std::string& n) {
     auto dot = n.find_last_of('.');
     if (dot == std::string::npos) return std::make_pair(std::string(), n);
     return std::make_pair(n.substr(0, dot), n.substr(dot + 1));
   };
-  auto rank = [](const std::string& base) {  // r, g, b, y, a as their capitals (some writers use lower case)
-    static const std::map<std::string, int> r = {{"R", 0}, {"G", 1}, {"B", 2}, {"Y", 3}, {"A", 4},
-                                                 {"r", 0}, {"g", 1}, {"b", 2}, {"y", 3}, {"a", 4}};
-    auto it = r.find(base);
-    return it == r.end() ? 5 : it->second;
+  auto rank = [](const std::string& base) {  // R, G, B, Y, A, then the rest
+    const std::string role = colour_role(base);
+    return role.empty() ? 5 : int(std::string("RGBYA").find(role));
   };
   std::vector<int> order(names.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
@@ -144,17 +153,6 @@ int find_alpha(const std::vector<std::string>& names) {
     if (names[i] == "A" || names[i] == "a") return int(i);
   return -1;
 }
-
-namespace {
-// A channel name's colour role: its name after the last '.', upper-cased where it is one of r g b y a; else "".
-std::string colour_role(const std::string& name) {
-  const auto dot = name.find_last_of('.');
-  std::string base = dot == std::string::npos ? name : name.substr(dot + 1);
-  if (base.size() != 1) return "";
-  const char c = char(std::toupper(static_cast<unsigned char>(base[0])));
-  return std::string("RGBYA").find(c) == std::string::npos ? "" : std::string(1, c);
-}
-}  // namespace
 
 std::vector<std::string> png_channel_names(int channels) {
   switch (channels) {
