@@ -55,10 +55,16 @@ struct GlLimits {
 constexpr long kLoopBudget = 16384;
 
 inline GLuint groups(int n, int per_group) { return GLuint((n + per_group - 1) / per_group); }
-// Dispatches n work groups, split over y where n exceeds a dispatch's 65535 in x: the shader's group is x + 65535 y,
-// and groups past n return.
+// n work groups as x, y counts, split over y where n exceeds a dispatch's 65535 in x: the shader's group is
+// x + 65535 y, and groups past n return.
+struct SplitGroups {
+  GLuint x, y;
+};
+inline SplitGroups split_groups(long long n) { return {GLuint(n < 65535 ? n : 65535), GLuint((n + 65534) / 65535)}; }
+// Dispatches n work groups so split.
 inline void dispatch_split(long long n) {
-  glDispatchCompute(GLuint(n < 65535 ? n : 65535), GLuint((n + 65534) / 65535), 1);
+  const SplitGroups g = split_groups(n);
+  glDispatchCompute(g.x, g.y, 1);
 }
 
 // The protocol of shaders whose window loop is split over dispatches on llvmpipe (kLoopBudget): uniforms for

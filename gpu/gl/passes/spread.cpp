@@ -49,8 +49,8 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
     glUseProgram(u[0].prog);
     glDispatchCompute(groups(src.w, 16), groups(src.h, 16), 1);
     glUseProgram(u[1].prog);
-    fold_chunks.dispatch(u[1].prog, std::max(1, M * M), std::max(1, chunk), GLuint(folded < 65535 ? folded : 65535),
-                         GLuint((folded + 65534) / 65535), GL_SHADER_STORAGE_BARRIER_BIT);
+    const SplitGroups g = split_groups(folded);
+    fold_chunks.dispatch(u[1].prog, std::max(1, M * M), std::max(1, chunk), g.x, g.y, GL_SHADER_STORAGE_BARRIER_BIT);
   };
   return Status::success();
 }
