@@ -2,6 +2,7 @@
 #include "core/backend.hpp"
 
 #include <chrono>
+#include <new>
 
 namespace gpublur {
 
@@ -47,6 +48,18 @@ Status Backend::run_repeated(const Plan& plan, int n, std::vector<double>& ms, R
     ms.push_back(info.compute_ms);
   }
   return Status::success();
+}
+
+Status guarded_run(const Backend& backend, const Plan& plan, int width, int height, const std::function<Status()>& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return Status::fail("out of memory running " + plan.method + " on " + backend.name() + " (" +
+                        std::to_string(width) + "x" + std::to_string(height) + ", reach " +
+                        std::to_string(plan.radius) + "): its intermediate images do not fit");
+  } catch (const std::exception& e) {
+    return Status::fail(e.what());
+  }
 }
 
 }  // namespace gpublur

@@ -3,6 +3,7 @@
 // resident output), download the output. Each call reports its own time in milliseconds, measured with
 // the backend's clock (device events where there are any; see timer_clock()).
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,6 +102,12 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 // (gl and auto: where the GL drivers keep compiled programs, gpu/gl/shader_cache.hpp). Opening does it anyway;
 // the CLI calls this first because it opens backends while its readers run.
 void prepare_backend_environment(const std::string& name);
+
+// Calls f, which runs plan (or uploads or warms up for it) on backend over a width x height image, and turns what f
+// throws into a failed Status, so that no exception leaves a caller's loop (bench and quality aborted on one):
+// running out of host memory says what ran out (a wide reach's padded intermediates, e.g. box sat at width 4097
+// with 8 passes) rather than "std::bad_alloc".
+Status guarded_run(const Backend& backend, const Plan& plan, int width, int height, const std::function<Status()>& f);
 
 // Backend names compiled into this binary, for help text.
 std::string compiled_backends();

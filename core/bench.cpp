@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <new>
 #include <random>
 #include <sstream>
 
@@ -176,10 +177,15 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   std::mt19937 rng(opts.seed);
   std::uniform_real_distribution<float> uni(0.0f, 1.0f);
   for (const auto& [w, h] : opts.sizes) {
-    Image img(w, h, opts.channels);
-    for (float& v : img.data) v = uni(rng);
     double upload_ms = 0;
-    Status up = backend.upload(img, upload_ms);
+    Status up;
+    try {
+      Image img(w, h, opts.channels);
+      for (float& v : img.data) v = uni(rng);
+      up = backend.upload(img, upload_ms);
+    } catch (const std::bad_alloc&) {  // every case of this size says so; the other sizes still run
+      up = Status::fail("out of host memory for the image");
+    }
     double copy_median = 0;
     for (const Planned& p : planned) {
       BenchCase c;
@@ -201,10 +207,14 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
         const bool counted = backend.throttle_ms(power0, thermal0);
         const auto wall0 = std::chrono::steady_clock::now();
         if (opts.warmup_ms > 0)
-          if (Status s = backend.warm_up(p.plan, opts.warmup_ms); !s) c.error = s.error;
+          if (Status s = guarded_run(backend, p.plan, w, h, [&] { return backend.warm_up(p.plan, opts.warmup_ms); });
+              !s)
+            c.error = s.error;
         std::vector<double> times;
         for (int attempt = 0; c.error.empty(); ++attempt) {
-          if (Status s = backend.run_repeated(p.plan, opts.warmup + opts.repeat, times, info); !s) {
+          if (Status s = guarded_run(backend, p.plan, w, h,
+                                     [&] { return backend.run_repeated(p.plan, opts.warmup + opts.repeat, times, info); });
+              !s) {
             c.error = s.error;
           } else if (int(times.size()) != opts.warmup + opts.repeat) {
             c.error = "backend returned " + std::to_string(times.size()) + " times for " +

@@ -653,16 +653,9 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   auto stage = [&](Backend& backend) {
     while (auto item = decoded.pop()) {
       Work& w = *item;
-      Status s;
-      try {
-        s = w.packed ? run_backend_packed(backend, plan, w) : run_backend(backend, plan, w.loaded.image, w.rec);
-      } catch (const std::bad_alloc&) {  // say what ran out (a wide reach's padded images: box sat at width 4097)
-        s = Status::fail("out of memory running " + plan.method + " on " + backend.name() + " (" +
-                         std::to_string(w.rec.width) + "x" + std::to_string(w.rec.height) +
-                         ", reach " + std::to_string(plan.radius) + "): its intermediate images do not fit");
-      } catch (const std::exception& e) {
-        s = Status::fail(e.what());
-      }
+      const Status s = guarded_run(backend, plan, w.rec.width, w.rec.height, [&] {
+        return w.packed ? run_backend_packed(backend, plan, w) : run_backend(backend, plan, w.loaded.image, w.rec);
+      });
       if (!s) {
         w.rec.error = naming(w.rec.input, s.error);
         finish(w.index, std::move(w.rec));

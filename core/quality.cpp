@@ -276,7 +276,8 @@ Status kernel_sigma_of_method(const Plan& plan, Backend& backend, double& sigma)
     Image img(n, n, 1);
     img.at(half, half, 0) = 1.0f;
     Image out;
-    if (Status s = run_on_backend(backend, plan, img, out); !s) return s;
+    if (Status s = guarded_run(backend, plan, n, n, [&] { return run_on_backend(backend, plan, img, out); }); !s)
+      return s;
     double total = 0, frame = 0;
     std::vector<double> column(size_t(n), 0.0);
     for (int y = 0; y < n; ++y)
@@ -370,7 +371,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     q.error = in.error;
     const auto t0 = Clock::now();
     if (q.error.empty()) {
-      try {
+      const Status s = guarded_run(backend, plan, q.width, q.height, [&] {
         Resident resident(backend, in.image);
         Image target, at_sigma;
         Status s = resident.run(plan, target);
@@ -391,10 +392,9 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
             if (exact_gaussian_plan(fit.sigma, g)) q.fit_kernel_sigma = g.effective_sigma;
           }
         }
-        if (!s) q.error = in.name + ": " + s.error;
-      } catch (const std::exception& e) {
-        q.error = in.name + ": " + e.what();
-      }
+        return s;
+      });
+      if (!s) q.error = in.name + ": " + s.error;
     }
     q.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (q.error.empty())

@@ -7,7 +7,9 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <unistd.h>
 
@@ -725,6 +727,47 @@ TEST(Bench, CasesRunOnAThrottledDeviceAreNoted) {
   EXPECT_LT(r.cases[1].throttled_power_ms, 0);
   EXPECT_FALSE(bench_json(r, o)["cases"][1].contains("throttled_ms"));
   EXPECT_EQ(bench_table(r).find("note:"), std::string::npos);
+}
+
+// A device that runs out of host memory on box (a reach whose padded images do not fit): each throw becomes that
+// case's error, named for what ran out, and the other cases still run (bench used to abort on std::bad_alloc).
+class OutOfMemoryBackend : public CountingBackend {
+ public:
+  bool in_warm_up = false;
+  Status run(const Plan& plan, RunInfo& info) override {
+    if (plan.method == "box") throw std::bad_alloc();
+    return CountingBackend::run(plan, info);
+  }
+  Status warm_up(const Plan& plan, double min_ms) override {
+    if (in_warm_up && plan.method == "box") throw std::runtime_error("driver said no");
+    return CountingBackend::warm_up(plan, min_ms);
+  }
+};
+
+TEST(Bench, ACaseThatThrowsFailsAlone) {
+  OutOfMemoryBackend be;
+  BenchOptions o;
+  o.methods = {"box", "gauss-sep"};
+  o.sizes = {{16, 8}};
+  o.repeat = 2;
+  o.warmup = 0;
+  o.warmup_ms = 0;
+  BenchResult r;
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 3u);  // copy, box, gauss-sep
+  EXPECT_EQ(r.failed(), 1);
+  EXPECT_TRUE(r.cases[0].error.empty());
+  EXPECT_NE(r.cases[1].error.find("out of memory running box on cpu (16x8, reach "), std::string::npos)
+      << r.cases[1].error;
+  EXPECT_TRUE(r.cases[2].error.empty()) << r.cases[2].error;
+  EXPECT_GT(r.cases[2].median_ms, 0);
+
+  be.in_warm_up = true;  // what else a warm-up throws is its message
+  o.warmup_ms = 1;
+  ASSERT_TRUE(run_bench(be, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 3u);
+  EXPECT_EQ(r.cases[1].error, "driver said no");
+  EXPECT_TRUE(r.cases[2].error.empty()) << r.cases[2].error;
 }
 
 TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {

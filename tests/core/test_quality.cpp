@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <new>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -347,6 +348,37 @@ TEST(Quality, WideImagesGoInGroupsOfFour) {
   EXPECT_EQ(r.images[0].channels, 6);
   EXPECT_NEAR(r.images[0].effective_sigma, 2.5, 1e-3);
   EXPECT_LT(r.images[0].vs_sigma.max_abs, 1e-5);
+}
+
+// Runs out of host memory on box: that image's error says so, the impulse response too, and nothing aborts.
+class BoxOutOfMemory : public Backend {
+ public:
+  std::unique_ptr<Backend> inner = make_cpu_backend(BackendOptions{});
+  std::string name() const override { return "cpu"; }
+  std::string device_name() const override { return "out of memory on box"; }
+  std::string timer_clock() const override { return "host-clock"; }
+  Status upload(const Image& src, double& ms) override { return inner->upload(src, ms); }
+  Status run(const Plan& plan, RunInfo& info) override {
+    if (plan.method == "box") throw std::bad_alloc();
+    return inner->run(plan, info);
+  }
+  Status download(Image& dst, double& ms) override { return inner->download(dst, ms); }
+};
+
+TEST(Quality, RunningOutOfMemoryIsThatImagesError) {
+  BoxOutOfMemory b;
+  std::vector<QualityInput> in{{"a", testing::random_image(20, 10, 1, 5), ""}};
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(b, plan_of("box", {{"sigma", "1.5"}}), in, o, r).ok());
+  EXPECT_EQ(r.failed(), 1);
+  EXPECT_NE(r.images[0].error.find("a: out of memory running box on cpu (20x10, reach "), std::string::npos)
+      << r.images[0].error;
+  o.impulse = true;
+  const Status s = measure_quality(b, plan_of("box", {{"sigma", "1.5"}}), in, o, r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("impulse response of box: out of memory running box"), std::string::npos) << s.error;
 }
 
 // ---------------------------------------------------------------------------------------------------------
