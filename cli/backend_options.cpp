@@ -43,6 +43,26 @@ bool parse_devices(const std::string& text, const std::string& backend, std::vec
   return !out.empty();
 }
 
+// Options the backend in use has no use for are said, not dropped in silence (auto may have chosen it).
+void warn_unused(const BackendArgs& a, const std::string& backend) {
+  if (backend == "cpu" && a.device != "0" && a.device != "all")
+    spdlog::warn("--device {}: the cpu backend has no devices; ignored", a.device);
+  if (backend != "cpu" && a.threads != 0) spdlog::warn("--threads is for the cpu backend; ignored on {}", backend);
+  if (backend != "gl" && a.gl_storage != "rgba32f")
+    spdlog::warn("--gl-storage {} is for the gl backend; {} keeps float32", a.gl_storage, backend);
+}
+
+std::unique_ptr<Backend> open_one(const BackendArgs& a, int device) {
+  BackendOptions bo;
+  bo.device = device;
+  bo.threads = a.threads;
+  bo.half_storage = a.gl_storage == "rgba16f";
+  std::string error;
+  std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
+  if (!backend) spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
+  return backend;
+}
+
 }  // namespace
 
 bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage) {
@@ -70,12 +90,11 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
       }
   usage = false;
   for (int d : devices) {
-    BackendArgs one = a;
-    one.device = std::to_string(d);
-    std::unique_ptr<Backend> b = open_backend(one);
+    std::unique_ptr<Backend> b = open_one(a, d);
     if (!b) return false;
     out.push_back(std::move(b));
   }
+  warn_unused(a, out.front()->name());
   return true;
 }
 
@@ -86,13 +105,8 @@ std::unique_ptr<Backend> open_backend(const BackendArgs& a) {
                   a.device);
     return nullptr;
   }
-  BackendOptions bo;
-  bo.device = devices[0];
-  bo.threads = a.threads;
-  bo.half_storage = a.gl_storage == "rgba16f";
-  std::string error;
-  std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
-  if (!backend) spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
+  std::unique_ptr<Backend> backend = open_one(a, devices[0]);
+  if (backend) warn_unused(a, backend->name());
   return backend;
 }
 

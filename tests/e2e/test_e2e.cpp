@@ -215,6 +215,19 @@ TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
     EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
   }
+  // Options the backend in use has no use for are warned about, and the run goes on.
+  const std::vector<std::pair<std::string, std::string>> ignored = {
+      {base + " -b cpu --device 2 --overwrite", "--device 2: the cpu backend has no devices; ignored"},
+      {base + " -b cpu --gl-storage rgba16f --overwrite", "--gl-storage rgba16f is for the gl backend; cpu keeps"},
+      {"bench -b cpu --device 1 -m copy --size 8 --repeat 1 --warmup-ms 0", "the cpu backend has no devices"}};
+  for (const auto& [args, expect] : ignored) {
+    const Result r = run(args);
+    EXPECT_EQ(r.rc, 0) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << args << "\n" << r.err;
+  }
+  const Result quiet = run(base + " -b cpu --device 0 --threads 2 --overwrite");
+  EXPECT_EQ(quiet.rc, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("ignored"), std::string::npos) << quiet.err;
 }
 
 // One backend per GPU over one queue (the GPU check runs this where the machine has two or more GPUs).
