@@ -2,7 +2,9 @@
 #include "core/io/io_common.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -263,16 +265,83 @@ bool valid_png_text_key(const std::string& key) {
 void remove_partial(const std::string& path) { std::remove(path.c_str()); }
 
 Status write_whole_file(const std::string& path, const void* bytes, size_t size) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return Status::fail(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
-  const bool wrote = std::fwrite(bytes, 1, size, f) == size && std::fflush(f) == 0;
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed) {
-    remove_partial(path);
-    return Status::fail(fmt::format("cannot write '{}': {}", path, std::strerror(wrote ? errno : err)));
+  CheckedFile f(path);
+  f.write_at(bytes, size, 0);
+  return f.finish();
+}
+
+namespace {
+constexpr size_t kCheckedFileBuffer = size_t(1) << 20;
+}
+
+CheckedFile::CheckedFile(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) error_ = errno;
+}
+
+CheckedFile::~CheckedFile() {
+  if (finished_ || fd_ < 0) return;  // never remove what this did not create
+  ::close(fd_);
+  remove_partial(path_);
+}
+
+bool CheckedFile::fail(int err) {
+  if (error_ == 0) error_ = err != 0 ? err : EIO;
+  return false;
+}
+
+bool CheckedFile::write_fully(const char* p, size_t n, uint64_t offset) {
+  for (size_t done = 0; done < n;) {
+    const ssize_t w = ::pwrite(fd_, p + done, n - done, off_t(offset + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return fail(w < 0 ? errno : ENOSPC);
+    done += size_t(w);
   }
-  return Status::success();
+  return true;
+}
+
+bool CheckedFile::flush() {
+  const bool ok = write_fully(buffer_.data(), buffer_.size(), buffer_at_);
+  buffer_at_ += buffer_.size();
+  buffer_.clear();
+  return ok;
+}
+
+bool CheckedFile::write_at(const void* bytes, size_t n, uint64_t offset) {
+  if (error_ != 0) return false;
+  const char* p = static_cast<const char*>(bytes);
+  if (offset != buffer_at_ + buffer_.size() || buffer_.size() + n > kCheckedFileBuffer) {
+    if (!flush()) return false;
+    buffer_at_ = offset;
+  }
+  if (n >= kCheckedFileBuffer) {  // large: straight through (the buffer is empty here)
+    if (!write_fully(p, n, offset)) return false;
+    buffer_at_ = offset + n;
+  } else {
+    if (buffer_.capacity() < kCheckedFileBuffer) buffer_.reserve(kCheckedFileBuffer);
+    buffer_.insert(buffer_.end(), p, p + n);
+  }
+  size_ = std::max(size_, offset + n);
+  return true;
+}
+
+std::string CheckedFile::reason() const { return std::strerror(error_); }
+
+std::string CheckedFile::error_text() const {
+  return fmt::format("cannot {} '{}': {}", fd_ < 0 ? "create" : "write", path_, reason());
+}
+
+Status CheckedFile::finish() {
+  if (fd_ >= 0) {
+    flush();
+    if (::close(fd_) != 0) fail(errno);
+  }
+  finished_ = true;
+  if (error_ == 0) return Status::success();
+  const std::string text = error_text();
+  if (fd_ >= 0) remove_partial(path_);
+  fd_ = -1;
+  return Status::fail(text);
 }
 
 }  // namespace io

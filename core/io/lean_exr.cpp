@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <stdexcept>
 
 #include "core/io/io_common.hpp"
 #include "core/io/lean_formats.hpp"
@@ -95,6 +96,26 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   }
 }
 
+namespace {
+
+// OpenEXR's output stream onto a CheckedFile; a failed write throws (to stop the writer) and stays in the file.
+class CheckedStream : public Imf::OStream {
+ public:
+  CheckedStream(CheckedFile& file, const std::string& path) : Imf::OStream(path.c_str()), file_(file) {}
+  void write(const char c[], int n) override {
+    if (!file_.write_at(c, size_t(n), pos_)) throw std::runtime_error(file_.reason());
+    pos_ += uint64_t(n);
+  }
+  uint64_t tellp() override { return pos_; }
+  void seekp(uint64_t pos) override { pos_ = pos; }
+
+ private:
+  CheckedFile& file_;
+  uint64_t pos_ = 0;
+};
+
+}  // namespace
+
 Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta& meta,
                       const std::vector<std::string>& names) {
   try {
@@ -127,18 +148,17 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       }
       header.insert(key, Imf::StringAttribute(value));
     }
-    // Into memory, then to the file with every write checked: OutputFile's destructor writes the offset table and
-    // closes its stream without a word, so a full disk left a small file empty and reported it written.
-    Imf::StdOSStream os;
+    // Through a CheckedFile: OutputFile's destructor writes the offset table and swallows what a failed write
+    // throws, so the file, not the writer, says whether every byte got there.
+    CheckedFile out(path);
     {
+      CheckedStream os(out, path);
       Imf::OutputFile file(os, header);
       file.setFrameBuffer(fb);
       file.writePixels(img.height);
     }
-    const std::string bytes = os.str();
-    return write_whole_file(path, bytes.data(), bytes.size());
-  } catch (const std::exception& e) {
-    remove_partial(path);
+    return out.finish();
+  } catch (const std::exception& e) {  // what the CheckedFile created, it removed
     return Status::fail(fmt::format("cannot write '{}': {}", path, e.what()));
   }
   return Status::success();

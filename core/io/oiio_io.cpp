@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "core/io/image_io.hpp"
 #include "core/io/io_common.hpp"
@@ -18,6 +19,26 @@
 namespace gpublur {
 
 namespace {
+
+// OIIO's output proxy onto a CheckedFile (its writes and positional writes; it is only written).
+class CheckedFileProxy : public OIIO::Filesystem::IOProxy {
+ public:
+  CheckedFileProxy(io::CheckedFile& file, const std::string& path) : IOProxy(path, Write), file_(file) {}
+  const char* proxytype() const override { return "gpublur-checked-file"; }
+  size_t write(const void* buf, size_t size) override {
+    const size_t n = pwrite(buf, size, m_pos);
+    m_pos += int64_t(n);
+    return n;
+  }
+  size_t pwrite(const void* buf, size_t size, int64_t offset) override {
+    if (offset < 0 || !file_.write_at(buf, size, uint64_t(offset))) return 0;
+    return size;
+  }
+  size_t size() const override { return size_t(file_.size()); }
+
+ private:
+  io::CheckedFile& file_;
+};
 
 namespace OIIO = OIIO_NAMESPACE;
 
@@ -178,6 +199,8 @@ class OiioIO final : public ImageIO {
     std::vector<std::string> names;
     if (Status st = io::prepare_write(path, img, meta, format, names); !st) return st;
     if (format == "png" && !io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
+    std::optional<io::CheckedFile> file;  // before out: out's destructor may still reach the proxy
+    std::optional<CheckedFileProxy> proxy;
     auto out = OIIO::ImageOutput::create(format);
     if (!out) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(OIIO::geterror())));
 
@@ -221,22 +244,27 @@ class OiioIO final : public ImageIO {
       }
       spec.attribute(file_to_oiio_name(format, key), value);
     }
-    // Into memory where the writer takes an I/O proxy, then to the file with every write checked: OpenEXR's writer
-    // closes its stream without a word, so a full disk left a small EXR empty and reported it written.
-    std::vector<unsigned char> bytes;
-    OIIO::Filesystem::IOVecOutput proxy(bytes);
-    const bool in_memory = out->supports("ioproxy") && out->set_ioproxy(&proxy);
+    // Through a CheckedFile where the writer takes an I/O proxy: OpenEXR's writer closes its stream without a word,
+    // so the file, not the writer, says whether every byte got there (a full disk left a small EXR empty).
+    if (out->supports("ioproxy")) {
+      file.emplace(path);
+      proxy.emplace(*file, path);
+      if (!out->set_ioproxy(&*proxy)) proxy.reset(), file.reset();
+    }
     if (!out->open(path, spec)) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));
     // The source is always float (EXR) or already quantised (PNG): OIIO converts float -> half only.
     const OIIO::TypeDesc src = format == "png" ? type : OIIO::TypeDesc::FLOAT;
     bool ok = out->write_image(src, data);
     ok = out->close() && ok;
+    if (file) {
+      if (file->failed() || ok) return file->finish();  // the file's own failure first: it says why
+      return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));  // file removed
+    }
     if (!ok) {
       std::string err = one_line(out->geterror());
       io::remove_partial(path);
       return Status::fail(fmt::format("cannot write '{}': {}", path, err));
     }
-    if (in_memory) return io::write_whole_file(path, bytes.data(), bytes.size());
     std::error_code ec;
     if (std::filesystem::file_size(path, ec) == 0 || ec) {  // a writer without a proxy: at least not empty
       io::remove_partial(path);
