@@ -28,6 +28,12 @@ struct Image {
   float at(int x, int y, int c) const { return data[(size_t(y) * width + x) * channels + c]; }
 };
 
+// An EXR attribute of a type other than string, as OpenEXR serialises it: the type's name ("chromaticities", "v2f",
+// "rational", ...) and the value's bytes.
+struct ExrAttribute {
+  std::string name, type, value;
+};
+
 // What a file said about itself, beyond the pixels: enough to write it back faithfully.
 struct ImageMeta {
   std::string format;                       // "exr" or "png"
@@ -42,6 +48,11 @@ struct ImageMeta {
   std::string exr_compression;
   // Metadata carried where the format allows: EXR string attributes, PNG text chunks.
   std::vector<std::pair<std::string, std::string>> attributes;
+  // EXR attributes of other types (chromaticities, adoptedNeutral, framesPerSecond, timeCode, pixelAspectRatio,
+  // ...): carried from an EXR read to the EXR written; a PNG cannot hold them (the writer says which it drops).
+  std::vector<ExrAttribute> exr_attributes;
+  // The name messages give the file being written, where the bytes go to a temporary first (the output's).
+  std::string shown_name;
 };
 
 // An 8-bit image as its file holds it: interleaved samples, rows without padding. The folder job keeps 8-bit

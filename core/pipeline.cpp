@@ -616,6 +616,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         const auto tw = Clock::now();
         ImageMeta meta = w.loaded.meta;
         meta.format = job.format;
+        meta.shown_name = job.output;  // the writers' warnings name the output, not its temporary
         meta.png_compression = opts.png_compression;
         if (!opts.exr_compression.empty()) meta.exr_compression = opts.exr_compression;
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,

@@ -14,7 +14,10 @@
 //   window offset is logged and not kept: files are written with data window = display window at (0,0).
 // - Attributes: EXR string attributes and PNG text chunks (tEXt/zTXt/iTXt), under the file's own names
 //   ("comments", "owner", "Description", "Author", ...); structural EXR attributes and OIIO's "oiio:*"
-//   bookkeeping are neither reported nor written. Non-string EXR attributes are not carried.
+//   bookkeeping are neither reported nor written. EXR attributes of other types (chromaticities, framesPerSecond,
+//   pixelAspectRatio, screenWindow*, types OpenEXR does not know, ...) travel as their serialised bytes in
+//   meta.exr_attributes, EXR to EXR; a PNG output names those it drops. Both adapters write EXRs through OpenEXR
+//   (write_exr_lean). PNG text beyond ASCII is written as iTXt, the rest as tEXt; values with a NUL are dropped.
 // - PNG: 1 gray (Y), 2 gray+alpha (Y,A), 3 RGB, 4 RGBA; 1/2/4-bit gray scaled to 8 bit; palette and tRNS
 //   expanded to RGB(A) 8-bit with meta.palette = true. Values are q / (2^bits - 1), straight alpha, still
 //   sRGB-encoded (meta.srgb = true). Writing: 16-bit for UInt16 (and for Half/Float, which PNG cannot hold),

@@ -2,6 +2,7 @@
 #include "core/io/io_common.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -260,6 +261,31 @@ bool valid_png_text_key(const std::string& key) {
   for (unsigned char c : key)
     if (c < 32 || (c > 126 && c < 161)) return false;
   return true;
+}
+
+std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& meta, const std::string& shown) {
+  std::vector<std::pair<std::string, std::string>> text;
+  for (const auto& [key, value] : meta.attributes) {
+    if (is_oiio_bookkeeping(key)) continue;
+    if (!valid_png_text_key(key))
+      spdlog::warn("'{}': attribute '{}' is not a valid PNG text key; not written", shown, key);
+    else if (value.find('\0') != std::string::npos)
+      spdlog::warn("'{}': attribute '{}' holds a NUL byte, which PNG text cannot; not written", shown, key);
+    else
+      text.emplace_back(key, value);
+  }
+  if (!meta.exr_attributes.empty()) {
+    std::string names;
+    for (const ExrAttribute& a : meta.exr_attributes) names += (names.empty() ? "" : ", ") + a.name;
+    spdlog::warn("'{}': EXR attributes a PNG cannot hold not written: {}", shown, names);
+  }
+  return text;
+}
+
+bool png_text_needs_itxt(const std::string& value) {
+  for (unsigned char c : value)
+    if (c >= 0x80) return true;
+  return false;
 }
 
 void remove_partial(const std::string& path) { std::remove(path.c_str()); }

@@ -62,6 +62,14 @@ bool is_oiio_bookkeeping(const std::string& name);
 // PNG text keys must be 1-79 Latin-1 characters with no leading/trailing/double spaces.
 bool valid_png_text_key(const std::string& key);
 
+// The text chunks a PNG gets from meta: its attributes under valid PNG keys, OIIO's bookkeeping skipped. What it
+// cannot hold is said under `shown` (the output's name) and dropped: invalid keys, values with a NUL byte, and an
+// EXR's typed attributes (chromaticities, ...). Values with bytes beyond ASCII go to iTXt chunks (UTF-8), the
+// rest to tEXt (Latin-1).
+std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& meta, const std::string& shown);
+// Whether a text value needs an iTXt chunk (a byte beyond ASCII: UTF-8, which tEXt's Latin-1 would misread).
+bool png_text_needs_itxt(const std::string& value);
+
 // Removes a partly written output file after a failed write (best effort).
 void remove_partial(const std::string& path);
 // Writes `bytes` as the whole file at path, every write and the close checked (a full disk fails here, not later);

@@ -4,7 +4,9 @@
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfInputFile.h>
+#include <ImfOpaqueAttribute.h>
 #include <ImfOutputFile.h>
+#include <ImfPartType.h>
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
 #include <ImfVersion.h>
@@ -13,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <memory>
 #include <stdexcept>
 
 #include "core/io/io_common.hpp"
@@ -20,9 +23,62 @@
 
 namespace gpublur::io {
 
+namespace {
+
+// InputFile composites a deep file into flat pixels without a word: refused instead, as the other adapter does.
+bool is_deep(const Imf::Header& header) { return header.hasType() && Imf::isDeepData(header.type()); }
+
+// The typed attributes carried: every non-string one but the structure the writer sets itself; of the structural
+// ones, the geometry the data window does not say (pixel aspect ratio, screen window).
+bool carried_typed(const std::string& name) {
+  return name == "pixelAspectRatio" || name == "screenWindowCenter" || name == "screenWindowWidth" ||
+         !(is_structural_exr_attribute(name) || is_oiio_bookkeeping(name));
+}
+
+constexpr int kAttributeVersion = 2;  // EXR_VERSION: what the attribute serialisers are told
+
+void take_typed_attributes(const Imf::Header& header, ImageMeta& meta) {
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (dynamic_cast<const Imf::StringAttribute*>(&it.attribute()) || !carried_typed(it.name())) continue;
+    Imf::StdOSStream os;
+    it.attribute().writeValueTo(os, kAttributeVersion);
+    meta.exr_attributes.push_back({it.name(), it.attribute().typeName(), os.str()});
+  }
+}
+
+void put_typed_attributes(const std::string& shown, const ImageMeta& meta, Imf::Header& header) {
+  for (const ExrAttribute& a : meta.exr_attributes) {
+    if (!carried_typed(a.name)) continue;
+    try {
+      std::unique_ptr<Imf::Attribute> attr(Imf::Attribute::knownType(a.type.c_str())
+                                               ? Imf::Attribute::newAttribute(a.type.c_str())
+                                               : new Imf::OpaqueAttribute(a.type.c_str()));
+      Imf::StdISStream is;
+      is.str(a.value);
+      attr->readValueFrom(is, int(a.value.size()), kAttributeVersion);
+      header.insert(a.name, *attr);
+    } catch (const std::exception& e) {
+      spdlog::warn("'{}': attribute '{}' ({}) not written: {}", shown, a.name, a.type, e.what());
+    }
+  }
+}
+
+}  // namespace
+
+Status read_exr_typed_attributes(const std::string& path, ImageMeta& meta) {
+  try {
+    Imf::InputFile file(path.c_str());
+    take_typed_attributes(file.header(), meta);
+    return Status::success();
+  } catch (const std::exception& e) {
+    return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, e.what()));
+  }
+}
+
 bool probe_exr(const std::string& path, int& width, int& height, int& channels) {
   try {
     Imf::InputFile file(path.c_str());
+    if (is_deep(file.header())) return false;
     const Imath::Box2i dw = file.header().dataWindow();
     width = dw.max.x - dw.min.x + 1;
     height = dw.max.y - dw.min.y + 1;
@@ -38,6 +94,8 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   try {
     Imf::InputFile file(path.c_str());
     const Imf::Header& header = file.header();
+    if (is_deep(header))
+      return Status::fail(fmt::format("cannot read '{}': deep EXR images ({}) are not supported", path, header.type()));
     const Imath::Box2i dw = header.dataWindow();
     const int64_t width = int64_t(dw.max.x) - dw.min.x + 1;
     const int64_t height = int64_t(dw.max.y) - dw.min.y + 1;
@@ -62,6 +120,8 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
       spdlog::warn("'{}': data window differs from the display window; reading the data window only "
                    "(written back at origin 0,0 with display window = data window)",
                    path);
+    else if (dw.min != Imath::V2i(0, 0))
+      spdlog::warn("'{}': data and display window at ({}, {}); written back at origin 0,0", path, dw.min.x, dw.min.y);
 
     const std::vector<int> order = exr_channel_order(file_names);
     const int nc = int(file_names.size());
@@ -86,6 +146,7 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
       if (auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
         meta.attributes.emplace_back(it.name(), s->value());
     }
+    take_typed_attributes(header, meta);
     file.setFrameBuffer(fb);
     file.readPixels(dw.min.y, dw.max.y);
     out.image = std::move(img);
@@ -148,6 +209,7 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       }
       header.insert(key, Imf::StringAttribute(value));
     }
+    put_typed_attributes(meta.shown_name.empty() ? path : meta.shown_name, meta, header);
     // Through a CheckedFile: OutputFile's destructor writes the offset table and swallows what a failed write
     // throws, so the file, not the writer, says whether every byte got there.
     CheckedFile out(path);

@@ -143,8 +143,11 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   png_get_text(ctx.png, ctx.info, &text, &num_text);
   for (int i = 0; i < num_text; ++i)
     if (!is_oiio_bookkeeping(text[i].key))
-      meta.attributes.emplace_back(text[i].key, text[i].text ? std::string(text[i].text, text[i].text_length)
-                                                           : std::string());
+      meta.attributes.emplace_back(  // libpng gives an iTXt's length in itxt_length (text_length is 0)
+          text[i].key, text[i].text ? std::string(text[i].text, text[i].compression >= PNG_ITXT_COMPRESSION_NONE
+                                                                    ? text[i].itxt_length
+                                                                    : text[i].text_length)
+                                    : std::string());
   cleanup();
 
   if (bytes_per_sample == 1 && limits.keep_packed) {
@@ -215,18 +218,19 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
   for (int y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
 
   // tEXt chunks: keys libpng would reject are skipped with a warning rather than failing the image.
+  const auto kept = png_text_of(meta, meta.shown_name.empty() ? path : meta.shown_name);
   std::vector<png_text> text;
-  for (const auto& [key, value] : meta.attributes) {
-    if (is_oiio_bookkeeping(key)) continue;
-    if (!valid_png_text_key(key)) {
-      spdlog::warn("'{}': attribute '{}' is not a valid PNG text key; not written", path, key);
-      continue;
-    }
+  for (const auto& [key, value] : kept) {
     png_text t{};
-    t.compression = PNG_TEXT_COMPRESSION_NONE;
     t.key = const_cast<char*>(key.c_str());
     t.text = const_cast<char*>(value.c_str());
-    t.text_length = value.size();
+    if (png_text_needs_itxt(value)) {
+      t.compression = PNG_ITXT_COMPRESSION_NONE;
+      t.itxt_length = value.size();
+    } else {
+      t.compression = PNG_TEXT_COMPRESSION_NONE;
+      t.text_length = value.size();
+    }
     text.push_back(t);
   }
 

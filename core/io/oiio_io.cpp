@@ -10,10 +10,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <optional>
 
 #include "core/io/image_io.hpp"
 #include "core/io/io_common.hpp"
+#include "core/io/lean_formats.hpp"
 #include "core/io/png_fast.hpp"
 
 namespace gpublur {
@@ -102,6 +102,8 @@ class OiioIO final : public ImageIO {
       spdlog::warn("'{}': data window differs from the display window; reading the data window only "
                    "(written back at origin 0,0 with display window = data window)",
                    path);
+    else if (spec.x != 0 || spec.y != 0)
+      spdlog::warn("'{}': data and display window at ({}, {}); written back at origin 0,0", path, spec.x, spec.y);
 
     const int w = spec.width, h = spec.height, nc = spec.nchannels;
     const bool packed = format == "png" && spec.format != OIIO::TypeDesc::UINT16 && limits.keep_packed;
@@ -189,6 +191,8 @@ class OiioIO final : public ImageIO {
       meta.attributes.emplace_back(name, p.get_string());
     }
     in->close();
+    if (format == "exr")  // OIIO reports only the typed attributes it knows, under its own names and types
+      if (Status st = io::read_exr_typed_attributes(path, meta); !st) return st;
     out.image = std::move(img);
     out.meta = std::move(meta);
     return Status::success();
@@ -198,79 +202,45 @@ class OiioIO final : public ImageIO {
     std::string format;
     std::vector<std::string> names;
     if (Status st = io::prepare_write(path, img, meta, format, names); !st) return st;
-    if (format == "png" && !io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
-    std::optional<io::CheckedFile> file;  // before out: out's destructor may still reach the proxy
-    std::optional<CheckedFileProxy> proxy;
+    // EXRs through OpenEXR itself, as the lean adapter writes them: every typed attribute kept as the file had it
+    // (OIIO carries only those it knows), no capDate of the write's time added, and streamed with every write
+    // checked. PNGs through libdeflate (png_fast), or with GPUBLUR_PNG_LIBPNG=1 through OIIO's libpng writer below.
+    if (format == "exr") return io::write_exr_lean(path, img, meta, names);
+    if (!io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
+    const std::string shown = meta.shown_name.empty() ? path : meta.shown_name;
+    io::CheckedFile file(path);  // before out: out's destructor may still reach the proxy
+    CheckedFileProxy proxy(file, path);
     auto out = OIIO::ImageOutput::create(format);
     if (!out) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(OIIO::geterror())));
 
-    OIIO::TypeDesc type;
+    const size_t n = img.value_count();
+    const bool sixteen = io::png_bit_depth(meta.pixel_type) == 16;
+    const OIIO::TypeDesc type = sixteen ? OIIO::TypeDesc::UINT16 : OIIO::TypeDesc::UINT8;
     std::vector<uint8_t> raw8;
     std::vector<uint16_t> raw16;
-    const void* data = img.data.data();
-    const size_t n = img.value_count();
-    if (format == "png") {
-      if (io::png_bit_depth(meta.pixel_type) == 16) {
-        type = OIIO::TypeDesc::UINT16;
-        raw16.resize(n);
-        for (size_t i = 0; i < n; ++i) raw16[i] = uint16_t(io::quantize(img.data[i], 65535));
-        data = raw16.data();
-      } else {
-        type = OIIO::TypeDesc::UINT8;
-        raw8.resize(n);
-        for (size_t i = 0; i < n; ++i) raw8[i] = uint8_t(io::quantize(img.data[i], 255));
-        data = raw8.data();
-      }
+    if (sixteen) {
+      raw16.resize(n);
+      for (size_t i = 0; i < n; ++i) raw16[i] = uint16_t(io::quantize(img.data[i], 65535));
     } else {
-      type = io::exr_writes_float(meta.pixel_type) ? OIIO::TypeDesc::FLOAT : OIIO::TypeDesc::HALF;
+      raw8.resize(n);
+      for (size_t i = 0; i < n; ++i) raw8[i] = uint8_t(io::quantize(img.data[i], 255));
     }
     OIIO::ImageSpec spec(img.width, img.height, img.channels, type);
     spec.channelnames = names;
     spec.alpha_channel = io::find_alpha(names);
-    if (format == "png") {
-      spec.attribute("oiio:UnassociatedAlpha", 1);  // our alpha is straight; do not un-premultiply
-      if (meta.srgb) spec.attribute("oiio:ColorSpace", "sRGB");
-      spec.attribute("png:compressionLevel", std::clamp(meta.png_compression, 0, 9));
-    } else {
-      if (!meta.exr_compression.empty() && io::exr_compression_id(meta.exr_compression) < 0)
-        return Status::fail(fmt::format("cannot write '{}': unknown EXR compression '{}'", path, meta.exr_compression));
-      spec.attribute("compression", meta.exr_compression.empty() ? "zip" : meta.exr_compression);
-    }
-    for (const auto& [key, value] : meta.attributes) {
-      if (key.empty() || (format == "exr" && io::is_structural_exr_attribute(key)) ||
-          (format == "png" && !io::valid_png_text_key(key)) || synthesised(key)) {
-        spdlog::warn("'{}': attribute '{}' not written", path, key);
-        continue;
-      }
-      spec.attribute(file_to_oiio_name(format, key), value);
-    }
-    // Through a CheckedFile where the writer takes an I/O proxy: OpenEXR's writer closes its stream without a word,
-    // so the file, not the writer, says whether every byte got there (a full disk left a small EXR empty).
-    if (out->supports("ioproxy")) {
-      file.emplace(path);
-      proxy.emplace(*file, path);
-      if (!out->set_ioproxy(&*proxy)) proxy.reset(), file.reset();
-    }
+    spec.attribute("oiio:UnassociatedAlpha", 1);  // our alpha is straight; do not un-premultiply
+    if (meta.srgb) spec.attribute("oiio:ColorSpace", "sRGB");
+    spec.attribute("png:compressionLevel", std::clamp(meta.png_compression, 0, 9));
+    for (const auto& [key, value] : io::png_text_of(meta, shown))
+      if (!synthesised(key)) spec.attribute(file_to_oiio_name(format, key), value);
+    // Through the CheckedFile: the file, not the writer, says whether every byte got there.
+    if (!out->supports("ioproxy") || !out->set_ioproxy(&proxy))
+      return Status::fail(fmt::format("cannot write '{}': OIIO's PNG writer takes no I/O proxy", path));
     if (!out->open(path, spec)) return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));
-    // The source is always float (EXR) or already quantised (PNG): OIIO converts float -> half only.
-    const OIIO::TypeDesc src = format == "png" ? type : OIIO::TypeDesc::FLOAT;
-    bool ok = out->write_image(src, data);
+    bool ok = out->write_image(type, sixteen ? static_cast<const void*>(raw16.data()) : raw8.data());
     ok = out->close() && ok;
-    if (file) {
-      if (file->failed() || ok) return file->finish();  // the file's own failure first: it says why
-      return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));  // file removed
-    }
-    if (!ok) {
-      std::string err = one_line(out->geterror());
-      io::remove_partial(path);
-      return Status::fail(fmt::format("cannot write '{}': {}", path, err));
-    }
-    std::error_code ec;
-    if (std::filesystem::file_size(path, ec) == 0 || ec) {  // a writer without a proxy: at least not empty
-      io::remove_partial(path);
-      return Status::fail(fmt::format("cannot write '{}': {}", path, ec ? ec.message() : "the file came out empty"));
-    }
-    return Status::success();
+    if (file.failed() || ok) return file.finish();  // the file's own failure first: it says why
+    return Status::fail(fmt::format("cannot write '{}': {}", path, one_line(out->geterror())));  // file removed
   }
 };
 

@@ -315,8 +315,11 @@ Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair
   for (const auto& [k, v] : text) {
     std::vector<unsigned char> body(k.begin(), k.end());
     body.push_back(0);
+    const bool itxt = png_text_needs_itxt(v);
+    // iTXt: no compression (flag 0, method 0), no language tag, no translated keyword.
+    if (itxt) body.insert(body.end(), {0, 0, 0, 0});
     body.insert(body.end(), v.begin(), v.end());
-    put_chunk(file, "tEXt", body.data(), body.size());
+    put_chunk(file, itxt ? "iTXt" : "tEXt", body.data(), body.size());
   }
   // IDAT in 1 MiB chunks: any size is valid; modest ones suit streaming readers.
   const size_t chunk = size_t(1) << 20;
@@ -348,15 +351,7 @@ Status write_png_fast(const std::string& path, const Image& img, const ImageMeta
 }
 
 Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta, int level) {
-  std::vector<std::pair<std::string, std::string>> text;
-  for (const auto& [key, value] : meta.attributes) {
-    if (is_oiio_bookkeeping(key)) continue;
-    if (!valid_png_text_key(key)) {
-      spdlog::warn("'{}': attribute '{}' is not a valid PNG text key; not written", path, key);
-      continue;
-    }
-    text.emplace_back(key, value);
-  }
+  const auto text = png_text_of(meta, meta.shown_name.empty() ? path : meta.shown_name);
   std::vector<unsigned char> file;
   if (Status s = encode_png_fast(raw, meta.srgb, text, std::clamp(level, 0, 9), file); !s)
     return Status::fail(fmt::format("cannot write '{}': {}", path, s.error));

@@ -1,0 +1,164 @@
+// Metadata both adapters carry: an EXR's typed attributes (chromaticities, pixel aspect, frame rate, a type
+// OpenEXR does not know) from the EXR read to the EXR written; PNG text beyond ASCII as iTXt; and deep EXRs
+// refused rather than flattened.
+#include <ImfChannelList.h>
+#include <ImfChromaticitiesAttribute.h>
+#include <ImfDeepFrameBuffer.h>
+#include <ImfDeepScanLineOutputFile.h>
+#include <ImfFrameBuffer.h>
+#include <ImfHeader.h>
+#include <ImfInputFile.h>
+#include <ImfOpaqueAttribute.h>
+#include <ImfOutputFile.h>
+#include <ImfPartType.h>
+#include <ImfRationalAttribute.h>
+#include <ImfStandardAttributes.h>
+#include <ImfStdIO.h>
+#include <ImfStringAttribute.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/io/image_io.hpp"
+#include "tests/io/io_test_util.hpp"
+
+namespace gpublur {
+namespace {
+
+using test::TempDir;
+
+class IoMetadata : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    io_ = make_image_io(GetParam());
+    ASSERT_TRUE(io_);
+  }
+  std::unique_ptr<ImageIO> io_;
+  TempDir tmp_;
+};
+
+const Imf::Chromaticities kAp0(Imath::V2f(0.7347f, 0.2653f), Imath::V2f(0.0f, 1.0f), Imath::V2f(0.0001f, -0.077f),
+                               Imath::V2f(0.32168f, 0.33767f));
+
+// An RGB float EXR with typed attributes: ACES AP0 chromaticities, pixel aspect 2, 24000/1001 fps, and one of a
+// type OpenEXR does not know (kept as its bytes).
+void write_tagged_exr(const std::string& path) {
+  const int w = 5, h = 3;
+  Imf::Header header(w, h);
+  header.pixelAspectRatio() = 2.0f;
+  Imf::addChromaticities(header, kAp0);
+  Imf::addFramesPerSecond(header, Imf::Rational(24000, 1001));
+  header.insert("comments", Imf::StringAttribute("tagged"));
+  Imf::OpaqueAttribute opaque("studioThing");
+  const std::string bytes = "\x01\x02\x03\x04\x05";
+  Imf::StdISStream is;
+  is.str(bytes);
+  opaque.readValueFrom(is, int(bytes.size()), 2);
+  header.insert("studio", opaque);
+  std::vector<float> px(size_t(w) * h * 3, 0.25f);
+  Imf::FrameBuffer fb;
+  for (int c = 0; c < 3; ++c) {
+    header.channels().insert(std::string(1, "RGB"[c]), Imf::Channel(Imf::FLOAT));
+    fb.insert(std::string(1, "RGB"[c]), Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(px.data() + c),
+                                                   3 * sizeof(float), size_t(w) * 3 * sizeof(float)));
+  }
+  Imf::OutputFile file(path.c_str(), header);
+  file.setFrameBuffer(fb);
+  file.writePixels(h);
+}
+
+TEST_P(IoMetadata, TypedExrAttributesSurviveExrToExr) {
+  write_tagged_exr(tmp_.path("in.exr"));
+  LoadedImage in;
+  ASSERT_TRUE(io_->read(tmp_.path("in.exr"), {}, in).ok());
+  std::vector<std::string> names;
+  for (const ExrAttribute& a : in.meta.exr_attributes) names.push_back(a.name);
+  for (const char* want : {"chromaticities", "pixelAspectRatio", "framesPerSecond", "studio"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want << " not read";
+  EXPECT_EQ(std::find(names.begin(), names.end(), "dataWindow"), names.end());  // structure is not carried
+
+  ImageMeta meta = in.meta;
+  meta.pixel_type = PixelType::Half;
+  ASSERT_TRUE(io_->write(tmp_.path("out.exr"), in.image, meta).ok());
+  Imf::InputFile out(tmp_.path("out.exr").c_str());
+  const Imf::Header& hd = out.header();
+  EXPECT_FLOAT_EQ(hd.pixelAspectRatio(), 2.0f);
+  ASSERT_TRUE(Imf::hasChromaticities(hd));
+  EXPECT_EQ(Imf::chromaticities(hd).red, kAp0.red);
+  EXPECT_EQ(Imf::chromaticities(hd).white, kAp0.white);
+  ASSERT_TRUE(Imf::hasFramesPerSecond(hd));
+  EXPECT_EQ(Imf::framesPerSecond(hd).n, 24000);
+  EXPECT_EQ(Imf::framesPerSecond(hd).d, 1001u);
+  const auto* studio = hd.findTypedAttribute<Imf::OpaqueAttribute>("studio");
+  ASSERT_NE(studio, nullptr);
+  EXPECT_STREQ(studio->typeName(), "studioThing");
+  EXPECT_EQ(std::string(studio->data(), size_t(studio->dataSize())), "\x01\x02\x03\x04\x05");
+  EXPECT_EQ(hd.findTypedAttribute<Imf::StringAttribute>("capDate"), nullptr);  // no write-time stamp added
+  const auto* comments = hd.findTypedAttribute<Imf::StringAttribute>("comments");
+  ASSERT_NE(comments, nullptr);
+  EXPECT_EQ(comments->value(), "tagged");
+
+  // A PNG cannot hold them: written all the same (a warning names them).
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  EXPECT_TRUE(io_->write(tmp_.path("out.png"), in.image, meta).ok());
+}
+
+TEST_P(IoMetadata, PngTextBeyondAsciiIsITxt) {
+  Image img = test::random_image(4, 3, 3, 2);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  meta.attributes = {{"Title", "caf\xc3\xa9"}, {"Author", "plain"}, {"Broken", std::string("a\0b", 3)}};
+  ASSERT_TRUE(io_->write(tmp_.path("t.png"), img, meta).ok());
+  const std::vector<unsigned char> bytes = test::read_bytes(tmp_.path("t.png"));
+  const std::string file(bytes.begin(), bytes.end());
+  EXPECT_NE(file.find("iTXtTitle"), std::string::npos);
+  EXPECT_NE(file.find("tEXtAuthor"), std::string::npos);
+  EXPECT_EQ(file.find("Broken"), std::string::npos);  // a NUL byte: not written
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(tmp_.path("t.png"), {}, back).ok());
+  std::map<std::string, std::string> got(back.meta.attributes.begin(), back.meta.attributes.end());
+  EXPECT_EQ(got["Title"], "caf\xc3\xa9");
+  EXPECT_EQ(got["Author"], "plain");
+}
+
+TEST_P(IoMetadata, DeepExrIsRefused) {
+  const std::string path = tmp_.path("deep.exr");
+  {
+    const int w = 4, h = 3;
+    Imf::Header header(w, h);
+    header.channels().insert("R", Imf::Channel(Imf::FLOAT));
+    header.channels().insert("A", Imf::Channel(Imf::FLOAT));
+    header.setType(Imf::DEEPSCANLINE);
+    header.compression() = Imf::ZIPS_COMPRESSION;
+    Imf::DeepScanLineOutputFile file(path.c_str(), header);
+    std::vector<unsigned int> counts(size_t(w) * h, 2);
+    std::vector<float> r(size_t(w) * h * 2, 0.5f), a(size_t(w) * h * 2, 0.5f);
+    std::vector<float*> rp(size_t(w) * h), ap(size_t(w) * h);
+    for (size_t i = 0; i < rp.size(); ++i) rp[i] = r.data() + 2 * i, ap[i] = a.data() + 2 * i;
+    Imf::DeepFrameBuffer fb;
+    fb.insertSampleCountSlice(Imf::Slice(Imf::UINT, reinterpret_cast<char*>(counts.data()), sizeof(unsigned int),
+                                         sizeof(unsigned int) * w));
+    fb.insert("R", Imf::DeepSlice(Imf::FLOAT, reinterpret_cast<char*>(rp.data()), sizeof(float*),
+                                  sizeof(float*) * w, sizeof(float)));
+    fb.insert("A", Imf::DeepSlice(Imf::FLOAT, reinterpret_cast<char*>(ap.data()), sizeof(float*),
+                                  sizeof(float*) * w, sizeof(float)));
+    file.setFrameBuffer(fb);
+    file.writePixels(h);
+  }
+  LoadedImage img;
+  const Status s = io_->read(path, {}, img);
+  ASSERT_FALSE(s.ok()) << "a deep EXR was read as " << img.image.width << "x" << img.image.height;
+  EXPECT_NE(s.error.find("deep"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find(path), std::string::npos) << s.error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Adapters, IoMetadata, ::testing::ValuesIn(test::built_adapters()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace gpublur
