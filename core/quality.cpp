@@ -340,6 +340,46 @@ int QualityResult::failed() const {
   return n;
 }
 
+QualityMean quality_mean(const std::vector<ImageQuality>& images) {
+  QualityMean mean;
+  std::vector<double> sigmas;
+  for (const auto& q : images) {
+    if (!q.error.empty()) continue;
+    ++mean.count;
+    sigmas.push_back(q.effective_sigma);
+    mean.effective_sigma += q.effective_sigma;
+    mean.fit_kernel_sigma += q.fit_kernel_sigma;
+    if (std::isinf(q.vs_sigma.psnr_db))
+      ++mean.identical;
+    else
+      mean.psnr_db += q.vs_sigma.psnr_db;
+    mean.max_abs += q.vs_sigma.max_abs;
+    mean.mean_abs += q.vs_sigma.mean_abs;
+  }
+  if (mean.count > 0) {
+    const double n = mean.count;
+    mean.psnr_db = mean.identical < mean.count ? mean.psnr_db / (n - mean.identical) : kInf;
+    mean.effective_sigma /= n, mean.fit_kernel_sigma /= n;
+    mean.max_abs /= n, mean.mean_abs /= n;
+    mean.effective_sigma_median = median_of(sigmas);
+    double ss = 0;
+    for (double s : sigmas) ss += (s - mean.effective_sigma) * (s - mean.effective_sigma);
+    mean.effective_sigma_stddev = mean.count > 1 ? std::sqrt(ss / (n - 1)) : 0;
+  }
+  return mean;
+}
+
+namespace {
+// Whether every channel holds one value (a flat colour, a 1x1 image, all transparent once premultiplied): the MAD
+// of every Gaussian against the method's output is then 0 up to rounding, and the fit would stop anywhere.
+bool constant_channels(const Image& img) {
+  const size_t nc = size_t(img.channels);
+  for (size_t i = nc; i < img.data.size(); ++i)
+    if (img.data[i] != img.data[i % nc]) return false;
+  return true;
+}
+}  // namespace
+
 Status measure_quality(Backend& backend, const Plan& plan, const std::vector<QualityInput>& inputs,
                        const QualityOptions& opts, QualityResult& out) {
   using Clock = std::chrono::steady_clock;
@@ -369,6 +409,8 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     q.name = in.name;
     q.width = in.image.width, q.height = in.image.height, q.channels = in.image.channels;
     q.error = in.error;
+    if (q.error.empty() && constant_channels(in.image))
+      q.error = in.name + ": every channel is constant: any blur returns it unchanged, so it shows no effective sigma";
     const auto t0 = Clock::now();
     if (q.error.empty()) {
       const Status s = guarded_run(backend, plan, q.width, q.height, [&] {
@@ -405,27 +447,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     out.images.push_back(std::move(q));
   }
 
-  QualityMean& mean = out.mean;
-  std::vector<double> sigmas;
-  for (const auto& q : out.images) {
-    if (!q.error.empty()) continue;
-    ++mean.count;
-    sigmas.push_back(q.effective_sigma);
-    mean.effective_sigma += q.effective_sigma;
-    mean.fit_kernel_sigma += q.fit_kernel_sigma;
-    mean.psnr_db += q.vs_sigma.psnr_db;
-    mean.max_abs += q.vs_sigma.max_abs;
-    mean.mean_abs += q.vs_sigma.mean_abs;
-  }
-  if (mean.count > 0) {
-    const double n = mean.count;
-    mean.effective_sigma /= n, mean.fit_kernel_sigma /= n, mean.psnr_db /= n;
-    mean.max_abs /= n, mean.mean_abs /= n;
-    mean.effective_sigma_median = median_of(sigmas);
-    double ss = 0;
-    for (double s : sigmas) ss += (s - mean.effective_sigma) * (s - mean.effective_sigma);
-    mean.effective_sigma_stddev = mean.count > 1 ? std::sqrt(ss / (n - 1)) : 0;
-  }
+  out.mean = quality_mean(out.images);
   return Status::success();
 }
 
@@ -530,7 +552,8 @@ nlohmann::json quality_json(const QualityResult& r) {
     mean["effective_sigma_stddev"] = m.effective_sigma_stddev;
     mean["fit_kernel_sigma"] = m.fit_kernel_sigma;
     mean["psnr_db"] = psnr_json(m.psnr_db);
-    mean["identical"] = std::isinf(m.psnr_db);
+    mean["identical"] = m.identical == m.count;  // every image; identical_images counts them
+    mean["identical_images"] = m.identical;
     mean["max_abs"] = m.max_abs;
     mean["mean_abs"] = m.mean_abs;
   }

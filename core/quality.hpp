@@ -110,7 +110,10 @@ struct QualityMean {
   int count = 0;  // images measured
   double effective_sigma = 0, effective_sigma_median = 0, effective_sigma_stddev = 0;
   double fit_kernel_sigma = 0;
-  double psnr_db = 0;  // mean of the images' dB values; +infinity when any is
+  // Mean of the dB values of the images that differ from the exact Gaussian; +infinity when none does. An
+  // identical image (+infinity dB) would make any mean infinite: it is counted in `identical` instead.
+  double psnr_db = 0;
+  int identical = 0;
   double max_abs = 0, mean_abs = 0;  // means of the images' values
 };
 
@@ -137,6 +140,8 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
 // A table for people: one row per image, then the mean.
 std::string quality_table(const QualityResult& r);
 // One JSON document; an infinite PSNR is written as null (JSON has no infinity) with "identical": true.
+// The mean over the images measured (those without an error).
+QualityMean quality_mean(const std::vector<ImageQuality>& images);
 nlohmann::json quality_json(const QualityResult& r);
 
 }  // namespace gpublur

@@ -309,6 +309,45 @@ TEST(Quality, InputsAreReadAsTheBlurReadsThem) {
 }
 
 // An EXR holding NaN or Inf is that image's error (the fit and PSNR would all be NaN), the others are measured.
+// A flat image has no effective sigma (every Gaussian returns it): that image's error, not a number the fit
+// happened to stop at. An identical image (infinite PSNR) does not make the mean's PSNR infinite.
+TEST(Quality, ConstantImagesAreThatImagesErrorAndIdenticalOnesStayOutOfTheMeanPsnr) {
+  auto b = cpu();
+  Image flat(16, 9, 2), dot(1, 1, 3);
+  for (size_t i = 0; i < flat.data.size(); ++i) flat.data[i] = i % 2 ? 0.25f : 0.75f;
+  dot.data = {0.1f, 0.2f, 0.3f};
+  std::vector<QualityInput> in{{"flat", flat, ""}, {"dot", dot, ""}, {"noise", testing::random_image(24, 20, 1, 3), ""}};
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-sep", {{"sigma", "1.5"}}), in, o, r).ok());
+  ASSERT_EQ(r.images.size(), 3u);
+  EXPECT_NE(r.images[0].error.find("flat: every channel is constant"), std::string::npos) << r.images[0].error;
+  EXPECT_NE(r.images[1].error.find("dot: every channel is constant"), std::string::npos) << r.images[1].error;
+  ASSERT_TRUE(r.images[2].error.empty()) << r.images[2].error;
+  EXPECT_NEAR(r.mean.effective_sigma, 1.5, 1e-3);
+  EXPECT_EQ(r.mean.count, 1);
+
+  // box at sigma 1.5 differs from the Gaussian on noise; an image the exact method reproduces exactly (gauss-sep
+  // against itself) is identical: PSNR +inf.
+  std::vector<QualityInput> two{{"noise", testing::random_image(24, 20, 1, 3), ""},
+                                {"ramp", testing::random_image(24, 20, 1, 4), ""}};
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-sep", {{"sigma", "1.5"}}), two, o, r).ok());
+  EXPECT_EQ(r.mean.identical, 2);  // the exact method: both identical
+  EXPECT_TRUE(std::isinf(r.mean.psnr_db));
+  EXPECT_EQ(quality_json(r)["mean"]["identical"], true);
+  ASSERT_TRUE(measure_quality(*b, plan_of("box", {{"sigma", "1.5"}}), two, o, r).ok());
+  EXPECT_EQ(r.mean.identical, 0);
+  ASSERT_TRUE(std::isfinite(r.mean.psnr_db));
+  const double first = r.images[0].vs_sigma.psnr_db;
+  r.images[1].vs_sigma.psnr_db = std::numeric_limits<double>::infinity();  // one identical image among them
+  r.mean = quality_mean(r.images);
+  EXPECT_EQ(r.mean.identical, 1);
+  EXPECT_DOUBLE_EQ(r.mean.psnr_db, first);  // the mean of those that differ
+  EXPECT_EQ(quality_json(r)["mean"]["identical"], false);
+  EXPECT_EQ(quality_json(r)["mean"]["identical_images"], 1);
+}
+
 TEST(Quality, NonfiniteInputsAreThatImagesError) {
   auto io = make_image_io();
   ASSERT_TRUE(io);
