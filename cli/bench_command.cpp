@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/method_options.hpp"
 #include "core/bench.hpp"
+#include "core/pipeline.hpp"
 #include "core/report.hpp"
 
 namespace gpublur::cli {
@@ -69,6 +70,8 @@ int run_bench_command(const BenchArgs& a) {
     if (o.params.count("border")) return usage("parameter 'border' is given twice");
     o.params["border"] = a.border;
   }
+
+  if (Status s = check_output_file("--json", a.json); !s) return usage(s.error);  // not after the whole bench
 
   std::unique_ptr<Backend> backend = open_backend(a.backend);
   if (!backend) return kExitFailed;

@@ -106,7 +106,7 @@ int run_blur(BlurArgs& a) {
   if (a.output_dir.empty()) return usage("-o: the output folder is empty");
   if (ec || !std::filesystem::is_directory(a.output_dir))  // -o names a file, or a folder we may not make
     return usage("cannot create output folder " + a.output_dir + ": " + (ec ? ec.message() : "not a folder"));
-  if (Status s = check_report_folder(a.report); !s) return usage(s.error);
+  if (Status s = check_output_file("--report", a.report); !s) return usage(s.error);
 
   // The backends open on this thread while the pipeline's readers decode the first images: a GPU driver's
   // start-up (CUDA: ~215 ms on an H100) overlaps the first decodes instead of preceding them, and the thread

@@ -58,9 +58,15 @@ double process_age_now_ms() { return process_age_ms(); }
 void exit_process(int rc) {
   if (interrupted()) rc = 130;  // the pipeline may end (its writes cancelled) before the handler's own exit
   spdlog::debug("start-up: main() done at a process age of {:.1f} ms", process_age_ms());
+  std::cout.flush();
+  // What a command wrote to stdout (a table, JSON) that stdout could not take (a full disk, a closed pipe) is a
+  // lost result: never exit 0 over it.
+  if ((!std::cout || std::fflush(stdout) != 0) && rc == 0) {
+    spdlog::error("cannot write to stdout: the output is lost");
+    rc = 1;
+  }
   if (const char* e = std::getenv("GPUBLUR_EXIT_TEARDOWN"); e && *e == '1') std::exit(rc);
   spdlog::shutdown();
-  std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   std::_Exit(rc);

@@ -16,7 +16,8 @@ double process_age_now_ms();
 // Ends the process with rc once its output is flushed, skipping static destructors and atexit handlers: the
 // CUDA runtime's and EGL's teardown there costs a cold start milliseconds that the OS's own clean-up does not
 // (docs/performance.md, cold start). Every command has closed its files and backends before it returns.
-// GPUBLUR_EXIT_TEARDOWN=1 exits the ordinary way instead (to measure what is skipped).
+// GPUBLUR_EXIT_TEARDOWN=1 exits the ordinary way instead (to measure what is skipped). A 0 becomes 1, with an
+// error, where stdout could not take what the command wrote.
 [[noreturn]] void exit_process(int rc);
 
 }  // namespace gpublur::cli

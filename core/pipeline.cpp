@@ -153,13 +153,13 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   return Status::success();
 }
 
-Status check_report_folder(const std::string& report) {
-  if (report.empty() || report == "-") return Status::success();
+Status check_output_file(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-") return Status::success();
   std::error_code ec;
-  if (fs::is_directory(fs::path(report), ec)) return Status::fail("--report " + report + " is a folder");
-  const fs::path parent = fs::absolute(fs::path(report), ec).parent_path();
+  if (fs::is_directory(fs::path(path), ec)) return Status::fail(option + " " + path + " is a folder");
+  const fs::path parent = fs::absolute(fs::path(path), ec).parent_path();
   if (!fs::is_directory(parent, ec))
-    return Status::fail("--report " + report + ": its folder " + parent.string() + " does not exist");
+    return Status::fail(option + " " + path + ": its folder " + parent.string() + " does not exist");
   return Status::success();
 }
 

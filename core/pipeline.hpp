@@ -49,9 +49,10 @@ std::vector<std::string> read_path_list(std::istream& in);
 // input's or an output's file.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
 
-// The --report file ("" or "-": nothing to check) before any work: a usage error when it is a folder or its folder
-// does not exist (so check it once the output folder is made; collect_jobs checks it against the jobs' files).
-Status check_report_folder(const std::string& report);
+// A file an option names for writing after the work ("" or "-": nothing to check), checked before any work: a
+// usage error when it is a folder or its folder does not exist (blur's --report: check it once the output folder
+// is made; collect_jobs checks it against the jobs' files; bench's --json).
+Status check_output_file(const std::string& option, const std::string& path);
 
 // --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
 Status parse_shard(const std::string& text, int& k, int& n);

@@ -753,6 +753,27 @@ TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
   EXPECT_EQ(j["backend"]["storage"], "float32");
 }
 
+// A result stdout cannot take (a full disk) is an error, never exit 0; bench's --json file is checked before the
+// bench runs, not after.
+TEST_F(E2E, LostStdoutFailsAndBenchJsonIsCheckedFirst) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full here";
+  for (const std::string args : {"methods --json", "methods", "bench -b cpu -m copy --size 8 --repeat 1 --json -",
+                                 "quality -b cpu -m box --size 16 --json"}) {
+    const std::string cmd = quote(gpublur::testing::gpublur_bin()) + " " + args + " >/dev/full 2>" +
+                            quote(at("err.txt").string());
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << args;
+    EXPECT_NE(slurp(at("err.txt")).find("cannot write to stdout"), std::string::npos) << args;
+  }
+  for (const std::string where : {at("no/such/folder/b.json").string(), dir_.string()}) {
+    const Result r = run("bench -b cpu -m box --size 8 --repeat 1 --json " + quote(where));
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--json " + where), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("box"), std::string::npos) << "the bench ran first:\n" << r.out;
+  }
+}
+
 // This machine has the CUDA toolkit but no device: one clear error line, a non-zero exit, no crash.
 TEST_F(E2E, CudaWithoutDeviceIsOneClearError) {
   make_image("a.png", 8, 8, 3, PixelType::UInt8, 19);
