@@ -132,13 +132,13 @@ TEST(Pipeline, ReportPathIsNeitherAnInputNorAnOutput) {
   s = with_report((d / "out/a.png").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("would overwrite the output"), std::string::npos) << s.error;
-  s = check_report_folder((d / "nodir/r.json").string());
+  s = check_output_file("--report", (d / "nodir/r.json").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("does not exist"), std::string::npos) << s.error;
-  EXPECT_FALSE(check_report_folder((d / "in").string()).ok());
+  EXPECT_FALSE(check_output_file("--report", (d / "in").string()).ok());
   for (const std::string& ok : {(d / "r.json").string(), (d / "in/r.json").string(), std::string("-")}) {
     EXPECT_TRUE(with_report(ok).ok()) << ok;
-    EXPECT_TRUE(check_report_folder(ok).ok()) << ok;
+    EXPECT_TRUE(check_output_file("--report", ok).ok()) << ok;
   }
   ASSERT_EQ(jobs.size(), 1u);
 }
