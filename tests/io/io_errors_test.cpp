@@ -131,10 +131,15 @@ TEST_P(IoErrors, PixelAndChannelLimits) {
 }
 
 TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
-  // Headers claiming 10^10 pixels (40+ GB as float) with no data behind them: the limit, not the allocator
-  // or a read error, must stop them.
+  // Headers claiming 10^10 pixels (40+ GB as float) with no data behind them: stopped before any allocation,
+  // a PNG by its file's size (deflate packs at most 1032:1), an EXR by the limit.
   test::write_png_header_only(tmp_.path("bomb.png"), 100000, 100000);
-  expect_fail(tmp_.path("bomb.png"), "exceeds the limit");
+  expect_fail(tmp_.path("bomb.png"), "cannot hold the 100000x100000 image its header declares");
+  test::write_png_header_only(tmp_.path("small.png"), 300, 300);  // 300^2 fits in 1 KB at 1032:1: the decoder's
+  expect_fail(tmp_.path("small.png"));                               // own error
+  ReadLimits small;
+  small.max_pixels = 1000;  // a whole file over the limit: the limit says so
+  expect_fail(tmp_.path("good.png"), "exceeds the limit", small);
 
   const std::string exr = tmp_.path("bomb.exr");
   {
