@@ -25,6 +25,9 @@ std::string describe(const ParamSpec& p) {
     o << "file";
   } else if (p.type == ParamType::Flag) {
     o << "flag (--param " << p.name << "=true|false)";
+  } else if (!p.choices.empty()) {
+    o << "integer, one of ";
+    for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? ", " : "") << p.choices[i];
   } else {
     o << (p.type == ParamType::Int       ? "integer"
           : p.type == ParamType::IntList ? "comma-separated integers, each"

@@ -1,5 +1,6 @@
 #include "core/plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -20,8 +21,11 @@ const std::string& Plan::param(const std::string& name) const {
 
 namespace {
 
-bool parse_number(const std::string& s, ParamType t, double& v) {
-  if (s.empty()) return false;
+bool parse_number(const std::string& text, ParamType t, double& v) {
+  // Plain decimal only, spaces around it allowed: strtod would also take hex ("0x10" as 16).
+  const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
+  const std::string s = a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
+  if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
   char* end = nullptr;
   if (t == ParamType::Int) {
     const long long x = std::strtoll(s.c_str(), &end, 10);
@@ -120,6 +124,11 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     if (v < p.min || v > p.max)
       return Status::fail("--" + p.name + " " + number_text(v, p.type) + " is outside [" +
                           number_text(p.min, p.type) + ", " + number_text(p.max, p.type) + "]");
+    if (!p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), number_text(v, p.type)) == p.choices.end()) {
+      std::string all;  // an integer of a few values only (downsample's 1, 2, 4, 8)
+      for (const auto& c : p.choices) all += (all.empty() ? "" : ", ") + c;
+      return Status::fail("--" + p.name + " " + number_text(v, p.type) + " is not one of: " + all);
+    }
     params.nums[p.name] = v;
     out.params[p.name] = number_text(v, p.type);
   }

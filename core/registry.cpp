@@ -76,6 +76,9 @@ std::string registry_text() {
         o << ": ";
         for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
       } else if (p.type == ParamType::Path || p.type == ParamType::Flag) {
+      } else if (!p.choices.empty()) {
+        o << ": ";
+        for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
       } else {
         o << " in [" << p.min << ", " << p.max << "]";
       }
@@ -102,6 +105,11 @@ std::string registry_json() {
         pj["choices"] = p.choices;
       else if (p.type != ParamType::Path && p.type != ParamType::Flag)
         pj["min"] = p.min, pj["max"] = p.max;
+      if (p.type == ParamType::Int && !p.choices.empty()) {  // the only values allowed, as numbers
+        nlohmann::json values = nlohmann::json::array();
+        for (const auto& c : p.choices) values.push_back(std::stoi(c));
+        pj["choices"] = values;
+      }
       params.push_back(pj);
     }
     j.push_back({{"name", m.name},

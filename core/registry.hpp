@@ -18,7 +18,7 @@ struct ParamSpec {
   std::string default_value;         // textual default; "" with derived = true means "from sigma"
   bool derived = false;              // default computed from --sigma (described in help)
   double min = 0, max = 0;           // inclusive range for Int/Float
-  std::vector<std::string> choices;  // for Enum
+  std::vector<std::string> choices;  // for Enum; for Int, the only values allowed within [min, max] (if any)
   std::string help;
 
   // A Path parameter with no default and no derivation: the method cannot run without it.

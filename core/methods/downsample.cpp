@@ -33,7 +33,7 @@ double resample_variance(int F) {
 }  // namespace
 
 ParamSpec downsample_param(const Recipe& r) {
-  ParamSpec p{"downsample", ParamType::Int, "1", false, 1, 8, {},
+  ParamSpec p{"downsample", ParamType::Int, "1", false, 1, 8, {"1", "2", "4", "8"},
               "F = 1, 2, 4 or 8: run the method at 1/F resolution (F x F box down, B-spline up), sigma adjusted to "
               "keep the effective one"};
   if (r.auto_downsample) {

@@ -25,6 +25,7 @@ Recipe reshuffle_recipe() {
       "), weights exp(-(x^2+y^2)/(2 sigma^2)), normalised, grouped by x^2+y^2";
   r.spec.exact_gaussian = true;
   r.spec.params = {sigma_param(), radius_param(), border_param()};
+  r.spec.params[1].max = kMaxReshuffleRadius;  // the registry states the cap, so --radius checks it up front
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.build = [](const Params& p, Plan& plan) {
     const int radius = gaussian_radius_param(p, plan);

@@ -172,6 +172,19 @@ TEST(Plan, ValidationErrorsNameTheParameter) {
   EXPECT_NE(s.error.find("no parameter 'interp'"), std::string::npos) << s.error;
   s = resolve_plan("blurry", {}, p);
   EXPECT_NE(s.error.find("unknown method"), std::string::npos) << s.error;
+  // Decimal numbers only (strtod took "0x10" as 16), spaces around them allowed.
+  s = resolve_plan("gauss-sep", {{"sigma", "0x10"}}, p);
+  EXPECT_NE(s.error.find("not a number"), std::string::npos) << s.error;
+  EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", " 2.5e0 "}}, p).ok());
+  EXPECT_EQ(p.sigma, 2.5);
+  // An integer of a few values: the registry lists them (methods --json "choices"), resolve_plan holds to them.
+  s = resolve_plan("box", {{"downsample", "3"}}, p);
+  EXPECT_NE(s.error.find("--downsample 3 is not one of: 1, 2, 4, 8"), std::string::npos) << s.error;
+  EXPECT_TRUE(resolve_plan("box", {{"sigma", "12"}, {"downsample", "4"}}, p).ok());
+  const nlohmann::json j = nlohmann::json::parse(registry_json());
+  for (const auto& m : j)
+    for (const auto& param : m["params"])
+      if (param["name"] == "downsample") EXPECT_EQ(param["choices"], nlohmann::json::array({1, 2, 4, 8})) << m["name"];
 }
 
 // Direct 2D windows warn where their (2r+1)^2 reads pass kDirect2dWarnTaps, and only there; the report keeps the
