@@ -1,6 +1,7 @@
 #include "core/bench.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <new>
@@ -28,6 +29,21 @@ std::vector<std::string> split(const std::string& s, char sep) {
   std::istringstream in(s);
   while (std::getline(in, cur, sep))
     if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// --method's list: entries split at commas, except where a comma continues a variant's list value (no method
+// name starts with a digit or a sign): "kawase:offsets=1,2,box" is kawase:offsets=1,2 and box.
+std::vector<std::string> split_method_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::string& piece : split(list, ',')) {
+    const bool continues = !out.empty() && out.back().find('=') != std::string::npos &&
+                           (std::isdigit(static_cast<unsigned char>(piece[0])) || piece[0] == '-' || piece[0] == '+');
+    if (continues)
+      out.back() += "," + piece;
+    else
+      out.push_back(std::move(piece));
+  }
   return out;
 }
 
@@ -81,7 +97,7 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
     }
     return Status::success();
   }
-  for (const auto& entry : split(list, ',')) {
+  for (const auto& entry : split_method_list(list)) {
     std::string name;
     std::map<std::string, std::string> variant;
     if (Status s = split_variant(entry, name, variant); !s) return s;

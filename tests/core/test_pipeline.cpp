@@ -504,6 +504,9 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_TRUE(resolve_bench_methods("box:impl=sat:passes=4", "cpu", methods).ok());
   EXPECT_FALSE(resolve_bench_methods("gauss-sep:sigma=5", "cpu", methods).ok());
   EXPECT_FALSE(resolve_bench_methods("box:impl=sat:impl=2d", "cpu", methods).ok());
+  // A variant's list value keeps its commas; the next name starts the next entry.
+  ASSERT_TRUE(resolve_bench_methods("kawase:offsets=0,1,2,box,gauss-sep", "cpu", methods).ok());
+  EXPECT_EQ(methods, (std::vector<std::string>{"kawase:offsets=0,1,2", "box", "gauss-sep"}));
   EXPECT_DOUBLE_EQ(median_of({5, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
 }
