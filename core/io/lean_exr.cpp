@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <stdexcept>
@@ -37,9 +38,20 @@ bool carried_typed(const std::string& name) {
 
 constexpr int kAttributeVersion = 2;  // EXR_VERSION: what the attribute serialisers are told
 
+// The header's own geometry at its defaults (every EXR has them) says nothing: not carried, so that a PNG output
+// names only what it really drops.
+bool at_default(const Imf::Header& header, const std::string& name) {
+  if (name == "pixelAspectRatio") return header.pixelAspectRatio() == 1.0f;
+  if (name == "screenWindowCenter") return header.screenWindowCenter() == Imath::V2f(0, 0);
+  if (name == "screenWindowWidth") return header.screenWindowWidth() == 1.0f;
+  return false;
+}
+
 void take_typed_attributes(const Imf::Header& header, ImageMeta& meta) {
   for (auto it = header.begin(); it != header.end(); ++it) {
-    if (dynamic_cast<const Imf::StringAttribute*>(&it.attribute()) || !carried_typed(it.name())) continue;
+    if (dynamic_cast<const Imf::StringAttribute*>(&it.attribute()) || !carried_typed(it.name()) ||
+        at_default(header, it.name()))
+      continue;
     Imf::StdOSStream os;
     it.attribute().writeValueTo(os, kAttributeVersion);
     meta.exr_attributes.push_back({it.name(), it.attribute().typeName(), os.str()});
@@ -193,6 +205,11 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
     size_t sample = sizeof(float);
     if (type == Imf::HALF) {
       halves.assign(img.data.begin(), img.data.end());
+      size_t beyond = 0;  // finite values half cannot hold (|v| > 65504): written as +-Inf, so say it
+      for (float v : img.data) beyond += std::isfinite(v) && std::abs(v) > 65504.0f;
+      if (beyond > 0)
+        spdlog::warn("'{}': {} values beyond +-65504 written as +-Inf in half floats (--pixel-type float keeps them)",
+                     meta.shown_name.empty() ? path : meta.shown_name, beyond);
       base = reinterpret_cast<const char*>(halves.data());
       sample = sizeof(Imath::half);
     }
