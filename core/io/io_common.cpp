@@ -107,14 +107,63 @@ Status preflight_read(const std::string& path, std::string& format) {
   size_t n = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
   const std::string content = describe_content(head, std::min<size_t>(n, 16));
-  if (content == format)
-    return format == "png" ? check_png_size(path, head, n, uint64_t(st.st_size)) : Status::success();
-  const char* want = format == "exr" ? "EXR" : "PNG";
-  if (content == "png" || content == "exr")
-    return Status::fail(fmt::format("cannot read '{}': the name says {} but the content is {} (mislabelled file)",
-                                    path, want, content == "png" ? "PNG" : "EXR"));
-  return Status::fail(fmt::format("cannot read '{}': not a {} file; the content is {}", path, want, content));
+  if (content != format) {
+    const char* want = format == "exr" ? "EXR" : "PNG";
+    if (content == "png" || content == "exr")
+      return Status::fail(fmt::format("cannot read '{}': the name says {} but the content is {} (mislabelled file)",
+                                      path, want, content == "png" ? "PNG" : "EXR"));
+    return Status::fail(fmt::format("cannot read '{}': not a {} file; the content is {}", path, want, content));
+  }
+  if (format != "png") return Status::success();
+  return check_png_size(path, head, n, uint64_t(st.st_size));
 }
+
+// PNG colour chunks that say the file is not sRGB (gpublur reads every PNG as sRGB and tags its outputs so): a
+// gamma other than sRGB's 1/2.2, chromaticities other than sRGB's, an ICC profile not named as sRGB. Said, so that a
+// linear or wide-gamut PNG is not relabelled in silence. An sRGB chunk settles it; only chunks before IDAT count.
+void warn_non_srgb_png(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return;
+  std::string found;
+  bool srgb = false;
+  unsigned char h[8];
+  long at = 8;
+  for (int chunks = 0; chunks < 64 && std::fseek(f, at, SEEK_SET) == 0 && std::fread(h, 1, 8, f) == 8; ++chunks) {
+    const uint32_t len = uint32_t(h[0]) << 24 | uint32_t(h[1]) << 16 | uint32_t(h[2]) << 8 | h[3];
+    const std::string type(reinterpret_cast<const char*>(h + 4), 4);
+    if (type == "IDAT" || type == "IEND" || len > (1u << 24)) break;
+    std::vector<unsigned char> body(std::min<uint32_t>(len, 80));
+    if (std::fread(body.data(), 1, body.size(), f) != body.size()) break;
+    auto be32 = [&](size_t i) {
+      return uint32_t(body[i]) << 24 | uint32_t(body[i + 1]) << 16 | uint32_t(body[i + 2]) << 8 | body[i + 3];
+    };
+    if (type == "sRGB") {
+      srgb = true;
+    } else if (type == "gAMA" && len == 4) {
+      const uint32_t g = be32(0);  // 1/2.2 is 45455
+      if (g < 44500 || g > 46500) found += fmt::format("{}gamma {:.4g}", found.empty() ? "" : ", ", 100000.0 / g);
+    } else if (type == "cHRM" && len == 32) {
+      static const uint32_t kSrgb[8] = {31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
+      bool off = false;
+      for (int i = 0; i < 8; ++i) off = off || std::abs(int64_t(be32(size_t(4 * i))) - kSrgb[i]) > 1000;
+      if (off) found += std::string(found.empty() ? "" : ", ") + "chromaticities other than sRGB's";
+    } else if (type == "iCCP") {
+      std::string name(reinterpret_cast<const char*>(body.data()), strnlen(reinterpret_cast<const char*>(body.data()),
+                                                                         body.size()));
+      std::string lower = name;
+      for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+      if (lower.find("srgb") == std::string::npos && lower.find("iec61966") == std::string::npos)
+        found += fmt::format("{}ICC profile '{}'", found.empty() ? "" : ", ", name);
+    }
+    at += long(len) + 12;
+  }
+  std::fclose(f);
+  if (!srgb && !found.empty())
+    spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model), its output "
+                 "tagged sRGB",
+                 path, found);
+}
+
 
 Status check_limits(const std::string& path, uint64_t width, uint64_t height, uint64_t channels,
                     const ReadLimits& limits) {

@@ -18,6 +18,9 @@ std::string describe_content(const unsigned char* bytes, size_t n);
 // Before decoding: the file exists, is a regular non-empty file, has a supported extension, and its magic
 // bytes match that extension. On success `format` is "exr" or "png".
 Status preflight_read(const std::string& path, std::string& format);
+// Where a PNG's colour chunks say it is not sRGB (a gamma other than 1/2.2, other chromaticities, an ICC profile not
+// named sRGB; no sRGB chunk), a warning: every PNG is read as sRGB and written tagged so. Readers call it once.
+void warn_non_srgb_png(const std::string& path);
 
 // Header-only guard against decompression bombs: call before allocating pixels.
 Status check_limits(const std::string& path, uint64_t width, uint64_t height, uint64_t channels,

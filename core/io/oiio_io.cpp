@@ -78,6 +78,7 @@ class OiioIO final : public ImageIO {
   Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
     std::string format;
     if (Status st = io::preflight_read(path, format); !st) return st;
+    if (format == "png") io::warn_non_srgb_png(path);
     OIIO::ImageSpec config;
     config.attribute("oiio:UnassociatedAlpha", 1);  // keep PNG alpha as stored (OIIO premultiplies by default)
     auto in = OIIO::ImageInput::open(path, &config);

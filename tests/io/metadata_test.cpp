@@ -16,9 +16,13 @@
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,6 +159,58 @@ TEST_P(IoMetadata, DeepExrIsRefused) {
   ASSERT_FALSE(s.ok()) << "a deep EXR was read as " << img.image.width << "x" << img.image.height;
   EXPECT_NE(s.error.find("deep"), std::string::npos) << s.error;
   EXPECT_NE(s.error.find(path), std::string::npos) << s.error;
+}
+
+// The PNG `path` with its sRGB chunk replaced by `type` carrying `body` (CRC made anew).
+void swap_srgb_chunk(const std::string& path, const std::string& type, const std::vector<unsigned char>& body) {
+  std::vector<unsigned char> in = test::read_bytes(path), out(in.begin(), in.begin() + 8);
+  for (size_t at = 8; at + 12 <= in.size();) {
+    const uint32_t len = uint32_t(in[at]) << 24 | uint32_t(in[at + 1]) << 16 | uint32_t(in[at + 2]) << 8 | in[at + 3];
+    if (std::string(in.begin() + long(at) + 4, in.begin() + long(at) + 8) == "sRGB") {
+      std::vector<unsigned char> chunk(type.begin(), type.end());
+      chunk.insert(chunk.end(), body.begin(), body.end());
+      const uint32_t n = uint32_t(body.size()), crc = uint32_t(crc32(0, chunk.data(), uInt(chunk.size())));
+      for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(n >> (8 * k)));
+      out.insert(out.end(), chunk.begin(), chunk.end());
+      for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(crc >> (8 * k)));
+    } else {
+      out.insert(out.end(), in.begin() + long(at), in.begin() + long(at + 12 + len));
+    }
+    at += 12 + len;
+  }
+  test::write_bytes(path, out);
+}
+
+// The warnings a read logs.
+std::string read_logging(ImageIO& io, const std::string& path, Status& status) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+  LoadedImage img;
+  status = io.read(path, {}, img);
+  spdlog::set_default_logger(previous);
+  return log.str();
+}
+
+TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
+  Image img = test::random_image(8, 6, 3, 4);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  meta.srgb = true;
+  const std::string plain = tmp_.path("srgb.png"), linear = tmp_.path("linear.png"), near = tmp_.path("g22.png");
+  for (const std::string& p : {plain, linear, near}) ASSERT_TRUE(io_->write(p, img, meta).ok());
+  swap_srgb_chunk(linear, "gAMA", {0, 1, 0x86, 0xa0});  // 100000: gamma 1.0, linear light
+  swap_srgb_chunk(near, "gAMA", {0, 0, 0xb1, 0x8f});    // 45455: 1/2.2, as sRGB
+  Status s;
+  EXPECT_EQ(read_logging(*io_, plain, s).find("not sRGB"), std::string::npos);
+  EXPECT_TRUE(s.ok()) << s.error;
+  const std::string said = read_logging(*io_, linear, s);
+  EXPECT_TRUE(s.ok()) << s.error;
+  EXPECT_NE(said.find("declares gamma 1, not sRGB"), std::string::npos) << said;
+  EXPECT_EQ(read_logging(*io_, near, s).find("not sRGB"), std::string::npos);
+  EXPECT_TRUE(s.ok()) << s.error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, IoMetadata, ::testing::ValuesIn(test::built_adapters()),
