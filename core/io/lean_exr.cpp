@@ -9,6 +9,7 @@
 #include <ImfPartType.h>
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
+#include <ImfTileDescription.h>
 #include <ImfVersion.h>
 #include <Imath/half.h>
 #include <fmt/format.h>
@@ -75,12 +76,20 @@ void put_typed_attributes(const std::string& shown, const ImageMeta& meta, Imf::
   }
 }
 
+// A mip- or rip-mapped file: its top level is read, and the output is one level of scanlines.
+void warn_levels_dropped(const Imf::Header& header, const std::string& path) {
+  if (header.hasTileDescription() && header.tileDescription().mode != Imf::ONE_LEVEL)
+    spdlog::warn("'{}': a {} EXR; its full-resolution level is read, the output has that level only", path,
+                 header.tileDescription().mode == Imf::MIPMAP_LEVELS ? "mip-mapped" : "rip-mapped");
+}
+
 }  // namespace
 
 Status read_exr_typed_attributes(const std::string& path, ImageMeta& meta) {
   try {
     Imf::InputFile file(path.c_str());
     take_typed_attributes(file.header(), meta);
+    warn_levels_dropped(file.header(), path);
     return Status::success();
   } catch (const std::exception& e) {
     return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, e.what()));
@@ -126,6 +135,7 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
                                  file_names.size(), limits);
         !st)
       return st;
+    warn_levels_dropped(header, path);
     if (Imf::isMultiPart(file.version()))  // InputFile reads the first part only
       spdlog::warn("'{}': a multi-part EXR; only its first part is read (and written)", path);
     if (header.displayWindow() != dw)

@@ -15,6 +15,7 @@
 #include <ImfStandardAttributes.h>
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
+#include <ImfTiledOutputFile.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -211,6 +212,28 @@ TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
   EXPECT_NE(said.find("declares gamma 1, not sRGB"), std::string::npos) << said;
   EXPECT_EQ(read_logging(*io_, near, s).find("not sRGB"), std::string::npos);
   EXPECT_TRUE(s.ok()) << s.error;
+}
+
+TEST_P(IoMetadata, MipMappedExrSaysItsLevelsAreDropped) {
+  const std::string path = tmp_.path("mip.exr");
+  {
+    Imf::Header header(4, 4);
+    header.channels().insert("Y", Imf::Channel(Imf::FLOAT));
+    header.setTileDescription(Imf::TileDescription(2, 2, Imf::MIPMAP_LEVELS, Imf::ROUND_DOWN));
+    Imf::TiledOutputFile file(path.c_str(), header);
+    for (int l = 0; l < file.numLevels(); ++l) {
+      const int w = file.levelWidth(l), h = file.levelHeight(l);
+      std::vector<float> px(size_t(w) * h, 0.5f);
+      Imf::FrameBuffer fb;
+      fb.insert("Y", Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(px.data()), sizeof(float), sizeof(float) * w));
+      file.setFrameBuffer(fb);
+      file.writeTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
+    }
+  }
+  Status s;
+  const std::string said = read_logging(*io_, path, s);
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_NE(said.find("a mip-mapped EXR; its full-resolution level is read"), std::string::npos) << said;
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, IoMetadata, ::testing::ValuesIn(test::built_adapters()),
