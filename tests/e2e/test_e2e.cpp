@@ -261,6 +261,7 @@ TEST_F(E2E, UsageErrorsExitTwoAndWriteNothing) {
       {"blur " + in + out + " --param sigma", "not name=value"},
       {"blur " + in + out + " --sigma 2 --param sigma=3", "given twice"},
       {"blur " + in + out + " --format png --pixel-type half", "cannot be written"},
+      {"blur " + in + out + " --pixel-type half", "--pixel-type half cannot be written as png"},  // by extension
       {"blur " + in + " -o " + quote(at("in").string()) + " -b cpu", "would overwrite an input"},
       {"blur " + in + " " + quote(at("in/sub/a.png").string()) + out, "both map to output"},
       {"blur " + in + out + " --no-such-option", "not expected"},
