@@ -8,9 +8,10 @@
 // 16 FMAs, which on an H100 costs as many shared-memory cycles as the FMAs take). Each kernel row's part is summed
 // first and then weighted by w[dy] (separable; a matrix row's weights are its own): the same products, in an order
 // that keeps float rounding small at large radii. Horizontal taps are padded with zero weights to a multiple of P.
-// Kernel rows dy_begin..dy_end-1 (0-based) per dispatch: one dispatch of all rows on GPUs; Mesa llvmpipe
-// silently ends a shader's loops after 65535 iterations in all, so there the host splits the rows over
-// several dispatches that carry the running sum in an RGBA32F accumulator (resume / last).
+// Kernel rows dy_begin..dy_end-1 (0-based) and padded columns dx_begin..dx_end-1 (whole CX blocks) per dispatch:
+// one dispatch of all taps on GPUs; Mesa llvmpipe silently ends a shader's loops after 65535 iterations in all, so
+// there the host splits the rows, and where one block of CY rows is still too many the columns too, over several
+// dispatches that carry the running sum in an RGBA32F accumulator (resume / last), in the order of one dispatch.
 // VCH 1 / 2 (one- and two-channel images): float / vec2 texels in shared memory and sums (common.glsl), a quarter /
 // half of the bytes and arithmetic of the vec4 ones three and four channels take (no VCH).
 layout(local_size_x = NT) in;
@@ -25,6 +26,8 @@ layout(std430, binding = 0) readonly buffer Weights { vec4 w4[]; };
 uniform int border;
 uniform int dy_begin;
 uniform int dy_end;
+uniform int dx_begin;  // SPLIT_COLUMNS
+uniform int dx_end;
 uniform bool resume;  // start from accum instead of zero
 uniform bool last;    // write the result to dst instead of accum
 
@@ -47,8 +50,13 @@ void main() {
 
   for (int ylo = dy_begin; ylo < dy_end; ylo += CY) {
     int cy = min(dy_end - ylo, CY);
+#ifdef SPLIT_COLUMNS  // llvmpipe only: GPUs keep the constant bound their compiler unrolls by
+    for (int xlo = dx_begin; xlo < dx_end; xlo += CX) {
+      int cx = min(dx_end - xlo, CX);
+#else
     for (int xlo = 0; xlo < NTAPS; xlo += CX) {
       int cx = min(NTAPS - xlo, CX);
+#endif
       int cols = TW + cx;
       for (int i = li; i < (TH + cy - 1) * cols; i += NT) {
         int r = i / cols, cc = i - r * cols;
