@@ -22,6 +22,7 @@ namespace {
 
 constexpr double kDefaultRate = 0.2;
 constexpr int kMaxSteps = 100000;
+constexpr double kMinRate = 1e-6;  // --rate's lower bound, for a derived rate too
 
 std::string num(double v) {
   char buf[32];
@@ -41,7 +42,7 @@ Recipe diffusion_recipe() {
   r.spec.params = {sigma_param(), border_param()};
   r.spec.params.push_back({"iterations", ParamType::Int, "", true, 1, kMaxSteps, {},
                            "number of diffusion steps N (default: the fewest at rate 0.2 that reach sigma)"});
-  r.spec.params.push_back({"rate", ParamType::Float, "", true, 1e-6, 0.25, {},
+  r.spec.params.push_back({"rate", ParamType::Float, "", true, kMinRate, 0.25, {},
                            "diffusion rate c per step, (0, 0.25] (default: sigma^2 / (2N))"});
   r.spec.backends = {"cpu", "cuda", "gl"};
   r.spec.nonfinite_footprint = true;  // within the square of its steps (a bound on the stencil's diamond)
@@ -61,6 +62,10 @@ Recipe diffusion_recipe() {
       steps = std::max(1L, p.given("rate") ? std::lround(t / rate) : long(std::ceil(t / rate - 1e-9)));
       if (!p.given("rate")) rate = t / double(steps);
     }
+    if (rate < kMinRate)  // --iterations far beyond what sigma needs: steps too small for float to add up
+      return Status::fail("--iterations " + std::to_string(steps) + " at --sigma " + num(plan.sigma) +
+                          " makes the rate " + num(rate) + ", below its minimum " + num(kMinRate) +
+                          ": give fewer iterations");
     if (steps > kMaxSteps)
       return Status::fail("diffusion at --sigma " + num(plan.sigma) + " needs " + std::to_string(steps) +
                           " steps (at most " + std::to_string(kMaxSteps) +

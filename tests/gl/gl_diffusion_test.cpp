@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/quality.hpp"
 #include "tests/gl/gl_test_util.hpp"
 
 namespace gpublur::testing {
@@ -40,6 +41,31 @@ TEST(GlDiffusion, WalkEqualsTheReference) {
           worst = std::max(worst, err);
         }
   std::printf("diffusion walk: worst max abs %.3g\n", worst);
+}
+
+// Many steps keep a constant image constant and follow the reference: each step adds c (neighbours - 4 u), which is
+// 0 on a constant, where (1 - 4c) u + c neighbours in float drifted by (1 + e)^N (0.7 -> 0.69994 in 20000 steps).
+TEST(GlDiffusion, ManyStepsDoNotDrift) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  for (Border b : {Border::Wrap, Border::Mirror}) {
+    Pass pass = make_pass(Op::Diffusion, 0, 1, 0, b);
+    pass.taps = {2.5e-5f};
+    pass.widths = {20000};
+    Program prog;
+    prog.passes = {pass};
+    Image flat(4, 4, 1);
+    std::fill(flat.data.begin(), flat.data.end(), 0.7f);
+    Image out;
+    ASSERT_TRUE(run_on_backend(*be, program_plan(prog, b), flat, out).ok());
+    for (float v : out.data) EXPECT_EQ(v, 0.7f) << border_name(b);
+    double err = 0;
+    ASSERT_TRUE(gl_error_vs_reference(*be, program_plan(prog, b), random_image(5, 3, 1, 11), err).ok());
+    std::printf("[ measured ] %s, 20000 steps of 2.5e-5: max abs %.3g against the float64 reference\n",
+                border_name(b), err);
+    EXPECT_LE(err, 3e-5) << border_name(b);  // float32 rounds each step's small update (the CPU sums in float64)
+  }
 }
 
 }  // namespace

@@ -59,7 +59,6 @@ __global__ void __launch_bounds__(kThreads) diffusion_walk_kernel(const float* _
   for (int k = 0; k < S; ++k)
 #pragma unroll
     for (int j = 0; j < CPL; ++j) prev[k][j] = cur[k][j] = 0.f;
-  const float centre = 1.f - 4.f * c;
   const int n = min(seg, H - y0), rows = n + 2 * S;  // input rows y0 - S .. y0 + n + S - 1
   float next[CPL];
   float sy;
@@ -89,7 +88,9 @@ __global__ void __launch_bounds__(kThreads) diffusion_walk_kernel(const float* _
 #pragma unroll
       for (int j = 0; j < CPL; ++j) {
         const float l = j == 0 ? left : cur[k][j - 1], r = j == CPL - 1 ? right : cur[k][j + 1];
-        o[j] = fmaf(c, (l + r) + (prev[k][j] + v[j]), centre * cur[k][j]);
+        // u + c (neighbours - 4 u), as GL: float's 1 - 4c drifted even a constant image over many steps.
+        const float u = cur[k][j];
+        o[j] = fmaf(c, fmaf(-4.f, u, (l + r) + (prev[k][j] + v[j])), u);
       }
 #pragma unroll
       for (int j = 0; j < CPL; ++j) prev[k][j] = cur[k][j], cur[k][j] = v[j], v[j] = o[j];
