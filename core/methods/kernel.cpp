@@ -42,6 +42,16 @@ std::string num(double v) {
   return buf;
 }
 
+// The weights run in float: one beyond its range (|w| > 3.4e38, after --normalize's scale) would make every output
+// it touches infinite.
+Status weights_fit_float(const std::vector<float>& taps, const std::string& file) {
+  for (float w : taps)
+    if (!std::isfinite(w))
+      return Status::fail("kernel file '" + file + "': a weight (after --normalize, if given) is beyond float's "
+                          "range (|w| > 3.4e38)");
+  return Status::success();
+}
+
 std::vector<float> flipped(const std::vector<double>& v, double scale) {
   std::vector<float> out(v.size());
   for (size_t i = 0; i < v.size(); ++i) out[i] = float(v[v.size() - 1 - i] * scale);
@@ -130,6 +140,8 @@ Recipe kernel_recipe() {
       const double half = std::sqrt(std::abs(scale)), sign = scale < 0 ? -1.0 : 1.0;
       Pass x = line_pass(flipped(row, m.one_d ? scale : half), plan.border);
       Pass y = line_pass(flipped(col, m.one_d ? scale : half * sign), plan.border);
+      for (const Pass* axis : {&x, &y})
+        if (Status s = weights_fit_float(axis->taps, file); !s) return s;
       plan.tolerance = 1e-5 * std::max(1.0, l1(x.taps) * l1(y.taps));
       bool same = x.taps == y.taps;
       if (!same && x.taps.size() == y.taps.size()) {  // equal within float64 rounding of the balance
@@ -165,6 +177,7 @@ Recipe kernel_recipe() {
                                  : m.at(kw - 1 - i, kh - 1 - j) * scale;
         pass.taps[size_t(j) * size_t(kw) + size_t(i)] = float(v);
       }
+    if (Status s = weights_fit_float(pass.taps, file); !s) return s;
     plan.tolerance = 1e-5 * std::max(1.0, l1(pass.taps));
     plan.details["path"] = "direct 2D (" + std::to_string(kw) + "x" + std::to_string(kh) + " weights per pixel)";
     prog.passes.push_back(pass);

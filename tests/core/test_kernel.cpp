@@ -288,6 +288,16 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
   const std::string e = error({{"kernel", missing}});
   EXPECT_NE(e.find("'" + missing + "'"), std::string::npos) << e;
   EXPECT_NE(e.find("cannot be opened"), std::string::npos) << e;
+  // Weights beyond float's range (they would make every output infinite) are refused on both paths; the same
+  // weights scaled into range by --normalize are fine.
+  const std::string huge = file("huge.txt", "1e39 1 1\n"), huge2d = file("huge2d.txt", "1 1 1\n1 1e39 2\n1 1 1\n");
+  for (const auto& given : std::vector<std::map<std::string, std::string>>{
+           {{"kernel", huge}}, {{"kernel", huge}, {"impl", "2d"}}, {{"kernel", huge2d}, {"impl", "2d"}}}) {
+    const std::string big = error(given);
+    EXPECT_NE(big.find("beyond float's range"), std::string::npos) << big;
+  }
+  const std::string scaled = file("scaled.txt", "1e38 2e38 1e38\n");
+  EXPECT_TRUE(plan({{"kernel", scaled}, {"normalize", "true"}}).program.passes.size() > 0);
   // No --kernel at all.
   Plan p;
   const Status none = resolve_plan("kernel", {}, p);
