@@ -2,9 +2,10 @@
 // half-pixel positions the interpolation weights are 1/2, so each sample is the mean of its 2 x 2 pixels. Two forms
 // (gpu/gl/passes/kawase.cpp picks):
 //  KK undefined  the 4 samples through the texture unit (a sampler with GL_LINEAR and the border's wrap mode).
-//  KK = k <= 3   CUDA's runs (gpu/cuda/passes/kawase.cuh): an invocation makes RUN outputs down its column from
-//                the 16 pixels at columns x -+ k, x -+ (k + 1) and the rows likewise, read by texelFetch with the
-//                border remap, each row's 4-pixel sum once (2 k + RUN + 2 rows for RUN outputs, not 4 RUN).
+//  KK = k        CUDA's runs (gpu/cuda/passes/kawase.cuh; k <= 3 on GPUs, any k on llvmpipe): an invocation makes
+//                RUN outputs down its column from the 16 pixels at columns x -+ k, x -+ (k + 1) and the rows
+//                likewise, read by texelFetch with the border remap, each row's 4-pixel sum once (2 k + RUN + 2
+//                rows for RUN outputs, not 4 RUN).
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 

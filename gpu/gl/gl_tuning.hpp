@@ -48,7 +48,8 @@ std::string reshuffle_tile_spec();           // GPUBLUR_GL_RESHUFFLE_TILE=TWxTHx
 // shared memory; GL kawase runs": runs 1.37x faster at 4096^2 RGBA, 1.14x at 2048^2, slower at 1024^2 and below and
 // for one and two channels at every size).
 constexpr long long kKawaseRunsMinPixels = 2048LL * 2048;
-bool kawase_runs(long long pixels, int vch);  // GPUBLUR_GL_KAWASE_RUNS=1|0: always / never
+// GPUBLUR_GL_KAWASE_RUNS=1|0: offsets 0-3 always / never; unset: large RGBA images, and every pass on llvmpipe.
+bool kawase_runs(int k, long long pixels, int vch, bool llvmpipe);
 // iir1d: images of at least this many pixels run as tiles (iir_tiles.comp), smaller ones as segments (-1: never
 // tiles; 0: always); the x/y pair of one or two channels (iir1d_tiles_pair) from kIirPairMinPixels.
 constexpr long long kIirTilesMinPixels = 4096LL * 4096;

@@ -189,12 +189,14 @@ TEST(GlResample, DualDownPairFallsBackWithoutSharedMemory) {
   expect_matches_reference(*be, plan, src, "dual-down+dual-up", 2e-6);
 }
 
-// Full-resolution kawase passes (the sampler form) at offsets 0, 1 and 5 (beyond the image's short side: the
-// border at both ends) in one program; the registry test covers the method's own offsets.
+// Full-resolution kawase passes (the sampler form, forced: llvmpipe takes the runs by default) at offsets 0, 1 and 5
+// (beyond the image's short side: the border at both ends) in one program; the registry test covers the method's
+// own offsets.
 TEST(GlResample, KawaseEqualsTheReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
   GPUBLUR_GL_OR_SKIP(be, error);
+  ScopedEnv env("GPUBLUR_GL_KAWASE_RUNS", "0");
   for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
     for (int c : {1, 4}) {
       Program prog;
@@ -253,6 +255,27 @@ TEST(GlResample, KawaseRunsEqualTheReference) {
       }
     }
   std::printf("[ measured ] kawase runs: max abs error %.3g\n", worst);
+}
+
+// On llvmpipe every offset takes the runs: its sampler interpolates in float at coordinates rounded in float, off
+// the exact 2 x 2 means by 1.2e-4 on a 4100-wide line; the runs are exact at any width and offset.
+TEST(GlResample, KawaseOnLlvmpipeIsExactAtAnyWidth) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  if (!on_llvmpipe(*be)) GTEST_SKIP() << "llvmpipe's rule; GPUs take the sampler beyond offset 3";
+  for (Border b : {Border::Clamp, Border::Wrap}) {
+    Program prog;
+    const int t = prog.add_image({0, 1, false});
+    prog.passes = {make_pass(Op::Kawase, 0, t, 0, b), make_pass(Op::Kawase, t, 1, 0, b)};
+    prog.passes[0].widths = {0};
+    prog.passes[1].widths = {300};
+    RunInfo info;
+    double err = 0;
+    ASSERT_TRUE(gl_error_vs_reference(*be, program_plan(prog, b), random_image(4100, 2, 1, 77), err, &info).ok());
+    EXPECT_LE(err, 1e-6) << border_name(b) << " " << info.path;
+    EXPECT_EQ(info.path.find("kawase-sampler"), std::string::npos) << info.path;
+  }
 }
 
 // RGBA16F storage: the folded down2's x pass still writes its RGBA32F scratch (a binding of another format

@@ -3,7 +3,8 @@
 // once, texelFetch with the border remap; H200 4096^2 RGBA sigma 3 1.253 -> 0.917 ms); otherwise 4 bilinear samples
 // through a sampler object with GL_LINEAR and the border's wrap mode (GlPassContext::sampler), normalised
 // coordinates, 16x16 groups (kawase-sampler; on an H100 faster than the 16 pixels by texelFetch a pixel:
-// docs/performance.md, "kawase --impl dual": 1.403 / 3.708 ms against 1.711 / 4.548 at sigma 3 / 12).
+// docs/performance.md, "kawase --impl dual": 1.403 / 3.708 ms against 1.711 / 4.548 at sigma 3 / 12). On llvmpipe
+// the runs at every offset and shape (exact where its float interpolation is not).
 #include <string>
 
 #include <fmt/format.h>
@@ -18,7 +19,7 @@ Status gl_kawase(GlPassContext& ctx, const Program& program, size_t index, GlSte
   const GlImage src = ctx.image(pass.src), dst = ctx.image(pass.dst);
   const int k = pass.widths[0];
   const int vch = line_vch(ctx.channels());
-  if (k <= 3 && kawase_runs(static_cast<long long>(dst.w) * dst.h, vch)) {
+  if (kawase_runs(k, static_cast<long long>(dst.w) * dst.h, vch, ctx.limits().llvmpipe)) {
     GLuint prog = 0;
     if (Status s = ctx.program({{"kawase.comp", GL_COMPUTE_SHADER}},
                                fmt::format("#define KK {}\n", k) + vch_define(vch),
