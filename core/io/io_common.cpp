@@ -141,15 +141,17 @@ void warn_non_srgb_png(const std::string& path) {
       srgb = true;
     } else if (type == "gAMA" && len == 4) {
       const uint32_t g = be32(0);  // 1/2.2 is 45455
-      if (g < 44500 || g > 46500) found += fmt::format("{}gamma {:.4g}", found.empty() ? "" : ", ", 100000.0 / g);
+      if (g < 44500 || g > 46500)
+        found += g == 0 ? std::string(found.empty() ? "" : ", ") + "a gamma of 0 (invalid)"
+                        : fmt::format("{}gamma {:.4g}", found.empty() ? "" : ", ", 100000.0 / g);
     } else if (type == "cHRM" && len == 32) {
       static const uint32_t kSrgb[8] = {31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
       bool off = false;
       for (int i = 0; i < 8; ++i) off = off || std::abs(int64_t(be32(size_t(4 * i))) - kSrgb[i]) > 1000;
       if (off) found += std::string(found.empty() ? "" : ", ") + "chromaticities other than sRGB's";
     } else if (type == "iCCP") {
-      std::string name(reinterpret_cast<const char*>(body.data()), strnlen(reinterpret_cast<const char*>(body.data()),
-                                                                         body.size()));
+      const char* text = reinterpret_cast<const char*>(body.data());
+      const std::string name(text, strnlen(text, body.size()));
       std::string lower = name;
       for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
       if (lower.find("srgb") == std::string::npos && lower.find("iec61966") == std::string::npos)
@@ -163,7 +165,6 @@ void warn_non_srgb_png(const std::string& path) {
                  "tagged sRGB",
                  path, found);
 }
-
 
 Status check_limits(const std::string& path, uint64_t width, uint64_t height, uint64_t channels,
                     const ReadLimits& limits) {
