@@ -273,10 +273,14 @@ Status kernel_sigma_of_method(const Plan& plan, Backend& backend, double& sigma)
   for (;;) {
     const int n = 2 * half + 1;
     if (n > 16385) return Status::fail("impulse response still reaches the border of a 16385 px image");
-    Image img(n, n, 1);
-    img.at(half, half, 0) = 1.0f;
     Image out;
-    if (Status s = guarded_run(backend, plan, n, n, [&] { return run_on_backend(backend, plan, img, out); }); !s)
+    if (Status s = guarded_run(backend, plan, n, n,
+                               [&] {
+                                 Image img(n, n, 1);  // up to 1 GB: inside the guard too
+                                 img.at(half, half, 0) = 1.0f;
+                                 return run_on_backend(backend, plan, img, out);
+                               });
+        !s)
       return s;
     double total = 0, frame = 0;
     std::vector<double> column(size_t(n), 0.0);
