@@ -80,13 +80,8 @@ Status gl_conv2d_blocks(GlPassContext& ctx, const Pass& pass, size_t index, int 
     ctx.bind_io(prog, src.tex, dst.tex);
     if (accum) glBindImageTexture(1, accum, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
     const GLuint gx = groups(dst.w, tile.tw), gy = groups(dst.h, tile.th);
-    if (cols >= taps_x) {  // whole kernel rows: RowChunks splits the rows (if at all)
-      glProgramUniform1i(prog, u_xb, 0);
-      glProgramUniform1i(prog, u_xe, taps_x);
-      chunks.dispatch(prog, taps_y, rows, gx, gy, GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-      return;
-    }
-    for (int b = 0; b < taps_y; b += rows)  // one CY-row block at a time, its columns in chunks
+    // Rows outer, columns inner: the order of one dispatch (on GPUs exactly one: the column uniforms unused).
+    for (int b = 0; b < taps_y; b += rows)
       for (int c = 0; c < taps_x; c += cols) {
         const int e = std::min(taps_y, b + rows), d = std::min(taps_x, c + cols);
         glProgramUniform1i(prog, chunks.begin, b);
