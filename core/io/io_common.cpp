@@ -75,10 +75,7 @@ namespace {
 // 2.1 GB (lean) or 6.4 GB (OIIO) and seconds before its error, and a folder of them, one reader per core, more.
 Status check_png_size(const std::string& path, const unsigned char* head, size_t n, uint64_t file_size) {
   if (n < 29 || std::memcmp(head + 12, "IHDR", 4) != 0) return Status::success();  // the decoder says what is wrong
-  auto be32 = [&](int at) {
-    return uint32_t(head[at]) << 24 | uint32_t(head[at + 1]) << 16 | uint32_t(head[at + 2]) << 8 | head[at + 3];
-  };
-  const double width = be32(16), height = be32(20), bits = head[24];
+  const double width = be32(head + 16), height = be32(head + 20), bits = head[24];
   static const int samples[7] = {1, 0, 3, 1, 2, 0, 4};  // by colour type: gray, -, RGB, palette, gray+alpha, -, RGBA
   const int type = head[25];
   if (type > 6 || samples[type] == 0) return Status::success();
@@ -129,25 +126,22 @@ void warn_non_srgb_png(const std::string& path) {
   unsigned char h[8];
   long at = 8;
   for (int chunks = 0; chunks < 64 && std::fseek(f, at, SEEK_SET) == 0 && std::fread(h, 1, 8, f) == 8; ++chunks) {
-    const uint32_t len = uint32_t(h[0]) << 24 | uint32_t(h[1]) << 16 | uint32_t(h[2]) << 8 | h[3];
+    const uint32_t len = be32(h);
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
     if (type == "IDAT" || type == "IEND" || len > (1u << 24)) break;
     std::vector<unsigned char> body(std::min<uint32_t>(len, 80));
     if (std::fread(body.data(), 1, body.size(), f) != body.size()) break;
-    auto be32 = [&](size_t i) {
-      return uint32_t(body[i]) << 24 | uint32_t(body[i + 1]) << 16 | uint32_t(body[i + 2]) << 8 | body[i + 3];
-    };
     if (type == "sRGB") {
       srgb = true;
     } else if (type == "gAMA" && len == 4) {
-      const uint32_t g = be32(0);  // 1/2.2 is 45455
+      const uint32_t g = be32(body.data());  // 1/2.2 is 45455
       if (g < 44500 || g > 46500)
         found += g == 0 ? std::string(found.empty() ? "" : ", ") + "a gamma of 0 (invalid)"
                         : fmt::format("{}gamma {:.4g}", found.empty() ? "" : ", ", 100000.0 / g);
     } else if (type == "cHRM" && len == 32) {
       static const uint32_t kSrgb[8] = {31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
       bool off = false;
-      for (int i = 0; i < 8; ++i) off = off || std::abs(int64_t(be32(size_t(4 * i))) - kSrgb[i]) > 1000;
+      for (int i = 0; i < 8; ++i) off = off || std::abs(int64_t(be32(body.data() + 4 * i)) - kSrgb[i]) > 1000;
       if (off) found += std::string(found.empty() ? "" : ", ") + "chromaticities other than sRGB's";
     } else if (type == "iCCP") {
       const char* text = reinterpret_cast<const char*>(body.data());

@@ -11,6 +11,16 @@
 
 namespace gpublur::io {
 
+// A big-endian 32-bit field (PNG's lengths, sizes and values).
+inline uint32_t be32(const unsigned char* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
+
+// The name a writer's messages give the file: meta.shown_name where the bytes go to a temporary first, else path.
+inline const std::string& shown_name(const ImageMeta& meta, const std::string& path) {
+  return meta.shown_name.empty() ? path : meta.shown_name;
+}
+
 // What a file's first bytes say it is: "png", "exr", another known format's name ("JPEG", "TIFF", ...),
 // or "unrecognised data (first bytes: 3c 21 44 4f)".
 std::string describe_content(const unsigned char* bytes, size_t n);

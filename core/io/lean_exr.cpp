@@ -219,7 +219,7 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       for (float v : img.data) beyond += std::isfinite(v) && std::abs(v) > 65504.0f;
       if (beyond > 0)
         spdlog::warn("'{}': {} values beyond +-65504 written as +-Inf in half floats (--pixel-type float keeps them)",
-                     meta.shown_name.empty() ? path : meta.shown_name, beyond);
+                     shown_name(meta, path), beyond);
       base = reinterpret_cast<const char*>(halves.data());
       sample = sizeof(Imath::half);
     }
@@ -236,7 +236,7 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       }
       header.insert(key, Imf::StringAttribute(value));
     }
-    put_typed_attributes(meta.shown_name.empty() ? path : meta.shown_name, meta, header);
+    put_typed_attributes(shown_name(meta, path), meta, header);
     // Through a CheckedFile: OutputFile's destructor writes the offset table and swallows what a failed write
     // throws, so the file, not the writer, says whether every byte got there.
     CheckedFile out(path);

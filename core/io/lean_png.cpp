@@ -82,7 +82,6 @@ bool probe_png(const std::string& path, int& width, int& height, int& channels) 
   const size_t n = std::fread(b, 1, sizeof b, f);
   std::fclose(f);
   if (n < sizeof b || std::memcmp(b + 12, "IHDR", 4) != 0) return false;
-  auto be32 = [](const unsigned char* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; };
   const uint32_t w = be32(b + 16), h = be32(b + 20);
   static const int by_type[7] = {1, 0, 3, 4, 2, 0, 4};  // palette counted as RGBA (tRNS may add alpha)
   if (w == 0 || h == 0 || w > 0x7fffffff || h > 0x7fffffff || b[25] > 6 || by_type[b[25]] == 0) return false;
@@ -217,8 +216,9 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
   std::vector<png_bytep> rows(img.height);
   for (int y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
 
-  // tEXt chunks: keys libpng would reject are skipped with a warning rather than failing the image.
-  const auto kept = png_text_of(meta, meta.shown_name.empty() ? path : meta.shown_name);
+  // Text chunks (png_text_of: what PNG cannot hold is warned about and skipped, not a failed image): tEXt, or iTXt
+  // for values beyond ASCII.
+  const auto kept = png_text_of(meta, shown_name(meta, path));
   std::vector<png_text> text;
   for (const auto& [key, value] : kept) {
     png_text t{};

@@ -208,7 +208,7 @@ class OiioIO final : public ImageIO {
     // checked. PNGs through libdeflate (png_fast), or with GPUBLUR_PNG_LIBPNG=1 through OIIO's libpng writer below.
     if (format == "exr") return io::write_exr_lean(path, img, meta, names);
     if (!io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
-    const std::string shown = meta.shown_name.empty() ? path : meta.shown_name;
+    const std::string& shown = io::shown_name(meta, path);
     io::CheckedFile file(path);  // before out: out's destructor may still reach the proxy
     CheckedFileProxy proxy(file, path);
     auto out = OIIO::ImageOutput::create(format);

@@ -20,9 +20,6 @@ namespace {
 
 const unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
-uint32_t be32(const unsigned char* p) {
-  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
-}
 void put32(std::vector<unsigned char>& v, uint32_t x) {
   const unsigned char b[4] = {(unsigned char)(x >> 24), (unsigned char)(x >> 16), (unsigned char)(x >> 8),
                               (unsigned char)x};
@@ -351,7 +348,7 @@ Status write_png_fast(const std::string& path, const Image& img, const ImageMeta
 }
 
 Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta, int level) {
-  const auto text = png_text_of(meta, meta.shown_name.empty() ? path : meta.shown_name);
+  const auto text = png_text_of(meta, shown_name(meta, path));
   std::vector<unsigned char> file;
   if (Status s = encode_png_fast(raw, meta.srgb, text, std::clamp(level, 0, 9), file); !s)
     return Status::fail(fmt::format("cannot write '{}': {}", path, s.error));
