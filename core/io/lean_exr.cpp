@@ -214,9 +214,13 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
     const char* base = reinterpret_cast<const char*>(img.data.data());
     size_t sample = sizeof(float);
     if (type == Imf::HALF) {
-      halves.assign(img.data.begin(), img.data.end());
+      halves.resize(img.data.size());
       size_t beyond = 0;  // finite values half cannot hold (|v| > 65504): written as +-Inf, so say it
-      for (float v : img.data) beyond += std::isfinite(v) && std::abs(v) > 65504.0f;
+      for (size_t i = 0; i < img.data.size(); ++i) {  // one pass: converted and counted
+        const float v = img.data[i];
+        halves[i] = Imath::half(v);
+        beyond += std::isfinite(v) && std::abs(v) > 65504.0f;
+      }
       if (beyond > 0)
         spdlog::warn("'{}': {} values beyond +-65504 written as +-Inf in half floats (--pixel-type float keeps them)",
                      shown_name(meta, path), beyond);
