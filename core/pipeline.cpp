@@ -78,6 +78,36 @@ Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& o
   return j;
 }
 
+// The image files of folder `dir` (and, when recursive, of its sub-folders: not hidden ones, not the output
+// folder, not through symbolic links, so a link loop cannot recur), each with its path relative to `root`. A
+// folder that cannot be listed, or whose listing fails part way, is a failed job naming it: its images are not
+// dropped in silence.
+void list_folder(const fs::path& dir, const fs::path& root, bool recursive, const std::string& out_real,
+                 std::vector<std::pair<fs::path, fs::path>>& found, std::vector<Job>& unlisted) {
+  auto fail = [&](const std::error_code& ec) {
+    Job j;
+    j.input = dir.string();
+    j.error = "cannot list folder " + dir.string() + ": " + ec.message();
+    unlisted.push_back(std::move(j));
+  };
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) return fail(ec);
+  std::vector<fs::path> folders;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    const fs::path& path = it->path();
+    if (hidden(path)) continue;
+    if (it->is_directory(e2)) {
+      if (recursive && !it->is_symlink(e2) && real_path(path) != out_real) folders.push_back(path);
+    } else if (it->is_regular_file(e2) && is_image_name(path.string())) {
+      found.emplace_back(path, path.lexically_relative(root));
+    }
+  }
+  if (ec) return fail(ec);
+  for (const fs::path& f : folders) list_folder(f, root, recursive, out_real, found, unlisted);
+}
+
 }  // namespace
 
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs) {
@@ -88,35 +118,12 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
     const fs::path p(arg);
     if (fs::is_directory(p, ec)) {
       std::vector<std::pair<fs::path, fs::path>> found;  // (file, path relative to the folder)
-      auto consider = [&](const fs::directory_entry& e) {
-        std::error_code e2;
-        if (!e.is_regular_file(e2) || hidden(e.path()) || !is_image_name(e.path().string())) return;
-        found.emplace_back(e.path(), e.path().lexically_relative(p));
-      };
-      if (opts.recursive) {
-        fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
-        if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
-        for (; it != end; it.increment(ec)) {
-          if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
-          std::error_code e2;
-          // Skip hidden folders and the output folder (a re-run must not take its own outputs as inputs).
-          if (it->is_directory(e2) && (hidden(it->path()) || real_path(it->path()) == out_real)) {
-            it.disable_recursion_pending();
-            continue;
-          }
-          consider(*it);
-        }
-      } else {
-        fs::directory_iterator it(p, ec), end;
-        if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
-        for (; it != end; it.increment(ec)) {
-          if (ec) return Status::fail("cannot list folder " + arg + ": " + ec.message());
-          consider(*it);
-        }
-      }
+      std::vector<Job> unlisted;  // folders that could not be listed: each its own failed job, the rest goes on
+      list_folder(p, p, opts.recursive, out_real, found, unlisted);
       std::sort(found.begin(), found.end());
-      if (found.empty()) spdlog::warn("{}: no .exr or .png files in this folder", arg);
+      if (found.empty() && unlisted.empty()) spdlog::warn("{}: no .exr or .png files in this folder", arg);
       for (const auto& [file, rel] : found) jobs.push_back(make_job(file, rel, opts));
+      for (Job& j : unlisted) jobs.push_back(std::move(j));
     } else if (fs::exists(p, ec)) {
       jobs.push_back(make_job(p, p.filename(), opts));
     } else {

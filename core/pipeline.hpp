@@ -44,7 +44,8 @@ std::vector<std::string> read_path_list(std::istream& in);
 
 // Expands files and folders into jobs with their output paths. Folder scans are non-recursive unless
 // opts.recursive (then the relative structure under the folder is kept), pick only .exr/.png files, skip
-// dot-files and the output folder itself, and are sorted. Returns a usage error (nothing processed) when an
+// dot-files and the output folder itself, and are sorted; a folder that cannot be listed is a job with its error.
+// Returns a usage error (nothing processed) when an
 // output path equals any input (compared as real paths), two inputs map to the same output, or opts.report is an
 // input's or an output's file.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);

@@ -103,6 +103,40 @@ TEST(Pipeline, RecursiveScanSkipsTheOutputFolderInsideTheInput) {
   EXPECT_EQ(jobs[0].output, (d / "in/out/a.png").string());
 }
 
+// A folder that cannot be listed (here: no read permission; root reads everything, so the check runs as
+// nobody in a child process) is a failed job naming it, and the other inputs go on: a recursive scan dropped
+// such a sub-folder's images in silence, and a folder named on the command line ended the batch as a usage error.
+TEST(Pipeline, UnlistableFoldersAreFailedJobsNamingThem) {
+  TempDir d;
+  touch(d / "in/a.png");
+  touch(d / "in/locked/b.png");
+  touch(d / "locked2/c.png");
+  touch(d / "x.png");
+  fs::permissions(d / "in/locked", fs::perms::none);
+  fs::permissions(d / "locked2", fs::perms::none);
+  for (const fs::path& p : {d / "", d / "in", d / "x.png", d / "in/a.png"})
+    fs::permissions(p, fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
+  auto check = [&] {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) std::_Exit(3);
+    std::vector<Job> jobs;
+    CollectOptions o{(d / "out").string(), true, ""};
+    if (!collect_jobs({(d / "in").string(), (d / "locked2").string(), (d / "x.png").string()}, o, jobs).ok())
+      std::_Exit(4);
+    int ok = 0, failed = 0;
+    for (const Job& j : jobs) {
+      std::fprintf(stderr, "job %s: %s\n", j.input.c_str(), j.error.c_str());
+      if (j.error.empty()) ++ok;
+      else if (j.error.find("cannot list folder") != std::string::npos &&
+               j.error.find(j.input) != std::string::npos && j.input.find("locked") != std::string::npos)
+        ++failed;
+    }
+    std::_Exit(ok == 2 && failed == 2 && jobs.size() == 4 ? 0 : 5);
+  };
+  EXPECT_EXIT(check(), ::testing::ExitedWithCode(0), "");
+  fs::permissions(d / "in/locked", fs::perms::owner_all);
+  fs::permissions(d / "locked2", fs::perms::owner_all);
+}
+
 TEST(Pipeline, FormatChangesExtension) {
   TempDir d;
   touch(d / "a.png");
