@@ -29,6 +29,7 @@ namespace {
 bool parse_devices(const std::string& text, const std::string& backend, std::vector<int>& out) {
   out.clear();
   if (text == "all") {
+    if (backend != "cuda") return false;  // one backend per GPU is CUDA's; elsewhere "all" would mean device 0
     for (int d = 0; d < backend_device_count(backend); ++d) out.push_back(d);
     return true;
   }
@@ -45,7 +46,7 @@ bool parse_devices(const std::string& text, const std::string& backend, std::vec
 
 // Options the backend in use has no use for are said, not dropped in silence (auto may have chosen it).
 void warn_unused(const BackendArgs& a, const std::string& backend) {
-  if (backend == "cpu" && a.device != "0" && a.device != "all")
+  if (backend == "cpu" && a.device != "0")
     spdlog::warn("--device {}: the cpu backend has no devices; ignored", a.device);
   if (backend != "cpu" && a.threads != 0) spdlog::warn("--threads is for the cpu backend; ignored on {}", backend);
   if (backend != "gl" && a.gl_storage != "rgba32f")
@@ -70,7 +71,10 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
   usage = true;
   std::vector<int> devices;
   if (!parse_devices(a.device, a.backend, devices)) {
-    spdlog::error("--device '{}' is not an ordinal, a comma-separated list of them, or all", a.device);
+    if (a.device == "all")
+      spdlog::error("--device all (one backend per GPU) needs -b cuda; -b {} takes one device ordinal", a.backend);
+    else
+      spdlog::error("--device '{}' is not an ordinal, a comma-separated list of them, or all", a.device);
     return false;
   }
   if (devices.empty()) {

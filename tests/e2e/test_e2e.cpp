@@ -209,6 +209,9 @@ TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
   const std::vector<Case> cases = {{base + " -b cpu --device 0,1", "need -b cuda", 2},
                                    {base + " -b cuda --device 0,0", "listed twice", 2},
                                    {base + " -b cuda --device x", "not an ordinal", 2},
+                                   {base + " -b cpu --device all", "(one backend per GPU) needs -b cuda", 2},
+                                   {base + " -b auto --device all", "needs -b cuda", 2},
+                                   {"bench -b cpu --device all --size 8", "takes one device ordinal", 1},
                                    {"bench -b cpu --device 0,1 --size 8", "takes one device ordinal", 1}};
   for (const auto& c : cases) {
     const Result r = run(c.args);
