@@ -1,11 +1,14 @@
 // `gpublur report merge A.json B.json ... -o merged.json`: the reports of a job's shards (--shard K/N) as one.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "core/pipeline.hpp"
 #include "core/report.hpp"
 
 namespace gpublur::cli {
@@ -17,6 +20,21 @@ struct MergeArgs {
 };
 
 int run_merge(const MergeArgs& a) {
+  // The output is checked before anything is read: a folder, a missing folder, or one of the inputs (the merge
+  // would replace a shard's report with itself and the others) is a usage error.
+  if (Status s = check_output_file("report merge -o", a.output); !s) {
+    spdlog::error("{}", s.error);
+    return kExitUsage;
+  }
+  if (a.output != "-")
+    for (const auto& path : a.inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(path, a.output, ec)) {
+        spdlog::error("report merge -o {} is the input report {}; write the merged report elsewhere", a.output,
+                      path);
+        return kExitUsage;
+      }
+    }
   std::vector<nlohmann::json> reports;
   for (const auto& path : a.inputs) {
     std::ifstream f(path);
@@ -40,7 +58,7 @@ int run_merge(const MergeArgs& a) {
     std::cout << json_text(merged, 2) << "\n";
     return std::cout ? kExitOk : kExitFailed;
   }
-  const std::string tmp = a.output + ".tmp";
+  const std::string tmp = a.output + ".tmp-" + std::to_string(getpid());  // two merges to one file: no shared temp
   {
     std::ofstream f(tmp, std::ios::trunc);
     f << json_text(merged, 2) << "\n";
@@ -52,6 +70,7 @@ int run_merge(const MergeArgs& a) {
   }
   if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
     spdlog::error("report merge: cannot rename {} into place", tmp);
+    std::remove(tmp.c_str());
     return kExitFailed;
   }
   return kExitOk;

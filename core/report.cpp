@@ -113,6 +113,41 @@ json report_json(const RunRecord& run) {
   return j;
 }
 
+namespace {
+
+// An images[] entry as the schema has it ("" when it is), else what is wrong: a merged report must still be one.
+std::string image_entry_error(const json& im) {
+  if (!im.is_object()) return "an image entry is not an object";
+  for (const char* k : {"input", "output", "pixel_type", "status", "error", "path"})
+    if (!im.contains(k) || !im[k].is_string()) return std::string("an image entry's ") + k + " is not a string";
+  const std::string status = im["status"].get<std::string>();
+  if (status != "ok" && status != "error") return "image " + im["input"].get<std::string>() + ": status '" + status +
+                                                  "' is neither ok nor error";
+  for (const char* k : {"width", "height", "channels"})
+    if (!im.contains(k) || !im[k].is_number_integer() || im[k].get<long long>() < 0)
+      return "image " + im["input"].get<std::string>() + ": " + k + " is not an integer >= 0";
+  const json* t = im.contains("timings_ms") && im["timings_ms"].is_object() ? &im["timings_ms"] : nullptr;
+  for (const char* k : {"read", "upload", "compute", "download", "write", "total"})
+    if (!t || !t->contains(k) || !(*t)[k].is_number() || (*t)[k].get<double>() < 0)
+      return "image " + im["input"].get<std::string>() + ": timings_ms." + k + " is not a number >= 0";
+  return "";
+}
+
+// A header field that may differ between shards (each shard's machine, GPU, timer or image I/O adapter): the
+// distinct values in the order met, joined by "; ", so the merged report names every one.
+void join_distinct(json& merged, const std::vector<json>& reports, const json::json_pointer& at) {
+  std::vector<std::string> values;
+  for (const json& r : reports)
+    if (r.contains(at) && r[at].is_string() &&
+        std::find(values.begin(), values.end(), r[at].get<std::string>()) == values.end())
+      values.push_back(r[at].get<std::string>());
+  std::string joined;
+  for (const std::string& v : values) joined += (joined.empty() ? "" : "; ") + v;
+  if (!values.empty()) merged[at] = joined;
+}
+
+}  // namespace
+
 Status merge_reports(const std::vector<json>& reports, const std::vector<std::string>& names, json& merged) {
   if (reports.empty()) return Status::fail("report merge: no reports given");
   auto name = [&](size_t i) { return i < names.size() ? names[i] : "report " + std::to_string(i + 1); };
@@ -141,17 +176,29 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
       if (i > 0 && backend(r) != backend(reports[0]))
         return Status::fail(name(i) + ": backend '" + backend(r) + "', " + name(0) + " '" + backend(reports[0]) +
                             "'; the merged report names one backend");
+      // What else changes the pixels (colour handling, GL's texture storage) or may (another build) must agree too.
+      for (const char* at : {"/colour", "/backend/storage", "/tool/version"}) {
+        const json::json_pointer p(at);
+        const json mine = r.contains(p) ? r[p] : json(), theirs = reports[0].contains(p) ? reports[0][p] : json();
+        if (i > 0 && mine != theirs)
+          return Status::fail(name(i) + ": " + std::string(at + 1) + " " + mine.dump() + ", " + name(0) + " " +
+                              theirs.dump() + "; merge reports of one job's shards only");
+      }
       const json& s = r["summary"];
       wall = std::max(wall, s.value("wall_ms", 0.0));
       io_threads = std::max(io_threads, s.value("io_threads", 0));
       for (const json& im : r["images"]) {
+        if (const std::string e = image_entry_error(im); !e.empty()) return Status::fail(name(i) + ": " + e);
         const std::string input = im.at("input").get<std::string>();
-        if (auto [it, fresh] = seen.emplace(input, i); !fresh)
+        // Names that were not UTF-8 on disk reach the report with U+FFFD for their bytes: two such files may
+        // read alike, so they are not taken for one image given twice.
+        const bool lossy = input.find("\xEF\xBF\xBD") != std::string::npos;
+        if (auto [it, fresh] = seen.emplace(input, i); !fresh && !lossy)
           return Status::fail(name(i) + ": image " + input + " is also in " + name(it->second) +
                               "; give each shard's report once");
         images.push_back(im);
         ImageRecord rec;
-        rec.ok = im.value("status", "") == "ok";
+        rec.ok = im["status"] == "ok";
         const json t = im.value("timings_ms", json::object());
         rec.ms = {t.value("read", 0.0), t.value("upload", 0.0), t.value("compute", 0.0), t.value("download", 0.0),
                   t.value("write", 0.0)};
@@ -162,6 +209,8 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
     }
   }
   merged = reports[0];
+  for (const char* at : {"/backend/device", "/backend/timer_clock", "/io"})
+    join_distinct(merged, reports, json::json_pointer(at));
   totals.wall_ms = wall;
   totals.io_threads = io_threads;
   merged["images"] = std::move(images);

@@ -187,5 +187,66 @@ TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
   }
 }
 
+// A merged report is still one the schema allows: image entries it would not are errors naming the file (they
+// were passed through, a status 'bogus' counted as failed, missing timings as 0).
+TEST(Report, MergeRefusesImageEntriesTheSchemaDoesNotAllow) {
+  RunRecord a = sample_run(), b = sample_run();
+  for (auto& im : b.images) im.input = "in/b-" + im.input.substr(3);
+  const nlohmann::json ja = report_json(a), jb = report_json(b);
+  nlohmann::json m;
+  ASSERT_TRUE(merge_reports({ja, jb}, {"a.json", "b.json"}, m).ok());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/images/0/status", "neither ok nor error"}, {"/images/0/width", "width is not an integer"},
+      {"/images/1/timings_ms", "timings_ms.read"}, {"/images/0/output", "output is not a string"}};
+  for (const auto& [at, expect] : cases) {
+    nlohmann::json bad = jb;
+    const nlohmann::json::json_pointer p(at);
+    if (at.find("status") != std::string::npos) bad[p] = "bogus";
+    else if (at.find("width") != std::string::npos) bad[p] = -5;
+    else bad[p.parent_pointer()].erase(p.back());
+    const Status s = merge_reports({ja, bad}, {"a.json", "b.json"}, m);
+    EXPECT_FALSE(s.ok()) << at;
+    EXPECT_NE(s.error.find("b.json: "), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find(expect), std::string::npos) << s.error;
+  }
+}
+
+// Shards must agree on what changes the pixels (colour handling, GL storage) and on the build; where they ran
+// (device, timer, I/O adapter) may differ, and the merged report lists every value instead of the first's.
+TEST(Report, MergeComparesColourStorageVersionAndListsDevices) {
+  RunRecord a = sample_run(), b = sample_run();
+  for (auto& im : b.images) im.input = "in/b-" + im.input.substr(3);
+  const nlohmann::json ja = report_json(a), jb = report_json(b);
+  nlohmann::json m;
+  for (const char* at : {"/colour/linear", "/backend/storage", "/tool/version"}) {
+    nlohmann::json other = jb;
+    const nlohmann::json::json_pointer p(at);
+    other[p] = other[p].is_boolean() ? nlohmann::json(!other[p].get<bool>()) : nlohmann::json("rgba16f");
+    const Status s = merge_reports({ja, other}, {"a.json", "b.json"}, m);
+    EXPECT_FALSE(s.ok()) << at;
+    EXPECT_NE(s.error.find("b.json"), std::string::npos) << s.error;
+  }
+  nlohmann::json other = jb, third = jb;
+  other["backend"]["device"] = "GPU two";
+  other["io"] = "oiio";
+  for (auto& im : third["images"]) im["input"] = "in/c-" + im["input"].get<std::string>().substr(3);
+  ASSERT_TRUE(merge_reports({ja, other, third}, {"a.json", "b.json", "c.json"}, m).ok());
+  EXPECT_EQ(m["backend"]["device"], ja["backend"]["device"].get<std::string>() + "; GPU two");
+  EXPECT_EQ(m["io"], ja["io"].get<std::string>() + "; oiio");
+  EXPECT_EQ(m["backend"]["timer_clock"], ja["backend"]["timer_clock"]);
+}
+
+// Names that were not UTF-8 on disk read alike in JSON (U+FFFD): two shards' such files are not one image twice.
+TEST(Report, MergeKeepsLossyNamesOfDifferentFiles) {
+  RunRecord a = sample_run(), b = sample_run();
+  a.images.resize(1), b.images.resize(1);
+  a.images[0].input = "in/\xff.png", b.images[0].input = "in/\xfe.png";
+  const nlohmann::json ja = report_json(a), jb = report_json(b);
+  nlohmann::json m;
+  ASSERT_TRUE(merge_reports(
+      {nlohmann::json::parse(json_text(ja)), nlohmann::json::parse(json_text(jb))}, {"a.json", "b.json"}, m).ok());
+  EXPECT_EQ(m["images"].size(), 2u);
+}
+
 }  // namespace
 }  // namespace gpublur

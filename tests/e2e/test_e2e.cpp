@@ -233,6 +233,34 @@ TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
   EXPECT_EQ(quiet.err.find("ignored"), std::string::npos) << quiet.err;
 }
 
+// report merge: two shards' reports make one; its -o may not be an input report (it replaced it) nor a folder
+// (a temporary file was left behind), both usage errors before anything is read.
+TEST_F(E2E, ReportMergeOfShardsAndItsOutputChecks) {
+  for (int i = 0; i < 3; ++i) make_image("in/i" + std::to_string(i) + ".png", 8, 6, 3, PixelType::UInt8, 30 + i);
+  const std::string blur = "blur " + quote(at("in").string()) + " -o " + quote(at("out").string()) + " -b cpu -q";
+  for (int k = 1; k <= 2; ++k) {
+    const Result r = run(blur + " --shard " + std::to_string(k) + "/2 --report " +
+                         quote(at("r" + std::to_string(k) + ".json").string()));
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  const std::string r1 = quote(at("r1.json").string()), r2 = quote(at("r2.json").string());
+  Result r = run("report merge " + r1 + " " + r2 + " -o " + quote(at("m.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(slurp(at("m.json")))["images"].size(), 3u);
+
+  const std::string before = slurp(at("r1.json"));
+  r = run("report merge " + r1 + " " + r2 + " -o " + r1);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("is the input report"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(at("r1.json")), before);
+  fs::create_directories(at("folder"));
+  r = run("report merge " + r1 + " -o " + quote(at("folder").string()));
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
 // One backend per GPU over one queue (the GPU check runs this where the machine has two or more GPUs).
 TEST_F(E2E, AllGpusShareTheFolder) {
   for (int i = 0; i < 6; ++i) make_image("in/i" + std::to_string(i) + ".png", 40, 30, 3, PixelType::UInt8, 20 + i);
