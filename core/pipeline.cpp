@@ -570,8 +570,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         finish(i, std::move(w.rec));
         continue;
       }
+      const auto tr = Clock::now();
       try {
-        const auto tr = Clock::now();
         ReadLimits limits = opts.limits;
         limits.keep_packed = keep_packed();
         Status s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour, &w.packed_colour);
@@ -582,6 +582,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         }
         if (!s) {
           w.rec.error = naming(job.input, s.error);
+          w.rec.ms.read = ms_since(tr);  // a failed read took its time too
           finish(i, std::move(w.rec));
           continue;
         }
@@ -601,6 +602,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         w.rec.ms.read = ms_since(tr);
       } catch (const std::exception& e) {
         w.rec.error = naming(job.input, e.what());
+        w.rec.ms.read = ms_since(tr);
         finish(i, std::move(w.rec));
         continue;
       }
