@@ -42,6 +42,8 @@ struct BlurArgs {
   std::string exr_compression;
   std::string io;
   MethodOptions method_options;
+  // Options that only some runs use: given where they do nothing, they are warned about, not dropped in silence.
+  const CLI::Option *report_format_opt = nullptr, *png_compression_opt = nullptr, *exr_compression_opt = nullptr;
 };
 
 int usage(const std::string& message) {
@@ -97,6 +99,12 @@ int run_blur(BlurArgs& a) {
       if (!pixel_type_fits(job.format, po.pixel_type))
         return usage("--pixel-type " + a.pixel_type + " cannot be written as " + job.format + " (" + job.output +
                      "; png: uint8, uint16; exr: half, float; --format changes the output format)");
+  if (a.report.empty() && a.report_format_opt->count())
+    spdlog::warn("--report-format {} without --report: no report is written", a.report_format);
+  for (const auto& [opt, format] : {std::pair{a.png_compression_opt, "png"}, std::pair{a.exr_compression_opt, "exr"}})
+    if (opt->count() && !jobs.empty() &&
+        std::none_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.format == format; }))
+      spdlog::warn("{}: no output is {}; ignored", opt->get_name(), format);
   if (!a.shard.empty()) {
     int k = 1, n = 1;
     if (Status s = parse_shard(a.shard, k, n); !s) return usage(s.error);
@@ -234,10 +242,11 @@ std::function<int()> add_blur_command(CLI::App& app) {
                 "replace existing output files (without it an existing output is an error for that file)");
   cmd->add_option("--report", args->report, "write the run report to FILE ('-' = stdout; logs stay on stderr)")
       ->type_name("FILE");
-  cmd->add_option("--report-format", args->report_format, "json (one document), jsonl (a line per image + "
-                                                          "a summary line) or csv")
-      ->check(CLI::IsMember({"json", "jsonl", "csv"}))
-      ->capture_default_str();
+  args->report_format_opt =
+      cmd->add_option("--report-format", args->report_format,
+                      "json (one document), jsonl (a line per image + a summary line) or csv")
+          ->check(CLI::IsMember({"json", "jsonl", "csv"}))
+          ->capture_default_str();
   cmd->add_option("--io-threads", args->io_threads,
                   "decode threads (as many again encode); default: one per core, fewer if memory is short")
       ->check(CLI::Range(1, 256));
@@ -245,11 +254,11 @@ std::function<int()> add_blur_command(CLI::App& app) {
                   "K/N: process only every N-th input starting with the K-th (of the sorted list), so N "
                   "machines or jobs split a folder with no coordinator")
       ->type_name("K/N");
-  cmd->add_option("--png-compression", args->png_compression,
+  args->png_compression_opt = cmd->add_option("--png-compression", args->png_compression,
                   "zlib level of PNG outputs, 0 (none, fastest) to 9 (smallest)")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
-  cmd->add_option("--exr-compression", args->exr_compression,
+  args->exr_compression_opt = cmd->add_option("--exr-compression", args->exr_compression,
                   "compression of EXR outputs (default: the input's; zip for PNG inputs)")
       ->check(CLI::IsMember({"none", "rle", "zip", "zips", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"}));
   cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   app.fallthrough();
   bool quiet = false;
   int verbose = 0;
-  app.add_flag("-q,--quiet", quiet, "errors only on stderr");
-  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv: trace)");
+  CLI::Option* quiet_opt = app.add_flag("-q,--quiet", quiet, "errors only on stderr");
+  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv: trace)")->excludes(quiet_opt);
   app.footer("Exit status: 0 all ok, 1 any image (or case) failed, 2 usage error, 130 interrupted.");
 
   auto methods = add_methods_command(app);

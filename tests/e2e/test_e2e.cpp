@@ -232,6 +232,19 @@ TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
     EXPECT_EQ(r.rc, 0) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(expect), std::string::npos) << args << "\n" << r.err;
   }
+  // Blur options no output or no report uses, too.
+  const std::vector<std::pair<std::string, std::string>> unused = {
+      {base + " -b cpu --overwrite --report-format csv", "--report-format csv without --report"},
+      {base + " -b cpu --overwrite --exr-compression piz", "--exr-compression: no output is exr; ignored"},
+      {base + " -b cpu --overwrite --format exr --png-compression 9", "--png-compression: no output is png"}};
+  for (const auto& [args, expect] : unused) {
+    const Result r = run(args);
+    EXPECT_EQ(r.rc, 0) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << args << "\n" << r.err;
+  }
+  const Result both = run("-q -v methods");
+  EXPECT_EQ(both.rc, 2);
+  EXPECT_NE(both.err.find("--quiet excludes --verbose"), std::string::npos) << both.err;
   const Result quiet = run(base + " -b cpu --device 0 --threads 2 --overwrite");
   EXPECT_EQ(quiet.rc, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("ignored"), std::string::npos) << quiet.err;
