@@ -23,7 +23,7 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "cpu"; }
   std::string device_name() const override {
     const unsigned n = threads_ > 0 ? unsigned(threads_) : std::thread::hardware_concurrency();
-    return "host CPU, " + std::to_string(n) + " threads";
+    return "host CPU, " + std::to_string(n) + (n == 1 ? " thread" : " threads");
   }
   std::string timer_clock() const override { return "host-clock"; }
 

@@ -144,9 +144,11 @@ std::unique_ptr<GlContext> GlContext::create(int device, std::string& error) {
   std::vector<Candidate> cands = displays(notes);
   // --device N picks among the displays that initialised; the fallbacks count after the devices.
   if (device < 0 || device >= int(cands.size())) {
+    std::string listed;  // every usable display by its --device number, not the first alone
+    for (size_t i = 0; i < cands.size(); ++i) listed += fmt::format("{}{}: {}", i ? ", " : "", i, cands[i].source);
     error = cands.empty() ? "GL: no usable EGL display:" + notes
                           : fmt::format("GL: no usable EGL display: --device {} requested, {} usable ({})", device,
-                                        cands.size(), cands.front().source);
+                                        cands.size(), listed);
     if (!error.empty() && error.back() == ';') error.pop_back();
     return nullptr;
   }
