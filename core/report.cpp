@@ -130,6 +130,8 @@ std::string image_entry_error(const json& im) {
   for (const char* k : {"read", "upload", "compute", "download", "write", "total"})
     if (!t || !t->contains(k) || !(*t)[k].is_number() || (*t)[k].get<double>() < 0)
       return "image " + im["input"].get<std::string>() + ": timings_ms." + k + " is not a number >= 0";
+  // Nothing else: the schema allows no other fields (10 in an entry, 6 in its timings).
+  if (im.size() != 10 || t->size() != 6) return "image " + im["input"].get<std::string>() + ": unknown fields";
   return "";
 }
 

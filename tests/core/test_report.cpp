@@ -197,12 +197,14 @@ TEST(Report, MergeRefusesImageEntriesTheSchemaDoesNotAllow) {
   ASSERT_TRUE(merge_reports({ja, jb}, {"a.json", "b.json"}, m).ok());
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"/images/0/status", "neither ok nor error"}, {"/images/0/width", "width is not an integer"},
-      {"/images/1/timings_ms", "timings_ms.read"}, {"/images/0/output", "output is not a string"}};
+      {"/images/1/timings_ms", "timings_ms.read"}, {"/images/0/output", "output is not a string"},
+      {"/images/0/colour", "unknown fields"}};
   for (const auto& [at, expect] : cases) {
     nlohmann::json bad = jb;
     const nlohmann::json::json_pointer p(at);
     if (at.find("status") != std::string::npos) bad[p] = "bogus";
     else if (at.find("width") != std::string::npos) bad[p] = -5;
+    else if (at.find("colour") != std::string::npos) bad[p] = "red";
     else bad[p.parent_pointer()].erase(p.back());
     const Status s = merge_reports({ja, bad}, {"a.json", "b.json"}, m);
     EXPECT_FALSE(s.ok()) << at;
