@@ -6,9 +6,9 @@
 // fit (`gpublur quality`) sees L levels a few percent wider or narrower than that (their kernel is no Gaussian):
 // --sigma takes the most levels whose fitted sigma (the measured table below) stays <= sigma and fills the rest
 // with a small Gaussian at the coarsest level whose sampled kernel has exactly the missing variance / 4^L (cheap
-// there: a few taps on 1 / 4^L of the pixels; folded into the last Down2's taps). Clamp: every coarse image carries a 2-pixel ring of the exact clamp
-// extension (core/resample.hpp). Effective sigma (the kernel's sd) sqrt(pyramid + 4^L kernel variance);
-// details.fitted_sigma is what the fit should find (docs/methods.md).
+// there: a few taps on 1 / 4^L of the pixels; folded into the last Down2's taps). Clamp and zero: every coarse
+// image carries a 2-pixel ring of the exact extension (core/resample.hpp). Effective sigma (the kernel's sd)
+// sqrt(pyramid + 4^L kernel variance); details.fitted_sigma is what the fit should find (docs/methods.md).
 #include <cmath>
 #include <string>
 
@@ -98,7 +98,11 @@ Recipe pyramid_recipe() {
       if (last.size() > 64)
         return Status::fail(fmt::format("--levels {} leaves too much of sigma {:g} to the coarsest level ({} taps per "
                                         "axis, at most 64): use more levels", L, plan.sigma, last.size()));
-      const int ring = plan.border == Border::Clamp ? 2 : 0;  // the clamp extension, exact (core/resample.hpp)
+      // The clamp or zero extension, exact (core/resample.hpp): under zero, each down level of the extension is
+      // non-zero one pixel beyond its edge (4-tap filters) and each up level further, so reading zeros there
+      // was not the zero-extended image's pyramid.
+      const bool rings = plan.border == Border::Clamp || plan.border == Border::Zero;
+      const int ring = rings ? 2 : 0;
       int cur = 0;
       for (int l = 1; l <= L; ++l) {
         const int next = prog.add_image({ring, 1 << l, false});

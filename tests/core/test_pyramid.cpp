@@ -281,21 +281,28 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
 namespace gpublur {
 namespace {
 
-// The clamp rings (core/resample.hpp): the pyramid of an image equals, on the image, the pyramid of the image
-// clamp-extended by E pixels on every side (E a multiple of 2^L keeps the blocks aligned): every coarse level
-// sees the exact clamp extension, not the coarse image's own edge pixel. Odd and even sizes, every filter.
-TEST(Pyramid, ClampRingsAreTheExtendedImagesPyramid) {
+// The rings (core/resample.hpp): the pyramid of an image equals, on the image, the pyramid of the image
+// clamp- or zero-extended by E pixels on every side (E a multiple of 2^L keeps the blocks aligned): every coarse
+// level sees the exact extension, not the coarse image's own edge pixel (clamp) or zeros where the coarse
+// extension is not zero (zero: the 4-tap downs and every up spread the image beyond its edge). Odd and even
+// sizes, every filter.
+TEST(Pyramid, RingsAreTheExtendedImagesPyramid) {
+  for (const char* border : {"clamp", "zero"})
   for (const char* down : {"quasi", "box2", "box4"})
     for (auto [w, h] : {std::pair<int, int>{13, 7}, {16, 9}, {5, 4}})
-      for (const char* sigma : {"3", "7"}) {
-        const Plan plan = make_plan("pyramid", {{"down", down}, {"sigma", sigma}, {"border", "clamp"}});
+      for (const char* sigma : {"0.5", "3", "7"}) {
+        const Plan plan = make_plan("pyramid", {{"down", down}, {"sigma", sigma}, {"border", border}});
         const int L = std::stoi(plan.param("levels")), E = 4 << L;
         const Image src = random_image(w, h, 2, unsigned(w * 31 + h));
+        const bool zero = std::string(border) == "zero";
         Image big(w + 2 * E, h + 2 * E, 2);
         for (int y = 0; y < big.height; ++y)
           for (int x = 0; x < big.width; ++x)
-            for (int c = 0; c < 2; ++c)
-              big.at(x, y, c) = src.at(std::clamp(x - E, 0, w - 1), std::clamp(y - E, 0, h - 1), c);
+            for (int c = 0; c < 2; ++c) {
+              const bool inside = x >= E && x < E + w && y >= E && y < E + h;
+              big.at(x, y, c) = zero && !inside ? 0.0f
+                                                : src.at(std::clamp(x - E, 0, w - 1), std::clamp(y - E, 0, h - 1), c);
+            }
         Image got, want;
         ASSERT_TRUE(reference_run(plan, src, got).ok());
         ASSERT_TRUE(reference_run(plan, big, want).ok());
@@ -304,7 +311,7 @@ TEST(Pyramid, ClampRingsAreTheExtendedImagesPyramid) {
           for (int x = 0; x < w; ++x)
             for (int c = 0; c < 2; ++c)
               worst = std::max(worst, std::fabs(double(got.at(x, y, c)) - double(want.at(x + E, y + E, c))));
-        EXPECT_LE(worst, 1e-6) << down << " " << w << "x" << h << " sigma " << sigma << " L " << L;
+        EXPECT_LE(worst, 1e-6) << border << " " << down << " " << w << "x" << h << " sigma " << sigma << " L " << L;
       }
 }
 
