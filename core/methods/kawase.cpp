@@ -58,6 +58,9 @@ std::vector<int> rising_offsets(double want, int n) {
 // greedily by the largest offset that fits, and a last 0 where the rest is 1/4 or more; in ascending order (the
 // article's lists, e.g. 0,1,2,2,3; the order only matters at the borders).
 std::vector<int> filled_offsets(double want) {
+  // "Fits" allows float rounding: want arrives as a square of a square root (sigma 7 at F = 2: 11.999999999999998
+  // for 12), and offset 1's 2.5 then did not fit the rest, five passes of 0 did.
+  want += 1e-9 * std::max(1.0, want);
   std::vector<int> ks;
   double have = 0;
   for (int k = 0; have + pass_variance(k) <= want && int(ks.size()) < kMaxPasses; ++k)

@@ -108,6 +108,14 @@ TEST(Kawase, WorkingResolutionFromSigma) {
   }
 }
 
+// Where the variance left fits an offset exactly, float rounding does not turn it into passes of 0: sigma 7 is
+// F = 2 and 12 small pixels^2, 0,1,2 (9.5) and offset 1 for the rest (2.5), not 0,0,0,0,0,0,1,2.
+TEST(Kawase, AnOffsetThatFitsExactlyIsTaken) {
+  EXPECT_EQ(kawase_plan({{"sigma", "7"}}).param("offsets"), "0,1,1,2");
+  // Just below, offset 1 does not fit the rest (2.4986 < 2.5) and the rule fills it with passes of 0.
+  EXPECT_EQ(kawase_plan({{"sigma", "6.999"}}).param("offsets"), "0,0,0,0,0,0,1,2");
+}
+
 // --downsample 1 is the article's full-resolution program, the same passes as before the automatic choice.
 TEST(Kawase, ExplicitDownsampleOneIsFullResolution) {
   Plan p = kawase_plan({{"sigma", "48"}, {"downsample", "1"}});
