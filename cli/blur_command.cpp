@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <iostream>
 #include <memory>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 
@@ -135,6 +136,26 @@ int run_blur(BlurArgs& a) {
   double backend_init_ms = 0;
   std::promise<std::vector<Backend*>> opened;
   // Run by the pipeline on this thread, which then runs the first backend's stage, while its readers decode.
+  RunRecord run;
+  run.method = plan.method;
+  run.params = plan.params;
+  run.details = plan.details;
+  run.effective_sigma = plan.effective_sigma;
+  run.radius = plan.radius;
+  run.linear = po.color.linear;
+  run.premultiply = po.color.premultiply;
+  run.io = make_image_io(a.io)->name();
+  run.before_main_ms = before_main_ms();
+  std::mutex header_mutex;  // run's header: the interrupt thread reads it while the backends open
+  auto backend_fields = [&] {
+    Backend* backend = backends[0].get();
+    run.backend = backend->name();
+    run.device = backend->device_name();
+    for (size_t i = 1; i < backends.size(); ++i) run.device += ", " + backends[i]->device_name();
+    run.timer_clock = backend->timer_clock();
+    run.storage = backend->storage();
+    run.backend_init_ms = backend_init_ms;
+  };
   auto open = [&] {
     const auto init_start = std::chrono::steady_clock::now();
     open_ok = open_backends(a.backend, backends, usage_error);
@@ -146,6 +167,10 @@ int run_blur(BlurArgs& a) {
     }
     std::vector<Backend*> ready;
     if (open_ok) {
+      {
+        std::lock_guard<std::mutex> lock(header_mutex);
+        backend_fields();
+      }
       spdlog::debug("start-up: backend ready at a process age of {:.1f} ms ({:.1f} ms to open)",
                     process_age_now_ms(), backend_init_ms);
       std::string devices = backends[0]->device_name();
@@ -178,26 +203,27 @@ int run_blur(BlurArgs& a) {
     };
   }
 
-  RunRecord run;
-  run.method = plan.method;
-  run.params = plan.params;
-  run.details = plan.details;
-  run.effective_sigma = plan.effective_sigma;
-  run.radius = plan.radius;
-  run.linear = po.color.linear;
-  run.premultiply = po.color.premultiply;
-  run.io = make_image_io(a.io)->name();
-  run.before_main_ms = before_main_ms();
+  // Interrupted, the report still says what was done: the images finished before the signal, summary
+  // "interrupted" (an earlier report at that path would otherwise look like this run's).
+  if (!a.report.empty())
+    po.on_interrupt = [&](RunRecord& finished) {
+      {
+        std::lock_guard<std::mutex> lock(header_mutex);
+        copy_run_header(run, finished);
+      }
+      if (Status s = write_report_file(a.report, finished, report_format); !s)
+        spdlog::error("{}", s.error);
+      else if (a.report != "-")
+        spdlog::warn("report of the {} image(s) finished before the interrupt written to {}", finished.images.size(),
+                     a.report);
+    };
   run_pipeline(jobs, pending, plan, po, run);
   if (!open_usage.empty()) return usage(open_usage);
   if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
-  Backend* backend = backends[0].get();
-  run.backend = backend->name();
-  run.device = backend->device_name();
-  for (size_t i = 1; i < backends.size(); ++i) run.device += ", " + backends[i]->device_name();
-  run.timer_clock = backend->timer_clock();  // after the runs: a backend may settle its clock on the first ones
-  run.storage = backend->storage();
-  run.backend_init_ms = backend_init_ms;
+  {
+    std::lock_guard<std::mutex> lock(header_mutex);
+    backend_fields();  // again after the runs: a backend may settle its clock on the first ones
+  }
 
   const int failed = run.failed();
   spdlog::info("{} image(s), {} failed, {:.1f} ms", run.images.size(), failed, run.wall_ms);

@@ -232,6 +232,7 @@ struct TempRegistry {
   std::set<std::string> temps;
   int writing = 0;
   bool cancelled = false;
+  std::function<void()> on_interrupt;  // the running pipeline's (run_pipeline sets and clears it)
 };
 
 TempRegistry& temps() {
@@ -318,6 +319,8 @@ void install_interrupt_handler() {
       if (sigtimedwait(&set, nullptr, &no_wait) > 0) break;
     }
     for (const auto& t : r.temps) ::unlink(t.c_str());
+    // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
+    if (r.on_interrupt) r.on_interrupt();
     std::fflush(nullptr);
     _exit(130);
   }).detach();
@@ -328,6 +331,18 @@ bool interrupted() {
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.cancelled;
 }
+
+namespace {
+
+// Sets (or, with an empty function, clears) what the interrupt thread runs before it exits; clearing waits for
+// a hook that is running.
+void set_interrupt_hook(std::function<void()> hook) {
+  TempRegistry& r = temps();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.on_interrupt = std::move(hook);
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------------------
 // The pipeline
@@ -511,15 +526,30 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   run.images.assign(n, ImageRecord{});
   std::mutex log_mutex;  // one line per finished image, whole
   size_t done = 0;
+  std::vector<char> finished(n, 0);
   auto finish = [&](size_t i, ImageRecord rec) {
     rec.ok = rec.error.empty();
     std::lock_guard<std::mutex> lock(log_mutex);
+    finished[i] = 1;
     if (!rec.ok && opts.on_progress && !opts.log_each_ok) std::fputs("\r\033[K", stderr);  // clear the bar's line
     if (!rec.ok || opts.log_each_ok) log_result(rec);
     run.images[i] = std::move(rec);
     if (opts.on_progress) opts.on_progress(++done, n);
   };
 
+  if (opts.on_interrupt)
+    set_interrupt_hook([&] {
+      RunRecord partial;
+      {
+        std::lock_guard<std::mutex> lock(log_mutex);
+        for (size_t i = 0; i < n; ++i)
+          if (finished[i]) partial.images.push_back(run.images[i]);
+      }
+      partial.io_threads = run.io_threads;
+      partial.wall_ms = ms_since(t0);
+      partial.interrupted = true;
+      opts.on_interrupt(partial);
+    });
   int threads = opts.io_threads;
   if (threads <= 0) {
     std::string why;
@@ -689,6 +719,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   computed.close();
   for (auto& t : pool) t.join();
   run.wall_ms = ms_since(t0);
+  if (opts.on_interrupt) set_interrupt_hook(nullptr);
 }
 
 }  // namespace gpublur

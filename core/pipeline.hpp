@@ -92,6 +92,10 @@ struct PipelineOptions {
   // Called (from any pipeline thread, serialised) after each image finishes, with the count done so far.
   std::function<void(size_t done, size_t total)> on_progress;
   bool log_each_ok = true;  // an info line per finished image (a progress bar turns it off; errors always log)
+  // Called once on the interrupt thread (SIGINT/SIGTERM during the run), after the temporaries are removed and
+  // before the process exits 130, with the images finished so far (no other field of the run is set; wall_ms
+  // and interrupted are), so the caller can write a report that says what was done.
+  std::function<void(RunRecord& finished)> on_interrupt;
 };
 
 // The default number of decode (and of encode) threads for these jobs: one per core, fewer where memory
@@ -136,7 +140,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
 
 // Blocks SIGINT/SIGTERM in this thread (call before any other thread starts, so all inherit it) and starts
 // a thread that waits for them: it removes every temporary output in flight, waits for writes under way to
-// stop, and exits the process with status 130. No partial output is left.
+// stop, runs the pipeline's PipelineOptions::on_interrupt if a run is under way, and exits the process with
+// status 130. No partial output is left.
 void install_interrupt_handler();
 // Whether SIGINT/SIGTERM has arrived: the process's exit status is then 130 whichever thread exits first (the
 // main thread can finish the pipeline, its writers having removed their temporaries, before the handler exits).

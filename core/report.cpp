@@ -59,6 +59,14 @@ std::string bottleneck_stage(const RunRecord& run) {
   return decode >= backend && decode >= encode ? "decode" : backend >= encode ? "backend" : "encode";
 }
 
+void copy_run_header(const RunRecord& from, RunRecord& to) {
+  to.backend = from.backend, to.device = from.device, to.timer_clock = from.timer_clock, to.storage = from.storage;
+  to.method = from.method, to.params = from.params, to.details = from.details;
+  to.effective_sigma = from.effective_sigma, to.radius = from.radius;
+  to.linear = from.linear, to.premultiply = from.premultiply, to.io = from.io;
+  to.before_main_ms = from.before_main_ms, to.backend_init_ms = from.backend_init_ms;
+}
+
 json summary_json(const RunRecord& run) {
   const int n = int(run.images.size());
   StageTimes t;
@@ -79,6 +87,7 @@ json summary_json(const RunRecord& run) {
   if (run.before_main_ms >= 0) startup["before_main"] = run.before_main_ms;
   if (run.backend_init_ms >= 0) startup["backend_init"] = run.backend_init_ms;
   if (!startup.empty()) s["startup_ms"] = startup;
+  if (run.interrupted) s["interrupted"] = true;
   return s;
 }
 
@@ -188,6 +197,7 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
       }
       const json& s = r["summary"];
       wall = std::max(wall, s.value("wall_ms", 0.0));
+      totals.interrupted = totals.interrupted || s.value("interrupted", false);
       io_threads = std::max(io_threads, s.value("io_threads", 0));
       for (const json& im : r["images"]) {
         if (const std::string e = image_entry_error(im); !e.empty()) return Status::fail(name(i) + ": " + e);

@@ -45,9 +45,12 @@ struct RunRecord {
   // Start-up before the first image, where measured (else negative): the process before main() and the
   // backends' creation (driver, context, device buffers).
   double before_main_ms = -1, backend_init_ms = -1;
+  bool interrupted = false;  // SIGINT/SIGTERM ended the run: images holds those finished before it
 
   int failed() const;
 };
+// Every field of `from` but its images and what the pipeline measures (io_threads, wall_ms, interrupted).
+void copy_run_header(const RunRecord& from, RunRecord& to);
 
 enum class ReportFormat { Json, Jsonl, Csv };
 bool parse_report_format(const std::string& s, ReportFormat& out);

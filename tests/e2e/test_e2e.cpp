@@ -752,17 +752,22 @@ TEST_F(E2E, TransparentColourDoesNotBleed) {
   EXPECT_GT(pre.at(8, 0, 3), 0.0f);
 }
 
-// Ctrl-C while an output is being written: exit 130, the temporary removed, no partial output.
+// Ctrl-C while an output is being written: exit 130, the temporary removed, no partial output; the report says
+// what finished before the signal and that the run was interrupted, instead of leaving an earlier report at its
+// path to look like this run's.
 TEST_F(E2E, InterruptLeavesNoPartialOutput) {
   make_image("a.png", 32, 32, 3, PixelType::UInt8, 18);
+  std::ofstream(at("r.json")) << "an earlier run's report";
   const std::string bin = gpublur::testing::gpublur_bin();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     setenv("GPUBLUR_TEST_WRITE_DELAY_MS", "20000", 1);
-    const std::string in = at("a.png").string(), out = at("o").string();
+    const std::string in = at("a.png").string(), out = at("o").string(), missing = at("missing.png").string(),
+                      report = at("r.json").string();
     freopen("/dev/null", "w", stderr);
-    execl(bin.c_str(), bin.c_str(), "blur", in.c_str(), "-o", out.c_str(), "-b", "cpu", (char*)nullptr);
+    execl(bin.c_str(), bin.c_str(), "blur", missing.c_str(), in.c_str(), "-o", out.c_str(), "-b", "cpu",
+          "--io-threads", "1", "--report", report.c_str(), (char*)nullptr);
     _exit(127);
   }
   // Wait for the temporary to appear (written, held open by the test delay).
@@ -779,6 +784,20 @@ TEST_F(E2E, InterruptLeavesNoPartialOutput) {
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_TRUE(leftovers(at("o")).empty()) << leftovers(at("o")).front();
   EXPECT_FALSE(fs::exists(at("o/a.png")));
+  const json rep = json::parse(slurp(at("r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(rep["summary"]["interrupted"], true);
+  // The missing input's error; the image whose write the signal stopped is in it when its writer finished first
+  // (then with its error), never as written.
+  ASSERT_GE(rep["images"].size(), 1u) << rep.dump();
+  ASSERT_LE(rep["images"].size(), 2u) << rep.dump();
+  EXPECT_NE(rep["images"][0]["error"].get<std::string>().find("missing.png"), std::string::npos) << rep.dump();
+  if (rep["images"].size() == 2)
+    EXPECT_NE(rep["images"][1]["error"].get<std::string>().find("interrupted"), std::string::npos) << rep.dump();
+  EXPECT_EQ(rep["summary"]["failed"], rep["images"].size());
+  EXPECT_EQ(rep["method"]["name"], "gauss-sep");
+  EXPECT_EQ(rep["backend"]["name"], "cpu");
 }
 
 TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
