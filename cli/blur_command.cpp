@@ -135,7 +135,6 @@ int run_blur(BlurArgs& a) {
   std::string open_usage;  // a usage error found once open ("auto" chose a backend without the method)
   double backend_init_ms = 0;
   std::promise<std::vector<Backend*>> opened;
-  // Run by the pipeline on this thread, which then runs the first backend's stage, while its readers decode.
   RunRecord run;
   run.method = plan.method;
   run.params = plan.params;
@@ -156,6 +155,7 @@ int run_blur(BlurArgs& a) {
     run.storage = backend->storage();
     run.backend_init_ms = backend_init_ms;
   };
+  // Run by the pipeline on this thread, which then runs the first backend's stage, while its readers decode.
   auto open = [&] {
     const auto init_start = std::chrono::steady_clock::now();
     open_ok = open_backends(a.backend, backends, usage_error);
@@ -281,12 +281,13 @@ std::function<int()> add_blur_command(CLI::App& app) {
                   "machines or jobs split a folder with no coordinator")
       ->type_name("K/N");
   args->png_compression_opt = cmd->add_option("--png-compression", args->png_compression,
-                  "zlib level of PNG outputs, 0 (none, fastest) to 9 (smallest)")
-      ->check(CLI::Range(0, 9))
-      ->capture_default_str();
-  args->exr_compression_opt = cmd->add_option("--exr-compression", args->exr_compression,
-                  "compression of EXR outputs (default: the input's; zip for PNG inputs)")
-      ->check(CLI::IsMember({"none", "rle", "zip", "zips", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"}));
+                                              "zlib level of PNG outputs, 0 (none, fastest) to 9 (smallest)")
+                                  ->check(CLI::Range(0, 9))
+                                  ->capture_default_str();
+  args->exr_compression_opt =
+      cmd->add_option("--exr-compression", args->exr_compression,
+                      "compression of EXR outputs (default: the input's; zip for PNG inputs)")
+          ->check(CLI::IsMember({"none", "rle", "zip", "zips", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"}));
   cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")
       ->check(CLI::IsMember({"oiio", "lean"}));
   args->method_options.add_to(*cmd);
