@@ -102,13 +102,15 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
   return true;
 }
 
-std::unique_ptr<Backend> open_backend(const BackendArgs& a) {
+std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage) {
   std::vector<int> devices;
-  if (!parse_devices(a.device, a.backend, devices) || devices.size() != 1) {
+  usage = true;
+  if (a.device == "all" || !parse_devices(a.device, a.backend, devices) || devices.size() != 1) {
     spdlog::error("--device '{}': this command takes one device ordinal (lists and all are for blur -b cuda)",
                   a.device);
     return nullptr;
   }
+  usage = false;
   std::unique_ptr<Backend> backend = open_one(a, devices[0]);
   if (backend) warn_unused(a, backend->name());
   return backend;

@@ -19,8 +19,9 @@ struct BackendArgs {
 
 // Adds -b/--backend, --device, --threads and --gl-storage to `cmd`.
 void add_backend_options(CLI::App* cmd, BackendArgs& a);
-// Creates the backend; on failure logs one clear error line and returns null.
-std::unique_ptr<Backend> open_backend(const BackendArgs& a);
+// Creates the backend; on failure logs one clear error line and returns null, `usage` saying whether it is a
+// usage error (exit 2: a --device list or all, which only blur -b cuda takes).
+std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage);
 // For blur: one backend per device of --device (an ordinal, a list, or all: CUDA only for more than one).
 // False with one clear error line logged; `usage` says whether it is a usage error (exit 2).
 bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage);

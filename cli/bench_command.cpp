@@ -73,8 +73,9 @@ int run_bench_command(const BenchArgs& a) {
 
   if (Status s = check_output_file("--json", a.json); !s) return usage(s.error);  // not after the whole bench
 
-  std::unique_ptr<Backend> backend = open_backend(a.backend);
-  if (!backend) return kExitFailed;
+  bool usage_error = false;
+  std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
+  if (!backend) return usage_error ? kExitUsage : kExitFailed;
   if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods); !s) return usage(s.error);
 
   BenchResult r;

@@ -72,8 +72,9 @@ int run_quality(QualityArgs& a) {
   std::unique_ptr<ImageIO> io = make_image_io(a.io);
   if (!io) return usage("image I/O adapter '" + a.io + "' is not built into this binary");
 
-  std::unique_ptr<Backend> backend = open_backend(a.backend);
-  if (!backend) return kExitFailed;
+  bool usage_error = false;
+  std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
+  if (!backend) return usage_error ? kExitUsage : kExitFailed;
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
 

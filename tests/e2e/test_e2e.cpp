@@ -215,8 +215,9 @@ TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
                                    {base + " -b cuda --device x", "not an ordinal", 2},
                                    {base + " -b cpu --device all", "(one backend per GPU) needs -b cuda", 2},
                                    {base + " -b auto --device all", "needs -b cuda", 2},
-                                   {"bench -b cpu --device all --size 8", "takes one device ordinal", 1},
-                                   {"bench -b cpu --device 0,1 --size 8", "takes one device ordinal", 1}};
+                                   {"bench -b cpu --device all --size 8", "takes one device ordinal", 2},
+                                   {"bench -b cpu --device 0,1 --size 8", "takes one device ordinal", 2},
+                                   {"quality -b cpu -m box --size 16 --device all", "takes one device ordinal", 2}};
   for (const auto& c : cases) {
     const Result r = run(c.args);
     EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.err;
