@@ -257,13 +257,15 @@ Status prepare_write(const std::string& path, const Image& img, const ImageMeta&
     names = png_channel_names(img.channels);
     // PNG's channels are positional: where the image's names give colour roles (R, G, B, Y, A, in any layer or
     // case) that are not PNG's order, writing them would scramble the colours (an EXR of A, diffuse.R, diffuse.G,
-    // diffuse.B put alpha into red). Names without a colour role (Z, N.x) are taken as they come.
+    // diffuse.B put alpha into red). Names without a colour role (Z, N.x) are taken as they come in the colour
+    // slots, but not as PNG's alpha: R, G, B, Z made a PNG whose coverage was the depth, sRGB-encoded.
     if (int(meta.channel_names.size()) == img.channels)
       for (int c = 0; c < img.channels; ++c) {
         const std::string role = colour_role(meta.channel_names[size_t(c)]);
         // A lone channel is gray whatever it is (a matte named A too); gray + alpha's gray takes any colour.
         const std::string& slot = names[size_t(c)];
-        const bool fits = role.empty() || role == slot || img.channels == 1 || (slot == "Y" && role != "A");
+        const bool fits = (role.empty() && slot != "A") || role == slot || img.channels == 1 ||
+                          (slot == "Y" && role != "A");
         if (!fits)
           return Status::fail(fmt::format(
               "cannot write '{}': its channel {} ('{}') would be PNG's {}; PNG takes gray, gray + alpha, RGB or RGBA "

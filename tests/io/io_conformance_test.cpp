@@ -163,6 +163,17 @@ TEST_P(IoConformance, LowerCaseColourNamesAndPngChannelRoles) {
   EXPECT_FALSE(io_->write(tmp_.path("two.png"), two, meta).ok());
   meta.channel_names = {"G", "A"};
   EXPECT_TRUE(io_->write(tmp_.path("two.png"), two, meta).ok());
+  // A channel of no colour role goes into a colour slot, never into PNG's alpha (depth as coverage).
+  meta.channel_names = {"R", "Z"};
+  Status z = io_->write(tmp_.path("rz.png"), two, meta);
+  EXPECT_FALSE(z.ok());
+  EXPECT_NE(z.error.find("would be PNG's A"), std::string::npos) << z.error;
+  meta.channel_names = {"R", "G", "B", "Z"};
+  z = io_->write(tmp_.path("rgbz.png"), img, meta);
+  EXPECT_FALSE(z.ok());
+  EXPECT_NE(z.error.find("('Z') would be PNG's A"), std::string::npos) << z.error;
+  meta.channel_names = {"Z", "A"};
+  EXPECT_TRUE(io_->write(tmp_.path("za.png"), two, meta).ok());
 }
 
 // A multi-part EXR reads as its first part (with a warning that the others are left), on both adapters.
