@@ -54,15 +54,21 @@ std::string choose_shader_cache_dir(const std::function<const char*(const char*)
     const char* v = env(name);
     return v && v[0] == '/' ? std::string(v) : std::string();
   };
-  std::vector<std::string> candidates;
-  if (const std::string x = absolute("XDG_CACHE_HOME"); !x.empty()) candidates.push_back(x + "/gpublur/gl-shaders");
-  if (const std::string h = absolute("HOME"); !h.empty()) candidates.push_back(h + "/.cache/gpublur/gl-shaders");
+  // (base, the folder under it): the base must be a folder already. A service account's HOME (/nonexistent) or
+  // a stale XDG_CACHE_HOME is passed over, not made (as root, a whole home was).
+  std::vector<std::pair<std::string, std::string>> candidates;
+  if (const std::string x = absolute("XDG_CACHE_HOME"); !x.empty()) candidates.push_back({x, "/gpublur/gl-shaders"});
+  if (const std::string h = absolute("HOME"); !h.empty()) candidates.push_back({h, "/.cache/gpublur/gl-shaders"});
   std::string tmp = absolute("TMPDIR");
   if (tmp.empty()) tmp = "/tmp";
-  candidates.push_back(tmp + "/gpublur-" + std::to_string(uid) + "/gl-shaders");
-  for (const std::string& c : candidates) {
+  candidates.push_back({tmp, "/gpublur-" + std::to_string(uid) + "/gl-shaders"});
+  for (const auto& [base, under] : candidates) {
     std::string why;
-    if (own_folder(c, uid, why)) return c;
+    struct stat st {};
+    if (stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      why = base + " is not a folder";
+    else if (own_folder(base + under, uid, why))
+      return base + under;
     note += (note.empty() ? "" : "; ") + why;
   }
   return {};
@@ -88,7 +94,9 @@ void prepare_gl_shader_cache() {
     // NVIDIA's driver uses the folder only where it exists (it adds GLCache/ there); Mesa makes its own below it.
     if (nvidia) setenv("__GL_SHADER_DISK_CACHE_PATH", dir.c_str(), 1);
     if (mesa) setenv("MESA_SHADER_CACHE_DIR", dir.c_str(), 1);
-    spdlog::debug("GL shader cache: {}{}", dir, note.empty() ? "" : " (" + note + ")");
+    // Only for the drivers whose cache the environment did not already place.
+    spdlog::debug("GL shader cache: {} for {}{}", dir, nvidia && mesa ? "NVIDIA and Mesa" : nvidia ? "NVIDIA" : "Mesa",
+                  note.empty() ? "" : " (" + note + ")");
   });
 }
 

@@ -13,9 +13,9 @@
 namespace gpublur {
 
 // gpublur's own cache folder, created 0700 where missing: $XDG_CACHE_HOME/gpublur/gl-shaders, else
-// $HOME/.cache/gpublur/gl-shaders, else ${TMPDIR:-/tmp}/gpublur-UID/gl-shaders; the first that is (or can be made) a
-// real folder owned by `uid` (no link). Empty where none is; `note` says what was tried. `env` reads a variable
-// (nullptr: unset).
+// $HOME/.cache/gpublur/gl-shaders, else ${TMPDIR:-/tmp}/gpublur-UID/gl-shaders; the first that is (or can be made
+// under an existing $XDG_CACHE_HOME, $HOME or temporary folder) a real folder owned by `uid` (no link). Empty
+// where none is; `note` says what was tried. `env` reads a variable (nullptr: unset).
 std::string choose_shader_cache_dir(const std::function<const char*(const char*)>& env, unsigned uid,
                                     std::string& note);
 

@@ -379,6 +379,7 @@ TEST_F(E2E, KernelFileErrorsAndReport) {
 // mesa_shader_cache/ there, NVIDIA's driver GLCache/.
 TEST_F(E2E, GlShaderCacheLivesInGpublursFolder) {
   make_image("in/a.png", 19, 11, 3, PixelType::UInt8, 31);
+  fs::create_directories(at("home"));
   const std::string clean =
       "env -u XDG_CACHE_HOME -u MESA_SHADER_CACHE_DIR -u MESA_GLSL_CACHE_DIR -u MESA_SHADER_CACHE_DISABLE "
       "-u __GL_SHADER_DISK_CACHE_PATH -u __GL_SHADER_DISK_CACHE HOME=" + quote(at("home").string());
@@ -399,6 +400,14 @@ TEST_F(E2E, GlShaderCacheLivesInGpublursFolder) {
   ASSERT_EQ(m.rc, 0) << m.err;
   EXPECT_TRUE(fs::is_directory(at("mine/mesa_shader_cache")) || fs::is_directory(at("mine/GLCache")))
       << "the user's folder was not the drivers'";
+
+  // A home that does not exist (a service account's) is not made: the cache goes under TMPDIR.
+  fs::create_directories(at("tmp"));
+  const Result n = run("blur " + quote(at("in").string()) + " -o " + quote(at("out3").string()) + " -b gl -q", "",
+                       clean + " HOME=" + quote(at("nohome/x").string()) + " TMPDIR=" + quote(at("tmp").string()));
+  ASSERT_EQ(n.rc, 0) << n.err;
+  EXPECT_FALSE(fs::exists(at("nohome")));
+  EXPECT_TRUE(fs::is_directory(at("tmp/gpublur-" + std::to_string(getuid()) + "/gl-shaders")));
 }
 
 // GPUBLUR_PASS_TIMES=1 on the cpu backend: each run logs its passes by the schedules' names with their host-clock
