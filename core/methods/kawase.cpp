@@ -103,8 +103,8 @@ Recipe kawase_recipe() {
                            "number of passes (default: as many as the rising offsets need to reach sigma); "
                            "runs at full resolution unless --downsample is given"});
   r.spec.params.push_back({"offsets", ParamType::IntList, "", true, 0, 4096, {},
-                           "the passes' offsets k, comma-separated (samples at +-(k + 1/2)); overrides --passes; "
-                           "runs at full resolution unless --downsample is given"});
+                           "the passes' offsets k, comma-separated (samples at +-(k + 1/2)); --passes, if given, "
+                           "must match their count; runs at full resolution unless --downsample is given"});
   r.spec.params.push_back({"impl", ParamType::Enum, "kawase", false, 0, 0, {"kawase", "dual"},
                            "kawase: the Intel article's passes (at 1/F resolution from sigma, see --downsample); "
                            "dual: Bjorge's dual filter, down-sample passes then up-sample passes"});
