@@ -115,12 +115,26 @@ int run_blur(BlurArgs& a) {
   }
   if (jobs.empty()) spdlog::warn("no input images");
 
-  std::error_code ec;
-  std::filesystem::create_directories(a.output_dir, ec);
   if (a.output_dir.empty()) return usage("-o: the output folder is empty");
-  if (ec || !std::filesystem::is_directory(a.output_dir))  // -o names a file, or a folder we may not make
+  // The folders -o makes, innermost first: a run that ends before any image (a report path refused, a backend
+  // that does not open) takes them away again, so it leaves nothing behind.
+  std::vector<std::filesystem::path> made;
+  std::error_code ec;
+  for (std::filesystem::path p = std::filesystem::absolute(a.output_dir, ec).lexically_normal();
+       !p.empty() && !std::filesystem::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+    made.push_back(p);
+  auto unmake = [&] {
+    for (const auto& p : made) std::filesystem::remove(p, ec);  // only while empty
+  };
+  std::filesystem::create_directories(a.output_dir, ec);
+  if (ec || !std::filesystem::is_directory(a.output_dir)) {  // -o names a file, or a folder we may not make
+    unmake();
     return usage("cannot create output folder " + a.output_dir + ": " + (ec ? ec.message() : "not a folder"));
-  if (Status s = check_output_file("--report", a.report); !s) return usage(s.error);
+  }
+  if (Status s = check_output_file("--report", a.report); !s) {
+    unmake();
+    return usage(s.error);
+  }
 
   // The backends open on this thread while the pipeline's readers decode the first images: a GPU driver's
   // start-up (CUDA: ~215 ms on an H100) overlaps the first decodes instead of preceding them, and the thread
@@ -218,6 +232,7 @@ int run_blur(BlurArgs& a) {
                      a.report);
     };
   run_pipeline(jobs, pending, plan, po, run);
+  if (!open_ok) unmake();  // nothing was written
   if (!open_usage.empty()) return usage(open_usage);
   if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
   {

@@ -853,12 +853,28 @@ TEST_F(E2E, LostStdoutFailsAndBenchJsonIsCheckedFirst) {
 }
 
 // This machine has the CUDA toolkit but no device: one clear error line, a non-zero exit, no crash.
+// A run refused before any image leaves no output folder it made (here: a report in a folder that does not
+// exist), and one that existed stays.
+TEST_F(E2E, ARefusedRunLeavesNoFolderItMade) {
+  make_image("a.png", 8, 8, 3, PixelType::UInt8, 19);
+  const std::string report = " --report " + quote(at("nowhere/r.json").string());
+  Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o/deep/er").string()) + " -b cpu" + report);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_FALSE(fs::exists(at("o")));
+  fs::create_directories(at("kept"));
+  r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("kept/new").string()) + " -b cpu" + report);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_TRUE(fs::is_directory(at("kept")));
+  EXPECT_FALSE(fs::exists(at("kept/new")));
+}
+
 TEST_F(E2E, CudaWithoutDeviceIsOneClearError) {
   make_image("a.png", 8, 8, 3, PixelType::UInt8, 19);
-  const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -b cuda");
+  const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o/new").string()) + " -b cuda");
   if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present here";
   if (r.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << "built without CUDA";
   EXPECT_EQ(r.rc, 1) << "exit " << r.rc << " (-1 = killed by a signal)\n" << r.err;
+  EXPECT_FALSE(fs::exists(at("o"))) << "the output folders -o made are left behind";
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
