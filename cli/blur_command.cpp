@@ -187,10 +187,8 @@ int run_blur(BlurArgs& a) {
       }
       spdlog::debug("start-up: backend ready at a process age of {:.1f} ms ({:.1f} ms to open)",
                     process_age_now_ms(), backend_init_ms);
-      std::string devices = backends[0]->device_name();
-      for (size_t i = 1; i < backends.size(); ++i) devices += ", " + backends[i]->device_name();
-      spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, backends[0]->name(), devices,
-                   plan.sigma, plan.radius, jobs.size());
+      spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, run.backend, run.device, plan.sigma,
+                   plan.radius, jobs.size());
       for (auto& bk : backends) ready.push_back(bk.get());
     }
     opened.set_value(std::move(ready));
@@ -237,7 +235,7 @@ int run_blur(BlurArgs& a) {
   if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
   {
     std::lock_guard<std::mutex> lock(header_mutex);
-    backend_fields();  // again after the runs: a backend may settle its clock on the first ones
+    run.timer_clock = backends[0]->timer_clock();  // again after the runs: a backend may settle it on the first ones
   }
 
   const int failed = run.failed();
