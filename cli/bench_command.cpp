@@ -1,5 +1,4 @@
 // `gpublur bench`: device-timed methods on synthetic images; a table on stdout and optionally JSON.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -71,7 +70,7 @@ int run_bench_command(const BenchArgs& a) {
     o.params["border"] = a.border;
   }
 
-  if (Status s = check_output_file("--json", a.json); !s) return usage(s.error);  // not after the whole bench
+  if (Status s = check_text_file_target("--json", a.json); !s) return usage(s.error);  // not after the whole bench
 
   bool usage_error = false;
   std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
@@ -87,10 +86,8 @@ int run_bench_command(const BenchArgs& a) {
     if (a.json == "-") {
       std::cout << text;
     } else {
-      std::ofstream f(a.json, std::ios::trunc);
-      f << text;
-      if (!f) {
-        spdlog::error("cannot write {}", a.json);
+      if (Status s = write_text_file(a.json, text, "--json " + a.json); !s) {
+        spdlog::error("{}", s.error);
         return kExitFailed;
       }
     }

@@ -1,8 +1,11 @@
 // `gpublur blur`: files, folders and stdin lists -> blurred files in -o DIR, plus a report.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <unistd.h>
@@ -53,6 +56,9 @@ int usage(const std::string& message) {
 }
 
 int run_blur(BlurArgs& a) {
+  // A log pipe that closes (`2>&1 | head`) must not kill the batch midway, its temporaries left behind: the
+  // writes to it fail quietly and the images are all written; a report on stdout that cannot go is an error.
+  std::signal(SIGPIPE, SIG_IGN);
   // Everything that can be a usage error is checked before any work starts.
   std::map<std::string, std::string> given;
   if (Status s = a.method_options.given(given); !s) return usage(s.error);
@@ -87,7 +93,11 @@ int run_blur(BlurArgs& a) {
   std::vector<std::string> inputs;
   for (const auto& in : a.inputs) {
     if (in == "-") {
+      errno = 0;
       for (auto& p : read_path_list(std::cin)) inputs.push_back(std::move(p));
+      if (std::ferror(stdin))  // e.g. stdin a folder (< dir): not an empty list
+        return usage(std::string("cannot read the list of inputs from stdin: ") +
+                     std::strerror(errno ? errno : EIO));
     } else {
       inputs.push_back(in);
     }
@@ -124,14 +134,15 @@ int run_blur(BlurArgs& a) {
        !p.empty() && !std::filesystem::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
     made.push_back(p);
   auto unmake = [&] {
-    for (const auto& p : made) std::filesystem::remove(p, ec);  // only while empty
+    std::error_code ignored;  // `ec` keeps the reason that may be reported after this
+    for (const auto& p : made) std::filesystem::remove(p, ignored);  // only while empty
   };
   std::filesystem::create_directories(a.output_dir, ec);
   if (ec || !std::filesystem::is_directory(a.output_dir)) {  // -o names a file, or a folder we may not make
     unmake();
     return usage("cannot create output folder " + a.output_dir + ": " + (ec ? ec.message() : "not a folder"));
   }
-  if (Status s = check_output_file("--report", a.report); !s) {
+  if (Status s = check_text_file_target("--report", a.report); !s) {
     unmake();
     return usage(s.error);
   }
@@ -229,7 +240,13 @@ int run_blur(BlurArgs& a) {
         spdlog::warn("report of the {} image(s) finished before the interrupt written to {}", finished.images.size(),
                      a.report);
     };
-  run_pipeline(jobs, pending, plan, po, run);
+  try {
+    run_pipeline(jobs, pending, plan, po, run);
+  } catch (const std::exception& e) {  // it could not start (no threads): nothing was read or written
+    spdlog::error("{}", e.what());
+    unmake();
+    return kExitFailed;
+  }
   if (!open_ok) unmake();  // nothing was written
   if (!open_usage.empty()) return usage(open_usage);
   if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
@@ -259,7 +276,8 @@ std::function<int()> add_blur_command(CLI::App& app) {
   auto args = std::make_shared<BlurArgs>();
   CLI::App* cmd = app.add_subcommand("blur", "blur image files and folders into an output folder");
   cmd->add_option("inputs", args->inputs,
-                  "files, folders (their .exr/.png files) and '-' for a newline-separated list on stdin")
+                  "files, folders (their .exr/.png files) and '-' for a newline-separated list on stdin; a name "
+                  "that begins with '-' goes after --")
       ->required()
       ->type_name("INPUT");
   cmd->add_option("-o,--output", args->output_dir,

@@ -2,14 +2,36 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <malloc.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "cli/commands.hpp"
 #include "cli/startup.hpp"
 #include "core/pipeline.hpp"
 
+namespace {
+
+// A standard descriptor that came closed (`2>&-`) would go to the first file the run opens, and the log lines
+// meant for it into an output image: each closed one is held open on /dev/null instead.
+void open_closed_standard_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null_fd >= 0 && null_fd != fd) {  // a lower descriptor still closed took it: move it
+      dup2(null_fd, fd);
+      close(null_fd);
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace gpublur::cli;
+  open_closed_standard_fds();  // before anything opens a file
   record_main_entry();
   // A folder job allocates the same large images (100 MB per 4K RGB float image) for every file. glibc serves
   // them by mmap and unmaps them on free, so each image faulted in and zeroed fresh pages: 30-40% of a cpu
@@ -46,7 +68,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help / version / the error
-    return rc == 0 ? kExitOk : kExitUsage;
+    exit_process(rc == 0 ? kExitOk : kExitUsage);  // help that stdout could not take is not a success
   }
   spdlog::set_level(quiet ? spdlog::level::err
                     : verbose >= 2 ? spdlog::level::trace
@@ -54,10 +76,15 @@ int main(int argc, char** argv) {
                                    : spdlog::level::info);
 
   int rc = kExitUsage;
-  if (app.got_subcommand("methods")) rc = methods();
-  else if (app.got_subcommand("blur")) rc = blur();
-  else if (app.got_subcommand("bench")) rc = bench();
-  else if (app.got_subcommand("quality")) rc = quality();
-  else if (app.got_subcommand("report")) rc = report();
+  try {
+    if (app.got_subcommand("methods")) rc = methods();
+    else if (app.got_subcommand("blur")) rc = blur();
+    else if (app.got_subcommand("bench")) rc = bench();
+    else if (app.got_subcommand("quality")) rc = quality();
+    else if (app.got_subcommand("report")) rc = report();
+  } catch (const std::exception& e) {  // e.g. a thread the system refused (ulimit -u): said, not an abort
+    spdlog::error("{}", e.what());
+    rc = kExitFailed;
+  }
   exit_process(rc);
 }

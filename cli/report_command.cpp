@@ -3,7 +3,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -22,7 +21,7 @@ struct MergeArgs {
 int run_merge(const MergeArgs& a) {
   // The output is checked before anything is read: a folder, a missing folder, or one of the inputs (the merge
   // would replace a shard's report with itself and the others) is a usage error.
-  if (Status s = check_output_file("report merge -o", a.output); !s) {
+  if (Status s = check_text_file_target("report merge -o", a.output); !s) {
     spdlog::error("{}", s.error);
     return kExitUsage;
   }
@@ -58,19 +57,8 @@ int run_merge(const MergeArgs& a) {
     std::cout << json_text(merged, 2) << "\n";
     return std::cout ? kExitOk : kExitFailed;
   }
-  const std::string tmp = a.output + ".tmp-" + std::to_string(getpid());  // two merges to one file: no shared temp
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << json_text(merged, 2) << "\n";
-    if (!f) {
-      spdlog::error("report merge: cannot write {}", a.output);
-      std::remove(tmp.c_str());
-      return kExitFailed;
-    }
-  }
-  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
-    spdlog::error("report merge: cannot rename {} into place", tmp);
-    std::remove(tmp.c_str());
+  if (Status s = write_text_file(a.output, json_text(merged, 2) + "\n", "report merge -o " + a.output); !s) {
+    spdlog::error("{}", s.error);
     return kExitFailed;
   }
   return kExitOk;

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <set>
 #include <functional>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -160,16 +161,6 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   return Status::success();
 }
 
-Status check_output_file(const std::string& option, const std::string& path) {
-  if (path.empty() || path == "-") return Status::success();
-  std::error_code ec;
-  if (fs::is_directory(fs::path(path), ec)) return Status::fail(option + " " + path + " is a folder");
-  const fs::path parent = fs::absolute(fs::path(path), ec).parent_path();
-  if (!fs::is_directory(parent, ec))
-    return Status::fail(option + " " + path + ": its folder " + parent.string() + " does not exist");
-  return Status::success();
-}
-
 Status parse_shard(const std::string& text, int& k, int& n) {
   const auto slash = text.find('/');
   auto number = [](const std::string& s, int& out) {
@@ -212,13 +203,6 @@ Status output_pixel_type(const std::string& out_format, const ImageMeta& in, con
     out = PixelType::UInt16;
   }
   return Status::success();
-}
-
-std::string temp_path_for(const std::string& output) {
-  const fs::path p(output);
-  return (p.parent_path() /
-          ("." + p.stem().string() + ".tmp-" + std::to_string(getpid()) + p.extension().string()))
-      .string();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -268,17 +252,43 @@ Status move_into_place(const std::string& tmp, const std::string& final_path, bo
   return Status::success();
 }
 
+// A write in flight, as the interrupt thread counts them: from before its temporary exists until its result is
+// recorded (released by the destructor, after the caller's `finish`), so an interrupted report holds every image
+// whose write the signal stopped.
+class WriteSlot {
+ public:
+  WriteSlot() = default;
+  WriteSlot(const WriteSlot&) = delete;
+  WriteSlot& operator=(const WriteSlot&) = delete;
+  ~WriteSlot() {
+    if (!held_) return;
+    TempRegistry& r = temps();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    --r.writing;
+    r.idle.notify_all();
+  }
+  // False once interrupted (nothing more is written); call with the registry's mutex held.
+  bool take(TempRegistry& r) {
+    if (r.cancelled) return false;
+    ++r.writing;
+    held_ = true;
+    return true;
+  }
+
+ private:
+  bool held_ = false;
+};
+
 // Writes through `write` to a registered temporary name, then renames. The temporary is removed on any
 // error, and by the interrupt thread if a signal comes while it exists.
 template <typename F>
-Status guarded_write(const std::string& output, bool overwrite, F write) {
+Status guarded_write(WriteSlot& slot, const std::string& output, bool overwrite, F write) {
   TempRegistry& r = temps();
   const std::string tmp = temp_path_for(output);
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (r.cancelled) return Status::fail(output + ": interrupted");
+    if (!slot.take(r)) return Status::fail(output + ": interrupted");
     r.temps.insert(tmp);
-    ++r.writing;
   }
   Status s = write(tmp);
   // Adapters name the file they were given; say the output's name, not the temporary's.
@@ -290,40 +300,51 @@ Status guarded_write(const std::string& output, bool overwrite, F write) {
   if (s.ok()) s = move_into_place(tmp, output, overwrite);
   if (!s.ok()) ::unlink(tmp.c_str());
   r.temps.erase(tmp);
-  --r.writing;
-  r.idle.notify_all();
   return s;
 }
 
 }  // namespace
 
 void install_interrupt_handler() {
+  // A file-size limit (ulimit -f) fails the write that meets it (EFBIG, reported for that file) instead of
+  // killing the process with its temporaries left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);  // the terminal closed: stop as for Ctrl-C
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread([set] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    TempRegistry& r = temps();
-    std::unique_lock<std::mutex> lock(r.mutex);
-    r.cancelled = true;
-    spdlog::warn("interrupted ({}): removing temporary outputs and stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    // Writes under way finish their current call, see `cancelled` and remove their own temporary. A second
-    // signal stops waiting: the temporaries are removed now (one being created this instant could survive).
-    r.idle.notify_all();
-    const timespec no_wait{0, 0};
-    while (r.writing > 0) {
-      r.idle.wait_for(lock, std::chrono::milliseconds(50));
-      if (sigtimedwait(&set, nullptr, &no_wait) > 0) break;
-    }
-    for (const auto& t : r.temps) ::unlink(t.c_str());
-    // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
-    if (r.on_interrupt) r.on_interrupt();
-    std::fflush(nullptr);
-    _exit(130);
-  }).detach();
+  try {
+    std::thread([set] {
+      int sig = 0;
+      sigwait(&set, &sig);
+      TempRegistry& r = temps();
+      std::unique_lock<std::mutex> lock(r.mutex);
+      r.cancelled = true;
+      spdlog::warn("interrupted ({}): removing temporary outputs and stopping",
+                   sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+      // Writes under way finish their current call, see `cancelled`, remove their own temporary and record their
+      // image. A second signal stops waiting: the temporaries are removed now (one being created this instant
+      // could survive).
+      r.idle.notify_all();
+      const timespec no_wait{0, 0};
+      while (r.writing > 0) {
+        r.idle.wait_for(lock, std::chrono::milliseconds(50));
+        if (sigtimedwait(&set, nullptr, &no_wait) > 0) break;
+      }
+      for (const auto& t : r.temps) ::unlink(t.c_str());
+      // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
+      if (r.on_interrupt) r.on_interrupt();
+      std::fflush(nullptr);
+      _exit(130);
+    }).detach();
+  } catch (const std::system_error& e) {
+    // No thread to wait for the signals (a process limit): they act as before, ending the process at once.
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    std::fprintf(stderr, "gpublur: warning: cannot start the interrupt thread (%s): a signal ends the run without "
+                 "removing its temporary outputs\n", e.what());
+  }
 }
 
 bool interrupted() {
@@ -646,6 +667,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
     while (auto item = computed.pop()) {
       Work& w = *item;
       const Job& job = jobs[w.index];
+      WriteSlot slot;  // held until `finish` below has recorded the result
       if (!io) {
         w.rec.error = job.input + ": no image I/O adapter";
         finish(w.index, std::move(w.rec));
@@ -664,14 +686,14 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           meta.srgb = w.packed_colour.out_srgb;
           std::error_code ec;
           fs::create_directories(fs::path(job.output).parent_path(), ec);
-          s = guarded_write(job.output, opts.overwrite,
+          s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {
           put_nonfinite(w.nonfinite, plan.nonfinite_reach, plan.border, w.loaded.image);
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
           std::error_code ec;
           fs::create_directories(fs::path(job.output).parent_path(), ec);
-          s = guarded_write(job.output, opts.overwrite,
+          s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return io->write(tmp, w.loaded.image, meta); });
         }
         w.rec.ms.write = ms_since(tw);
@@ -685,9 +707,28 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
     }
   };
 
+  // Writers first, then readers; a process limit (ulimit -u) that refuses a thread leaves fewer of them, and none
+  // of one kind fails the run (after joining those started) instead of ending the process.
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(reader);
-  for (int t = 0; t < threads; ++t) pool.emplace_back(writer);
+  int writers = 0, readers = 0;
+  std::string refused;
+  try {
+    for (; writers < threads; ++writers) pool.emplace_back(writer);
+    for (; readers < threads; ++readers) pool.emplace_back(reader);
+  } catch (const std::system_error& e) {
+    refused = e.what();
+  }
+  if (readers < threads && (readers_left -= threads - readers) == 0) decoded.close();
+  if (!refused.empty()) {
+    if (readers == 0) {
+      computed.close();
+      for (auto& t : pool) t.join();
+      if (opts.on_interrupt) set_interrupt_hook(nullptr);
+      throw std::runtime_error("cannot start the I/O threads: " + refused);
+    }
+    spdlog::warn("{} reader(s) and {} writer(s) of {} each started: {}", readers, writers, threads, refused);
+  }
+  run.io_threads = std::min(readers, writers);
 
   // A backend stage per backend (one GPU context, one thread each); the first runs on this thread.
   auto stage = [&](Backend& backend) {
@@ -712,7 +753,14 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
     }
   } else {
     std::vector<std::thread> stages;
-    for (size_t b = 1; b < backends.size(); ++b) stages.emplace_back(stage, std::ref(*backends[b]));
+    for (size_t b = 1; b < backends.size(); ++b) {
+      try {
+        stages.emplace_back(stage, std::ref(*backends[b]));
+      } catch (const std::system_error& e) {  // the queue is shared: the backends that run take its images
+        spdlog::warn("{} of {} backends run: {}", b, backends.size(), e.what());
+        break;
+      }
+    }
     stage(*backends[0]);
     for (auto& t : stages) t.join();
   }

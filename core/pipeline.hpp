@@ -17,6 +17,7 @@
 #include "core/color.hpp"
 #include "core/image.hpp"
 #include "core/io/image_io.hpp"
+#include "core/output_file.hpp"
 #include "core/plan.hpp"
 #include "core/report.hpp"
 #include "core/status.hpp"
@@ -50,11 +51,6 @@ std::vector<std::string> read_path_list(std::istream& in);
 // input's or an output's file.
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs);
 
-// A file an option names for writing after the work ("" or "-": nothing to check), checked before any work: a
-// usage error when it is a folder or its folder does not exist (blur's --report: check it once the output folder
-// is made; collect_jobs checks it against the jobs' files; bench's --json).
-Status check_output_file(const std::string& option, const std::string& path);
-
 // --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
 Status parse_shard(const std::string& text, int& k, int& n);
 // Shard K of N of the jobs, in the order collect_jobs made them (sorted folder scans): every N-th job starting
@@ -69,9 +65,6 @@ bool pixel_type_fits(const std::string& format, PixelType t);
 Status output_pixel_type(const std::string& out_format, const ImageMeta& in, const PixelType* forced,
                          PixelType& out);
 
-// Hidden temporary name beside `output`, keeping its extension (adapters pick the format by it):
-// "dir/.name.tmp-<pid>.ext".
-std::string temp_path_for(const std::string& output);
 
 struct PipelineOptions {
   ColorOptions color;

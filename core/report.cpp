@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <unistd.h>
+#include <sstream>
+
+#include "core/output_file.hpp"
 
 namespace gpublur {
 
@@ -273,22 +274,9 @@ Status write_report_file(const std::string& path, const RunRecord& run, ReportFo
     std::cout.flush();
     return std::cout ? Status::success() : Status::fail("report: cannot write to stdout");
   }
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status::fail("report " + path + ": cannot open " + tmp + " for writing");
-    write_report(f, run, format);
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return Status::fail("report " + path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::fail("report " + path + ": cannot rename " + tmp + " into place");
-  }
-  return Status::success();
+  std::ostringstream text;
+  write_report(text, run, format);
+  return write_text_file(path, text.str(), "report " + path);
 }
 
 }  // namespace gpublur

@@ -1,6 +1,7 @@
 // Splits rows [0, rows) over worker threads; the CPU reference's only parallelism.
 #pragma once
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -16,10 +17,15 @@ void for_rows(int rows, int threads, F&& body) {
   }
   std::vector<std::thread> pool;
   pool.reserve(size_t(n));
-  for (int t = 0; t < n; ++t)
-    pool.emplace_back([&, t] {
-      for (int y = t; y < rows; y += n) body(y);  // interleaved: cost per row can vary at borders
-    });
+  auto share = [&](int t) {
+    for (int y = t; y < rows; y += n) body(y);  // interleaved: cost per row can vary at borders
+  };
+  int t = 0;
+  try {
+    for (; t < n; ++t) pool.emplace_back(share, t);
+  } catch (const std::system_error&) {  // a process limit (ulimit -u): the shares without a thread run here
+    for (; t < n; ++t) share(t);
+  }
   for (auto& th : pool) th.join();
 }
 

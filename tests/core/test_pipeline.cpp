@@ -166,13 +166,13 @@ TEST(Pipeline, ReportPathIsNeitherAnInputNorAnOutput) {
   s = with_report((d / "out/a.png").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("would overwrite the output"), std::string::npos) << s.error;
-  s = check_output_file("--report", (d / "nodir/r.json").string());
+  s = check_text_file_target("--report", (d / "nodir/r.json").string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("does not exist"), std::string::npos) << s.error;
-  EXPECT_FALSE(check_output_file("--report", (d / "in").string()).ok());
+  EXPECT_FALSE(check_text_file_target("--report", (d / "in").string()).ok());
   for (const std::string& ok : {(d / "r.json").string(), (d / "in/r.json").string(), std::string("-")}) {
     EXPECT_TRUE(with_report(ok).ok()) << ok;
-    EXPECT_TRUE(check_output_file("--report", ok).ok()) << ok;
+    EXPECT_TRUE(check_text_file_target("--report", ok).ok()) << ok;
   }
   ASSERT_EQ(jobs.size(), 1u);
 }
@@ -235,11 +235,6 @@ TEST(Pipeline, OutputPixelTypes) {
   EXPECT_FALSE(output_pixel_type("png", in, &forced, t).ok());
   ASSERT_TRUE(output_pixel_type("exr", in, &forced, t).ok());
   EXPECT_EQ(t, PixelType::Float);
-}
-
-TEST(Pipeline, TempNameIsHiddenBesideTheOutputWithItsExtension) {
-  const std::string t = temp_path_for("out/sub/pic.png");
-  EXPECT_EQ(t, "out/sub/.pic.tmp-" + std::to_string(getpid()) + ".png");
 }
 
 TEST(Pipeline, BoundedQueueKeepsOrderAndBound) {

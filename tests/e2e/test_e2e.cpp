@@ -15,6 +15,7 @@
 #include <random>
 #include <regex>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -762,52 +763,189 @@ TEST_F(E2E, TransparentColourDoesNotBleed) {
   EXPECT_GT(pre.at(8, 0, 3), 0.0f);
 }
 
-// Ctrl-C while an output is being written: exit 130, the temporary removed, no partial output; the report says
-// what finished before the signal and that the run was interrupted, instead of leaving an earlier report at its
-// path to look like this run's.
+// Ctrl-C (or the terminal closing: SIGHUP) while an output is being written: exit 130, the temporary removed, no
+// partial output; the report holds what finished before the signal and the image whose write it stopped, and says
+// the run was interrupted, instead of leaving an earlier report at its path to look like this run's.
 TEST_F(E2E, InterruptLeavesNoPartialOutput) {
   make_image("a.png", 32, 32, 3, PixelType::UInt8, 18);
-  std::ofstream(at("r.json")) << "an earlier run's report";
+  const std::string bin = gpublur::testing::gpublur_bin();
+  for (const int signal : {SIGINT, SIGHUP}) {
+    SCOPED_TRACE(signal == SIGINT ? "SIGINT" : "SIGHUP");
+    std::ofstream(at("r.json")) << "an earlier run's report";
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv("GPUBLUR_TEST_WRITE_DELAY_MS", "20000", 1);
+      const std::string in = at("a.png").string(), out = at("o").string(), missing = at("missing.png").string(),
+                        report = at("r.json").string();
+      freopen("/dev/null", "w", stderr);
+      execl(bin.c_str(), bin.c_str(), "blur", missing.c_str(), in.c_str(), "-o", out.c_str(), "-b", "cpu",
+            "--io-threads", "1", "--report", report.c_str(), (char*)nullptr);
+      _exit(127);
+    }
+    // Wait for the temporary to appear (written, held open by the test delay).
+    bool seen = false;
+    for (int i = 0; i < 1000 && !seen; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      seen = !leftovers(at("o")).empty();
+    }
+    EXPECT_TRUE(seen) << "no temporary output appeared";
+    kill(pid, signal);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_TRUE(leftovers(at("o")).empty()) << leftovers(at("o")).front();
+    EXPECT_FALSE(fs::exists(at("o/a.png")));
+    const json rep = json::parse(slurp(at("r.json")));
+    const auto errors = testing::schema_errors(load_schema(), rep);
+    EXPECT_TRUE(errors.empty()) << errors.front();
+    EXPECT_EQ(rep["summary"]["interrupted"], true);
+    // The missing input's error, and the image whose write the signal stopped, with its error.
+    ASSERT_EQ(rep["images"].size(), 2u) << rep.dump();
+    EXPECT_NE(rep["images"][0]["error"].get<std::string>().find("missing.png"), std::string::npos) << rep.dump();
+    EXPECT_NE(rep["images"][1]["error"].get<std::string>().find("interrupted"), std::string::npos) << rep.dump();
+    EXPECT_EQ(rep["summary"]["failed"], 2);
+    EXPECT_EQ(rep["method"]["name"], "gauss-sep");
+    EXPECT_EQ(rep["backend"]["name"], "cpu");
+  }
+}
+
+// Started with stderr closed (`2>&-`), the first file the run opens would take descriptor 2 and the log lines
+// would land in it (an output image): the closed descriptors are held on /dev/null from the start.
+TEST_F(E2E, ClosedStandardDescriptorsAreHeldOnDevNull) {
+  make_image("a.exr", 64, 48, 4, PixelType::Float, 21);
+  int list[2];
+  ASSERT_EQ(pipe(list), 0);
   const std::string bin = gpublur::testing::gpublur_bin();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    setenv("GPUBLUR_TEST_WRITE_DELAY_MS", "20000", 1);
-    const std::string in = at("a.png").string(), out = at("o").string(), missing = at("missing.png").string(),
-                      report = at("r.json").string();
-    freopen("/dev/null", "w", stderr);
-    execl(bin.c_str(), bin.c_str(), "blur", missing.c_str(), in.c_str(), "-o", out.c_str(), "-b", "cpu",
-          "--io-threads", "1", "--report", report.c_str(), (char*)nullptr);
+    dup2(list[0], 0);
+    close(list[0]), close(list[1]);
+    close(2);
+    const std::string out = at("o").string();
+    execl(bin.c_str(), bin.c_str(), "-v", "blur", "-", "-o", out.c_str(), "-b", "cpu", "-m", "copy",
+          "--exr-compression", "none", (char*)nullptr);
     _exit(127);
   }
-  // Wait for the temporary to appear (written, held open by the test delay).
-  bool seen = false;
-  for (int i = 0; i < 1000 && !seen; ++i) {
+  close(list[0]);
+  // While it waits for its list on stdin: what is its descriptor 2?
+  const std::string fd2 = "/proc/" + std::to_string(pid) + "/fd/2";
+  std::string target;
+  for (int i = 0; i < 500 && target != "/dev/null"; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    seen = !leftovers(at("o")).empty();
+    std::error_code ec;
+    target = fs::read_symlink(fd2, ec).string();
   }
-  EXPECT_TRUE(seen) << "no temporary output appeared";
-  kill(pid, SIGINT);
+  EXPECT_EQ(target, "/dev/null");
+  const std::string names = at("a.exr").string() + "\n";
+  ASSERT_EQ(write(list[1], names.data(), names.size()), ssize_t(names.size()));
+  close(list[1]);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string written = slurp(at("o/a.exr"));
+  EXPECT_EQ(written.find("gpublur:"), std::string::npos) << "a log line landed in the output";
+  EXPECT_EQ(decode(at("o/a.exr")).image.data, decode(at("a.exr")).image.data);
+}
+
+// A log pipe that closes (`2>&1 | head`) does not stop the batch: every image is written, nothing is left behind.
+TEST_F(E2E, ALogPipeThatClosesDoesNotStopTheBatch) {
+  for (int i = 0; i < 6; ++i) make_image("in/p" + std::to_string(i) + ".png", 16, 12, 3, PixelType::UInt8, 30 + i);
+  const std::string cmd = "GPUBLUR_TEST_WRITE_DELAY_MS=50 " + quote(gpublur::testing::gpublur_bin()) + " -v blur " +
+                          quote(at("in").string()) + " -o " + quote(at("o").string()) +
+                          " -b cpu --io-threads 1 2>&1 | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}";
+  const int status = std::system(("bash -c " + quote(cmd)).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "141: killed by SIGPIPE";
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(fs::exists(at("o/p" + std::to_string(i) + ".png"))) << i;
   EXPECT_TRUE(leftovers(at("o")).empty()) << leftovers(at("o")).front();
-  EXPECT_FALSE(fs::exists(at("o/a.png")));
+}
+
+// A file-size limit (ulimit -f) fails the file that meets it, with its reason, and the run goes on: no process
+// killed by SIGXFSZ with its temporary left behind.
+TEST_F(E2E, AFileSizeLimitFailsThatFileOnly) {
+  make_image("in/big.exr", 64, 64, 4, PixelType::Float, 40);   // 64 KiB of pixels written uncompressed
+  make_image("in/small.png", 4, 4, 1, PixelType::UInt8, 41);  // well under the limit
+  const std::string cmd = "ulimit -f 16; exec " + quote(gpublur::testing::gpublur_bin()) + " blur " +
+                          quote(at("in").string()) + " -o " + quote(at("o").string()) +
+                          " -b cpu -m copy --exr-compression none --report " + quote(at("r.json").string()) +
+                          " 2>" + quote(at("err.txt").string());
+  const int status = std::system(("bash -c " + quote(cmd)).c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(slurp(at("err.txt")).find("File too large"), std::string::npos) << slurp(at("err.txt"));
+  EXPECT_FALSE(fs::exists(at("o/big.exr")));
+  EXPECT_TRUE(fs::exists(at("o/small.png")));
+  EXPECT_TRUE(leftovers(at("o")).empty()) << leftovers(at("o")).front();
   const json rep = json::parse(slurp(at("r.json")));
-  const auto errors = testing::schema_errors(load_schema(), rep);
-  EXPECT_TRUE(errors.empty()) << errors.front();
-  EXPECT_EQ(rep["summary"]["interrupted"], true);
-  // The missing input's error; the image whose write the signal stopped is in it when its writer finished first
-  // (then with its error), never as written.
-  ASSERT_GE(rep["images"].size(), 1u) << rep.dump();
-  ASSERT_LE(rep["images"].size(), 2u) << rep.dump();
-  EXPECT_NE(rep["images"][0]["error"].get<std::string>().find("missing.png"), std::string::npos) << rep.dump();
-  if (rep["images"].size() == 2)
-    EXPECT_NE(rep["images"][1]["error"].get<std::string>().find("interrupted"), std::string::npos) << rep.dump();
-  EXPECT_EQ(rep["summary"]["failed"], rep["images"].size());
-  EXPECT_EQ(rep["method"]["name"], "gauss-sep");
-  EXPECT_EQ(rep["backend"]["name"], "cpu");
+  EXPECT_EQ(rep["summary"]["failed"], 1);
+}
+
+// Reports through a link land in its target (the link stays); stdin that cannot be read is an error, not an empty
+// list; an output name near NAME_MAX is written (its temporary's name is cut to fit).
+TEST_F(E2E, ReportLinksUnreadableStdinAndLongNames) {
+  const std::string stem(250, 'n');
+  make_image("in/" + stem + ".png", 8, 6, 3, PixelType::UInt8, 42);
+  fs::create_directories(at("reports"));
+  fs::create_symlink(at("reports/r.json"), at("link.json"));
+  Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("o").string()) + " -b cpu --report " +
+                 quote(at("link.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(at("o/" + stem + ".png")));
+  EXPECT_TRUE(fs::is_symlink(at("link.json")));
+  EXPECT_EQ(json::parse(slurp(at("reports/r.json")))["summary"]["images"], 1);
+  r = run("report merge " + quote(at("reports/r.json").string()) + " -o " + quote(at("link.json").string()));
+  EXPECT_EQ(r.rc, 2) << "the link names the input report: " << r.err;
+  fs::create_symlink(at("reports/merged.json"), at("merged-link.json"));
+  r = run("report merge " + quote(at("reports/r.json").string()) + " -o " + quote(at("merged-link.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(at("merged-link.json")));
+  EXPECT_EQ(json::parse(slurp(at("reports/merged.json")))["summary"]["images"], 1);
+  const std::string cmd = quote(gpublur::testing::gpublur_bin()) + " blur - -o " + quote(at("o2").string()) +
+                          " -b cpu <" + quote(at("in").string()) + " 2>" + quote(at("err.txt").string());
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_NE(slurp(at("err.txt")).find("cannot read the list of inputs from stdin"), std::string::npos)
+      << slurp(at("err.txt"));
+}
+
+// A process limit (ulimit -u) that refuses threads: fewer threads, or one clear error; never an abort.
+TEST_F(E2E, AThreadLimitIsNeverAnAbort) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the binary as another user, whose processes the limit counts";
+  make_image("in/a.png", 40, 30, 3, PixelType::UInt8, 43);
+  fs::permissions(dir_, fs::perms::all);
+  fs::permissions(at("in"), fs::perms::all);
+  const std::string bin = gpublur::testing::gpublur_bin();
+  for (const int nproc : {1, 4}) {
+    SCOPED_TRACE("RLIMIT_NPROC " + std::to_string(nproc));
+    const std::string out = at("o" + std::to_string(nproc)).string(), err = at("err.txt").string();
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      freopen(err.c_str(), "w", stderr);
+      const rlimit lim{rlim_t(nproc), rlim_t(nproc)};
+      if (setgid(65534) != 0 || setuid(65534) != 0 || setrlimit(RLIMIT_NPROC, &lim) != 0) _exit(126);
+      execl(bin.c_str(), bin.c_str(), "blur", at("in").c_str(), "-o", out.c_str(), "-b", "cpu", "--io", "lean",
+            "--io-threads", "1", "--threads", "4", (char*)nullptr);
+      _exit(127);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << slurp(err);
+    const std::string said = slurp(err);
+    EXPECT_EQ(said.find("terminate called"), std::string::npos) << said;
+    if (nproc == 1) {  // not even the I/O threads
+      EXPECT_EQ(WEXITSTATUS(status), 1) << said;
+      EXPECT_NE(said.find("cannot start the I/O threads"), std::string::npos) << said;
+    } else {  // main, the interrupt thread, a reader and a writer: the CPU backend's rows run on fewer threads
+      EXPECT_EQ(WEXITSTATUS(status), 0) << said;
+      EXPECT_TRUE(fs::exists(out + "/a.png")) << said;
+    }
+  }
 }
 
 TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
@@ -836,7 +974,7 @@ TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
 TEST_F(E2E, LostStdoutFailsAndBenchJsonIsCheckedFirst) {
   if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full here";
   for (const std::string args : {"methods --json", "methods", "bench -b cpu -m copy --size 8 --repeat 1 --json -",
-                                 "quality -b cpu -m box --size 16 --json"}) {
+                                 "quality -b cpu -m box --size 16 --json", "--help", "--version", "blur --help"}) {
     const std::string cmd = quote(gpublur::testing::gpublur_bin()) + " " + args + " >/dev/full 2>" +
                             quote(at("err.txt").string());
     const int status = std::system(cmd.c_str());
@@ -866,6 +1004,14 @@ TEST_F(E2E, ARefusedRunLeavesNoFolderItMade) {
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_TRUE(fs::is_directory(at("kept")));
   EXPECT_FALSE(fs::exists(at("kept/new")));
+  // The reason a folder could not be made is the system's (here: sysfs refuses it, even to root), not a guess.
+  const std::string refused = "/sys/gpublur-e2e-no-such-folder";
+  if (!fs::exists(refused)) {
+    r = run("blur " + quote(at("a.png").string()) + " -o " + refused + " -b cpu");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("cannot create output folder " + refused + ": "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("not a folder"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(E2E, CudaWithoutDeviceIsOneClearError) {

@@ -1,0 +1,129 @@
+#include "core/output_file.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <random>
+
+namespace fs = std::filesystem;
+
+namespace gpublur {
+
+namespace {
+
+uint32_t random_token() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng = [] {
+    std::random_device rd;
+    return std::mt19937_64((uint64_t(rd()) << 32) ^ rd() ^ uint64_t(getpid()));
+  }();
+  std::lock_guard<std::mutex> lock(mutex);
+  return uint32_t(rng() >> 32);
+}
+
+// Cuts `s` to at most `n` bytes without splitting a UTF-8 sequence.
+std::string utf8_prefix(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
+// /dev/stdout, /dev/fd/N and /proc/self/fd/N name a descriptor already open: it is written, never replaced.
+bool names_open_descriptor(const std::string& path) {
+  return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+}
+
+Status write_all(int fd, const std::string& text, const std::string& what) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::fail(what + ": cannot write: " + std::strerror(n < 0 ? errno : EIO));
+    done += size_t(n);
+  }
+  return Status::success();
+}
+
+Status write_directly(const std::string& path, const std::string& text, const std::string& what, bool append) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0));
+  if (fd < 0) return Status::fail(what + ": cannot open it for writing: " + std::strerror(errno));
+  Status s = write_all(fd, text, what);
+  if (::close(fd) != 0 && s.ok()) s = Status::fail(what + ": cannot write: " + std::strerror(errno));
+  return s;
+}
+
+// The file at the end of `path`'s chain of links (a dangling link's target too), or `path` itself.
+std::string link_target(const std::string& path) {
+  fs::path p = path;
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = next.is_absolute() ? next : p.parent_path() / next;
+  }
+  return p.string();
+}
+
+}  // namespace
+
+std::string temp_path_for(const std::string& output) {
+  const fs::path p(output);
+  char token[24];
+  std::snprintf(token, sizeof token, ".tmp-%d-%08x", int(getpid()), random_token());
+  const std::string ext = p.extension().string();
+  const size_t fixed = 1 + std::strlen(token) + ext.size();  // "." + token + ext
+  const size_t room = NAME_MAX > fixed ? NAME_MAX - fixed : 0;
+  return (p.parent_path() / ("." + utf8_prefix(p.stem().string(), room) + token + ext)).string();
+}
+
+Status write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) return write_directly(path, text, what, false);
+  if (names_open_descriptor(path)) return write_directly(path, text, what, true);
+  const std::string target = link_target(path);  // a link's target is replaced, the link kept
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+    tmp = temp_path_for(target);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return Status::fail(what + ": cannot create its temporary " + tmp + ": " + std::strerror(errno));
+  Status s = write_all(fd, text, what);
+  if (::close(fd) != 0 && s.ok()) s = Status::fail(what + ": cannot write: " + std::strerror(errno));
+  if (s.ok() && std::rename(tmp.c_str(), target.c_str()) != 0)
+    s = Status::fail(what + ": cannot rename its temporary " + tmp + " into place: " + std::strerror(errno));
+  if (!s.ok()) ::unlink(tmp.c_str());
+  return s;
+}
+
+Status check_text_file_target(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-") return Status::success();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Status::fail(option + " " + path + " is a folder");
+    if (!S_ISREG(st.st_mode) || names_open_descriptor(path)) {
+      if (::access(path.c_str(), W_OK) != 0)
+        return Status::fail(option + " " + path + ": cannot write it: " + std::strerror(errno));
+      return Status::success();
+    }
+  }
+  std::error_code ec;
+  const fs::path parent = fs::absolute(link_target(path), ec).parent_path();
+  if (!fs::is_directory(parent, ec))
+    return Status::fail(option + " " + path + ": its folder " + parent.string() + " does not exist");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    return Status::fail(option + " " + path + ": cannot write in its folder " + parent.string() + ": " +
+                        std::strerror(errno));
+  return Status::success();
+}
+
+}  // namespace gpublur
