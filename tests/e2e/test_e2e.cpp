@@ -386,7 +386,8 @@ TEST_F(E2E, GlShaderCacheLivesInGpublursFolder) {
       "-u __GL_SHADER_DISK_CACHE_PATH -u __GL_SHADER_DISK_CACHE HOME=" + quote(at("home").string());
   const Result r =
       run("blur " + quote(at("in").string()) + " -o " + quote(at("out").string()) + " -b gl -q", "", clean);
-  if (r.rc != 0 && r.err.find("EGL") != std::string::npos) GTEST_SKIP() << r.err;
+  if (r.rc != 0 && (r.err.find("EGL") != std::string::npos || r.err.find(kNotBuiltIn) != std::string::npos))
+    GTEST_SKIP() << r.err;
   ASSERT_EQ(r.rc, 0) << r.err;
   const fs::path dir = at("home/.cache/gpublur/gl-shaders");
   ASSERT_TRUE(fs::is_directory(dir));
@@ -442,7 +443,9 @@ TEST_F(E2E, EightBitPathWritesTheSameFiles) {
                            "GPUBLUR_PACKED_IO=1");
       const Result b = run("blur " + quote(at("in").string()) + " -o " + quote(at("b").string()) + common, "",
                            "GPUBLUR_PACKED_IO=0");
-      if (backend == "gl" && a.rc != 0 && a.err.find("EGL") != std::string::npos) GTEST_SKIP() << a.err;
+      if (backend == "gl" && a.rc != 0 &&
+          (a.err.find("EGL") != std::string::npos || a.err.find(kNotBuiltIn) != std::string::npos))
+        GTEST_SKIP() << a.err;
       ASSERT_EQ(a.rc, 0) << a.err;
       ASSERT_EQ(b.rc, 0) << b.err;
       const std::string ext = opts == " --format exr" ? ".exr" : ".png";
@@ -913,35 +916,49 @@ TEST_F(E2E, ReportLinksUnreadableStdinAndLongNames) {
       << slurp(at("err.txt"));
 }
 
-// A process limit (ulimit -u) that refuses threads: fewer threads, or one clear error; never an abort.
+// A process limit (ulimit -u) that refuses threads: fewer threads, or one clear error; never an abort. The limit
+// counts the threads libraries start before main (the OIIO build's log4cplus starts one), so the test first finds
+// the smallest limit under which the binary runs at all.
 TEST_F(E2E, AThreadLimitIsNeverAnAbort) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run the binary as another user, whose processes the limit counts";
   make_image("in/a.png", 40, 30, 3, PixelType::UInt8, 43);
   fs::permissions(dir_, fs::perms::all);
   fs::permissions(at("in"), fs::perms::all);
-  const std::string bin = gpublur::testing::gpublur_bin();
-  for (const int nproc : {1, 4}) {
-    SCOPED_TRACE("RLIMIT_NPROC " + std::to_string(nproc));
-    const std::string out = at("o" + std::to_string(nproc)).string(), err = at("err.txt").string();
+  const std::string bin = gpublur::testing::gpublur_bin(), err = at("err.txt").string();
+  // Runs the binary as nobody under RLIMIT_NPROC `nproc`; its wait status.
+  auto run_limited = [&](int nproc, std::vector<std::string> args) {
     const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
     if (pid == 0) {
       freopen(err.c_str(), "w", stderr);
       const rlimit lim{rlim_t(nproc), rlim_t(nproc)};
       if (setgid(65534) != 0 || setuid(65534) != 0 || setrlimit(RLIMIT_NPROC, &lim) != 0) _exit(126);
-      execl(bin.c_str(), bin.c_str(), "blur", at("in").c_str(), "-o", out.c_str(), "-b", "cpu", "--io", "lean",
-            "--io-threads", "1", "--threads", "4", (char*)nullptr);
+      std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
       _exit(127);
     }
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << slurp(err);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return status;
+  };
+  int base = 1;  // the process and whatever its libraries start before main
+  while (base < 8 && !WIFEXITED(run_limited(base, {"--version"}))) ++base;
+  ASSERT_LT(base, 8) << slurp(err);
+  // At `base` not even the I/O threads start: one error. Three more (the interrupt thread, a reader and a writer)
+  // run the batch, the CPU backend's rows on fewer threads than --threads asks.
+  for (const int nproc : {base, base + 3}) {
+    SCOPED_TRACE("RLIMIT_NPROC " + std::to_string(nproc) + ", " + std::to_string(base) + " before main");
+    const std::string out = at("o" + std::to_string(nproc)).string();
+    const int status = run_limited(nproc, {"blur", at("in").string(), "-o", out, "-b", "cpu", "--io", "lean",
+                                           "--io-threads", "1", "--threads", "4"});
     const std::string said = slurp(err);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << said;
     EXPECT_EQ(said.find("terminate called"), std::string::npos) << said;
-    if (nproc == 1) {  // not even the I/O threads
+    if (nproc == base) {
       EXPECT_EQ(WEXITSTATUS(status), 1) << said;
       EXPECT_NE(said.find("cannot start the I/O threads"), std::string::npos) << said;
-    } else {  // main, the interrupt thread, a reader and a writer: the CPU backend's rows run on fewer threads
+    } else {
       EXPECT_EQ(WEXITSTATUS(status), 0) << said;
       EXPECT_TRUE(fs::exists(out + "/a.png")) << said;
     }
