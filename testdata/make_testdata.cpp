@@ -285,9 +285,11 @@ bool copy_prefix(const std::string& src, const std::string& dst, double fraction
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUTPUT_DIR   (writes the testdata files and OUTPUT_DIR/bad/)\n", argv[0]);
-    return 2;
+  const bool help = argc == 2 && (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help");
+  if (argc != 2 || help || argv[1][0] == '-') {  // never a folder named like an option
+    std::fprintf(help ? stdout : stderr, "usage: %s OUTPUT_DIR   (writes the testdata files and OUTPUT_DIR/bad/)\n",
+                 argv[0]);
+    return help ? 0 : 2;
   }
   const std::string dir = argv[1], bad = dir + "/bad";
   ::mkdir(dir.c_str(), 0755);

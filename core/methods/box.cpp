@@ -7,6 +7,7 @@
 //   sat             per pass a float64 summed-area table of the (extended) image and 4 lookups per pixel
 //   2d              per pass the direct w x w box (w^2 reads per pixel)
 // sat and 2d carry the cascade in padded intermediates: pass i writes the area the later passes still read.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -98,6 +99,11 @@ Recipe box_recipe() {
       separable_passes(plan, pass);
     } else {
       cascade_2d(plan, widths, impl == "sat");
+      if (impl == "2d")  // each pass reads its w^2 window
+        warn_direct_2d_cost(plan, "box --impl 2d (each of its passes)",
+                            *std::max_element(widths.begin(), widths.end()) / 2,
+                            "--impl separable computes the same function by running sums, in time independent of "
+                            "the width");
     }
     return Status::success();
   };

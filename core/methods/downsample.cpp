@@ -66,33 +66,46 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
     plan.details["downsample_choice"] = automatic ? "from sigma" : "given";  // the rule: the parameter's help
   }
   if (F == 1) return r.build(p, plan);
+  // A method whose own parameters fix its size (a kernel file, box --width, kawase --offsets) keeps it at the small
+  // resolution: its effective sigma does not follow the sigma it is built at, so there is no sigma to correct or to
+  // check against the resampling's own blur.
+  Plan one = plan, two = plan;
+  one.sigma = 1, two.sigma = 2;
+  if (Status s = r.build(p, one); !s) return s;
+  if (Status s = r.build(p, two); !s) return s;
+  const bool fixed = std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma);
   const int L = levels_of(F);
   const double resample_var = resample_variance(F);
-  const double inner_var = plan.sigma * plan.sigma - resample_var;
-  if (inner_var < std::pow(kMinSigma * F, 2))
-    return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}", F,
-                                    std::sqrt(resample_var), downsample_min_sigma(F)));
-  // The method's own effective sigma at the small resolution is what counts: where it differs from the sigma
-  // asked for (a sampled Gaussian of sigma 0.5 is narrower), the request is corrected (s *= target / effective)
-  // within a bracket that every trial narrows, bisecting where the correction would leave it: near a sampled
-  // Gaussian's smallest sigmas its effective sigma rises steeply, and the plain correction oscillated there
-  // (gauss-sep sigma 1.2 --downsample 2 kept its first trial, 13% short). The closest plan is kept (methods
-  // with discrete settings, box's odd widths, may not reach the target).
-  const double target = std::sqrt(inner_var) / F;
   Plan inner;
-  double ask = target, lo = 0, hi = std::numeric_limits<double>::infinity();  // effective(lo) < target < (hi)
-  for (int it = 0; it < 40; ++it) {
-    Plan trial = plan;
-    trial.sigma = ask;
-    if (Status s = r.build(p, trial); !s) return s;
-    const double e = trial.effective_sigma;
-    if (it == 0 || std::fabs(e - target) < std::fabs(inner.effective_sigma - target)) inner = trial;
-    if (std::fabs(e - target) < 1e-4 * target || !(e > 0)) break;
-    (e < target ? lo : hi) = ask;
-    if (hi - lo < 1e-7 * target || (e > target && ask <= kMinSigma)) break;  // nothing left to try
-    double next = ask * target / e;
-    if (!(next > lo && next < hi)) next = std::isinf(hi) ? 2 * ask : 0.5 * (lo + hi);
-    ask = std::max(kMinSigma, next);
+  if (fixed) {
+    inner = plan;
+    if (Status s = r.build(p, inner); !s) return s;
+  } else {
+    const double inner_var = plan.sigma * plan.sigma - resample_var;
+    if (inner_var < std::pow(kMinSigma * F, 2))
+      return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}",
+                                      F, std::sqrt(resample_var), downsample_min_sigma(F)));
+    // The method's own effective sigma at the small resolution is what counts: where it differs from the sigma
+    // asked for (a sampled Gaussian of sigma 0.5 is narrower), the request is corrected (s *= target / effective)
+    // within a bracket that every trial narrows, bisecting where the correction would leave it: near a sampled
+    // Gaussian's smallest sigmas its effective sigma rises steeply, and the plain correction oscillated there
+    // (gauss-sep sigma 1.2 --downsample 2 kept its first trial, 13% short). The closest plan is kept (methods
+    // with discrete settings, box's odd widths, may not reach the target).
+    const double target = std::sqrt(inner_var) / F;
+    double ask = target, lo = 0, hi = std::numeric_limits<double>::infinity();  // effective(lo) < target < (hi)
+    for (int it = 0; it < 40; ++it) {
+      Plan trial = plan;
+      trial.sigma = ask;
+      if (Status s = r.build(p, trial); !s) return s;
+      const double e = trial.effective_sigma;
+      if (it == 0 || std::fabs(e - target) < std::fabs(inner.effective_sigma - target)) inner = trial;
+      if (std::fabs(e - target) < 1e-4 * target || !(e > 0)) break;
+      (e < target ? lo : hi) = ask;
+      if (hi - lo < 1e-7 * target || (e > target && ask <= kMinSigma)) break;  // nothing left to try
+      double next = ask * target / e;
+      if (!(next > lo && next < hi)) next = std::isinf(hi) ? 2 * ask : 0.5 * (lo + hi);
+      ask = std::max(kMinSigma, next);
+    }
   }
   // Renumber: the method's input and output become intermediates at divisor F, its intermediates scale by F.
   Program& prog = plan.program;
@@ -124,11 +137,14 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   plan.params["sigma"] = fmt::format("{:.9g}", plan.sigma);
   plan.details = inner.details;
   plan.details["downsample"] = std::to_string(F);
-  plan.details["method_sigma"] = fmt::format("{:.6g}", inner.sigma);
+  plan.details["method_sigma"] = fixed ? "none (its parameters fix its size)" : fmt::format("{:.6g}", inner.sigma);
   plan.details["method_effective_sigma"] = fmt::format("{:.6g}", inner.effective_sigma);
   plan.details["method_resolution"] = fmt::format("1/{} per axis (ceil(width / {}) x ceil(height / {}))", F, F, F);
   plan.tolerance = inner.tolerance;
-  plan.effective_sigma = std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var);
+  // A method that is not a blur (a kernel of negative weights: effective sigma 0) stays one whatever the resampling.
+  plan.effective_sigma = inner.effective_sigma > 0
+                             ? std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var)
+                             : 0;
   plan.radius = F * (inner.radius + 2) + 2;
   return Status::success();
 }

@@ -280,6 +280,37 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   // Every method takes it (kawase: the adjusted sigma sets the passes); the bandwidth floor does not.
   EXPECT_TRUE(resolve_plan("kawase", {{"sigma", "20"}, {"downsample", "4"}}, p).ok());
   EXPECT_FALSE(resolve_plan("copy", {{"downsample", "2"}}, p).ok());
+  // Where the method's own parameters fix its size, it keeps that size at the small resolution (docs/methods.md):
+  // no sigma is corrected or checked against the resampling's blur (it was a "--sigma must be at least" about a sigma
+  // the method ignores), method_sigma says none, and the effective sigma follows from the fixed size whatever
+  // --sigma says.
+  for (const std::map<std::string, std::string>& fixed :
+       std::vector<std::map<std::string, std::string>>{
+           {{"method", "box"}, {"width", "9"}},
+           {{"method", "kawase"}, {"offsets", "0,1,2"}},
+           {{"method", "diffusion"}, {"iterations", "40"}, {"rate", "0.2"}},
+           {{"method", "spread"}, {"radius", "20"}}}) {
+    std::map<std::string, std::string> given = fixed;
+    const std::string method = given["method"];
+    given.erase("method");
+    double first = -1;
+    for (const char* sigma : {"0.5", "30"}) {
+      given["sigma"] = sigma;
+      given["downsample"] = "8";
+      const Status r = resolve_plan(method, given, p);
+      ASSERT_TRUE(r.ok()) << method << " sigma " << sigma << ": " << r.error;
+      EXPECT_EQ(p.details.at("method_sigma"), "none (its parameters fix its size)") << method;
+      const double e = std::stod(p.details.at("method_effective_sigma"));
+      // (F^2 - 1) / 3 = 21 for F = 8
+      EXPECT_NEAR(p.effective_sigma, std::sqrt(64 * e * e + 21), 1e-5 * p.effective_sigma) << method;
+      if (first < 0) first = p.effective_sigma;
+      EXPECT_EQ(p.effective_sigma, first) << method << ": the sigma changed a fixed size";
+    }
+  }
+  ASSERT_TRUE(resolve_plan("box", {{"width", "9"}, {"downsample", "2"}}, p).ok());
+  EXPECT_NEAR(p.effective_sigma, 9.0, 1e-9);  // sqrt(4 x 20 + 1), as methods.md says
+  // A radius given still leaves the Gaussian's sigma free: kept.
+  EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", "12"}, {"radius", "20"}, {"downsample", "2"}}, p).ok());
 }
 
 }  // namespace

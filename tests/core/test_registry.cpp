@@ -212,6 +212,16 @@ TEST(Plan, DirectTwoDimensionalCostWarnsAboveItsBound) {
   Plan big;  // from sigma: radius ceil(3 sigma) = 159
   ASSERT_TRUE(resolve_plan("gauss-2d", {{"sigma", "53"}}, big));
   EXPECT_NE(big.details["warning"].find("gauss-sep"), std::string::npos) << big.details["warning"];
+  // box's direct 2D impl: each pass reads its widest box's w^2 (317 = a radius of 158); the other impls do not warn.
+  for (const char* impl : {"2d", "separable", "sat", "moving-average"}) {
+    Plan b;
+    ASSERT_TRUE(resolve_plan("box", {{"width", "317"}, {"passes", "2"}, {"impl", impl}}, b)) << impl;
+    EXPECT_EQ(b.details.count("warning"), std::string(impl) == "2d" ? 1u : 0u) << impl;
+    if (std::string(impl) == "2d")
+      EXPECT_NE(b.details["warning"].find("317^2 = 100489"), std::string::npos) << b.details["warning"];
+    ASSERT_TRUE(resolve_plan("box", {{"width", "315"}, {"impl", impl}}, b)) << impl;
+    EXPECT_FALSE(b.details.count("warning")) << impl << ": " << b.details["warning"];
+  }
 }
 
 TEST(Gauss, LinearTapsReproduceTheDiscreteKernel) {
