@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -146,6 +147,30 @@ TEST_F(OutputFile, TargetsThatCannotBeWrittenAreRefusedBeforeTheWork) {
   s = write_text_file((dir_ / "no/such/b.json").string(), "x", "--json b.json");
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.error.rfind("--json b.json: cannot create its temporary", 0), 0u) << s.error;
+}
+
+// A folder the user may not write in is refused up front (not after the whole run, as the rename's failure was).
+TEST_F(OutputFile, AFolderTheUserMayNotWriteInIsRefusedUpFront) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to check as another user";
+  fs::create_directories(dir_ / "locked");
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir_ / "locked", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const std::string path = (dir_ / "locked/r.json").string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // as nobody: 0 when refused with the reason, else 1
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    const Status s = check_text_file_target("--report", path);
+    _exit(!s.ok() && s.error.find("cannot write in its folder") != std::string::npos &&
+                  s.error.find("Permission denied") != std::string::npos
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(check_text_file_target("--report", path).ok()) << "root may write there";
 }
 
 }  // namespace
