@@ -290,7 +290,12 @@ Status guarded_write(WriteSlot& slot, const std::string& output, bool overwrite,
     if (!slot.take(r)) return Status::fail(output + ": interrupted");
     r.temps.insert(tmp);
   }
-  Status s = write(tmp);
+  Status s;
+  try {
+    s = write(tmp);
+  } catch (const std::exception& e) {  // (out of memory in an encoder): the temporary goes like any failure's
+    s = Status::fail(e.what());
+  }
   // Adapters name the file they were given; say the output's name, not the temporary's.
   for (size_t at; !s.ok() && (at = s.error.find(tmp)) != std::string::npos;) s.error.replace(at, tmp.size(), output);
   std::unique_lock<std::mutex> lock(r.mutex);

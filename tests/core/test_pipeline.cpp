@@ -447,6 +447,23 @@ class CountingIO final : public ImageIO {
   std::atomic<int>& reads_;
 };
 
+// Writes part of the file, then throws (an encoder out of memory): the temporary must not stay behind.
+class ThrowingWriterIO final : public ImageIO {
+ public:
+  ThrowingWriterIO() : io_(make_lean_io()) {}
+  std::string name() const override { return io_->name(); }
+  Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
+    return io_->read(path, limits, out);
+  }
+  Status write(const std::string& path, const Image&, const ImageMeta&) override {
+    std::ofstream(path) << "the first bytes";
+    throw std::bad_alloc();
+  }
+
+ private:
+  std::unique_ptr<ImageIO> io_;
+};
+
 std::vector<Job> write_inputs(TempDir& d, int n) {
   auto io = make_lean_io();
   for (int i = 0; i < n; ++i) {
@@ -492,6 +509,28 @@ TEST(Pipeline, ReadsBeforeTheBackendsAreOpen) {
   EXPECT_EQ(opened_on, std::this_thread::get_id()) << "the backends open on the thread that runs them";
   ASSERT_EQ(run.images.size(), jobs.size());
   expect_reference_outputs(run, plan);
+}
+
+// A write that throws is that image's error, and its temporary is removed (it stayed, hidden, beside the outputs).
+TEST(Pipeline, AWriteThatThrowsLeavesNoTemporary) {
+  if (!make_lean_io()) GTEST_SKIP() << "no lean I/O adapter";
+  TempDir d;
+  const std::vector<Job> jobs = write_inputs(d, 2);
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("copy", {}, plan).ok());
+  auto backend = make_cpu_backend(BackendOptions{});
+  PipelineOptions po;
+  po.make_io = [] { return std::make_unique<ThrowingWriterIO>(); };
+  RunRecord run;
+  run_pipeline(jobs, *backend, plan, po, run);
+  ASSERT_EQ(run.images.size(), 2u);
+  for (const auto& im : run.images) {
+    EXPECT_FALSE(im.ok);
+    EXPECT_NE(im.error.find("bad_alloc"), std::string::npos) << im.error;
+  }
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(d / "out")) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << left.front();
 }
 
 // Backends that fail to open: the readers stop, nothing is written or recorded, and the pipeline returns.
