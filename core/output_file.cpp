@@ -36,9 +36,11 @@ std::string utf8_prefix(const std::string& s, size_t n) {
   return s.substr(0, n);
 }
 
-// /dev/stdout, /dev/fd/N and /proc/self/fd/N name a descriptor already open: it is written, never replaced.
+// /dev/stdout, /dev/stderr, /dev/fd/N and /proc/<pid>/fd/N name a descriptor already open: it is written, never
+// replaced (other paths under /dev, /dev/shm's files say, are files like any other).
 bool names_open_descriptor(const std::string& path) {
-  return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+  return path == "/dev/stdout" || path == "/dev/stderr" || path.rfind("/dev/fd/", 0) == 0 ||
+         (path.rfind("/proc/", 0) == 0 && path.find("/fd/") != std::string::npos);
 }
 
 Status write_all(int fd, const std::string& text, const std::string& what) {

@@ -133,6 +133,16 @@ TEST_F(OutputFile, AnOpenDescriptorsPathIsAppendedTo) {
   ::close(fd);
   EXPECT_EQ(slurp(p), "before\nreport\n");
   EXPECT_TRUE(others({"stdout.txt"}).empty());
+  // Other paths under /dev are files like any other: /dev/shm's are replaced whole, not appended to.
+  const fs::path shm = "/dev/shm/gpublur-outfile-" + std::to_string(getpid()) + ".json";
+  if (fs::is_directory("/dev/shm") && std::ofstream(shm) << "old report\n") {
+    ASSERT_TRUE(write_text_file(shm.string(), "new\n", "--report").ok());
+    EXPECT_EQ(slurp(shm), "new\n");
+    fs::remove(shm);
+    ASSERT_TRUE(write_text_file(shm.string(), "made\n", "--report").ok()) << "a new file there is created";
+    EXPECT_EQ(slurp(shm), "made\n");
+    fs::remove(shm);
+  }
 }
 
 TEST_F(OutputFile, TargetsThatCannotBeWrittenAreRefusedBeforeTheWork) {
