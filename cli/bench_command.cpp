@@ -118,7 +118,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
   cmd->add_option("--border", a->border, "border mode: clamp, mirror, wrap, zero");
   cmd->add_option("--param", a->params, "method parameter name=value, applied to the methods that have it")
       ->type_name("NAME=VALUE");
-  cmd->add_option("--json", a->json, "also write the results as JSON to FILE ('-' = stdout)")->type_name("FILE");
+  cmd->add_option("--json", a->json, "also write the results as JSON to FILE ('-' = stdout)")
+      ->type_name("FILE")
+      ->check(kNamesAFile);
   cmd->add_option("--seed", a->seed, "random image seed")->capture_default_str();
   cmd->footer(methods_footer());
   return [a] { return run_bench_command(*a); };

@@ -298,7 +298,8 @@ std::function<int()> add_blur_command(CLI::App& app) {
   cmd->add_flag("--overwrite", args->overwrite,
                 "replace existing output files (without it an existing output is an error for that file)");
   cmd->add_option("--report", args->report, "write the run report to FILE ('-' = stdout; logs stay on stderr)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(kNamesAFile);
   args->report_format_opt =
       cmd->add_option("--report-format", args->report_format,
                       "json (one document), jsonl (a line per image + a summary line) or csv")

@@ -70,6 +70,8 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
   while (std::getline(in, cur, ':')) parts.push_back(cur);
   name = parts.empty() ? "" : parts[0];
   params.clear();
+  if (!entry.empty() && entry.back() == ':')  // getline drops the empty setting after a trailing ':'
+    return Status::fail("method variant '" + entry + "': '' is not name=value");
   for (size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     if (eq == std::string::npos || eq == 0)
@@ -116,13 +118,18 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
 Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out) {
   out.clear();
   for (const auto& item : split(list, ',')) {
-    int w = 0, h = 0;
-    char x = 0, extra = 0;
-    const int n = std::sscanf(item.c_str(), "%d%c%d%c", &w, &x, &h, &extra);
-    if (n == 1) h = w;
-    if (!((n == 1) || (n == 3 && (x == 'x' || x == 'X'))) || w < 1 || h < 1 || w > 65536 || h > 65536)
-      return Status::fail("--size '" + item + "' is not N or WxH with 1 <= N <= 65536");
-    out.emplace_back(w, h);
+    // Digits only, read whole (sscanf's %d wrapped 4294967328 round to 32 and benched that).
+    auto side = [](const std::string& t, long& v) {
+      if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+      v = std::stol(t);
+      return v >= 1 && v <= 65536;
+    };
+    const auto x = item.find_first_of("xX");
+    long w = 0, h = 0;
+    const bool ok = x == std::string::npos ? side(item, w) && side(item, h)
+                                           : side(item.substr(0, x), w) && side(item.substr(x + 1), h);
+    if (!ok) return Status::fail("--size '" + item + "' is not N or WxH with 1 <= N <= 65536");
+    out.emplace_back(int(w), int(h));
   }
   if (out.empty()) return Status::fail("--size: no size given");
   return Status::success();
@@ -203,11 +210,12 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       up = Status::fail("out of host memory for the image");
     }
     double copy_median = 0;
-    for (const Planned& p : planned) {
+    for (size_t k = 0; k < planned.size(); ++k) {
+      const Planned& p = planned[k];
       BenchCase c;
       c.method = p.label;
       c.width = w, c.height = h, c.channels = opts.channels;
-      c.floor = p.plan.method == copy->name;
+      c.floor = k == 0;  // the plain copy; a listed copy variant (copy:border=wrap) is a case like any other
       c.sigma = c.floor ? 0 : p.sigma;
       c.params = p.plan.params;
       c.effective_sigma = p.plan.effective_sigma;

@@ -564,6 +564,12 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_EQ(sizes[1], std::make_pair(640, 480));
   EXPECT_FALSE(parse_bench_sizes("12y4", sizes).ok());
   EXPECT_FALSE(parse_bench_sizes("0", sizes).ok());
+  // Numbers past int are refused, not wrapped round (4294967328 was benched as 32).
+  for (const char* bad : {"4294967328", "16x4294967304", "65537", "-5", "12x", "x12", "1x2x3", "+7", " 8"})
+    EXPECT_FALSE(parse_bench_sizes(bad, sizes).ok()) << bad;
+  ASSERT_TRUE(parse_bench_sizes("65536x1,7X3", sizes).ok());
+  EXPECT_EQ(sizes[0], std::make_pair(65536, 1));
+  EXPECT_EQ(sizes[1], std::make_pair(7, 3));
   std::vector<std::string> methods;
   ASSERT_TRUE(resolve_bench_methods("all", "cpu", methods).ok());
   EXPECT_GE(methods.size(), 3u);
@@ -572,6 +578,7 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_TRUE(resolve_bench_methods("box:impl=sat:passes=4", "cpu", methods).ok());
   EXPECT_FALSE(resolve_bench_methods("gauss-sep:sigma=5", "cpu", methods).ok());
   EXPECT_FALSE(resolve_bench_methods("box:impl=sat:impl=2d", "cpu", methods).ok());
+  EXPECT_FALSE(resolve_bench_methods("box:", "cpu", methods).ok()) << "an empty setting";
   // A variant's list value keeps its commas; the next name starts the next entry.
   ASSERT_TRUE(resolve_bench_methods("kawase:offsets=0,1,2,box,gauss-sep", "cpu", methods).ok());
   EXPECT_EQ(methods, (std::vector<std::string>{"kawase:offsets=0,1,2", "box", "gauss-sep"}));
@@ -609,6 +616,18 @@ TEST(Bench, CpuRunHasCopyFirstAndRatios) {
 
   o.params = {{"nonsense", "1"}};
   EXPECT_FALSE(run_bench(*backend, o, r).ok());
+
+  // A copy variant listed is a case like any other; the ratio stays against the plain copy (it became the divisor).
+  o.methods = {"copy:border=wrap", "box"};
+  o.sigmas = {2};
+  o.params = {};
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 3u);
+  EXPECT_TRUE(r.cases[0].floor);
+  EXPECT_FALSE(r.cases[1].floor);
+  EXPECT_EQ(r.cases[1].method, "copy:border=wrap");
+  for (const auto& c : r.cases)
+    EXPECT_NEAR(c.ratio_to_copy, c.median_ms / r.cases[0].median_ms, 1e-12 * c.ratio_to_copy) << c.method;
 }
 
 // Counts calls, so the test can see that bench keeps the device busy before timing (steady clocks).

@@ -1005,6 +1005,13 @@ TEST_F(E2E, LostStdoutFailsAndBenchJsonIsCheckedFirst) {
     EXPECT_NE(r.err.find("--json " + where), std::string::npos) << r.err;
     EXPECT_EQ(r.out.find("box"), std::string::npos) << "the bench ran first:\n" << r.out;
   }
+  // An empty name quietly wrote nothing.
+  Result r = run("bench -b cpu -m box --size 8 --repeat 1 --json ''");
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--json: an empty name"), std::string::npos) << r.err;
+  r = run("blur " + quote(at("none.png").string()) + " -o " + quote(at("o").string()) + " -b cpu --report ''");
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--report: an empty name"), std::string::npos) << r.err;
 }
 
 // This machine has the CUDA toolkit but no device: one clear error line, a non-zero exit, no crash.
