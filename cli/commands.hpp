@@ -11,7 +11,9 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
 // For options that name a file to write (`--report`, `--json`): an empty name would quietly write nothing.
 inline const CLI::Validator kNamesAFile(
-    [](std::string& s) { return s.empty() ? std::string("an empty name: give a FILE, or - for stdout") : std::string(); },
+    [](std::string& s) {
+      return s.empty() ? std::string("an empty name: give a FILE, or - for stdout") : std::string();
+    },
     "");
 
 // Each returns the function to call when its subcommand was chosen.

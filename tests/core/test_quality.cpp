@@ -278,6 +278,25 @@ TEST(Quality, ErrorsAreZeroForExactAndFiniteForTruncated) {
   EXPECT_TRUE(quality_json(cut)["mean"]["psnr_db"].is_number());
 }
 
+// A plan that warns of its cost (a direct 2D window past its bound) skips the impulse side measure: its impulse
+// image, some 8 sigma a side, would cost that window at every pixel (gauss-2d at sigma 512: hours on a 2x3 image).
+TEST(Quality, ImpulseIsSkippedWhereThePlanWarnsOfItsCost) {
+  auto b = cpu();
+  std::vector<QualityInput> inputs = builtin_quality_inputs(16);
+  inputs.resize(1);
+  QualityOptions o;
+  o.impulse = true;
+  QualityResult warned, plain;
+  const Plan big = plan_of("gauss-2d", {{"sigma", "2"}, {"radius", "158"}});
+  ASSERT_TRUE(big.details.count("warning"));
+  ASSERT_TRUE(measure_quality(*b, big, inputs, o, warned).ok());
+  EXPECT_FALSE(warned.has_impulse);
+  EXPECT_TRUE(quality_json(warned)["impulse_sigma"].is_null());
+  EXPECT_EQ(warned.images.size(), 1u) << "the images are still measured";
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-2d", {{"sigma", "2"}, {"radius", "157"}}), inputs, o, plain).ok());
+  EXPECT_TRUE(plain.has_impulse);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Inputs: read as the blur reads them; wide images in groups of 4; a bad file is that file's error
 
