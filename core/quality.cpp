@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/bench.hpp"
@@ -82,6 +83,17 @@ bool all_finite(const Image& img) {
   return true;
 }
 
+float largest_abs(const Image& img) {
+  float m = 0;
+  for (float v : img.data) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// Why sums of finite values came out infinite: values near float32's limit (3.4e38) overflow in a blur's sums.
+std::string overflow_reason(const Image& finite_values) {
+  return fmt::format("the image's values (up to {:.3g}) overflow float32 in the sums", largest_abs(finite_values));
+}
+
 // MAD(s) against `target`, memoised by the exact s (the same s gives the same plan and output).
 class MadFunction {
  public:
@@ -97,7 +109,9 @@ class MadFunction {
     Image out;
     if (Status st = input_.run(plan, out); !st) return st;
     mad = mean_abs_difference(target_, out);
-    if (!std::isfinite(mad)) return Status::fail("reference Gaussian of sigma " + exact_text(s) + " is not finite");
+    if (!std::isfinite(mad))
+      return Status::fail(fmt::format("the difference to the exact Gaussian of sigma {:.6g} is not finite: {}", s,
+                                      overflow_reason(target_)));
     cache_[s] = mad;
     ++evaluations_;
     return Status::success();
@@ -301,7 +315,9 @@ Status kernel_sigma_of_method(const Plan& plan, Backend& backend, double& sigma)
     const double mean = first / sum;
     double var = 0;
     for (int x = 0; x < n; ++x) var += (x - half - mean) * (x - half - mean) * column[size_t(x)];
-    sigma = std::sqrt(std::max(0.0, var / sum));
+    if (!(var / sum >= -1e-12))  // negative weights (a sharpening kernel): no standard deviation to give
+      return Status::fail("its marginal's variance is not positive (negative weights: not a blur)");
+    sigma = std::sqrt(std::max(0.0, var / sum));  // copy: 0
     return Status::success();
   }
 }
@@ -426,7 +442,11 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
         Resident resident(backend, in.image);
         Image target, at_sigma;
         Status s = resident.run(plan, target);
-        if (s && !all_finite(target)) s = Status::fail("the method's output has values that are not finite");
+        if (s && !all_finite(target))  // the inputs are finite (checked when read)
+          s = Status::fail("the method's output has values that are not finite: " + overflow_reason(in.image) +
+                           (backend.storage().find("16f") != std::string::npos
+                                ? ", or beyond the half floats of --gl-storage rgba16f (65504)"
+                                : ""));
         if (s) s = resident.run(reference, at_sigma);
         if (s) {
           q.vs_sigma = compare_images(target, at_sigma);

@@ -3,6 +3,7 @@
 #include "tests/test_paths.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <filesystem>
 #include <new>
 #include <gtest/gtest.h>
@@ -365,6 +366,36 @@ TEST(Quality, ConstantImagesAreThatImagesErrorAndIdenticalOnesStayOutOfTheMeanPs
   EXPECT_DOUBLE_EQ(r.mean.psnr_db, first);  // the mean of those that differ
   EXPECT_EQ(quality_json(r)["mean"]["identical"], false);
   EXPECT_EQ(quality_json(r)["mean"]["identical_images"], 1);
+}
+
+// A sharpening kernel has no standard deviation: the impulse measure says so and is null (it read 0).
+TEST(Quality, ASharpeningKernelHasNoImpulseSigma) {
+  auto b = cpu();
+  const std::string path = ::testing::TempDir() + "/sharpen.txt";
+  std::ofstream(path) << "0 -1 0\n-1 5 -1\n0 -1 0\n";
+  std::vector<QualityInput> inputs = builtin_quality_inputs(16);
+  inputs.resize(1);
+  QualityOptions o;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("kernel", {{"kernel", path}}), inputs, o, r).ok());
+  EXPECT_FALSE(r.has_impulse);
+  EXPECT_TRUE(quality_json(r)["impulse_sigma"].is_null());
+  EXPECT_EQ(quality_json(r)["predicted_sigma"], 0.0) << "plan.effective_sigma's 0: not a blur";
+}
+
+// Finite values near float32's limit overflow in the sums: the image's error says so (it blamed the reference
+// Gaussian, with a 17-digit sigma).
+TEST(Quality, ValuesThatOverflowTheSumsSaySo) {
+  auto b = cpu();
+  Image img = testing::random_image(32, 32, 1, 9);
+  for (float& v : img.data) v = 3.3e38f * (0.999f + 0.001f * v);
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("box", {{"sigma", "2"}}), {{"huge", img, ""}}, o, r).ok());
+  ASSERT_EQ(r.images.size(), 1u);
+  EXPECT_NE(r.images[0].error.find("overflow float32 in the sums"), std::string::npos) << r.images[0].error;
+  EXPECT_NE(r.images[0].error.find("3.3e+38"), std::string::npos) << r.images[0].error;
 }
 
 TEST(Quality, NonfiniteInputsAreThatImagesError) {
