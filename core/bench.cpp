@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/plan.hpp"
@@ -151,7 +152,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   if (opts.channels < 1 || opts.channels > 4) return Status::fail("--channels must be 1..4");
   if (opts.repeat < 1) return Status::fail("--repeat must be at least 1");
   if (opts.warmup < 0) return Status::fail("--warmup must be at least 0");
-  if (!(opts.warmup_ms >= 0)) return Status::fail("--warmup-ms must be at least 0");
+  if (!(opts.warmup_ms >= 0)) return Status::fail("--warmup-ms must be a number of at least 0");  // NaN too
   if (opts.sigmas.empty()) return Status::fail("--sigma: no sigma given");
 
   // Extra parameters must belong to at least one method benchmarked (a typo should not pass silently).
@@ -293,23 +294,20 @@ std::string bench_table(const BenchResult& r) {
   std::ostringstream o;
   o << "backend " << r.backend << ", device " << r.device << ", clock " << r.timer_clock << ", storage " << r.storage
     << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-22s %11s %2s %7s %6s %11s %11s %9s %8s  %s\n", "method", "size", "c",
-                "sigma", "radius", "median_ms", "min_ms", "GB/s", "x copy", "path");
-  o << line;
+  // The method column as wide as its longest label (a variant's settings can be long), at least 22.
+  size_t mw = 22;
+  for (const auto& c : r.cases) mw = std::max(mw, c.method.size());
+  o << fmt::format("{:<{}} {:>11} {:>2} {:>7} {:>6} {:>11} {:>11} {:>9} {:>8}  {}\n", "method", mw, "size", "c",
+                   "sigma", "radius", "median_ms", "min_ms", "GB/s", "x copy", "path");
   for (const auto& c : r.cases) {
     const std::string size = std::to_string(c.width) + "x" + std::to_string(c.height);
     const std::string sigma = c.floor ? "-" : number(c.sigma);
-    if (!c.error.empty()) {
-      std::snprintf(line, sizeof line, "%-22s %11s %2d %7s %6d  error: ", c.method.c_str(), size.c_str(),
-                    c.channels, sigma.c_str(), c.radius);
-      o << line << c.error << "\n";
-      continue;
-    }
-    std::snprintf(line, sizeof line, "%-22s %11s %2d %7s %6d %11.4f %11.4f %9.2f %8.2f  %s\n", c.method.c_str(),
-                  size.c_str(), c.channels, sigma.c_str(), c.radius, c.median_ms, c.min_ms, c.gbps,
-                  c.ratio_to_copy, c.path.c_str());
-    o << line;
+    o << fmt::format("{:<{}} {:>11} {:>2} {:>7} {:>6}", c.method, mw, size, c.channels, sigma, c.radius);
+    if (!c.error.empty())
+      o << "  error: " << c.error << "\n";
+    else
+      o << fmt::format(" {:>11.4f} {:>11.4f} {:>9.2f} {:>8.2f}  {}\n", c.median_ms, c.min_ms, c.gbps, c.ratio_to_copy,
+                       c.path);
   }
   for (const auto& c : r.cases)
     if (const char* why = throttled_note(c)) {

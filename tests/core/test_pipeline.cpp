@@ -628,6 +628,20 @@ TEST(Bench, CpuRunHasCopyFirstAndRatios) {
   EXPECT_EQ(r.cases[1].method, "copy:border=wrap");
   for (const auto& c : r.cases)
     EXPECT_NEAR(c.ratio_to_copy, c.median_ms / r.cases[0].median_ms, 1e-12 * c.ratio_to_copy) << c.method;
+
+  // The table keeps long labels and paths whole (a 256-byte line cut them, newline included) and its columns in line.
+  r.cases[1].method = "kawase:offsets=" + std::string(200, '1');
+  r.cases[1].path = std::string(300, 'p');
+  std::istringstream table(bench_table(r));
+  std::string header, line;
+  std::getline(table, header);
+  std::getline(table, header);
+  std::vector<std::string> rows;
+  while (std::getline(table, line)) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_NE(rows[1].find(r.cases[1].method + " "), std::string::npos);
+  EXPECT_NE(rows[1].find(r.cases[1].path), std::string::npos);
+  for (const auto& row : rows) EXPECT_EQ(row.find(" 64x48 ") + 6, header.find(" size ") + 5) << row;
 }
 
 // Counts calls, so the test can see that bench keeps the device busy before timing (steady clocks).
