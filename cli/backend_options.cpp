@@ -46,7 +46,7 @@ bool parse_devices(const std::string& text, const std::string& backend, std::vec
 
 // Options the backend in use has no use for are said, not dropped in silence (auto may have chosen it).
 void warn_unused(const BackendArgs& a, const std::string& backend) {
-  if (backend == "cpu" && a.device != "0")
+  if (backend == "cpu" && a.device.find_first_not_of('0') != std::string::npos)  // "00" is device 0 too
     spdlog::warn("--device {}: the cpu backend has no devices; ignored", a.device);
   if (backend != "cpu" && a.threads != 0) spdlog::warn("--threads is for the cpu backend; ignored on {}", backend);
   if (backend != "gl" && a.gl_storage != "rgba32f")

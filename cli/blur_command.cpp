@@ -252,7 +252,10 @@ int run_blur(BlurArgs& a) {
   if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
   {
     std::lock_guard<std::mutex> lock(header_mutex);
-    run.timer_clock = backends[0]->timer_clock();  // again after the runs: a backend may settle it on the first ones
+    // Again after the runs: a backend may settle its clock on the first ones, and GL's storage is the texture
+    // format of the last image (r32f for one channel); at open it has seen none.
+    run.timer_clock = backends[0]->timer_clock();
+    run.storage = backends[0]->storage();
   }
 
   const int failed = run.failed();

@@ -188,8 +188,16 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
       if (i > 0 && backend(r) != backend(reports[0]))
         return Status::fail(name(i) + ": backend '" + backend(r) + "', " + name(0) + " '" + backend(reports[0]) +
                             "'; the merged report names one backend");
-      // What else changes the pixels (colour handling, GL's texture storage) or may (another build) must agree too.
-      for (const char* at : {"/colour", "/backend/storage", "/tool/version"}) {
+      // What else changes the pixels (colour handling, GL's texture precision) or may (another build) must agree too.
+      // Storage names the last image's format (r32f for one channel): shards agree on its precision, 32f or 16f.
+      const auto precision = [](const json& rep) {
+        const std::string st = rep.contains("backend") ? rep["backend"].value("storage", "") : "";
+        return st.size() >= 3 && st.compare(st.size() - 3, 3, "16f") == 0 ? "16-bit" : "32-bit";
+      };
+      if (i > 0 && precision(r) != precision(reports[0]))
+        return Status::fail(name(i) + ": backend storage " + precision(r) + ", " + name(0) + " " +
+                            precision(reports[0]) + "; merge reports of one job's shards only");
+      for (const char* at : {"/colour", "/tool/version"}) {
         const json::json_pointer p(at);
         const json mine = r.contains(p) ? r[p] : json(), theirs = reports[0].contains(p) ? reports[0][p] : json();
         if (i > 0 && mine != theirs)

@@ -72,8 +72,8 @@ Status write_report_file(const std::string& path, const RunRecord& run, ReportFo
 
 // `gpublur report merge`: one report from the JSON reports of shards of one job (--shard K/N). The header
 // (tool, backend, method, colour, io) is the first report's; the others must name the same method, parameters,
-// backend, backend storage, colour handling and tool version (else an error naming the file); backend.device,
-// backend.timer_clock and io list each distinct value ("; "). Every image entry must be as the schema has it.
+// backend, backend storage precision, colour handling and tool version (else an error naming the file);
+// backend.device, backend.timer_clock and io list each distinct value ("; "). Every image entry must be as the schema has it.
 // images are concatenated in the order given; the summary is
 // recomputed: counts and stage totals summed, wall_ms the longest shard's (shards run side by side),
 // images_per_second = successful images / that wall time, bottleneck from the summed totals.

@@ -10,6 +10,8 @@
 #include "gpu/gl/shader_cache.hpp"
 #endif
 
+#include <spdlog/spdlog.h>
+
 namespace gpublur {
 
 std::string compiled_backends() {
@@ -58,11 +60,23 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 #endif
   }
   if (name == "auto") {
+    // Each in turn; one that is there but does not start (a GL without compute shaders) is said and passed over.
 #if GPUBLUR_WITH_CUDA
-    if (cuda_device_present()) return make_cuda_backend(opts, error);
+    if (cuda_device_present()) {
+      if (auto b = make_cuda_backend(opts, error)) return b;
+      spdlog::warn("auto: a CUDA device is present but its backend did not start ({}); trying the next", error);
+      error.clear();
+    }
 #endif
 #if GPUBLUR_WITH_GL
-    if (gl_available()) return make_gl_backend(opts, error);
+    std::string why;
+    if (gl_available(&why)) {
+      if (auto b = make_gl_backend(opts, error)) return b;
+      spdlog::warn("auto: a GL context was made but the GL backend did not start ({}); the cpu backend runs", error);
+      error.clear();
+    } else {
+      spdlog::debug("auto: no GL ({}); the cpu backend runs", why);
+    }
 #endif
     return make_cpu_backend(opts);
   }

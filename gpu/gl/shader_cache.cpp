@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -74,6 +75,13 @@ std::string choose_shader_cache_dir(const std::function<const char*(const char*)
   return {};
 }
 
+bool mesa_cache_turned_off(const char* value) {
+  if (!value) return false;
+  std::string v(value);
+  for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return v == "1" || v == "true" || v == "y" || v == "yes";
+}
+
 void prepare_gl_shader_cache() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -83,7 +91,8 @@ void prepare_gl_shader_cache() {
     };
     const char* nv_cache = std::getenv("__GL_SHADER_DISK_CACHE");
     const bool nvidia = !set("__GL_SHADER_DISK_CACHE_PATH") && !(nv_cache && std::string(nv_cache) == "0");
-    const bool mesa = !set("MESA_SHADER_CACHE_DIR") && !set("MESA_GLSL_CACHE_DIR") && !set("MESA_SHADER_CACHE_DISABLE");
+    const bool mesa = !set("MESA_SHADER_CACHE_DIR") && !set("MESA_GLSL_CACHE_DIR") &&
+                      !mesa_cache_turned_off(std::getenv("MESA_SHADER_CACHE_DISABLE"));
     if (!nvidia && !mesa) return;
     std::string note;
     const std::string dir = choose_shader_cache_dir([](const char* n) { return std::getenv(n); }, getuid(), note);

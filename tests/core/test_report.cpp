@@ -236,6 +236,15 @@ TEST(Report, MergeComparesColourStorageVersionAndListsDevices) {
   EXPECT_EQ(m["backend"]["device"], ja["backend"]["device"].get<std::string>() + "; GPU two");
   EXPECT_EQ(m["io"], ja["io"].get<std::string>() + "; oiio");
   EXPECT_EQ(m["backend"]["timer_clock"], ja["backend"]["timer_clock"]);
+  // GL's storage names the last image's format: shards whose last images had other channel counts merge (one
+  // precision); 32-bit and 16-bit do not.
+  nlohmann::json g1 = ja, g2 = jb;
+  g1["backend"]["storage"] = "rgba32f", g2["backend"]["storage"] = "r32f";
+  EXPECT_TRUE(merge_reports({g1, g2}, {"a.json", "b.json"}, m).ok());
+  g2["backend"]["storage"] = "rg16f";
+  const Status s = merge_reports({g1, g2}, {"a.json", "b.json"}, m);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("16-bit"), std::string::npos) << s.error;
 }
 
 // Names that were not UTF-8 on disk read alike in JSON (U+FFFD): two shards' such files are not one image twice.

@@ -375,6 +375,34 @@ TEST_F(E2E, KernelFileErrorsAndReport) {
   EXPECT_NEAR(rep["method"]["effective_sigma"].get<double>(), std::sqrt(0.5), 1e-9);
 }
 
+// The report's backend.storage on GL is the last image's texture format (docs/cli.md): it read rgba32f whatever
+// the channels, taken when the backend opened, before any image.
+TEST_F(E2E, GlReportStorageIsTheLastImagesFormat) {
+  make_image("one.exr", 9, 7, 1, PixelType::Float, 50);
+  const Result r = run("blur " + quote(at("one.exr").string()) + " -o " + quote(at("o").string()) +
+                       " -b gl -q --gl-storage rgba16f --report -");
+  if (r.rc != 0 && (r.err.find("EGL") != std::string::npos || r.err.find(kNotBuiltIn) != std::string::npos))
+    GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["backend"]["storage"], "r16f");
+}
+
+// -b auto takes the next backend where GL makes a context but its backend does not start (here Mesa claims GL 4.5
+// with GLSL 3.30: no compute shaders), and says why; it exited 1. -b gl is that one error.
+TEST_F(E2E, AutoPassesOverAGlThatDoesNotStart) {
+  make_image("a.png", 9, 7, 3, PixelType::UInt8, 51);
+  const std::string env = "MESA_GL_VERSION_OVERRIDE=4.5 MESA_GLSL_VERSION_OVERRIDE=330 MESA_SHADER_CACHE_DISABLE=1";
+  const Result gl = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("g").string()) + " -b gl", "", env);
+  if (gl.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << gl.err;
+  if (gl.rc == 0) GTEST_SKIP() << "this GL started despite the overrides (not Mesa?)";
+  const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) +
+                       " -b auto --report -", "", env);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["backend"]["name"], "cpu");
+  EXPECT_NE(r.err.find("auto: a GL context was made but the GL backend did not start"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(at("o/a.png")));
+}
+
 // The GL drivers keep gpublur's compiled programs in its own cache folder (gpu/gl/shader_cache.hpp), here under a
 // home of the test's; a driver's cache folder the user names is left to that driver. Mesa's llvmpipe writes
 // mesa_shader_cache/ there, NVIDIA's driver GLCache/.

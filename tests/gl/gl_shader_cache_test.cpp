@@ -90,6 +90,14 @@ TEST_F(ShaderCache, RefusesLinksAndFoldersOthersMayWrite) {
   EXPECT_EQ(choose(note), (root_ / ("tmp/gpublur-" + uid) / "gl-shaders").string()) << note;
 }
 
+// MESA_SHADER_CACHE_DISABLE as Mesa reads it: =0 or =false leave the cache on, and gpublur still places it (it
+// took any value for "off", and every such process compiled every program again).
+TEST(ShaderCacheEnv, MesaDisableIsReadAsMesaReadsIt) {
+  for (const char* off : {"1", "true", "TRUE", "y", "yes", "Yes"}) EXPECT_TRUE(mesa_cache_turned_off(off)) << off;
+  for (const char* on : {"0", "false", "n", "no", "", "2", "off"}) EXPECT_FALSE(mesa_cache_turned_off(on)) << on;
+  EXPECT_FALSE(mesa_cache_turned_off(nullptr));
+}
+
 TEST_F(ShaderCache, NothingUsable) {
   std::ofstream(root_ / "file") << "x";
   env_ = {{"HOME", (root_ / "file").string()}, {"TMPDIR", (root_ / "file").string()}};
