@@ -70,13 +70,13 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format);
 // `path` "-" writes to stdout; a file is written to a temporary name and renamed.
 Status write_report_file(const std::string& path, const RunRecord& run, ReportFormat format);
 
-// `gpublur report merge`: one report from the JSON reports of shards of one job (--shard K/N). The header
-// (tool, backend, method, colour, io) is the first report's; the others must name the same method, parameters,
-// backend, backend storage precision, colour handling and tool version (else an error naming the file);
-// backend.device, backend.timer_clock and io list each distinct value ("; "). Every image entry must be as the schema has it.
-// images are concatenated in the order given; the summary is
-// recomputed: counts and stage totals summed, wall_ms the longest shard's (shards run side by side),
-// images_per_second = successful images / that wall time, bottleneck from the summed totals.
+// `gpublur report merge`: one report from the JSON reports of shards of one job (--shard K/N). The header (tool,
+// backend, method, colour, io) is the first report's; the others must name the same method, parameters, backend,
+// backend storage precision, colour handling and tool version (else an error naming the file); backend.device,
+// backend.timer_clock and io list each distinct value ("; "). Every image entry must be as the schema has it. `images`
+// are concatenated in the order given; the summary is recomputed: counts and stage totals summed, wall_ms the longest
+// shard's (shards run side by side), images_per_second = successful images / that wall time, bottleneck from the summed
+// totals.
 Status merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& names,
                      nlohmann::json& merged);
 

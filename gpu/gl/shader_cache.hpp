@@ -19,11 +19,11 @@ namespace gpublur {
 std::string choose_shader_cache_dir(const std::function<const char*(const char*)>& env, unsigned uid,
                                     std::string& note);
 
-// Points the drivers' caches at that folder, each unless the user chose for it: __GL_SHADER_DISK_CACHE_PATH
-// (NVIDIA; not where __GL_SHADER_DISK_CACHE=0) and MESA_SHADER_CACHE_DIR (Mesa; not where MESA_GLSL_CACHE_DIR is
-// set or MESA_SHADER_CACHE_DISABLE turns the cache off). Once a process, before the first EGL display: it changes the environment, so
-// call it while no other thread may read it (the CLI does so before its readers start; GlContext::create again,
-// then a no-op).
+// Points the drivers' caches at that folder, each unless the user chose for it: __GL_SHADER_DISK_CACHE_PATH (NVIDIA;
+// not where __GL_SHADER_DISK_CACHE=0) and MESA_SHADER_CACHE_DIR (Mesa; not where MESA_GLSL_CACHE_DIR is set or
+// MESA_SHADER_CACHE_DISABLE turns the cache off). Once a process, before the first EGL display: it changes the
+// environment, so call it while no other thread may read it (the CLI does so before its readers start;
+// GlContext::create again, then a no-op).
 void prepare_gl_shader_cache();
 
 // Whether MESA_SHADER_CACHE_DISABLE's value turns Mesa's cache off, read as Mesa reads it (env_var_as_boolean):
