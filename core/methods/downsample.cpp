@@ -66,22 +66,22 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
     plan.details["downsample_choice"] = automatic ? "from sigma" : "given";  // the rule: the parameter's help
   }
   if (F == 1) return r.build(p, plan);
-  // A method whose own parameters fix its size (a kernel file, box --width, kawase --offsets) keeps it at the small
-  // resolution: its effective sigma does not follow the sigma it is built at, so there is no sigma to correct or to
-  // check against the resampling's own blur.
-  Plan one = plan, two = plan;
-  one.sigma = 1, two.sigma = 2;
-  if (Status s = r.build(p, one); !s) return s;
-  if (Status s = r.build(p, two); !s) return s;
-  const bool fixed = std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma);
   const int L = levels_of(F);
   const double resample_var = resample_variance(F);
+  const double inner_var = plan.sigma * plan.sigma - resample_var;
+  // A method whose own parameters fix its size (a kernel file, box --width, kawase --offsets) keeps it at the small
+  // resolution: its effective sigma does not follow the sigma it is built at near the one it would be asked for, so
+  // there is no sigma to correct or to check against the resampling's own blur. (Probes that fail: not fixed.)
+  Plan one = plan, two = plan;
+  one.sigma = std::max(kMinSigma, (inner_var > 0 ? std::sqrt(inner_var) : plan.sigma) / F);
+  two.sigma = 1.5 * one.sigma;
+  const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() &&
+                     std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma);
   Plan inner;
   if (fixed) {
     inner = plan;
     if (Status s = r.build(p, inner); !s) return s;
   } else {
-    const double inner_var = plan.sigma * plan.sigma - resample_var;
     if (inner_var < std::pow(kMinSigma * F, 2))
       return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}",
                                       F, std::sqrt(resample_var), downsample_min_sigma(F)));

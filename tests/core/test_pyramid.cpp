@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "core/gauss.hpp"
 #include "core/plan.hpp"
@@ -309,6 +310,17 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   }
   ASSERT_TRUE(resolve_plan("box", {{"width", "9"}, {"downsample", "2"}}, p).ok());
   EXPECT_NEAR(p.effective_sigma, 9.0, 1e-9);  // sqrt(4 x 20 + 1), as methods.md says
+  // Levels given still leave sigma its say (the rest goes to the coarsest level's Gaussian): corrected as before.
+  // (Probing at sigma 1 and 2, below the levels' own blur, took pyramid --levels 4 --sigma 60 for fixed: 119.9.)
+  for (const auto& [method, levels, sigma] : {std::tuple<const char*, const char*, double>{"pyramid", "4", 60.0},
+                                              {"pyramid", "2", 12.0}, {"kawase", "3", 40.0}}) {
+    std::map<std::string, std::string> given = {
+        {"levels", levels}, {"sigma", std::to_string(sigma)}, {"downsample", "2"}};
+    if (std::string(method) == "kawase") given["impl"] = "dual";
+    ASSERT_TRUE(resolve_plan(method, given, p).ok()) << method;
+    EXPECT_NEAR(p.effective_sigma, sigma, 0.01 * sigma) << method << " levels " << levels;
+    EXPECT_NE(p.details.at("method_sigma").rfind("none", 0), 0u) << method;
+  }
   // A radius given still leaves the Gaussian's sigma free: kept.
   EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", "12"}, {"radius", "20"}, {"downsample", "2"}}, p).ok());
 }
