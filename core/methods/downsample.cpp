@@ -70,11 +70,12 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   const double resample_var = resample_variance(F);
   const double inner_var = plan.sigma * plan.sigma - resample_var;
   // A method whose own parameters fix its size (a kernel file, box --width, kawase --offsets) keeps it at the small
-  // resolution: its effective sigma does not follow the sigma it is built at near the one it would be asked for, so
-  // there is no sigma to correct or to check against the resampling's own blur. (Probes that fail: not fixed.)
+  // resolution: its effective sigma does not follow the sigma it is built at, from the one it would be asked for to
+  // 4 times it, so there is no sigma to correct or to check against the resampling's own blur. (A probe that fails:
+  // not fixed.)
   Plan one = plan, two = plan;
   one.sigma = std::max(kMinSigma, (inner_var > 0 ? std::sqrt(inner_var) : plan.sigma) / F);
-  two.sigma = 1.5 * one.sigma;
+  two.sigma = 4 * one.sigma;  // far enough apart that a discrete method (kawase's offsets at small sigma) moves
   const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() &&
                      std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma);
   Plan inner;
