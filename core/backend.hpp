@@ -39,6 +39,11 @@ inline double warm_up_after_idle_ms(double min_ms, double idle_ms) {
   return idle_ms >= kIdleClockDropMs ? min_ms + kReclockMs : min_ms;
 }
 
+// Whether a storage() string names half floats (r16f, rg16f, rgba16f: --gl-storage rgba16f), not 32-bit floats.
+inline bool is_half_storage(const std::string& storage) {
+  return storage.size() >= 3 && storage.compare(storage.size() - 3, 3, "16f") == 0;
+}
+
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -43,22 +43,25 @@ bool names_open_descriptor(const std::string& path) {
          (path.rfind("/proc/", 0) == 0 && path.find("/fd/") != std::string::npos);
 }
 
-Status write_all(int fd, const std::string& text, const std::string& what) {
-  for (size_t done = 0; done < text.size();) {
+// Writes all of `text` to `fd` and closes it; the first failure, if any (a full disk may show only at close).
+Status write_and_close(int fd, const std::string& text, const std::string& what) {
+  Status s;
+  for (size_t done = 0; done < text.size() && s.ok();) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::fail(what + ": cannot write: " + std::strerror(n < 0 ? errno : EIO));
-    done += size_t(n);
+    if (n <= 0)
+      s = Status::fail(what + ": cannot write: " + std::strerror(n < 0 ? errno : EIO));
+    else
+      done += size_t(n);
   }
-  return Status::success();
+  if (::close(fd) != 0 && s.ok()) s = Status::fail(what + ": cannot write: " + std::strerror(errno));
+  return s;
 }
 
 Status write_directly(const std::string& path, const std::string& text, const std::string& what, bool append) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0));
   if (fd < 0) return Status::fail(what + ": cannot open it for writing: " + std::strerror(errno));
-  Status s = write_all(fd, text, what);
-  if (::close(fd) != 0 && s.ok()) s = Status::fail(what + ": cannot write: " + std::strerror(errno));
-  return s;
+  return write_and_close(fd, text, what);
 }
 
 // The file at the end of `path`'s chain of links (a dangling link's target too), or `path` itself.
@@ -99,8 +102,7 @@ Status write_text_file(const std::string& path, const std::string& text, const s
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return Status::fail(what + ": cannot create its temporary " + tmp + ": " + std::strerror(errno));
-  Status s = write_all(fd, text, what);
-  if (::close(fd) != 0 && s.ok()) s = Status::fail(what + ": cannot write: " + std::strerror(errno));
+  Status s = write_and_close(fd, text, what);
   if (s.ok() && std::rename(tmp.c_str(), target.c_str()) != 0)
     s = Status::fail(what + ": cannot rename its temporary " + tmp + " into place: " + std::strerror(errno));
   if (!s.ok()) ::unlink(tmp.c_str());

@@ -444,7 +444,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
         Status s = resident.run(plan, target);
         if (s && !all_finite(target))  // the inputs are finite (checked when read)
           s = Status::fail("the method's output has values that are not finite: " + overflow_reason(in.image) +
-                           (backend.storage().find("16f") != std::string::npos
+                           (is_half_storage(backend.storage())
                                 ? ", or beyond the half floats of --gl-storage rgba16f (65504)"
                                 : ""));
         if (s) s = resident.run(reference, at_sigma);

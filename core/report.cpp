@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/backend.hpp"
 #include "core/output_file.hpp"
 
 namespace gpublur {
@@ -191,8 +192,8 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
       // What else changes the pixels (colour handling, GL's texture precision) or may (another build) must agree too.
       // Storage names the last image's format (r32f for one channel): shards agree on its precision, 32f or 16f.
       const auto precision = [](const json& rep) {
-        const std::string st = rep.contains("backend") ? rep["backend"].value("storage", "") : "";
-        return st.size() >= 3 && st.compare(st.size() - 3, 3, "16f") == 0 ? "16-bit" : "32-bit";
+        const std::string storage = rep.contains("backend") ? rep["backend"].value("storage", "") : "";
+        return is_half_storage(storage) ? "16-bit" : "32-bit";
       };
       if (i > 0 && precision(r) != precision(reports[0]))
         return Status::fail(name(i) + ": backend storage " + precision(r) + ", " + name(0) + " " +

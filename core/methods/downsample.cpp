@@ -80,8 +80,7 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
                      std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma);
   Plan inner;
   if (fixed) {
-    inner = plan;
-    if (Status s = r.build(p, inner); !s) return s;
+    inner = std::move(one);  // built at the sigma the small resolution asks for; another build would read the same
   } else {
     if (inner_var < std::pow(kMinSigma * F, 2))
       return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}",
