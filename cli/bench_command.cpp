@@ -75,7 +75,7 @@ int run_bench_command(const BenchArgs& a) {
   bool usage_error = false;
   std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
   if (!backend) return usage_error ? kExitUsage : kExitFailed;
-  if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods); !s) return usage(s.error);
+  if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods, o.params); !s) return usage(s.error);
 
   BenchResult r;
   if (Status s = run_bench(*backend, o, r); !s) return usage(s.error);
@@ -103,7 +103,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
       "bench", "time methods on synthetic random images in memory: median/min device time, GB/s, ratio to copy");
   add_backend_options(cmd, a->backend);
   cmd->add_option("-m,--method", a->methods,
-                  "comma list of methods, or all (every method of the backend); a method may carry its own "
+                  "comma list of methods, or all (every method of the backend; kernel where --param kernel=FILE is "
+                  "given); a method may carry its own "
                   "settings as name:param=value[:param=value], e.g. box:impl=sat")
       ->capture_default_str();
   cmd->add_option("--sigma", a->sigmas, "comma list of sigmas")->capture_default_str();

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   bool quiet = false;
   int verbose = 0;
   CLI::Option* quiet_opt = app.add_flag("-q,--quiet", quiet, "errors only on stderr");
-  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv: trace)")->excludes(quiet_opt);
+  app.add_flag("-v,--verbose", verbose, "more detail on stderr (debug messages)")->excludes(quiet_opt);
   app.footer("Exit status: 0 all ok, 1 any image (or case) failed, 2 usage error, 130 interrupted.");
 
   auto methods = add_methods_command(app);

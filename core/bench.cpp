@@ -89,14 +89,15 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
 
 }  // namespace
 
-Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out) {
+Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out,
+                             const std::map<std::string, std::string>& given) {
   out.clear();
   if (list == "all") {
-    // Methods that need a file (a required Path parameter, e.g. a user kernel) are named on their own.
+    // A method with a required parameter (a user kernel's file) joins where --param gives it.
     for (const auto& m : method_registry()) {
-      bool needs_file = false;
-      for (const auto& p : m.params) needs_file = needs_file || p.required();
-      if (method_on_backend(m, backend) && !needs_file) out.push_back(m.name);
+      bool missing = false;
+      for (const auto& p : m.params) missing = missing || (p.required() && !given.count(p.name));
+      if (method_on_backend(m, backend) && !missing) out.push_back(m.name);
     }
     return Status::success();
   }

@@ -71,9 +71,10 @@ struct BenchResult {
   int failed() const;
 };
 
-// "all" (every registry method the backend implements, except those with a required file parameter: they are
-// named with it, e.g. --method NAME --FILEPARAM F) or a comma list; errors are usage errors.
-Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out);
+// "all" (every registry method the backend implements whose required parameters, a user kernel's file, are in
+// `given`, --param's) or a comma list; errors are usage errors.
+Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out,
+                             const std::map<std::string, std::string>& given = {});
 // "1024,4096x2048" -> {1024,1024},{4096,2048}.
 Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out);
 

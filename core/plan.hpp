@@ -19,6 +19,9 @@ struct Plan {
   int radius = 0;       // how far the whole program reads beyond an output pixel (report)
   Program program;
   double effective_sigma = 0;  // standard deviation of the kernel the program applies (the recipe's prediction)
+  // False for a kernel that is not a blur (negative weights or a zero sum): effective_sigma 0 then means "none",
+  // where for a blur it means the identity (box widths 1,1,1), which --downsample's resampling still widens.
+  bool blur = true;
   // Max abs difference every backend keeps to the CPU reference on values in [0, 1] (the registry-driven
   // test asserts it): 1e-5 where the arithmetic is the reference's up to float rounding; a recipe states a
   // measured bound where hardware arithmetic differs (e.g. the texture unit's 8-bit interpolation weights).

@@ -420,10 +420,10 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
   if (opts.impulse && plan.details.count("warning")) {
     // The recipe warned of its cost (a direct 2D window past its bound): the impulse image, some 8 sigma a side,
     // would cost that window at every pixel (gauss-2d at sigma 512 on a 4105^2 impulse: hours), for a side measure.
-    spdlog::warn("impulse response of {} skipped: its plan warns of its cost; impulse_sigma left out", plan.method);
+    spdlog::warn("impulse response of {} skipped: its plan warns of its cost; impulse_sigma null", plan.method);
   } else if (opts.impulse) {  // a side measure: where it cannot be had, said, and the images are still measured
     if (Status s = kernel_sigma_of_method(plan, backend, out.impulse_sigma); !s)
-      spdlog::warn("impulse response of {}: {}; impulse_sigma left out", plan.method, s.error);
+      spdlog::warn("impulse response of {}: {}; impulse_sigma null", plan.method, s.error);
     else
       out.has_impulse = true;
   }

@@ -99,7 +99,8 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
       if (Status s = r.build(p, trial); !s) return s;
       const double e = trial.effective_sigma;
       if (it == 0 || std::fabs(e - target) < std::fabs(inner.effective_sigma - target)) inner = trial;
-      if (std::fabs(e - target) < 1e-4 * target || !(e > 0)) break;
+      // (A kernel that is not a blur has no sigma to correct; an identity, e = 0, goes on up: e < target.)
+      if (std::fabs(e - target) < 1e-4 * target || !trial.blur || !(e >= 0)) break;
       (e < target ? lo : hi) = ask;
       if (hi - lo < 1e-7 * target || (e > target && ask <= kMinSigma)) break;  // nothing left to try
       double next = ask * target / e;
@@ -141,10 +142,11 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   plan.details["method_effective_sigma"] = fmt::format("{:.6g}", inner.effective_sigma);
   plan.details["method_resolution"] = fmt::format("1/{} per axis (ceil(width / {}) x ceil(height / {}))", F, F, F);
   plan.tolerance = inner.tolerance;
-  // A method that is not a blur (a kernel of negative weights: effective sigma 0) stays one whatever the resampling.
-  plan.effective_sigma = inner.effective_sigma > 0
-                             ? std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var)
-                             : 0;
+  // A method that is not a blur (a kernel of negative weights) has no effective sigma whatever the resampling; an
+  // identity (box widths 1,1,1, effective sigma 0) is the resampling's blur alone.
+  plan.blur = inner.blur;
+  plan.effective_sigma =
+      inner.blur ? std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var) : 0;
   plan.radius = F * (inner.radius + 2) + 2;
   return Status::success();
 }

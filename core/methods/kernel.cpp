@@ -117,6 +117,7 @@ Recipe kernel_recipe() {
       plan.details["effective_sigma_xy"] = num(std::sqrt(vx)) + ", " + num(std::sqrt(vy));
     } else {
       plan.effective_sigma = 0;
+      plan.blur = false;
       plan.details["effective_sigma_xy"] = "none: negative weights or a zero sum (not a blur)";
     }
 

@@ -257,6 +257,13 @@ TEST_F(KernelFiles, EffectiveSigmaIsTheKernelsSecondMoment) {
   const Plan sharp = plan({{"kernel", file("sh.txt", "0 -1 0\n-1 5 -1\n0 -1 0\n")}});
   EXPECT_EQ(sharp.effective_sigma, 0);
   EXPECT_NE(sharp.details.at("effective_sigma_xy").find("not a blur"), std::string::npos);
+  EXPECT_FALSE(sharp.blur);
+  // ... and none after --downsample's resampling either, where an identity kernel gets the resampling's sigma.
+  const std::string sh = file("sh2.txt", "0 -1 0\n-1 5 -1\n0 -1 0\n");
+  EXPECT_EQ(plan({{"kernel", sh}, {"downsample", "2"}}).effective_sigma, 0);
+  const Plan one = plan({{"kernel", file("one.txt", "1\n")}, {"downsample", "2"}});
+  EXPECT_TRUE(one.blur);
+  EXPECT_NEAR(one.effective_sigma, 1.0, 1e-12);
 }
 
 // Each bad file: a usage error that names the file and, for text, the line.

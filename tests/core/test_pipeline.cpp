@@ -1,5 +1,6 @@
 // The batch pipeline's pieces: input expansion and output mapping, pixel types, temp names, the bounded
 // queue, a run of wide (more than 4 channel) images through the CPU backend, and bench helpers.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -573,6 +574,9 @@ TEST(Bench, SizesMethodsAndMedian) {
   std::vector<std::string> methods;
   ASSERT_TRUE(resolve_bench_methods("all", "cpu", methods).ok());
   EXPECT_GE(methods.size(), 3u);
+  EXPECT_EQ(std::count(methods.begin(), methods.end(), "kernel"), 0) << "no file given: left out";
+  ASSERT_TRUE(resolve_bench_methods("all", "cpu", methods, {{"kernel", "k.txt"}}).ok());
+  EXPECT_EQ(std::count(methods.begin(), methods.end(), "kernel"), 1) << "--param kernel=FILE brings it in";
   EXPECT_FALSE(resolve_bench_methods("gauss-sep,nope", "cpu", methods).ok());
   // A variant's sigma would run but show --sigma's; a key twice would keep the last: both refused.
   EXPECT_TRUE(resolve_bench_methods("box:impl=sat:passes=4", "cpu", methods).ok());

@@ -321,6 +321,18 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
     EXPECT_NEAR(p.effective_sigma, sigma, 0.01 * sigma) << method << " levels " << levels;
     EXPECT_NE(p.details.at("method_sigma").rfind("none", 0), 0u) << method;
   }
+  // A method that applies the identity (effective sigma 0) is still blurred by the resampling: (F^2 - 1) / 3 = 1 at
+  // F = 2 (the report said 0, as for a kernel that is not a blur).
+  for (const auto& [method, key, value] : {std::tuple<const char*, const char*, const char*>{"box", "width", "1"},
+                                           {"spread", "radius", "1"}, {"gauss-sep", "radius", "0"}}) {
+    ASSERT_TRUE(resolve_plan(method, {{key, value}, {"sigma", "3"}, {"downsample", "2"}}, p).ok()) << method;
+    EXPECT_EQ(std::stod(p.details.at("method_effective_sigma")), 0.0) << method;
+    EXPECT_NEAR(p.effective_sigma, 1.0, 1e-12) << method;
+  }
+  // At a sigma whose first trial is box's identity (widths 1,1,1 at 0.56), the search goes on to the closest widths
+  // (3,1,1: sqrt(4 x 2/3 + 1) = 1.91 against 1.0 for the identity; it stopped at the identity).
+  ASSERT_TRUE(resolve_plan("box", {{"sigma", "1.5"}, {"downsample", "2"}}, p).ok());
+  EXPECT_NEAR(p.effective_sigma, std::sqrt(4 * 2.0 / 3 + 1), 1e-9) << p.details.at("width");
   // A radius given still leaves the Gaussian's sigma free: kept.
   EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", "12"}, {"radius", "20"}, {"downsample", "2"}}, p).ok());
 }
