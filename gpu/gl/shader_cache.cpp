@@ -1,6 +1,7 @@
 #include "gpu/gl/shader_cache.hpp"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -49,8 +50,15 @@ bool own_folder(const std::string& path, unsigned uid, std::string& why) {
 }  // namespace
 
 std::string choose_shader_cache_dir(const std::function<const char*(const char*)>& env, unsigned uid,
-                                    std::string& note) {
+                                    std::string& note, bool* low_space,
+                                    const std::function<long long(const std::string&)>& free_bytes) {
   note.clear();
+  if (low_space) *low_space = false;
+  const auto space = [&](const std::string& dir) -> long long {
+    if (free_bytes) return free_bytes(dir);
+    struct statvfs v {};
+    return statvfs(dir.c_str(), &v) == 0 ? (long long)v.f_bavail * (long long)v.f_frsize : -1;
+  };
   const auto absolute = [&](const char* name) {
     const char* v = env(name);
     return v && v[0] == '/' ? std::string(v) : std::string();
@@ -68,8 +76,12 @@ std::string choose_shader_cache_dir(const std::function<const char*(const char*)
     struct stat st {};
     if (stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
       why = base + " is not a folder";
-    else if (own_folder(base + under, uid, why))
-      return base + under;
+    else if (own_folder(base + under, uid, why)) {
+      const long long free = space(base + under);
+      if (free < 0 || free >= kShaderCacheMinFree) return base + under;
+      why = base + under + " has " + std::to_string(free >> 20) + " MiB free";
+      if (low_space) *low_space = true;
+    }
     note += (note.empty() ? "" : "; ") + why;
   }
   return {};
@@ -95,7 +107,16 @@ void prepare_gl_shader_cache() {
                       !mesa_cache_turned_off(std::getenv("MESA_SHADER_CACHE_DISABLE"));
     if (!nvidia && !mesa) return;
     std::string note;
-    const std::string dir = choose_shader_cache_dir([](const char* n) { return std::getenv(n); }, getuid(), note);
+    bool low_space = false;
+    const std::string dir =
+        choose_shader_cache_dir([](const char* n) { return std::getenv(n); }, getuid(), note, &low_space);
+    if (dir.empty() && low_space) {
+      if (nvidia) setenv("__GL_SHADER_DISK_CACHE", "0", 1);
+      if (mesa) setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+      spdlog::warn("GL shader cache off: no folder with {} MiB free ({}); every program is compiled again",
+                   kShaderCacheMinFree >> 20, note);
+      return;
+    }
     if (dir.empty()) {
       spdlog::debug("GL shader cache: the drivers' defaults ({})", note);
       return;

@@ -12,16 +12,25 @@
 
 namespace gpublur {
 
+// Free space a cache folder needs to be taken: Mesa maps its cache index (1.3 MB, sparse) and dies of SIGBUS
+// when a page of it cannot be had on a full file system.
+constexpr long long kShaderCacheMinFree = 64ll << 20;
+
 // gpublur's own cache folder, created 0700 where missing: $XDG_CACHE_HOME/gpublur/gl-shaders, else
 // $HOME/.cache/gpublur/gl-shaders, else ${TMPDIR:-/tmp}/gpublur-UID/gl-shaders; the first that is (or can be made
-// under an existing $XDG_CACHE_HOME, $HOME or temporary folder) a real folder owned by `uid` (no link). Empty
-// where none is; `note` says what was tried. `env` reads a variable (nullptr: unset).
+// under an existing $XDG_CACHE_HOME, $HOME or temporary folder) a real folder owned by `uid` (no link) with
+// kShaderCacheMinFree bytes free (`free_bytes`, by default statvfs's for unprivileged users; -1: unknown, taken).
+// Empty where none is; `note` says what was tried and `low_space` whether a folder was passed over for its space.
+// `env` reads a variable (nullptr: unset).
 std::string choose_shader_cache_dir(const std::function<const char*(const char*)>& env, unsigned uid,
-                                    std::string& note);
+                                    std::string& note, bool* low_space = nullptr,
+                                    const std::function<long long(const std::string&)>& free_bytes = {});
 
 // Points the drivers' caches at that folder, each unless the user chose for it: __GL_SHADER_DISK_CACHE_PATH (NVIDIA;
 // not where __GL_SHADER_DISK_CACHE=0) and MESA_SHADER_CACHE_DIR (Mesa; not where MESA_GLSL_CACHE_DIR is set or
-// MESA_SHADER_CACHE_DISABLE turns the cache off). Once a process, before the first EGL display: it changes the
+// MESA_SHADER_CACHE_DISABLE turns the cache off). Where no folder is taken and one was passed over for its space,
+// the drivers' own defaults lie on full file systems too: their caches are turned off (__GL_SHADER_DISK_CACHE=0,
+// MESA_SHADER_CACHE_DISABLE=true) and a warning says so. Once a process, before the first EGL display: it changes the
 // environment, so call it while no other thread may read it (the CLI does so before its readers start;
 // GlContext::create again, then a no-op).
 void prepare_gl_shader_cache();

@@ -106,5 +106,35 @@ TEST_F(ShaderCache, NothingUsable) {
   EXPECT_EQ(note, (root_ / "file").string() + " is not a folder; " + (root_ / "file").string() + " is not a folder");
 }
 
+// A folder on a full file system is passed over (Mesa died of SIGBUS on its mapped index there, exit 135 with the
+// run's temporaries left); where none has room, low_space tells prepare_gl_shader_cache to turn the caches off.
+TEST_F(ShaderCache, FullFileSystemsArePassedOver) {
+  for (const char* base : {"xdg", "tmp"}) fs::create_directories(root_ / base);
+  env_ = {{"XDG_CACHE_HOME", (root_ / "xdg").string()}, {"TMPDIR", (root_ / "tmp").string()}};
+  long long xdg_free = 1 << 20, tmp_free = kShaderCacheMinFree;
+  const auto free_bytes = [&](const std::string& dir) {
+    return dir.rfind((root_ / "xdg").string(), 0) == 0 ? xdg_free : tmp_free;
+  };
+  const auto pick = [&](std::string& note, bool& low) {
+    return choose_shader_cache_dir(
+        [this](const char* n) {
+          auto it = env_.find(n);
+          return it == env_.end() ? static_cast<const char*>(nullptr) : it->second.c_str();
+        },
+        getuid(), note, &low, free_bytes);
+  };
+  std::string note;
+  bool low = false;
+  EXPECT_EQ(pick(note, low), (root_ / ("tmp/gpublur-" + std::to_string(getuid())) / "gl-shaders").string()) << note;
+  EXPECT_TRUE(low);
+  EXPECT_NE(note.find("gl-shaders has 1 MiB free"), std::string::npos) << note;
+  tmp_free = kShaderCacheMinFree - 1;
+  EXPECT_EQ(pick(note, low), "") << note;
+  EXPECT_TRUE(low);
+  xdg_free = tmp_free = -1;  // unknown (statvfs failed): taken
+  EXPECT_EQ(pick(note, low), (root_ / "xdg/gpublur/gl-shaders").string()) << note;
+  EXPECT_FALSE(low);
+}
+
 }  // namespace
 }  // namespace gpublur
