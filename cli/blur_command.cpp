@@ -116,12 +116,12 @@ int run_blur(BlurArgs& a) {
     if (opt->count() && !jobs.empty() &&
         std::none_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.format == format; }))
       spdlog::warn("{}: no output is {}; ignored", opt->get_name(), format);
+  int shard_k = 0, shard_n = 0;
+  const size_t all_jobs = jobs.size();
   if (!a.shard.empty()) {
-    int k = 1, n = 1;
-    if (Status s = parse_shard(a.shard, k, n); !s) return usage(s.error);
-    const size_t all = jobs.size();
-    jobs = shard_jobs(jobs, k, n);
-    spdlog::info("shard {}/{}: {} of {} image(s)", k, n, jobs.size(), all);
+    if (Status s = parse_shard(a.shard, shard_k, shard_n); !s) return usage(s.error);
+    jobs = shard_jobs(jobs, shard_k, shard_n);
+    spdlog::info("shard {}/{}: {} of {} image(s)", shard_k, shard_n, jobs.size(), all_jobs);
   }
   if (jobs.empty()) spdlog::warn("no input images");
 
@@ -170,6 +170,7 @@ int run_blur(BlurArgs& a) {
   run.premultiply = po.color.premultiply;
   run.io = make_image_io(a.io)->name();
   run.before_main_ms = before_main_ms();
+  run.shard_k = shard_k, run.shard_n = shard_n, run.shard_jobs = shard_n > 0 ? all_jobs : 0;
   std::mutex header_mutex;  // run's header: the interrupt thread reads it while the backends open
   auto backend_fields = [&] {
     Backend* backend = backends[0].get();
@@ -312,7 +313,7 @@ std::function<int()> add_blur_command(CLI::App& app) {
                   "decode threads (as many again encode); default: one per core, fewer if memory is short")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--shard", args->shard,
-                  "K/N: process only every N-th input starting with the K-th (of the sorted list), so N "
+                  "K/N: process only every N-th input starting with the K-th (of the inputs sorted by name), so N "
                   "machines or jobs split a folder with no coordinator")
       ->type_name("K/N");
   args->png_compression_opt = cmd->add_option("--png-compression", args->png_compression,

@@ -55,10 +55,17 @@ int run_merge(const MergeArgs& a) {
   }
   if (a.output == "-") {
     std::cout << json_text(merged, 2) << "\n";
-    return std::cout ? kExitOk : kExitFailed;
-  }
-  if (Status s = write_text_file(a.output, json_text(merged, 2) + "\n", "report merge -o " + a.output); !s) {
+    if (!std::cout) return kExitFailed;
+  } else if (Status s = write_text_file(a.output, json_text(merged, 2) + "\n", "report merge -o " + a.output); !s) {
     spdlog::error("{}", s.error);
+    return kExitFailed;
+  }
+  // Written, and an error all the same: the job's images are not all in it.
+  if (merged_shards_missing(merged)) {
+    std::string ks;
+    for (const auto& k : merged["shard"]["missing"]) ks += (ks.empty() ? "" : ", ") + k.dump();
+    spdlog::error("report merge: shard(s) {} of {} missing: the merged report holds {} image(s) of a job of {} input(s)",
+                  ks, merged["shard"]["n"].dump(), merged["images"].size(), merged["shard"]["jobs"].dump());
     return kExitFailed;
   }
   return kExitOk;

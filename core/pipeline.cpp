@@ -175,8 +175,15 @@ Status parse_shard(const std::string& text, int& k, int& n) {
 }
 
 std::vector<Job> shard_jobs(const std::vector<Job>& jobs, int k, int n) {
+  // By input name, so shards given one list in different orders (`ls | sort -r`, files named in another order) still
+  // split it: in the given order, two such shards wrote the same half and lost the other, both exiting 0.
+  std::vector<const Job*> sorted;
+  for (const Job& j : jobs) sorted.push_back(&j);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Job* a, const Job* b) {
+    return a->input != b->input ? a->input < b->input : a->output < b->output;
+  });
   std::vector<Job> out;
-  for (size_t i = size_t(k - 1); i < jobs.size(); i += size_t(n)) out.push_back(jobs[i]);
+  for (size_t i = size_t(k - 1); i < sorted.size(); i += size_t(n)) out.push_back(*sorted[i]);
   return out;
 }
 

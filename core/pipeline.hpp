@@ -53,7 +53,7 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
 
 // --shard K/N: "K/N" with 1 <= K <= N parsed into k, n (usage error text otherwise).
 Status parse_shard(const std::string& text, int& k, int& n);
-// Shard K of N of the jobs, in the order collect_jobs made them (sorted folder scans): every N-th job starting
+// Shard K of N of the jobs sorted by input name (whatever order the inputs came in): every N-th job starting
 // with the K-th. Deterministic, so N independent processes (Slurm array tasks, GNU parallel, Kubernetes
 // indexed jobs) given K = 1..N cover every input exactly once with no coordinator; round-robin keeps shards
 // balanced when file sizes drift along the sorted names.

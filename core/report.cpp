@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "core/backend.hpp"
@@ -67,6 +69,7 @@ void copy_run_header(const RunRecord& from, RunRecord& to) {
   to.effective_sigma = from.effective_sigma, to.radius = from.radius;
   to.linear = from.linear, to.premultiply = from.premultiply, to.io = from.io;
   to.before_main_ms = from.before_main_ms, to.backend_init_ms = from.backend_init_ms;
+  to.shard_k = from.shard_k, to.shard_n = from.shard_n, to.shard_jobs = from.shard_jobs;
 }
 
 json summary_json(const RunRecord& run) {
@@ -100,7 +103,7 @@ json header_json(const RunRecord& run) {
   for (const auto& [k, v] : run.params) params[k] = v;
   json details = json::object();
   for (const auto& [k, v] : run.details) details[k] = v;
-  return json{{"schema_version", kReportSchemaVersion},
+  json h{{"schema_version", kReportSchemaVersion},
               {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
               {"backend", {{"name", run.backend}, {"device", run.device}, {"timer_clock", run.timer_clock}, {"storage", run.storage}}},
               {"method",
@@ -111,6 +114,8 @@ json header_json(const RunRecord& run) {
                 {"radius", run.radius}}},
               {"colour", {{"linear", run.linear}, {"premultiply", run.premultiply}}},
               {"io", run.io}};
+  if (run.shard_n > 0) h["shard"] = {{"k", run.shard_k}, {"n", run.shard_n}, {"jobs", run.shard_jobs}};
+  return h;
 }
 
 }  // namespace
@@ -159,7 +164,64 @@ void join_distinct(json& merged, const std::vector<json>& reports, const json::j
   if (!values.empty()) merged[at] = joined;
 }
 
+// The shards a report holds: {k} for a shard's, its `merged` list for a merged report's; n and the job count of the
+// split. False where `shard` is malformed.
+bool shard_of(const json& r, std::vector<long long>& ks, long long& n, long long& jobs) {
+  const json& s = r["shard"];
+  if (!s.is_object() || !s.contains("n") || !s["n"].is_number_integer() || !s.contains("jobs") ||
+      !s["jobs"].is_number_integer())
+    return false;
+  n = s["n"].get<long long>(), jobs = s["jobs"].get<long long>();
+  ks.clear();
+  if (s.contains("k") && s["k"].is_number_integer()) ks.push_back(s["k"].get<long long>());
+  else if (s.contains("merged") && s["merged"].is_array())
+    for (const json& k : s["merged"]) {
+      if (!k.is_number_integer()) return false;
+      ks.push_back(k.get<long long>());
+    }
+  for (long long k : ks)
+    if (k < 1 || k > n) return false;
+  return !ks.empty() && n >= 1 && jobs >= 0;
+}
+
+// Every report a shard's of one split (N and the job count alike), each K once: the merged report's `shard`.
+Status merge_shards(const std::vector<json>& reports, const std::function<std::string(size_t)>& name, json& merged) {
+  size_t with = 0;
+  for (const json& r : reports) with += r.contains("shard");
+  if (with == 0) return Status::success();
+  std::map<long long, size_t> given;  // K -> the report that holds it
+  long long n0 = 0, jobs0 = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    if (!reports[i].contains("shard"))
+      return Status::fail(name(i) + ": not a shard's report (no --shard), where " +
+                          name(reports[0].contains("shard") ? 0 : 1) + " is; merge one job's shards only");
+    std::vector<long long> ks;
+    long long n = 0, jobs = 0;
+    if (!shard_of(reports[i], ks, n, jobs))
+      return Status::fail(name(i) + ": its shard is not {k, n, jobs} with 1 <= k <= n");
+    if (i == 0) n0 = n, jobs0 = jobs;
+    if (n != n0 || jobs != jobs0)
+      return Status::fail(name(i) + ": a shard of " + std::to_string(n) + " of " + std::to_string(jobs) + " inputs, " +
+                          name(0) + " of " + std::to_string(n0) + " of " + std::to_string(jobs0) +
+                          "; merge the shards of one split");
+    for (long long k : ks)
+      if (auto [it, fresh] = given.emplace(k, i); !fresh)
+        return Status::fail(name(i) + ": shard " + std::to_string(k) + "/" + std::to_string(n) + " is also in " +
+                            name(it->second) + "; give each shard's report once");
+  }
+  json s{{"n", n0}, {"jobs", jobs0}, {"merged", json::array()}};
+  json missing = json::array();
+  for (long long k = 1; k <= n0; ++k) (given.count(k) ? s["merged"] : missing).push_back(k);
+  if (!missing.empty()) s["missing"] = missing;
+  merged["shard"] = s;
+  return Status::success();
+}
+
 }  // namespace
+
+bool merged_shards_missing(const json& merged) {
+  return merged.contains("shard") && merged["shard"].is_object() && merged["shard"].contains("missing");
+}
 
 Status merge_reports(const std::vector<json>& reports, const std::vector<std::string>& names, json& merged) {
   if (reports.empty()) return Status::fail("report merge: no reports given");
@@ -231,6 +293,8 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
     }
   }
   merged = reports[0];
+  merged.erase("shard");
+  if (Status s = merge_shards(reports, name, merged); !s) return s;
   for (const char* at : {"/backend/device", "/backend/timer_clock", "/io"})
     join_distinct(merged, reports, json::json_pointer(at));
   totals.wall_ms = wall;

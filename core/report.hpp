@@ -46,6 +46,9 @@ struct RunRecord {
   // backends' creation (driver, context, device buffers).
   double before_main_ms = -1, backend_init_ms = -1;
   bool interrupted = false;  // SIGINT/SIGTERM ended the run: images holds those finished before it
+  // --shard K/N of `shard_jobs` inputs (all shards' jobs); shard_n 0: not a shard. report merge checks the shards.
+  int shard_k = 0, shard_n = 0;
+  size_t shard_jobs = 0;
 
   int failed() const;
 };
@@ -76,7 +79,10 @@ Status write_report_file(const std::string& path, const RunRecord& run, ReportFo
 // backend.timer_clock and io list each distinct value ("; "). Every image entry must be as the schema has it. `images`
 // are concatenated in the order given; the summary is recomputed: counts and stage totals summed, wall_ms the longest
 // shard's (shards run side by side), images_per_second = successful images / that wall time, bottleneck from the summed
-// totals.
+// totals. Shards' reports (`shard`) must all be shards of one split (the same N and job count), each K once; the
+// merged report's `shard` lists the K merged and, where some are not, the `missing` ones (merged_shards_missing says
+// whether it has them; the caller decides what an incomplete merge means).
+bool merged_shards_missing(const nlohmann::json& merged);
 Status merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& names,
                      nlohmann::json& merged);
 

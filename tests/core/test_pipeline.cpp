@@ -894,6 +894,14 @@ TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {
     EXPECT_LE(largest - smallest, 1u) << "n=" << n;  // balanced
   }
   EXPECT_EQ(shard_jobs(jobs, 2, 5)[1].input, "in/106.png");  // the 2nd, 7th, 12th, ... job
+  // The same list in another order (a stdin list reversed, files named in another order) splits the same way: in the
+  // given order shards 1/2 of a list and 2/2 of it reversed both took the even-numbered files.
+  std::vector<Job> reversed(jobs.rbegin(), jobs.rend());
+  for (int k = 1; k <= 3; ++k) {
+    const std::vector<Job> a = shard_jobs(jobs, k, 3), b = shard_jobs(reversed, k, 3);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].input, b[i].input) << k;
+  }
 }
 
 TEST(Shard, ParsesKOverN) {

@@ -142,6 +142,48 @@ TEST(Report, FormatNames) {
   EXPECT_FALSE(parse_report_format("xml", f));
 }
 
+// Shards state their split (k, n, the whole job's inputs): the merge refuses other splits and a shard twice, and lists
+// the shards it merged and those missing (merging 1/2 and 2/4 of 16 inputs, or 2 of 3 shards, passed as complete).
+TEST(Report, MergeChecksTheShardsOfOneSplit) {
+  const auto shard = [](int k, int n, size_t jobs) {
+    RunRecord r = sample_run();
+    r.shard_k = k, r.shard_n = n, r.shard_jobs = jobs;
+    for (auto& im : r.images) im.input += "-" + std::to_string(k) + "of" + std::to_string(n);
+    return report_json(r);
+  };
+  const nlohmann::json s1 = shard(1, 3, 6), s2 = shard(2, 3, 6), s3 = shard(3, 3, 6);
+  EXPECT_EQ(s1["shard"], (nlohmann::json{{"k", 1}, {"n", 3}, {"jobs", 6}}));
+  EXPECT_TRUE(testing::schema_errors(load_schema(), s1).empty());
+  nlohmann::json m;
+  ASSERT_TRUE(merge_reports({s3, s1, s2}, {"c", "a", "b"}, m).ok());
+  EXPECT_EQ(m["shard"], (nlohmann::json{{"n", 3}, {"jobs", 6}, {"merged", {1, 2, 3}}}));
+  EXPECT_FALSE(merged_shards_missing(m));
+  EXPECT_TRUE(testing::schema_errors(load_schema(), m).empty());
+
+  ASSERT_TRUE(merge_reports({s1, s3}, {"a", "c"}, m).ok());
+  EXPECT_EQ(m["shard"]["missing"], nlohmann::json({2}));
+  EXPECT_TRUE(merged_shards_missing(m));
+  EXPECT_TRUE(testing::schema_errors(load_schema(), m).empty());
+  nlohmann::json all;  // a merged report merges again with the rest
+  ASSERT_TRUE(merge_reports({m, s2}, {"m", "b"}, all).ok());
+  EXPECT_FALSE(merged_shards_missing(all));
+  EXPECT_EQ(all["images"].size(), 6u);
+
+  Status s = merge_reports({s1, shard(2, 4, 6)}, {"a", "b"}, m);
+  EXPECT_NE(s.error.find("merge the shards of one split"), std::string::npos) << s.error;
+  s = merge_reports({s1, shard(2, 3, 7)}, {"a", "b"}, m);
+  EXPECT_NE(s.error.find("merge the shards of one split"), std::string::npos) << s.error;
+  nlohmann::json again = shard(1, 3, 6);  // shard 1 run twice (other names: not caught as duplicate images)
+  for (auto& im : again["images"]) im["input"] = im["input"].get<std::string>() + "x";
+  s = merge_reports({s1, again}, {"a", "a2"}, m);
+  EXPECT_NE(s.error.find("shard 1/3 is also in a"), std::string::npos) << s.error;
+  s = merge_reports({s1, report_json(sample_run())}, {"a", "whole"}, m);
+  EXPECT_NE(s.error.find("whole: not a shard's report"), std::string::npos) << s.error;
+  nlohmann::json bad = s2;
+  bad["shard"]["k"] = 4;
+  EXPECT_FALSE(merge_reports({s1, bad}, {"a", "b"}, m).ok());
+}
+
 TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
   RunRecord a = sample_run(), b = sample_run();
   a.io_threads = b.io_threads = 2;

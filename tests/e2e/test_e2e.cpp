@@ -266,6 +266,11 @@ TEST_F(E2E, ReportMergeOfShardsAndItsOutputChecks) {
   Result r = run("report merge " + r1 + " " + r2 + " -o " + quote(at("m.json").string()));
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(json::parse(slurp(at("m.json")))["images"].size(), 3u);
+  // One shard alone: written, and exit 1 naming the missing one.
+  r = run("report merge " + r2 + " -o " + quote(at("half.json").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("shard(s) 1 of 2 missing"), std::string::npos) << r.err;
+  EXPECT_EQ(json::parse(slurp(at("half.json")))["shard"]["missing"], json({1}));
 
   const std::string before = slurp(at("r1.json"));
   r = run("report merge " + r1 + " " + r2 + " -o " + r1);
