@@ -297,6 +297,11 @@ Status guarded_write(WriteSlot& slot, const std::string& output, bool overwrite,
     if (!slot.take(r)) return Status::fail(output + ": interrupted");
     r.temps.insert(tmp);
   }
+  // The folder itself, held while the temporary exists: a failed write removes its temporary there even where the
+  // folder was moved meanwhile (by its path, the temporary stayed in the moved folder).
+  const fs::path parent = fs::path(tmp).parent_path();
+  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const std::string tmp_name = fs::path(tmp).filename().string();
   Status s;
   try {
     s = write(tmp);
@@ -310,7 +315,8 @@ Status guarded_write(WriteSlot& slot, const std::string& output, bool overwrite,
     r.idle.wait_for(lock, std::chrono::milliseconds(write_delay_ms()), [&] { return r.cancelled; });
   if (r.cancelled) s = Status::fail(output + ": interrupted");
   if (s.ok()) s = move_into_place(tmp, output, overwrite);
-  if (!s.ok()) ::unlink(tmp.c_str());
+  if (!s.ok()) dir >= 0 ? ::unlinkat(dir, tmp_name.c_str(), 0) : ::unlink(tmp.c_str());
+  if (dir >= 0) ::close(dir);
   r.temps.erase(tmp);
   return s;
 }

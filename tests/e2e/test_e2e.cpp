@@ -887,6 +887,24 @@ TEST_F(E2E, ClosedStandardDescriptorsAreHeldOnDevNull) {
   EXPECT_EQ(decode(at("o/a.exr")).image.data, decode(at("a.exr")).image.data);
 }
 
+// The output folder moved while an output is written: that image fails (its rename finds no folder) and its temporary
+// is removed from the moved folder (by its old path it stayed there, hidden).
+TEST_F(E2E, OutputFolderMovedMidWriteLeavesNoTemporary) {
+  make_image("in/a.png", 16, 12, 3, PixelType::UInt8, 52);
+  const std::string cmd = "GPUBLUR_TEST_WRITE_DELAY_MS=1500 " + quote(gpublur::testing::gpublur_bin()) + " -q blur " +
+                          quote(at("in").string()) + " -o " + quote(at("d/out").string()) +
+                          " -b cpu --io-threads 1 2>" + quote(at("err.txt").string()) + " & " +
+                          "for i in $(seq 200); do ls -A " + quote(at("d/out").string()) +
+                          " 2>/dev/null | grep -q tmp && break; sleep 0.01; done; mv " + quote(at("d/out").string()) +
+                          " " + quote(at("d/moved").string()) + "; wait $!";
+  const int status = std::system(("bash -c " + quote(cmd)).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << slurp(at("err.txt"));
+  EXPECT_NE(slurp(at("err.txt")).find("cannot rename"), std::string::npos) << slurp(at("err.txt"));
+  ASSERT_TRUE(fs::exists(at("d/moved")));
+  EXPECT_TRUE(leftovers(at("d/moved")).empty()) << leftovers(at("d/moved")).front();
+}
+
 // A log pipe that closes (`2>&1 | head`) does not stop the batch: every image is written, nothing is left behind.
 TEST_F(E2E, ALogPipeThatClosesDoesNotStopTheBatch) {
   for (int i = 0; i < 6; ++i) make_image("in/p" + std::to_string(i) + ".png", 16, 12, 3, PixelType::UInt8, 30 + i);
