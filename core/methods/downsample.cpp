@@ -87,13 +87,17 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
                                       F, std::sqrt(resample_var), downsample_min_sigma(F)));
     // The method's own effective sigma at the small resolution is what counts: where it differs from the sigma
     // asked for (a sampled Gaussian of sigma 0.5 is narrower), the request is corrected (s *= target / effective)
-    // within a bracket that every trial narrows, bisecting where the correction would leave it: near a sampled
-    // Gaussian's smallest sigmas its effective sigma rises steeply, and the plain correction oscillated there
-    // (gauss-sep sigma 1.2 --downsample 2 kept its first trial, 13% short). The closest plan is kept (methods
-    // with discrete settings, box's odd widths, may not reach the target).
+    // within a bracket that every trial narrows, bisecting where the correction would leave it or has not halved the
+    // bracket since the last trial: near a sampled Gaussian's smallest sigmas its effective sigma rises steeply, the
+    // plain correction oscillated there (gauss-sep sigma 1.2 --downsample 2 kept its first trial, 13% short), and
+    // corrections alone crept to one side of the bracket for all their trials (sigma 1.23: 1.078). Above the
+    // bracket's start a trial at most doubles: where the effective sigma is near 0 the correction asked for sigma
+    // 1e8 and built its kernel (gauss-sep 2.2726 --downsample 4: 16 GB). The closest plan is kept (methods with
+    // discrete settings, box's odd widths, may not reach the target).
     const double target = std::sqrt(inner_var) / F;
     double ask = target, lo = 0, hi = std::numeric_limits<double>::infinity();  // effective(lo) < target < (hi)
-    for (int it = 0; it < 40; ++it) {
+    double last_width = std::numeric_limits<double>::infinity();
+    for (int it = 0; it < 60; ++it) {
       Plan trial = plan;
       trial.sigma = ask;
       if (Status s = r.build(p, trial); !s) return s;
@@ -103,8 +107,14 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
       if (std::fabs(e - target) < 1e-4 * target || !trial.blur || !(e >= 0)) break;
       (e < target ? lo : hi) = ask;
       if (hi - lo < 1e-7 * target || (e > target && ask <= kMinSigma)) break;  // nothing left to try
-      double next = ask * target / e;
-      if (!(next > lo && next < hi)) next = std::isinf(hi) ? 2 * ask : 0.5 * (lo + hi);
+      double next = e > 0 ? ask * target / e : 2 * ask;
+      if (std::isinf(hi)) {
+        next = std::min(next, 2 * ask);
+      } else {
+        const double width = hi - lo;
+        if (!(next > lo && next < hi) || width > 0.5 * last_width) next = 0.5 * (lo + hi);
+        last_width = width;
+      }
       ask = std::max(kMinSigma, next);
     }
   }

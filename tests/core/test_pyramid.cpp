@@ -10,7 +10,10 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "core/gauss.hpp"
+#include "core/methods/recipe.hpp"
 #include "core/plan.hpp"
 #include "core/reference/pass_table.hpp"
 #include "core/reference/reference.hpp"
@@ -264,6 +267,19 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
     const Plan plan = make_plan("gauss-sep", {{"sigma", std::to_string(sigma)}, {"downsample", F}});
     EXPECT_NEAR(plan.effective_sigma, sigma, 1e-3 * sigma) << F << " " << sigma;
   }
+  // From each F's minimum up: corrections that crept along one side of the bracket kept 1.078 for 1.23 (F = 2), 2.375
+  // for 2.654 (4), 4.85 for 5.40 (8); just above the minimum a correction from an effective sigma near 0 asked for
+  // sigma ~1e8 and built its kernel (2.2726 at F = 4: 16 GB, killed).
+  std::vector<std::pair<int, double>> near_min = {{2, 1.23}, {4, 2.654}, {8, 5.40}, {4, 2.2726}};
+  for (int F : {2, 4, 8})
+    for (double d : {1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1.0})
+      near_min.push_back({F, downsample_min_sigma(F) * (1 + d)});
+  for (const auto& [F, sigma] : near_min)
+    for (const char* method : {"gauss-sep", "fft"}) {
+      const Plan plan = make_plan(method, {{"sigma", fmt::format("{:.9g}", sigma)}, {"downsample", std::to_string(F)}});
+      EXPECT_NEAR(plan.effective_sigma, sigma, 1e-4 * sigma) << method << " F " << F << " sigma " << sigma;
+      EXPECT_LE(plan.radius, 8 * F) << method << " F " << F << " sigma " << sigma;
+    }
   // The impulse: (F^2 - 1) / 3 of the resampling plus F^2 times the method's kernel variance, at both phases.
   const Plan plan = make_plan("gauss-sep", {{"sigma", "7"}, {"downsample", "2"}, {"border", "zero"}});
   const double want = 1.0 + 4.0 * std::pow(std::stod(plan.details.at("method_effective_sigma")), 2);
