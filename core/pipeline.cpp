@@ -28,6 +28,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/io/image_io.hpp"
+#include "core/memory.hpp"
 #include "core/nonfinite.hpp"
 #include "core/parallel.hpp"
 
@@ -479,28 +480,6 @@ void log_result(const ImageRecord& r) {
 
 }  // namespace
 
-namespace {
-
-// Bytes the machine can give us: MemAvailable, or the cgroup's limit if lower (containers, Slurm jobs).
-double available_bytes() {
-  double avail = 0;
-  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
-    char key[64];
-    double kb = 0;
-    while (std::fscanf(f, "%63s %lf kB\n", key, &kb) == 2)
-      if (std::strcmp(key, "MemAvailable:") == 0) avail = kb * 1024.0;
-    std::fclose(f);
-  }
-  if (std::FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
-    double limit = 0;
-    if (std::fscanf(f, "%lf", &limit) == 1 && limit > 0 && (avail <= 0 || limit < avail)) avail = limit;
-    std::fclose(f);
-  }
-  return avail > 0 ? avail : 4.0 * (1 << 30);  // unknown: assume 4 GiB
-}
-
-}  // namespace
-
 int auto_io_threads(const std::vector<Job>& jobs, std::string* why) {
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   // The largest of the first few inputs stands for all: float32 working copy plus the codec's buffers.
@@ -512,7 +491,7 @@ int auto_io_threads(const std::vector<Job>& jobs, std::string* why) {
     if (probe_image(j.input, w, h, c)) image_bytes = std::max(image_bytes, double(w) * h * c * 4.0 * 1.5);
     if (++probed == 8) break;
   }
-  const double budget = available_bytes() / 2;
+  const double budget = available_memory_bytes() / 2;
   int by_memory = cores;
   if (image_bytes > 0) by_memory = int(std::max(1.0, std::floor((budget / image_bytes - 2) / 4)));
   const int n = std::max(1, std::min(cores, by_memory));

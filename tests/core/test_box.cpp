@@ -125,6 +125,18 @@ TEST(Box, WidthOverridesAndEvenWidthsAreUsageErrors) {
   EXPECT_FALSE(resolve_plan("box", {{"impl", "fft"}}, plan).ok());
 }
 
+// Intermediates that cannot fit are refused with their size before any is made (the OOM killer ended the run with no
+// message): sat's tables are padded by the whole cascade's reach, 8 x 2048 at width 4097, ~180 GB for this image.
+TEST(Box, IntermediatesPastTheMemoryAreRefused) {
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("box", {{"impl", "sat"}, {"width", "4097"}, {"passes", "8"}}, plan).ok());
+  const Image src = random_image(3000, 3000, 4, 7);
+  Image out;
+  const Status s = reference_run(plan, src, out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("GB, more than the"), std::string::npos) << s.error;
+}
+
 // Why the summed-area tables are float64: on a 4096 x 4096 image of uniform [0, 1] values a float32 table
 // reaches ~8.4e6, where one ulp is 0.5-1, so every window sum carries errors of that size; a float64 table's
 // are ~1e-9. Measured here (printed) and bounded both ways; docs/methods.md (box) quotes the numbers.
