@@ -36,6 +36,49 @@ uniform bool resume;
 uniform bool last;
 
 #if TILE
+
+#if GATHER
+// The tile by 2 x 2 blocks of texels (TILE_W, TILE_H even): where a block lies inside the image, one textureGather a
+// channel of the VCH from channel c0 (c0 uniform: a select between constant components) instead of four texelFetch
+// of whole texels; the border's blocks by texelFetch of their remapped texels.
+vec4 gather_channel(vec2 uv, int c) {
+  return c == 0 ? textureGather(src, uv, 0)
+                : c == 1 ? textureGather(src, uv, 1) : c == 2 ? textureGather(src, uv, 2) : textureGather(src, uv, 3);
+}
+VEC channels_from(vec4 t, int c0) {
+#if VCH == 1
+  return c0 == 0 ? t.r : c0 == 1 ? t.g : c0 == 2 ? t.b : t.a;
+#else
+  return c0 == 0 ? t.rg : t.ba;
+#endif
+}
+void load_tile(ivec2 org, ivec2 size, int c0, int first) {
+  const int BW = TILE_W / 2, BH = TILE_H / 2;
+  vec2 inv = 1.0 / vec2(size);
+  for (int i = first; i < BW * BH; i += TW * BY) {
+    int by = i / BW, bx = i - by * BW;
+    int t = 2 * by * PITCH + 2 * bx;
+    ivec2 g = org - REACH + 2 * ivec2(bx, by);
+    if (all(greaterThanEqual(g, ivec2(0))) && all(lessThan(g + 1, size))) {
+      vec2 uv = vec2(g + 1) * inv;  // the corner the four texels share: gather's x (g.x, g.y + 1), y (g + 1),
+      vec4 a = gather_channel(uv, c0);  // z (g.x + 1, g.y), w (g)
+#if VCH == 1
+      tile[t] = a.w, tile[t + 1] = a.z, tile[t + PITCH] = a.x, tile[t + PITCH + 1] = a.y;
+#else
+      vec4 b = gather_channel(uv, c0 + 1);
+      tile[t] = vec2(a.w, b.w), tile[t + 1] = vec2(a.z, b.z), tile[t + PITCH] = vec2(a.x, b.x),
+      tile[t + PITCH + 1] = vec2(a.y, b.y);
+#endif
+    } else {
+      for (int k = 0; k < 4; ++k) {
+        ivec2 d = ivec2(k & 1, k >> 1);
+        int x = remap_index(g.x + d.x, size.x, border), y = remap_index(g.y + d.y, size.y, border);
+        tile[t + d.y * PITCH + d.x] = (x < 0 || y < 0) ? VEC(0.0) : channels_from(texelFetch(src, ivec2(x, y), 0), c0);
+      }
+    }
+  }
+}
+#endif
 #if ROUNDS > 1
 // Round r's channels of a texel, and their place in the texel the outputs collect (selects, not a dynamic index: the
 // round loop need not be unrolled, and NVIDIA's GL put an indexed vec4 in local memory).
@@ -66,11 +109,15 @@ void main() {
   int base = ly * PITCH + lx;  // the tile at offset (-reach, -reach) of this invocation's first output
   for (int r = 0; r < ROUNDS; ++r) {
     if (r > 0) barrier();  // every invocation's reads of the last round's tile before this round's loads
+#if GATHER
+    load_tile(org, size, r * VCH, ly * TW + lx);
+#else
     for (int i = ly * TW + lx; i < TILE_W * TILE_H; i += TW * BY) {
       int ty = i / TILE_W, tx = i - ty * TILE_W;
       int x = remap_index(org.x - REACH + tx, size.x, border), y = remap_index(org.y - REACH + ty, size.y, border);
       tile[ty * PITCH + tx] = (x < 0 || y < 0) ? VEC(0.0) : part(texelFetch(src, ivec2(x, y), 0), r);
     }
+#endif
     barrier();
     for (int p = 0; p < PER; ++p) {
       ivec2 q = o + ivec2(0, p * BY);
@@ -107,11 +154,15 @@ void main() {
   ivec2 size = gpublur_src_size;
   ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
   int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+#if GATHER
+  load_tile(org, size, 0, ly * TW + lx);
+#else
   for (int i = ly * TW + lx; i < TILE_W * TILE_H; i += TW * BY) {
     int ty = i / TILE_W, tx = i - ty * TILE_W;
     int x = remap_index(org.x - REACH + tx, size.x, border), y = remap_index(org.y - REACH + ty, size.y, border);
     tile[ty * PITCH + tx] = (x < 0 || y < 0) ? VEC(0.0) : pick(texelFetch(src, ivec2(x, y), 0), 0);
   }
+#endif
   barrier();
   ivec2 o = org + ivec2(lx, ly);
   VEC acc[PER];

@@ -187,10 +187,13 @@ Conv2dTile conv2d_tile(int rx, int ry, bool matrix, int max_shared_bytes, int pe
   return best;
 }
 
+// One- and two-channel tiles (rounds included) by textureGather: 2-5% faster on an H100 (docs/performance.md, "GL
+// reshuffle's tile by textureGather"); a vec4 texel's four channels come as fast by one texelFetch.
+bool ReshuffleTile::gather() const { return vch < 4 && tw % 2 == 0 && th % 2 == 0; }
 std::string ReshuffleTile::defines() const {
   return fmt::format("#define TILE 1\n#define TW {}\n#define TH {}\n#define BY {}\n#define REACH {}\n"
-                     "#define PITCH {}\n#define ROUNDS {}\n{}",
-                     tw, th, by, reach, pitch(), rounds, vch_define(vch));
+                     "#define PITCH {}\n#define ROUNDS {}\n#define GATHER {}\n{}",
+                     tw, th, by, reach, pitch(), rounds, gather() ? 1 : 0, vch_define(vch));
 }
 
 ReshuffleTile reshuffle_tile(int reach, int vch, int max_shared_bytes, const std::string& spec) {

@@ -107,6 +107,7 @@ struct ReshuffleTile {
   int per() const { return th / by; }
   int pitch() const { return least_conflict_pitch(tw + 2 * reach, vch, true, tw, 1); }
   int shared_bytes() const { return pitch() * (th + 2 * reach) * 4 * vch; }
+  bool gather() const;
   std::string defines() const;
 };
 
