@@ -346,7 +346,7 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
     EXPECT_NEAR(p.effective_sigma, 1.0, 1e-12) << method;
   }
   // At a sigma whose first trial is box's identity (widths 1,1,1 at 0.56), the search goes on to the closest widths
-  // (3,1,1: sqrt(4 x 2/3 + 1) = 1.91 against 1.0 for the identity; it stopped at the identity).
+  // (widths 1,1,3: sqrt(4 x 2/3 + 1) = 1.91 against 1.0 for the identity; it stopped at the identity).
   ASSERT_TRUE(resolve_plan("box", {{"sigma", "1.5"}, {"downsample", "2"}}, p).ok());
   EXPECT_NEAR(p.effective_sigma, std::sqrt(4 * 2.0 / 3 + 1), 1e-9) << p.details.at("width");
   // A radius given still leaves the Gaussian's sigma free: kept.
