@@ -132,7 +132,7 @@ TEST_P(IoErrors, PixelAndChannelLimits) {
 
 TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
   // Headers claiming 10^10 pixels (40+ GB as float) with no data behind them: stopped before any allocation,
-  // a PNG by its file's size (deflate packs at most 1032:1), an EXR by the limit.
+  // a PNG or an EXR by its file's size (deflate packs at most 1032:1).
   test::write_png_header_only(tmp_.path("bomb.png"), 100000, 100000);
   expect_fail(tmp_.path("bomb.png"), "cannot hold the 100000x100000 image its header declares");
   test::write_png_header_only(tmp_.path("small.png"), 300, 300);  // 300^2 fits in 1 KB at 1032:1: the decoder's
@@ -147,7 +147,19 @@ TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
     header.channels().insert("R", Imf::Channel(Imf::HALF));
     Imf::OutputFile out(exr.c_str(), header);  // no pixels written: header and an empty offset table
   }
-  expect_fail(exr, "exceeds the limit");
+  expect_fail(exr, "cannot hold the 100000x100000 image its header declares");  // (its size, before the limit)
+  // Under the limit, a header with no pixels behind it: refused by its file's size before the decoder allocates the
+  // image (a 197 KB file declaring 16384^2 floats cost 1.06 GB before "Scan line 1 is missing").
+  for (const Imf::Compression c : {Imf::NO_COMPRESSION, Imf::ZIP_COMPRESSION, Imf::RLE_COMPRESSION}) {
+    const std::string small_bomb = tmp_.path("small_bomb.exr");
+    {
+      Imf::Header header(8192, 8192);
+      header.compression() = c;
+      header.channels().insert("Y", Imf::Channel(Imf::FLOAT));
+      Imf::OutputFile out(small_bomb.c_str(), header);
+    }
+    expect_fail(small_bomb, "cannot hold the 8192x8192 image its header declares");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, IoErrors, ::testing::ValuesIn(test::built_adapters()),
