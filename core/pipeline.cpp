@@ -648,6 +648,11 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           spdlog::info("{}: {} non-finite input value(s) (NaN, Inf): their footprints come out as the direct "
                        "convolution's", job.input, w.nonfinite.count);
         w.rec.ms.read = ms_since(tr);
+      } catch (const std::bad_alloc&) {  // its what() says only "std::bad_alloc"
+        w.rec.error = job.input + ": out of memory reading it";
+        w.rec.ms.read = ms_since(tr);
+        finish(i, std::move(w.rec));
+        continue;
       } catch (const std::exception& e) {
         w.rec.error = naming(job.input, e.what());
         w.rec.ms.read = ms_since(tr);

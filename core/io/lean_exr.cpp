@@ -18,6 +18,7 @@
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 #include "core/io/io_common.hpp"
@@ -174,6 +175,8 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     out.image = std::move(img);
     out.meta = std::move(meta);
     return Status::success();
+  } catch (const std::bad_alloc&) {  // a whole file the memory could not hold is not a corrupt one
+    return Status::fail(fmt::format("cannot read '{}': out of memory decoding it", path));
   } catch (const std::exception& e) {
     return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, e.what()));
   }
