@@ -193,7 +193,10 @@ Status GlPassContext::assign_images(const Program& p) {
         std::vector<GLuint>& pool = pool_[key];
         size_t& taken = next[key];
         if (taken == pool.size()) {
-          const std::string what = fmt::format("program image {} (pad {}{})", i, d.pad, d.f64 ? ", float64" : "");
+          // Named for the user: the method's padded intermediate, which may outgrow a limit the image itself meets
+          // (docs/cli.md, "Sizes": the cpu backend has none).
+          const std::string what = fmt::format("the method's intermediate image {}{}, padded by {} a side for its "
+                                               "reach,", i, d.f64 ? " (float64)" : "", d.pad);
           if (d.f64) {
             const long long bytes = 32LL * im.stored_w() * im.stored_h();
             if (bytes > limits_.max_ssbo)
