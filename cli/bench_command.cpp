@@ -76,6 +76,7 @@ int run_bench_command(const BenchArgs& a) {
   std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
   if (!backend) return usage_error ? kExitUsage : kExitFailed;
   if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods, o.params); !s) return usage(s.error);
+  o.skip_unplannable = a.methods == "all";
 
   BenchResult r;
   if (Status s = run_bench(*backend, o, r); !s) return usage(s.error);

@@ -189,14 +189,25 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     std::string name;
     std::map<std::string, std::string> variant;
     if (Status s = split_variant(entry, name, variant); !s) return s;
+    std::vector<Planned> mine;
+    std::string why;
     for (double sigma : opts.sigmas) {
       Planned p{{}, sigma, entry};
       std::map<std::string, std::string> params = params_for(*find_method(name), sigma, opts.params);
       for (const auto& [k, v] : variant) params[k] = v;  // the variant's own settings win
-      if (Status s = resolve_plan(name, params, p.plan); !s)
-        return Status::fail(entry + ", sigma " + number(sigma) + ": " + s.error);
-      planned.push_back(std::move(p));
+      if (Status s = resolve_plan(name, params, p.plan); !s) {
+        why = entry + ", sigma " + number(sigma) + ": " + s.error;
+        break;
+      }
+      mine.push_back(std::move(p));
     }
+    if (!why.empty() && !opts.skip_unplannable) return Status::fail(why);
+    if (!why.empty()) {
+      spdlog::warn("bench: {} left out: {}", entry, why);
+      result.left_out.push_back(why);
+      continue;
+    }
+    for (Planned& p : mine) planned.push_back(std::move(p));
   }
 
   std::mt19937 rng(opts.seed);
@@ -369,6 +380,7 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
                 {"bytes_per_value", 4},
                 {"gbps_definition", "2 * width * height * channels * 4 bytes / median_ms"}}},
               {"cases", cases},
+              {"left_out", r.left_out},
               {"summary", {{"cases", r.cases.size()}, {"failed", r.failed()}}}};
 }
 

@@ -26,6 +26,9 @@ struct BenchOptions {
   // Extra parameters (border, --param name=value): each applied to the methods that declare it.
   std::map<std::string, std::string> params;
   unsigned seed = 1;
+  // --method all: a method that cannot take one of the sigmas (diffusion's steps at 400) is left out, named in
+  // BenchResult::left_out, instead of failing the whole bench (a method named in the list still fails it).
+  bool skip_unplannable = false;
 };
 
 struct BenchCase {
@@ -68,6 +71,7 @@ const char* throttled_note(const BenchCase& c);
 struct BenchResult {
   std::string backend, device, timer_clock, storage;
   std::vector<BenchCase> cases;
+  std::vector<std::string> left_out;  // "method: why" (BenchOptions::skip_unplannable)
   int failed() const;
 };
 

@@ -590,6 +590,27 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
 }
 
+// --method all leaves out a method that cannot take one of the sigmas (diffusion's steps at 400: the whole bench exited
+// 2 with nothing run); a method named in the list still fails the bench.
+TEST(Bench, AllLeavesOutAMethodThatCannotTakeASigma) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  BenchOptions o;
+  o.methods = {"gauss-sep", "diffusion"};
+  o.sigmas = {3, 400};
+  o.sizes = {{8, 8}};
+  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchResult r;
+  const Status named = run_bench(*backend, o, r);
+  EXPECT_NE(named.error.find("diffusion, sigma 400"), std::string::npos) << named.error;
+  o.skip_unplannable = true;
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  ASSERT_EQ(r.left_out.size(), 1u);
+  EXPECT_EQ(r.left_out[0].rfind("diffusion, sigma 400: ", 0), 0u) << r.left_out[0];
+  ASSERT_EQ(r.cases.size(), 3u);  // copy, gauss-sep at both sigmas
+  for (const auto& c : r.cases) EXPECT_NE(c.method, "diffusion");
+  EXPECT_EQ(bench_json(r, o)["left_out"].size(), 1u);
+}
+
 TEST(Bench, CpuRunHasCopyFirstAndRatios) {
   auto backend = make_cpu_backend(BackendOptions{});
   BenchOptions o;
