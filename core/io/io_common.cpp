@@ -11,11 +11,11 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <vector>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <set>
+#include <vector>
 
 #include "core/io/image_io.hpp"
 

@@ -67,8 +67,9 @@ Status run_program_cpu(const Program& program, const Image& src, Image& dst, int
   // runs with no message and no report (box --impl sat --width 4097 --passes 8: padded float64 tables of 34 GB).
   double need = 0;
   std::vector<bool> same(images.size(), true);
+  std::vector<std::pair<int, int>> sizes(images.size());
   for (size_t i = 2; i < images.size(); ++i) {
-    int w = 0, h = 0;
+    auto& [w, h] = sizes[i];
     image_size(program, int(i), src.width, src.height, w, h);
     const ImageDecl& d = program.images[i];
     const CpuImage& im = images[i];
@@ -82,12 +83,10 @@ Status run_program_cpu(const Program& program, const Image& src, Image& dst, int
                                     need / 1e9, avail / 1e9));
   try {
     for (size_t i = 2; i < images.size(); ++i) {
-      int w = 0, h = 0;
-      image_size(program, int(i), src.width, src.height, w, h);
       const ImageDecl& d = program.images[i];
       CpuImage& im = images[i];
       if (!same[i])
-        im = CpuImage::make(w, h, src.channels, d);
+        im = CpuImage::make(sizes[i].first, sizes[i].second, src.channels, d);
       else if (d.f64)
         std::fill(im.own_d.begin(), im.own_d.end(), 0.0);
       else
