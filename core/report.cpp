@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -275,9 +276,12 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
         if (const std::string e = image_entry_error(im); !e.empty()) return Status::fail(name(i) + ": " + e);
         const std::string input = im.at("input").get<std::string>();
         // Names that were not UTF-8 on disk reach the report with U+FFFD for their bytes: two such files may
-        // read alike, so they are not taken for one image given twice.
+        // read alike, so they are not taken for one image given twice. One file named two ways (in/a.png,
+        // ./in//a.png) is one image: names compare lexically normalised (a report does not hold its working
+        // folder, so a relative and an absolute name stay apart).
         const bool lossy = input.find("\xEF\xBF\xBD") != std::string::npos;
-        if (auto [it, fresh] = seen.emplace(input, i); !fresh && !lossy)
+        if (auto [it, fresh] = seen.emplace(std::filesystem::path(input).lexically_normal().string(), i);
+            !fresh && !lossy)
           return Status::fail(name(i) + ": image " + input + " is also in " + name(it->second) +
                               "; give each shard's report once");
         images.push_back(im);

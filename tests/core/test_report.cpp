@@ -213,6 +213,12 @@ TEST(Report, MergeOfShardsConcatenatesAndRecomputesTheSummary) {
   s = merge_reports({ja, jb, jb}, {"a.json", "b.json", "b2.json"}, m);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.error.find("in/c.png is also in b.json"), std::string::npos) << s.error;
+  // The same image named another way is still given twice.
+  other = jb;
+  for (auto& im : other["images"]) im["input"] = "./" + im["input"].get<std::string>();
+  s = merge_reports({ja, jb, other}, {"a.json", "b.json", "b2.json"}, m);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("is also in b.json"), std::string::npos) << s.error;
   other = jb;
   other["backend"]["name"] = "gl";
   s = merge_reports({ja, other}, {"a.json", "b.json"}, m);
