@@ -560,7 +560,7 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
 }
 
 BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along,
-                      const std::string& totals_spec) {
+                      const std::string& totals_spec, bool frac) {
   BoxTile none = t;
   none.lines = 0;
   if (t.lines < 1 || t.tail || n_along <= 0 || t.outputs() <= 0) return none;  // (outputs() divides by lines)
@@ -568,16 +568,20 @@ BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_
   if (g < 2) return none;
   const int rem = n_along - (g - 1) * t.outputs();
   const BoxTile last = fewest_tail(t, rem, t.per - 2, widest_box(widths), tile_budget(max_shared_bytes), totals_spec);
-  // One line a group of two channels in two rounds (three and four channels) at any saving: H200, against none
-  // (docs/performance.md "GL box: constant tails"), box 4096^2 RGBA sigma 100 0.618 -> 0.590 ms, integral sigma 300
-  // 1.773 -> 1.563, 2048^2 sigma 100 0.302 -> 0.276. Other tiles (two lines a group, lines of one, two or four
+  // One line a group of two channels in two rounds (three and four channels) at any saving where the widths are real
+  // (integral): H200, against none (docs/performance.md "GL box: constant tails"), integral sigma 300 1.773 -> 1.563 ms;
+  // H100 and H200 (docs/performance.md "GL box: last groups on the H100"), integral 4096^2 RGBA sigma 75 0.906 -> 0.815
+  // and 0.899 -> 0.807, 3000^2 sigma 48 0.455 -> 0.406 and 0.452 -> 0.392. Box's integer widths take those last groups
+  // as other tiles do: at any saving they ran 8-19% slower on an H100 (box RGBA 4096^2 sigma 100 0.644 -> 0.769 ms, 125
+  // 0.653 -> 0.725, 3000^2 sigma 75 0.374 -> 0.404, 100 0.352 -> 0.405) where the H200 gained at most 4.6% (4096^2
+  // sigma 100 0.621 -> 0.592; the others within 1.4%). Other tiles (two lines a group, lines of one, two or four
   // channels in one round) only where the last group takes at most a third of their positions an invocation: H200,
   // clamp, 1-4 channels, 1024^2-4096^2 and 1920x1080, sigma 3-200 (docs/performance.md "GL box: last groups of every
   // tile"): those cases up to 9% faster (box RGBA sigma 24 4096^2 0.461 -> 0.430 ms, two channels 1024^2 sigma 24
   // 0.0426 -> 0.0388), none over 1.5% slower; last groups with more of them measured up to 16% slower (one channel
   // 2048^2 sigma 200, 1 x 9 then 1 x 7), and some faster (two channels 4096^2 sigma 100, 1 x 11 then 1 x 9, 11%),
   // with no rule between.
-  if (last.lines > 0 && ((t.lines == 1 && t.rounds == 2) || 3 * last.per <= t.per)) return last;
+  if (last.lines > 0 && ((frac && t.lines == 1 && t.rounds == 2) || 3 * last.per <= t.per)) return last;
   return none;
 }
 

@@ -176,11 +176,11 @@ BoxTile box_tile(const std::vector<int>& widths, int max_shared_bytes, int max_i
 
 // The tile of each line's last group, dispatched on its own after groups(n_along, t.outputs()) - 1 groups of t: t's
 // shape with a constant tail and the fewest positions an invocation (fewer than t's) that hold the outputs left; for t
-// of one line a group in two rounds, and for other t where that is at most a third of t's positions an invocation
-// (measured faster there); none (lines == 0) otherwise, where t has a tail already, one group covers the line, or no
-// smaller tile holds them. `totals_spec` as box_tile's.
+// of one line a group in two rounds where the widths are real (`frac`: integral), and for other t where that is at
+// most a third of t's positions an invocation (measured faster there); none (lines == 0) otherwise, where t has a tail
+// already, one group covers the line, or no smaller tile holds them. `totals_spec` as box_tile's.
 BoxTile box_last_tile(const BoxTile& t, const std::vector<int>& widths, int max_shared_bytes, int n_along,
-                      const std::string& totals_spec = "");
+                      const std::string& totals_spec = "", bool frac = false);
 
 // The tile of the transposed pair (passes/box_pair.cpp): box_tile's where it takes a constant tail; else two lines a
 // group of 5 or 9 positions an invocation where the halo is a small part of the loads (15% / 28%, real widths 15% /

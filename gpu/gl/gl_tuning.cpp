@@ -190,6 +190,11 @@ int box_walk_spec() {
   if (!env || !*env) return -1;
   return std::string(env) == "1" ? 1 : 0;
 }
+// GPUBLUR_GL_BOX_LAST=0: no line's last group as a tile of its own (box_last_tile), for comparisons.
+bool box_last_groups() {
+  const char* env = std::getenv("GPUBLUR_GL_BOX_LAST");
+  return !(env && std::string(env) == "0");
+}
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
 void dump_binary(GLuint prog, const std::string& key) {

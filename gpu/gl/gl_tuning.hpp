@@ -42,6 +42,7 @@ std::string box_totals_spec();               // GPUBLUR_GL_BOX_TOTALS=direct|gro
 bool box_transposed_pair();                  // GPUBLUR_GL_BOX_PAIR=0: box / integral x-y pairs as two passes
 bool box_const_tail(Border b);                // clamp and zero; GPUBLUR_GL_BOX_TAIL=0: never (BoxTile::tail)
 int box_walk_spec();                         // GPUBLUR_GL_BOX_WALK=1|0: box_walks' force (-1 unset)
+bool box_last_groups();                      // GPUBLUR_GL_BOX_LAST=0: no last group of its own (box_last_tile)
 std::string reshuffle_tile_spec();           // GPUBLUR_GL_RESHUFFLE_TILE=TWxTHxBY|0
 // kawase passes of offsets 0-3 as runs (kawase.comp KK) for vec4 texels (three and four channels) on images of at
 // least this many pixels, else the sampler's four bilinear samples (H200, docs/performance.md "GL 2D methods from

@@ -201,10 +201,10 @@ TEST(GlBox1d, ThePairOrThePasses) {
 
 // Constant tails (BoxTile::tail): box and integral as the product runs them, the pair and the passes, on lines that
 // this device's tiles hold in one group with a tail (box_tile), on lines of several groups whose last one takes a tail
-// (box_last_tile: three and four channels in two rounds; the pair's two lines a group, 1-4 channels): the shortest of
-// each found from 200 positions on (they depend on the device's shared memory), along x and along y, against the
-// reference; on lines whose one group with a tail takes more than 256 invocations (three and four channels); every
-// border (mirror and wrap take no tail).
+// (box_last_tile: integral's three and four channels in two rounds; the pair's two lines a group, 1-4 channels): the
+// shortest of each found from 200 positions on (they depend on the device's shared memory), along x and along y,
+// against the reference; on lines whose one group with a tail takes more than 256 invocations (three and four
+// channels); every border (mirror and wrap take no tail).
 TEST(GlBox1d, ConstantTailsMatchReference) {
   std::string error;
   Backend* be = shared_gl(false, error);
@@ -240,13 +240,14 @@ TEST(GlBox1d, ConstantTailsMatchReference) {
     // form 0: one group with a tail, 1: a last group's tail, 2: one group of more than 256 invocations with a tail
     // (box_tile's tails of 320 or 384 invocations).
     for (const int form : {0, 1, 2}) {
-      // (The passes' cases of one and two channels search one-group tails only; the pair's cases, last groups only,
-      // cover last groups of one and two channels.)
-      if (form == 1 ? !c.pair && c.ch <= 2 : c.pair) continue;
+      // (The passes' cases of one and two channels, and box's, search one-group tails only: the pair's cases, last
+      // groups only, cover last groups of one and two channels, and box takes none of one line in two rounds.)
+      if (form == 1 ? !c.pair && (c.ch <= 2 || !frac) : c.pair) continue;
       if ((form == 2) != c.wide) continue;
       const auto takes = [&](int n) {
         const BoxTile t = tile(n);
-        return form == 1 ? box_last_tile(t, spans, shared, n).lines > 0 : t.tail && (form == 0 || t.threads > 256);
+        return form == 1 ? box_last_tile(t, spans, shared, n, "", frac).lines > 0
+                         : t.tail && (form == 0 || t.threads > 256);
       };
       int n = 200;
       while (n <= 8192 && !takes(n)) n += 50;

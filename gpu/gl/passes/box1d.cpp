@@ -45,8 +45,8 @@ Status gl_box_line_pass(GlPassContext& ctx, const GlBoxCascade& bc, const BoxTil
                         int n_along, int n_across, const std::string& extra, GlBoxLinePass& out, bool pair) {
   out = GlBoxLinePass{};
   out.tile = tile, out.n_along = n_along, out.n_across = n_across;
-  if (box_const_tail(border) && box_tile_spec().empty())
-    out.last = box_last_tile(tile, bc.spans, ctx.limits().max_shared, n_along, box_totals_spec());
+  if (box_const_tail(border) && box_tile_spec().empty() && box_last_groups())
+    out.last = box_last_tile(tile, bc.spans, ctx.limits().max_shared, n_along, box_totals_spec(), !bc.fracs.empty());
   out.walk = pair && axis == 1 && out.last.lines == 0 && out.main_groups() == 1 &&
              box_walks(tile, ctx.limits().max_shared, box_walk_spec());
   for (const bool last : {false, true}) {
