@@ -688,7 +688,9 @@ TEST(GlTiles, Conv2dAndReshuffleTilesFitAndSpreadTheirReads) {
         EXPECT_EQ(r.vch * r.rounds, vch);
         EXPECT_EQ(read_wavefronts(r.vch, [&](int l) { return (l / r.tw) * r.pitch() + l % r.tw; }), r.vch);
         // Rounds only where no tile of more channels fits; of the three shapes, the largest that fits.
-        if (r.rounds > 1) EXPECT_GT((ReshuffleTile{16, 16, 8, radius, r.vch * 2}.shared_bytes()), shared);
+        if (r.rounds > 1) {
+          EXPECT_GT((ReshuffleTile{16, 16, 8, radius, r.vch * 2}.shared_bytes()), shared);
+        }
         if (r.tw * r.th < 32 * 32) {
           ReshuffleTile big = r;
           big.tw = 32, big.th = 32, big.by = 8;
