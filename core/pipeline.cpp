@@ -14,6 +14,7 @@
 #include <exception>
 #include <fcntl.h>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <new>
 #include <mutex>
@@ -43,10 +44,18 @@ bool is_image_name(const std::string& path) { return !format_from_extension(path
 
 std::vector<std::string> read_path_list(std::istream& in) {
   std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-    if (!line.empty()) out.push_back(line);
+  const std::string all{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // No path holds a NUL: a list with one is NUL-separated (find -print0), its names taken as they are (a name may
+  // hold a newline). Read line by line, its NULs would have cut names short and run one file under another's name.
+  const bool nul = all.find('\0') != std::string::npos;
+  size_t at = 0;
+  while (at < all.size()) {
+    const size_t end = std::min(all.find(nul ? '\0' : '\n', at), all.size());
+    std::string name = all.substr(at, end - at);
+    at = end + 1;
+    if (!nul)
+      while (!name.empty() && (name.back() == '\r' || name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    if (!name.empty()) out.push_back(std::move(name));
   }
   return out;
 }
@@ -83,7 +92,7 @@ Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& o
 // The image files of folder `dir` (and, when recursive, of its sub-folders: not hidden ones, not the output
 // folder, not through symbolic links, so a link loop cannot recur), each with its path relative to `root`. A
 // folder that cannot be listed, or whose listing fails part way, is a failed job naming it: its images are not
-// dropped in silence.
+// dropped in silence; so is an image's name that is no regular file (a broken link).
 void list_folder(const fs::path& dir, const fs::path& root, bool recursive, const std::string& out_real,
                  std::vector<std::pair<fs::path, fs::path>>& found, std::vector<Job>& unlisted) {
   auto fail = [&](const std::error_code& ec) {
@@ -102,8 +111,19 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
     if (hidden(path)) continue;
     if (it->is_directory(e2)) {
       if (recursive && !it->is_symlink(e2) && real_path(path) != out_real) folders.push_back(path);
-    } else if (it->is_regular_file(e2) && is_image_name(path.string())) {
-      found.emplace_back(path, path.lexically_relative(root));
+    } else if (is_image_name(path.string())) {
+      if (it->is_regular_file(e2)) {
+        found.emplace_back(path, path.lexically_relative(root));
+      } else {
+        // An image's name that holds no file (a broken symbolic link: a missing frame, a fifo) is that image's
+        // failure, not a file to skip in silence.
+        Job j;
+        j.input = path.string();
+        j.error = path.string() + (it->is_symlink(e2) && !it->exists(e2) ? ": broken symbolic link (its target "
+                                                                           "does not exist)"
+                                                                         : ": not a regular file");
+        unlisted.push_back(std::move(j));
+      }
     }
   }
   if (ec) return fail(ec);

@@ -40,7 +40,8 @@ struct CollectOptions {
 
 // True for names ending in .exr or .png (any case): what folder scans pick up.
 bool is_image_name(const std::string& path);
-// A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped.
+// A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
+// holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
 
 // Expands files and folders into jobs with their output paths. Folder scans are non-recursive unless

@@ -68,6 +68,15 @@ TEST(Pipeline, PathListFromStdin) {
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0], "a.png");
   EXPECT_EQ(v[1], "sub/b.exr");
+  // find -print0: NUL-separated, names kept whole (a newline, trailing spaces); read by lines, "big.png\0b.png"
+  // was one name whose NUL cut it to big.png, written under b.png's output name.
+  const char list[] = "big.png\0in/b c.png \0odd\nname.exr\0\0";
+  std::istringstream nul(std::string(list, sizeof list - 1));
+  const auto w = read_path_list(nul);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0], "big.png");
+  EXPECT_EQ(w[1], "in/b c.png ");
+  EXPECT_EQ(w[2], "odd\nname.exr");
 }
 
 TEST(Pipeline, FolderIsFlatUnlessRecursive) {
@@ -136,6 +145,21 @@ TEST(Pipeline, UnlistableFoldersAreFailedJobsNamingThem) {
   EXPECT_EXIT(check(), ::testing::ExitedWithCode(0), "");
   fs::permissions(d / "in/locked", fs::perms::owner_all);
   fs::permissions(d / "locked2", fs::perms::owner_all);
+}
+
+// A broken symbolic link with an image's name in a scanned folder (a missing frame) is a failed job naming it, as
+// the same name given explicitly is; it was skipped in silence and the run passed as complete.
+TEST(Pipeline, BrokenLinkInFolderIsAFailedJob) {
+  TempDir d;
+  touch(d / "in/a.png");
+  fs::create_symlink("missing_frame.exr", d / "in/frame_0002.exr");
+  fs::create_symlink("missing.txt", d / "in/notes.txt");  // not an image's name: not listed
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_TRUE(jobs[0].error.empty()) << jobs[0].error;
+  EXPECT_NE(jobs[1].error.find("frame_0002.exr: broken symbolic link"), std::string::npos) << jobs[1].error;
 }
 
 TEST(Pipeline, FormatChangesExtension) {
