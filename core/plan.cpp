@@ -1,7 +1,6 @@
 #include "core/plan.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -105,7 +104,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
         if (!parse_number(text.substr(i, j - i), ParamType::Int, v))
           return Status::fail("--" + p.name + " '" + text + "' is not a comma-separated list of integers");
         if (v < p.min || v > p.max)
-          return Status::fail("--" + p.name + ": " + number_text(v, ParamType::Int) + " is outside [" +
+          return Status::fail("--" + p.name + ": " + text.substr(i, j - i) + " is outside [" +
                               number_text(p.min, ParamType::Int) + ", " + number_text(p.max, ParamType::Int) + "]");
         canonical += (canonical.empty() ? "" : ",") + number_text(v, ParamType::Int);
         i = j + 1;
@@ -121,8 +120,8 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     } else {
       parse_number(p.default_value, p.type, v);
     }
-    if (v < p.min || v > p.max)
-      return Status::fail("--" + p.name + " " + number_text(v, p.type) + " is outside [" +
+    if (v < p.min || v > p.max)  // (the value as given: 9999999999999999999 read back as an integer wraps)
+      return Status::fail("--" + p.name + " " + (set ? it->second : number_text(v, p.type)) + " is outside [" +
                           number_text(p.min, p.type) + ", " + number_text(p.max, p.type) + "]");
     if (!p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), number_text(v, p.type)) == p.choices.end()) {
       std::string all;  // an integer of a few values only (downsample's 1, 2, 4, 8)

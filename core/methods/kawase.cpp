@@ -124,6 +124,8 @@ Recipe kawase_recipe() {
     std::vector<int> ks;
     if (p.given("offsets")) {
       ks = p.ints("offsets");
+      if (ks.size() > 64)  // --passes's range, which the report's passes states
+        return Status::fail("--offsets: " + std::to_string(ks.size()) + " passes, at most 64");
       if (p.given("passes") && p.integer("passes") != int(ks.size()))
         return Status::fail("--passes " + std::to_string(p.integer("passes")) + " does not match the " +
                             std::to_string(ks.size()) + " --offsets");

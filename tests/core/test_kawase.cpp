@@ -75,10 +75,21 @@ TEST(Kawase, SigmaScheduleAndOffsets) {
   Plan bad;
   Status s = resolve_plan("kawase", {{"offsets", "1,2"}, {"passes", "3"}}, bad);
   EXPECT_NE(s.error.find("does not match"), std::string::npos) << s.error;
+  // More offsets than --passes allows (64): the report would state passes outside the registry's range.
+  std::string many = "1";
+  for (int i = 1; i < 65; ++i) many += ",1";
+  s = resolve_plan("kawase", {{"offsets", many}}, bad);
+  EXPECT_NE(s.error.find("65 passes, at most 64"), std::string::npos) << s.error;
+  EXPECT_TRUE(resolve_plan("kawase", {{"offsets", many.substr(2)}}, bad).ok());
   s = resolve_plan("kawase", {{"offsets", "1,x"}}, bad);
   EXPECT_NE(s.error.find("comma-separated list of integers"), std::string::npos) << s.error;
   s = resolve_plan("kawase", {{"offsets", "1,-2"}}, bad);
   EXPECT_NE(s.error.find("outside [0, 4096]"), std::string::npos) << s.error;
+  // A value past long long's range is named as given (read back as an integer it wrapped to -9223372036854775808).
+  s = resolve_plan("kawase", {{"passes", "9999999999999999999"}}, bad);
+  EXPECT_NE(s.error.find("--passes 9999999999999999999 is outside [1, 64]"), std::string::npos) << s.error;
+  s = resolve_plan("kawase", {{"offsets", "1,9999999999999999999"}}, bad);
+  EXPECT_NE(s.error.find("--offsets: 9999999999999999999 is outside"), std::string::npos) << s.error;
 }
 
 int count_ops(const Plan& p, Op op) {
