@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/methods/recipe.hpp"
 
 namespace gpublur {
@@ -76,7 +78,7 @@ Recipe diffusion_recipe() {
     pass.taps = {float(rate)};
     pass.widths = {int(steps)};
     plan.params["iterations"] = std::to_string(steps);
-    plan.params["rate"] = num(double(pass.taps[0]));
+    plan.params["rate"] = fmt::format("{}", pass.taps[0]);  // the float run, shortest (0.2, not 0.200000003)
     plan.radius = int(steps);
     plan.effective_sigma = std::sqrt(2.0 * double(pass.taps[0]) * double(steps));
     Program& prog = plan.program;

@@ -51,7 +51,7 @@ Recipe integral_recipe() {
     else
       w = frac_width_for_variance(plan.sigma * plan.sigma / n);
     const std::vector<float> widths(size_t(n), static_cast<float>(w));  // the backends' width: variance from the float
-    plan.params["width"] = fmt::format("{:.9g}", double(widths[0]));
+    plan.params["width"] = fmt::format("{}", widths[0]);  // the float run, shortest (not 2.12345672)
     plan.details["kovesi width"] = fmt::format("{:.6g}", kovesi_width(plan.sigma, n));
     plan.radius = frac_cascade_reach(widths);
     plan.effective_sigma = std::sqrt(frac_cascade_variance(widths));

@@ -77,6 +77,7 @@ TEST(Diffusion, SigmaMapping) {
   EXPECT_LE(std::stod(p.param("rate")), 0.2);
   p = diffusion_plan({{"sigma", "3"}, {"iterations", "90"}});
   EXPECT_NEAR(std::stod(p.param("rate")), 0.05, 1e-7);
+  EXPECT_EQ(diffusion_plan({{"iterations", "4"}, {"rate", "0.2"}}).param("rate"), "0.2");  // not 0.200000003
   p = diffusion_plan({{"sigma", "3"}, {"rate", "0.25"}});
   EXPECT_EQ(p.param("iterations"), "18");
   Plan bad;
