@@ -118,8 +118,12 @@ std::function<int()> add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 600000.0))
       ->capture_default_str();
   cmd->add_option("--border", a->border, "border mode: clamp, mirror, wrap, zero");
-  cmd->add_option("--param", a->params, "method parameter name=value, applied to the methods that have it")
-      ->type_name("NAME=VALUE");
+  // One value an occurrence (repeat --param for more): a list option would take the arguments after it too.
+  cmd->add_option("--param", a->params, "method parameter name=value, applied to the methods that have it (repeatable)")
+      ->type_name("NAME=VALUE")
+      ->expected(1)
+      ->take_all()
+      ->allow_extra_args(false);
   cmd->add_option("--json", a->json, "also write the results as JSON to FILE ('-' = stdout)")
       ->type_name("FILE")
       ->check(kNamesAFile);

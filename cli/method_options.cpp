@@ -92,8 +92,13 @@ void MethodOptions::add_to(CLI::App& cmd) {
                                                                         : "FLOAT")
                          ->group("Method parameters (from the registry)");
   }
+  // One value an occurrence: as a list option it took the inputs after it (`--param passes=2 in.png -o out`: "inputs
+  // is required").
   cmd.add_option("--param", param_list_, "any method parameter as name=value (repeatable)")
       ->type_name("NAME=VALUE")
+      ->expected(1)
+      ->take_all()
+      ->allow_extra_args(false)
       ->group("Method parameters (from the registry)");
 }
 

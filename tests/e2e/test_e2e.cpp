@@ -202,6 +202,20 @@ TEST_F(E2E, AllGoodExitsZeroAndPngKeepsAlpha) {
   EXPECT_EQ(li.meta.alpha_channel, 1);
 }
 
+// --param takes one name=value an occurrence (repeatable): the inputs after it are inputs. As a list option it took
+// them ("inputs is required", exit 2), in blur, bench and quality alike.
+TEST_F(E2E, ParamTakesOneValueAnOccurrence) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 8);
+  const std::string in = quote(at("a.png").string());
+  Result r = run("blur -b cpu --method box --param passes=2 --param width=5 " + in + " -o " + quote(at("o").string()) +
+                 " --report " + quote(at("r.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json rep = json::parse(slurp(at("r.json")));
+  EXPECT_EQ(rep["method"]["params"]["width"], "5,5") << rep["method"].dump();
+  r = run("quality -b cpu --method box --sigma 2 --param passes=2 " + in);
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
 // --device lists and all are for blur -b cuda (one backend per GPU); anything else is a usage error, and the
 // other commands take one ordinal.
 TEST_F(E2E, DeviceListsAreForBlurOnCuda) {
