@@ -100,7 +100,10 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
   if (!f) return Status::success();  // the decoder says what is wrong
   h.resize(std::fread(h.data(), 1, h.size(), f));
   std::fclose(f);
-  if (h.size() < 8 || (le32(&h[4]) & 0x1800) != 0) return Status::success();  // deep or multi-part: the decoder's
+  // Deep files are the decoder's. A multi-part file's first header comes first, and its first part is the one read
+  // (and the file holds at least that part's bytes): its pixels are judged as a single part's (a 10 KB file whose first
+  // part declared 16384^2 x 64 channels made both adapters ask for 68 GB).
+  if (h.size() < 8 || (le32(&h[4]) & 0x800) != 0) return Status::success();
   double per_pixel = -1;  // bytes of one pixel of every channel (subsampled channels by their share)
   int compression = -1;
   long long x0 = 0, y0 = 0, x1 = -1, y1 = -1;
@@ -129,6 +132,9 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
       }
     } else if (name == "compression" && type == "compression" && size >= 1) {
       compression = h[v];
+    } else if (name == "type" && type == "string" && size >= 4 &&
+               std::string(reinterpret_cast<const char*>(&h[v]), 4) == "deep") {
+      return Status::success();  // a multi-part file's deep part: the decoder's
     } else if (name == "dataWindow" && type == "box2i" && size >= 16) {
       x0 = int32_t(le32(&h[v])), y0 = int32_t(le32(&h[v + 4]));
       x1 = int32_t(le32(&h[v + 8])), y1 = int32_t(le32(&h[v + 12]));

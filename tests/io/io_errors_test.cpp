@@ -1,10 +1,13 @@
 // Bad inputs, for each adapter: every failure is a Status (never an abort or a throw) naming the file.
 #include <ImfChannelList.h>
 #include <ImfHeader.h>
+#include <ImfMultiPartOutputFile.h>
 #include <ImfOutputFile.h>
+#include <ImfPartType.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "core/io/image_io.hpp"
 #include "tests/io/io_test_util.hpp"
@@ -159,6 +162,23 @@ TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
       Imf::OutputFile out(small_bomb.c_str(), header);
     }
     expect_fail(small_bomb, "cannot hold the 8192x8192 image its header declares");
+  }
+  // A multi-part file: its first part (the one read) judged the same way (a 10 KB file whose first part declared
+  // 16384^2 x 64 channels asked both adapters for 68 GB).
+  {
+    const std::string multi = tmp_.path("multi_bomb.exr");
+    {
+      std::vector<Imf::Header> headers(2, Imf::Header(8192, 8192));  // (parts share their display window)
+      headers[1].dataWindow() = Imath::Box2i(Imath::V2i(0, 0), Imath::V2i(7, 7));
+      for (int i = 0; i < 2; ++i) {
+        headers[i].compression() = Imf::ZIP_COMPRESSION;
+        headers[i].channels().insert("Y", Imf::Channel(Imf::FLOAT));
+        headers[i].setName(i == 0 ? "big" : "small");
+        headers[i].setType(Imf::SCANLINEIMAGE);
+      }
+      Imf::MultiPartOutputFile out(multi.c_str(), headers.data(), 2);
+    }
+    expect_fail(multi, "cannot hold the 8192x8192 image its header declares");
   }
 }
 
