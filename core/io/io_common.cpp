@@ -186,6 +186,14 @@ Status preflight_read(const std::string& path, std::string& format) {
 // PNG colour chunks that say the file is not sRGB (gpublur reads every PNG as sRGB and tags its outputs so): a
 // gamma other than sRGB's 1/2.2, chromaticities other than sRGB's, an ICC profile not named as sRGB. Said, so that a
 // linear or wide-gamut PNG is not relabelled in silence. An sRGB chunk settles it; only chunks before IDAT count.
+void warn_uint_channels(const std::string& path, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  spdlog::warn("'{}': uint channel(s) {} read and written as float: values above 2^24 (16777216) lose their low bits",
+               path, list);
+}
+
 void warn_non_srgb_png(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return;

@@ -31,6 +31,8 @@ Status preflight_read(const std::string& path, std::string& format);
 // Where a PNG's colour chunks say it is not sRGB (a gamma other than 1/2.2, other chromaticities, an ICC profile not
 // named sRGB; no sRGB chunk), a warning: every PNG is read as sRGB and written tagged so. Readers call it once.
 void warn_non_srgb_png(const std::string& path);
+// EXR uint channels are read (and written) as float, exact up to 2^24: said where a file has any (object ids).
+void warn_uint_channels(const std::string& path, const std::vector<std::string>& names);
 
 // Header-only guard against decompression bombs: call before allocating pixels.
 Status check_limits(const std::string& path, uint64_t width, uint64_t height, uint64_t channels,

@@ -154,14 +154,17 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     meta.pixel_type = PixelType::Half;
     Imf::FrameBuffer fb;
     const size_t xstride = sizeof(float) * nc, ystride = xstride * size_t(width);
+    std::vector<std::string> uints;
     for (int c = 0; c < nc; ++c) {
       const int src = order[c];
       meta.channel_names.push_back(file_names[src]);
       // uint channels are converted to float too; any non-half channel makes the image "float".
       if (file_types[src] != Imf::HALF) meta.pixel_type = PixelType::Float;
+      if (file_types[src] == Imf::UINT) uints.push_back(file_names[src]);
       fb.insert(file_names[src],
                 Imf::Slice::Make(Imf::FLOAT, img.data.data() + c, dw, xstride, ystride));
     }
+    io::warn_uint_channels(path, uints);
     meta.alpha_channel = find_alpha(meta.channel_names);
     meta.exr_compression = exr_compression_name(int(header.compression()));
     for (auto it = header.begin(); it != header.end(); ++it) {

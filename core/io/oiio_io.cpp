@@ -153,6 +153,10 @@ class OiioIO final : public ImageIO {
       if (!in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UNKNOWN, raw.data()))
         return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, one_line(in->geterror())));
       std::vector<std::string> names(spec.channelnames.begin(), spec.channelnames.end());
+      std::vector<std::string> uints;
+      for (int c = 0; c < nc; ++c)
+        if (types[c] == OIIO::TypeDesc::UINT32) uints.push_back(names[c]);
+      io::warn_uint_channels(path, uints);
       const std::vector<int> order = io::exr_channel_order(names);
       for (int c = 0; c < nc; ++c) {
         const int src = order[c];
