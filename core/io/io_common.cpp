@@ -429,10 +429,33 @@ std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& me
   return text;
 }
 
+namespace {
+// Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = s[i];
+    const int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;  // bytes after c
+    if (n < 0 || i + size_t(n) >= s.size()) return false;
+    uint32_t cp = n == 0 ? c : c & (0x3f >> n);
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char d = s[i + k];
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    static const uint32_t kMin[4] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += size_t(n) + 1;
+  }
+  return true;
+}
+}  // namespace
+
 bool png_text_needs_itxt(const std::string& value) {
-  for (unsigned char c : value)
-    if (c >= 0x80) return true;
-  return false;
+  // iTXt is UTF-8; a value with bytes past ASCII that is not UTF-8 came from a tEXt or zTXt chunk (Latin-1): it goes
+  // back to tEXt as it is (written as iTXt it was mojibake to every reader).
+  bool ascii = true;
+  for (unsigned char c : value) ascii = ascii && c < 0x80;
+  return !ascii && valid_utf8(value);
 }
 
 void remove_partial(const std::string& path) { std::remove(path.c_str()); }

@@ -82,7 +82,8 @@ bool valid_png_text_key(const std::string& key);
 // EXR's typed attributes (chromaticities, ...). Values with bytes beyond ASCII go to iTXt chunks (UTF-8), the
 // rest to tEXt (Latin-1).
 std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& meta, const std::string& shown);
-// Whether a text value needs an iTXt chunk (a byte beyond ASCII: UTF-8, which tEXt's Latin-1 would misread).
+// Whether a text value needs an iTXt chunk: bytes beyond ASCII that are well-formed UTF-8, which tEXt's Latin-1 would
+// misread (other such bytes are a tEXt chunk's Latin-1, read as they were: back to tEXt).
 bool png_text_needs_itxt(const std::string& value);
 
 // Removes a partly written output file after a failed write (best effort).

@@ -117,18 +117,23 @@ TEST_P(IoMetadata, PngTextBeyondAsciiIsITxt) {
   ImageMeta meta;
   meta.format = "png";
   meta.pixel_type = PixelType::UInt8;
-  meta.attributes = {{"Title", "caf\xc3\xa9"}, {"Author", "plain"}, {"Broken", std::string("a\0b", 3)}};
+  // "Latin1": a tEXt chunk's Latin-1 value (not UTF-8) goes back to tEXt as it was read; as iTXt (UTF-8 only) every
+  // reader showed it garbled.
+  meta.attributes = {{"Title", "caf\xc3\xa9"}, {"Author", "plain"}, {"Broken", std::string("a\0b", 3)},
+                     {"Latin1", "caf\xe9"}};
   ASSERT_TRUE(io_->write(tmp_.path("t.png"), img, meta).ok());
   const std::vector<unsigned char> bytes = test::read_bytes(tmp_.path("t.png"));
   const std::string file(bytes.begin(), bytes.end());
   EXPECT_NE(file.find("iTXtTitle"), std::string::npos);
   EXPECT_NE(file.find("tEXtAuthor"), std::string::npos);
   EXPECT_EQ(file.find("Broken"), std::string::npos);  // a NUL byte: not written
+  EXPECT_NE(file.find("tEXtLatin1"), std::string::npos);
   LoadedImage back;
   ASSERT_TRUE(io_->read(tmp_.path("t.png"), {}, back).ok());
   std::map<std::string, std::string> got(back.meta.attributes.begin(), back.meta.attributes.end());
   EXPECT_EQ(got["Title"], "caf\xc3\xa9");
   EXPECT_EQ(got["Author"], "plain");
+  EXPECT_EQ(got["Latin1"], "caf\xe9");
 }
 
 TEST_P(IoMetadata, DeepExrIsRefused) {
