@@ -422,6 +422,19 @@ TEST_F(E2E, AutoPassesOverAGlThatDoesNotStart) {
   EXPECT_TRUE(fs::exists(at("o/a.png")));
 }
 
+// -b auto passes over a software GL (llvmpipe: the cpu backend ran 2.6-8x faster on the same cores); -b gl runs it.
+TEST_F(E2E, AutoPassesOverASoftwareGl) {
+  make_image("a.png", 9, 7, 3, PixelType::UInt8, 52);
+  const Result gl = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("g").string()) + " -b gl --report -");
+  if (gl.rc != 0) GTEST_SKIP() << "no GL here: " << gl.err;
+  const std::string device = json::parse(gl.out)["backend"]["device"].get<std::string>();
+  if (device.find("llvmpipe") == std::string::npos) GTEST_SKIP() << "GL runs on " << device << ", not llvmpipe";
+  const Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -v --report -");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["backend"]["name"], "cpu");
+  EXPECT_NE(r.err.find("auto: GL is a software renderer"), std::string::npos) << r.err;
+}
+
 // The GL drivers keep gpublur's compiled programs in its own cache folder (gpu/gl/shader_cache.hpp), here under a
 // home of the test's; a driver's cache folder the user names is left to that driver. Mesa's llvmpipe writes
 // mesa_shader_cache/ there, NVIDIA's driver GLCache/.
