@@ -56,6 +56,7 @@ Status parse_kernel_text(const std::string& text, const std::string& name, Kerne
   std::vector<double> row;
   while (std::getline(in, line)) {
     ++lineno;
+    if (lineno == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a UTF-8 BOM (Notepad's files)
     if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     row.clear();
     // Tokens: runs of characters other than whitespace and ','; a ',' separates, two with nothing between
@@ -79,7 +80,9 @@ Status parse_kernel_text(const std::string& text, const std::string& name, Kerne
       const std::string tok = line.substr(i, j - i);
       char* end = nullptr;
       errno = 0;
-      const double v = std::strtod(tok.c_str(), &end);
+      // Plain decimal only, as on the command line (strtod alone took "0x10" as 16 and "0x1p3" as 8).
+      const double v = tok.find_first_not_of("0123456789.eE+-") == std::string::npos ? std::strtod(tok.c_str(), &end)
+                                                                                    : 0.0;
       if (!end || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
         return Status::fail(where(name, lineno) + "'" + tok + "' is not a finite number");
       row.push_back(v);

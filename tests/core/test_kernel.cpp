@@ -279,6 +279,8 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
       {"ragged.txt", "1 2 3\n\n4 5 6\n7 8\n", "line 4: ragged rows: 2 values, the first row (line 1) has 3"},
       {"nan.txt", "1 2 3\n4 abc 6\n7 8 9\n", "line 2: 'abc' is not a finite number"},
       {"inf.txt", "1 inf 3\n", "line 1: 'inf' is not a finite number"},
+      {"hex.txt", "1 0x10 1\n", "line 1: '0x10' is not a finite number"},  // decimal only, as on the command line
+      {"hexfloat.txt", "0x1p3 1 1\n", "line 1: '0x1p3' is not a finite number"},
       {"commas.txt", "1,,2\n", "line 1: a ',' with no number"},
       {"evenw.txt", "# c\n1 2 3 4\n5 6 7 8\n1 1 1 1\n", "line 2: 4 columns: an even width has no centre"},
       {"evenh.txt", "1 2 3\n4 5 6\n", "line 2: 2 rows: an even height has no centre"},
@@ -320,6 +322,8 @@ TEST_F(KernelFiles, TextFormat) {
   EXPECT_EQ(m.w, (std::vector<double>{1, 2, 3, 4, 5, 6, -0.7, 8, 0.9}));
   ASSERT_TRUE(parse_kernel_text("1 2 1\n", "t", m).ok());
   EXPECT_TRUE(m.one_d);
+  ASSERT_TRUE(parse_kernel_text("\xEF\xBB\xBF" "1 2 1\n", "t", m).ok());  // a UTF-8 BOM first (Notepad): skipped
+  EXPECT_EQ(m.w, (std::vector<double>{1, 2, 1}));
   ASSERT_TRUE(parse_kernel_text("1\n2\n1\n", "t", m).ok());  // a column is a 3 x 1 matrix (rank 1)
   EXPECT_FALSE(m.one_d);
   std::vector<double> col, row;
