@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/startup.hpp"
@@ -64,6 +66,19 @@ int main(int argc, char** argv) {
   auto quality = add_quality_command(app);
   auto report = add_report_command(app);
 
+  // The first word that is no option names the command: an unknown one is named ("A subcommand is required" said
+  // nothing of `gpublur frobnicate`).
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (!word.empty() && word[0] == '-') continue;
+    const auto named = app.get_subcommands([&](const CLI::App* c) { return c->check_name(word); });
+    if (named.empty()) {
+      std::fprintf(stderr, "gpublur: unknown command '%s' (choose methods, blur, bench, quality or report; --help)\n",
+                   word.c_str());
+      exit_process(kExitUsage);
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

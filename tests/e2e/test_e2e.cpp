@@ -335,7 +335,7 @@ TEST_F(E2E, UsageErrorsExitTwoAndWriteNothing) {
       {"blur " + in + " " + quote(at("in/sub/a.png").string()) + out, "both map to output"},
       {"blur " + in + out + " --no-such-option", "not expected"},
       {"blur " + in, "--output"},
-      {"nonsense", ""},
+      {"nonsense", "unknown command 'nonsense'"},
       {"bench -b cpu --size 0", "--size"},
       {"bench -b cpu --method nope", "unknown method"},
   };
