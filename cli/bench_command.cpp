@@ -1,4 +1,6 @@
 // `gpublur bench`: device-timed methods on synthetic images; a table on stdout and optionally JSON.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -35,16 +37,21 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
+// Plain decimals (strtod alone took "0x3" as 3), spaces around each allowed; a sigma given twice runs once, as a
+// method named twice does.
 bool parse_sigmas(const std::string& list, std::vector<double>& out) {
   out.clear();
   std::istringstream in(list);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
+    const size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+    if (a == std::string::npos) continue;
+    item = item.substr(a, b - a + 1);
+    if (item.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
-    if (!end || *end) return false;
-    out.push_back(v);
+    if (!end || *end || !std::isfinite(v)) return false;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
   return !out.empty();
 }

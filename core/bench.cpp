@@ -119,7 +119,10 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
 
 Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out) {
   out.clear();
-  for (const auto& item : split(list, ',')) {
+  for (std::string item : split(list, ',')) {
+    // Spaces around an item or its x allowed ("16, 32", "16 x 32"), as --sigma's.
+    item.erase(std::remove_if(item.begin(), item.end(), [](char c) { return c == ' ' || c == '\t'; }), item.end());
+    if (item.empty()) continue;  // (as split drops empty items)
     // Digits only, read whole (sscanf's %d wrapped 4294967328 round to 32 and benched that).
     auto side = [](const std::string& t, long& v) {
       if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -131,7 +134,8 @@ Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int
     const bool ok = x == std::string::npos ? side(item, w) && side(item, h)
                                            : side(item.substr(0, x), w) && side(item.substr(x + 1), h);
     if (!ok) return Status::fail("--size '" + item + "' is not N or WxH with 1 <= N <= 65536");
-    out.emplace_back(int(w), int(h));
+    if (std::find(out.begin(), out.end(), std::pair<int, int>(int(w), int(h))) == out.end())  // once, as methods
+      out.emplace_back(int(w), int(h));
   }
   if (out.empty()) return Status::fail("--size: no size given");
   return Status::success();
