@@ -1,6 +1,7 @@
 #include "core/plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -140,6 +141,16 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     return Status::fail("method '" + method + "' built an invalid program: " + s.error);
   out.details["program"] = program_text(out.program);
   if (auto w = out.details.find("warning"); w != out.details.end()) spdlog::warn("{}", w->second);
+  // A --sigma that the method's other parameters override (box --width, diffusion --iterations with --rate, a kernel
+  // file) is said: the run's blur is far from the one asked for (box --width 5 --sigma 10 ran at 2.45).
+  if (given.count("sigma") && out.effective_sigma > 0 && std::fabs(out.effective_sigma / out.sigma - 1) > 0.25) {
+    std::string others;
+    for (const auto& [name, value] : given)
+      if (name != "sigma" && name != "border") others += (others.empty() ? "--" : ", --") + name + " " + value;
+    spdlog::warn("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}", method,
+                 number_text(out.sigma, ParamType::Float), out.effective_sigma,
+                 others.empty() ? std::string() : " (set by " + others + ")");
+  }
   for (const ParamSpec& p : m.params)
     if (!out.params.count(p.name))
       return Status::fail("method '" + method + "' left parameter '" + p.name + "' unresolved");

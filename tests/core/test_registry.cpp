@@ -1,10 +1,14 @@
 // The registry, plan resolution and the Gaussian math written once in core/.
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -289,6 +293,39 @@ TEST(Gauss, WeightsAreNormalisedSymmetricGaussians) {
   EXPECT_NEAR(w[12 + 4] / w[12], std::exp(-0.5), 1e-14);
   EXPECT_EQ(default_radius(0.5), 2);
   EXPECT_EQ(default_radius(48), 144);
+}
+
+}  // namespace
+}  // namespace gpublur
+
+namespace gpublur {
+namespace {
+
+// The warnings resolve_plan logs for `given`.
+std::string plan_warnings(const std::string& method, const std::map<std::string, std::string>& given) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+  Plan p;
+  const Status s = resolve_plan(method, given, p);
+  spdlog::set_default_logger(previous);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return log.str();
+}
+
+// A --sigma that other parameters override is said, naming them (box --width 5 --sigma 10 ran at 2.45 in silence);
+// none where the method runs about the sigma asked for.
+TEST(Registry, SigmaOverriddenByOtherParametersIsSaid) {
+  const std::string w = plan_warnings("box", {{"sigma", "10"}, {"width", "5"}});
+  EXPECT_NE(w.find("box: --sigma 10 is not the blur that runs: its effective sigma is 2.449 (set by --width 5)"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(plan_warnings("diffusion", {{"sigma", "5"}, {"iterations", "10"}, {"rate", "0.1"}}).find("1.414"),
+            std::string::npos);
+  EXPECT_EQ(plan_warnings("box", {{"sigma", "10"}}), "");
+  EXPECT_EQ(plan_warnings("box", {{"width", "5"}}), "");  // no --sigma given: nothing asked for
+  EXPECT_EQ(plan_warnings("gauss-sep", {{"sigma", "3"}}), "");
 }
 
 }  // namespace
