@@ -24,6 +24,7 @@ struct PngContext {
   png_structp png = nullptr;
   png_infop info = nullptr;
   char message[512] = {};
+  bool rows_read = false;  // every row decoded (what follows is png_read_end's)
 };
 
 void on_error(png_structp png, png_const_charp msg) {
@@ -68,6 +69,7 @@ bool read_header(PngContext& ctx, PngHeader& h) {
 bool read_rows(PngContext& ctx, png_bytepp rows) {
   if (setjmp(png_jmpbuf(ctx.png))) return false;
   png_read_image(ctx.png, rows);
+  ctx.rows_read = true;
   png_read_end(ctx.png, ctx.info);  // text chunks after the image data, and the file's integrity
   return true;
 }
@@ -126,8 +128,13 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   for (size_t y = 0; y < h.height; ++y) rows[y] = raw.data() + y * row_bytes;
   if (!read_rows(ctx, rows.data())) {
     std::string msg = ctx.message;
-    cleanup();
-    return Status::fail(fmt::format("cannot read '{}': corrupt or truncated PNG: {}", path, msg));
+    // Every row there and the file ends before IEND: the image is whole (OpenImageIO reads it too), said.
+    const bool whole = ctx.rows_read && std::feof(ctx.file);
+    if (!whole) {
+      cleanup();
+      return Status::fail(fmt::format("cannot read '{}': corrupt or truncated PNG: {}", path, msg));
+    }
+    spdlog::warn("'{}': the file ends after its image data (no IEND chunk); read", path);
   }
 
   ImageMeta meta;

@@ -87,6 +87,13 @@ TEST_P(IoErrors, TruncatedPng) {
   expect_fail(truncated_copy(tmp_.path("good.png"), size - 13, "no_iend.png"));
   expect_fail(truncated_copy(tmp_.path("good.png"), 20, "cut_header.png"));
   expect_fail(truncated_copy(tmp_.path("good.png"), 5, "cut_signature.png"));
+  // Only the IEND chunk missing: every row is there, and both adapters read it (the lean one refused it where
+  // OpenImageIO read it: one file, two outcomes between the Debian and the GPU machines' builds).
+  LoadedImage good, cut;
+  ASSERT_TRUE(io_->read(tmp_.path("good.png"), {}, good).ok());
+  const Status st = io_->read(truncated_copy(tmp_.path("good.png"), size - 12, "only_iend.png"), {}, cut);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_EQ(cut.image.data, good.image.data);
 }
 
 TEST_P(IoErrors, TruncatedExr) {
