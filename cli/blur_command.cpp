@@ -324,7 +324,7 @@ std::function<int()> add_blur_command(CLI::App& app) {
       cmd->add_option("--exr-compression", args->exr_compression,
                       "compression of EXR outputs (default: the input's; zip for PNG inputs)")
           ->check(CLI::IsMember({"none", "rle", "zip", "zips", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"}));
-  cmd->add_option("--io", args->io, "image I/O adapter: oiio or lean (default: the build's)")
+  cmd->add_option("--io", args->io, io_option_help())
       ->check(CLI::IsMember({"oiio", "lean"}));
   args->method_options.add_to(*cmd);
   cmd->footer(methods_footer());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/io/image_io.hpp"
 #include "core/registry.hpp"
 
 namespace gpublur::cli {
@@ -113,6 +114,11 @@ Status MethodOptions::given(std::map<std::string, std::string>& out) const {
     out[name] = value;
   }
   return Status::success();
+}
+
+std::string io_option_help() {
+  return std::string("image I/O adapter: oiio or lean (default: the build's); built: ") +
+         (make_oiio_io() ? "oiio, lean" : "lean");
 }
 
 std::string methods_footer() {

@@ -29,6 +29,8 @@ class MethodOptions {
 
 // Help footer: the registry's methods, one line each.
 std::string methods_footer();
+// --io's help: the adapters and which are built into this binary.
+std::string io_option_help();
 // "name=value" -> (name, value); false when there is no '=' or no name.
 bool split_param(const std::string& s, std::string& name, std::string& value);
 

@@ -128,7 +128,7 @@ std::function<int()> add_quality_command(CLI::App& app) {
   cmd->add_flag("--no-linear", a->no_linear, "take sRGB (PNG) data as encoded, not in linear light");
   cmd->add_flag("--no-premultiply", a->no_premultiply, "do not premultiply straight (PNG) alpha");
   cmd->add_flag("--no-impulse", a->no_impulse, "skip the impulse-response standard deviation");
-  cmd->add_option("--io", a->io, "image I/O adapter: oiio or lean (default: the build's)")
+  cmd->add_option("--io", a->io, io_option_help())
       ->check(CLI::IsMember({"oiio", "lean"}));
   a->method_options.add_to(*cmd);
   cmd->footer(methods_footer());
