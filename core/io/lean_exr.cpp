@@ -77,6 +77,17 @@ void put_typed_attributes(const std::string& shown, const ImageMeta& meta, Imf::
   }
 }
 
+// The header's string attributes (not structure, not OpenImageIO's bookkeeping), as the file holds them: both adapters
+// take them from here, so one file gives one set (OpenImageIO's own list dropped empty strings, textureformat and
+// wrapmodes).
+void take_string_attributes(const Imf::Header& header, ImageMeta& meta) {
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (is_structural_exr_attribute(it.name()) || is_oiio_bookkeeping(it.name())) continue;
+    if (auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
+      meta.attributes.emplace_back(it.name(), s->value());
+  }
+}
+
 // A mip- or rip-mapped file: its top level is read, and the output is one level of scanlines.
 void warn_levels_dropped(const Imf::Header& header, const std::string& path) {
   if (header.hasTileDescription() && header.tileDescription().mode != Imf::ONE_LEVEL)
@@ -89,6 +100,7 @@ void warn_levels_dropped(const Imf::Header& header, const std::string& path) {
 Status read_exr_typed_attributes(const std::string& path, ImageMeta& meta) {
   try {
     Imf::InputFile file(path.c_str());
+    take_string_attributes(file.header(), meta);
     take_typed_attributes(file.header(), meta);
     warn_levels_dropped(file.header(), path);
     return Status::success();
@@ -167,11 +179,7 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     io::warn_uint_channels(path, uints);
     meta.alpha_channel = find_alpha(meta.channel_names);
     meta.exr_compression = exr_compression_name(int(header.compression()));
-    for (auto it = header.begin(); it != header.end(); ++it) {
-      if (is_structural_exr_attribute(it.name()) || is_oiio_bookkeeping(it.name())) continue;
-      if (auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute()))
-        meta.attributes.emplace_back(it.name(), s->value());
-    }
+    take_string_attributes(header, meta);
     take_typed_attributes(header, meta);
     file.setFrameBuffer(fb);
     file.readPixels(dw.min.y, dw.max.y);

@@ -20,9 +20,9 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
 Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out);
 Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta& meta,
                       const std::vector<std::string>& names);
-// The EXR's typed (non-string) attributes into meta.exr_attributes, from its header alone, and the same warnings
-// read_exr_lean gives on what the header says is dropped (levels): for the OIIO adapter, which reads the pixels
-// through OIIO and writes EXRs through write_exr_lean.
+// The EXR's string attributes into meta.attributes and its typed ones into meta.exr_attributes, from its header
+// alone, as read_exr_lean takes them, and the same warnings read_exr_lean gives on what the header says is dropped
+// (levels): for the OIIO adapter, which reads the pixels through OIIO and writes EXRs through write_exr_lean.
 Status read_exr_typed_attributes(const std::string& path, ImageMeta& meta);
 
 }  // namespace gpublur::io

@@ -144,17 +144,8 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   meta.pixel_type = h.bit_depth == 16 ? PixelType::UInt16 : PixelType::UInt8;
   meta.channel_names = png_channel_names(h.channels);
   meta.alpha_channel = find_alpha(meta.channel_names);
-  png_textp text = nullptr;
-  int num_text = 0;
-  png_get_text(ctx.png, ctx.info, &text, &num_text);
-  for (int i = 0; i < num_text; ++i)
-    if (!is_oiio_bookkeeping(text[i].key))
-      meta.attributes.emplace_back(  // libpng gives an iTXt's length in itxt_length (text_length is 0)
-          text[i].key, text[i].text ? std::string(text[i].text, text[i].compression >= PNG_ITXT_COMPRESSION_NONE
-                                                                    ? text[i].itxt_length
-                                                                    : text[i].text_length)
-                                    : std::string());
   cleanup();
+  meta.attributes = png_text_chunks(path);  // as the OIIO adapter takes them (libpng's own limits dropped large ones)
 
   if (bytes_per_sample == 1 && limits.keep_packed) {
     out.packed = PackedImage{int(h.width), int(h.height), h.channels, std::move(raw)};

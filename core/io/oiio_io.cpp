@@ -189,13 +189,16 @@ class OiioIO final : public ImageIO {
     meta.alpha_channel = io::find_alpha(meta.channel_names);
     const auto& renames = oiio_to_file_names(format);
     for (const auto& p : spec.extra_attribs) {
-      if (p.type() != OIIO::TypeDesc::STRING) continue;
+      // An EXR's strings come from its header below (read_exr_typed_attributes), a PNG's text from its chunks
+      // (png_text_chunks: OpenImageIO parsed XMP into fields of its own), as the lean adapter takes them.
+      if (format == "exr" || format == "png" || p.type() != OIIO::TypeDesc::STRING) continue;
       std::string name = p.name().string();
       if (synthesised(name)) continue;
       if (auto it = renames.find(name); it != renames.end()) name = it->second;
       meta.attributes.emplace_back(name, p.get_string());
     }
     in->close();
+    if (format == "png") meta.attributes = io::png_text_chunks(path);
     if (format == "exr")  // OIIO reports only the typed attributes it knows, under its own names and types
       if (Status st = io::read_exr_typed_attributes(path, meta); !st) return st;
     out.image = std::move(img);

@@ -122,6 +122,68 @@ bool fast_read_wanted() {
   return wanted && !libpng_forced();
 }
 
+std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::string& path) {
+  constexpr size_t kMaxText = size_t(64) << 20;
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
+  unsigned char head[8];
+  if (!f || std::fread(head, 1, 8, f.get()) != 8 || std::memcmp(head, kSignature, 8) != 0) return out;
+  std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(libdeflate_alloc_decompressor(),
+                                                                                  libdeflate_free_decompressor);
+  // A zlib stream inflated into a buffer that grows until it holds it (or passes kMaxText: false).
+  const auto inflate = [&](const unsigned char* z, size_t n, std::string& text) {
+    for (size_t cap = std::max<size_t>(4 * n, 4096);; cap *= 4) {
+      cap = std::min(cap, kMaxText);
+      text.resize(cap);
+      size_t got = 0;
+      const libdeflate_result r = libdeflate_zlib_decompress(d.get(), z, n, text.data(), cap, &got);
+      if (r == LIBDEFLATE_SUCCESS) return text.resize(got), true;
+      if (r != LIBDEFLATE_INSUFFICIENT_SPACE || cap == kMaxText) return false;
+    }
+  };
+  unsigned char h[8];
+  while (std::fread(h, 1, 8, f.get()) == 8) {
+    const uint32_t len = be32(h);
+    const std::string type(reinterpret_cast<const char*>(h + 4), 4);
+    if (type == "IEND") break;
+    if ((type != "tEXt" && type != "zTXt" && type != "iTXt") || len > kMaxText) {
+      if (std::fseek(f.get(), long(len) + 4, SEEK_CUR) != 0) break;
+      continue;
+    }
+    std::vector<unsigned char> body(size_t(len) + 4);
+    if (std::fread(body.data(), 1, body.size(), f.get()) != body.size()) break;
+    const unsigned char* b = body.data();
+    const unsigned char* end = b + len;
+    const unsigned char* nul = static_cast<const unsigned char*>(std::memchr(b, 0, len));
+    if (!nul) continue;
+    const std::string key(reinterpret_cast<const char*>(b), nul - b);
+    const unsigned char* v = nul + 1;
+    std::string text;
+    bool ok = true;
+    if (type == "tEXt") {
+      text.assign(reinterpret_cast<const char*>(v), end - v);
+    } else if (type == "zTXt") {
+      ok = v < end && *v == 0 && inflate(v + 1, end - v - 1, text);
+    } else {  // iTXt: flag, method, language tag, translated keyword, text
+      if (end - v < 2) continue;
+      const bool compressed = v[0] != 0;
+      const unsigned char* lang_end = static_cast<const unsigned char*>(std::memchr(v + 2, 0, end - v - 2));
+      const unsigned char* tkey_end =
+          lang_end ? static_cast<const unsigned char*>(std::memchr(lang_end + 1, 0, end - lang_end - 1)) : nullptr;
+      if (!tkey_end) continue;
+      const unsigned char* t = tkey_end + 1;
+      ok = compressed ? v[1] == 0 && inflate(t, end - t, text)
+                      : (text.assign(reinterpret_cast<const char*>(t), end - t), true);
+    }
+    if (!ok) {
+      spdlog::warn("'{}': text chunk '{}' not read (damaged, or more than 64 MiB inflated)", path, key);
+      continue;
+    }
+    if (!is_oiio_bookkeeping(key)) out.emplace_back(key, std::move(text));
+  }
+  return out;
+}
+
 bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
                      std::vector<std::pair<std::string, std::string>>& text, bool& srgb) {
   if (size < 8 + 25 || std::memcmp(data, kSignature, 8) != 0) return false;

@@ -24,6 +24,13 @@ bool fast_read_wanted();
 // error). Returns false, touching nothing, when libpng should read it instead.
 bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImage& out, Status& status);
 
+// The text chunks of PNG `path` as the file holds them, in file order: tEXt and zTXt (Latin-1 bytes), iTXt (its UTF-8
+// text, language tag and translated keyword dropped); compressed ones inflated up to 64 MiB (more: skipped with a
+// warning); OpenImageIO's bookkeeping keys left out. The OIIO adapter takes a PNG's text from here: OpenImageIO
+// parsed an XMP packet into fields of its own (the packet lost) and kept one of two chunks of one keyword, where
+// libpng gives the lean adapter every chunk as it is.
+std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::string& path);
+
 // Writes like write_png_lean (same pixels, same chunks: IHDR, sRGB when meta.srgb, tEXt, IDAT, IEND) at
 // zlib-scale level 0..9; rows filtered by libpng's default heuristic (per row, the filter with the least sum
 // of absolute signed bytes; level 0: no filtering), so sizes match libpng's closely.
