@@ -146,13 +146,20 @@ std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::stri
     const uint32_t len = be32(h);
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
     if (type == "IEND") break;
-    if ((type != "tEXt" && type != "zTXt" && type != "iTXt") || len > kMaxText) {
+    const bool text_chunk = type == "tEXt" || type == "zTXt" || type == "iTXt";
+    if (!text_chunk || len > kMaxText) {
+      if (text_chunk) spdlog::warn("'{}': a {} chunk of {} bytes not read (more than 64 MiB)", path, type, len);
       if (std::fseek(f.get(), long(len) + 4, SEEK_CUR) != 0) break;
       continue;
     }
-    std::vector<unsigned char> body(size_t(len) + 4);
-    if (std::fread(body.data(), 1, body.size(), f.get()) != body.size()) break;
-    const unsigned char* b = body.data();
+    std::vector<unsigned char> body(size_t(len) + 8);  // type, data, CRC
+    std::memcpy(body.data(), h + 4, 4);
+    if (std::fread(body.data() + 4, 1, size_t(len) + 4, f.get()) != size_t(len) + 4) break;
+    if (libdeflate_crc32(0, body.data(), size_t(len) + 4) != be32(body.data() + 4 + len)) {
+      spdlog::warn("'{}': a damaged {} chunk (its CRC) not read", path, type);  // as libpng drops it
+      continue;
+    }
+    const unsigned char* b = body.data() + 4;
     const unsigned char* end = b + len;
     const unsigned char* nul = static_cast<const unsigned char*>(std::memchr(b, 0, len));
     if (!nul) continue;

@@ -178,7 +178,16 @@ TEST_P(IoMetadata, PngTextChunksAsTheFileHoldsThem) {
                     {"tEXt", "Title\0second"s},
                     {"zTXt", "Comment\0\0"s + zlib_of("zipped words")},
                     {"iTXt", "XML:com.adobe.xmp\0\0\0\0\0"s + xmp},
-                    {"iTXt", "Autor\0\x01\0de\0Author\0"s + zlib_of("Jane M\xc3\xbcller")}});
+                    {"iTXt", "Autor\0\x01\0de\0Author\0"s + zlib_of("Jane M\xc3\xbcller")},
+                    {"tEXt", "Damaged\0x"s}});
+  {  // the last chunk's CRC broken: dropped, as libpng drops a damaged ancillary chunk
+    std::vector<unsigned char> bytes = test::read_bytes(path);
+    const std::string file(bytes.begin(), bytes.end());
+    const size_t at = file.find("tEXtDamaged");
+    ASSERT_NE(at, std::string::npos);
+    bytes[at + 4 + 9] ^= 0xff;  // the CRC's first byte, after "Damaged\0x"
+    test::write_bytes(path, bytes);
+  }
   LoadedImage back;
   const Status st = io_->read(path, {}, back);
   ASSERT_TRUE(st.ok()) << st.error;
