@@ -6,7 +6,8 @@ namespace gpublur::cli {
 
 void add_backend_options(CLI::App* cmd, BackendArgs& a) {
   cmd->add_option("-b,--backend", a.backend,
-                  "cpu, cuda, gl, or auto (cuda, else gl on a GPU, else cpu: not a software GL such as llvmpipe); built: " + compiled_backends())
+                  "cpu, cuda, gl, or auto (cuda, else gl on a GPU, else cpu: not a software GL such as llvmpipe); "
+                  "built: " + compiled_backends())
       ->check(CLI::IsMember({"cpu", "cuda", "gl", "auto"}))
       ->capture_default_str();
   cmd->add_option("--device", a.device,

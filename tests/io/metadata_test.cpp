@@ -136,18 +136,21 @@ TEST_P(IoMetadata, PngTextBeyondAsciiIsITxt) {
   EXPECT_EQ(got["Latin1"], "caf\xe9");
 }
 
+// A PNG chunk of `type` and `body` (length, type, body, CRC) appended to `out`.
+void append_chunk(std::vector<unsigned char>& out, const std::string& type, const std::vector<unsigned char>& body) {
+  std::vector<unsigned char> chunk(type.begin(), type.end());
+  chunk.insert(chunk.end(), body.begin(), body.end());
+  const uint32_t n = uint32_t(body.size()), crc = uint32_t(crc32(0, chunk.data(), uInt(chunk.size())));
+  for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(n >> (8 * k)));
+  out.insert(out.end(), chunk.begin(), chunk.end());
+  for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(crc >> (8 * k)));
+}
+
 // The PNG `path` with `chunks` (type, body) inserted before its IEND (CRCs made anew).
 void add_chunks(const std::string& path, const std::vector<std::pair<std::string, std::string>>& chunks) {
   std::vector<unsigned char> in = test::read_bytes(path);
   std::vector<unsigned char> out(in.begin(), in.end() - 12);  // the IEND chunk last: 12 bytes
-  for (const auto& [type, body] : chunks) {
-    std::vector<unsigned char> chunk(type.begin(), type.end());
-    chunk.insert(chunk.end(), body.begin(), body.end());
-    const uint32_t n = uint32_t(body.size()), crc = uint32_t(crc32(0, chunk.data(), uInt(chunk.size())));
-    for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(n >> (8 * k)));
-    out.insert(out.end(), chunk.begin(), chunk.end());
-    for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(crc >> (8 * k)));
-  }
+  for (const auto& [type, body] : chunks) append_chunk(out, type, std::vector<unsigned char>(body.begin(), body.end()));
   out.insert(out.end(), in.end() - 12, in.end());
   test::write_bytes(path, out);
 }
@@ -236,12 +239,7 @@ void swap_srgb_chunk(const std::string& path, const std::string& type, const std
   for (size_t at = 8; at + 12 <= in.size();) {
     const uint32_t len = uint32_t(in[at]) << 24 | uint32_t(in[at + 1]) << 16 | uint32_t(in[at + 2]) << 8 | in[at + 3];
     if (std::string(in.begin() + long(at) + 4, in.begin() + long(at) + 8) == "sRGB") {
-      std::vector<unsigned char> chunk(type.begin(), type.end());
-      chunk.insert(chunk.end(), body.begin(), body.end());
-      const uint32_t n = uint32_t(body.size()), crc = uint32_t(crc32(0, chunk.data(), uInt(chunk.size())));
-      for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(n >> (8 * k)));
-      out.insert(out.end(), chunk.begin(), chunk.end());
-      for (int k = 3; k >= 0; --k) out.push_back((unsigned char)(crc >> (8 * k)));
+      append_chunk(out, type, body);
     } else {
       out.insert(out.end(), in.begin() + long(at), in.begin() + long(at + 12 + len));
     }
