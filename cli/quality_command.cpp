@@ -2,6 +2,7 @@
 // on image files or the built-in set; a table on stdout, or one JSON document with --json.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -29,6 +30,7 @@ struct QualityArgs {
   bool no_linear = false, no_premultiply = false, no_impulse = false;
   std::string io;
   MethodOptions method_options;
+  CLI::Option* size_opt = nullptr;
 };
 
 int usage(const std::string& message) {
@@ -83,10 +85,21 @@ int run_quality(QualityArgs& a) {
     spdlog::info("no images given: the built-in set, {}x{}", a.size, a.size);
     inputs = builtin_quality_inputs(a.size);
   } else {
+    if (a.size_opt->count()) spdlog::warn("--size is the built-in images'; images are given: ignored");
+    const std::vector<std::string> files = expand_inputs(a.inputs);
+    // One image given twice would count twice in the mean (blur refuses it too).
+    std::map<std::string, std::string> seen;
+    for (const std::string& f : files) {
+      std::error_code ec;
+      const std::filesystem::path real = std::filesystem::weakly_canonical(f, ec);
+      const std::string key = ec ? std::filesystem::path(f).lexically_normal().string() : real.string();
+      if (auto [it, fresh] = seen.emplace(key, f); !fresh)
+        return usage("inputs " + it->second + " and " + f + " are one image given twice");
+    }
     ColorOptions color;
     color.linear = !a.no_linear;
     color.premultiply = !a.no_premultiply;
-    inputs = read_quality_inputs(expand_inputs(a.inputs), *io, color);
+    inputs = read_quality_inputs(files, *io, color);
   }
   spdlog::info("{} on {} ({}), sigma {}, {} image(s)", a.method, backend->name(), backend->device_name(),
                plan.sigma, inputs.size());
@@ -122,9 +135,9 @@ std::function<int()> add_quality_command(CLI::App& app) {
   cmd->add_option("-m,--method", a->method, "the method to measure (list below)")->required();
   add_backend_options(cmd, a->backend);
   cmd->add_flag("--json", a->json, "write one JSON document to stdout (the table goes to stderr)");
-  cmd->add_option("--size", a->size, "size of the built-in images (square)")
-      ->check(CLI::Range(16, 8192))
-      ->capture_default_str();
+  a->size_opt = cmd->add_option("--size", a->size, "size of the built-in images (square)")
+                    ->check(CLI::Range(16, 8192))
+                    ->capture_default_str();
   cmd->add_flag("--no-linear", a->no_linear, "take sRGB (PNG) data as encoded, not in linear light");
   cmd->add_flag("--no-premultiply", a->no_premultiply, "do not premultiply straight (PNG) alpha");
   cmd->add_flag("--no-impulse", a->no_impulse, "skip the impulse-response standard deviation");

@@ -336,6 +336,7 @@ TEST_F(E2E, UsageErrorsExitTwoAndWriteNothing) {
       {"blur " + in + out + " --no-such-option", "not expected"},
       {"blur " + in, "--output"},
       {"nonsense", "unknown command 'nonsense'"},
+      {"quality -b cpu --method box " + in + " " + in, "one image given twice"},  // it counted twice in the mean
       {"bench -b cpu --size 0", "--size"},
       {"bench -b cpu --method nope", "unknown method"},
   };
