@@ -450,12 +450,12 @@ bool valid_utf8(const std::string& s) {
 }
 }  // namespace
 
-bool png_text_needs_itxt(const std::string& value) {
+bool png_text_needs_itxt(const std::string& key, const std::string& value) {
   // iTXt is UTF-8; a value with bytes past ASCII that is not UTF-8 came from a tEXt or zTXt chunk (Latin-1): it goes
   // back to tEXt as it is (written as iTXt it was mojibake to every reader).
   bool ascii = true;
   for (unsigned char c : value) ascii = ascii && c < 0x80;
-  return !ascii && valid_utf8(value);
+  return (!ascii || key == "XML:com.adobe.xmp") && valid_utf8(value);
 }
 
 void remove_partial(const std::string& path) { std::remove(path.c_str()); }

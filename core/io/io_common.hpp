@@ -83,8 +83,9 @@ bool valid_png_text_key(const std::string& key);
 // rest to tEXt (Latin-1).
 std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& meta, const std::string& shown);
 // Whether a text value needs an iTXt chunk: bytes beyond ASCII that are well-formed UTF-8, which tEXt's Latin-1 would
-// misread (other such bytes are a tEXt chunk's Latin-1, read as they were: back to tEXt).
-bool png_text_needs_itxt(const std::string& value);
+// misread (other such bytes are a tEXt chunk's Latin-1, read as they were: back to tEXt); and an XMP packet (key
+// XML:com.adobe.xmp), which the XMP specification puts in iTXt.
+bool png_text_needs_itxt(const std::string& key, const std::string& value);
 
 // Removes a partly written output file after a failed write (best effort).
 void remove_partial(const std::string& path);

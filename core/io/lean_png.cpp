@@ -222,7 +222,7 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
     png_text t{};
     t.key = const_cast<char*>(key.c_str());
     t.text = const_cast<char*>(value.c_str());
-    if (png_text_needs_itxt(value)) {
+    if (png_text_needs_itxt(key, value)) {
       t.compression = PNG_ITXT_COMPRESSION_NONE;
       t.itxt_length = value.size();
     } else {

@@ -381,7 +381,7 @@ Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair
   for (const auto& [k, v] : text) {
     std::vector<unsigned char> body(k.begin(), k.end());
     body.push_back(0);
-    const bool itxt = png_text_needs_itxt(v);
+    const bool itxt = png_text_needs_itxt(k, v);
     // iTXt: no compression (flag 0, method 0), no language tag, no translated keyword.
     if (itxt) body.insert(body.end(), {0, 0, 0, 0});
     body.insert(body.end(), v.begin(), v.end());

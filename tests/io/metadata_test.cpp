@@ -120,7 +120,7 @@ TEST_P(IoMetadata, PngTextBeyondAsciiIsITxt) {
   // "Latin1": a tEXt chunk's Latin-1 value (not UTF-8) goes back to tEXt as it was read; as iTXt (UTF-8 only) every
   // reader showed it garbled.
   meta.attributes = {{"Title", "caf\xc3\xa9"}, {"Author", "plain"}, {"Broken", std::string("a\0b", 3)},
-                     {"Latin1", "caf\xe9"}};
+                     {"Latin1", "caf\xe9"}, {"XML:com.adobe.xmp", "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>"}};
   ASSERT_TRUE(io_->write(tmp_.path("t.png"), img, meta).ok());
   const std::vector<unsigned char> bytes = test::read_bytes(tmp_.path("t.png"));
   const std::string file(bytes.begin(), bytes.end());
@@ -128,6 +128,7 @@ TEST_P(IoMetadata, PngTextBeyondAsciiIsITxt) {
   EXPECT_NE(file.find("tEXtAuthor"), std::string::npos);
   EXPECT_EQ(file.find("Broken"), std::string::npos);  // a NUL byte: not written
   EXPECT_NE(file.find("tEXtLatin1"), std::string::npos);
+  EXPECT_NE(file.find("iTXtXML:com.adobe.xmp"), std::string::npos);  // an XMP packet in iTXt, as its spec says
   LoadedImage back;
   ASSERT_TRUE(io_->read(tmp_.path("t.png"), {}, back).ok());
   std::map<std::string, std::string> got(back.meta.attributes.begin(), back.meta.attributes.end());
