@@ -1,6 +1,5 @@
 // `gpublur bench`: device-timed methods on synthetic images; a table on stdout and optionally JSON.
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -12,6 +11,7 @@
 #include "cli/method_options.hpp"
 #include "core/bench.hpp"
 #include "core/pipeline.hpp"
+#include "core/plan.hpp"
 #include "core/report.hpp"
 
 namespace gpublur::cli {
@@ -46,11 +46,8 @@ bool parse_sigmas(const std::string& list, std::vector<double>& out) {
   while (std::getline(in, item, ',')) {
     const size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
     if (a == std::string::npos) continue;
-    item = item.substr(a, b - a + 1);
-    if (item.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (!end || *end || !std::isfinite(v)) return false;
+    double v = 0;
+    if (!parse_decimal(item.substr(a, b - a + 1), v)) return false;
     if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
   return !out.empty();

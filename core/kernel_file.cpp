@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/io/image_io.hpp"
+#include "core/plan.hpp"
 
 namespace gpublur {
 namespace {
@@ -78,12 +79,9 @@ Status parse_kernel_text(const std::string& text, const std::string& name, Kerne
       size_t j = i;
       while (j < line.size() && line[j] != ',' && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
       const std::string tok = line.substr(i, j - i);
-      char* end = nullptr;
-      errno = 0;
-      // Plain decimal only, as on the command line (strtod alone took "0x10" as 16 and "0x1p3" as 8).
-      const double v = tok.find_first_not_of("0123456789.eE+-") == std::string::npos ? std::strtod(tok.c_str(), &end)
-                                                                                    : 0.0;
-      if (!end || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
+      double v = 0;
+      errno = 0;  // (strtod's underflow, ERANGE, refused too)
+      if (!parse_decimal(tok, v) || errno == ERANGE)
         return Status::fail(where(name, lineno) + "'" + tok + "' is not a finite number");
       row.push_back(v);
       want_value = false;

@@ -21,19 +21,20 @@ const std::string& Plan::param(const std::string& name) const {
 
 namespace {
 
-bool parse_number(const std::string& text, ParamType t, double& v) {
-  // Plain decimal only, spaces around it allowed: strtod would also take hex ("0x10" as 16).
+// `text` without the spaces around it, or "" where it holds anything but a plain decimal's characters.
+std::string decimal_text(const std::string& text) {
   const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
   const std::string s = a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
-  if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
+  return s.find_first_not_of("0123456789.eE+-") == std::string::npos ? s : std::string();
+}
+
+bool parse_number(const std::string& text, ParamType t, double& v) {
+  if (t != ParamType::Int) return parse_decimal(text, v);
+  const std::string s = decimal_text(text);
+  if (s.empty()) return false;
   char* end = nullptr;
-  if (t == ParamType::Int) {
-    const long long x = std::strtoll(s.c_str(), &end, 10);
-    v = double(x);
-  } else {
-    v = std::strtod(s.c_str(), &end);
-  }
-  return end && *end == '\0' && std::isfinite(v);
+  v = double(std::strtoll(s.c_str(), &end, 10));
+  return *end == '\0';
 }
 
 bool parse_flag(const std::string& s, bool& v) {
@@ -155,6 +156,14 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     if (!out.params.count(p.name))
       return Status::fail("method '" + method + "' left parameter '" + p.name + "' unresolved");
   return Status::success();
+}
+
+bool parse_decimal(const std::string& text, double& v) {
+  const std::string s = decimal_text(text);
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return *end == '\0' && std::isfinite(v);
 }
 
 std::string program_text(const Program& p) {

@@ -47,4 +47,8 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
 // "box1d(x, w 5,5,7) 0->2; box1d(y, ...) 2->1": the program in one line, for logs and the report.
 std::string program_text(const Program& p);
 
+// A plain decimal number (digits, '.', an exponent, a sign: not hex, nan or inf), spaces around it allowed, finite:
+// the one reading of numbers on the command line, in bench lists and in kernel files (strtod alone took 0x10 as 16).
+bool parse_decimal(const std::string& text, double& v);
+
 }  // namespace gpublur
