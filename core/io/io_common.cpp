@@ -183,9 +183,6 @@ Status preflight_read(const std::string& path, std::string& format) {
   return check_png_size(path, head, n, uint64_t(st.st_size));
 }
 
-// PNG colour chunks that say the file is not sRGB (gpublur reads every PNG as sRGB and tags its outputs so): a
-// gamma other than sRGB's 1/2.2, chromaticities other than sRGB's, an ICC profile not named as sRGB. Said, so that a
-// linear or wide-gamut PNG is not relabelled in silence. An sRGB chunk settles it; only chunks before IDAT count.
 void warn_uint_channels(const std::string& path, const std::vector<std::string>& names) {
   if (names.empty()) return;
   std::string list;
@@ -194,6 +191,9 @@ void warn_uint_channels(const std::string& path, const std::vector<std::string>&
                path, list);
 }
 
+// PNG colour chunks that say the file is not sRGB (gpublur reads every PNG as sRGB and tags its outputs so): a
+// gamma other than sRGB's 1/2.2, chromaticities other than sRGB's, an ICC profile not named as sRGB. Said, so that a
+// linear or wide-gamut PNG is not relabelled in silence. An sRGB chunk settles it; only chunks before IDAT count.
 void warn_non_srgb_png(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return;

@@ -42,7 +42,8 @@ class CheckedFileProxy : public OIIO::Filesystem::IOProxy {
 
 namespace OIIO = OIIO_NAMESPACE;
 
-// OIIO renames some standard attributes on read and back on write; meta.attributes uses the file's names.
+// OIIO renames some standard attributes (written through it, meta.attributes under the file's names go out under
+// OIIO's).
 const std::map<std::string, std::string>& oiio_to_file_names(const std::string& format) {
   static const std::map<std::string, std::string> exr = {
       {"ImageDescription", "comments"}, {"Copyright", "owner"}, {"DateTime", "capDate"}};
@@ -187,17 +188,10 @@ class OiioIO final : public ImageIO {
       for (int c = 0; c < nc; ++c) meta.channel_names.push_back(names[order[c]]);
     }
     meta.alpha_channel = io::find_alpha(meta.channel_names);
-    const auto& renames = oiio_to_file_names(format);
-    for (const auto& p : spec.extra_attribs) {
-      // An EXR's strings come from its header below (read_exr_typed_attributes), a PNG's text from its chunks
-      // (png_text_chunks: OpenImageIO parsed XMP into fields of its own), as the lean adapter takes them.
-      if (format == "exr" || format == "png" || p.type() != OIIO::TypeDesc::STRING) continue;
-      std::string name = p.name().string();
-      if (synthesised(name)) continue;
-      if (auto it = renames.find(name); it != renames.end()) name = it->second;
-      meta.attributes.emplace_back(name, p.get_string());
-    }
     in->close();
+    // A PNG's text from its chunks (OpenImageIO parsed XMP into fields of its own and kept one chunk of a keyword), an
+    // EXR's strings from its header (read_exr_typed_attributes), as the lean adapter takes them: OpenImageIO's
+    // attribute list is not read.
     if (format == "png") meta.attributes = io::png_text_chunks(path);
     if (format == "exr")  // OIIO reports only the typed attributes it knows, under its own names and types
       if (Status st = io::read_exr_typed_attributes(path, meta); !st) return st;
