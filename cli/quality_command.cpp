@@ -90,10 +90,7 @@ int run_quality(QualityArgs& a) {
     // One image given twice would count twice in the mean (blur refuses it too).
     std::map<std::string, std::string> seen;
     for (const std::string& f : files) {
-      std::error_code ec;
-      const std::filesystem::path real = std::filesystem::weakly_canonical(f, ec);
-      const std::string key = ec ? std::filesystem::path(f).lexically_normal().string() : real.string();
-      if (auto [it, fresh] = seen.emplace(key, f); !fresh)
+      if (auto [it, fresh] = seen.emplace(real_path(f), f); !fresh)
         return usage("inputs " + it->second + " and " + f + " are one image given twice");
     }
     ColorOptions color;

@@ -60,13 +60,13 @@ std::vector<std::string> read_path_list(std::istream& in) {
   return out;
 }
 
-namespace {
-
 std::string real_path(const fs::path& p) {
   std::error_code ec;
   fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
   return ec ? fs::absolute(p).lexically_normal().string() : r.string();
 }
+
+namespace {
 
 bool hidden(const fs::path& p) {
   const std::string n = p.filename().string();

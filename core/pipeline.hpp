@@ -6,6 +6,7 @@
 // The stages hand over through bounded queues, so memory stays flat for any number of files.
 // A bad file is an error for that file; the batch goes on.
 #pragma once
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <istream>
@@ -40,6 +41,9 @@ struct CollectOptions {
 
 // True for names ending in .exr or .png (any case): what folder scans pick up.
 bool is_image_name(const std::string& path);
+// A path's real form (symbolic links and . / .. resolved as far as it exists, absolute): one file named two ways gives
+// one string (outputs against inputs, inputs given twice).
+std::string real_path(const std::filesystem::path& p);
 // A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
