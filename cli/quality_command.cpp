@@ -38,30 +38,19 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-// Files as given; a folder stands for its .exr/.png files (not recursive, dot-files skipped, sorted).
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args) {
-  namespace fs = std::filesystem;
+// Files as given; a folder stands for its images as blur scans it (scan_folder, not recursive). Names in a folder
+// that cannot be read as files (broken links) and folders that cannot be listed go to `failed`.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<QualityInput>& failed) {
   std::vector<std::string> out;
   for (const auto& arg : args) {
     std::error_code ec;
-    if (!fs::is_directory(arg, ec)) {
-      out.push_back(arg);
+    if (!std::filesystem::is_directory(arg, ec)) {
+      out.push_back(arg);  // a missing file is reported as that input's error by the reader
       continue;
     }
-    std::vector<std::string> found;
-    for (fs::directory_iterator it(arg, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      std::error_code e2;
-      if (it->is_regular_file(e2) && !name.empty() && name[0] != '.' && is_image_name(name))
-        found.push_back(it->path().string());
-    }
-    if (ec) {
-      out.push_back(arg);  // reported as that input's error by the reader
-      continue;
-    }
-    std::sort(found.begin(), found.end());
-    if (found.empty()) spdlog::warn("{}: no .exr or .png files in this folder", arg);
-    out.insert(out.end(), found.begin(), found.end());
+    FolderScan scan = scan_folder(arg, false);
+    for (const auto& [file, rel] : scan.files) out.push_back(file.string());
+    for (Job& j : scan.failed) failed.push_back(QualityInput{j.input, Image{}, j.error});
   }
   return out;
 }
@@ -86,7 +75,8 @@ int run_quality(QualityArgs& a) {
     inputs = builtin_quality_inputs(a.size);
   } else {
     if (a.size_opt->count()) spdlog::warn("--size is the built-in images'; images are given: ignored");
-    const std::vector<std::string> files = expand_inputs(a.inputs);
+    std::vector<QualityInput> failed;
+    const std::vector<std::string> files = expand_inputs(a.inputs, failed);
     // One image given twice would count twice in the mean (blur refuses it too).
     std::map<std::string, std::string> seen;
     for (const std::string& f : files) {
@@ -97,6 +87,7 @@ int run_quality(QualityArgs& a) {
     color.linear = !a.no_linear;
     color.premultiply = !a.no_premultiply;
     inputs = read_quality_inputs(files, *io, color);
+    for (QualityInput& f : failed) inputs.push_back(std::move(f));
   }
   spdlog::info("{} on {} ({}), sigma {}, {} image(s)", a.method, backend->name(), backend->device_name(),
                plan.sigma, inputs.size());

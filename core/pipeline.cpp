@@ -132,6 +132,15 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
 
 }  // namespace
 
+FolderScan scan_folder(const fs::path& dir, bool recursive, const std::string& skip_real) {
+  FolderScan scan;
+  list_folder(dir, dir, recursive, skip_real, scan.files, scan.failed);
+  std::sort(scan.files.begin(), scan.files.end());
+  if (scan.files.empty() && scan.failed.empty())
+    spdlog::warn("{}: no .exr or .png files in this folder", dir.string());
+  return scan;
+}
+
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs) {
   jobs.clear();
   const std::string out_real = real_path(opts.output_dir);
@@ -139,13 +148,9 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
     std::error_code ec;
     const fs::path p(arg);
     if (fs::is_directory(p, ec)) {
-      std::vector<std::pair<fs::path, fs::path>> found;  // (file, path relative to the folder)
-      std::vector<Job> unlisted;  // folders that could not be listed: each its own failed job, the rest goes on
-      list_folder(p, p, opts.recursive, out_real, found, unlisted);
-      std::sort(found.begin(), found.end());
-      if (found.empty() && unlisted.empty()) spdlog::warn("{}: no .exr or .png files in this folder", arg);
-      for (const auto& [file, rel] : found) jobs.push_back(make_job(file, rel, opts));
-      for (Job& j : unlisted) jobs.push_back(std::move(j));
+      FolderScan scan = scan_folder(p, opts.recursive, out_real);  // the failed ones are jobs too: the rest goes on
+      for (const auto& [file, rel] : scan.files) jobs.push_back(make_job(file, rel, opts));
+      for (Job& j : scan.failed) jobs.push_back(std::move(j));
     } else if (fs::exists(p, ec)) {
       jobs.push_back(make_job(p, p.filename(), opts));
     } else {

@@ -48,6 +48,17 @@ std::string real_path(const std::filesystem::path& p);
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
 
+// The image files of folder `dir` as blur and quality scan it: .exr/.png names, dot-files skipped, sorted; when
+// recursive, its sub-folders too (not hidden ones, not through symbolic links, not the folder whose real path is
+// skip_real). Each file comes with its path relative to `dir`. An image's name that holds no regular file (a broken
+// symbolic link: a missing frame) and a folder that cannot be listed are failed jobs naming them, never skipped in
+// silence. An empty scan is warned about.
+struct FolderScan {
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files;  // (file, path relative to dir)
+  std::vector<Job> failed;                                                      // input and error set
+};
+FolderScan scan_folder(const std::filesystem::path& dir, bool recursive, const std::string& skip_real = "");
+
 // Expands files and folders into jobs with their output paths. Folder scans are non-recursive unless
 // opts.recursive (then the relative structure under the folder is kept), pick only .exr/.png files, skip
 // dot-files and the output folder itself, and are sorted; a folder that cannot be listed is a job with its error.

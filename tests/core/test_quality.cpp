@@ -526,5 +526,22 @@ TEST_F(QualityCli, UsageErrorsAndABadFile) {
   EXPECT_NE(r.out.find("mean of 1"), std::string::npos) << r.out;
 }
 
+// A folder is scanned as blur scans it: a broken symbolic link with an image's name (a missing frame) is that
+// input's failure, not skipped in silence while the mean passes as complete.
+TEST_F(QualityCli, BrokenLinkInAFolderIsThatInputsFailure) {
+  fs::create_directories(dir_ / "in");
+  fs::copy_file(testing::source_dir() + "/testdata/icon_palette.png", dir_ / "in/a.png");
+  fs::create_symlink("missing_frame.png", dir_ / "in/b.png");
+  fs::create_symlink("missing.txt", dir_ / "in/notes.txt");  // not an image's name: not listed
+  const auto r = run("quality -m box --sigma 2 -b cpu --json " + testing::quote((dir_ / "in").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["images"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["images"][0]["status"], "ok");
+  EXPECT_EQ(j["images"][1]["name"], (dir_ / "in/b.png").string());
+  EXPECT_NE(j["images"][1].dump().find("broken symbolic link"), std::string::npos) << j["images"][1].dump();
+  EXPECT_EQ(j["summary"]["failed"], 1);
+}
+
 }  // namespace
 }  // namespace gpublur
