@@ -337,6 +337,9 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
         // The fit and the errors would all read NaN: say why instead (blur handles them, docs/methods.md).
         in.error = p + ": " + std::to_string(bad.count) +
                    " non-finite values (NaN or Inf); the effective sigma and PSNR need finite pixels";
+        // Its size still goes in the report (the pixels are dropped: nothing runs on them).
+        in.image.width = loaded.image.width, in.image.height = loaded.image.height;
+        in.image.channels = loaded.image.channels;
       } else {
         in.image = std::move(loaded.image);
       }

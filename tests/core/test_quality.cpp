@@ -424,6 +424,10 @@ TEST(Quality, NonfiniteInputsAreThatImagesError) {
   EXPECT_TRUE(std::isfinite(r.mean.psnr_db));
   EXPECT_EQ(r.failed(), 1);
   EXPECT_EQ(r.mean.count, 1);
+  ASSERT_EQ(r.images.size(), 2u);  // the refused image's size is reported (it read 0x0x0)
+  EXPECT_EQ(r.images[1].width, 20);
+  EXPECT_EQ(r.images[1].height, 12);
+  EXPECT_EQ(r.images[1].channels, 4);
 }
 
 TEST(Quality, WideImagesGoInGroupsOfFour) {
