@@ -191,9 +191,30 @@ void warn_uint_channels(const std::string& path, const std::vector<std::string>&
                path, list);
 }
 
-// PNG colour chunks that say the file is not sRGB (gpublur reads every PNG as sRGB and tags its outputs so): a
-// gamma other than sRGB's 1/2.2, chromaticities other than sRGB's, an ICC profile not named as sRGB. Said, so that a
-// linear or wide-gamut PNG is not relabelled in silence. An sRGB chunk settles it; only chunks before IDAT count.
+std::string png_colour_not_srgb(const std::string& type, const unsigned char* body, size_t len) {
+  if (type == "gAMA" && len == 4) {
+    const uint32_t g = be32(body);  // 1/2.2 is 45455
+    if (g >= 44500 && g <= 46500) return "";
+    return g == 0 ? "a gamma of 0 (invalid)" : fmt::format("gamma {:.4g}", 100000.0 / g);
+  }
+  if (type == "cHRM" && len == 32) {
+    static const uint32_t kSrgb[8] = {31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
+    for (int i = 0; i < 8; ++i)
+      if (std::abs(int64_t(be32(body + 4 * i)) - kSrgb[i]) > 1000) return "chromaticities other than sRGB's";
+    return "";
+  }
+  if (type == "cICP" && len == 4)  // ITU-T H.273 code points: BT.709 primaries (1), the sRGB transfer (13)
+    return body[0] == 1 && body[1] == 13 ? "" : fmt::format("cICP primaries {} and transfer {} (H.273)", body[0], body[1]);
+  if (type == "iCCP") {
+    const std::string name(reinterpret_cast<const char*>(body), strnlen(reinterpret_cast<const char*>(body), len));
+    std::string lower = name;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("srgb") != std::string::npos || lower.find("iec61966") != std::string::npos) return "";
+    return fmt::format("ICC profile '{}'", name);
+  }
+  return "";
+}
+
 void warn_non_srgb_png(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return;
@@ -205,34 +226,18 @@ void warn_non_srgb_png(const std::string& path) {
     const uint32_t len = be32(h);
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
     if (type == "IDAT" || type == "IEND" || len > (1u << 24)) break;
+    // The first 80 bytes hold every judged chunk whole but iCCP, whose profile name comes first.
     std::vector<unsigned char> body(std::min<uint32_t>(len, 80));
     if (std::fread(body.data(), 1, body.size(), f) != body.size()) break;
-    if (type == "sRGB") {
-      srgb = true;
-    } else if (type == "gAMA" && len == 4) {
-      const uint32_t g = be32(body.data());  // 1/2.2 is 45455
-      if (g < 44500 || g > 46500)
-        found += g == 0 ? std::string(found.empty() ? "" : ", ") + "a gamma of 0 (invalid)"
-                        : fmt::format("{}gamma {:.4g}", found.empty() ? "" : ", ", 100000.0 / g);
-    } else if (type == "cHRM" && len == 32) {
-      static const uint32_t kSrgb[8] = {31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
-      bool off = false;
-      for (int i = 0; i < 8; ++i) off = off || std::abs(int64_t(be32(body.data() + 4 * i)) - kSrgb[i]) > 1000;
-      if (off) found += std::string(found.empty() ? "" : ", ") + "chromaticities other than sRGB's";
-    } else if (type == "iCCP") {
-      const char* text = reinterpret_cast<const char*>(body.data());
-      const std::string name(text, strnlen(text, body.size()));
-      std::string lower = name;
-      for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-      if (lower.find("srgb") == std::string::npos && lower.find("iec61966") == std::string::npos)
-        found += fmt::format("{}ICC profile '{}'", found.empty() ? "" : ", ", name);
-    }
+    srgb = srgb || type == "sRGB";
+    const std::string said = png_colour_not_srgb(type, body.data(), type == "iCCP" ? body.size() : len);
+    if (!said.empty()) found += (found.empty() ? "" : ", ") + said;
     at += long(len) + 12;
   }
   std::fclose(f);
   if (!srgb && !found.empty())
-    spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model), its output "
-                 "tagged sRGB",
+    spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model); a PNG output "
+                 "keeps the declaration",
                  path, found);
 }
 
@@ -408,6 +413,26 @@ bool valid_png_text_key(const std::string& key) {
   for (unsigned char c : key)
     if (c < 32 || (c > 126 && c < 161)) return false;
   return true;
+}
+
+std::string chunk_types(const ImageMeta& meta) {
+  std::string types;
+  for (const auto& c : meta.png_chunks) types += (types.empty() ? "" : ", ") + c.first;
+  return types;
+}
+
+std::string chunks_lost_in_exr(const ImageMeta& meta) {
+  const bool srgb = std::any_of(meta.png_chunks.begin(), meta.png_chunks.end(),
+                                [](const auto& c) { return c.first == "sRGB"; });
+  std::string types;
+  for (const auto& [type, data] : meta.png_chunks) {
+    const bool colour = type == "sRGB" || type == "gAMA" || type == "cHRM" || type == "cICP" || type == "iCCP";
+    if (colour && (srgb || png_colour_not_srgb(type, reinterpret_cast<const unsigned char*>(data.data()),
+                                               data.size()).empty()))
+      continue;  // it said sRGB, which the linear EXR's values were decoded from
+    types += (types.empty() ? "" : ", ") + type;
+  }
+  return types;
 }
 
 std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& meta, const std::string& shown) {

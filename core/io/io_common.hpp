@@ -28,8 +28,11 @@ std::string describe_content(const unsigned char* bytes, size_t n);
 // Before decoding: the file exists, is a regular non-empty file, has a supported extension, and its magic
 // bytes match that extension. On success `format` is "exr" or "png".
 Status preflight_read(const std::string& path, std::string& format);
-// Where a PNG's colour chunks say it is not sRGB (a gamma other than 1/2.2, other chromaticities, an ICC profile not
-// named sRGB; no sRGB chunk), a warning: every PNG is read as sRGB and written tagged so. Readers call it once.
+// What a PNG colour chunk (gAMA, cHRM, cICP, iCCP) declares where that is not sRGB ("gamma 1", "ICC profile
+// 'Display P3'"); "" where it restates sRGB, and for any other chunk.
+std::string png_colour_not_srgb(const std::string& type, const unsigned char* body, size_t len);
+// Where a PNG's colour chunks before IDAT say it is not sRGB (and no sRGB chunk settles it), a warning: every PNG is
+// read as sRGB, so a linear or wide-gamut PNG is not treated as sRGB in silence. Readers call it once.
 void warn_non_srgb_png(const std::string& path);
 // EXR uint channels are read (and written) as float, exact up to 2^24: said where a file has any (object ids).
 void warn_uint_channels(const std::string& path, const std::vector<std::string>& names);
@@ -76,6 +79,10 @@ bool is_structural_exr_attribute(const std::string& name);
 bool is_oiio_bookkeeping(const std::string& name);
 // PNG text keys must be 1-79 Latin-1 characters with no leading/trailing/double spaces.
 bool valid_png_text_key(const std::string& key);
+// meta.png_chunks' types, comma-separated (for the writers that drop them).
+std::string chunk_types(const ImageMeta& meta);
+// The same for an EXR output, less the colour chunks that say sRGB: the EXR holds the values they decoded to.
+std::string chunks_lost_in_exr(const ImageMeta& meta);
 
 // The text chunks a PNG gets from meta: its attributes under valid PNG keys, OIIO's bookkeeping skipped. What it
 // cannot hold is said under `shown` (the output's name) and dropped: invalid keys, values with a NUL byte, and an

@@ -255,6 +255,8 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       header.insert(key, Imf::StringAttribute(value));
     }
     put_typed_attributes(shown_name(meta, path), meta, header);
+    if (const std::string lost = chunks_lost_in_exr(meta); !lost.empty())
+      spdlog::warn("'{}': PNG chunks an EXR cannot hold not written: {}", shown_name(meta, path), lost);
     // Through a CheckedFile: OutputFile's destructor writes the offset table and swallows what a failed write
     // throws, so the file, not the writer, says whether every byte got there.
     CheckedFile out(path);

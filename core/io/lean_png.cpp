@@ -51,6 +51,10 @@ struct PngHeader {
 bool read_header(PngContext& ctx, PngHeader& h) {
   if (setjmp(png_jmpbuf(ctx.png))) return false;
   png_set_read_fn(ctx.png, &ctx, on_read);
+  // Text and the carried chunks come from read_png_extras, as on the OIIO adapter: libpng passes over them instead
+  // of inflating a large zTXt, iTXt or iCCP a second time (it kept nothing of them; gpublur does not colour-manage).
+  static constexpr png_byte kSkipped[] = "tEXt\0zTXt\0iTXt\0cHRM\0gAMA\0iCCP\0sRGB\0cICP\0mDCV\0cLLI\0pHYs\0eXIf";
+  png_set_keep_unknown_chunks(ctx.png, PNG_HANDLE_CHUNK_NEVER, kSkipped, int(sizeof kSkipped / 5));
   png_read_info(ctx.png, ctx.info);
   int interlace = 0, compression = 0, filter = 0;
   png_get_IHDR(ctx.png, ctx.info, &h.width, &h.height, &h.bit_depth, &h.color_type, &interlace, &compression,
@@ -145,7 +149,9 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   meta.channel_names = png_channel_names(h.channels);
   meta.alpha_channel = find_alpha(meta.channel_names);
   cleanup();
-  meta.attributes = png_text_chunks(path);  // as the OIIO adapter takes them (libpng's own limits dropped large ones)
+  PngExtras extras = read_png_extras(path);  // as the OIIO adapter takes them (libpng's own limits dropped large ones)
+  meta.attributes = std::move(extras.text);
+  meta.png_chunks = std::move(extras.chunks);
 
   if (bytes_per_sample == 1 && limits.keep_packed) {
     out.packed = PackedImage{int(h.width), int(h.height), h.channels, std::move(raw)};
@@ -172,6 +178,7 @@ struct PngWriteJob {
   png_uint_32 width, height;
   int bit_depth, color_type;
   bool srgb;
+  const std::vector<std::pair<std::string, std::string>>* chunks;  // carried, written before IDAT
   png_textp text;
   int num_text;
   png_bytepp rows;
@@ -187,6 +194,9 @@ bool write_all(PngContext& ctx, const PngWriteJob& job) {
   if (job.num_text > 0) png_set_text(ctx.png, ctx.info, job.text, job.num_text);
   png_set_compression_level(ctx.png, job.level);
   png_write_info(ctx.png, ctx.info);
+  for (const auto& [type, data] : *job.chunks)
+    png_write_chunk(ctx.png, reinterpret_cast<png_const_bytep>(type.c_str()),
+                    reinterpret_cast<png_const_bytep>(data.data()), data.size());
   png_write_image(ctx.png, job.rows);
   png_write_end(ctx.png, ctx.info);
   return true;
@@ -234,8 +244,8 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
 
   static const int color_types[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                     PNG_COLOR_TYPE_RGB_ALPHA};
-  PngWriteJob job{png_uint_32(img.width), png_uint_32(img.height), depth, color_types[img.channels], meta.srgb,
-                  text.data(), int(text.size()), rows.data(), std::clamp(meta.png_compression, 0, 9)};
+  PngWriteJob job{png_uint_32(img.width), png_uint_32(img.height), depth, color_types[img.channels],
+                  png_writes_srgb(meta), &meta.png_chunks, text.data(), int(text.size()), rows.data(), std::clamp(meta.png_compression, 0, 9)};
 
   PngContext ctx;
   ctx.file = std::fopen(path.c_str(), "wb");

@@ -192,7 +192,11 @@ class OiioIO final : public ImageIO {
     // A PNG's text from its chunks (OpenImageIO parsed XMP into fields of its own and kept one chunk of a keyword), an
     // EXR's strings from its header (read_exr_typed_attributes), as the lean adapter takes them: OpenImageIO's
     // attribute list is not read.
-    if (format == "png") meta.attributes = io::png_text_chunks(path);
+    if (format == "png") {
+      io::PngExtras extras = io::read_png_extras(path);
+      meta.attributes = std::move(extras.text);
+      meta.png_chunks = std::move(extras.chunks);
+    }
     if (format == "exr")  // OIIO reports only the typed attributes it knows, under its own names and types
       if (Status st = io::read_exr_typed_attributes(path, meta); !st) return st;
     out.image = std::move(img);
@@ -210,6 +214,9 @@ class OiioIO final : public ImageIO {
     if (format == "exr") return io::write_exr_lean(path, img, meta, names);
     if (!io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
     const std::string& shown = io::shown_name(meta, path);
+    if (!meta.png_chunks.empty())  // OpenImageIO's writer takes no chunk as it is: the codec comparison's limit
+      spdlog::warn("'{}': PNG chunks not written through OpenImageIO (GPUBLUR_PNG_LIBPNG): {}", shown,
+                   io::chunk_types(meta));
     io::CheckedFile file(path);  // before out: out's destructor may still reach the proxy
     CheckedFileProxy proxy(file, path);
     auto out = OIIO::ImageOutput::create(format);

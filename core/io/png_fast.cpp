@@ -122,12 +122,41 @@ bool fast_read_wanted() {
   return wanted && !libpng_forced();
 }
 
-std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::string& path) {
+namespace {
+// The carried types with the data size the PNG specification fixes (0: any; iCCP, eXIf).
+struct CarriedType {
+  const char* type;
+  uint32_t size;
+  bool colour;
+};
+constexpr CarriedType kCarried[] = {{"cHRM", 32, true}, {"gAMA", 4, true}, {"iCCP", 0, true}, {"sRGB", 1, true},
+                                    {"cICP", 4, true},  {"mDCV", 24, true}, {"cLLI", 8, true}, {"pHYs", 9, false},
+                                    {"eXIf", 0, false}};
+const CarriedType* carried_type(const std::string& type) {
+  for (const CarriedType& c : kCarried)
+    if (type == c.type) return &c;
+  return nullptr;
+}
+}  // namespace
+
+bool png_carried_chunk(const std::string& type) { return carried_type(type) != nullptr; }
+bool png_colour_chunk(const std::string& type) {
+  const CarriedType* c = carried_type(type);
+  return c && c->colour;
+}
+
+bool png_writes_srgb(const ImageMeta& meta) {
+  return meta.srgb && std::none_of(meta.png_chunks.begin(), meta.png_chunks.end(),
+                                   [](const auto& c) { return png_colour_chunk(c.first); });
+}
+
+PngExtras read_png_extras(const std::string& path) {
   constexpr size_t kMaxText = size_t(64) << 20;
-  std::vector<std::pair<std::string, std::string>> out;
+  PngExtras extras;
+  std::vector<std::pair<std::string, std::string>>& out = extras.text;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
   unsigned char head[8];
-  if (!f || std::fread(head, 1, 8, f.get()) != 8 || std::memcmp(head, kSignature, 8) != 0) return out;
+  if (!f || std::fread(head, 1, 8, f.get()) != 8 || std::memcmp(head, kSignature, 8) != 0) return extras;
   std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(libdeflate_alloc_decompressor(),
                                                                                   libdeflate_free_decompressor);
   // A zlib stream inflated into a buffer that grows until it holds it (or passes kMaxText: false).
@@ -142,13 +171,17 @@ std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::stri
     }
   };
   unsigned char h[8];
+  bool after_idat = false;
   while (std::fread(h, 1, 8, f.get()) == 8) {
     const uint32_t len = be32(h);
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
     if (type == "IEND") break;
     const bool text_chunk = type == "tEXt" || type == "zTXt" || type == "iTXt";
-    if (!text_chunk || len > kMaxText) {
-      if (text_chunk) spdlog::warn("'{}': a {} chunk of {} bytes not read (more than 64 MiB)", path, type, len);
+    const CarriedType* carried = carried_type(type);
+    after_idat = after_idat || type == "IDAT";
+    const bool wanted = text_chunk || carried;
+    if (!wanted || len > kMaxText) {
+      if (wanted) spdlog::warn("'{}': a {} chunk of {} bytes not read (more than 64 MiB)", path, type, len);
       if (std::fseek(f.get(), long(len) + 4, SEEK_CUR) != 0) break;
       continue;
     }
@@ -161,6 +194,18 @@ std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::stri
     }
     const unsigned char* b = body.data() + 4;
     const unsigned char* end = b + len;
+    if (carried) {
+      const bool again = std::any_of(extras.chunks.begin(), extras.chunks.end(),
+                                     [&](const auto& c) { return c.first == type; });
+      // Only eXIf may follow the image data; libpng ignores the others there.
+      const bool misplaced = after_idat && type != "eXIf";
+      if (again || misplaced || (carried->size && len != carried->size) || len == 0)
+        spdlog::warn("'{}': {} {} chunk not carried to the output", path,
+                     again ? "a second" : misplaced ? "an out-of-place (after the image data)" : "a malformed", type);
+      else
+        extras.chunks.emplace_back(type, std::string(reinterpret_cast<const char*>(b), len));
+      continue;
+    }
     const unsigned char* nul = static_cast<const unsigned char*>(std::memchr(b, 0, len));
     if (!nul) continue;
     const std::string key(reinterpret_cast<const char*>(b), nul - b);
@@ -188,7 +233,7 @@ std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::stri
     }
     if (!is_oiio_bookkeeping(key)) out.emplace_back(key, std::move(text));
   }
-  return out;
+  return extras;
 }
 
 bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
@@ -302,6 +347,7 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
   meta.alpha_channel = find_alpha(meta.channel_names);
   for (auto& [k, t] : text)
     if (!is_oiio_bookkeeping(k)) meta.attributes.emplace_back(std::move(k), std::move(t));
+  meta.png_chunks = read_png_extras(path).chunks;  // as the libpng path takes them
   if (raw.bit_depth == 8 && limits.keep_packed) {
     out.packed = PackedImage{int(raw.width), int(raw.height), raw.channels, std::move(raw.samples)};
     out.image = Image();
@@ -328,7 +374,8 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
 }
 
 Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair<std::string, std::string>>& text,
-                       int level, std::vector<unsigned char>& file) {
+                       int level, std::vector<unsigned char>& file,
+                       const std::vector<std::pair<std::string, std::string>>& chunks) {
   static const int color_types[] = {0, 0, 4, 2, 6};
   const size_t bpp = size_t(raw.channels) * raw.bit_depth / 8;
   const size_t row = size_t(raw.width) * bpp;
@@ -374,6 +421,9 @@ Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair
   ihdr[9] = (unsigned char)color_types[raw.channels];
   ihdr[10] = ihdr[11] = ihdr[12] = 0;
   put_chunk(file, "IHDR", ihdr, 13);
+  // Before IDAT, where every carried type may stand (PLTE, which the colour chunks must precede, is never written).
+  for (const auto& [type, data] : chunks)
+    put_chunk(file, type.c_str(), reinterpret_cast<const unsigned char*>(data.data()), data.size());
   if (srgb) {
     const unsigned char intent = 0;  // perceptual, as write_png_lean says
     put_chunk(file, "sRGB", &intent, 1);
@@ -419,7 +469,7 @@ Status write_png_fast(const std::string& path, const Image& img, const ImageMeta
 Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta, int level) {
   const auto text = png_text_of(meta, shown_name(meta, path));
   std::vector<unsigned char> file;
-  if (Status s = encode_png_fast(raw, meta.srgb, text, std::clamp(level, 0, 9), file); !s)
+  if (Status s = encode_png_fast(raw, png_writes_srgb(meta), text, std::clamp(level, 0, 9), file, meta.png_chunks); !s)
     return Status::fail(fmt::format("cannot write '{}': {}", path, s.error));
   raw = {};
   return write_whole_file(path, file.data(), file.size());

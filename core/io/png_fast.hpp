@@ -24,14 +24,27 @@ bool fast_read_wanted();
 // error). Returns false, touching nothing, when libpng should read it instead.
 bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImage& out, Status& status);
 
-// The text chunks of PNG `path` as the file holds them, in file order: tEXt and zTXt (Latin-1 bytes), iTXt (its UTF-8
-// text, language tag and translated keyword dropped); compressed ones inflated up to 64 MiB (more: skipped with a
-// warning); OpenImageIO's bookkeeping keys left out. The OIIO adapter takes a PNG's text from here: OpenImageIO
-// parsed an XMP packet into fields of its own (the packet lost) and kept one of two chunks of one keyword, where
-// libpng gives the lean adapter every chunk as it is.
-std::vector<std::pair<std::string, std::string>> png_text_chunks(const std::string& path);
+// What a PNG carries beyond its pixels, read from `path`'s chunks in file order:
+// - text: tEXt and zTXt (Latin-1 bytes), iTXt (its UTF-8 text, language tag and translated keyword dropped);
+//   compressed ones inflated up to 64 MiB (more: skipped with a warning); OpenImageIO's bookkeeping keys left out;
+// - chunks: those png_carried_chunk names (ImageMeta::png_chunks), the first of each type, of the size the PNG
+//   specification gives them, before the image data (eXIf anywhere); others are said and left out.
+// Damaged chunks (their CRC) are skipped with a warning, as libpng drops them. Both adapters take these from here:
+// OpenImageIO parsed an XMP packet into fields of its own (the packet lost), kept one of two text chunks of one
+// keyword and carried none of the chunks.
+struct PngExtras {
+  std::vector<std::pair<std::string, std::string>> text;
+  std::vector<std::pair<std::string, std::string>> chunks;
+};
+PngExtras read_png_extras(const std::string& path);
+// The ancillary chunk types carried PNG to PNG, and of those the ones that say what the colours mean.
+bool png_carried_chunk(const std::string& type);
+bool png_colour_chunk(const std::string& type);
+// Whether a PNG written with `meta` gets an sRGB chunk of ours: sRGB-encoded values and no colour chunk carried.
+bool png_writes_srgb(const ImageMeta& meta);
 
-// Writes like write_png_lean (same pixels, same chunks: IHDR, sRGB when meta.srgb, tEXt, IDAT, IEND) at
+// Writes like write_png_lean (same pixels, same chunks: IHDR, the carried chunks, sRGB when png_writes_srgb, tEXt /
+// iTXt, IDAT, IEND) at
 // zlib-scale level 0..9; rows filtered by libpng's default heuristic (per row, the filter with the least sum
 // of absolute signed bytes; level 0: no filtering), so sizes match libpng's closely.
 Status write_png_fast(const std::string& path, const Image& img, const ImageMeta& meta, int level);
@@ -43,7 +56,8 @@ struct PngRaw {
   std::vector<unsigned char> samples;  // rows of width * channels * bit_depth/8 bytes, no filter bytes
 };
 Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair<std::string, std::string>>& text,
-                       int level, std::vector<unsigned char>& file);
+                       int level, std::vector<unsigned char>& file,
+                       const std::vector<std::pair<std::string, std::string>>& chunks = {});
 // False when the fast path does not handle these bytes (see read_png_fast).
 bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
                      std::vector<std::pair<std::string, std::string>>& text, bool& srgb);

@@ -279,6 +279,119 @@ TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
   EXPECT_NE(said.find("declares gamma 1, not sRGB"), std::string::npos) << said;
   EXPECT_EQ(read_logging(*io_, near, s).find("not sRGB"), std::string::npos);
   EXPECT_TRUE(s.ok()) << s.error;
+  const std::string pq = tmp_.path("pq.png");  // an HDR PNG: BT.2020 primaries, the PQ transfer
+  ASSERT_TRUE(io_->write(pq, img, meta).ok());
+  swap_srgb_chunk(pq, "cICP", {9, 16, 0, 1});
+  EXPECT_NE(read_logging(*io_, pq, s).find("declares cICP primaries 9 and transfer 16"), std::string::npos);
+  EXPECT_TRUE(s.ok()) << s.error;
+}
+
+// The chunks of a PNG file as (type, body), in file order, IHDR to IEND.
+std::vector<std::pair<std::string, std::string>> png_chunks_of(const std::string& path) {
+  const std::vector<unsigned char> in = test::read_bytes(path);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t at = 8; at + 12 <= in.size();) {
+    const uint32_t len = uint32_t(in[at]) << 24 | uint32_t(in[at + 1]) << 16 | uint32_t(in[at + 2]) << 8 | in[at + 3];
+    out.emplace_back(std::string(in.begin() + long(at) + 4, in.begin() + long(at) + 8),
+                     std::string(in.begin() + long(at) + 8, in.begin() + long(at + 8 + len)));
+    at += 12 + len;
+  }
+  return out;
+}
+
+// The PNG `path` with `chunks` inserted right after its IHDR, where colour chunks stand.
+void add_chunks_after_ihdr(const std::string& path, const std::vector<std::pair<std::string, std::string>>& chunks) {
+  std::vector<unsigned char> in = test::read_bytes(path);
+  std::vector<unsigned char> out(in.begin(), in.begin() + 33);  // signature 8, IHDR 25
+  for (const auto& [type, body] : chunks) append_chunk(out, type, std::vector<unsigned char>(body.begin(), body.end()));
+  out.insert(out.end(), in.begin() + 33, in.end());
+  test::write_bytes(path, out);
+}
+
+// What a write logs.
+std::string write_logging(ImageIO& io, const std::string& path, const Image& img, const ImageMeta& meta,
+                          Status& status) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+  status = io.write(path, img, meta);
+  spdlog::set_default_logger(previous);
+  return log.str();
+}
+
+// PNG to PNG, the chunks that say what the colours mean, pHYs and eXIf travel as the file holds them, with no sRGB
+// chunk of ours beside them: a Display P3 photo was written back tagged sRGB (its colours then shown as sRGB's, duller),
+// its density and Exif dropped. A second chunk of a type and one of the wrong size are said and left out; an EXR
+// output names the chunks it drops.
+TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
+  using namespace std::string_literals;
+  Image img = test::random_image(5, 3, 3, 7);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string path = tmp_.path("p3.png");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());  // srgb false: no sRGB chunk
+  const std::vector<std::pair<std::string, std::string>> carried = {
+      {"iCCP", "Display P3\0\0"s + zlib_of("not a real profile, but carried as its bytes")},
+      {"gAMA", "\0\0\xb1\x8f"s},
+      {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s},  // 2835 pixels a metre (72 dpi) both ways
+      {"eXIf", "MM\0*\0\0\0\x08\0\0"s}};
+  std::vector<std::pair<std::string, std::string>> in = carried;
+  in.insert(in.end(), {{"pHYs", "\0\0\x0e\xc4\0\0\x0e\xc4\x01"s}, {"cHRM", "short"s}});
+  add_chunks_after_ihdr(path, in);
+  Status st;
+  const std::string read_said = read_logging(*io_, path, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(read_said.find("a second pHYs chunk not carried"), std::string::npos) << read_said;
+  EXPECT_NE(read_said.find("a malformed cHRM chunk not carried"), std::string::npos) << read_said;
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(path, {}, back).ok());
+  EXPECT_EQ(back.meta.png_chunks, carried);
+  back.meta.srgb = true;  // as the pipeline writes it back (sRGB-encoded values)
+
+  const std::string out = tmp_.path("out.png");
+  ASSERT_TRUE(io_->write(out, back.image, back.meta).ok());
+  std::vector<std::pair<std::string, std::string>> written;
+  bool srgb = false;
+  for (const auto& c : png_chunks_of(out)) {
+    if (c.first == "sRGB") srgb = true;
+    if (c.first != "IHDR" && c.first != "IDAT" && c.first != "IEND") written.push_back(c);
+  }
+  EXPECT_EQ(written, carried);
+  EXPECT_FALSE(srgb) << "an sRGB chunk beside the carried colour chunks";
+
+  ImageMeta plain = back.meta;  // with none carried, sRGB-encoded values are tagged sRGB
+  plain.png_chunks.clear();
+  ASSERT_TRUE(io_->write(out, back.image, plain).ok());
+  const auto chunks = png_chunks_of(out);
+  EXPECT_TRUE(std::any_of(chunks.begin(), chunks.end(), [](const auto& c) { return c.first == "sRGB"; }));
+
+  ImageMeta exr = back.meta;
+  exr.format = "exr";
+  exr.pixel_type = PixelType::Half;
+  const std::string said = write_logging(*io_, tmp_.path("out.exr"), back.image, exr, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: iCCP, pHYs, eXIf"), std::string::npos) << said;
+
+  // An sRGB PNG (every PNG gpublur writes) to EXR: its sRGB chunk is what the EXR's linear values were decoded by,
+  // not something lost. A gAMA after the image data is out of place (libpng ignores it): said, not carried.
+  const std::string tagged = tmp_.path("srgb.png");
+  ASSERT_TRUE(io_->write(tagged, back.image, plain).ok());
+  add_chunks(tagged, {{"gAMA", "\0\x01\x86\xa0"s}});
+  const std::string tagged_said = read_logging(*io_, tagged, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(tagged_said.find("an out-of-place (after the image data) gAMA chunk not carried"), std::string::npos)
+      << tagged_said;
+  LoadedImage srgb_png;
+  ASSERT_TRUE(io_->read(tagged, {}, srgb_png).ok());
+  ASSERT_EQ(srgb_png.meta.png_chunks.size(), 1u);
+  EXPECT_EQ(srgb_png.meta.png_chunks[0].first, "sRGB");
+  srgb_png.meta.format = "exr";
+  srgb_png.meta.pixel_type = PixelType::Half;
+  EXPECT_EQ(write_logging(*io_, tmp_.path("srgb.exr"), srgb_png.image, srgb_png.meta, st).find("PNG chunks"),
+            std::string::npos);
+  ASSERT_TRUE(st.ok()) << st.error;
 }
 
 TEST_P(IoMetadata, MipMappedExrSaysItsLevelsAreDropped) {
