@@ -38,6 +38,10 @@ struct ExrAttribute {
 struct ImageMeta {
   std::string format;                       // "exr" or "png"
   PixelType pixel_type = PixelType::Float;  // storage type in the file
+  // An EXR whose channels differ in type (half RGBA beside a float Z): each channel's, in channel_names' order (Half,
+  // or Float for float and uint); pixel_type is then Float. Empty where every channel is pixel_type. The EXR written
+  // from it keeps them, unless --pixel-type says otherwise.
+  std::vector<PixelType> channel_types;
   std::vector<std::string> channel_names;   // one per channel (EXR names; PNG: R,G,B,A / Y,A)
   int alpha_channel = -1;                   // index of alpha, -1 if none
   bool srgb = false;                        // values are sRGB-encoded (PNG); EXR is linear

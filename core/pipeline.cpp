@@ -714,6 +714,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         if (!opts.exr_compression.empty()) meta.exr_compression = opts.exr_compression;
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
                                      meta.pixel_type);
+        if (opts.has_pixel_type || job.format != w.loaded.meta.format) meta.channel_types.clear();
         if (s && w.packed_out) {
           meta.srgb = w.packed_colour.out_srgb;
           std::error_code ec;

@@ -8,8 +8,9 @@
 // - EXR channel order: EXR headers keep channels sorted by name (A,B,G,R), so "file order" is taken as: no-layer
 //   channels first, then layers by name; within each, R,G,B,Y,A first, then the rest by name
 //   ({A,B,G,N.x,R,Z} -> R,G,B,A,Z,N.x). alpha_channel is the channel named "A".
-// - EXR pixel types: all-half files read as Half, anything else (float, uint) as Float; uint values are kept
-//   as numbers, not scaled. Subsampled and deep files are refused. Writes half unless meta says Float.
+// - EXR pixel types: all-half files read as Half, anything else (float, uint) as Float, with each channel's type in
+//   meta.channel_types where they mix half and float; uint values are kept as numbers, not scaled. Subsampled and
+//   deep files are refused. Writes each channel as meta.channel_types says, else half unless meta says Float.
 // - EXR windows: the data window is read (width/height are its size); a different display window or a data
 //   window offset is logged and not kept: files are written with data window = display window at (0,0).
 // - Attributes: EXR string attributes and PNG text chunks (tEXt/zTXt/iTXt), under the file's own names

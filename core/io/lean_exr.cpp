@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -177,6 +179,10 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
                 Imf::Slice::Make(Imf::FLOAT, img.data.data() + c, dw, xstride, ystride));
     }
     io::warn_uint_channels(path, uints);
+    for (int c = 0; c < nc && meta.pixel_type == PixelType::Float; ++c)  // mixed: each channel's type kept
+      meta.channel_types.push_back(file_types[order[c]] == Imf::HALF ? PixelType::Half : PixelType::Float);
+    if (std::count(meta.channel_types.begin(), meta.channel_types.end(), PixelType::Half) == 0)
+      meta.channel_types.clear();
     meta.alpha_channel = find_alpha(meta.channel_names);
     meta.exr_compression = exr_compression_name(int(header.compression()));
     take_string_attributes(header, meta);
@@ -222,15 +228,22 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
     if (compression < 0)
       return Status::fail(fmt::format("cannot write '{}': unknown EXR compression '{}'", path, meta.exr_compression));
     header.compression() = Imf::Compression(compression);
-    const Imf::PixelType type = exr_writes_float(meta.pixel_type) ? Imf::FLOAT : Imf::HALF;
-    // OutputFile does not convert: half files need a half buffer (Imath::half rounds to nearest even).
+    // Each channel's type: meta.channel_types where the file mixed them, else the image's.
+    const bool per_channel = meta.channel_types.size() == size_t(img.channels);
+    std::vector<Imf::PixelType> types(size_t(img.channels));
+    bool any_half = false;
+    for (int c = 0; c < img.channels; ++c) {
+      const PixelType t = per_channel ? meta.channel_types[size_t(c)] : meta.pixel_type;
+      types[size_t(c)] = exr_writes_float(t) ? Imf::FLOAT : Imf::HALF;
+      any_half = any_half || types[size_t(c)] == Imf::HALF;
+    }
+    // OutputFile does not convert: half channels need a half buffer (Imath::half rounds to nearest even).
     std::vector<Imath::half> halves;
-    const char* base = reinterpret_cast<const char*>(img.data.data());
-    size_t sample = sizeof(float);
-    if (type == Imf::HALF) {
+    if (any_half) {
       halves.resize(img.data.size());
       size_t beyond = 0;  // finite values half cannot hold (|v| > 65504): written as +-Inf, so say it
       for (size_t i = 0; i < img.data.size(); ++i) {  // one pass: converted and counted
+        if (types[i % size_t(img.channels)] != Imf::HALF) continue;
         const float v = img.data[i];
         halves[i] = Imath::half(v);
         beyond += std::isfinite(v) && std::abs(v) > 65504.0f;
@@ -238,14 +251,16 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       if (beyond > 0)
         spdlog::warn("'{}': {} values beyond +-65504 written as +-Inf in half floats (--pixel-type float keeps them)",
                      shown_name(meta, path), beyond);
-      base = reinterpret_cast<const char*>(halves.data());
-      sample = sizeof(Imath::half);
     }
     Imf::FrameBuffer fb;
-    const size_t xstride = sample * img.channels, ystride = xstride * img.width;
     for (int c = 0; c < img.channels; ++c) {
-      header.channels().insert(names[c], Imf::Channel(type));
-      fb.insert(names[c], Imf::Slice(type, const_cast<char*>(base + c * sample), xstride, ystride));
+      const bool half = types[size_t(c)] == Imf::HALF;
+      const size_t sample = half ? sizeof(Imath::half) : sizeof(float);
+      const char* base = half ? reinterpret_cast<const char*>(halves.data())
+                              : reinterpret_cast<const char*>(img.data.data());
+      const size_t xstride = sample * img.channels, ystride = xstride * img.width;
+      header.channels().insert(names[c], Imf::Channel(types[size_t(c)]));
+      fb.insert(names[c], Imf::Slice(types[size_t(c)], const_cast<char*>(base + c * sample), xstride, ystride));
     }
     for (const auto& [key, value] : meta.attributes) {
       if (key.empty() || is_structural_exr_attribute(key) || is_oiio_bookkeeping(key)) {

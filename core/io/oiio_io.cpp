@@ -182,6 +182,9 @@ class OiioIO final : public ImageIO {
       bool all_half = true;
       for (const auto& t : types) all_half = all_half && t == OIIO::TypeDesc::HALF;
       meta.pixel_type = all_half ? PixelType::Half : PixelType::Float;
+      const bool any_half = std::count(types.begin(), types.end(), OIIO::TypeDesc::HALF) > 0;
+      for (int c = 0; c < nc && !all_half && any_half; ++c)  // mixed: each channel's type kept
+        meta.channel_types.push_back(types[order[c]] == OIIO::TypeDesc::HALF ? PixelType::Half : PixelType::Float);
       // OIIO names it as OpenEXR does, with a level for some ("dwaa:45", "zip:4"): the name alone is kept.
       const std::string comp = spec.get_string_attribute("compression");
       meta.exr_compression = io::exr_compression_id(comp.substr(0, comp.find(':'))) >= 0 ? comp.substr(0, comp.find(':')) : "";

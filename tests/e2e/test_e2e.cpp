@@ -760,6 +760,32 @@ TEST_F(E2E, FormatAndPixelTypeChange) {
           " -b cpu --pixel-type uint16 --method gauss-2d --border mirror --radius 4");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(decode(at("p/a.png")).meta.pixel_type, PixelType::UInt16);
+
+  // An EXR of half RGBA and a float Z keeps each channel's type (it went out all float); --pixel-type sets them all.
+  {
+    Image img(12, 9, 5);
+    std::mt19937 rng(18);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (float& v : img.data) v = u(rng);
+    ImageMeta meta;
+    meta.format = "exr";
+    meta.pixel_type = PixelType::Float;
+    meta.channel_names = {"R", "G", "B", "A", "Z"};
+    meta.alpha_channel = 3;
+    meta.channel_types = {PixelType::Half, PixelType::Half, PixelType::Half, PixelType::Half, PixelType::Float};
+    ASSERT_TRUE(io_->write(at("m.exr").string(), img, meta).ok());
+  }
+  const std::vector<PixelType> mixed = {PixelType::Half, PixelType::Half, PixelType::Half, PixelType::Half,
+                                        PixelType::Float};
+  EXPECT_EQ(decode(at("m.exr")).meta.channel_types, mixed);
+  r = run("blur " + quote(at("m.exr").string()) + " -o " + quote(at("q").string()) + " -b cpu");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(decode(at("q/m.exr")).meta.channel_types, mixed);
+  r = run("blur " + quote(at("m.exr").string()) + " -o " + quote(at("f").string()) + " -b cpu --pixel-type half");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const LoadedImage all_half = decode(at("f/m.exr"));
+  EXPECT_EQ(all_half.meta.pixel_type, PixelType::Half);
+  EXPECT_TRUE(all_half.meta.channel_types.empty());
 }
 
 // PNG data is blurred in linear light and re-encoded: the output equals encode(blur(decode(input))) computed

@@ -3,6 +3,7 @@
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
+#include <ImfInputFile.h>
 #include <ImfMultiPartOutputFile.h>
 #include <ImfOutputPart.h>
 #include <ImfPartType.h>
@@ -435,6 +436,22 @@ TEST_P(IoConformance, ExrMixedHalfFloatUintChannels) {
     ASSERT_EQ(got.image.data[i * 3 + 1], g[i]) << i;
     ASSERT_EQ(got.image.data[i * 3 + 2], float(id[i])) << i;
   }
+  // Each channel's type is kept and written back (every channel went out float, the half R doubling in size); a
+  // float channel's values past half's range are no half overflow.
+  EXPECT_EQ(got.meta.channel_types, (std::vector<PixelType>{PixelType::Half, PixelType::Float, PixelType::Float}));
+  const std::string back = tmp_.path("mixed_back.exr");
+  ASSERT_TRUE(io_->write(back, got.image, got.meta).ok());
+  {
+    Imf::InputFile in(back.c_str());
+    const Imf::ChannelList& ch = in.header().channels();
+    EXPECT_EQ(ch.findChannel("R")->type, Imf::HALF);
+    EXPECT_EQ(ch.findChannel("G")->type, Imf::FLOAT);
+    EXPECT_EQ(ch.findChannel("id")->type, Imf::FLOAT);
+  }
+  LoadedImage again;
+  ASSERT_TRUE(io_->read(back, ReadLimits{}, again).ok());
+  EXPECT_EQ(again.image.data, got.image.data);
+  EXPECT_EQ(again.meta.channel_types, got.meta.channel_types);
 }
 
 TEST_P(IoConformance, WritesPngAtMostFourChannels) {
