@@ -64,6 +64,7 @@ int run_blur(BlurArgs& a) {
   if (Status s = a.method_options.given(given); !s) return usage(s.error);
   Plan plan;
   if (Status s = resolve_plan(a.method, given, plan); !s) return usage(s.error);
+  warn_sigma_overridden(a.method, given, plan);
 
   PipelineOptions po;
   po.color.linear = !a.no_linear;

@@ -60,6 +60,7 @@ int run_quality(QualityArgs& a) {
   if (Status s = a.method_options.given(given); !s) return usage(s.error);
   Plan plan;
   if (Status s = resolve_plan(a.method, given, plan); !s) return usage(s.error);
+  warn_sigma_overridden(a.method, given, plan);
   std::unique_ptr<ImageIO> io = make_image_io(a.io);
   if (!io) return usage("image I/O adapter '" + a.io + "' is not built into this binary");
 

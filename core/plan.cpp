@@ -142,20 +142,22 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     return Status::fail("method '" + method + "' built an invalid program: " + s.error);
   out.details["program"] = program_text(out.program);
   if (auto w = out.details.find("warning"); w != out.details.end()) spdlog::warn("{}", w->second);
-  // A --sigma that the method's other parameters override (box --width, diffusion --iterations with --rate, a kernel
-  // file) is said: the run's blur is far from the one asked for (box --width 5 --sigma 10 ran at 2.45).
-  if (given.count("sigma") && out.effective_sigma > 0 && std::fabs(out.effective_sigma / out.sigma - 1) > 0.25) {
-    std::string others;
-    for (const auto& [name, value] : given)
-      if (name != "sigma" && name != "border") others += (others.empty() ? "--" : ", --") + name + " " + value;
-    spdlog::warn("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}", method,
-                 number_text(out.sigma, ParamType::Float), out.effective_sigma,
-                 others.empty() ? std::string() : " (set by " + others + ")");
-  }
   for (const ParamSpec& p : m.params)
     if (!out.params.count(p.name))
       return Status::fail("method '" + method + "' left parameter '" + p.name + "' unresolved");
   return Status::success();
+}
+
+void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given,
+                           const Plan& plan) {
+  if (!given.count("sigma") || !(plan.effective_sigma > 0) || std::fabs(plan.effective_sigma / plan.sigma - 1) <= 0.25)
+    return;
+  std::string others;
+  for (const auto& [name, value] : given)
+    if (name != "sigma" && name != "border") others += (others.empty() ? "--" : ", --") + name + " " + value;
+  spdlog::warn("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}", method,
+               number_text(plan.sigma, ParamType::Float), plan.effective_sigma,
+               others.empty() ? std::string() : " (set by " + others + ")");
 }
 
 bool parse_decimal(const std::string& text, double& v) {

@@ -43,6 +43,13 @@ struct Plan {
 // Validates `given` (name -> text) against the registry entry of `method`, then builds the plan with the
 // method's recipe. Errors name the parameter and the allowed range or choices: they are usage errors.
 Status resolve_plan(const std::string& method, const std::map<std::string, std::string>& given, Plan& out);
+// A --sigma that the method's other parameters override (box --width, diffusion --iterations with --rate, a kernel
+// file), so that the plan's effective sigma is more than 25% off it, is said as a warning naming them: the run's blur
+// is far from the one asked for (box --width 5 --sigma 10 ran at 2.45 in silence). For the plan a user asked for
+// (blur, quality), not the ones a command makes for itself (quality's reference Gaussians, which printed it on every
+// run); bench's table states each case's effective sigma.
+void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given,
+                           const Plan& plan);
 
 // "box1d(x, w 5,5,7) 0->2; box1d(y, ...) 2->1": the program in one line, for logs and the report.
 std::string program_text(const Program& p);

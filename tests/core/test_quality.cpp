@@ -515,6 +515,7 @@ TEST_F(QualityCli, JsonOnOneTestdataPng) {
   EXPECT_NEAR(j["mean"]["effective_sigma"].get<double>(), 2.0, 1e-3);
   EXPECT_EQ(j["summary"]["failed"], 0);
   EXPECT_NE(r.err.find("eff_sigma"), std::string::npos);  // the table went to stderr
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;  // its reference Gaussians' plans warned on every run
 }
 
 TEST_F(QualityCli, UsageErrorsAndABadFile) {
