@@ -75,7 +75,14 @@ namespace {
 // Refused before anything the size of the image is allocated: a 100-byte file declaring 16384^2 RGBA16 cost
 // 2.1 GB (lean) or 6.4 GB (OIIO) and seconds before its error, and a folder of them, one reader per core, more.
 Status check_png_size(const std::string& path, const unsigned char* head, size_t n, uint64_t file_size) {
-  if (n < 29 || std::memcmp(head + 12, "IHDR", 4) != 0) return Status::success();  // the decoder says what is wrong
+  // IHDR first, as the PNG specification requires: libpng refuses a known chunk before it ("gAMA: missing IHDR") but
+  // passed over those the lean reader asks it to skip, so the two adapters disagreed on such a file.
+  if (n >= 16 && std::memcmp(head + 12, "IHDR", 4) != 0) {
+    std::string type;
+    for (int k = 12; k < 16; ++k) type += std::isalpha(head[k]) ? char(head[k]) : '?';
+    return Status::fail(fmt::format("cannot read '{}': bad PNG header: the first chunk is '{}', not IHDR", path, type));
+  }
+  if (n < 29) return Status::success();  // the decoder says what is wrong
   const double width = be32(head + 16), height = be32(head + 20), bits = head[24];
   static const int samples[7] = {1, 0, 3, 1, 2, 0, 4};  // by colour type: gray, -, RGB, palette, gray+alpha, -, RGBA
   const int type = head[25];
@@ -192,6 +199,7 @@ void warn_uint_channels(const std::string& path, const std::vector<std::string>&
 }
 
 std::string png_colour_not_srgb(const std::string& type, const unsigned char* body, size_t len) {
+  if (type == "sRGB") return "";
   if (type == "gAMA" && len == 4) {
     const uint32_t g = be32(body);  // 1/2.2 is 45455
     if (g >= 44500 && g <= 46500) return "";
@@ -203,39 +211,60 @@ std::string png_colour_not_srgb(const std::string& type, const unsigned char* bo
       if (std::abs(int64_t(be32(body + 4 * i)) - kSrgb[i]) > 1000) return "chromaticities other than sRGB's";
     return "";
   }
-  if (type == "cICP" && len == 4)  // ITU-T H.273 code points: BT.709 primaries (1), the sRGB transfer (13)
-    return body[0] == 1 && body[1] == 13 ? "" : fmt::format("cICP primaries {} and transfer {} (H.273)", body[0], body[1]);
-  if (type == "iCCP") {
+  // ITU-T H.273 code points: BT.709 primaries (1), the sRGB transfer (13), RGB (matrix 0), full range (1).
+  if (type == "cICP" && len == 4)
+    return body[0] == 1 && body[1] == 13 && body[2] == 0 && body[3] == 1
+               ? ""
+               : fmt::format("cICP primaries {}, transfer {}, matrix {}, {} range (H.273)", body[0], body[1], body[2],
+                             body[3] ? "full" : "narrow");
+  if (type == "iCCP") {  // judged by the profile's name: "sRGB IEC61966-2.1", not "Linear sRGB"
     const std::string name(reinterpret_cast<const char*>(body), strnlen(reinterpret_cast<const char*>(body), len));
     std::string lower = name;
     for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.find("srgb") != std::string::npos || lower.find("iec61966") != std::string::npos) return "";
+    const bool srgb = lower.find("srgb") != std::string::npos || lower.find("iec61966") != std::string::npos;
+    if (srgb && lower.find("linear") == std::string::npos) return "";
     return fmt::format("ICC profile '{}'", name);
   }
   return "";
 }
 
+std::string png_declared_not_srgb(const std::vector<std::pair<std::string, std::string>>& chunks) {
+  // PNG's order of precedence (third edition): cICP over iCCP over sRGB over cHRM and gAMA.
+  for (const char* top : {"cICP", "iCCP", "sRGB"})
+    for (const auto& [type, body] : chunks)
+      if (type == top && (type == "iCCP" || body.size() == (type == "cICP" ? 4u : 1u)))  // of its size: in force
+        return png_colour_not_srgb(type, reinterpret_cast<const unsigned char*>(body.data()), body.size());
+  std::string found;
+  for (const auto& [type, body] : chunks) {
+    if (type != "cHRM" && type != "gAMA") continue;
+    const std::string said = png_colour_not_srgb(type, reinterpret_cast<const unsigned char*>(body.data()), body.size());
+    if (!said.empty()) found += (found.empty() ? "" : ", ") + said;
+  }
+  return found;
+}
+
 void warn_non_srgb_png(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return;
-  std::string found;
-  bool srgb = false;
+  std::vector<std::pair<std::string, std::string>> colour;  // the colour chunks before IDAT, the first of each type
   unsigned char h[8];
   long at = 8;
   for (int chunks = 0; chunks < 64 && std::fseek(f, at, SEEK_SET) == 0 && std::fread(h, 1, 8, f) == 8; ++chunks) {
     const uint32_t len = be32(h);
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
     if (type == "IDAT" || type == "IEND" || len > (1u << 24)) break;
-    // The first 80 bytes hold every judged chunk whole but iCCP, whose profile name comes first.
-    std::vector<unsigned char> body(std::min<uint32_t>(len, 80));
-    if (std::fread(body.data(), 1, body.size(), f) != body.size()) break;
-    srgb = srgb || type == "sRGB";
-    const std::string said = png_colour_not_srgb(type, body.data(), type == "iCCP" ? body.size() : len);
-    if (!said.empty()) found += (found.empty() ? "" : ", ") + said;
     at += long(len) + 12;
+    if (type != "cICP" && type != "iCCP" && type != "sRGB" && type != "cHRM" && type != "gAMA") continue;
+    if (std::any_of(colour.begin(), colour.end(), [&](const auto& c) { return c.first == type; })) continue;
+    // The first 80 bytes hold every judged chunk whole (a longer one is not of its size) but iCCP, whose profile
+    // name comes first.
+    std::string body(std::min<uint32_t>(len, 80), '\0');
+    if (std::fread(body.data(), 1, body.size(), f) != body.size()) break;
+    colour.emplace_back(type, std::move(body));
   }
   std::fclose(f);
-  if (!srgb && !found.empty())
+  const std::string found = png_declared_not_srgb(colour);
+  if (!found.empty())
     spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model); a PNG output "
                  "keeps the declaration",
                  path, found);
@@ -422,15 +451,12 @@ std::string chunk_types(const ImageMeta& meta) {
 }
 
 std::string chunks_lost_in_exr(const ImageMeta& meta) {
-  const bool srgb = std::any_of(meta.png_chunks.begin(), meta.png_chunks.end(),
-                                [](const auto& c) { return c.first == "sRGB"; });
+  const bool srgb = png_declared_not_srgb(meta.png_chunks).empty();  // what the linear EXR's values were decoded by
   std::string types;
-  for (const auto& [type, data] : meta.png_chunks) {
-    const bool colour = type == "sRGB" || type == "gAMA" || type == "cHRM" || type == "cICP" || type == "iCCP";
-    if (colour && (srgb || png_colour_not_srgb(type, reinterpret_cast<const unsigned char*>(data.data()),
-                                               data.size()).empty()))
-      continue;  // it said sRGB, which the linear EXR's values were decoded from
-    types += (types.empty() ? "" : ", ") + type;
+  for (const auto& c : meta.png_chunks) {
+    const bool colour = c.first == "sRGB" || c.first == "gAMA" || c.first == "cHRM" || c.first == "cICP" ||
+                        c.first == "iCCP";
+    if (!(colour && srgb)) types += (types.empty() ? "" : ", ") + c.first;
   }
   return types;
 }

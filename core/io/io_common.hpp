@@ -29,10 +29,13 @@ std::string describe_content(const unsigned char* bytes, size_t n);
 // bytes match that extension. On success `format` is "exr" or "png".
 Status preflight_read(const std::string& path, std::string& format);
 // What a PNG colour chunk (gAMA, cHRM, cICP, iCCP) declares where that is not sRGB ("gamma 1", "ICC profile
-// 'Display P3'"); "" where it restates sRGB, and for any other chunk.
+// 'Display P3'"); "" where it restates sRGB, and for any other chunk (sRGB itself).
 std::string png_colour_not_srgb(const std::string& type, const unsigned char* body, size_t len);
-// Where a PNG's colour chunks before IDAT say it is not sRGB (and no sRGB chunk settles it), a warning: every PNG is
-// read as sRGB, so a linear or wide-gamut PNG is not treated as sRGB in silence. Readers call it once.
+// What a PNG's colour chunks (type, data) declare together where that is not sRGB, by the PNG specification's order
+// of precedence (cICP over iCCP over sRGB over cHRM and gAMA); "" for sRGB or no colour chunk.
+std::string png_declared_not_srgb(const std::vector<std::pair<std::string, std::string>>& chunks);
+// Where a PNG's colour chunks before IDAT say it is not sRGB (png_declared_not_srgb), a warning: every PNG is read as
+// sRGB, so a linear or wide-gamut PNG is not treated as sRGB in silence. Readers call it once.
 void warn_non_srgb_png(const std::string& path);
 // EXR uint channels are read (and written) as float, exact up to 2^24: said where a file has any (object ids).
 void warn_uint_channels(const std::string& path, const std::vector<std::string>& names);

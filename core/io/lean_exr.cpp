@@ -16,7 +16,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <exception>
 #include <memory>

@@ -123,15 +123,16 @@ bool fast_read_wanted() {
 }
 
 namespace {
-// The carried types with the data size the PNG specification fixes (0: any; iCCP, eXIf).
+// The carried types with the data size the PNG specification fixes (0: any; iCCP, eXIf), and whether they declare
+// the colour space (mDCV and cLLI describe an HDR master beside a cICP: alone they declare none).
 struct CarriedType {
   const char* type;
   uint32_t size;
   bool colour;
 };
-constexpr CarriedType kCarried[] = {{"cHRM", 32, true}, {"gAMA", 4, true}, {"iCCP", 0, true}, {"sRGB", 1, true},
-                                    {"cICP", 4, true},  {"mDCV", 24, true}, {"cLLI", 8, true}, {"pHYs", 9, false},
-                                    {"eXIf", 0, false}};
+constexpr CarriedType kCarried[] = {{"cHRM", 32, true}, {"gAMA", 4, true},   {"iCCP", 0, true},
+                                    {"sRGB", 1, true},  {"cICP", 4, true},   {"mDCV", 24, false},
+                                    {"cLLI", 8, false}, {"pHYs", 9, false}, {"eXIf", 0, false}};
 const CarriedType* carried_type(const std::string& type) {
   for (const CarriedType& c : kCarried)
     if (type == c.type) return &c;
@@ -139,7 +140,6 @@ const CarriedType* carried_type(const std::string& type) {
 }
 }  // namespace
 
-bool png_carried_chunk(const std::string& type) { return carried_type(type) != nullptr; }
 bool png_colour_chunk(const std::string& type) {
   const CarriedType* c = carried_type(type);
   return c && c->colour;
@@ -242,7 +242,7 @@ bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
   srgb = false;
   text.clear();
   size_t idat_total = 0;
-  bool have_header = false, ended = false;
+  bool have_header = false, ended = false, last_idat = false;
   int color_type = 0;
   for (size_t at = 8; at + 12 <= size;) {
     const uint32_t len = be32(data + at);
@@ -264,6 +264,7 @@ bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
       raw.channels = by_type[color_type];
       have_header = true;
     } else if (t == "IDAT") {
+      if (idat_total > 0 && !last_idat) return false;  // IDATs must be consecutive: libpng refuses the file
       idat_total += len;
     } else if (t == "IEND") {
       ended = true;
@@ -280,6 +281,7 @@ bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
     } else if (!(type[0] & 0x20)) {
       return false;  // an unknown critical chunk: libpng refuses it with its message
     }
+    last_idat = t == "IDAT";
     at += size_t(len) + 12;
   }
   if (!have_header || !ended || idat_total == 0) return false;

@@ -27,7 +27,7 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
 // What a PNG carries beyond its pixels, read from `path`'s chunks in file order:
 // - text: tEXt and zTXt (Latin-1 bytes), iTXt (its UTF-8 text, language tag and translated keyword dropped);
 //   compressed ones inflated up to 64 MiB (more: skipped with a warning); OpenImageIO's bookkeeping keys left out;
-// - chunks: those png_carried_chunk names (ImageMeta::png_chunks), the first of each type, of the size the PNG
+// - chunks: the types ImageMeta::png_chunks lists, the first of each type, of the size the PNG
 //   specification gives them, before the image data (eXIf anywhere); others are said and left out.
 // Damaged chunks (their CRC) are skipped with a warning, as libpng drops them. Both adapters take these from here:
 // OpenImageIO parsed an XMP packet into fields of its own (the packet lost), kept one of two text chunks of one
@@ -37,10 +37,10 @@ struct PngExtras {
   std::vector<std::pair<std::string, std::string>> chunks;
 };
 PngExtras read_png_extras(const std::string& path);
-// The ancillary chunk types carried PNG to PNG, and of those the ones that say what the colours mean.
-bool png_carried_chunk(const std::string& type);
+// Whether a carried chunk type declares the colour space (cHRM, gAMA, iCCP, sRGB, cICP).
 bool png_colour_chunk(const std::string& type);
-// Whether a PNG written with `meta` gets an sRGB chunk of ours: sRGB-encoded values and no colour chunk carried.
+// Whether a PNG written with `meta` gets an sRGB chunk of ours: sRGB-encoded values and no chunk carried that declares
+// the colour space.
 bool png_writes_srgb(const ImageMeta& meta);
 
 // Writes like write_png_lean (same pixels, same chunks: IHDR, the carried chunks, sRGB when png_writes_srgb, tEXt /

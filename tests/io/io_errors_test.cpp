@@ -96,6 +96,19 @@ TEST_P(IoErrors, TruncatedPng) {
   EXPECT_EQ(cut.image.data, good.image.data);
 }
 
+// A chunk before IHDR: the PNG specification puts IHDR first. OpenImageIO refused such a file ("gAMA: missing IHDR")
+// where the lean reader, whose libpng skips the chunks read_png_extras takes, read it: both refuse it now, alike.
+TEST_P(IoErrors, PngChunkBeforeIhdr) {
+  const std::vector<unsigned char> good = test::read_bytes(tmp_.path("good.png"));
+  std::vector<unsigned char> bad(good.begin(), good.begin() + 8);
+  const unsigned char gama[] = {0, 0, 0, 4, 'g', 'A', 'M', 'A', 0, 0, 0xb1, 0x8f, 0x0b, 0xfc, 0x61, 0x05};
+  for (unsigned char b : gama) bad.push_back(b);
+  bad.insert(bad.end(), good.begin() + 8, good.end());
+  const std::string path = tmp_.path("gama_first.png");
+  test::write_bytes(path, bad);
+  expect_fail(path, "the first chunk is 'gAMA', not IHDR");
+}
+
 TEST_P(IoErrors, TruncatedExr) {
   const size_t size = test::read_bytes(tmp_.path("good.exr")).size();
   expect_fail(truncated_copy(tmp_.path("good.exr"), size / 2, "half.exr"));

@@ -261,31 +261,6 @@ std::string read_logging(ImageIO& io, const std::string& path, Status& status) {
   return log.str();
 }
 
-TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
-  Image img = test::random_image(8, 6, 3, 4);
-  ImageMeta meta;
-  meta.format = "png";
-  meta.pixel_type = PixelType::UInt8;
-  meta.srgb = true;
-  const std::string plain = tmp_.path("srgb.png"), linear = tmp_.path("linear.png"), near = tmp_.path("g22.png");
-  for (const std::string& p : {plain, linear, near}) ASSERT_TRUE(io_->write(p, img, meta).ok());
-  swap_srgb_chunk(linear, "gAMA", {0, 1, 0x86, 0xa0});  // 100000: gamma 1.0, linear light
-  swap_srgb_chunk(near, "gAMA", {0, 0, 0xb1, 0x8f});    // 45455: 1/2.2, as sRGB
-  Status s;
-  EXPECT_EQ(read_logging(*io_, plain, s).find("not sRGB"), std::string::npos);
-  EXPECT_TRUE(s.ok()) << s.error;
-  const std::string said = read_logging(*io_, linear, s);
-  EXPECT_TRUE(s.ok()) << s.error;
-  EXPECT_NE(said.find("declares gamma 1, not sRGB"), std::string::npos) << said;
-  EXPECT_EQ(read_logging(*io_, near, s).find("not sRGB"), std::string::npos);
-  EXPECT_TRUE(s.ok()) << s.error;
-  const std::string pq = tmp_.path("pq.png");  // an HDR PNG: BT.2020 primaries, the PQ transfer
-  ASSERT_TRUE(io_->write(pq, img, meta).ok());
-  swap_srgb_chunk(pq, "cICP", {9, 16, 0, 1});
-  EXPECT_NE(read_logging(*io_, pq, s).find("declares cICP primaries 9 and transfer 16"), std::string::npos);
-  EXPECT_TRUE(s.ok()) << s.error;
-}
-
 // The chunks of a PNG file as (type, body), in file order, IHDR to IEND.
 std::vector<std::pair<std::string, std::string>> png_chunks_of(const std::string& path) {
   const std::vector<unsigned char> in = test::read_bytes(path);
@@ -318,6 +293,50 @@ std::string write_logging(ImageIO& io, const std::string& path, const Image& img
   status = io.write(path, img, meta);
   spdlog::set_default_logger(previous);
   return log.str();
+}
+
+TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
+  Image img = test::random_image(8, 6, 3, 4);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  meta.srgb = true;
+  const std::string plain = tmp_.path("srgb.png"), linear = tmp_.path("linear.png"), near = tmp_.path("g22.png");
+  for (const std::string& p : {plain, linear, near}) ASSERT_TRUE(io_->write(p, img, meta).ok());
+  swap_srgb_chunk(linear, "gAMA", {0, 1, 0x86, 0xa0});  // 100000: gamma 1.0, linear light
+  swap_srgb_chunk(near, "gAMA", {0, 0, 0xb1, 0x8f});    // 45455: 1/2.2, as sRGB
+  Status s;
+  EXPECT_EQ(read_logging(*io_, plain, s).find("not sRGB"), std::string::npos);
+  EXPECT_TRUE(s.ok()) << s.error;
+  const std::string said = read_logging(*io_, linear, s);
+  EXPECT_TRUE(s.ok()) << s.error;
+  EXPECT_NE(said.find("declares gamma 1, not sRGB"), std::string::npos) << said;
+  EXPECT_EQ(read_logging(*io_, near, s).find("not sRGB"), std::string::npos);
+  EXPECT_TRUE(s.ok()) << s.error;
+  const std::string pq = tmp_.path("pq.png");  // an HDR PNG: BT.2020 primaries, the PQ transfer
+  ASSERT_TRUE(io_->write(pq, img, meta).ok());
+  swap_srgb_chunk(pq, "cICP", {9, 16, 0, 1});
+  EXPECT_NE(read_logging(*io_, pq, s).find("declares cICP primaries 9, transfer 16, matrix 0, full range"),
+            std::string::npos);
+  EXPECT_TRUE(s.ok()) << s.error;
+  // By the specification's precedence (cICP over iCCP over sRGB over cHRM and gAMA), and by the profile's name whole:
+  // "Linear sRGB" is not sRGB (it passed as sRGB for its substring), narrow-range cICP is not, and an sRGB chunk
+  // overrides a gAMA of 1.
+  const auto said_for = [&](const std::vector<std::pair<std::string, std::string>>& chunks) {
+    const std::string p = tmp_.path("declared.png");
+    EXPECT_TRUE(io_->write(p, img, meta).ok());
+    swap_srgb_chunk(p, "tEXt", {'k', 0, 'v'});
+    add_chunks_after_ihdr(p, chunks);
+    return read_logging(*io_, p, s);
+  };
+  using namespace std::string_literals;
+  const std::string icc_linear = "Linear sRGB\0\0"s + zlib_of("profile");
+  EXPECT_NE(said_for({{"iCCP", icc_linear}}).find("ICC profile 'Linear sRGB'"), std::string::npos);
+  EXPECT_EQ(said_for({{"iCCP", "sRGB IEC61966-2.1\0\0"s + zlib_of("profile")}}).find("not sRGB"), std::string::npos);
+  EXPECT_NE(said_for({{"cICP", "\x01\x0d\0\0"s}}).find("narrow range"), std::string::npos);
+  EXPECT_EQ(said_for({{"sRGB", "\0"s}, {"gAMA", "\0\x01\x86\xa0"s}}).find("not sRGB"), std::string::npos);
+  EXPECT_EQ(said_for({{"cICP", "\x01\x0d\0\x01"s}, {"iCCP", icc_linear}}).find("not sRGB"), std::string::npos);
+  EXPECT_NE(said_for({{"iCCP", icc_linear}, {"sRGB", "\0"s}}).find("ICC profile 'Linear sRGB'"), std::string::npos);
 }
 
 // PNG to PNG, the chunks that say what the colours mean, pHYs and eXIf travel as the file holds them, with no sRGB
@@ -366,13 +385,20 @@ TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
   ASSERT_TRUE(io_->write(out, back.image, plain).ok());
   const auto chunks = png_chunks_of(out);
   EXPECT_TRUE(std::any_of(chunks.begin(), chunks.end(), [](const auto& c) { return c.first == "sRGB"; }));
+  ImageMeta light = plain;  // HDR light levels alone declare no colour space
+  light.png_chunks = {{"cLLI", "\0\0\x27\x10\0\0\x03\xe8"s}};
+  ASSERT_TRUE(io_->write(out, back.image, light).ok());
+  const auto hdr = png_chunks_of(out);
+  EXPECT_TRUE(std::any_of(hdr.begin(), hdr.end(), [](const auto& c) { return c.first == "sRGB"; }));
+  EXPECT_TRUE(std::any_of(hdr.begin(), hdr.end(), [](const auto& c) { return c.first == "cLLI"; }));
 
   ImageMeta exr = back.meta;
   exr.format = "exr";
   exr.pixel_type = PixelType::Half;
   const std::string said = write_logging(*io_, tmp_.path("out.exr"), back.image, exr, st);
   ASSERT_TRUE(st.ok()) << st.error;
-  EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: iCCP, pHYs, eXIf"), std::string::npos) << said;
+  // The profile is in force (not sRGB), so every colour chunk is lost with it.
+  EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: iCCP, gAMA, pHYs, eXIf"), std::string::npos) << said;
 
   // An sRGB PNG (every PNG gpublur writes) to EXR: its sRGB chunk is what the EXR's linear values were decoded by,
   // not something lost. A gAMA after the image data is out of place (libpng ignores it): said, not carried.

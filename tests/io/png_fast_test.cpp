@@ -2,6 +2,7 @@
 // 16 bit, levels 0-9, text and sRGB chunks), and at level 6 its files are within 10% of libpng's size.
 #include <gtest/gtest.h>
 #include <png.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -79,6 +80,50 @@ size_t libpng_size(const Image& img, int level) {
   std::fclose(f);
   std::remove(path.c_str());
   return n;
+}
+
+// The fast reader's parse hands a file whose IDAT chunks another chunk splits to libpng, which refuses it ("Not enough
+// image data"): the fast read (GPUBLUR_PNG_FAST_READ=1) read it, so one file passed or failed by the path.
+TEST(PngFast, SplitImageDataGoesToLibpng) {
+  PngRaw raw;
+  raw.width = 64, raw.height = 64, raw.channels = 3, raw.bit_depth = 8;
+  raw.samples.resize(64 * 64 * 3);
+  for (size_t i = 0; i < raw.samples.size(); ++i) raw.samples[i] = (unsigned char)(i * 7 + i / 97);
+  std::vector<unsigned char> file;
+  ASSERT_TRUE(encode_png_fast(raw, true, {}, 0, file).ok());
+  std::vector<std::pair<std::string, std::string>> text;
+  bool srgb = false;
+  PngRaw parsed;
+  ASSERT_TRUE(decode_png_fast(file.data(), file.size(), parsed, text, srgb));
+  // Split the one IDAT in two around a tEXt chunk, every CRC made anew.
+  const auto chunk = [](const std::string& type, const unsigned char* data, size_t n) {
+    std::vector<unsigned char> c = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+                                    (unsigned char)n};
+    for (char t : type) c.push_back((unsigned char)t);
+    for (size_t i = 0; i < n; ++i) c.push_back(data[i]);
+    const uint32_t crc = uint32_t(crc32(0, c.data() + 4, uInt(n + 4)));
+    for (int k = 3; k >= 0; --k) c.push_back((unsigned char)(crc >> (8 * k)));
+    return c;
+  };
+  size_t at = 8;
+  while (std::string(file.begin() + long(at) + 4, file.begin() + long(at) + 8) != "IDAT")
+    at += 12 + (size_t(file[at]) << 24 | size_t(file[at + 1]) << 16 | size_t(file[at + 2]) << 8 | file[at + 3]);
+  const size_t len = size_t(file[at]) << 24 | size_t(file[at + 1]) << 16 | size_t(file[at + 2]) << 8 | file[at + 3];
+  const unsigned char* z = file.data() + at + 8;
+  std::vector<unsigned char> split(file.begin(), file.begin() + long(at));
+  for (const auto& c : {chunk("IDAT", z, len / 2), chunk("tEXt", (const unsigned char*)"k\0v", 3),
+                        chunk("IDAT", z + len / 2, len - len / 2)})
+    split.insert(split.end(), c.begin(), c.end());
+  split.insert(split.end(), file.begin() + long(at + 12 + len), file.end());
+  EXPECT_FALSE(decode_png_fast(split.data(), split.size(), parsed, text, srgb));
+  const std::string path = temp_name("split");
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
+    ASSERT_EQ(std::fwrite(split.data(), 1, split.size(), f.get()), split.size());
+  }
+  LoadedImage back;
+  EXPECT_FALSE(read_png_lean(path, ReadLimits{}, back).ok());  // libpng refuses it too
+  std::remove(path.c_str());
 }
 
 TEST(PngFast, SizeAtLevel6WithinTenPercentOfLibpng) {
