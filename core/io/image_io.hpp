@@ -1,5 +1,5 @@
 // Image file I/O behind one interface. Two adapters pass the same conformance tests (tests/io):
-//   "oiio" - OpenImageIO (the default where built);
+//   "oiio" - OpenImageIO for EXR decoding (the default where built); PNGs go through the lean adapter's code;
 //   "lean" - OpenEXR and libpng directly, for deployments that cannot carry OIIO's dependencies.
 // Readers return float32 pixels: PNG values scaled to [0,1] (still sRGB-encoded; the pipeline linearises),
 // palette PNGs expanded, EXR channels in file order with names kept. Errors always name the file.

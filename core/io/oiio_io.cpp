@@ -1,5 +1,7 @@
-// The "oiio" adapter: OpenImageIO for decoding and encoding. The conversions that decide pixel values
-// (integer <-> float, EXR channel order) are the shared ones in io_common, so both adapters agree exactly.
+// The "oiio" adapter: OpenImageIO decodes EXRs. PNGs are read and written, and EXRs written, by the code the lean
+// adapter uses (libpng, libdeflate, OpenEXR), each step measured or found wrong through OpenImageIO (the notes at
+// each); OpenImageIO's libpng writer stays behind GPUBLUR_PNG_LIBPNG to compare codecs. The conversions that decide
+// pixel values (integer <-> float, EXR channel order) are the shared ones in io_common, so both adapters agree.
 #include <Imath/half.h>
 #include <OpenImageIO/filesystem.h>
 #include <OpenImageIO/imageio.h>
@@ -79,10 +81,14 @@ class OiioIO final : public ImageIO {
   Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
     std::string format;
     if (Status st = io::preflight_read(path, format); !st) return st;
-    if (format == "png") io::warn_non_srgb_png(path);
-    OIIO::ImageSpec config;
-    config.attribute("oiio:UnassociatedAlpha", 1);  // keep PNG alpha as stored (OIIO premultiplies by default)
-    auto in = OIIO::ImageInput::open(path, &config);
+    // PNGs through libpng directly, as the lean adapter reads them: OpenImageIO's PNG reader printed libpng's raw
+    // errors on stderr even with -q, worded its errors apart and read a file without IEND in silence, and what it
+    // parsed beyond the pixels (text, colour chunks) was already taken from the file by read_png_extras.
+    if (format == "png") {
+      io::warn_non_srgb_png(path);
+      return io::read_png_lean(path, limits, out);
+    }
+    auto in = OIIO::ImageInput::open(path);
     if (!in) return Status::fail(fmt::format("cannot read '{}': {}", path, one_line(OIIO::geterror())));
     const OIIO::ImageSpec spec = in->spec();
     if (Status st = io::check_limits(path, uint64_t(std::max(spec.width, 0)), uint64_t(std::max(spec.height, 0)),
@@ -91,13 +97,11 @@ class OiioIO final : public ImageIO {
         !st)
       return st;
     if (spec.deep) return Status::fail(fmt::format("cannot read '{}': deep images are not supported", path));
-    if (format == "exr") {
-      if (in->seek_subimage(1, 0)) {  // a multi-part EXR: only part 0 is read
-        spdlog::warn("'{}': a multi-part EXR; only its first part is read (and written)", path);
-        in->seek_subimage(0, 0);
-      } else {
-        (void)in->geterror();  // no part 1: clear the failed seek's message
-      }
+    if (in->seek_subimage(1, 0)) {  // a multi-part EXR: only part 0 is read
+      spdlog::warn("'{}': a multi-part EXR; only its first part is read (and written)", path);
+      in->seek_subimage(0, 0);
+    } else {
+      (void)in->geterror();  // no part 1: clear the failed seek's message
     }
     if (spec.x != spec.full_x || spec.y != spec.full_y || spec.width != spec.full_width ||
         spec.height != spec.full_height)
@@ -108,100 +112,66 @@ class OiioIO final : public ImageIO {
       spdlog::warn("'{}': data and display window at ({}, {}); written back at origin 0,0", path, spec.x, spec.y);
 
     const int w = spec.width, h = spec.height, nc = spec.nchannels;
-    const bool packed = format == "png" && spec.format != OIIO::TypeDesc::UINT16 && limits.keep_packed;
-    Image img = packed ? Image() : Image(w, h, nc);
-    img.width = w, img.height = h, img.channels = nc;
+    Image img(w, h, nc);
     ImageMeta meta;
     meta.format = format;
-    if (format == "png") {
-      const bool sixteen = spec.format == OIIO::TypeDesc::UINT16;
-      const size_t n = size_t(w) * h * nc;
-      bool ok;
-      if (packed) {
-        out.packed = PackedImage{w, h, nc, std::vector<unsigned char>(n)};
-        ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT8, out.packed.samples.data());
-      } else if (sixteen) {
-        std::vector<uint16_t> raw(n);
-        ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT16, raw.data());
-        for (size_t i = 0; ok && i < n; ++i) img.data[i] = io::dequantize(raw[i], 65535);
-      } else {
-        std::vector<uint8_t> raw(n);
-        ok = in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UINT8, raw.data());
-        for (size_t i = 0; ok && i < n; ++i) img.data[i] = io::dequantize(raw[i], 255);
-      }
-      if (!ok) return Status::fail(fmt::format("cannot read '{}': corrupt or truncated PNG: {}", path, one_line(in->geterror())));
-      meta.srgb = true;
-      meta.palette = io::png_color_type(path) == 3;
-      meta.pixel_type = sixteen ? PixelType::UInt16 : PixelType::UInt8;
-      meta.channel_names = io::png_channel_names(nc);
-      if (int(meta.channel_names.size()) != nc)
-        return Status::fail(fmt::format("cannot read '{}': unexpected PNG channel count {}", path, nc));
-    } else {
-      // Native channel types, converted here: OIIO would scale uint channels to [0,1], OpenEXR (and we) keep
-      // their values.
-      std::vector<OIIO::TypeDesc> types(nc, spec.format);
-      for (int c = 0; c < nc && c < int(spec.channelformats.size()); ++c) types[c] = spec.channelformats[c];
-      std::vector<size_t> offset(nc, 0);
-      size_t pixel_bytes = 0;
-      for (int c = 0; c < nc; ++c) {
-        if (types[c] != OIIO::TypeDesc::HALF && types[c] != OIIO::TypeDesc::FLOAT &&
-            types[c] != OIIO::TypeDesc::UINT32)
-          return Status::fail(fmt::format("cannot read '{}': unexpected EXR channel type {}", path, types[c].c_str()));
-        offset[c] = pixel_bytes;
-        pixel_bytes += types[c].size();
-      }
-      std::vector<unsigned char> raw(pixel_bytes * img.pixel_count());
-      if (!in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UNKNOWN, raw.data()))
-        return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, one_line(in->geterror())));
-      std::vector<std::string> names(spec.channelnames.begin(), spec.channelnames.end());
-      std::vector<std::string> uints;
-      for (int c = 0; c < nc; ++c)
-        if (types[c] == OIIO::TypeDesc::UINT32) uints.push_back(names[c]);
-      io::warn_uint_channels(path, uints);
-      const std::vector<int> order = io::exr_channel_order(names);
-      for (int c = 0; c < nc; ++c) {
-        const int src = order[c];
-        const OIIO::TypeDesc t = types[src];
-        for (size_t p = 0, np = img.pixel_count(); p < np; ++p) {
-          const unsigned char* v = raw.data() + p * pixel_bytes + offset[src];
-          float f;
-          if (t == OIIO::TypeDesc::HALF) {
-            Imath::half h;
-            std::memcpy(&h, v, sizeof h);
-            f = float(h);
-          } else if (t == OIIO::TypeDesc::FLOAT) {
-            std::memcpy(&f, v, sizeof f);
-          } else {
-            uint32_t u;
-            std::memcpy(&u, v, sizeof u);
-            f = float(u);
-          }
-          img.data[p * nc + c] = f;
-        }
-      }
-      bool all_half = true;
-      for (const auto& t : types) all_half = all_half && t == OIIO::TypeDesc::HALF;
-      meta.pixel_type = all_half ? PixelType::Half : PixelType::Float;
-      const bool any_half = std::count(types.begin(), types.end(), OIIO::TypeDesc::HALF) > 0;
-      for (int c = 0; c < nc && !all_half && any_half; ++c)  // mixed: each channel's type kept
-        meta.channel_types.push_back(types[order[c]] == OIIO::TypeDesc::HALF ? PixelType::Half : PixelType::Float);
-      // OIIO names it as OpenEXR does, with a level for some ("dwaa:45", "zip:4"): the name alone is kept.
-      const std::string comp = spec.get_string_attribute("compression");
-      meta.exr_compression = io::exr_compression_id(comp.substr(0, comp.find(':'))) >= 0 ? comp.substr(0, comp.find(':')) : "";
-      for (int c = 0; c < nc; ++c) meta.channel_names.push_back(names[order[c]]);
+    // Native channel types, converted here: OIIO would scale uint channels to [0,1], OpenEXR (and we) keep
+    // their values.
+    std::vector<OIIO::TypeDesc> types(nc, spec.format);
+    for (int c = 0; c < nc && c < int(spec.channelformats.size()); ++c) types[c] = spec.channelformats[c];
+    std::vector<size_t> offset(nc, 0);
+    size_t pixel_bytes = 0;
+    for (int c = 0; c < nc; ++c) {
+      if (types[c] != OIIO::TypeDesc::HALF && types[c] != OIIO::TypeDesc::FLOAT &&
+          types[c] != OIIO::TypeDesc::UINT32)
+        return Status::fail(fmt::format("cannot read '{}': unexpected EXR channel type {}", path, types[c].c_str()));
+      offset[c] = pixel_bytes;
+      pixel_bytes += types[c].size();
     }
+    std::vector<unsigned char> raw(pixel_bytes * img.pixel_count());
+    if (!in->read_image(0, 0, 0, nc, OIIO::TypeDesc::UNKNOWN, raw.data()))
+      return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, one_line(in->geterror())));
+    std::vector<std::string> names(spec.channelnames.begin(), spec.channelnames.end());
+    std::vector<std::string> uints;
+    for (int c = 0; c < nc; ++c)
+      if (types[c] == OIIO::TypeDesc::UINT32) uints.push_back(names[c]);
+    io::warn_uint_channels(path, uints);
+    const std::vector<int> order = io::exr_channel_order(names);
+    for (int c = 0; c < nc; ++c) {
+      const int src = order[c];
+      const OIIO::TypeDesc t = types[src];
+      for (size_t p = 0, np = img.pixel_count(); p < np; ++p) {
+        const unsigned char* v = raw.data() + p * pixel_bytes + offset[src];
+        float f;
+        if (t == OIIO::TypeDesc::HALF) {
+          Imath::half h;
+          std::memcpy(&h, v, sizeof h);
+          f = float(h);
+        } else if (t == OIIO::TypeDesc::FLOAT) {
+          std::memcpy(&f, v, sizeof f);
+        } else {
+          uint32_t u;
+          std::memcpy(&u, v, sizeof u);
+          f = float(u);
+        }
+        img.data[p * nc + c] = f;
+      }
+    }
+    bool all_half = true;
+    for (const auto& t : types) all_half = all_half && t == OIIO::TypeDesc::HALF;
+    meta.pixel_type = all_half ? PixelType::Half : PixelType::Float;
+    const bool any_half = std::count(types.begin(), types.end(), OIIO::TypeDesc::HALF) > 0;
+    for (int c = 0; c < nc && !all_half && any_half; ++c)  // mixed: each channel's type kept
+      meta.channel_types.push_back(types[order[c]] == OIIO::TypeDesc::HALF ? PixelType::Half : PixelType::Float);
+    // OIIO names it as OpenEXR does, with a level for some ("dwaa:45", "zip:4"): the name alone is kept.
+    const std::string comp = spec.get_string_attribute("compression");
+    meta.exr_compression = io::exr_compression_id(comp.substr(0, comp.find(':'))) >= 0 ? comp.substr(0, comp.find(':')) : "";
+    for (int c = 0; c < nc; ++c) meta.channel_names.push_back(names[order[c]]);
     meta.alpha_channel = io::find_alpha(meta.channel_names);
     in->close();
-    // A PNG's text from its chunks (OpenImageIO parsed XMP into fields of its own and kept one chunk of a keyword), an
-    // EXR's strings from its header (read_exr_typed_attributes), as the lean adapter takes them: OpenImageIO's
-    // attribute list is not read.
-    if (format == "png") {
-      io::PngExtras extras = io::read_png_extras(path);
-      meta.attributes = std::move(extras.text);
-      meta.png_chunks = std::move(extras.chunks);
-    }
-    if (format == "exr")  // OIIO reports only the typed attributes it knows, under its own names and types
-      if (Status st = io::read_exr_typed_attributes(path, meta); !st) return st;
+    // The EXR's strings and typed attributes from its header (read_exr_typed_attributes), as the lean adapter takes
+    // them: OpenImageIO reports only the typed attributes it knows, under its own names and types.
+    if (Status st = io::read_exr_typed_attributes(path, meta); !st) return st;
     out.image = std::move(img);
     out.meta = std::move(meta);
     return Status::success();
