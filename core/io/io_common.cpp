@@ -198,6 +198,10 @@ void warn_uint_channels(const std::string& path, const std::vector<std::string>&
                path, list);
 }
 
+bool png_colour_chunk(const std::string& type) {
+  return type == "cHRM" || type == "gAMA" || type == "iCCP" || type == "sRGB" || type == "cICP";
+}
+
 std::string png_colour_not_srgb(const std::string& type, const unsigned char* body, size_t len) {
   if (type == "sRGB") return "";
   if (type == "gAMA" && len == 4) {
@@ -254,7 +258,7 @@ void warn_non_srgb_png(const std::string& path) {
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
     if (type == "IDAT" || type == "IEND" || len > (1u << 24)) break;
     at += long(len) + 12;
-    if (type != "cICP" && type != "iCCP" && type != "sRGB" && type != "cHRM" && type != "gAMA") continue;
+    if (!png_colour_chunk(type)) continue;
     if (std::any_of(colour.begin(), colour.end(), [&](const auto& c) { return c.first == type; })) continue;
     // The first 80 bytes hold every judged chunk whole (a longer one is not of its size) but iCCP, whose profile
     // name comes first.
@@ -453,11 +457,8 @@ std::string chunk_types(const ImageMeta& meta) {
 std::string chunks_lost_in_exr(const ImageMeta& meta) {
   const bool srgb = png_declared_not_srgb(meta.png_chunks).empty();  // what the linear EXR's values were decoded by
   std::string types;
-  for (const auto& c : meta.png_chunks) {
-    const bool colour = c.first == "sRGB" || c.first == "gAMA" || c.first == "cHRM" || c.first == "cICP" ||
-                        c.first == "iCCP";
-    if (!(colour && srgb)) types += (types.empty() ? "" : ", ") + c.first;
-  }
+  for (const auto& c : meta.png_chunks)
+    if (!(png_colour_chunk(c.first) && srgb)) types += (types.empty() ? "" : ", ") + c.first;
   return types;
 }
 

@@ -28,6 +28,9 @@ std::string describe_content(const unsigned char* bytes, size_t n);
 // Before decoding: the file exists, is a regular non-empty file, has a supported extension, and its magic
 // bytes match that extension. On success `format` is "exr" or "png".
 Status preflight_read(const std::string& path, std::string& format);
+// Whether a PNG chunk type declares the colour space: cHRM, gAMA, iCCP, sRGB, cICP (mDCV and cLLI describe an HDR
+// master beside a cICP: alone they declare none).
+bool png_colour_chunk(const std::string& type);
 // What a PNG colour chunk (gAMA, cHRM, cICP, iCCP) declares where that is not sRGB ("gamma 1", "ICC profile
 // 'Display P3'"); "" where it restates sRGB, and for any other chunk (sRGB itself).
 std::string png_colour_not_srgb(const std::string& type, const unsigned char* body, size_t len);

@@ -123,27 +123,19 @@ bool fast_read_wanted() {
 }
 
 namespace {
-// The carried types with the data size the PNG specification fixes (0: any; iCCP, eXIf), and whether they declare
-// the colour space (mDCV and cLLI describe an HDR master beside a cICP: alone they declare none).
+// The carried types with the data size the PNG specification fixes (0: any; iCCP, eXIf).
 struct CarriedType {
   const char* type;
   uint32_t size;
-  bool colour;
 };
-constexpr CarriedType kCarried[] = {{"cHRM", 32, true}, {"gAMA", 4, true},   {"iCCP", 0, true},
-                                    {"sRGB", 1, true},  {"cICP", 4, true},   {"mDCV", 24, false},
-                                    {"cLLI", 8, false}, {"pHYs", 9, false}, {"eXIf", 0, false}};
+constexpr CarriedType kCarried[] = {{"cHRM", 32}, {"gAMA", 4}, {"iCCP", 0}, {"sRGB", 1}, {"cICP", 4},
+                                    {"mDCV", 24}, {"cLLI", 8}, {"pHYs", 9}, {"eXIf", 0}};
 const CarriedType* carried_type(const std::string& type) {
   for (const CarriedType& c : kCarried)
     if (type == c.type) return &c;
   return nullptr;
 }
 }  // namespace
-
-bool png_colour_chunk(const std::string& type) {
-  const CarriedType* c = carried_type(type);
-  return c && c->colour;
-}
 
 bool png_writes_srgb(const ImageMeta& meta) {
   return meta.srgb && std::none_of(meta.png_chunks.begin(), meta.png_chunks.end(),

@@ -37,8 +37,6 @@ struct PngExtras {
   std::vector<std::pair<std::string, std::string>> chunks;
 };
 PngExtras read_png_extras(const std::string& path);
-// Whether a carried chunk type declares the colour space (cHRM, gAMA, iCCP, sRGB, cICP).
-bool png_colour_chunk(const std::string& type);
 // Whether a PNG written with `meta` gets an sRGB chunk of ours: sRGB-encoded values and no chunk carried that declares
 // the colour space.
 bool png_writes_srgb(const ImageMeta& meta);
