@@ -247,27 +247,8 @@ std::string png_declared_not_srgb(const std::vector<std::pair<std::string, std::
   return found;
 }
 
-void warn_non_srgb_png(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return;
-  std::vector<std::pair<std::string, std::string>> colour;  // the colour chunks before IDAT, the first of each type
-  unsigned char h[8];
-  long at = 8;
-  for (int chunks = 0; chunks < 64 && std::fseek(f, at, SEEK_SET) == 0 && std::fread(h, 1, 8, f) == 8; ++chunks) {
-    const uint32_t len = be32(h);
-    const std::string type(reinterpret_cast<const char*>(h + 4), 4);
-    if (type == "IDAT" || type == "IEND" || len > (1u << 24)) break;
-    at += long(len) + 12;
-    if (!png_colour_chunk(type)) continue;
-    if (std::any_of(colour.begin(), colour.end(), [&](const auto& c) { return c.first == type; })) continue;
-    // The first 80 bytes hold every judged chunk whole (a longer one is not of its size) but iCCP, whose profile
-    // name comes first.
-    std::string body(std::min<uint32_t>(len, 80), '\0');
-    if (std::fread(body.data(), 1, body.size(), f) != body.size()) break;
-    colour.emplace_back(type, std::move(body));
-  }
-  std::fclose(f);
-  const std::string found = png_declared_not_srgb(colour);
+void warn_non_srgb_png(const std::string& path, const std::vector<std::pair<std::string, std::string>>& chunks) {
+  const std::string found = png_declared_not_srgb(chunks);
   if (!found.empty())
     spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model); a PNG output "
                  "keeps the declaration",

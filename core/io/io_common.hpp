@@ -37,9 +37,11 @@ std::string png_colour_not_srgb(const std::string& type, const unsigned char* bo
 // What a PNG's colour chunks (type, data) declare together where that is not sRGB, by the PNG specification's order
 // of precedence (cICP over iCCP over sRGB over cHRM and gAMA); "" for sRGB or no colour chunk.
 std::string png_declared_not_srgb(const std::vector<std::pair<std::string, std::string>>& chunks);
-// Where a PNG's colour chunks before IDAT say it is not sRGB (png_declared_not_srgb), a warning: every PNG is read as
-// sRGB, so a linear or wide-gamut PNG is not treated as sRGB in silence. Readers call it once.
-void warn_non_srgb_png(const std::string& path);
+// Where the colour chunks a PNG read carries (ImageMeta::png_chunks: before IDAT, of their size, contents a reader
+// accepts) say it is not sRGB (png_declared_not_srgb), a warning: every PNG is read as sRGB, so a linear or wide-gamut
+// PNG is not treated as sRGB in silence. Readers call it once, after the read; a chunk left out as malformed declares
+// nothing (readers ignore it), so it is not judged.
+void warn_non_srgb_png(const std::string& path, const std::vector<std::pair<std::string, std::string>>& chunks);
 // EXR uint channels are read (and written) as float, exact up to 2^24: said where a file has any (object ids).
 void warn_uint_channels(const std::string& path, const std::vector<std::string>& names);
 

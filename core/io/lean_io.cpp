@@ -14,8 +14,10 @@ class LeanIO final : public ImageIO {
   Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
     std::string format;
     if (Status st = io::preflight_read(path, format); !st) return st;
-    if (format == "png") io::warn_non_srgb_png(path);
-    return format == "png" ? io::read_png_lean(path, limits, out) : io::read_exr_lean(path, limits, out);
+    if (format != "png") return io::read_exr_lean(path, limits, out);
+    Status st = io::read_png_lean(path, limits, out);
+    if (st) io::warn_non_srgb_png(path, out.meta.png_chunks);
+    return st;
   }
 
   Status write(const std::string& path, const Image& img, const ImageMeta& meta) override {

@@ -85,8 +85,9 @@ class OiioIO final : public ImageIO {
     // errors on stderr even with -q, worded its errors apart and read a file without IEND in silence, and what it
     // parsed beyond the pixels (text, colour chunks) was already taken from the file by read_png_extras.
     if (format == "png") {
-      io::warn_non_srgb_png(path);
-      return io::read_png_lean(path, limits, out);
+      Status st = io::read_png_lean(path, limits, out);
+      if (st) io::warn_non_srgb_png(path, out.meta.png_chunks);
+      return st;
     }
     auto in = OIIO::ImageInput::open(path);
     if (!in) return Status::fail(fmt::format("cannot read '{}': {}", path, one_line(OIIO::geterror())));

@@ -135,6 +135,48 @@ const CarriedType* carried_type(const std::string& type) {
     if (type == c.type) return &c;
   return nullptr;
 }
+
+// What is wrong with a carried chunk's contents by the PNG specification (and what libpng checks when it reads them),
+// empty when nothing: a chunk a reader would reject or misread is not written on (its size was checked already).
+// inflate(z, n, out): a zlib stream into out (false: damaged or too large).
+template <typename Inflate>
+std::string carried_problem(const std::string& type, const unsigned char* b, size_t len, Inflate&& inflate) {
+  if (type == "sRGB") return b[0] > 3 ? fmt::format("rendering intent {}, not 0-3", b[0]) : "";
+  if (type == "gAMA") return be32(b) == 0 ? "gamma 0" : "";
+  if (type == "pHYs") return b[8] > 1 ? fmt::format("unit {}, not 0-1", b[8]) : "";
+  if (type == "cICP") {
+    // PNG holds RGB: the matrix coefficients must be 0 (identity); the range flag is 0 or 1.
+    if (b[2] != 0) return fmt::format("matrix coefficients {}, not 0", b[2]);
+    return b[3] > 1 ? fmt::format("full-range flag {}, not 0-1", b[3]) : "";
+  }
+  if (type == "cHRM") {
+    for (int i = 0; i < 8; ++i)
+      if (be32(b + 4 * i) > 0x7fffffffu) return "a value beyond the PNG integer range";
+    for (int i = 1; i < 8; i += 2)  // every y (white point, red, green, blue): a chromaticity of y 0 has no colour
+      if (be32(b + 4 * i) == 0) return "a chromaticity y of 0";
+    return "";
+  }
+  if (type == "eXIf") {
+    // A TIFF header: byte order II or MM, then 42 in that order.
+    const bool ii = len >= 8 && b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0;
+    const bool mm = len >= 8 && b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42;
+    return ii || mm ? "" : "no TIFF header";
+  }
+  if (type == "iCCP") {
+    // Profile name (1-79 bytes), NUL, compression method 0, the zlib-compressed ICC profile: its header's size field
+    // is its length and bytes 36-39 say 'acsp'.
+    const unsigned char* nul = static_cast<const unsigned char*>(std::memchr(b, 0, std::min<size_t>(len, 80)));
+    if (!nul || nul == b) return "no profile name";
+    if (size_t(nul - b) + 2 > len || nul[1] != 0) return "not compression method 0";
+    std::string icc;
+    if (!inflate(nul + 2, len - size_t(nul - b) - 2, icc)) return "its profile does not inflate";
+    const auto* u = reinterpret_cast<const unsigned char*>(icc.data());
+    if (icc.size() < 132) return fmt::format("a profile of {} bytes, shorter than an ICC header", icc.size());
+    if (be32(u) != icc.size()) return fmt::format("a profile of {} bytes whose header says {}", icc.size(), be32(u));
+    return std::memcmp(u + 36, "acsp", 4) != 0 ? "no ICC profile signature" : "";
+  }
+  return "";
+}
 }  // namespace
 
 bool png_writes_srgb(const ImageMeta& meta) {
@@ -171,7 +213,8 @@ PngExtras read_png_extras(const std::string& path) {
     const bool text_chunk = type == "tEXt" || type == "zTXt" || type == "iTXt";
     const CarriedType* carried = carried_type(type);
     after_idat = after_idat || type == "IDAT";
-    const bool wanted = text_chunk || carried;
+    const bool animation = type == "acTL";  // APNG: frames beyond the default image (the IDATs), which is what is read
+    const bool wanted = text_chunk || carried || animation;
     if (!wanted || len > kMaxText) {
       if (wanted) spdlog::warn("'{}': a {} chunk of {} bytes not read (more than 64 MiB)", path, type, len);
       if (std::fseek(f.get(), long(len) + 4, SEEK_CUR) != 0) break;
@@ -186,14 +229,23 @@ PngExtras read_png_extras(const std::string& path) {
     }
     const unsigned char* b = body.data() + 4;
     const unsigned char* end = b + len;
+    if (animation) {
+      if (len == 8 && !after_idat)
+        spdlog::warn("'{}': an animated PNG ({} frames): its default image is read, the animation is not carried", path,
+                     be32(b));
+      continue;
+    }
     if (carried) {
       const bool again = std::any_of(extras.chunks.begin(), extras.chunks.end(),
                                      [&](const auto& c) { return c.first == type; });
       // Only eXIf may follow the image data; libpng ignores the others there.
       const bool misplaced = after_idat && type != "eXIf";
-      if (again || misplaced || (carried->size && len != carried->size) || len == 0)
-        spdlog::warn("'{}': {} {} chunk not carried to the output", path,
-                     again ? "a second" : misplaced ? "an out-of-place (after the image data)" : "a malformed", type);
+      const bool sized = (!carried->size || len == carried->size) && len > 0;
+      const std::string problem = again || misplaced || !sized ? "" : carried_problem(type, b, len, inflate);
+      if (again || misplaced || !sized || !problem.empty())
+        spdlog::warn("'{}': {} {} chunk not carried to the output{}", path,
+                     again ? "a second" : misplaced ? "an out-of-place (after the image data)" : "a malformed", type,
+                     !sized ? fmt::format(" ({} bytes)", len) : problem.empty() ? "" : " (" + problem + ")");
       else
         extras.chunks.emplace_back(type, std::string(reinterpret_cast<const char*>(b), len));
       continue;

@@ -28,7 +28,10 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
 // - text: tEXt and zTXt (Latin-1 bytes), iTXt (its UTF-8 text, language tag and translated keyword dropped);
 //   compressed ones inflated up to 64 MiB (more: skipped with a warning); OpenImageIO's bookkeeping keys left out;
 // - chunks: the types ImageMeta::png_chunks lists, the first of each type, of the size the PNG
-//   specification gives them, before the image data (eXIf anywhere); others are said and left out.
+//   specification gives them, before the image data (eXIf anywhere), with contents a reader accepts (an sRGB intent
+//   0-3, an iCCP whose profile inflates to an ICC header of its length, an eXIf with a TIFF header, ...); others are
+//   said and left out.
+// An animated PNG (acTL) is said: its default image is what is read.
 // Damaged chunks (their CRC) are skipped with a warning, as libpng drops them. Both adapters take these from here:
 // OpenImageIO parsed an XMP packet into fields of its own (the packet lost), kept one of two text chunks of one
 // keyword and carried none of the chunks.

@@ -164,6 +164,15 @@ std::string zlib_of(const std::string& text) {
   return z;
 }
 
+// The smallest profile a reader takes as ICC: a 128-byte header whose size field is its length and whose bytes 36-39
+// say 'acsp', then a tag count of 0 (read_png_extras checks no more).
+std::string icc_profile() {
+  std::string p(132, '\0');
+  p[3] = char(132);
+  p.replace(36, 4, "acsp");
+  return p;
+}
+
 // PNG text as the file holds it, the same through both adapters: two chunks of one keyword, zTXt, an XMP packet in
 // iTXt, a compressed iTXt with a language tag. OpenImageIO had kept the second Title only and parsed the XMP packet
 // into an Author field of its own (the packet lost), where libpng gave the lean adapter each chunk.
@@ -330,9 +339,9 @@ TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
     return read_logging(*io_, p, s);
   };
   using namespace std::string_literals;
-  const std::string icc_linear = "Linear sRGB\0\0"s + zlib_of("profile");
+  const std::string icc_linear = "Linear sRGB\0\0"s + zlib_of(icc_profile());
   EXPECT_NE(said_for({{"iCCP", icc_linear}}).find("ICC profile 'Linear sRGB'"), std::string::npos);
-  EXPECT_EQ(said_for({{"iCCP", "sRGB IEC61966-2.1\0\0"s + zlib_of("profile")}}).find("not sRGB"), std::string::npos);
+  EXPECT_EQ(said_for({{"iCCP", "sRGB IEC61966-2.1\0\0"s + zlib_of(icc_profile())}}).find("not sRGB"), std::string::npos);
   EXPECT_NE(said_for({{"cICP", "\x01\x0d\0\0"s}}).find("narrow range"), std::string::npos);
   EXPECT_EQ(said_for({{"sRGB", "\0"s}, {"gAMA", "\0\x01\x86\xa0"s}}).find("not sRGB"), std::string::npos);
   EXPECT_EQ(said_for({{"cICP", "\x01\x0d\0\x01"s}, {"iCCP", icc_linear}}).find("not sRGB"), std::string::npos);
@@ -352,7 +361,7 @@ TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
   const std::string path = tmp_.path("p3.png");
   ASSERT_TRUE(io_->write(path, img, meta).ok());  // srgb false: no sRGB chunk
   const std::vector<std::pair<std::string, std::string>> carried = {
-      {"iCCP", "Display P3\0\0"s + zlib_of("not a real profile, but carried as its bytes")},
+      {"iCCP", "Display P3\0\0"s + zlib_of(icc_profile())},
       {"gAMA", "\0\0\xb1\x8f"s},
       {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s},  // 2835 pixels a metre (72 dpi) both ways
       {"eXIf", "MM\0*\0\0\0\x08\0\0"s}};
@@ -418,6 +427,91 @@ TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
   EXPECT_EQ(write_logging(*io_, tmp_.path("srgb.exr"), srgb_png.image, srgb_png.meta, st).find("PNG chunks"),
             std::string::npos);
   ASSERT_TRUE(st.ok()) << st.error;
+}
+
+// A carried chunk whose contents a reader rejects or misreads is said and left out, not written on: an ICC profile
+// that does not inflate or is no profile, an sRGB rendering intent of 7, a cICP with a YCbCr matrix (PNG holds RGB),
+// an eXIf with no TIFF header, a pHYs unit of 2, a gamma of 0, a chromaticity y of 0. They were carried as their bytes.
+TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
+  using namespace std::string_literals;
+  Image img = test::random_image(4, 3, 3, 11);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string good_icc = "Display P3\0\0"s + zlib_of(icc_profile());
+  std::string short_size = icc_profile();
+  short_size[3] = char(200);  // the header says 200 bytes
+  std::string unsigned_icc = icc_profile();
+  unsigned_icc.replace(36, 4, "xxxx");
+  std::string chrm(32, '\0');
+  for (int i = 0; i < 8; ++i) chrm[4 * i + 2] = char(0x7a);  // 31232: every x and y 0.31232
+  std::string chrm_y0 = chrm;
+  chrm_y0.replace(12, 4, 4, '\0');  // red's y
+  const struct {
+    std::string type, body, said;
+  } cases[] = {
+      {"iCCP", "Display P3\0\0"s + "not zlib at all", "its profile does not inflate"},
+      {"iCCP", "Display P3\0\0"s + zlib_of("not a profile"), "shorter than an ICC header"},
+      {"iCCP", "Display P3\0\0"s + zlib_of(short_size), "a profile of 132 bytes whose header says 200"},
+      {"iCCP", "Display P3\0\0"s + zlib_of(unsigned_icc), "no ICC profile signature"},
+      {"iCCP", "Display P3\0\x01"s + zlib_of(icc_profile()), "not compression method 0"},
+      {"iCCP", "\0\0"s + zlib_of(icc_profile()), "no profile name"},
+      {"sRGB", "\x07"s, "rendering intent 7, not 0-3"},
+      {"cICP", "\x01\x0d\x01\x01"s, "matrix coefficients 1, not 0"},
+      {"cICP", "\x01\x0d\0\x02"s, "full-range flag 2, not 0-1"},
+      {"eXIf", "\x01"s, "no TIFF header"},
+      {"eXIf", "MM\0\x2b\0\0\0\x08"s, "no TIFF header"},
+      {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x02"s, "unit 2, not 0-1"},
+      {"gAMA", "\0\0\0\0"s, "gamma 0"},
+      {"cHRM", chrm_y0, "a chromaticity y of 0"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = tmp_.path("bad.png");
+    ASSERT_TRUE(io_->write(path, img, meta).ok());
+    add_chunks_after_ihdr(path, {{c.type, c.body}});
+    Status st;
+    const std::string said = read_logging(*io_, path, st);
+    ASSERT_TRUE(st.ok()) << st.error;
+    EXPECT_NE(said.find("a malformed " + c.type + " chunk not carried to the output ("), std::string::npos)
+        << c.type << ": " << said;
+    EXPECT_NE(said.find(c.said + ")"), std::string::npos) << c.type << ": " << said;
+    // Readers ignore a malformed colour chunk, so it declares nothing: no "not sRGB" warning for it.
+    EXPECT_EQ(said.find("not sRGB"), std::string::npos) << c.type << ": " << said;
+    LoadedImage back;
+    ASSERT_TRUE(io_->read(path, {}, back).ok());
+    EXPECT_TRUE(back.meta.png_chunks.empty()) << c.type << ": " << c.said;
+  }
+  // The same types with good contents are carried (and a valid little-endian eXIf, a cHRM of real chromaticities).
+  const std::vector<std::pair<std::string, std::string>> good = {
+      {"iCCP", good_icc}, {"cHRM", chrm}, {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s}, {"eXIf", "II*\0\x08\0\0\0"s}};
+  const std::string path = tmp_.path("good.png");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  add_chunks_after_ihdr(path, good);
+  Status st;
+  EXPECT_EQ(read_logging(*io_, path, st).find("not carried"), std::string::npos);
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(path, {}, back).ok());
+  EXPECT_EQ(back.meta.png_chunks, good);
+}
+
+// An animated PNG (APNG: acTL before the image data) is read as its default image, and says so: its other frames
+// went unmentioned.
+TEST_P(IoMetadata, AnimatedPngSaysItsDefaultImageIsRead) {
+  using namespace std::string_literals;
+  Image img = test::random_image(4, 3, 4, 12);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string path = tmp_.path("anim.png");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  add_chunks_after_ihdr(path, {{"acTL", "\0\0\0\x03\0\0\0\0"s}});  // 3 frames, looping forever
+  Status st;
+  const std::string said = read_logging(*io_, path, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("an animated PNG (3 frames): its default image is read"), std::string::npos) << said;
+  const std::string still = tmp_.path("still.png");
+  ASSERT_TRUE(io_->write(still, img, meta).ok());
+  EXPECT_EQ(read_logging(*io_, still, st).find("animated"), std::string::npos);
 }
 
 TEST_P(IoMetadata, MipMappedExrSaysItsLevelsAreDropped) {
