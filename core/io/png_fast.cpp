@@ -214,7 +214,17 @@ PngExtras read_png_extras(const std::string& path) {
     const CarriedType* carried = carried_type(type);
     after_idat = after_idat || type == "IDAT";
     const bool animation = type == "acTL";  // APNG: frames beyond the default image (the IDATs), which is what is read
-    const bool wanted = text_chunk || carried || animation;
+    // Any other ancillary chunk (its first letter lower case) whose type says it is safe to copy into a file whose
+    // pixels changed (its fourth letter lower case: oFFs, gIFg, private chunks; PNG specification 14.2) is carried
+    // as its bytes where it stood before the image data; the others (tIME, bKGD, sBIT, ...) must not be.
+    const bool other = !text_chunk && !carried && !animation && (h[4] & 0x20) != 0;
+    const bool copied = other && (h[7] & 0x20) != 0 && (h[6] & 0x20) == 0 && !after_idat;  // (third: reserved)
+    if (other && !copied)
+      spdlog::debug("'{}': {} chunk not carried ({})", path, type,
+                    !(h[7] & 0x20) ? "not safe to copy once the pixels change"
+                    : (h[6] & 0x20) ? "a reserved type"
+                                    : "after the image data");
+    const bool wanted = text_chunk || carried || animation || copied;
     if (!wanted || len > kMaxText) {
       if (wanted) spdlog::warn("'{}': a {} chunk of {} bytes not read (more than 64 MiB)", path, type, len);
       if (std::fseek(f.get(), long(len) + 4, SEEK_CUR) != 0) break;
@@ -233,6 +243,10 @@ PngExtras read_png_extras(const std::string& path) {
       if (len == 8 && !after_idat)
         spdlog::warn("'{}': an animated PNG ({} frames): its default image is read, the animation is not carried", path,
                      be32(b));
+      continue;
+    }
+    if (copied) {
+      extras.chunks.emplace_back(type, std::string(reinterpret_cast<const char*>(b), len));
       continue;
     }
     if (carried) {

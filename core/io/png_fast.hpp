@@ -30,7 +30,8 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
 // - chunks: the types ImageMeta::png_chunks lists, the first of each type, of the size the PNG
 //   specification gives them, before the image data (eXIf anywhere), with contents a reader accepts (an sRGB intent
 //   0-3, an iCCP whose profile inflates to an ICC header of its length, an eXIf with a TIFF header, ...); others are
-//   said and left out.
+//   said and left out. Also every other ancillary chunk before the image data whose type marks it safe to copy
+//   (oFFs, private chunks), as its bytes; unsafe ones (tIME, bKGD, sBIT) are left out as the specification says.
 // An animated PNG (acTL) is said: its default image is what is read.
 // Damaged chunks (their CRC) are skipped with a warning, as libpng drops them. Both adapters take these from here:
 // OpenImageIO parsed an XMP packet into fields of its own (the packet lost), kept one of two text chunks of one

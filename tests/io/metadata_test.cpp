@@ -494,6 +494,41 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
   EXPECT_EQ(back.meta.png_chunks, good);
 }
 
+// The other ancillary chunks are carried PNG to PNG where their type marks them safe to copy into a file whose pixels
+// changed (oFFs, a private chunk) and they stand before the image data; those marked unsafe (tIME, bKGD) are not, as
+// the PNG specification says. Every one of them was dropped.
+TEST_P(IoMetadata, PngSafeToCopyChunksCarried) {
+  using namespace std::string_literals;
+  Image img = test::random_image(4, 3, 3, 13);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string path = tmp_.path("safe.png");
+  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  const std::vector<std::pair<std::string, std::string>> safe = {
+      {"oFFs", "\0\0\0\x0a\0\0\0\x14\0"s}, {"prVt", "private bytes"s}, {"prVt", "a second one"s}};
+  add_chunks_after_ihdr(path, {safe[0], {"tIME", "\x07\xea\x0c\x05\x0c\0\0"s}, safe[1], {"bKGD", "\0\0\0\0\0\0"s},
+                               {"prVT", "unsafe private"s}, safe[2]});
+  add_chunks(path, {{"afTr", "after the image data"s}});
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(path, {}, back).ok());
+  EXPECT_EQ(back.meta.png_chunks, safe);
+  back.meta.srgb = true;
+  const std::string out = tmp_.path("out.png");
+  ASSERT_TRUE(io_->write(out, back.image, back.meta).ok());
+  std::vector<std::pair<std::string, std::string>> written;
+  for (const auto& c : png_chunks_of(out))
+    if (c.first != "IHDR" && c.first != "IDAT" && c.first != "IEND" && c.first != "sRGB") written.push_back(c);
+  EXPECT_EQ(written, safe);
+  ImageMeta exr = back.meta;
+  exr.format = "exr";
+  exr.pixel_type = PixelType::Half;
+  Status st;
+  const std::string said = write_logging(*io_, tmp_.path("out.exr"), back.image, exr, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: oFFs, prVt, prVt"), std::string::npos) << said;
+}
+
 // An animated PNG (APNG: acTL before the image data) is read as its default image, and says so: its other frames
 // went unmentioned.
 TEST_P(IoMetadata, AnimatedPngSaysItsDefaultImageIsRead) {
