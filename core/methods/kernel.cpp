@@ -111,8 +111,15 @@ Recipe kernel_recipe() {
     const int rx = m.width / 2, ry = m.one_d ? rx : m.height / 2;
     plan.radius = std::max(rx, ry);
 
+    // The variance of the kernel as it runs: the file's weights times --normalize's scale (an all-negative kernel
+    // with --normalize is a plain blur), a 1D row's sign squared away (it runs along x and then y).
+    KernelMatrix applied = m;
+    bool all_nonpositive = true;
+    for (double& v : applied.w) v *= scale, all_nonpositive = all_nonpositive && v <= 0;
+    if (m.one_d && all_nonpositive)
+      for (double& v : applied.w) v = -v;
     double vx = 0, vy = 0;
-    if (kernel_variance(m, vx, vy)) {
+    if (kernel_variance(applied, vx, vy)) {
       plan.effective_sigma = std::sqrt((vx + vy) / 2);
       plan.details["effective_sigma_xy"] = num(std::sqrt(vx)) + ", " + num(std::sqrt(vy));
     } else {

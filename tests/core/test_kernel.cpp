@@ -258,6 +258,17 @@ TEST_F(KernelFiles, EffectiveSigmaIsTheKernelsSecondMoment) {
   EXPECT_EQ(sharp.effective_sigma, 0);
   EXPECT_NE(sharp.details.at("effective_sigma_xy").find("not a blur"), std::string::npos);
   EXPECT_FALSE(sharp.blur);
+  // Of the kernel as it runs: an all-negative file with --normalize is [1 2 1] / 4 (it was said to be no blur, and
+  // quality then fitted sigma 0.1), and an all-negative 1D row runs along x and y as the positive product.
+  const double tent = plan({{"kernel", file("pos.txt", "1 2 1\n")}, {"normalize", "true"}}).effective_sigma;
+  EXPECT_NEAR(tent, std::sqrt(0.5), 1e-12);
+  const Plan neg = plan({{"kernel", file("neg.txt", "-1 -2 -1\n")}, {"normalize", "true"}});
+  EXPECT_NEAR(neg.effective_sigma, tent, 1e-12);
+  EXPECT_TRUE(neg.blur);
+  EXPECT_NEAR(plan({{"kernel", file("neg1d.txt", "-1 -2 -1\n")}}).effective_sigma, tent, 1e-12);
+  const std::string neg2d = file("neg2d.txt", "-1 -2 -1\n-2 -4 -2\n-1 -2 -1\n");
+  EXPECT_NEAR(plan({{"kernel", neg2d}, {"normalize", "true"}}).effective_sigma, tent, 1e-12);
+  EXPECT_EQ(plan({{"kernel", neg2d}}).effective_sigma, 0);  // a matrix as written: negative weights
   // ... and none after --downsample's resampling either, where an identity kernel gets the resampling's sigma.
   const std::string sh = file("sh2.txt", "0 -1 0\n-1 5 -1\n0 -1 0\n");
   EXPECT_EQ(plan({{"kernel", sh}, {"downsample", "2"}}).effective_sigma, 0);
