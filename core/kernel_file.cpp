@@ -80,8 +80,8 @@ Status parse_kernel_text(const std::string& text, const std::string& name, Kerne
       while (j < line.size() && line[j] != ',' && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
       const std::string tok = line.substr(i, j - i);
       double v = 0;
-      errno = 0;  // (strtod's underflow, ERANGE, refused too)
-      if (!parse_decimal(tok, v) || errno == ERANGE)
+      errno = 0;  // strtod's overflow (ERANGE, an infinity) refused; its underflow (1e-320: 0 or subnormal) taken
+      if (!parse_decimal(tok, v) || (errno == ERANGE && std::isinf(v)))
         return Status::fail(where(name, lineno) + "'" + tok + "' is not a finite number");
       row.push_back(v);
       want_value = false;

@@ -16,6 +16,7 @@
 // |sum| <= 1e-6 * sum |w|). The effective sigma is the kernel's own: the square root of its variance per axis
 // (weights taken as a distribution), only for non-negative kernels (a blur); sigma is not used by the kernel
 // (it is the Gaussian `gpublur quality` compares against).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -96,16 +97,23 @@ Recipe kernel_recipe() {
     KernelMatrix m;
     if (Status s = read_kernel_file(file, m); !s) return s;
     // The 2D kernel's sum: the row's sum squared for a 1D kernel (applied along x and y).
-    double sum = 0, abs_sum = 0;
-    for (double v : m.w) sum += v, abs_sum += std::abs(v);
+    // Summed in units of the largest weight, so that finite weights whose sum passes double's range (1e308 three
+    // times) still normalise (they were refused as summing to inf, "about 0").
+    double unit = 0;
+    for (double v : m.w) unit = std::max(unit, std::abs(v));
+    unit = unit > 0 ? unit : 1;
+    double sum_u = 0, abs_u = 0;
+    for (double v : m.w) sum_u += v / unit, abs_u += std::abs(v) / unit;
+    const double sum = sum_u * unit;  // (shown; inf where it passes double's range)
     double scale = 1;  // --normalize: 1 / the file's sum (1D: of the row, applied on both axes)
     if (p.num("normalize") != 0) {
-      if (!(std::abs(sum) > kZeroSum * abs_sum))
+      if (!(std::abs(sum_u) > kZeroSum * abs_u))
         return Status::fail("kernel file '" + file + "': --normalize: the weights sum to " + num(sum) +
                             ", about 0: nothing to divide by");
-      scale = 1 / sum;
+      scale = 1 / sum_u / unit;
     }
-    const double sum2d = m.one_d ? sum * sum * scale * scale : sum * scale;
+    const double applied_sum = sum_u * (unit * scale);  // the sum as it runs
+    const double sum2d = m.one_d ? applied_sum * applied_sum : applied_sum;
     plan.details["kernel"] = std::to_string(m.width) + "x" + std::to_string(m.height) +
                              (m.one_d ? " (1D: along x, then y)" : "") + ", weights sum to " + num(sum2d);
     const int rx = m.width / 2, ry = m.one_d ? rx : m.height / 2;

@@ -316,6 +316,13 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
     const std::string big = error(given);
     EXPECT_NE(big.find("beyond float's range"), std::string::npos) << big;
   }
+  // Finite weights whose sum passes double's range normalise (they were refused as summing to inf, "about 0"); a
+  // weight that underflows double (1e-320) is taken as strtod gives it (it was "not a finite number").
+  const Plan vast = plan({{"kernel", file("vast.txt", "1e308 1e308 1e308\n")}, {"normalize", "true"}});
+  EXPECT_NEAR(vast.effective_sigma, std::sqrt(2.0 / 3.0), 1e-12);
+  const std::string said = vast.details.at("kernel"), ends = "weights sum to 1";
+  EXPECT_TRUE(said.size() > ends.size() && said.compare(said.size() - ends.size(), ends.size(), ends) == 0) << said;
+  EXPECT_NEAR(plan({{"kernel", file("tiny.txt", "1e-320 1 1e-320\n")}}).effective_sigma, 0, 1e-12);
   const std::string scaled = file("scaled.txt", "1e38 2e38 1e38\n");
   EXPECT_TRUE(plan({{"kernel", scaled}, {"normalize", "true"}}).program.passes.size() > 0);
   // No --kernel at all.
