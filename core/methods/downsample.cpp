@@ -96,7 +96,7 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
     // discrete settings, box's odd widths, may not reach the target).
     const double target = std::sqrt(inner_var) / F;
     double ask = target, lo = 0, hi = std::numeric_limits<double>::infinity();  // effective(lo) < target < (hi)
-    double last_width = std::numeric_limits<double>::infinity();
+    double last_width = std::numeric_limits<double>::infinity(), last_e = -1;
     for (int it = 0; it < 60; ++it) {
       Plan trial = plan;
       trial.sigma = ask;
@@ -105,6 +105,10 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
       if (it == 0 || std::fabs(e - target) < std::fabs(inner.effective_sigma - target)) inner = trial;
       // (A kernel that is not a blur has no sigma to correct; an identity, e = 0, goes on up: e < target.)
       if (std::fabs(e - target) < 1e-4 * target || !trial.blur || !(e >= 0)) break;
+      // Short of the target with a doubled sigma gaining under 1e-6: the method's own parameters cap it (gauss-sep
+      // --radius 1 tends to a box of 3); doubling on to the last trial reported a method sigma of 4e7.
+      if (std::isinf(hi) && e < target && e > 0 && std::fabs(e - last_e) <= 1e-6 * e) break;
+      last_e = e;
       (e < target ? lo : hi) = ask;
       if (hi - lo < 1e-7 * target || (e > target && ask <= kMinSigma)) break;  // nothing left to try
       double next = e > 0 ? ask * target / e : 2 * ask;

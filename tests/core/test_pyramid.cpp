@@ -337,6 +337,11 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
     EXPECT_NEAR(p.effective_sigma, sigma, 0.01 * sigma) << method << " levels " << levels;
     EXPECT_NE(p.details.at("method_sigma").rfind("none", 0), 0u) << method;
   }
+  // A method whose parameters cap it short of the sigma asked (gauss-sep --radius 1 tends to a box of 3, sigma
+  // sqrt(2/3)): its closest plan, found without doubling the sigma on to 4e7 (the report's method sigma).
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"radius", "1"}, {"sigma", "20"}, {"downsample", "8"}}, p).ok());
+  EXPECT_NEAR(std::stod(p.details.at("method_effective_sigma")), std::sqrt(2.0 / 3.0), 1e-5);
+  EXPECT_LT(std::stod(p.details.at("method_sigma")), 1e4) << p.details.at("method_sigma");
   // A method that applies the identity (effective sigma 0) is still blurred by the resampling: (F^2 - 1) / 3 = 1 at
   // F = 2 (the report said 0, as for a kernel that is not a blur).
   for (const auto& [method, key, value] : {std::tuple<const char*, const char*, const char*>{"box", "width", "1"},
