@@ -58,7 +58,7 @@ struct ImageMeta {
   // PNG chunks carried from a PNG read to the PNG written, as (type, data): what the colours mean (cHRM, gAMA, iCCP,
   // sRGB, cICP, mDCV, cLLI: a Display P3 photo stays Display P3), the pixel density (pHYs), Exif (eXIf) and the other
   // ancillary chunks marked safe to copy (oFFs, private ones). The values are written back in the encoding they were
-  // read in, so these stay true. An EXR output names those it drops.
+  // read in, so these stay true. An EXR output names those it drops, less pHYs (its pixelAspectRatio and xDensity).
   std::vector<std::pair<std::string, std::string>> png_chunks;
   // The name messages give the file being written, where the bytes go to a temporary first (the output's).
   std::string shown_name;

@@ -437,10 +437,73 @@ std::string chunk_types(const ImageMeta& meta) {
 
 std::string chunks_lost_in_exr(const ImageMeta& meta) {
   const bool srgb = png_declared_not_srgb(meta.png_chunks).empty();  // what the linear EXR's values were decoded by
+  Density d;
+  const bool density = exr_density_of(meta, d);
   std::string types;
   for (const auto& c : meta.png_chunks)
-    if (!(png_colour_chunk(c.first) && srgb)) types += (types.empty() ? "" : ", ") + c.first;
+    if (!(png_colour_chunk(c.first) && srgb) && !(c.first == "pHYs" && density))
+      types += (types.empty() ? "" : ", ") + c.first;
   return types;
+}
+
+namespace {
+constexpr double kMetresPerInch = 0.0254;
+// An EXR float attribute's value as OpenEXR serialises it (4 bytes, little-endian); false for another type.
+bool exr_float(const ExrAttribute& a, float& v) {
+  if (a.type != "float" || a.value.size() != 4) return false;
+  const auto* b = reinterpret_cast<const unsigned char*>(a.value.data());
+  const uint32_t bits = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+  std::memcpy(&v, &bits, 4);
+  return std::isfinite(v) && v > 0;
+}
+void put_be32(std::string& s, uint32_t x) {
+  for (int k = 3; k >= 0; --k) s.push_back(char((x >> (8 * k)) & 0xff));
+}
+}  // namespace
+
+bool exr_density_of(const ImageMeta& meta, Density& d) {
+  for (const auto& [type, body] : meta.png_chunks) {
+    if (type != "pHYs" || body.size() != 9) continue;
+    const auto* b = reinterpret_cast<const unsigned char*>(body.data());
+    const uint32_t x = be32(b), y = be32(b + 4);
+    if (x == 0 || y == 0) return false;
+    d.aspect = float(double(y) / double(x));  // a pixel's width (1 / x) over its height (1 / y)
+    d.x_ppi = b[8] == 1 ? float(double(x) * kMetresPerInch) : 0.0f;
+    return true;
+  }
+  return false;
+}
+
+bool exr_density_attribute(const ExrAttribute& a) {
+  float v = 0;
+  return (a.name == "pixelAspectRatio" || a.name == "xDensity") && exr_float(a, v);
+}
+
+std::string png_phys_of(const ImageMeta& meta) {
+  if (std::any_of(meta.png_chunks.begin(), meta.png_chunks.end(), [](const auto& c) { return c.first == "pHYs"; }))
+    return "";
+  float aspect = 1, ppi = 0, v = 0;
+  bool any = false;
+  for (const ExrAttribute& a : meta.exr_attributes) {
+    if (a.name == "pixelAspectRatio" && exr_float(a, v)) aspect = v, any = true;
+    if (a.name == "xDensity" && exr_float(a, v)) ppi = v, any = true;
+  }
+  if (!any) return "";
+  // Pixels per metre where the density is known; else the aspect ratio alone (unit 0) as counts of 100000 across.
+  const double x = ppi > 0 ? std::round(double(ppi) / kMetresPerInch) : 100000.0;
+  const double y = std::round(x * double(aspect));
+  if (!(x >= 1 && y >= 1 && x <= 2147483647.0 && y <= 2147483647.0)) return "";
+  std::string body;
+  put_be32(body, uint32_t(x));
+  put_be32(body, uint32_t(y));
+  body.push_back(char(ppi > 0 ? 1 : 0));
+  return body;
+}
+
+std::vector<std::pair<std::string, std::string>> png_chunks_to_write(const ImageMeta& meta) {
+  std::vector<std::pair<std::string, std::string>> chunks = meta.png_chunks;
+  if (std::string phys = png_phys_of(meta); !phys.empty()) chunks.emplace_back("pHYs", std::move(phys));
+  return chunks;
 }
 
 std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& meta, const std::string& shown) {
@@ -454,11 +517,11 @@ std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& me
     else
       text.emplace_back(key, value);
   }
-  if (!meta.exr_attributes.empty()) {
-    std::string names;
-    for (const ExrAttribute& a : meta.exr_attributes) names += (names.empty() ? "" : ", ") + a.name;
-    spdlog::warn("'{}': EXR attributes a PNG cannot hold not written: {}", shown, names);
-  }
+  const bool phys = !png_phys_of(meta).empty();  // the density goes to a pHYs chunk
+  std::string names;
+  for (const ExrAttribute& a : meta.exr_attributes)
+    if (!(phys && exr_density_attribute(a))) names += (names.empty() ? "" : ", ") + a.name;
+  if (!names.empty()) spdlog::warn("'{}': EXR attributes a PNG cannot hold not written: {}", shown, names);
   return text;
 }
 

@@ -89,8 +89,26 @@ bool is_oiio_bookkeeping(const std::string& name);
 bool valid_png_text_key(const std::string& key);
 // meta.png_chunks' types, comma-separated (for the writers that drop them).
 std::string chunk_types(const ImageMeta& meta);
-// The same for an EXR output, less the colour chunks that say sRGB: the EXR holds the values they decoded to.
+// The same for an EXR output, less the colour chunks that say sRGB (the EXR holds the values they decoded to) and pHYs
+// (written as the EXR's density: exr_density_of).
 std::string chunks_lost_in_exr(const ImageMeta& meta);
+
+// Pixel density between the formats: PNG's pHYs (pixels per metre, or unit 0: the aspect ratio only) and EXR's
+// pixelAspectRatio (a pixel's width over its height) with xDensity (pixels per inch across; down: xDensity *
+// pixelAspectRatio). An EXR written from a PNG gets them from its pHYs; a PNG written from an EXR gets a pHYs from them.
+struct Density {
+  float aspect = 1;   // pixelAspectRatio
+  float x_ppi = 0;    // xDensity; 0: none (the aspect ratio only)
+};
+// From meta.png_chunks' pHYs (false: none, or a zero count).
+bool exr_density_of(const ImageMeta& meta, Density& d);
+// Whether an EXR attribute is one png_phys_of turns into pHYs (so not lost in a PNG).
+bool exr_density_attribute(const ExrAttribute& a);
+// The pHYs data (9 bytes) from meta.exr_attributes' pixelAspectRatio / xDensity where a PNG has none of its own, ""
+// where there is nothing to say or the values do not fit pHYs.
+std::string png_phys_of(const ImageMeta& meta);
+// meta.png_chunks and, where png_phys_of gives one, that pHYs: what a PNG writer writes.
+std::vector<std::pair<std::string, std::string>> png_chunks_to_write(const ImageMeta& meta);
 
 // The text chunks a PNG gets from meta: its attributes under valid PNG keys, OIIO's bookkeeping skipped. What it
 // cannot hold is said under `shown` (the output's name) and dropped: invalid keys, values with a NUL byte, and an

@@ -7,6 +7,7 @@
 #include <ImfOpaqueAttribute.h>
 #include <ImfOutputFile.h>
 #include <ImfPartType.h>
+#include <ImfStandardAttributes.h>
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
 #include <ImfTileDescription.h>
@@ -269,6 +270,10 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       header.insert(key, Imf::StringAttribute(value));
     }
     put_typed_attributes(shown_name(meta, path), meta, header);
+    if (Density d; exr_density_of(meta, d)) {  // a PNG's pHYs as the EXR's density
+      header.pixelAspectRatio() = d.aspect;
+      if (d.x_ppi > 0) Imf::addXDensity(header, d.x_ppi);
+    }
     if (const std::string lost = chunks_lost_in_exr(meta); !lost.empty())
       spdlog::warn("'{}': PNG chunks an EXR cannot hold not written: {}", shown_name(meta, path), lost);
     // Through a CheckedFile: OutputFile's destructor writes the offset table and swallows what a failed write

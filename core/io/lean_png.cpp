@@ -244,8 +244,9 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
 
   static const int color_types[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                     PNG_COLOR_TYPE_RGB_ALPHA};
+  const auto chunks = png_chunks_to_write(meta);
   PngWriteJob job{png_uint_32(img.width), png_uint_32(img.height), depth, color_types[img.channels],
-                  png_writes_srgb(meta), &meta.png_chunks, text.data(), int(text.size()), rows.data(),
+                  png_writes_srgb(meta), &chunks, text.data(), int(text.size()), rows.data(),
                   std::clamp(meta.png_compression, 0, 9)};
 
   PngContext ctx;

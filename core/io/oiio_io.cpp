@@ -188,9 +188,11 @@ class OiioIO final : public ImageIO {
     if (format == "exr") return io::write_exr_lean(path, img, meta, names);
     if (!io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
     const std::string& shown = io::shown_name(meta, path);
-    if (!meta.png_chunks.empty())  // OpenImageIO's writer takes no chunk as it is: the codec comparison's limit
+    ImageMeta with_phys = meta;  // (an EXR's density as the pHYs the other writers give it)
+    with_phys.png_chunks = io::png_chunks_to_write(meta);
+    if (!with_phys.png_chunks.empty())  // OpenImageIO's writer takes no chunk as it is: the codec comparison's limit
       spdlog::warn("'{}': PNG chunks not written through OpenImageIO (GPUBLUR_PNG_LIBPNG): {}", shown,
-                   io::chunk_types(meta));
+                   io::chunk_types(with_phys));
     io::CheckedFile file(path);  // before out: out's destructor may still reach the proxy
     CheckedFileProxy proxy(file, path);
     auto out = OIIO::ImageOutput::create(format);

@@ -529,7 +529,9 @@ Status write_png_fast(const std::string& path, const Image& img, const ImageMeta
 Status write_png_raw(const std::string& path, PngRaw& raw, const ImageMeta& meta, int level) {
   const auto text = png_text_of(meta, shown_name(meta, path));
   std::vector<unsigned char> file;
-  if (Status s = encode_png_fast(raw, png_writes_srgb(meta), text, std::clamp(level, 0, 9), file, meta.png_chunks); !s)
+  if (Status s = encode_png_fast(raw, png_writes_srgb(meta), text, std::clamp(level, 0, 9), file,
+                                 png_chunks_to_write(meta));
+      !s)
     return Status::fail(fmt::format("cannot write '{}': {}", path, s.error));
   raw = {};
   return write_whole_file(path, file.data(), file.size());

@@ -407,7 +407,8 @@ TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
   const std::string said = write_logging(*io_, tmp_.path("out.exr"), back.image, exr, st);
   ASSERT_TRUE(st.ok()) << st.error;
   // The profile is in force (not sRGB), so every colour chunk is lost with it.
-  EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: iCCP, gAMA, pHYs, eXIf"), std::string::npos) << said;
+  // (pHYs is the EXR's density: PngDensityIsTheExrsDensity.)
+  EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: iCCP, gAMA, eXIf"), std::string::npos) << said;
 
   // An sRGB PNG (every PNG gpublur writes) to EXR: its sRGB chunk is what the EXR's linear values were decoded by,
   // not something lost. A gAMA after the image data is out of place (libpng ignores it): said, not carried.
@@ -527,6 +528,61 @@ TEST_P(IoMetadata, PngSafeToCopyChunksCarried) {
   const std::string said = write_logging(*io_, tmp_.path("out.exr"), back.image, exr, st);
   ASSERT_TRUE(st.ok()) << st.error;
   EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: oFFs, prVt, prVt"), std::string::npos) << said;
+}
+
+// Pixel density between the formats: a PNG's pHYs becomes the EXR's pixelAspectRatio and xDensity (pixels per inch),
+// and an EXR's become a PNG's pHYs, both ways round; PNG to EXR to PNG gives the pHYs back. The density was dropped
+// with a warning each way.
+TEST_P(IoMetadata, PngDensityIsTheExrsDensity) {
+  using namespace std::string_literals;
+  Image img = test::random_image(4, 3, 3, 14);
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  const std::string png = tmp_.path("dense.png");
+  ASSERT_TRUE(io_->write(png, img, meta).ok());
+  const std::string phys = "\0\0\x0b\x13\0\0\x16\x26\x01"s;  // 2835 x 5670 pixels a metre: 72 ppi, pixels 2:1 wide
+  add_chunks_after_ihdr(png, {{"pHYs", phys}});
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(png, {}, back).ok());
+  ImageMeta exr = back.meta;
+  exr.format = "exr";
+  exr.pixel_type = PixelType::Half;
+  const std::string exr_path = tmp_.path("dense.exr");
+  Status st;
+  const std::string said = write_logging(*io_, exr_path, back.image, exr, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_EQ(said.find("pHYs"), std::string::npos) << said;
+  {
+    Imf::InputFile file(exr_path.c_str());
+    EXPECT_FLOAT_EQ(file.header().pixelAspectRatio(), 2.0f);
+    ASSERT_TRUE(Imf::hasXDensity(file.header()));
+    EXPECT_NEAR(Imf::xDensity(file.header()), 2835 * 0.0254, 1e-3);
+  }
+  LoadedImage from_exr;
+  ASSERT_TRUE(io_->read(exr_path, {}, from_exr).ok());
+  ImageMeta to_png = from_exr.meta;
+  to_png.format = "png";
+  to_png.pixel_type = PixelType::UInt8;
+  const std::string again = tmp_.path("again.png");
+  EXPECT_EQ(write_logging(*io_, again, from_exr.image, to_png, st).find("cannot hold"), std::string::npos);
+  ASSERT_TRUE(st.ok()) << st.error;
+  std::vector<std::string> found;
+  for (const auto& c : png_chunks_of(again))
+    if (c.first == "pHYs") found.push_back(c.second);
+  EXPECT_EQ(found, std::vector<std::string>{phys});
+  // An aspect ratio alone (no density) is pHYs unit 0; an EXR with neither gets no pHYs.
+  ImageMeta aspect_only = to_png;
+  aspect_only.exr_attributes.clear();
+  aspect_only.exr_attributes.push_back({"pixelAspectRatio", "float", "\0\0\0\x3f"s});  // 0.5
+  ASSERT_TRUE(io_->write(again, from_exr.image, aspect_only).ok());
+  found.clear();
+  for (const auto& c : png_chunks_of(again))
+    if (c.first == "pHYs") found.push_back(c.second);
+  EXPECT_EQ(found, std::vector<std::string>{"\0\x01\x86\xa0\0\0\xc3\x50\0"s});  // 100000 x 50000, unit 0
+  aspect_only.exr_attributes.clear();
+  ASSERT_TRUE(io_->write(again, from_exr.image, aspect_only).ok());
+  for (const auto& c : png_chunks_of(again)) EXPECT_NE(c.first, "pHYs");
 }
 
 // An animated PNG (APNG: acTL before the image data) is read as its default image, and says so: its other frames
