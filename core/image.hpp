@@ -50,6 +50,10 @@ struct ImageMeta {
   // level 0..9, EXR compression ("" = zip).
   int png_compression = 6;
   std::string exr_compression;
+  // A tiled EXR's layout (read; an EXR output keeps it): tile size (0: scanlines), and whether it holds mip-map levels
+  // (written anew from the blurred image, halving by 2 x 2 means; levels rounded up where exr_mip_round_up).
+  int exr_tile_w = 0, exr_tile_h = 0;
+  bool exr_mipmap = false, exr_mip_round_up = false;
   // Metadata carried where the format allows: EXR string attributes, PNG text chunks.
   std::vector<std::pair<std::string, std::string>> attributes;
   // EXR attributes of other types (chromaticities, adoptedNeutral, framesPerSecond, timeCode, pixelAspectRatio,

@@ -11,6 +11,7 @@
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
 #include <ImfTileDescription.h>
+#include <ImfTiledOutputFile.h>
 #include <ImfVersion.h>
 #include <Imath/half.h>
 #include <fmt/format.h>
@@ -90,11 +91,16 @@ void take_string_attributes(const Imf::Header& header, ImageMeta& meta) {
   }
 }
 
-// A mip- or rip-mapped file: its top level is read, and the output is one level of scanlines.
-void warn_levels_dropped(const Imf::Header& header, const std::string& path) {
-  if (header.hasTileDescription() && header.tileDescription().mode != Imf::ONE_LEVEL)
-    spdlog::warn("'{}': a {} EXR; its full-resolution level is read, the output has that level only", path,
-                 header.tileDescription().mode == Imf::MIPMAP_LEVELS ? "mip-mapped" : "rip-mapped");
+// A tiled file's layout, which an EXR output keeps (tiles of the same size; a mip-map's levels made anew from the
+// blurred image). A rip-mapped file's top level is read and its output has that level only: said.
+void take_tiles(const Imf::Header& header, const std::string& path, ImageMeta& meta) {
+  if (!header.hasTileDescription()) return;
+  const Imf::TileDescription& td = header.tileDescription();
+  meta.exr_tile_w = int(td.xSize), meta.exr_tile_h = int(td.ySize);
+  meta.exr_mipmap = td.mode == Imf::MIPMAP_LEVELS;
+  meta.exr_mip_round_up = td.roundingMode == Imf::ROUND_UP;
+  if (td.mode == Imf::RIPMAP_LEVELS)
+    spdlog::warn("'{}': a rip-mapped EXR; its full-resolution level is read, the output has that level only", path);
 }
 
 }  // namespace
@@ -104,7 +110,7 @@ Status read_exr_typed_attributes(const std::string& path, ImageMeta& meta) {
     Imf::InputFile file(path.c_str());
     take_string_attributes(file.header(), meta);
     take_typed_attributes(file.header(), meta);
-    warn_levels_dropped(file.header(), path);
+    take_tiles(file.header(), path, meta);
     return Status::success();
   } catch (const std::exception& e) {
     return Status::fail(fmt::format("cannot read '{}': corrupt or truncated EXR: {}", path, e.what()));
@@ -150,7 +156,6 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
                                  file_names.size(), limits);
         !st)
       return st;
-    warn_levels_dropped(header, path);
     if (Imf::isMultiPart(file.version()))  // InputFile reads the first part only
       spdlog::warn("'{}': a multi-part EXR; only its first part is read (and written)", path);
     if (header.displayWindow() != dw)
@@ -187,6 +192,7 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     meta.exr_compression = exr_compression_name(int(header.compression()));
     take_string_attributes(header, meta);
     take_typed_attributes(header, meta);
+    take_tiles(header, path, meta);
     file.setFrameBuffer(fb);
     file.readPixels(dw.min.y, dw.max.y);
     out.image = std::move(img);
@@ -252,16 +258,24 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
         spdlog::warn("'{}': {} values beyond +-65504 written as +-Inf in half floats (--pixel-type float keeps them)",
                      shown_name(meta, path), beyond);
     }
-    Imf::FrameBuffer fb;
-    for (int c = 0; c < img.channels; ++c) {
-      const bool half = types[size_t(c)] == Imf::HALF;
-      const size_t sample = half ? sizeof(Imath::half) : sizeof(float);
-      const char* base = half ? reinterpret_cast<const char*>(halves.data())
-                              : reinterpret_cast<const char*>(img.data.data());
-      const size_t xstride = sample * img.channels, ystride = xstride * img.width;
-      header.channels().insert(names[c], Imf::Channel(types[size_t(c)]));
-      fb.insert(names[c], Imf::Slice(types[size_t(c)], const_cast<char*>(base + c * sample), xstride, ystride));
-    }
+    for (int c = 0; c < img.channels; ++c) header.channels().insert(names[c], Imf::Channel(types[size_t(c)]));
+    // A frame buffer over an image of w x h (its floats, and their halves for the half channels).
+    const auto frame = [&](const std::vector<float>& data, const std::vector<Imath::half>& hv, int w) {
+      Imf::FrameBuffer fb;
+      for (int c = 0; c < img.channels; ++c) {
+        const bool half = types[size_t(c)] == Imf::HALF;
+        const size_t sample = half ? sizeof(Imath::half) : sizeof(float);
+        const char* base = half ? reinterpret_cast<const char*>(hv.data()) : reinterpret_cast<const char*>(data.data());
+        const size_t xstride = sample * img.channels, ystride = xstride * size_t(w);
+        fb.insert(names[c], Imf::Slice(types[size_t(c)], const_cast<char*>(base + c * sample), xstride, ystride));
+      }
+      return fb;
+    };
+    const bool tiled = meta.exr_tile_w > 0 && meta.exr_tile_h > 0;
+    if (tiled)
+      header.setTileDescription(Imf::TileDescription(
+          unsigned(meta.exr_tile_w), unsigned(meta.exr_tile_h), meta.exr_mipmap ? Imf::MIPMAP_LEVELS : Imf::ONE_LEVEL,
+          meta.exr_mip_round_up ? Imf::ROUND_UP : Imf::ROUND_DOWN));
     for (const auto& [key, value] : meta.attributes) {
       if (key.empty() || is_structural_exr_attribute(key) || is_oiio_bookkeeping(key)) {
         spdlog::debug("'{}': attribute '{}' not written (part of the EXR structure)", path, key);
@@ -281,9 +295,38 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
     CheckedFile out(path);
     {
       CheckedStream os(out, path);
-      Imf::OutputFile file(os, header);
-      file.setFrameBuffer(fb);
-      file.writePixels(img.height);
+      if (!tiled) {
+        Imf::OutputFile file(os, header);
+        file.setFrameBuffer(frame(img.data, halves, img.width));
+        file.writePixels(img.height);
+      } else {
+        Imf::TiledOutputFile file(os, header);
+        std::vector<float> level = img.data;
+        int w = img.width, h = img.height;
+        for (int l = 0; l < file.numLevels(); ++l) {
+          if (l > 0) {  // this level from the one above: 2 x 2 means, the last row and column repeated where odd
+            const int lw = file.levelWidth(l), lh = file.levelHeight(l), nc = img.channels;
+            std::vector<float> next(size_t(lw) * size_t(lh) * size_t(nc));
+            for (int y = 0; y < lh; ++y)
+              for (int x = 0; x < lw; ++x)
+                for (int c = 0; c < nc; ++c) {
+                  const int x0 = std::min(2 * x, w - 1), x1 = std::min(2 * x + 1, w - 1);
+                  const int y0 = std::min(2 * y, h - 1), y1 = std::min(2 * y + 1, h - 1);
+                  const auto at = [&](int xx, int yy) { return level[(size_t(yy) * size_t(w) + size_t(xx)) * nc + c]; };
+                  next[(size_t(y) * size_t(lw) + size_t(x)) * nc + c] =
+                      0.25f * (at(x0, y0) + at(x1, y0) + at(x0, y1) + at(x1, y1));
+                }
+            level = std::move(next), w = lw, h = lh;
+          }
+          std::vector<Imath::half> hv;
+          if (any_half && l > 0) {
+            hv.resize(level.size());
+            for (size_t i = 0; i < level.size(); ++i) hv[i] = Imath::half(level[i]);
+          }
+          file.setFrameBuffer(frame(level, l > 0 ? hv : halves, w));
+          file.writeTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
+        }
+      }
     }
     return out.finish();
   } catch (const std::exception& e) {  // what the CheckedFile created, it removed

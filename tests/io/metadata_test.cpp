@@ -15,6 +15,7 @@
 #include <ImfStandardAttributes.h>
 #include <ImfStdIO.h>
 #include <ImfStringAttribute.h>
+#include <ImfTiledInputFile.h>
 #include <ImfTiledOutputFile.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -605,26 +606,78 @@ TEST_P(IoMetadata, AnimatedPngSaysItsDefaultImageIsRead) {
   EXPECT_EQ(read_logging(*io_, still, st).find("animated"), std::string::npos);
 }
 
-TEST_P(IoMetadata, MipMappedExrSaysItsLevelsAreDropped) {
-  const std::string path = tmp_.path("mip.exr");
-  {
-    Imf::Header header(4, 4);
+// A tiled EXR keeps its tiles in an EXR output, and a mip-mapped one its levels, made anew from the (blurred) image by
+// 2 x 2 means, the rounding of the file's: the output was scanlines of the top level only.
+TEST_P(IoMetadata, TiledAndMipMappedExrsKeepTheirLayout) {
+  const auto write_tiled = [](const std::string& path, int w, int h, Imf::TileDescription td) {
+    Imf::Header header(w, h);
     header.channels().insert("Y", Imf::Channel(Imf::FLOAT));
-    header.setTileDescription(Imf::TileDescription(2, 2, Imf::MIPMAP_LEVELS, Imf::ROUND_DOWN));
+    header.setTileDescription(td);
     Imf::TiledOutputFile file(path.c_str(), header);
-    for (int l = 0; l < file.numLevels(); ++l) {
-      const int w = file.levelWidth(l), h = file.levelHeight(l);
-      std::vector<float> px(size_t(w) * h, 0.5f);
-      Imf::FrameBuffer fb;
-      fb.insert("Y", Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(px.data()), sizeof(float), sizeof(float) * w));
-      file.setFrameBuffer(fb);
-      file.writeTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
-    }
+    const bool rip = td.mode == Imf::RIPMAP_LEVELS;  // levels along x and y apart; a mip-map's on the diagonal
+    for (int ly = 0; ly < (rip ? file.numYLevels() : file.numLevels()); ++ly)
+      for (int lx = rip ? 0 : ly; lx < (rip ? file.numXLevels() : ly + 1); ++lx) {
+        const int lw = file.levelWidth(lx), lh = file.levelHeight(ly);
+        std::vector<float> px(size_t(lw) * lh);
+        for (int y = 0; y < lh; ++y)
+          for (int x = 0; x < lw; ++x) px[size_t(y) * lw + x] = float(x + 10 * y) / float(lx + ly + 1);
+        Imf::FrameBuffer fb;
+        fb.insert("Y", Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(px.data()), sizeof(float), sizeof(float) * lw));
+        file.setFrameBuffer(fb);
+        file.writeTiles(0, file.numXTiles(lx) - 1, 0, file.numYTiles(ly) - 1, lx, ly);
+      }
+  };
+  // The level l of a tiled file, as floats.
+  const auto level_of = [](const std::string& path, int l, int& w, int& h) {
+    Imf::TiledInputFile file(path.c_str());
+    w = file.levelWidth(l), h = file.levelHeight(l);
+    std::vector<float> px(size_t(w) * h);
+    const Imath::Box2i dw = file.dataWindowForLevel(l);
+    Imf::FrameBuffer fb;
+    fb.insert("Y", Imf::Slice::Make(Imf::FLOAT, px.data(), dw, sizeof(float), sizeof(float) * size_t(w)));
+    file.setFrameBuffer(fb);
+    file.readTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
+    return px;
+  };
+  for (const Imf::TileDescription& td :
+       {Imf::TileDescription(4, 2, Imf::ONE_LEVEL), Imf::TileDescription(2, 2, Imf::MIPMAP_LEVELS, Imf::ROUND_DOWN),
+        Imf::TileDescription(4, 4, Imf::MIPMAP_LEVELS, Imf::ROUND_UP)}) {
+    const std::string in = tmp_.path("tiled.exr"), out = tmp_.path("out.exr");
+    write_tiled(in, 7, 5, td);
+    Status st;
+    EXPECT_EQ(read_logging(*io_, in, st).find("level"), std::string::npos) << "said its levels were dropped";
+    ASSERT_TRUE(st.ok()) << st.error;
+    LoadedImage back;
+    ASSERT_TRUE(io_->read(in, {}, back).ok());
+    EXPECT_EQ(back.meta.exr_tile_w, int(td.xSize));
+    EXPECT_EQ(back.meta.exr_mipmap, td.mode == Imf::MIPMAP_LEVELS);
+    ASSERT_TRUE(io_->write(out, back.image, back.meta).ok());
+    Imf::TiledInputFile written(out.c_str());
+    const Imf::TileDescription& wd = written.header().tileDescription();
+    EXPECT_EQ(wd.xSize, td.xSize);
+    EXPECT_EQ(wd.ySize, td.ySize);
+    EXPECT_EQ(wd.mode, td.mode);
+    EXPECT_EQ(wd.roundingMode, td.roundingMode);
+    int w = 0, h = 0;
+    EXPECT_EQ(level_of(out, 0, w, h), back.image.data);  // the top level as read (float channel: exact)
+    if (td.mode != Imf::MIPMAP_LEVELS) continue;
+    Imf::TiledInputFile src(in.c_str());
+    ASSERT_EQ(written.numLevels(), src.numLevels());
+    // Level 1: 2 x 2 means of the top level (x + 10 y), the last column repeated where the width is odd.
+    const std::vector<float> l1 = level_of(out, 1, w, h);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int x0 = 2 * x, x1 = std::min(2 * x + 1, 6), y0 = 2 * y, y1 = std::min(2 * y + 1, 4);
+        const float want = 0.25f * float((x0 + x1) * 2 + 10 * (y0 + y1) * 2);
+        EXPECT_FLOAT_EQ(l1[size_t(y) * w + x], want) << x << "," << y;
+      }
   }
-  Status s;
-  const std::string said = read_logging(*io_, path, s);
-  ASSERT_TRUE(s.ok()) << s.error;
-  EXPECT_NE(said.find("a mip-mapped EXR; its full-resolution level is read"), std::string::npos) << said;
+  // A rip-map's levels (halved along x and y apart) are not made again: said, and its output is one level of tiles.
+  const std::string rip = tmp_.path("rip.exr");
+  write_tiled(rip, 7, 5, Imf::TileDescription(4, 4, Imf::RIPMAP_LEVELS));
+  Status st;
+  EXPECT_NE(read_logging(*io_, rip, st).find("a rip-mapped EXR; its full-resolution level is read"), std::string::npos);
+  ASSERT_TRUE(st.ok()) << st.error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, IoMetadata, ::testing::ValuesIn(test::built_adapters()),
