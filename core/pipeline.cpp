@@ -446,12 +446,14 @@ struct Work {
 
 // The packed form of run_backend: 8-bit samples up, the plan, samples (or float pixels) down.
 Status run_backend_packed(Backend& backend, const Plan& plan, Work& w) {
+  Plan scratch;  // (plan_for_channels)
   double ms = 0;
   if (Status s = backend.upload_packed(w.loaded.packed, w.packed_colour, ms); !s) return s;
   w.loaded.packed = PackedImage{};
   w.rec.ms.upload += ms;
   RunInfo info;
-  if (Status s = backend.run(plan, info); !s) return s;
+  const Plan& run = plan_for_channels(plan, w.loaded.meta.alpha_channel, 0, 4, scratch);
+  if (Status s = backend.run(run, info); !s) return s;
   w.rec.ms.compute += info.compute_ms;
   if (!info.path.empty()) w.rec.path = info.path;
   const int width = w.loaded.image.width, height = w.loaded.image.height, channels = w.loaded.image.channels;
@@ -470,8 +472,10 @@ Status run_backend_packed(Backend& backend, const Plan& plan, Work& w) {
   return Status::success();
 }
 
-Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& rec) {
-  // Backends take 1..4 channels: wider images go through in groups, all channels blurred.
+Status run_backend(Backend& backend, const Plan& plan, Image& img, int alpha, ImageRecord& rec) {
+  // Backends take 1..4 channels: wider images go through in groups, all channels blurred, each group with its alpha
+  // (plan_for_channels: bilateral's colour difference leaves it out).
+  Plan scratch;
   const bool whole = img.channels <= 4;
   const int width = img.width, height = img.height, channels = img.channels;  // img is handed over whole
   for (int first = 0; first < channels; first += 4) {
@@ -483,7 +487,7 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, ImageRecord& 
     if (Status s = backend.upload_take(src, ms); !s) return s;
     rec.ms.upload += ms;
     RunInfo info;
-    if (Status s = backend.run(plan, info); !s) return s;
+    if (Status s = backend.run(plan_for_channels(plan, alpha, first, count, scratch), info); !s) return s;
     rec.ms.compute += info.compute_ms;
     if (!info.path.empty()) rec.path = info.path;
     Image out;
@@ -768,7 +772,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
     while (auto item = decoded.pop()) {
       Work& w = *item;
       const Status s = guarded_run(backend, plan, w.rec.width, w.rec.height, [&] {
-        return w.packed ? run_backend_packed(backend, plan, w) : run_backend(backend, plan, w.loaded.image, w.rec);
+        return w.packed ? run_backend_packed(backend, plan, w)
+                        : run_backend(backend, plan, w.loaded.image, w.loaded.meta.alpha_channel, w.rec);
       });
       if (!s) {
         w.rec.error = naming(w.rec.input, s.error);

@@ -168,6 +168,18 @@ bool parse_decimal(const std::string& text, double& v) {
   return *end == '\0' && std::isfinite(v);
 }
 
+const Plan& plan_for_channels(const Plan& plan, int alpha, int first, int count, Plan& scratch) {
+  const int in_group = alpha >= first && alpha < first + count ? alpha - first : -1;
+  const auto asks = [&](const Pass& q) {
+    return (q.op == Op::Bilateral || q.op == Op::Bilateral1d) && q.alpha != in_group;
+  };
+  if (std::none_of(plan.program.passes.begin(), plan.program.passes.end(), asks)) return plan;
+  scratch = plan;
+  for (Pass& q : scratch.program.passes)
+    if (q.op == Op::Bilateral || q.op == Op::Bilateral1d) q.alpha = in_group;
+  return scratch;
+}
+
 std::string program_text(const Program& p) {
   std::string s;
   for (const Pass& pass : p.passes) {

@@ -105,8 +105,13 @@ struct Pass {
                                    // Conv2dMatrix: the matrix's width and height
   int extend = 0;                  // Sat: pixels added on every side with the border mode
   // Bilateral, Bilateral1d: 1 / (2 sigma_r^2) of the range Gaussian (0: no range weighting). The colour
-  // difference is over the colour channels: all of 1 and 3 channels; of 2 and 4 the last is alpha and left out.
+  // difference is over the colour channels: every channel but `alpha` (pass_alpha).
   float range = 0.f;
+  // Bilateral, Bilateral1d: the channel that is alpha, as the image runs on the backend (0..3; -1: none), or
+  // kAlphaLast: the last of 2 and 4 channels (PNG's gray + alpha and RGBA), where nothing else is known. The blur
+  // pipeline and quality set it for each image from its channels (plan_for_channels): an EXR's R, G or R, G, B, Z
+  // has none, and its last channel kept no edge.
+  int alpha = -2;
   // A form of the pass the user asked for by name where a backend has several (GL: "fragment" runs Conv1d
   // as fragment-shader ping-pong, the thesis's form); a backend without that form ignores it.
   std::string hint;
@@ -116,6 +121,14 @@ struct Pass {
 
   int radius() const;              // how far the pass reads beyond each output pixel, per axis
 };
+
+constexpr int kAlphaLast = -2;  // Pass::alpha's default
+// The channel a Bilateral pass leaves out of its colour difference on an image of `channels` (-1: none).
+inline int pass_alpha(int alpha, int channels) {
+  if (alpha == kAlphaLast) return channels == 2 || channels == 4 ? channels - 1 : -1;
+  return alpha < channels ? alpha : -1;
+}
+inline int pass_alpha(const Pass& pass, int channels) { return pass_alpha(pass.alpha, channels); }
 
 struct ImageDecl {
   int pad = 0;

@@ -35,7 +35,7 @@ std::string exact_text(double v) {
 // channel groups, uploaded again for every plan.
 class Resident {
  public:
-  Resident(Backend& backend, const Image& src) : backend_(backend), src_(src) {}
+  Resident(Backend& backend, const Image& src, int alpha = -1) : backend_(backend), src_(src), alpha_(alpha) {}
 
   Status run(const Plan& plan, Image& dst) {
     if (src_.channels < 1 || src_.value_count() != src_.data.size())
@@ -51,7 +51,8 @@ class Resident {
         uploaded_ = whole;
       }
       RunInfo info;
-      if (Status s = backend_.run(plan, info); !s) return s;
+      Plan scratch;
+      if (Status s = backend_.run(plan_for_channels(plan, alpha_, first, count, scratch), info); !s) return s;
       Image out;
       if (Status s = backend_.download(out, ms); !s) return s;
       if (out.width != src_.width || out.height != src_.height || out.channels != count)
@@ -68,6 +69,7 @@ class Resident {
  private:
   Backend& backend_;
   const Image& src_;
+  int alpha_ = -1;
   bool uploaded_ = false;
 };
 
@@ -342,6 +344,7 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
         in.image.channels = loaded.image.channels;
       } else {
         in.image = std::move(loaded.image);
+        in.alpha = state.alpha_channel;
       }
     } catch (const std::exception& e) {
       in.error = p + ": " + e.what();
@@ -442,7 +445,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     const auto t0 = Clock::now();
     if (q.error.empty()) {
       const Status s = guarded_run(backend, plan, q.width, q.height, [&] {
-        Resident resident(backend, in.image);
+        Resident resident(backend, in.image, in.alpha);
         Image target, at_sigma;
         Status s = resident.run(plan, target);
         if (s && !all_finite(target))  // the inputs are finite (checked when read)

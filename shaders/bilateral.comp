@@ -1,6 +1,6 @@
 // bilateral (axis < 0: the (2r+1)^2 window) and bilateral1d (axis 0 / 1): out = sum w_s w_r I(q) / sum w_s w_r,
 // w_s the product of the 1D weights, w_r = exp(-range * |I(p) - I(q)|^2) over the colour channels (`colour`
-// masks them: r for 1 and 2 channels (2: gray + alpha), rgb for 3 and 4). Border reads as the CPU reference.
+// masks them: every channel of the image but its alpha, core's pass_alpha). Border reads as the CPU reference.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;

@@ -95,7 +95,8 @@ std::string chunks_lost_in_exr(const ImageMeta& meta);
 
 // Pixel density between the formats: PNG's pHYs (pixels per metre, or unit 0: the aspect ratio only) and EXR's
 // pixelAspectRatio (a pixel's width over its height) with xDensity (pixels per inch across; down: xDensity *
-// pixelAspectRatio). An EXR written from a PNG gets them from its pHYs; a PNG written from an EXR gets a pHYs from them.
+// pixelAspectRatio). An EXR written from a PNG gets them from its pHYs; a PNG written from an EXR gets a pHYs from
+// them.
 struct Density {
   float aspect = 1;   // pixelAspectRatio
   float x_ppi = 0;    // xDensity; 0: none (the aspect ratio only)

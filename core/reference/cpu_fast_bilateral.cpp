@@ -67,17 +67,23 @@ GPUBLUR_SIMD_CLONES void add_tap(const double* __restrict__ tap, const double* _
 }
 
 using AddTap = void (*)(const double*, const double*, size_t, double, double, size_t, double*, double*, size_t);
-AddTap add_tap_for(int channels) {
-  switch (channels) {  // colour channels: all of 1 and 3, the first C - 1 of 2 and 4 (the reference's rule)
-    case 1: return add_tap<1, 1>;
-    case 2: return add_tap<2, 1>;
-    case 3: return add_tap<3, 3>;
+// The planes run colour channels first, the alpha (if any) last: CC = C - 1 with an alpha, else C.
+AddTap add_tap_for(int channels, bool alpha) {
+  switch (channels * 2 + (alpha ? 1 : 0)) {
+    case 2: return add_tap<1, 1>;
+    case 3: return add_tap<1, 0>;
+    case 4: return add_tap<2, 2>;
+    case 5: return add_tap<2, 1>;
+    case 6: return add_tap<3, 3>;
+    case 7: return add_tap<3, 2>;
+    case 8: return add_tap<4, 4>;
     default: return add_tap<4, 3>;
   }
 }
 
-// Source row y of src extended by rx on both sides with the border mode, planar: out[c * plane + rx + x].
-void planar_row(const CpuImage& src, int y, int rx, Border b, std::vector<double>& out) {
+// Source row y of src extended by rx on both sides with the border mode, planar: out[p * plane + rx + x] holds channel
+// order[p].
+void planar_row(const CpuImage& src, int y, int rx, Border b, const int* order, std::vector<double>& out) {
   const int C = src.channels, W = src.width;
   const size_t plane = size_t(W + 2 * rx);
   out.assign(plane * size_t(C), 0.0);
@@ -87,7 +93,7 @@ void planar_row(const CpuImage& src, int y, int rx, Border b, std::vector<double
   for (int i = 0; i < W + 2 * rx; ++i) {
     const int x = remap_index(i - rx, W, b);
     if (x < 0) continue;
-    for (int c = 0; c < C; ++c) out[size_t(c) * plane + size_t(i)] = double(row[size_t(x) * C + size_t(c)]);
+    for (int c = 0; c < C; ++c) out[size_t(c) * plane + size_t(i)] = double(row[size_t(x) * C + size_t(order[c])]);
   }
 }
 
@@ -111,7 +117,12 @@ void cpu_fast_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, in
   const bool two_d = pass.op == Op::Bilateral;
   const int rx = two_d || pass.axis == 0 ? r : 0, ry = two_d || pass.axis == 1 ? r : 0;
   const double range = double(pass.range);
-  const AddTap add = add_tap_for(C);
+  const int alpha = pass_alpha(pass, C);
+  const AddTap add = add_tap_for(C, alpha >= 0);
+  int order[4] = {0, 1, 2, 3};  // the planes' channels: the colour ones, then alpha
+  for (int c = 0, p = 0; c < C; ++c)
+    if (c != alpha) order[p++] = c;
+  if (alpha >= 0) order[C - 1] = alpha;
   const size_t n = size_t(W), plane = size_t(W + 2 * rx);
   const auto spatial = [&](int dx, int dy) {
     return two_d ? double(pass.taps[size_t(dx + r)]) * double(pass.taps[size_t(dy + r)])
@@ -120,13 +131,13 @@ void cpu_fast_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, in
   for_rows(dst.height, threads, [&](int y) {
     thread_local std::vector<double> centre, total, sum;
     thread_local std::vector<std::vector<double>> rows(kGroupRows);
-    planar_row(src, y, rx, pass.border, centre);
+    planar_row(src, y, rx, pass.border, order, centre);
     total.assign(n, 0.0);
     sum.assign(n * size_t(C), 0.0);
     for (int g0 = -ry; g0 <= ry; g0 += kGroupRows) {
       const int g1 = std::min(ry + 1, g0 + kGroupRows);
       for (int dy = g0; dy < g1; ++dy)
-        if (dy != 0) planar_row(src, y + dy, rx, pass.border, rows[size_t(dy - g0)]);
+        if (dy != 0) planar_row(src, y + dy, rx, pass.border, order, rows[size_t(dy - g0)]);
       for (size_t x0 = 0; x0 < n; x0 += kChunk) {
         const size_t m = std::min(kChunk, n - x0);
         for (int dy = g0; dy < g1; ++dy) {
@@ -139,7 +150,7 @@ void cpu_fast_bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, in
     }
     float* out = dst.f + dst.offset(0, y);
     for (size_t x = 0; x < n; ++x)
-      for (int c = 0; c < C; ++c) out[x * size_t(C) + size_t(c)] = float(sum[size_t(c) * n + x] / total[x]);
+      for (int p = 0; p < C; ++p) out[x * size_t(C) + size_t(order[p])] = float(sum[size_t(p) * n + x] / total[x]);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
@@ -73,6 +74,40 @@ TEST(Bilateral, AlphaIsNotAColour) {
     const Image b = run("bilateral", {{"sigma", "1.5"}, {"sigma-range", "0.01"}}, src);
     EXPECT_LE(max_diff(b, run("gauss-2d", {{"sigma", "1.5"}}, src)), 1e-6) << c;
   }
+}
+
+// The blur and quality run each group of at most four channels with its own alpha (plan_for_channels): the image's
+// alpha where the group holds it, else none; a plan with no bilateral pass is handed back as it is.
+TEST(Bilateral, EachChannelGroupGetsItsAlpha) {
+  Plan plan, scratch;
+  ASSERT_TRUE(resolve_plan("bilateral", {{"sigma", "1"}, {"impl", "separable"}}, plan).ok());
+  for (const Pass& q : plan.program.passes) EXPECT_EQ(q.alpha, kAlphaLast);
+  const auto alphas = [&](int alpha, int first, int count) {
+    std::vector<int> v;
+    for (const Pass& q : plan_for_channels(plan, alpha, first, count, scratch).program.passes) v.push_back(q.alpha);
+    return v;
+  };
+  EXPECT_EQ(alphas(3, 0, 4), (std::vector<int>{3, 3}));    // RGBA
+  EXPECT_EQ(alphas(-1, 0, 4), (std::vector<int>{-1, -1}));  // R, G, B, Z: none
+  EXPECT_EQ(alphas(3, 4, 1), (std::vector<int>{-1, -1}));   // R, G, B, A, Z's second group
+  EXPECT_EQ(alphas(5, 4, 2), (std::vector<int>{1, 1}));     // six channels, alpha the sixth
+  Plan gauss;
+  ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1"}}, gauss).ok());
+  EXPECT_EQ(&plan_for_channels(gauss, 3, 0, 4, scratch), &gauss);
+  // On the reference: a step in the fourth channel is an edge kept where it is no alpha, and smeared where it is.
+  Image src(16, 5, 4);
+  for (int y = 0; y < 5; ++y)
+    for (int x = 0; x < 16; ++x) {
+      for (int k = 0; k < 3; ++k) src.at(x, y, k) = 0.5f;
+      src.at(x, y, 3) = x >= 8 ? 1.f : 0.f;
+    }
+  Plan sharp;
+  ASSERT_TRUE(resolve_plan("bilateral", {{"sigma", "2"}, {"sigma-range", "0.05"}}, sharp).ok());
+  Image kept, smeared;
+  ASSERT_TRUE(reference_run(plan_for_channels(sharp, -1, 0, 4, scratch), src, kept).ok());
+  ASSERT_TRUE(reference_run(plan_for_channels(sharp, 3, 0, 4, scratch), src, smeared).ok());
+  EXPECT_LT(kept.at(7, 2, 3), 1e-3);
+  EXPECT_GT(smeared.at(7, 2, 3), 0.2);
 }
 
 TEST(Bilateral, BruteIsTheTextbookSum) {

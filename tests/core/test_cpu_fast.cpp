@@ -230,7 +230,7 @@ TEST(CpuFast, KawaseAndDualEqualTheReference) {
 }
 
 // Bilateral, brute (2D) and separable, narrow and wide range weights (sigma-range 0.02: most weights far below 1;
-// 5: nearly the spatial Gaussian). Images with a NaN or an infinity run the reference.
+// 5: nearly the spatial Gaussian), with the alpha anywhere or none. Images with a NaN or an infinity run the reference.
 TEST(CpuFast, BilateralEqualsTheReference) {
   const char* ranges[] = {"0.02", "0.3", "5"};
   for (const char* impl : {"brute", "separable"})
@@ -241,6 +241,9 @@ TEST(CpuFast, BilateralEqualsTheReference) {
                                                  {"impl", impl}, {"border", border_name(b)}},
                                    plan)
                           .ok());
+          // Every alpha: the last of 2 and 4 (the default), none, the first, the second (Pass::alpha).
+          const int alphas[] = {kAlphaLast, -1, 0, 1};
+          for (Pass& q : plan.program.passes) q.alpha = alphas[(i / 3) % 4];
           return plan.program;
         },
         std::string(impl) == "brute" ? "bilateral-f64-rows" : "bilateral1d-f64-rows+bilateral1d-f64-rows");

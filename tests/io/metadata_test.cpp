@@ -342,7 +342,8 @@ TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
   using namespace std::string_literals;
   const std::string icc_linear = "Linear sRGB\0\0"s + zlib_of(icc_profile());
   EXPECT_NE(said_for({{"iCCP", icc_linear}}).find("ICC profile 'Linear sRGB'"), std::string::npos);
-  EXPECT_EQ(said_for({{"iCCP", "sRGB IEC61966-2.1\0\0"s + zlib_of(icc_profile())}}).find("not sRGB"), std::string::npos);
+  const std::string icc_srgb = "sRGB IEC61966-2.1\0\0"s + zlib_of(icc_profile());
+  EXPECT_EQ(said_for({{"iCCP", icc_srgb}}).find("not sRGB"), std::string::npos);
   EXPECT_NE(said_for({{"cICP", "\x01\x0d\0\0"s}}).find("narrow range"), std::string::npos);
   EXPECT_EQ(said_for({{"sRGB", "\0"s}, {"gAMA", "\0\x01\x86\xa0"s}}).find("not sRGB"), std::string::npos);
   EXPECT_EQ(said_for({{"cICP", "\x01\x0d\0\x01"s}, {"iCCP", icc_linear}}).find("not sRGB"), std::string::npos);

@@ -1,7 +1,7 @@
 // bilateral, bilateral1d: out(p) = sum_q w_s(q - p) w_r(p, q) I(q) / sum_q w_s(q - p) w_r(p, q), q over the
 // (2r+1)^2 window (bilateral) or the 2r+1 pixels along the pass's axis (bilateral1d), read with the border mode;
-// w_s the product of the 1D taps, w_r = exp(-range * |I(p) - I(q)|^2) over the colour channels (all of 1 and 3,
-// the first C - 1 of 2 and 4). float64.
+// w_s the product of the 1D taps, w_r = exp(-range * |I(p) - I(q)|^2) over the colour channels (every channel but
+// pass_alpha's). float64.
 #include <cmath>
 
 #include "core/reference/pass_table.hpp"
@@ -9,10 +9,8 @@
 namespace gpublur {
 namespace {
 
-int colour_channels(int c) { return c == 2 || c == 4 ? c - 1 : c; }
-
 Status bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, bool two_d) {
-  const int C = src.channels, CC = colour_channels(C), r = pass.radius();
+  const int C = src.channels, alpha = pass_alpha(pass, C), r = pass.radius();
   const double range = double(pass.range);
   for_rows(dst.height, threads, [&](int y) {
     std::vector<double> centre(static_cast<size_t>(C)), q(centre), sum(centre);
@@ -25,7 +23,7 @@ Status bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threa
           double d2 = 0;
           for (int c = 0; c < C; ++c) {
             q[size_t(c)] = src.read(x + dx, y + dy, c, pass.border);
-            if (c < CC) d2 += (q[size_t(c)] - centre[size_t(c)]) * (q[size_t(c)] - centre[size_t(c)]);
+            if (c != alpha) d2 += (q[size_t(c)] - centre[size_t(c)]) * (q[size_t(c)] - centre[size_t(c)]);
           }
           const double ws = two_d ? double(pass.taps[size_t(dx + r)]) * double(pass.taps[size_t(dy + r)])
                                   : double(pass.taps[size_t((pass.axis == 0 ? dx : dy) + r)]);

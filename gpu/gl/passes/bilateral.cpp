@@ -23,15 +23,15 @@ Status gl_bilateral(GlPassContext& ctx, const Program& program, size_t index, Gl
               u_range = GlPassContext::uniform(prog, "range"), u_colour = GlPassContext::uniform(prog, "colour");
   step.form = axis < 0 ? "bilateral-2d" : axis == 0 ? "bilateral1d-x" : "bilateral1d-y";
   step.work = [&ctx, prog, src, dst, weights, r, axis, range = pass.range, border = int(pass.border), u_size, u_border,
-               u_radius, u_axis, u_range, u_colour] {
-    const int c = ctx.channels();
-    const float rgb = c >= 3 ? 1.f : 0.f;
+               u_radius, u_axis, u_range, u_colour, alpha_of = pass.alpha] {
+    const int c = ctx.channels(), alpha = pass_alpha(alpha_of, c);
+    const auto on = [&](int k) { return k < c && k != alpha ? 1.f : 0.f; };  // every channel but alpha
     glProgramUniform2i(prog, u_size, dst.w, dst.h);
     glProgramUniform1i(prog, u_border, border);
     glProgramUniform1i(prog, u_radius, r);
     glProgramUniform1i(prog, u_axis, axis);
     glProgramUniform1f(prog, u_range, range);
-    glProgramUniform4f(prog, u_colour, 1.f, rgb, rgb, 0.f);
+    glProgramUniform4f(prog, u_colour, on(0), on(1), on(2), on(3));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, weights);
     ctx.bind_io(prog, src.tex, dst.tex);
     glDispatchCompute(groups(dst.w, 16), groups(dst.h, 16), 1);
