@@ -42,6 +42,15 @@ class IoMetadata : public ::testing::TestWithParam<std::string> {
     io_ = make_image_io(GetParam());
     ASSERT_TRUE(io_);
   }
+  // An 8-bit PNG of `img` written at tmp_'s `name` (no chunks but ours): its path.
+  std::string plain_png(const std::string& name, const Image& img) {
+    ImageMeta meta;
+    meta.format = "png";
+    meta.pixel_type = PixelType::UInt8;
+    const std::string path = tmp_.path(name);
+    EXPECT_TRUE(io_->write(path, img, meta).ok()) << path;
+    return path;
+  }
   std::unique_ptr<ImageIO> io_;
   TempDir tmp_;
 };
@@ -437,10 +446,7 @@ TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
 // an eXIf with no TIFF header, a pHYs unit of 2, a gamma of 0, a chromaticity y of 0. They were carried as their bytes.
 TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
   using namespace std::string_literals;
-  Image img = test::random_image(4, 3, 3, 11);
-  ImageMeta meta;
-  meta.format = "png";
-  meta.pixel_type = PixelType::UInt8;
+  const Image img = test::random_image(4, 3, 3, 11);
   const std::string good_icc = "Display P3\0\0"s + zlib_of(icc_profile());
   std::string short_size = icc_profile();
   short_size[3] = char(200);  // the header says 200 bytes
@@ -469,8 +475,7 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
       {"cHRM", chrm_y0, "a chromaticity y of 0"},
   };
   for (const auto& c : cases) {
-    const std::string path = tmp_.path("bad.png");
-    ASSERT_TRUE(io_->write(path, img, meta).ok());
+    const std::string path = plain_png("bad.png", img);
     add_chunks_after_ihdr(path, {{c.type, c.body}});
     Status st;
     const std::string said = read_logging(*io_, path, st);
@@ -487,8 +492,7 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
   // The same types with good contents are carried (and a valid little-endian eXIf, a cHRM of real chromaticities).
   const std::vector<std::pair<std::string, std::string>> good = {
       {"iCCP", good_icc}, {"cHRM", chrm}, {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s}, {"eXIf", "II*\0\x08\0\0\0"s}};
-  const std::string path = tmp_.path("good.png");
-  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  const std::string path = plain_png("good.png", img);
   add_chunks_after_ihdr(path, good);
   Status st;
   EXPECT_EQ(read_logging(*io_, path, st).find("not carried"), std::string::npos);
@@ -502,12 +506,8 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
 // the PNG specification says. Every one of them was dropped.
 TEST_P(IoMetadata, PngSafeToCopyChunksCarried) {
   using namespace std::string_literals;
-  Image img = test::random_image(4, 3, 3, 13);
-  ImageMeta meta;
-  meta.format = "png";
-  meta.pixel_type = PixelType::UInt8;
-  const std::string path = tmp_.path("safe.png");
-  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  const Image img = test::random_image(4, 3, 3, 13);
+  const std::string path = plain_png("safe.png", img);
   const std::vector<std::pair<std::string, std::string>> safe = {
       {"oFFs", "\0\0\0\x0a\0\0\0\x14\0"s}, {"prVt", "private bytes"s}, {"prVt", "a second one"s}};
   add_chunks_after_ihdr(path, {safe[0], {"tIME", "\x07\xea\x0c\x05\x0c\0\0"s}, safe[1], {"bKGD", "\0\0\0\0\0\0"s},
@@ -537,12 +537,7 @@ TEST_P(IoMetadata, PngSafeToCopyChunksCarried) {
 // with a warning each way.
 TEST_P(IoMetadata, PngDensityIsTheExrsDensity) {
   using namespace std::string_literals;
-  Image img = test::random_image(4, 3, 3, 14);
-  ImageMeta meta;
-  meta.format = "png";
-  meta.pixel_type = PixelType::UInt8;
-  const std::string png = tmp_.path("dense.png");
-  ASSERT_TRUE(io_->write(png, img, meta).ok());
+  const std::string png = plain_png("dense.png", test::random_image(4, 3, 3, 14));
   const std::string phys = "\0\0\x0b\x13\0\0\x16\x26\x01"s;  // 2835 x 5670 pixels a metre: 72 ppi, pixels 2:1 wide
   add_chunks_after_ihdr(png, {{"pHYs", phys}});
   LoadedImage back;
@@ -591,20 +586,14 @@ TEST_P(IoMetadata, PngDensityIsTheExrsDensity) {
 // went unmentioned.
 TEST_P(IoMetadata, AnimatedPngSaysItsDefaultImageIsRead) {
   using namespace std::string_literals;
-  Image img = test::random_image(4, 3, 4, 12);
-  ImageMeta meta;
-  meta.format = "png";
-  meta.pixel_type = PixelType::UInt8;
-  const std::string path = tmp_.path("anim.png");
-  ASSERT_TRUE(io_->write(path, img, meta).ok());
+  const Image img = test::random_image(4, 3, 4, 12);
+  const std::string path = plain_png("anim.png", img);
   add_chunks_after_ihdr(path, {{"acTL", "\0\0\0\x03\0\0\0\0"s}});  // 3 frames, looping forever
   Status st;
   const std::string said = read_logging(*io_, path, st);
   ASSERT_TRUE(st.ok()) << st.error;
   EXPECT_NE(said.find("an animated PNG (3 frames): its default image is read"), std::string::npos) << said;
-  const std::string still = tmp_.path("still.png");
-  ASSERT_TRUE(io_->write(still, img, meta).ok());
-  EXPECT_EQ(read_logging(*io_, still, st).find("animated"), std::string::npos);
+  EXPECT_EQ(read_logging(*io_, plain_png("still.png", img), st).find("animated"), std::string::npos);
 }
 
 // A tiled EXR keeps its tiles in an EXR output, and a mip-mapped one its levels, made anew from the (blurred) image by
