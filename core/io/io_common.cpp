@@ -429,9 +429,9 @@ bool valid_png_text_key(const std::string& key) {
   return true;
 }
 
-std::string chunk_types(const ImageMeta& meta) {
+std::string chunk_types(const std::vector<std::pair<std::string, std::string>>& chunks) {
   std::string types;
-  for (const auto& c : meta.png_chunks) types += (types.empty() ? "" : ", ") + c.first;
+  for (const auto& c : chunks) types += (types.empty() ? "" : ", ") + c.first;
   return types;
 }
 

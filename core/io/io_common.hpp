@@ -87,8 +87,8 @@ bool is_structural_exr_attribute(const std::string& name);
 bool is_oiio_bookkeeping(const std::string& name);
 // PNG text keys must be 1-79 Latin-1 characters with no leading/trailing/double spaces.
 bool valid_png_text_key(const std::string& key);
-// meta.png_chunks' types, comma-separated (for the writers that drop them).
-std::string chunk_types(const ImageMeta& meta);
+// The chunks' types, comma-separated (for the writers that drop them).
+std::string chunk_types(const std::vector<std::pair<std::string, std::string>>& chunks);
 // The same for an EXR output, less the colour chunks that say sRGB (the EXR holds the values they decoded to) and pHYs
 // (written as the EXR's density: exr_density_of).
 std::string chunks_lost_in_exr(const ImageMeta& meta);

@@ -301,29 +301,31 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
         file.writePixels(img.height);
       } else {
         Imf::TiledOutputFile file(os, header);
-        std::vector<float> level = img.data;
+        const std::vector<float>* above = &img.data;  // the level written last (the image itself first, not copied)
+        std::vector<float> level;
         int w = img.width, h = img.height;
         for (int l = 0; l < file.numLevels(); ++l) {
           if (l > 0) {  // this level from the one above: 2 x 2 means, the last row and column repeated where odd
             const int lw = file.levelWidth(l), lh = file.levelHeight(l), nc = img.channels;
+            const std::vector<float>& up = *above;
             std::vector<float> next(size_t(lw) * size_t(lh) * size_t(nc));
             for (int y = 0; y < lh; ++y)
               for (int x = 0; x < lw; ++x)
                 for (int c = 0; c < nc; ++c) {
                   const int x0 = std::min(2 * x, w - 1), x1 = std::min(2 * x + 1, w - 1);
                   const int y0 = std::min(2 * y, h - 1), y1 = std::min(2 * y + 1, h - 1);
-                  const auto at = [&](int xx, int yy) { return level[(size_t(yy) * size_t(w) + size_t(xx)) * nc + c]; };
+                  const auto at = [&](int xx, int yy) { return up[(size_t(yy) * size_t(w) + size_t(xx)) * nc + c]; };
                   next[(size_t(y) * size_t(lw) + size_t(x)) * nc + c] =
                       0.25f * (at(x0, y0) + at(x1, y0) + at(x0, y1) + at(x1, y1));
                 }
-            level = std::move(next), w = lw, h = lh;
+            level = std::move(next), above = &level, w = lw, h = lh;
           }
           std::vector<Imath::half> hv;
           if (any_half && l > 0) {
             hv.resize(level.size());
             for (size_t i = 0; i < level.size(); ++i) hv[i] = Imath::half(level[i]);
           }
-          file.setFrameBuffer(frame(level, l > 0 ? hv : halves, w));
+          file.setFrameBuffer(frame(*above, l > 0 ? hv : halves, w));
           file.writeTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
         }
       }

@@ -188,11 +188,11 @@ class OiioIO final : public ImageIO {
     if (format == "exr") return io::write_exr_lean(path, img, meta, names);
     if (!io::libpng_forced()) return io::write_png_fast(path, img, meta, meta.png_compression);
     const std::string& shown = io::shown_name(meta, path);
-    ImageMeta with_phys = meta;  // (an EXR's density as the pHYs the other writers give it)
-    with_phys.png_chunks = io::png_chunks_to_write(meta);
-    if (!with_phys.png_chunks.empty())  // OpenImageIO's writer takes no chunk as it is: the codec comparison's limit
+    // OpenImageIO's writer takes no chunk as it is (the codec comparison's limit): those the other writers write, an
+    // EXR's density as pHYs included, are said.
+    if (const auto chunks = io::png_chunks_to_write(meta); !chunks.empty())
       spdlog::warn("'{}': PNG chunks not written through OpenImageIO (GPUBLUR_PNG_LIBPNG): {}", shown,
-                   io::chunk_types(with_phys));
+                   io::chunk_types(chunks));
     io::CheckedFile file(path);  // before out: out's destructor may still reach the proxy
     CheckedFileProxy proxy(file, path);
     auto out = OIIO::ImageOutput::create(format);
