@@ -397,6 +397,7 @@ class CudaBackend final : public Backend {
     images_.assign(n, cuda::DevImage{});
     images_[0] = cuda::DevImage{d_in_, w_, h_, cd_};
     images_[1] = cuda::DevImage{d_out_, w_, h_, cd_};
+    images_[0].image_channels = images_[1].image_channels = c_;
     if (n <= 2) return Status::success();
     std::vector<int> first(n, -1), last(n, -1);
     for (size_t j = 0; j < prog.passes.size(); ++j)
@@ -412,7 +413,7 @@ class CudaBackend final : public Backend {
       int iw = 0, ih = 0;
       image_size(prog, int(k), w_, h_, iw, ih);
       cuda::DevImage& im = images_[k];
-      im.width = iw, im.height = ih, im.channels = cd_, im.pad = d.pad, im.f64 = d.f64;
+      im.width = iw, im.height = ih, im.channels = cd_, im.pad = d.pad, im.f64 = d.f64, im.image_channels = c_;
       if (first[k] >= 0) order.push_back(k);  // else declared, never used
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });

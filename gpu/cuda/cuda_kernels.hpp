@@ -28,6 +28,7 @@ struct DevImage {
   int channels = 0;  // device channels: 1, 2 or 4
   int pad = 0;
   bool f64 = false;  // float64 values (summed-area tables)
+  int image_channels = 0;  // the image's own count (3 where the device holds 4, w 0); 0: as `channels`
   int stride() const { return width + 2 * pad; }  // pixels per stored row
   int rows() const { return height + 2 * pad; }
   size_t bytes() const { return size_t(stride()) * size_t(rows()) * size_t(channels) * (f64 ? 8u : 4u); }
