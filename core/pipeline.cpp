@@ -452,7 +452,7 @@ Status run_backend_packed(Backend& backend, const Plan& plan, Work& w) {
   w.loaded.packed = PackedImage{};
   w.rec.ms.upload += ms;
   RunInfo info;
-  const Plan& run = plan_for_channels(plan, w.loaded.meta.alpha_channel, 0, 4, scratch);
+  const Plan& run = plan_for_channels(plan, alpha_channels(w.loaded.meta), 0, 4, scratch);
   if (Status s = backend.run(run, info); !s) return s;
   w.rec.ms.compute += info.compute_ms;
   if (!info.path.empty()) w.rec.path = info.path;
@@ -472,7 +472,7 @@ Status run_backend_packed(Backend& backend, const Plan& plan, Work& w) {
   return Status::success();
 }
 
-Status run_backend(Backend& backend, const Plan& plan, Image& img, int alpha, ImageRecord& rec) {
+Status run_backend(Backend& backend, const Plan& plan, Image& img, const std::vector<int>& alphas, ImageRecord& rec) {
   // Backends take 1..4 channels: wider images go through in groups, all channels blurred, each group with its alpha
   // (plan_for_channels: bilateral's colour difference leaves it out).
   Plan scratch;
@@ -487,7 +487,7 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, int alpha, Im
     if (Status s = backend.upload_take(src, ms); !s) return s;
     rec.ms.upload += ms;
     RunInfo info;
-    if (Status s = backend.run(plan_for_channels(plan, alpha, first, count, scratch), info); !s) return s;
+    if (Status s = backend.run(plan_for_channels(plan, alphas, first, count, scratch), info); !s) return s;
     rec.ms.compute += info.compute_ms;
     if (!info.path.empty()) rec.path = info.path;
     Image out;
@@ -773,7 +773,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
       Work& w = *item;
       const Status s = guarded_run(backend, plan, w.rec.width, w.rec.height, [&] {
         return w.packed ? run_backend_packed(backend, plan, w)
-                        : run_backend(backend, plan, w.loaded.image, w.loaded.meta.alpha_channel, w.rec);
+                        : run_backend(backend, plan, w.loaded.image, alpha_channels(w.loaded.meta), w.rec);
       });
       if (!s) {
         w.rec.error = naming(w.rec.input, s.error);

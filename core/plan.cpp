@@ -168,8 +168,24 @@ bool parse_decimal(const std::string& text, double& v) {
   return *end == '\0' && std::isfinite(v);
 }
 
-const Plan& plan_for_channels(const Plan& plan, int alpha, int first, int count, Plan& scratch) {
-  const int in_group = alpha >= first && alpha < first + count ? alpha - first : -1;
+std::vector<int> alpha_channels(const ImageMeta& meta) {
+  std::vector<int> v;
+  for (size_t i = 0; i < meta.channel_names.size(); ++i) {
+    const std::string& n = meta.channel_names[i];
+    const size_t base = n.find_last_of('.') + 1;  // 0 without a layer
+    if (n.size() == base + 1 && (n[base] == 'A' || n[base] == 'a')) v.push_back(int(i));
+  }
+  if (v.empty() && meta.alpha_channel >= 0) v.push_back(meta.alpha_channel);
+  return v;
+}
+
+const Plan& plan_for_channels(const Plan& plan, const std::vector<int>& alphas, int first, int count, Plan& scratch) {
+  int in_group = -1;  // the group's first alpha (a group straddling two layers may hold two: the other is colour)
+  for (int a : alphas)
+    if (a >= first && a < first + count && count > 1) {
+      in_group = a - first;
+      break;
+    }
   const auto asks = [&](const Pass& q) {
     return (q.op == Op::Bilateral || q.op == Op::Bilateral1d) && q.alpha != in_group;
   };

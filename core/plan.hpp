@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/border.hpp"
+#include "core/image.hpp"
 #include "core/program.hpp"
 #include "core/status.hpp"
 
@@ -51,10 +52,14 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
 void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given,
                            const Plan& plan);
 
-// The plan for channels [first, first + count) of an image whose alpha is channel `alpha` (-1: none): bilateral
-// passes leave that channel out of their colour difference (Pass::alpha), or none where the group holds no alpha.
-// `plan` itself where no pass asks; else a copy in `scratch`.
-const Plan& plan_for_channels(const Plan& plan, int alpha, int first, int count, Plan& scratch);
+// The channels that are alpha, for bilateral's colour difference: those named A, alone or as a layer's (beauty.A,
+// ViewLayer.Combined.a), else meta.alpha_channel. A multi-layer EXR has one per layer.
+std::vector<int> alpha_channels(const ImageMeta& meta);
+
+// The plan for channels [first, first + count) of an image whose alpha channels are `alphas`: bilateral passes
+// leave the group's alpha out of their colour difference (Pass::alpha), or none where the group holds none or is
+// that alpha alone (a matte keeps its own edges). `plan` itself where no pass asks; else a copy in `scratch`.
+const Plan& plan_for_channels(const Plan& plan, const std::vector<int>& alphas, int first, int count, Plan& scratch);
 
 // "box1d(x, w 5,5,7) 0->2; box1d(y, ...) 2->1": the program in one line, for logs and the report.
 std::string program_text(const Program& p);

@@ -109,8 +109,8 @@ struct Pass {
   float range = 0.f;
   // Bilateral, Bilateral1d: the channel that is alpha, as the image runs on the backend (0..3; -1: none), or
   // kAlphaLast: the last of 2 and 4 channels (PNG's gray + alpha and RGBA), where nothing else is known. The blur
-  // pipeline and quality set it for each image from its channels (plan_for_channels): an EXR's R, G or R, G, B, Z
-  // has none, and its last channel kept no edge.
+  // pipeline and quality set it for each channel group from the image's channel names (alpha_channels,
+  // plan_for_channels): an EXR's R, G or R, G, B, Z has none (its last channel kept no edge), a layer's beauty.A is one.
   int alpha = -2;
   // A form of the pass the user asked for by name where a backend has several (GL: "fragment" runs Conv1d
   // as fragment-shader ping-pong, the thesis's form); a backend without that form ignores it.

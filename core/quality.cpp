@@ -35,7 +35,8 @@ std::string exact_text(double v) {
 // channel groups, uploaded again for every plan.
 class Resident {
  public:
-  Resident(Backend& backend, const Image& src, int alpha = -1) : backend_(backend), src_(src), alpha_(alpha) {}
+  Resident(Backend& backend, const Image& src, std::vector<int> alphas = {})
+      : backend_(backend), src_(src), alphas_(std::move(alphas)) {}
 
   Status run(const Plan& plan, Image& dst) {
     if (src_.channels < 1 || src_.value_count() != src_.data.size())
@@ -52,7 +53,7 @@ class Resident {
       }
       RunInfo info;
       Plan scratch;
-      if (Status s = backend_.run(plan_for_channels(plan, alpha_, first, count, scratch), info); !s) return s;
+      if (Status s = backend_.run(plan_for_channels(plan, alphas_, first, count, scratch), info); !s) return s;
       Image out;
       if (Status s = backend_.download(out, ms); !s) return s;
       if (out.width != src_.width || out.height != src_.height || out.channels != count)
@@ -69,7 +70,7 @@ class Resident {
  private:
   Backend& backend_;
   const Image& src_;
-  int alpha_ = -1;
+  std::vector<int> alphas_;
   bool uploaded_ = false;
 };
 
@@ -344,7 +345,7 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
         in.image.channels = loaded.image.channels;
       } else {
         in.image = std::move(loaded.image);
-        in.alpha = state.alpha_channel;
+        in.alphas = alpha_channels(loaded.meta);
       }
     } catch (const std::exception& e) {
       in.error = p + ": " + e.what();
@@ -445,7 +446,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     const auto t0 = Clock::now();
     if (q.error.empty()) {
       const Status s = guarded_run(backend, plan, q.width, q.height, [&] {
-        Resident resident(backend, in.image, in.alpha);
+        Resident resident(backend, in.image, in.alphas);
         Image target, at_sigma;
         Status s = resident.run(plan, target);
         if (s && !all_finite(target))  // the inputs are finite (checked when read)

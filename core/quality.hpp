@@ -79,7 +79,7 @@ struct QualityInput {
   std::string name;  // file path or built-in name
   Image image;
   std::string error;
-  int alpha = -1;  // the alpha channel (-1: none), which bilateral's colour difference leaves out
+  std::vector<int> alphas{};  // the alpha channels (alpha_channels), which bilateral's colour difference leaves out
 };
 
 // Reads each file as `gpublur blur` reads it (read_working: linear light, premultiplied alpha as `color`

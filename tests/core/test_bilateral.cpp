@@ -82,18 +82,22 @@ TEST(Bilateral, EachChannelGroupGetsItsAlpha) {
   Plan plan, scratch;
   ASSERT_TRUE(resolve_plan("bilateral", {{"sigma", "1"}, {"impl", "separable"}}, plan).ok());
   for (const Pass& q : plan.program.passes) EXPECT_EQ(q.alpha, kAlphaLast);
-  const auto alphas = [&](int alpha, int first, int count) {
+  const auto alphas = [&](std::vector<int> image_alphas, int first, int count) {
     std::vector<int> v;
-    for (const Pass& q : plan_for_channels(plan, alpha, first, count, scratch).program.passes) v.push_back(q.alpha);
+    for (const Pass& q : plan_for_channels(plan, image_alphas, first, count, scratch).program.passes)
+      v.push_back(q.alpha);
     return v;
   };
-  EXPECT_EQ(alphas(3, 0, 4), (std::vector<int>{3, 3}));    // RGBA
-  EXPECT_EQ(alphas(-1, 0, 4), (std::vector<int>{-1, -1}));  // R, G, B, Z: none
-  EXPECT_EQ(alphas(3, 4, 1), (std::vector<int>{-1, -1}));   // R, G, B, A, Z's second group
-  EXPECT_EQ(alphas(5, 4, 2), (std::vector<int>{1, 1}));     // six channels, alpha the sixth
+  EXPECT_EQ(alphas({3}, 0, 4), (std::vector<int>{3, 3}));      // RGBA
+  EXPECT_EQ(alphas({}, 0, 4), (std::vector<int>{-1, -1}));     // R, G, B, Z: none
+  EXPECT_EQ(alphas({3}, 4, 1), (std::vector<int>{-1, -1}));    // R, G, B, A, Z's second group
+  EXPECT_EQ(alphas({5}, 4, 2), (std::vector<int>{1, 1}));      // six channels, alpha the sixth
+  EXPECT_EQ(alphas({3, 7}, 4, 4), (std::vector<int>{3, 3}));   // two RGBA layers: the second's
+  EXPECT_EQ(alphas({0}, 0, 1), (std::vector<int>{-1, -1}));    // a matte named A alone keeps its own edges
+  EXPECT_EQ(alphas({4}, 4, 1), (std::vector<int>{-1, -1}));    // R, G, B, Y, A: the A alone in its group
   Plan gauss;
   ASSERT_TRUE(resolve_plan("gauss-sep", {{"sigma", "1"}}, gauss).ok());
-  EXPECT_EQ(&plan_for_channels(gauss, 3, 0, 4, scratch), &gauss);
+  EXPECT_EQ(&plan_for_channels(gauss, {3}, 0, 4, scratch), &gauss);
   // On the reference: a step in the fourth channel is an edge kept where it is no alpha, and smeared where it is.
   Image src(16, 5, 4);
   for (int y = 0; y < 5; ++y)
@@ -104,10 +108,27 @@ TEST(Bilateral, EachChannelGroupGetsItsAlpha) {
   Plan sharp;
   ASSERT_TRUE(resolve_plan("bilateral", {{"sigma", "2"}, {"sigma-range", "0.05"}}, sharp).ok());
   Image kept, smeared;
-  ASSERT_TRUE(reference_run(plan_for_channels(sharp, -1, 0, 4, scratch), src, kept).ok());
-  ASSERT_TRUE(reference_run(plan_for_channels(sharp, 3, 0, 4, scratch), src, smeared).ok());
+  ASSERT_TRUE(reference_run(plan_for_channels(sharp, {}, 0, 4, scratch), src, kept).ok());
+  ASSERT_TRUE(reference_run(plan_for_channels(sharp, {3}, 0, 4, scratch), src, smeared).ok());
   EXPECT_LT(kept.at(7, 2, 3), 1e-3);
   EXPECT_GT(smeared.at(7, 2, 3), 0.2);
+}
+
+// The alpha channels by name: a bare A, a layer's (Blender's ViewLayer.Combined.A, Nuke's beauty.a), one per layer;
+// a name that only ends in A (SPECA, N.xA) is none; without names, the reader's alpha_channel.
+TEST(Bilateral, AlphaChannelsAreNamedA) {
+  ImageMeta m;
+  m.channel_names = {"R", "G", "B", "A"};
+  EXPECT_EQ(alpha_channels(m), (std::vector<int>{3}));
+  m.channel_names = {"ViewLayer.Combined.R", "ViewLayer.Combined.G", "ViewLayer.Combined.B", "ViewLayer.Combined.A"};
+  EXPECT_EQ(alpha_channels(m), (std::vector<int>{3}));
+  m.channel_names = {"R", "G", "B", "A", "spec.R", "spec.G", "spec.B", "spec.a"};
+  EXPECT_EQ(alpha_channels(m), (std::vector<int>{3, 7}));
+  m.channel_names = {"R", "G", "B", "SPECA", "N.xA"};
+  EXPECT_TRUE(alpha_channels(m).empty());
+  m.channel_names.clear();
+  m.alpha_channel = 1;
+  EXPECT_EQ(alpha_channels(m), (std::vector<int>{1}));
 }
 
 TEST(Bilateral, BruteIsTheTextbookSum) {
