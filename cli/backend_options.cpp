@@ -54,22 +54,28 @@ void warn_unused(const BackendArgs& a, const std::string& backend) {
     spdlog::warn("--gl-storage {} is for the gl backend; {} keeps float32", a.gl_storage, backend);
 }
 
-std::unique_ptr<Backend> open_one(const BackendArgs& a, int device) {
+std::unique_ptr<Backend> open_one(const BackendArgs& a, int device, std::string* why = nullptr) {
   BackendOptions bo;
   bo.device = device;
   bo.threads = a.threads;
   bo.half_storage = a.gl_storage == "rgba16f";
   std::string error;
   std::unique_ptr<Backend> backend = make_backend(a.backend, bo, error);
-  if (!backend) spdlog::error("{}", error.empty() ? "backend '" + a.backend + "' is not available" : error);
+  if (!backend) {
+    if (error.empty()) error = "backend '" + a.backend + "' is not available";
+    spdlog::error("{}", error);
+    if (why) *why = error;
+  }
   return backend;
 }
 
 }  // namespace
 
-bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage) {
+bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage,
+                   std::string& error) {
   out.clear();
   usage = true;
+  error.clear();
   std::vector<int> devices;
   if (!parse_devices(a.device, a.backend, devices)) {
     if (a.device == "all")
@@ -79,7 +85,8 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
     return false;
   }
   if (devices.empty()) {
-    spdlog::error("--device all: no {} device here", a.backend);
+    error = "--device all: no " + a.backend + " device here";
+    spdlog::error("{}", error);
     usage = false;
     return false;
   }
@@ -95,7 +102,7 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
       }
   usage = false;
   for (int d : devices) {
-    std::unique_ptr<Backend> b = open_one(a, d);
+    std::unique_ptr<Backend> b = open_one(a, d, &error);
     if (!b) return false;
     out.push_back(std::move(b));
   }

@@ -23,7 +23,9 @@ void add_backend_options(CLI::App* cmd, BackendArgs& a);
 // usage error (exit 2: a --device list or all, which only blur -b cuda takes).
 std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage);
 // For blur: one backend per device of --device (an ordinal, a list, or all: CUDA only for more than one).
-// False with one clear error line logged; `usage` says whether it is a usage error (exit 2).
-bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage);
+// False with one clear error line logged, that line also in `error` (the report names it for each image);
+// `usage` says whether it is a usage error (exit 2).
+bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& out, bool& usage,
+                   std::string& error);
 
 }  // namespace gpublur::cli

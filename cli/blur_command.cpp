@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -53,6 +54,21 @@ struct BlurArgs {
 int usage(const std::string& message) {
   spdlog::error("{}", message);
   return kExitUsage;
+}
+
+// The run's report, its write held against a signal (which then waits for it and writes the report again, saying
+// the run was interrupted): no temporary is left and no earlier report stays. False where the write failed (said).
+bool write_final_report(const std::string& path, const RunRecord& run, ReportFormat format) {
+  const InterruptHold hold;
+  if (!hold) return true;  // a signal came first: the interrupt thread writes the report
+  // Test hook: a pause before the write, so a test can interrupt it.
+  if (const char* ms = std::getenv("GPUBLUR_TEST_REPORT_DELAY_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
+  if (Status s = write_report_file(path, run, format); !s) {
+    spdlog::error("{}", s.error);
+    return false;
+  }
+  return true;
 }
 
 int run_blur(BlurArgs& a) {
@@ -159,6 +175,7 @@ int run_blur(BlurArgs& a) {
   std::vector<std::unique_ptr<Backend>> backends;
   bool open_ok = false, usage_error = false;
   std::string open_usage;  // a usage error found once open ("auto" chose a backend without the method)
+  std::string open_error;  // why the backends did not open (not a usage error): each image's error in the report
   double backend_init_ms = 0;
   std::promise<std::vector<Backend*>> opened;
   RunRecord run;
@@ -184,8 +201,11 @@ int run_blur(BlurArgs& a) {
   };
   // Run by the pipeline on this thread, which then runs the first backend's stage, while its readers decode.
   auto open = [&] {
+    // Test hook: a pause before the backends open, so a test can interrupt the run there.
+    if (const char* ms = std::getenv("GPUBLUR_TEST_OPEN_DELAY_MS"))
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
     const auto init_start = std::chrono::steady_clock::now();
-    open_ok = open_backends(a.backend, backends, usage_error);
+    open_ok = open_backends(a.backend, backends, usage_error, open_error);
     backend_init_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
     if (open_ok && !method_on_backend(*find_method(a.method), backends[0]->name())) {
@@ -229,19 +249,24 @@ int run_blur(BlurArgs& a) {
   }
 
   // Interrupted, the report still says what was done: the images finished before the signal, summary
-  // "interrupted" (an earlier report at that path would otherwise look like this run's).
+  // "interrupted" (an earlier report at that path would otherwise look like this run's). While the backends open
+  // the header has no backend yet: the one asked for ("" for auto), no device (docs/report.schema.json). The
+  // folders -o made go where still empty, as for any run that ends before its images.
   if (!a.report.empty())
     po.on_interrupt = [&](RunRecord& finished) {
       {
         std::lock_guard<std::mutex> lock(header_mutex);
         copy_run_header(run, finished);
       }
+      if (finished.backend.empty() && named != "auto") finished.backend = named;
       if (Status s = write_report_file(a.report, finished, report_format); !s)
         spdlog::error("{}", s.error);
       else if (a.report != "-")
         spdlog::warn("report of the {} image(s) finished before the interrupt written to {}", finished.images.size(),
                      a.report);
+      unmake();  // only folders still empty
     };
+  const InterruptReportScope report_scope;  // the hook reports the whole run until the report below is written
   try {
     run_pipeline(jobs, pending, plan, po, run);
   } catch (const std::exception& e) {  // it could not start (no threads): nothing was read or written
@@ -249,9 +274,29 @@ int run_blur(BlurArgs& a) {
     unmake();
     return kExitFailed;
   }
-  if (!open_ok) unmake();  // nothing was written
-  if (!open_usage.empty()) return usage(open_usage);
-  if (!open_ok) return usage_error ? kExitUsage : kExitFailed;
+  if (!open_ok && (usage_error || !open_usage.empty())) {
+    unmake();  // nothing was written
+    return open_usage.empty() ? kExitUsage : usage(open_usage);
+  }
+  if (!open_ok) {
+    // Exit 1 says an image failed: the report names every image as not run, with the reason, so that an earlier
+    // report at its path does not pass for this run's.
+    if (const InterruptHold hold; hold) {  // the interrupt hook reads the run
+      std::lock_guard<std::mutex> lock(header_mutex);
+      if (named != "auto") run.backend = named;
+      for (size_t i = 0; i < jobs.size(); ++i)
+        if (run.images[i].input.empty()) {
+          run.images[i].input = jobs[i].input;
+          run.images[i].output = jobs[i].output;
+          run.images[i].error = !jobs[i].error.empty() ? jobs[i].error  // (a missing file's, known before)
+                                : jobs[i].input + ": not run: " +
+                                      (open_error.empty() ? "the backend did not open" : open_error);
+        }
+    }
+    if (!a.report.empty()) write_final_report(a.report, run, report_format);
+    unmake();  // nothing was written (the report may sit in a folder -o made: after it)
+    return kExitFailed;
+  }
   {
     std::lock_guard<std::mutex> lock(header_mutex);
     // Again after the runs: a backend may settle its clock on the first ones, and GL's storage is the texture
@@ -262,12 +307,7 @@ int run_blur(BlurArgs& a) {
 
   const int failed = run.failed();
   spdlog::info("{} image(s), {} failed, {:.1f} ms", run.images.size(), failed, run.wall_ms);
-  if (!a.report.empty()) {
-    if (Status s = write_report_file(a.report, run, report_format); !s) {
-      spdlog::error("{}", s.error);
-      return kExitFailed;
-    }
-  }
+  if (!a.report.empty() && !write_final_report(a.report, run, report_format)) return kExitFailed;
   const auto close_start = std::chrono::steady_clock::now();
   backends.clear();
   spdlog::debug("start-up: backends closed in {:.1f} ms",

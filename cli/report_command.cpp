@@ -68,6 +68,16 @@ int run_merge(const MergeArgs& a) {
                   ks, merged["shard"]["n"].dump(), merged["images"].size(), merged["shard"]["jobs"].dump());
     return kExitFailed;
   }
+  // Likewise where a shard's run was interrupted: its images are not all in its report.
+  std::string cut;
+  for (size_t i = 0; i < reports.size(); ++i)
+    if (reports[i]["summary"].value("interrupted", false)) cut += (cut.empty() ? "" : ", ") + a.inputs[i];
+  if (!cut.empty()) {
+    const std::string of = merged.contains("shard") ? " of a job of " + merged["shard"]["jobs"].dump() + " input(s)" : "";
+    spdlog::error("report merge: {} interrupted (summary.interrupted): the merged report holds {} image(s){}", cut,
+                  merged["images"].size(), of);
+    return kExitFailed;
+  }
   return kExitOk;
 }
 

@@ -161,6 +161,16 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
     }
   }
 
+  // An input that fails before reading (a missing file) named twice is one failed job: the report lists it once, as
+  // `report merge` expects of each image (an existing file named twice is the usage error below: one output).
+  std::set<std::string> failed_inputs;
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                            [&](const Job& j) {
+                              return !j.error.empty() && j.output.empty() &&
+                                     !failed_inputs.insert(fs::path(j.input).lexically_normal().string()).second;
+                            }),
+             jobs.end());
+
   // Never write over an input, and never two inputs into one output: both are usage errors.
   std::map<std::string, const Job*> input_reals;
   for (const Job& j : jobs) input_reals.emplace(real_path(j.input), &j);
@@ -413,6 +423,24 @@ void set_interrupt_hook(std::function<void()> hook) {
 }
 
 }  // namespace
+
+InterruptReportScope::~InterruptReportScope() { set_interrupt_hook(nullptr); }
+
+InterruptHold::InterruptHold() {
+  TempRegistry& r = temps();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.cancelled) return;
+  ++r.writing;
+  held_ = true;
+}
+
+InterruptHold::~InterruptHold() {
+  if (!held_) return;
+  TempRegistry& r = temps();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  --r.writing;
+  r.idle.notify_all();
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // The pipeline
@@ -805,7 +833,17 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   computed.close();
   for (auto& t : pool) t.join();
   run.wall_ms = ms_since(t0);
-  if (opts.on_interrupt) set_interrupt_hook(nullptr);
+  // Armed on with the whole run until the caller's InterruptReportScope ends (the report is written after this).
+  // Its images only: the caller's hook takes the header, which its thread may still change.
+  if (opts.on_interrupt)
+    set_interrupt_hook([&run, report = opts.on_interrupt] {
+      RunRecord whole;
+      whole.images = run.images;
+      whole.io_threads = run.io_threads;
+      whole.wall_ms = run.wall_ms;
+      whole.interrupted = true;
+      report(whole);
+    });
 }
 
 }  // namespace gpublur

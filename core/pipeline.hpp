@@ -103,7 +103,8 @@ struct PipelineOptions {
   bool log_each_ok = true;  // an info line per finished image (a progress bar turns it off; errors always log)
   // Called once on the interrupt thread (SIGINT/SIGTERM during the run), after the temporaries are removed and
   // before the process exits 130, with the images finished so far (no other field of the run is set; wall_ms
-  // and interrupted are), so the caller can write a report that says what was done.
+  // and interrupted are), so the caller can write a report that says what was done. Still called with the whole
+  // run after run_pipeline returns, until the caller's InterruptReportScope ends (which it must hold).
   std::function<void(RunRecord& finished)> on_interrupt;
 };
 
@@ -152,6 +153,32 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
 // stop, runs the pipeline's PipelineOptions::on_interrupt if a run is under way, and exits the process with
 // status 130. No partial output is left.
 void install_interrupt_handler();
+// A caller that sets PipelineOptions::on_interrupt holds one of these from before run_pipeline until its report is
+// written: run_pipeline returns with the hook still armed, then with the whole run (interrupted: true), so a signal
+// while the report is written or the backends close still ends in a report that says so; this disarms it.
+class InterruptReportScope {
+ public:
+  InterruptReportScope() = default;
+  InterruptReportScope(const InterruptReportScope&) = delete;
+  InterruptReportScope& operator=(const InterruptReportScope&) = delete;
+  ~InterruptReportScope();
+};
+
+// While one lives, a signal waits for it before the interrupt thread acts (as it waits for image writes under way):
+// a report's write is not cut off with its temporary left behind. False where a signal came first (the interrupt
+// thread is reporting: write nothing).
+class InterruptHold {
+ public:
+  InterruptHold();
+  InterruptHold(const InterruptHold&) = delete;
+  InterruptHold& operator=(const InterruptHold&) = delete;
+  ~InterruptHold();
+  explicit operator bool() const { return held_; }
+
+ private:
+  bool held_ = false;
+};
+
 // Whether SIGINT/SIGTERM has arrived: the process's exit status is then 130 whichever thread exits first (the
 // main thread can finish the pipeline, its writers having removed their temporaries, before the handler exits).
 bool interrupted();

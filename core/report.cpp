@@ -8,6 +8,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "core/backend.hpp"
 #include "core/output_file.hpp"
 
@@ -334,12 +336,22 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
     case ReportFormat::Csv: {
       os << "input,output,width,height,channels,pixel_type,status,error,path,read_ms,upload_ms,compute_ms,"
             "download_ms,write_ms,total_ms\n";
+      // Times as JSON writes them (shortest text that reads back the same double): the stream's 6 digits made
+      // total_ms differ from the sum of its columns and wrote 1e+06 for a long write.
+      const auto ms = [](double v) { return fmt::format("{}", v); };
       for (const auto& r : run.images) {
         os << csv_field(r.input) << ',' << csv_field(r.output) << ',' << r.width << ',' << r.height << ','
            << r.channels << ',' << r.pixel_type << ',' << (r.ok ? "ok" : "error") << ',' << csv_field(r.error)
-           << ',' << csv_field(r.path) << ',' << r.ms.read << ',' << r.ms.upload << ',' << r.ms.compute << ','
-           << r.ms.download << ',' << r.ms.write << ',' << r.ms.total() << "\n";
+           << ',' << csv_field(r.path) << ',' << ms(r.ms.read) << ',' << ms(r.ms.upload) << ',' << ms(r.ms.compute)
+           << ',' << ms(r.ms.download) << ',' << ms(r.ms.write) << ',' << ms(r.ms.total()) << "\n";
       }
+      // csv has no summary: an interrupted run says so in a last row of its own status (JSON's summary.interrupted),
+      // or its rows would pass for a whole run's.
+      if (run.interrupted)
+        os << ",,0,0,0,,interrupted,"
+           << csv_field("the run was interrupted: the rows above are the images finished before the signal, the "
+                        "others are absent")
+           << ",,0,0,0,0,0,0\n";
       break;
     }
   }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "core/report.hpp"
 #include "tests/e2e/schema_check.hpp"
 
@@ -133,6 +135,27 @@ TEST(Report, CsvHeaderAndQuotedRows) {
   EXPECT_EQ(lines[1].rfind("\"in/a,b.png\",\"out/a,b.png\",7,3,4,uint8,ok,,reference,1.5,", 0), 0u);
   EXPECT_NE(lines[2].find("\"in/bad.exr: truncated file, \"\"quoted\"\"\""), std::string::npos);
   EXPECT_EQ(csv_field("plain"), "plain");
+}
+
+// csv times as JSON gives them (the stream's 6 digits wrote 1.23457e+06 and a total unequal to its columns' sum); an
+// interrupted run ends with a row of its own status, csv having no summary line.
+TEST(Report, CsvTimesInFullAndAnInterruptedRunSaysSo) {
+  RunRecord run = sample_run();
+  run.images[0].ms = {1234567.891, 0.1, 0.2, 0.3, 10.05816};
+  run.interrupted = true;
+  std::ostringstream o;
+  write_report(o, run, ReportFormat::Csv);
+  std::istringstream in(o.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << o.str();
+  EXPECT_NE(lines[1].find(",1234567.891,0.1,0.2,0.3,10.05816,"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].substr(lines[1].rfind(',') + 1), fmt::format("{}", run.images[0].ms.total()));
+  EXPECT_EQ(lines[3].rfind(",,0,0,0,,interrupted,\"the run was interrupted", 0), 0u) << lines[3];
+  run.interrupted = false;
+  std::ostringstream whole;
+  write_report(whole, run, ReportFormat::Csv);
+  EXPECT_EQ(whole.str().find("interrupted"), std::string::npos);
 }
 
 TEST(Report, FormatNames) {

@@ -27,6 +27,7 @@
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
 #include "tests/core/nonfinite_footprint.hpp"
+#include "tests/e2e/e2e_fixture.hpp"
 #include "tests/e2e/run_binary.hpp"
 #include "tests/e2e/schema_check.hpp"
 
@@ -40,84 +41,7 @@ using Result = gpublur::testing::RunResult;
 using gpublur::testing::quote;
 using gpublur::testing::slurp;
 
-// What gpublur says of a backend this build left out (GPUBLUR_CUDA / GPUBLUR_GL off): the tests skip that backend.
-constexpr const char* kNotBuiltIn = "is not compiled into this binary";
-
-class E2E : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("gpublur-e2e-" + std::to_string(getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    io_ = make_lean_io();
-    ASSERT_TRUE(io_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path at(const std::string& rel) const { return dir_ / rel; }
-
-  Image write_nonfinite_exr();
-  // in.exr blurred by `args` (a method and its parameters) on cpu, gl and cuda, each where it runs here.
-  std::map<std::string, Image> blur_on_every_backend(const std::string& args);
-
-  // Runs the binary with `args` (already shell-quoted where needed); stdin from `stdin_text` if given.
-  Result run(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
-    return gpublur::testing::run_gpublur(args, dir_, stdin_text, env);
-  }
-
-  // Random pixels (never constant), written with the lean adapter.
-  void make_image(const std::string& rel, int w, int h, int c, PixelType t, uint32_t seed) {
-    Image img(w, h, c);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    for (float& v : img.data) v = u(rng);
-    ImageMeta meta;
-    meta.format = format_from_extension(rel);
-    meta.pixel_type = t;
-    static const char* rgba[] = {"R", "G", "B", "A"};
-    for (int k = 0; k < c; ++k)
-      meta.channel_names.push_back(meta.format == "png" ? (c <= 2 ? (k ? "A" : "Y") : rgba[k])
-                                   : c <= 4                ? rgba[k]
-                                                           : "ch" + std::to_string(k));
-    meta.alpha_channel = (c == 2 || c == 4) ? c - 1 : -1;
-    meta.srgb = meta.format == "png";
-    fs::create_directories(at(rel).parent_path());
-    ASSERT_TRUE(io_->write(at(rel).string(), img, meta).ok()) << rel;
-  }
-
-  void make_bad_files(const std::string& folder) {
-    std::ofstream(at(folder + "/zero.png"));  // zero bytes
-    make_image(folder + "/.full.exr", 64, 48, 4, PixelType::Half, 99);
-    const std::string full = slurp(at(folder + "/.full.exr"));
-    fs::remove(at(folder + "/.full.exr"));
-    std::ofstream(at(folder + "/truncated.exr"), std::ios::binary) << full.substr(0, full.size() / 2);
-    make_image(folder + "/.real.png", 8, 8, 3, PixelType::UInt8, 98);
-    fs::rename(at(folder + "/.real.png"), at(folder + "/mislabelled.exr"));
-  }
-
-  LoadedImage decode(const fs::path& p) {
-    LoadedImage li;
-    const Status s = io_->read(p.string(), ReadLimits{}, li);
-    EXPECT_TRUE(s.ok()) << s.error;
-    return li;
-  }
-
-  // Anything in `folder` (recursively) that is not a finished output: hidden temporaries.
-  static std::vector<std::string> leftovers(const fs::path& folder) {
-    std::vector<std::string> v;
-    if (!fs::exists(folder)) return v;
-    for (const auto& e : fs::recursive_directory_iterator(folder))
-      if (e.path().filename().string()[0] == '.' || e.path().string().find(".tmp-") != std::string::npos)
-        v.push_back(e.path().string());
-    return v;
-  }
-
-  fs::path dir_;
-  std::unique_ptr<ImageIO> io_;
-};
-
-json load_schema() { return json::parse(slurp(gpublur::testing::source_dir() + "/docs/report.schema.json")); }
+using namespace gpublur::e2e;  // the fixture (e2e_fixture.hpp)
 
 TEST_F(E2E, GoodAndBadFilesInOneFolder) {
   make_image("in/rgba8.png", 41, 29, 4, PixelType::UInt8, 1);
@@ -528,6 +452,9 @@ TEST_F(E2E, EightBitPathWritesTheSameFiles) {
     }
 }
 
+}  // namespace
+namespace e2e {  // the fixture's helpers (e2e_fixture.hpp)
+
 // A 64 x 48 RGBA float EXR of values in [0.1, 1] with a NaN and an Inf in every channel, a -Inf beside the Inf (one
 // footprint holds both) and an Inf at a corner (its footprint crosses the border), written to in.exr.
 Image E2E::write_nonfinite_exr() {
@@ -564,6 +491,9 @@ std::map<std::string, Image> E2E::blur_on_every_backend(const std::string& args)
   }
   return outs;
 }
+
+}  // namespace e2e
+namespace {
 
 // An EXR with NaN, +Inf and -Inf blurred by box (separable and SAT), integral, gauss-2d, gauss-linear, fft, kawase,
 // diffusion and gauss-sep on cpu, gl and cuda (where each runs): every backend gives the non-finite outputs of the

@@ -1,0 +1,191 @@
+// End-to-end: what a script reading gpublur's reports and streams can rely on. A report is this run's (interrupted at
+// any point, or with a backend that did not open), merges refuse incomplete shards, -q leaves stderr to errors, and
+// quality and bench say what they measured.
+#include <csignal>
+#include <sys/wait.h>
+#include <thread>
+
+#include "tests/e2e/e2e_fixture.hpp"
+#include "tests/e2e/schema_check.hpp"
+
+namespace gpublur {
+namespace {
+
+using namespace gpublur::e2e;
+
+// Runs `args` (one argument each) in a child with `env` set, stderr to err.txt; returns its pid.
+pid_t spawn(const fs::path& dir, const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  const std::string bin = gpublur::testing::gpublur_bin(), err = (dir / "err.txt").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    freopen(err.c_str(), "w", stderr);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int exit_status(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+bool wait_for(const std::function<bool()>& ready) {
+  for (int i = 0; i < 1000; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// A signal after every image is written, while the report is being written: exit 130 and a whole report that says
+// the run was interrupted, no temporary beside it. (The interrupt thread ended the process at once: the earlier
+// report stayed, and a report's temporary could stay with it.)
+TEST_F(E2E, InterruptWhileTheReportIsWrittenStillReports) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 61);
+  make_image("b.png", 16, 12, 3, PixelType::UInt8, 62);
+  fs::create_directories(at("rep"));
+  std::ofstream(at("rep/r.json")) << "an earlier run's report";
+  const pid_t pid = spawn(dir_,
+                          {"blur", at("a.png").string(), at("b.png").string(), "-o", at("o").string(), "-b", "cpu",
+                           "--report", at("rep/r.json").string()},
+                          {{"GPUBLUR_TEST_REPORT_DELAY_MS", "3000"}});
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return fs::exists(at("o/a.png")) && fs::exists(at("o/b.png")); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // into the report's pause
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  EXPECT_TRUE(leftovers(at("rep")).empty()) << leftovers(at("rep")).front();
+  const json rep = json::parse(slurp(at("rep/r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(rep["summary"]["interrupted"], true);
+  EXPECT_EQ(rep["summary"]["images"], 2);
+  EXPECT_EQ(rep["summary"]["failed"], 0);
+  EXPECT_EQ(rep["backend"]["name"], "cpu");
+}
+
+// A signal while the backend opens: the report names the backend asked for (none had opened: its header was
+// empty, which the schema refused), and the output folder the run made is taken away again.
+TEST_F(E2E, InterruptWhileTheBackendOpensNamesItAndLeavesNoFolder) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 63);
+  std::ofstream(at("r.json")) << "an earlier run's report";
+  const pid_t pid = spawn(
+      dir_, {"blur", at("a.png").string(), "-o", at("o/new").string(), "-b", "cpu", "--report", at("r.json").string()},
+      {{"GPUBLUR_TEST_OPEN_DELAY_MS", "20000"}});
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return fs::exists(at("o/new")); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the open's pause
+  kill(pid, SIGTERM);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  const json rep = json::parse(slurp(at("r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(rep["summary"]["interrupted"], true);
+  EXPECT_EQ(rep["backend"]["name"], "cpu");
+  EXPECT_EQ(rep["backend"]["device"], "");
+  EXPECT_FALSE(fs::exists(at("o"))) << "the folders -o made are left behind";
+}
+
+// A backend that does not open exits 1, "an image failed": the report says which and why, each image as not run,
+// instead of leaving an earlier run's "all ok" at its path. -b cuda where no CUDA device is usable (CI); skipped
+// where one is.
+TEST_F(E2E, ABackendThatDoesNotOpenReportsEveryImageNotRun) {
+  make_image("a.png", 8, 8, 3, PixelType::UInt8, 64);
+  std::ofstream(at("r.json")) << "an earlier run's report";
+  const Result r = run("blur " + quote(at("a.png").string()) + " " + quote(at("gone.png").string()) + " -o " +
+                       quote(at("o").string()) + " -b cuda --report " + quote(at("r.json").string()));
+  if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present here";
+  if (r.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << "built without CUDA";
+  EXPECT_EQ(r.rc, 1) << r.err;
+  const json rep = json::parse(slurp(at("r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(rep["backend"]["name"], "cuda");
+  ASSERT_EQ(rep["images"].size(), 2u) << rep.dump();
+  EXPECT_NE(rep["images"][0]["error"].get<std::string>().find("not run: CUDA"), std::string::npos) << rep.dump();
+  EXPECT_NE(rep["images"][1]["error"].get<std::string>().find("no such file"), std::string::npos) << rep.dump();
+  EXPECT_EQ(rep["summary"]["failed"], 2);
+  EXPECT_FALSE(fs::exists(at("o")));
+}
+
+// report merge: a shard whose run was interrupted makes the merge exit 1 naming it (the merged report is written,
+// as for a missing shard); a blur report whose missing input was named twice lists it once, and merges.
+TEST_F(E2E, ReportMergeRefusesAnInterruptedShardAndTakesRepeatedMissingInputs) {
+  for (int i = 0; i < 4; ++i) make_image("in/p" + std::to_string(i) + ".png", 8, 6, 3, PixelType::UInt8, 70 + i);
+  for (const char* k : {"1", "2"}) {
+    const Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("o").string()) + " -b cpu --shard " +
+                         k + "/2 --report " + quote(at(std::string("s") + k + ".json").string()));
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  json cut = json::parse(slurp(at("s2.json")));
+  cut["images"].erase(cut["images"].size() - 1);
+  cut["summary"]["interrupted"] = true;
+  std::ofstream(at("s2.json")) << cut.dump(2);
+  Result r = run("report merge " + quote(at("s1.json").string()) + " " + quote(at("s2.json").string()) + " -o " +
+                 quote(at("m.json").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("s2.json interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(json::parse(slurp(at("m.json")))["summary"]["interrupted"], true);
+
+  r = run("blur " + quote(at("in/p0.png").string()) + " gone.png gone.png ./gone.png -o " + quote(at("o2").string()) +
+          " -b cpu --report " + quote(at("g.json").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_EQ(json::parse(slurp(at("g.json")))["images"].size(), 2u);
+  r = run("report merge " + quote(at("g.json").string()) + " -o " + quote(at("gm.json").string()));
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+// -q: errors only on stderr, also where the table would go there (bench --json -, quality --json).
+TEST_F(E2E, QuietLeavesStderrToErrors) {
+  make_image("a.png", 24, 20, 3, PixelType::UInt8, 65);
+  Result r = run("-q bench -b cpu -m box --size 16 --repeat 2 --warmup 0 --warmup-ms 0 --json -");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(json::accept(r.out)) << r.out;
+  r = run("-q quality -b cpu -m box " + quote(at("a.png").string()) + " --json --no-impulse");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const json q = json::parse(r.out);
+  EXPECT_EQ(q["storage"], "float32");
+  EXPECT_EQ(q["colour"]["linear"], true);
+  EXPECT_EQ(q["reference"]["backend"], "cpu");
+  EXPECT_FALSE(q["io"].get<std::string>().empty());
+  // Without -q the table is there.
+  r = run("bench -b cpu -m box --size 16 --repeat 2 --warmup 0 --warmup-ms 0 --json -");
+  EXPECT_NE(r.err.find("median_ms"), std::string::npos) << r.err;
+}
+
+// bench's sigma column is --sigma's: where a parameter decides the blur instead, it says so, as blur does.
+TEST_F(E2E, BenchSaysWhereOtherParametersDecideTheSigma) {
+  const Result r = run("bench -b cpu -m box --param width=9 --sigma 1 --size 16 --repeat 2 --warmup 0 --warmup-ms 0");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("box: --sigma 1 is not the blur that runs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--width 9"), std::string::npos) << r.err;
+}
+
+// quality on GL's half-float textures is judged against float32 Gaussians (the cpu backend's): on the same textures
+// the reference carried the method's rounding and the run read identical to the exact Gaussian.
+TEST_F(E2E, QualityOnHalfTexturesIsJudgedInFloat) {
+  make_image("a.png", 32, 24, 3, PixelType::UInt16, 66);
+  const Result r = run("quality -b gl --gl-storage rgba16f -m gauss-sep --sigma 2 " + quote(at("a.png").string()) +
+                       " --json --no-impulse");
+  if (r.err.find(kNotBuiltIn) != std::string::npos || r.err.find("EGL") != std::string::npos)
+    GTEST_SKIP() << "no GL here: " << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json q = json::parse(r.out);
+  EXPECT_EQ(q["reference"]["backend"], "cpu");
+  EXPECT_EQ(q["storage"], "rgba16f");
+  const json& im = q["images"][0];
+  EXPECT_EQ(im["identical"], false) << im.dump();
+  EXPECT_GT(im["max_abs"].get<double>(), 1e-5) << im.dump();  // half floats: ~1e-3 relative
+  EXPECT_LT(im["max_abs"].get<double>(), 5e-3) << im.dump();
+}
+
+}  // namespace
+}  // namespace gpublur
