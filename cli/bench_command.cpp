@@ -84,8 +84,11 @@ int run_bench_command(const BenchArgs& a) {
 
   BenchResult r;
   if (Status s = run_bench(*backend, o, r); !s) return usage(s.error);
-  // With --json - stdout carries only the JSON; the table then goes to stderr.
-  (a.json == "-" ? std::cerr : std::cout) << bench_table(r) << std::flush;
+  // With --json - stdout carries only the JSON; the table then goes to stderr, unless -q (errors only there).
+  if (a.json != "-")
+    std::cout << bench_table(r) << std::flush;
+  else if (spdlog::get_level() <= spdlog::level::info)
+    std::cerr << bench_table(r) << std::flush;
   if (!a.json.empty()) {
     const std::string text = json_text(bench_json(r, o), 2) + "\n";
     if (a.json == "-") {

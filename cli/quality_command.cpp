@@ -95,13 +95,30 @@ int run_quality(QualityArgs& a) {
 
   QualityOptions qo;
   qo.impulse = !a.no_impulse;
+  // Half-float textures are judged against float32 Gaussians on the cpu backend: on the same textures the
+  // reference carried the method's rounding and an rgba16f run read "identical" to the exact Gaussian.
+  std::unique_ptr<Backend> judge;
+  if (a.backend.gl_storage == "rgba16f" && backend->name() == "gl") {
+    std::string error;
+    judge = make_backend("cpu", BackendOptions{}, error);
+    if (!judge) {
+      spdlog::error("the float32 reference for --gl-storage rgba16f (cpu backend): {}", error);
+      return kExitFailed;
+    }
+    spdlog::info("--gl-storage rgba16f: the reference Gaussians run on the cpu backend in float32");
+    qo.reference_backend = judge.get();
+  }
   QualityResult r;
   if (Status s = measure_quality(*backend, plan, inputs, qo, r); !s) {
     spdlog::error("{}", s.error);
     return kExitFailed;
   }
+  r.linear = !a.no_linear;
+  r.premultiply = !a.no_premultiply;
+  r.io = io->name();
   if (a.json) {
-    std::cerr << quality_table(r) << std::flush;  // as bench does: stdout carries only the JSON
+    // As bench does: stdout carries only the JSON; the table goes to stderr unless -q (errors only there).
+    if (spdlog::get_level() <= spdlog::level::info) std::cerr << quality_table(r) << std::flush;
     std::cout << json_text(quality_json(r), 2) << "\n";
   } else {
     std::cout << quality_table(r) << std::flush;

@@ -203,6 +203,9 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
         why = entry + ", sigma " + number(sigma) + ": " + s.error;
         break;
       }
+      // A case's sigma column is --sigma's: where other parameters decide the blur (box --param width=9), said,
+      // as blur says it; the JSON's effective_sigma holds what ran.
+      warn_sigma_overridden(entry, params, p.plan);
       mine.push_back(std::move(p));
     }
     if (!why.empty() && !opts.skip_unplannable) return Status::fail(why);

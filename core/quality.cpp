@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -413,6 +414,8 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
   out = QualityResult{};
   out.backend = backend.name();
   out.device = backend.device_name();
+  Backend& judge = opts.reference_backend ? *opts.reference_backend : backend;
+  out.reference_backend = judge.name();
   out.method = plan.method;
   out.params = plan.params;
   out.sigma = plan.sigma;
@@ -454,10 +457,13 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
                            (is_half_storage(backend.storage())
                                 ? ", or beyond the half floats of --gl-storage rgba16f (65504)"
                                 : ""));
-        if (s) s = resident.run(reference, at_sigma);
+        std::unique_ptr<Resident> own;  // the input on the judge's backend, where that is another
+        if (&judge != &backend) own = std::make_unique<Resident>(judge, in.image, in.alphas);
+        Resident& gauss = own ? *own : resident;
+        if (s) s = gauss.run(reference, at_sigma);
         if (s) {
           q.vs_sigma = compare_images(target, at_sigma);
-          MadFunction f(resident, target);
+          MadFunction f(gauss, target);
           f.seed(plan.sigma, q.vs_sigma.mean_abs);  // MAD(sigma) is the mean abs error just measured
           SigmaFit fit;
           s = fit_with(f, guess, opts.fit, fit);
@@ -484,6 +490,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
   }
 
   out.mean = quality_mean(out.images);
+  out.storage = backend.storage();
   return Status::success();
 }
 
@@ -511,10 +518,11 @@ std::string quality_table(const QualityResult& r) {
   std::ostringstream o;
   o << "quality of " << r.method;
   for (const auto& [k, v] : r.params) o << " " << k << "=" << v;
-  o << " on " << r.backend << " (" << r.device << ")\n";
-  o << "reference: exact Gaussian (gauss-sep, clamp, radius ceil(3 sigma)); effective sigma = the one closest in "
-       "mean abs difference (to "
-    << general(r.tolerance) << "); errors against sigma " << general(r.sigma) << "\n";
+  o << " on " << r.backend << " (" << r.device << (r.storage.empty() ? "" : ", " + r.storage) << ")\n";
+  o << "reference: exact Gaussian (gauss-sep, clamp, radius ceil(3 sigma)"
+    << (r.reference_backend.empty() || r.reference_backend == r.backend ? "" : ", on " + r.reference_backend)
+    << "); effective sigma = the one closest in mean abs difference (to " << general(r.tolerance)
+    << "); errors against sigma " << general(r.sigma) << "\n";
   o << "predicted sigma (sd of the method's kernel) " << fixed(r.predicted_sigma, 4);
   if (r.has_impulse) o << ", impulse-response sd " << fixed(r.impulse_sigma, 4);
   o << "\n";
@@ -602,8 +610,12 @@ nlohmann::json quality_json(const QualityResult& r) {
               {"impulse_sigma", r.has_impulse ? json(r.impulse_sigma) : json(nullptr)},
               {"backend", r.backend},
               {"device", r.device},
+              {"storage", r.storage},
+              {"colour", {{"linear", r.linear}, {"premultiply", r.premultiply}}},
+              {"io", r.io},
               {"reference",
                {{"method", quality_reference_method() ? quality_reference_method()->name : ""},
+                {"backend", r.reference_backend},
                 {"border", "clamp"},
                 {"radius", "ceil(3 sigma)"},
                 {"fit_metric", "mean absolute difference over all pixels and channels"},

@@ -92,6 +92,10 @@ std::vector<QualityInput> builtin_quality_inputs(int size);
 struct QualityOptions {
   FitOptions fit;
   bool impulse = true;  // also run kernel_sigma_of_method
+  // Where the exact Gaussians the method is judged against run (that of --sigma and the fit's); null: the method's
+  // backend. A backend that stores half floats (GL rgba16f) is judged on another: the judge must not share the
+  // error it measures (the CLI gives the cpu backend).
+  Backend* reference_backend = nullptr;
 };
 
 struct ImageQuality {
@@ -120,6 +124,11 @@ struct QualityMean {
 
 struct QualityResult {
   std::string backend, device;
+  std::string storage;            // the method's backend's (Backend::storage, after the images)
+  std::string reference_backend;  // where the exact Gaussians ran (QualityOptions::reference_backend)
+  // How the images were read (the CLI's options; the built-in set is generated, linear): said in the JSON.
+  bool linear = true, premultiply = true;
+  std::string io;
   std::string method;
   std::map<std::string, std::string> params;  // resolved
   double sigma = 0;            // requested
