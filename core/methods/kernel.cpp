@@ -53,9 +53,9 @@ Status weights_fit_float(const std::vector<float>& taps, const std::string& file
   return Status::success();
 }
 
-std::vector<float> flipped(const std::vector<double>& v, double scale) {
+std::vector<float> flipped(const std::vector<double>& v) {
   std::vector<float> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i) out[i] = float(v[v.size() - 1 - i] * scale);
+  for (size_t i = 0; i < v.size(); ++i) out[i] = float(v[v.size() - 1 - i]);
   return out;
 }
 
@@ -99,31 +99,35 @@ Recipe kernel_recipe() {
     // The 2D kernel's sum: the row's sum squared for a 1D kernel (applied along x and y).
     // Summed in units of the largest weight, so that finite weights whose sum passes double's range (1e308 three
     // times) still normalise (they were refused as summing to inf, "about 0").
-    double unit = 0;
-    for (double v : m.w) unit = std::max(unit, std::abs(v));
-    unit = unit > 0 ? unit : 1;
-    double sum_u = 0, abs_u = 0;
-    for (double v : m.w) sum_u += v / unit, abs_u += std::abs(v) / unit;
-    const double sum = sum_u * unit;  // (shown; inf where it passes double's range)
-    double scale = 1;  // --normalize: 1 / the file's sum (1D: of the row, applied on both axes)
-    if (p.num("normalize") != 0) {
+    double unit = 1, sum_u = 0, abs_u = 0;
+    const auto sums = [&] {
+      unit = 0, sum_u = 0, abs_u = 0;
+      for (double v : m.w) unit = std::max(unit, std::abs(v));
+      unit = unit > 0 ? unit : 1;
+      for (double v : m.w) sum_u += v / unit, abs_u += std::abs(v) / unit;
+    };
+    sums();
+    if (p.num("normalize") != 0) {  // divided by the file's sum (1D: the row's, which then runs on both axes)
       if (!(std::abs(sum_u) > kZeroSum * abs_u))
-        return Status::fail("kernel file '" + file + "': --normalize: the weights sum to " + num(sum) +
+        return Status::fail("kernel file '" + file + "': --normalize: the weights sum to " + num(sum_u * unit) +
                             ", about 0: nothing to divide by");
-      scale = 1 / sum_u / unit;
+      // Each weight in units of the largest, then over the sum in those units: 1 / unit overflows for subnormal
+      // weights (1e-320 was refused as beyond float's range).
+      for (double& v : m.w) v = v / unit / sum_u;
+      sums();
     }
-    const double applied_sum = sum_u * (unit * scale);  // the sum as it runs
+    const double applied_sum = sum_u * unit;  // the sum as it runs (inf where it passes double's range)
     const double sum2d = m.one_d ? applied_sum * applied_sum : applied_sum;
     plan.details["kernel"] = std::to_string(m.width) + "x" + std::to_string(m.height) +
                              (m.one_d ? " (1D: along x, then y)" : "") + ", weights sum to " + num(sum2d);
     const int rx = m.width / 2, ry = m.one_d ? rx : m.height / 2;
     plan.radius = std::max(rx, ry);
 
-    // The variance of the kernel as it runs: the file's weights times --normalize's scale (an all-negative kernel
-    // with --normalize is a plain blur), a 1D row's sign squared away (it runs along x and then y).
+    // The variance of the kernel as it runs (after --normalize: an all-negative kernel with it is a plain blur), a
+    // 1D row's sign squared away (it runs along x and then y).
     KernelMatrix applied = m;
     bool all_nonpositive = true;
-    for (double& v : applied.w) v *= scale, all_nonpositive = all_nonpositive && v <= 0;
+    for (double v : applied.w) all_nonpositive = all_nonpositive && v <= 0;
     if (m.one_d && all_nonpositive)
       for (double& v : applied.w) v = -v;
     double vx = 0, vy = 0;
@@ -141,21 +145,21 @@ Recipe kernel_recipe() {
     if (m.one_d) {
       row = m.w, col = m.w;
     } else if (!force_2d && rank_one(m, col, row)) {
-      // Balance the factors (equal sums of magnitudes): a symmetric outer product gets equal taps.
-      double sc = 0, sr = 0;
-      for (double v : col) sc += std::abs(v);
-      for (double v : row) sr += std::abs(v);
-      const double f = std::sqrt(sc / sr);
+      // Balance the factors (equal sums of magnitudes): a symmetric outer product gets equal taps. Each sum in
+      // units of its largest magnitude (weights of 1e308 summed to inf).
+      double mc = 0, mr = 0, sc = 0, sr = 0;
+      for (double v : col) mc = std::max(mc, std::abs(v));
+      for (double v : row) mr = std::max(mr, std::abs(v));
+      for (double v : col) sc += std::abs(v) / mc;
+      for (double v : row) sr += std::abs(v) / mr;
+      const double f = std::sqrt(sc / sr) * std::sqrt(mc) / std::sqrt(mr);
       for (double& v : col) v /= f;
       for (double& v : row) v *= f;
     }
     Program& prog = plan.program;
     if (!force_2d && !row.empty()) {
-      // --normalize: a 1D kernel's scale on both passes (the 2D sum is the row's squared); a matrix's split
-      // as sqrt(|scale|) on each factor, its sign on col (balanced factors stay equal).
-      const double half = std::sqrt(std::abs(scale)), sign = scale < 0 ? -1.0 : 1.0;
-      Pass x = line_pass(flipped(row, m.one_d ? scale : half), plan.border);
-      Pass y = line_pass(flipped(col, m.one_d ? scale : half * sign), plan.border);
+      Pass x = line_pass(flipped(row), plan.border);
+      Pass y = line_pass(flipped(col), plan.border);
       for (const Pass* axis : {&x, &y})
         if (Status s = weights_fit_float(axis->taps, file); !s) return s;
       plan.tolerance = 1e-5 * std::max(1.0, l1(x.taps) * l1(y.taps));
@@ -189,8 +193,7 @@ Recipe kernel_recipe() {
     pass.taps.resize(size_t(kw) * size_t(kh));
     for (int j = 0; j < kh; ++j)
       for (int i = 0; i < kw; ++i) {
-        const double v = m.one_d ? m.w[size_t(kh - 1 - j)] * m.w[size_t(kw - 1 - i)] * scale * scale
-                                 : m.at(kw - 1 - i, kh - 1 - j) * scale;
+        const double v = m.one_d ? m.w[size_t(kh - 1 - j)] * m.w[size_t(kw - 1 - i)] : m.at(kw - 1 - i, kh - 1 - j);
         pass.taps[size_t(j) * size_t(kw) + size_t(i)] = float(v);
       }
     if (Status s = weights_fit_float(pass.taps, file); !s) return s;

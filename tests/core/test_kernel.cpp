@@ -325,6 +325,36 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
   EXPECT_NEAR(plan({{"kernel", file("tiny.txt", "1e-320 1 1e-320\n")}}).effective_sigma, 0, 1e-12);
   const std::string scaled = file("scaled.txt", "1e38 2e38 1e38\n");
   EXPECT_TRUE(plan({{"kernel", scaled}, {"normalize", "true"}}).program.passes.size() > 0);
+  // --normalize on every path, whatever the weights' scale: subnormal weights (1 / their unit overflowed), a rank-1
+  // matrix of 1e300 (the factors' balance summed to inf) and a 1D row on the direct 2D path (w w scale scale
+  // overflowed) were all refused as beyond float's range. Each runs [1 2 1] / 4's taps.
+  const std::vector<float> quarter{0.25f, 0.5f, 0.25f};
+  for (const auto& given : std::vector<std::map<std::string, std::string>>{
+           {{"kernel", file("subnormal.txt", "1e-320 2e-320 1e-320\n")}, {"normalize", "true"}},
+           {{"kernel", file("vast1d.txt", "1e307 2e307 1e307\n")}, {"normalize", "true"}, {"impl", "2d"}},
+           {{"kernel", file("vast2d.txt", "1e300 2e300 1e300\n2e300 4e300 2e300\n1e300 2e300 1e300\n")},
+            {"normalize", "true"}}}) {
+    const Plan q = plan(given);
+    ASSERT_FALSE(q.program.passes.empty()) << given.at("kernel");
+    const Pass& first = q.program.passes.front();
+    if (first.op == Op::Conv2dMatrix) {
+      ASSERT_EQ(first.taps.size(), 9u);
+      EXPECT_NEAR(first.taps[4], 0.25f, 1e-7f);
+      EXPECT_NEAR(first.taps[0], 0.0625f, 1e-7f);
+    } else {
+      for (const Pass& pass : q.program.passes)
+        for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(pass.taps[i], quarter[i], 1e-7f) << given.at("kernel");
+    }
+    EXPECT_NEAR(q.effective_sigma, std::sqrt(0.5), 1e-9) << given.at("kernel");
+  }
+  const Plan flat = plan({{"kernel", file("flat2d.txt", "1e308 1e308 1e308\n1e308 1e308 1e308\n1e308 1e308 1e308\n")},
+                          {"normalize", "true"}});
+  for (const Pass& pass : flat.program.passes)
+    for (float w : pass.taps) EXPECT_NEAR(w, 1.0f / 3, 1e-7f);
+  EXPECT_NEAR(flat.effective_sigma, std::sqrt(2.0 / 3.0), 1e-9);
+  // Without --normalize, a rank-1 matrix of 1e300 weights is beyond float's range as written: said, not inf taps.
+  const std::string e300 = error({{"kernel", file("e300.txt", "1e300 1e300 1e300\n1e300 1e300 1e300\n1e300 1e300 1e300\n")}});
+  EXPECT_NE(e300.find("beyond float's range"), std::string::npos) << e300;
   // No --kernel at all.
   Plan p;
   const Status none = resolve_plan("kernel", {}, p);
