@@ -142,7 +142,10 @@ const CarriedType* carried_type(const std::string& type) {
 template <typename Inflate>
 std::string carried_problem(const std::string& type, const unsigned char* b, size_t len, Inflate&& inflate) {
   if (type == "sRGB") return b[0] > 3 ? fmt::format("rendering intent {}, not 0-3", b[0]) : "";
-  if (type == "gAMA") return be32(b) == 0 ? "gamma 0" : "";
+  if (type == "gAMA") {
+    if (be32(b) > 0x7fffffffu) return "a gamma beyond the PNG integer range";
+    return be32(b) == 0 ? "gamma 0" : "";
+  }
   if (type == "pHYs") return b[8] > 1 ? fmt::format("unit {}, not 0-1", b[8]) : "";
   if (type == "cICP") {
     // PNG holds RGB: the matrix coefficients must be 0 (identity); the range flag is 0 or 1.
@@ -172,7 +175,9 @@ std::string carried_problem(const std::string& type, const unsigned char* b, siz
     if (!inflate(nul + 2, len - size_t(nul - b) - 2, icc)) return "its profile does not inflate";
     const auto* u = reinterpret_cast<const unsigned char*>(icc.data());
     if (icc.size() < 132) return fmt::format("a profile of {} bytes, shorter than an ICC header", icc.size());
-    if (be32(u) != icc.size()) return fmt::format("a profile of {} bytes whose header says {}", icc.size(), be32(u));
+    // Bytes beyond the header's length are left unread (libpng: "extra compressed data", the profile kept); fewer
+    // are a truncated profile.
+    if (be32(u) > icc.size()) return fmt::format("a profile of {} bytes whose header says {}", icc.size(), be32(u));
     return std::memcmp(u + 36, "acsp", 4) != 0 ? "no ICC profile signature" : "";
   }
   return "";

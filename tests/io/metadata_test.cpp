@@ -447,7 +447,6 @@ TEST_P(IoMetadata, PngColourDensityAndExifChunksCarried) {
 TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
   using namespace std::string_literals;
   const Image img = test::random_image(4, 3, 3, 11);
-  const std::string good_icc = "Display P3\0\0"s + zlib_of(icc_profile());
   std::string short_size = icc_profile();
   short_size[3] = char(200);  // the header says 200 bytes
   std::string unsigned_icc = icc_profile();
@@ -472,6 +471,7 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
       {"eXIf", "MM\0\x2b\0\0\0\x08"s, "no TIFF header"},
       {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x02"s, "unit 2, not 0-1"},
       {"gAMA", "\0\0\0\0"s, "gamma 0"},
+      {"gAMA", "\x80\0\0\0"s, "a gamma beyond the PNG integer range"},
       {"cHRM", chrm_y0, "a chromaticity y of 0"},
   };
   for (const auto& c : cases) {
@@ -489,9 +489,15 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
     ASSERT_TRUE(io_->read(path, {}, back).ok());
     EXPECT_TRUE(back.meta.png_chunks.empty()) << c.type << ": " << c.said;
   }
-  // The same types with good contents are carried (and a valid little-endian eXIf, a cHRM of real chromaticities).
+  // The same types with good contents are carried (and a valid little-endian eXIf, a cHRM of real chromaticities, a
+  // profile followed by bytes its header leaves out: libpng reads the header's length, says "extra compressed data"
+  // and keeps it; it was left out).
+  const std::string padded_icc = icc_profile() + "pad!";
   const std::vector<std::pair<std::string, std::string>> good = {
-      {"iCCP", good_icc}, {"cHRM", chrm}, {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s}, {"eXIf", "II*\0\x08\0\0\0"s}};
+      {"iCCP", "Display P3\0\0"s + zlib_of(padded_icc)},
+      {"cHRM", chrm},
+      {"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s},
+      {"eXIf", "II*\0\x08\0\0\0"s}};
   const std::string path = plain_png("good.png", img);
   add_chunks_after_ihdr(path, good);
   Status st;
