@@ -73,7 +73,8 @@ int run_merge(const MergeArgs& a) {
   for (size_t i = 0; i < reports.size(); ++i)
     if (reports[i]["summary"].value("interrupted", false)) cut += (cut.empty() ? "" : ", ") + a.inputs[i];
   if (!cut.empty()) {
-    const std::string of = merged.contains("shard") ? " of a job of " + merged["shard"]["jobs"].dump() + " input(s)" : "";
+    const std::string of =
+        merged.contains("shard") ? " of a job of " + merged["shard"]["jobs"].dump() + " input(s)" : "";
     spdlog::error("report merge: {} interrupted (summary.interrupted): the merged report holds {} image(s){}", cut,
                   merged["images"].size(), of);
     return kExitFailed;
