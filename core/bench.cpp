@@ -33,11 +33,18 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// Without the spaces and tabs around it: the lists take spaces around their items ("copy, box"), as --sigma's.
+std::string trimmed(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
+  return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
+}
+
 // --method's list: entries split at commas, except where a comma continues a variant's list value (no method
 // name starts with a digit or a sign): "kawase:offsets=1,2,box" is kawase:offsets=1,2 and box.
 std::vector<std::string> split_method_list(const std::string& list) {
   std::vector<std::string> out;
-  for (std::string& piece : split(list, ',')) {
+  for (std::string piece : split(list, ',')) {
+    if ((piece = trimmed(piece)).empty()) continue;
     const bool continues = !out.empty() && out.back().find('=') != std::string::npos &&
                            (std::isdigit(static_cast<unsigned char>(piece[0])) || piece[0] == '-' || piece[0] == '+');
     if (continues)
@@ -68,7 +75,7 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
   std::vector<std::string> parts;
   std::string cur;
   std::istringstream in(entry);
-  while (std::getline(in, cur, ':')) parts.push_back(cur);
+  while (std::getline(in, cur, ':')) parts.push_back(trimmed(cur));
   name = parts.empty() ? "" : parts[0];
   params.clear();
   if (!entry.empty() && entry.back() == ':')  // getline drops the empty setting after a trailing ':'
@@ -77,11 +84,11 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
     const auto eq = parts[i].find('=');
     if (eq == std::string::npos || eq == 0)
       return Status::fail("method variant '" + entry + "': '" + parts[i] + "' is not name=value");
-    const std::string key = parts[i].substr(0, eq);
+    const std::string key = trimmed(parts[i].substr(0, eq));
     // sigma comes from --sigma (the table's and the JSON's sigma column); a variant's own was run but not shown.
     if (key == "sigma")
       return Status::fail("method variant '" + entry + "': use --sigma for the sigma list, not :sigma=");
-    if (!params.emplace(key, parts[i].substr(eq + 1)).second)
+    if (!params.emplace(key, trimmed(parts[i].substr(eq + 1))).second)
       return Status::fail("method variant '" + entry + "': '" + key + "' given twice");
   }
   return Status::success();

@@ -614,6 +614,22 @@ TEST(Bench, SizesMethodsAndMedian) {
   // A variant's list value keeps its commas; the next name starts the next entry.
   ASSERT_TRUE(resolve_bench_methods("kawase:offsets=0,1,2,box,gauss-sep", "cpu", methods).ok());
   EXPECT_EQ(methods, (std::vector<std::string>{"kawase:offsets=0,1,2", "box", "gauss-sep"}));
+  // Spaces around the methods and their settings, as around sizes and sigmas (" box" was an unknown method).
+  ASSERT_TRUE(resolve_bench_methods("copy, box ,\tkawase: offsets = 0, 1,gauss-sep", "cpu", methods).ok());
+  EXPECT_EQ(methods, (std::vector<std::string>{"copy", "box", "kawase: offsets = 0,1", "gauss-sep"}));
+  {  // and the setting's value runs without its spaces
+    auto cpu = make_cpu_backend(BackendOptions{});
+    BenchOptions o;
+    o.methods = {methods[2]};
+    o.sigmas = {2};
+    o.sizes = {{8, 8}};
+    o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+    BenchResult r;
+    const Status s = run_bench(*cpu, o, r);
+    ASSERT_TRUE(s.ok()) << s.error;
+    ASSERT_EQ(r.cases.size(), 2u);
+    EXPECT_EQ(r.cases[1].error, "");
+  }
   EXPECT_DOUBLE_EQ(median_of({5, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
 }
