@@ -22,6 +22,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <set>
 #include <stdexcept>
 
 #include "core/io/io_common.hpp"
@@ -276,9 +277,17 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
       header.setTileDescription(Imf::TileDescription(
           unsigned(meta.exr_tile_w), unsigned(meta.exr_tile_h), meta.exr_mipmap ? Imf::MIPMAP_LEVELS : Imf::ONE_LEVEL,
           meta.exr_mip_round_up ? Imf::ROUND_UP : Imf::ROUND_DOWN));
+    std::set<std::string> written;
     for (const auto& [key, value] : meta.attributes) {
       if (key.empty() || is_structural_exr_attribute(key) || is_oiio_bookkeeping(key)) {
         spdlog::debug("'{}': attribute '{}' not written (part of the EXR structure)", path, key);
+        continue;
+      }
+      // A PNG may hold several text chunks of one keyword; an EXR one attribute of a name: the first is kept, the
+      // others said (they were replaced in silence).
+      if (!written.insert(key).second) {
+        spdlog::warn("'{}': a second text '{}' not written: an EXR holds one attribute of a name ('{}' kept)",
+                     shown_name(meta, path), key, key);
         continue;
       }
       header.insert(key, Imf::StringAttribute(value));

@@ -314,6 +314,26 @@ std::string write_logging(ImageIO& io, const std::string& path, const Image& img
   return log.str();
 }
 
+// PNG text of one keyword twice (docs/cli.md: both carried PNG to PNG) into an EXR, which holds one attribute of a
+// name: the first is kept and the second said (the last replaced the first in silence).
+TEST_P(IoMetadata, ExrOutputSaysTheTextOfAKeywordItCannotHoldTwice) {
+  const Image img = test::random_image(4, 3, 3, 8);
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Half;
+  meta.attributes = {{"Title", "first"}, {"Title", "second"}, {"Comment", "one"}};
+  Status st;
+  const std::string said = write_logging(*io_, tmp_.path("twice.exr"), img, meta, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("a second text 'Title' not written"), std::string::npos) << said;
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(tmp_.path("twice.exr"), {}, back).ok());
+  const auto& a = back.meta.attributes;
+  EXPECT_NE(std::find(a.begin(), a.end(), std::make_pair(std::string("Title"), std::string("first"))), a.end());
+  EXPECT_EQ(std::count_if(a.begin(), a.end(), [](const auto& kv) { return kv.first == "Title"; }), 1);
+  EXPECT_NE(std::find(a.begin(), a.end(), std::make_pair(std::string("Comment"), std::string("one"))), a.end());
+}
+
 TEST_P(IoMetadata, NonSrgbPngsAreSaid) {
   Image img = test::random_image(8, 6, 3, 4);
   ImageMeta meta;
