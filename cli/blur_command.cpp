@@ -56,10 +56,12 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-// The run's report, its write held against a signal (which then waits for it and writes the report again, saying
-// the run was interrupted): no temporary is left and no earlier report stays. False where the write failed (said).
+// The run's report, its write held against a signal (which waits for it): no temporary is left and no earlier report
+// stays. Once written, the interrupt hook is disarmed: a signal after it changes the exit status only (written again
+// as interrupted, a whole shard's report failed report merge; on stdout it came twice). False where the write failed
+// (said; the hook stays armed).
 bool write_final_report(const std::string& path, const RunRecord& run, ReportFormat format) {
-  const InterruptHold hold;
+  const InterruptHold hold(true);
   if (!hold) return true;  // a signal came first: the interrupt thread writes the report
   // Test hook: a pause before the write, so a test can interrupt it.
   if (const char* ms = std::getenv("GPUBLUR_TEST_REPORT_DELAY_MS"))
@@ -68,6 +70,7 @@ bool write_final_report(const std::string& path, const RunRecord& run, ReportFor
     spdlog::error("{}", s.error);
     return false;
   }
+  InterruptReportScope::report_written();
   return true;
 }
 
@@ -259,6 +262,10 @@ int run_blur(BlurArgs& a) {
         copy_run_header(run, finished);
       }
       if (finished.backend.empty() && named != "auto") finished.backend = named;
+      // Jobs the run never reached (a backend that did not open, its images not yet named) are absent.
+      auto& im = finished.images;
+      im.erase(std::remove_if(im.begin(), im.end(), [](const ImageRecord& rec) { return rec.input.empty(); }),
+               im.end());
       if (Status s = write_report_file(a.report, finished, report_format); !s)
         spdlog::error("{}", s.error);
       else if (a.report != "-")
@@ -281,7 +288,7 @@ int run_blur(BlurArgs& a) {
   if (!open_ok) {
     // Exit 1 says an image failed: the report names every image as not run, with the reason, so that an earlier
     // report at its path does not pass for this run's.
-    if (const InterruptHold hold; hold) {  // the interrupt hook reads the run
+    if (const InterruptHold hold(true); hold) {  // the interrupt hook reads the run
       std::lock_guard<std::mutex> lock(header_mutex);
       if (named != "auto") run.backend = named;
       for (size_t i = 0; i < jobs.size(); ++i)

@@ -258,6 +258,7 @@ struct TempRegistry {
   std::condition_variable idle;
   std::set<std::string> temps;
   int writing = 0;
+  int reports_writing = 0;  // of `writing`, the report's (InterruptHold(true))
   bool cancelled = false;
   std::function<void()> on_interrupt;  // the running pipeline's (run_pipeline sets and clears it)
 };
@@ -389,8 +390,15 @@ void install_interrupt_handler() {
       }
       for (const auto& t : r.temps) ::unlink(t.c_str());
       // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
-      if (r.on_interrupt) r.on_interrupt();
-      std::fflush(nullptr);
+      // Not where a second signal cut a report's write short: the two would write at once (stdout interleaved).
+      if (r.on_interrupt && r.reports_writing == 0) r.on_interrupt();
+      // stdout and stderr only, and only where free: fflush(nullptr) waited for stdin's lock, which a main thread
+      // reading a list from it (`blur -`) holds, and the process never exited.
+      for (std::FILE* f : {stdout, stderr})
+        if (ftrylockfile(f) == 0) {
+          fflush_unlocked(f);
+          funlockfile(f);
+        }
       _exit(130);
     }).detach();
   } catch (const std::system_error& e) {
@@ -426,11 +434,18 @@ void set_interrupt_hook(std::function<void()> hook) {
 
 InterruptReportScope::~InterruptReportScope() { set_interrupt_hook(nullptr); }
 
-InterruptHold::InterruptHold() {
+void InterruptReportScope::report_written() {
+  TempRegistry& r = temps();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.on_interrupt = nullptr;  // never waits: a signal waiting for the caller's hold then exits with no report of its own
+}
+
+InterruptHold::InterruptHold(bool report) : report_(report) {
   TempRegistry& r = temps();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (r.cancelled) return;
   ++r.writing;
+  r.reports_writing += report_;
   held_ = true;
 }
 
@@ -439,6 +454,7 @@ InterruptHold::~InterruptHold() {
   TempRegistry& r = temps();
   std::lock_guard<std::mutex> lock(r.mutex);
   --r.writing;
+  r.reports_writing -= report_;
   r.idle.notify_all();
 }
 

@@ -155,28 +155,31 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
 void install_interrupt_handler();
 // A caller that sets PipelineOptions::on_interrupt holds one of these from before run_pipeline until its report is
 // written: run_pipeline returns with the hook still armed, then with the whole run (interrupted: true), so a signal
-// while the report is written or the backends close still ends in a report that says so; this disarms it.
+// before the report is written still ends in a report that says so. report_written() (under the report's
+// InterruptHold) disarms it: a signal after that changes the exit status only, the report whole; the destructor too.
 class InterruptReportScope {
  public:
   InterruptReportScope() = default;
   InterruptReportScope(const InterruptReportScope&) = delete;
   InterruptReportScope& operator=(const InterruptReportScope&) = delete;
   ~InterruptReportScope();
+  static void report_written();
 };
 
 // While one lives, a signal waits for it before the interrupt thread acts (as it waits for image writes under way):
 // a report's write is not cut off with its temporary left behind. False where a signal came first (the interrupt
-// thread is reporting: write nothing).
+// thread is reporting: write nothing). `report`: the report itself, or what its hook reads, is being written; a
+// second signal that stops the waiting then writes no report of its own (the two would write at once).
 class InterruptHold {
  public:
-  InterruptHold();
+  explicit InterruptHold(bool report = false);
   InterruptHold(const InterruptHold&) = delete;
   InterruptHold& operator=(const InterruptHold&) = delete;
   ~InterruptHold();
   explicit operator bool() const { return held_; }
 
  private:
-  bool held_ = false;
+  bool held_ = false, report_ = false;
 };
 
 // Whether SIGINT/SIGTERM has arrived: the process's exit status is then 130 whichever thread exits first (the

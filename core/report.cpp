@@ -349,8 +349,7 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
       // or its rows would pass for a whole run's.
       if (run.interrupted)
         os << ",,0,0,0,,interrupted,"
-           << csv_field("the run was interrupted: the rows above are the images finished before the signal, the "
-                        "others are absent")
+           << csv_field("the run was interrupted: images it did not reach have no row above")
            << ",,0,0,0,0,0,0\n";
       break;
     }

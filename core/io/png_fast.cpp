@@ -178,6 +178,7 @@ std::string carried_problem(const std::string& type, const unsigned char* b, siz
     // Bytes beyond the header's length are left unread (libpng: "extra compressed data", the profile kept); fewer
     // are a truncated profile.
     if (be32(u) > icc.size()) return fmt::format("a profile of {} bytes whose header says {}", icc.size(), be32(u));
+    if (be32(u) < 132) return fmt::format("a profile whose header says {} bytes, shorter than an ICC header", be32(u));
     return std::memcmp(u + 36, "acsp", 4) != 0 ? "no ICC profile signature" : "";
   }
   return "";

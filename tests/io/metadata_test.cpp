@@ -469,6 +469,8 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
   const Image img = test::random_image(4, 3, 3, 11);
   std::string short_size = icc_profile();
   short_size[3] = char(200);  // the header says 200 bytes
+  std::string tiny_header = icc_profile();
+  tiny_header[2] = 0, tiny_header[3] = char(100);  // the header says 100 bytes: under an ICC header (libpng refuses)
   std::string unsigned_icc = icc_profile();
   unsigned_icc.replace(36, 4, "xxxx");
   std::string chrm(32, '\0');
@@ -481,6 +483,8 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
       {"iCCP", "Display P3\0\0"s + "not zlib at all", "its profile does not inflate"},
       {"iCCP", "Display P3\0\0"s + zlib_of("not a profile"), "shorter than an ICC header"},
       {"iCCP", "Display P3\0\0"s + zlib_of(short_size), "a profile of 132 bytes whose header says 200"},
+      {"iCCP", "Display P3\0\0"s + zlib_of(tiny_header),
+       "a profile whose header says 100 bytes, shorter than an ICC header"},
       {"iCCP", "Display P3\0\0"s + zlib_of(unsigned_icc), "no ICC profile signature"},
       {"iCCP", "Display P3\0\x01"s + zlib_of(icc_profile()), "not compression method 0"},
       {"iCCP", "\0\0"s + zlib_of(icc_profile()), "no profile name"},
