@@ -1,8 +1,6 @@
 // `gpublur bench`: device-timed methods on synthetic images; a table on stdout and optionally JSON.
-#include <algorithm>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +9,6 @@
 #include "cli/method_options.hpp"
 #include "core/bench.hpp"
 #include "core/pipeline.hpp"
-#include "core/plan.hpp"
 #include "core/report.hpp"
 
 namespace gpublur::cli {
@@ -37,22 +34,6 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-// Plain decimals (strtod alone took "0x3" as 3), spaces around each allowed; a sigma given twice runs once, as a
-// method named twice does.
-bool parse_sigmas(const std::string& list, std::vector<double>& out) {
-  out.clear();
-  std::istringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
-    if (a == std::string::npos) continue;
-    double v = 0;
-    if (!parse_decimal(item.substr(a, b - a + 1), v)) return false;
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-  }
-  return !out.empty();
-}
-
 int run_bench_command(const BenchArgs& a) {
   BenchOptions o;
   o.channels = a.channels;
@@ -60,7 +41,7 @@ int run_bench_command(const BenchArgs& a) {
   o.warmup = a.warmup;
   o.warmup_ms = a.warmup_ms;
   o.seed = a.seed;
-  if (!parse_sigmas(a.sigmas, o.sigmas)) return usage("--sigma '" + a.sigmas + "' is not a comma list of numbers");
+  if (!parse_bench_sigmas(a.sigmas, o.sigmas)) return usage("--sigma '" + a.sigmas + "' is not a comma list of numbers");
   if (Status s = parse_bench_sizes(a.sizes, o.sizes); !s) return usage(s.error);
   for (const auto& item : a.params) {
     std::string name, value;

@@ -124,6 +124,18 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
   return Status::success();
 }
 
+bool parse_bench_sigmas(const std::string& list, std::vector<double>& out) {
+  out.clear();
+  for (const std::string& piece : split(list, ',')) {
+    const std::string item = trimmed(piece);
+    if (item.empty()) continue;
+    double v = 0;
+    if (!parse_decimal(item, v)) return false;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return !out.empty();
+}
+
 Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out) {
   out.clear();
   for (std::string item : split(list, ',')) {

@@ -596,6 +596,11 @@ TEST(Bench, SizesMethodsAndMedian) {
   ASSERT_TRUE(parse_bench_sizes(" 16, 32 x 8,16", sizes).ok());
   ASSERT_EQ(sizes.size(), 2u);
   EXPECT_EQ(sizes[1], std::make_pair(32, 8));
+  std::vector<double> sigmas;
+  ASSERT_TRUE(parse_bench_sigmas(" 3, 12 ,3,\t48", sigmas));
+  EXPECT_EQ(sigmas, (std::vector<double>{3, 12, 48}));
+  EXPECT_FALSE(parse_bench_sigmas("0x3", sigmas)) << "plain decimals only";
+  EXPECT_FALSE(parse_bench_sigmas(" , ", sigmas)) << "no sigma given";
   ASSERT_TRUE(parse_bench_sizes("65536x1,7X3", sizes).ok());
   EXPECT_EQ(sizes[0], std::make_pair(65536, 1));
   EXPECT_EQ(sizes[1], std::make_pair(7, 3));
