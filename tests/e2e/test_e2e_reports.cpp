@@ -89,7 +89,17 @@ TEST_F(E2E, InterruptWhileReadingTheListFromStdinExits) {
   const pid_t pid = spawn(dir_, {"blur", "-", "-o", at("o").string(), "-b", "cpu"}, {}, list[0]);
   ASSERT_GT(pid, 0);
   close(list[0]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // reading the list
+  // Once its signals are blocked (the interrupt thread takes them; before that SIGINT's default action ends it),
+  // then a moment for the read to start.
+  const auto sigint_blocked = [&] {
+    std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(st, line);)
+      if (line.rfind("SigBlk:", 0) == 0)
+        return (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGINT - 1))) != 0;
+    return false;
+  };
+  EXPECT_TRUE(wait_for(sigint_blocked));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(pid, SIGINT);
   int status = 0;
   bool ended = false;
