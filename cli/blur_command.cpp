@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -208,7 +209,17 @@ int run_blur(BlurArgs& a) {
     if (const char* ms = std::getenv("GPUBLUR_TEST_OPEN_DELAY_MS"))
       std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
     const auto init_start = std::chrono::steady_clock::now();
-    open_ok = open_backends(a.backend, backends, usage_error, open_error);
+    // A backend that throws while it starts (out of memory, a driver's exception) fails the run like one that
+    // says no: the promise below must be kept, or the pipeline's readers would be left running (std::terminate).
+    try {
+      if (std::getenv("GPUBLUR_TEST_OPEN_THROW")) throw std::runtime_error("test hook: GPUBLUR_TEST_OPEN_THROW");
+      open_ok = open_backends(a.backend, backends, usage_error, open_error);
+    } catch (const std::exception& e) {
+      backends.clear();
+      open_ok = false, usage_error = false;
+      open_error = std::string("backend '") + a.backend.backend + "' did not start: " + e.what();
+      spdlog::error("{}", open_error);
+    }
     backend_init_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
     if (open_ok && !method_on_backend(*find_method(a.method), backends[0]->name())) {

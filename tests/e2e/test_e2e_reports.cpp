@@ -161,6 +161,27 @@ TEST_F(E2E, ABackendThatDoesNotOpenReportsEveryImageNotRun) {
   EXPECT_FALSE(fs::exists(at("o")));
 }
 
+// A backend that throws while it opens (out of memory, a driver's exception; here a test hook) fails the run as one
+// that says no: exit 1 and every image reported not run, with the reason. The pipeline's readers were left running
+// and the process ended in std::terminate (SIGABRT) before.
+TEST_F(E2E, ABackendThatThrowsWhileOpeningFailsTheRunCleanly) {
+  make_image("a.png", 8, 8, 3, PixelType::UInt8, 65);
+  make_image("b.png", 8, 8, 3, PixelType::UInt8, 66);
+  const Result r = run("blur " + quote(at("a.png").string()) + " " + quote(at("b.png").string()) + " -o " +
+                           quote(at("o").string()) + " -b cpu --report " + quote(at("r.json").string()),
+                       "", "GPUBLUR_TEST_OPEN_THROW=1");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("did not start: test hook"), std::string::npos) << r.err;
+  const json rep = json::parse(slurp(at("r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  ASSERT_EQ(rep["images"].size(), 2u) << rep.dump();
+  for (const auto& im : rep["images"])
+    EXPECT_NE(im["error"].get<std::string>().find("not run: backend 'cpu' did not start"), std::string::npos)
+        << rep.dump();
+  EXPECT_FALSE(fs::exists(at("o")));
+}
+
 // report merge: a shard whose run was interrupted makes the merge exit 1 naming it (the merged report is written,
 // as for a missing shard); a blur report whose missing input was named twice lists it once, and merges.
 TEST_F(E2E, ReportMergeRefusesAnInterruptedShardAndTakesRepeatedMissingInputs) {
