@@ -70,13 +70,17 @@ std::map<std::string, std::string> params_for(const MethodSpec& m, double sigma,
   return p;
 }
 
-// "box:impl=sat:passes=4" -> name "box", {impl: sat, passes: 4}. Errors are usage errors.
-Status split_variant(const std::string& entry, std::string& name, std::map<std::string, std::string>& params) {
+// "box:impl=sat:passes=4" -> name "box", {impl: sat, passes: 4}; label: the entry with the spaces around its names
+// and values taken out ("box: impl = sat" -> "box:impl=sat", the table's and the JSON's method). Errors are usage
+// errors.
+Status split_variant(const std::string& entry, std::string& name, std::map<std::string, std::string>& params,
+                     std::string& label) {
   std::vector<std::string> parts;
   std::string cur;
   std::istringstream in(entry);
   while (std::getline(in, cur, ':')) parts.push_back(trimmed(cur));
   name = parts.empty() ? "" : parts[0];
+  label = name;
   params.clear();
   if (!entry.empty() && entry.back() == ':')  // getline drops the empty setting after a trailing ':'
     return Status::fail("method variant '" + entry + "': '' is not name=value");
@@ -88,8 +92,10 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
     // sigma comes from --sigma (the table's and the JSON's sigma column); a variant's own was run but not shown.
     if (key == "sigma")
       return Status::fail("method variant '" + entry + "': use --sigma for the sigma list, not :sigma=");
-    if (!params.emplace(key, trimmed(parts[i].substr(eq + 1))).second)
+    const std::string value = trimmed(parts[i].substr(eq + 1));
+    if (!params.emplace(key, value).second)
       return Status::fail("method variant '" + entry + "': '" + key + "' given twice");
+    label += ":" + key + "=" + value;
   }
   return Status::success();
 }
@@ -109,16 +115,16 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
     return Status::success();
   }
   for (const auto& entry : split_method_list(list)) {
-    std::string name;
+    std::string name, label;
     std::map<std::string, std::string> variant;
-    if (Status s = split_variant(entry, name, variant); !s) return s;
+    if (Status s = split_variant(entry, name, variant, label); !s) return s;
     const MethodSpec* m = find_method(name);
     if (!m) return Status::fail("unknown method '" + name + "' (see `gpublur methods`)");
     if (!method_on_backend(*m, backend))
       return Status::fail("method '" + name + "' is not implemented on backend '" + backend + "'");
     for (const auto& [k, v] : variant)
       if (!find_param(*m, k)) return Status::fail("method '" + name + "' has no parameter '" + k + "'");
-    if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
+    if (std::find(out.begin(), out.end(), label) == out.end()) out.push_back(label);  // "box: impl=sat" once
   }
   if (out.empty()) return Status::fail("--method: no method given");
   return Status::success();
@@ -181,9 +187,9 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
 
   // Extra parameters must belong to at least one method benchmarked (a typo should not pass silently).
   auto spec_of = [](const std::string& entry) {
-    std::string name;
+    std::string name, label;
     std::map<std::string, std::string> variant;
-    split_variant(entry, name, variant);
+    split_variant(entry, name, variant, label);
     return find_method(name);
   };
   for (const auto& entry : opts.methods)
@@ -209,13 +215,13 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   }
   for (const auto& entry : opts.methods) {
     if (entry == copy->name) continue;
-    std::string name;
+    std::string name, label;
     std::map<std::string, std::string> variant;
-    if (Status s = split_variant(entry, name, variant); !s) return s;
+    if (Status s = split_variant(entry, name, variant, label); !s) return s;
     std::vector<Planned> mine;
     std::string why;
     for (double sigma : opts.sigmas) {
-      Planned p{{}, sigma, entry};
+      Planned p{{}, sigma, label};
       std::map<std::string, std::string> params = params_for(*find_method(name), sigma, opts.params);
       for (const auto& [k, v] : variant) params[k] = v;  // the variant's own settings win
       if (Status s = resolve_plan(name, params, p.plan); !s) {

@@ -621,11 +621,14 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_EQ(methods, (std::vector<std::string>{"kawase:offsets=0,1,2", "box", "gauss-sep"}));
   // Spaces around the methods and their settings, as around sizes and sigmas (" box" was an unknown method).
   ASSERT_TRUE(resolve_bench_methods("copy, box ,\tkawase: offsets = 0, 1,gauss-sep", "cpu", methods).ok());
-  EXPECT_EQ(methods, (std::vector<std::string>{"copy", "box", "kawase: offsets = 0,1", "gauss-sep"}));
-  {  // and the setting's value runs without its spaces
+  // The table and the JSON name a variant without them (it kept the user's spacing), and one written twice runs once.
+  EXPECT_EQ(methods, (std::vector<std::string>{"copy", "box", "kawase:offsets=0,1", "gauss-sep"}));
+  ASSERT_TRUE(resolve_bench_methods("box: impl = sat,box:impl=sat", "cpu", methods).ok());
+  EXPECT_EQ(methods, (std::vector<std::string>{"box:impl=sat"}));
+  {  // and the setting's value runs without its spaces; the case is named as resolved
     auto cpu = make_cpu_backend(BackendOptions{});
     BenchOptions o;
-    o.methods = {methods[2]};
+    o.methods = {"kawase: offsets = 0,1"};
     o.sigmas = {2};
     o.sizes = {{8, 8}};
     o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
@@ -634,6 +637,7 @@ TEST(Bench, SizesMethodsAndMedian) {
     ASSERT_TRUE(s.ok()) << s.error;
     ASSERT_EQ(r.cases.size(), 2u);
     EXPECT_EQ(r.cases[1].error, "");
+    EXPECT_EQ(r.cases[1].method, "kawase:offsets=0,1");
   }
   EXPECT_DOUBLE_EQ(median_of({5, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
