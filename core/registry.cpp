@@ -62,6 +62,22 @@ const char* param_type_name(ParamType t) {
   }
 }
 
+std::string param_values_text(const ParamSpec& p) {
+  std::ostringstream o;
+  o << param_type_name(p.type);
+  if (p.type == ParamType::Enum || (p.type != ParamType::Path && p.type != ParamType::Flag && !p.choices.empty())) {
+    o << ": ";
+    for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
+  } else if (p.type != ParamType::Path && p.type != ParamType::Flag) {
+    o << " in [" << p.min << ", " << p.max << "]";
+  }
+  return o.str();
+}
+
+std::string param_default_text(const ParamSpec& p) {
+  return p.derived ? "from sigma" : p.required() ? "none: required" : p.default_value;
+}
+
 std::string registry_text() {
   std::ostringstream o;
   for (const auto& m : method_registry()) {
@@ -70,21 +86,9 @@ std::string registry_text() {
     o << "    backends: ";
     for (size_t i = 0; i < m.backends.size(); ++i) o << (i ? ", " : "") << m.backends[i];
     o << "\n";
-    for (const auto& p : m.params) {
-      o << "    --" << p.name << " (" << param_type_name(p.type);
-      if (p.type == ParamType::Enum) {
-        o << ": ";
-        for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
-      } else if (p.type == ParamType::Path || p.type == ParamType::Flag) {
-      } else if (!p.choices.empty()) {
-        o << ": ";
-        for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? "|" : "") << p.choices[i];
-      } else {
-        o << " in [" << p.min << ", " << p.max << "]";
-      }
-      o << ", default " << (p.derived ? "from sigma" : p.required() ? "none: required" : p.default_value) << ")  "
+    for (const auto& p : m.params)
+      o << "    --" << p.name << " (" << param_values_text(p) << ", default " << param_default_text(p) << ")  "
         << p.help << "\n";
-    }
   }
   return o.str();
 }

@@ -54,6 +54,10 @@ const char* param_type_name(ParamType t);
 
 // Human-readable listing and JSON listing (for `gpublur methods [--json]`).
 std::string registry_text();
+// One parameter's type and values ("float in [0.1, 512]", "enum: clamp|mirror|wrap|zero") and its default ("2", "from
+// sigma", "none: required"), as registry_text and docs/methods.md's parameter table write them.
+std::string param_values_text(const ParamSpec& p);
+std::string param_default_text(const ParamSpec& p);
 std::string registry_json();
 
 }  // namespace gpublur
