@@ -248,15 +248,17 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
     std::vector<Imath::half> halves;
     if (any_half) {
       halves.resize(img.data.size());
-      size_t beyond = 0;  // finite values half cannot hold (|v| > 65504): written as +-Inf, so say it
+      // Finite values half cannot hold, written as +-Inf, so say it: those that round to Inf (|v| >= 65520), not all
+      // above 65504 (65504.0078, a blur of 65504s in float32, is written as 65504).
+      size_t beyond = 0;
       for (size_t i = 0; i < img.data.size(); ++i) {  // one pass: converted and counted
         if (types[i % size_t(img.channels)] != Imf::HALF) continue;
         const float v = img.data[i];
         halves[i] = Imath::half(v);
-        beyond += std::isfinite(v) && std::abs(v) > 65504.0f;
+        beyond += std::isfinite(v) && halves[i].isInfinity();
       }
       if (beyond > 0)
-        spdlog::warn("'{}': {} values beyond +-65504 written as +-Inf in half floats (--pixel-type float keeps them)",
+        spdlog::warn("'{}': {} values beyond half's range (+-65504) written as +-Inf (--pixel-type float keeps them)",
                      shown_name(meta, path), beyond);
     }
     for (int c = 0; c < img.channels; ++c) header.channels().insert(names[c], Imf::Channel(types[size_t(c)]));

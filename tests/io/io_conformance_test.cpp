@@ -454,6 +454,39 @@ TEST_P(IoConformance, ExrMixedHalfFloatUintChannels) {
   EXPECT_EQ(again.meta.channel_types, got.meta.channel_types);
 }
 
+// Written as half, the values that become +-Inf are counted and said; 65504.0078 (a blur of 65504s in float32) is
+// written as 65504, no overflow (every value above 65504 was counted: a false warning on every half output of a
+// bright image).
+TEST_P(IoConformance, HalfOverflowWarningCountsTheValuesThatBecomeInfinite) {
+  Image img(4, 1, 1);
+  img.data = {65504.0f, 65504.0078f, 65519.0f, 70000.0f};
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Half;
+  meta.channel_names = {"Y"};
+  const auto write_logged = [&](const Image& im, const std::string& path) {
+    std::ostringstream log;
+    auto previous = spdlog::default_logger();
+    spdlog::set_default_logger(
+        std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+    const Status st = io_->write(path, im, meta);
+    spdlog::set_default_logger(previous);
+    EXPECT_TRUE(st.ok()) << st.error;
+    return log.str();
+  };
+  const std::string path = tmp_.path("bright.exr");
+  const std::string log = write_logged(img, path);
+  EXPECT_NE(log.find("1 values beyond half's range"), std::string::npos) << log;
+  LoadedImage got;
+  ASSERT_TRUE(io_->read(path, ReadLimits{}, got).ok());
+  EXPECT_EQ(got.image.data[0], 65504.0f);
+  EXPECT_EQ(got.image.data[1], 65504.0f);
+  EXPECT_EQ(got.image.data[2], 65504.0f);  // rounds to nearest: 65519 is still 65504
+  EXPECT_TRUE(std::isinf(got.image.data[3]));
+  img.data.resize(3), img.width = 3;
+  EXPECT_EQ(write_logged(img, tmp_.path("in_range.exr")), "") << "no value became Inf";
+}
+
 TEST_P(IoConformance, WritesPngAtMostFourChannels) {
   Image img = test::random_image(4, 4, 5, 3);
   ImageMeta meta;
