@@ -22,12 +22,13 @@ struct ReshuffleKernel {
 // The sampled, truncated 2D Gaussian of gauss-2d (weights exp(-(dx^2 + dy^2) / (2 sigma^2)) over the
 // (2 radius + 1)^2 square, normalised to sum 1), grouped by the integer key dx^2 + dy^2: every offset whose
 // weight is the same exactly, whatever float rounding would do to the products of two 1D taps. Sets in
-// increasing key order (the centre first), offsets in each in raster order (dy, then dx).
+// decreasing key order (the smallest weights first, so that float sums over the sets add them before the centre's),
+// offsets in each in raster order (dy, then dx).
 ReshuffleKernel gaussian_reshuffle(double sigma, int radius);
 
 // Any kernel, as a correlation matrix (row-major kw x kh, odd sizes; the weight of offset (i - kw/2, j - kh/2)
 // at [j * kw + i]): grouped by exactly equal weights, zero weights left out, sets in order of first
-// appearance. radius = max(kw, kh) / 2.
+// appearance among equal magnitudes, the smallest magnitudes first. radius = max(kw, kh) / 2.
 ReshuffleKernel reshuffle_matrix(const std::vector<double>& m, int kw, int kh);
 
 // The kernel as a dense (2 radius + 1)^2 correlation matrix, row-major (what a direct 2D convolution with it

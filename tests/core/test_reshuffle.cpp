@@ -102,7 +102,8 @@ TEST(Reshuffle, SetsPartitionTheSquareAndWeightsSumToOne) {
         EXPECT_EQ(dx * dx + dy * dy, key);  // one weight per set: one squared distance
         ++seen[{dx, dy}];
       }
-      if (u > 0) EXPECT_LT(k.weights[u], k.weights[u - 1]);  // distinct keys, increasing: distinct weights
+      // Distinct keys, decreasing (the smallest weights first, for float sums over the sets): distinct weights.
+      if (u > 0) EXPECT_GT(k.weights[u], k.weights[u - 1]);
       sum += k.weights[u] * double(k.sets[u].size());
     }
     EXPECT_EQ(seen.size(), size_t(2 * r + 1) * size_t(2 * r + 1));
@@ -124,6 +125,8 @@ TEST(Reshuffle, PassEqualsDirectConvolutionWithItsKernel) {
   const ReshuffleKernel mk = reshuffle_matrix(m, 7, 3);
   ASSERT_EQ(mk.radius, 3);
   ASSERT_EQ(mk.weights.size(), 5u);  // 0.1, -0.2, 0.05, 0.3, 0.2 (zeros left out)
+  // The smallest magnitudes first, equal ones in order of first appearance.
+  EXPECT_EQ(mk.weights, (std::vector<double>{0.05, 0.1, -0.2, 0.2, 0.3}));
   EXPECT_EQ(mk.taps(), 18u);
   const std::vector<ReshuffleKernel> kernels = {gaussian_reshuffle(1.5, 5), gaussian_reshuffle(2.0, 3), mk};
   const std::vector<std::pair<int, int>> sizes = {{1, 1}, {4, 3}, {23, 17}};

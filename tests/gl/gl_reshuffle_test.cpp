@@ -95,5 +95,24 @@ TEST(GlReshuffle, TileFormsEqualTheReference) {
               worst, tiles, rounds, fetches, splits);
 }
 
+// A constant image stays that constant at large sigma: one output sums w_u S_u in float32 over up to 1.2M sets, and
+// with the centre's set first the small terms fell under the sum's rounding (0.7 came back 0.69994 at sigma 200,
+// 0.698987 at 512 on llvmpipe). With the smallest weights first, measured 1.5e-7 and 1.5e-5 below 0.7 there (the
+// random part of ~1.2M roundings, as gauss-2d's 2.9e-5 at radius 1536).
+TEST(GlReshuffle, AConstantImageStaysConstantAtLargeSigma) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  for (const auto& [sigma, bound] : std::vector<std::pair<const char*, double>>{{"200", 2e-6}, {"512", 3e-5}}) {
+    const Plan plan = make_plan("reshuffle", {{"sigma", sigma}});
+    Image src(3, 2, 1);
+    std::fill(src.data.begin(), src.data.end(), 0.7f);
+    Image out;
+    const Status s = gl_run(*be, plan, src, out, nullptr);
+    ASSERT_TRUE(s.ok()) << s.error;
+    for (float v : out.data) EXPECT_NEAR(v, 0.7f, bound) << "sigma " << sigma;
+  }
+}
+
 }  // namespace
 }  // namespace gpublur::testing
