@@ -2,6 +2,7 @@
 // columns, each a sliding window over the border-extended line that counts each kind, so O(1) a sample at any reach.
 #include "core/nonfinite.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -11,6 +12,7 @@ namespace {
 
 // out[i] = OR of the kinds of in[remap(i + d)] for |d| <= reach, i in [0, n); in and out strided.
 void window_or(const uint8_t* in, size_t in_stride, uint8_t* out, size_t out_stride, int n, int reach, Border b) {
+  reach = std::min(reach, n);      // from n - 1 on, every window holds the whole line whatever the border
   std::array<long long, 3> cnt{};  // NaN, +Inf, -Inf in the window
   const auto add = [&](int p, int s) {
     const int x = remap_index(p, n, b);

@@ -137,7 +137,8 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
   if (auto b = out.params.find("border"); b != out.params.end()) parse_border(b->second, out.border);
   if (auto s = params.nums.find("sigma"); s != params.nums.end()) out.sigma = s->second;
   if (Status s = build_recipe(*recipe, params, out); !s) return s;
-  if (m.nonfinite_footprint) out.nonfinite_reach = out.radius;  // with --downsample: the whole program's reach
+  // With --downsample: the whole program's reach. A recipe whose support has no end states kWholeImageReach itself.
+  if (m.nonfinite_footprint && out.nonfinite_reach < 0) out.nonfinite_reach = out.radius;
   if (Status s = validate_program(out.program); !s)
     return Status::fail("method '" + method + "' built an invalid program: " + s.error);
   out.details["program"] = program_text(out.program);

@@ -30,9 +30,11 @@ struct Plan {
   // >= 0: non-finite inputs are taken out before the program and the outputs whose square of this reach holds one set
   // after it as the direct convolution sets them (core/nonfinite.hpp; the blur pipeline does it): resolve_plan sets it
   // to `radius` for methods with MethodSpec::nonfinite_footprint, the kernel's exact support where it is positive on
-  // all of it (gauss-sep, box, integral, gauss-2d, fft), else a bound (gauss-linear, kawase, diffusion, --downsample).
+  // all of it (gauss-sep, box, integral, gauss-2d, fft), else a bound (gauss-linear, kawase, diffusion, --downsample);
+  // kWholeImageReach: a support with no end (iir), so every output of a channel that holds one.
   // -1: the program's own arithmetic meets them.
   int nonfinite_reach = -1;
+  static constexpr int kWholeImageReach = 1 << 30;
   // Every registry parameter with its resolved textual value (what the report prints).
   std::map<std::string, std::string> params;
   // What the recipe derived, for the report (e.g. box widths), name -> text.

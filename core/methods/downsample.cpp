@@ -162,6 +162,7 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   plan.effective_sigma =
       inner.blur ? std::sqrt(double(F) * F * inner.effective_sigma * inner.effective_sigma + resample_var) : 0;
   plan.radius = F * (inner.radius + 2) + 2;
+  if (inner.nonfinite_reach == Plan::kWholeImageReach) plan.nonfinite_reach = Plan::kWholeImageReach;
   return Status::success();
 }
 

@@ -35,6 +35,10 @@ Recipe iir_recipe() {
     plan.effective_sigma = std::sqrt(iir_variance(used));
     // The impulse response is infinite; the report's radius is where it falls below 1e-7 of its peak.
     plan.radius = iir_reach(used, 1e-7);
+    // Non-finite inputs: as the direct convolution with a kernel of no end, so each fills its channel (NaN where the
+    // channel holds a NaN or both infinities). The recursions made NaN of some outputs and Inf of others, each
+    // backend its own way (one +Inf in a 9 x 5 image: NaN but the Inf pixel on cpu, a 3 x 3 of Inf on GL).
+    plan.nonfinite_reach = Plan::kWholeImageReach;
     // Backends run the recursion in float64 like the reference; measured GL (llvmpipe) vs CPU: at most 6e-8
     // (one float ulp) over the matrix cases. The default bound stands.
     plan.tolerance = 1e-5;

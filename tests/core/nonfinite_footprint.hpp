@@ -2,6 +2,7 @@
 // the (2 reach + 1)^2 footprint of output (x, y, ch), read through border b, holds a NaN or both infinities (NaN),
 // one infinity, or none.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -15,6 +16,7 @@ enum class Footprint { Finite, Nan, PosInf, NegInf };
 inline Footprint direct_footprint(const Image& img, int x, int y, int ch, int reach, Border b) {
   const float inf = std::numeric_limits<float>::infinity();
   bool nan = false, pos = false, neg = false;
+  reach = std::min(reach, std::max(img.width, img.height));  // beyond, the square holds the whole image (whole-image reach)
   for (int dy = -reach; dy <= reach; ++dy)
     for (int dx = -reach; dx <= reach; ++dx) {
       const int sx = remap_index(x + dx, img.width, b), sy = remap_index(y + dy, img.height, b);

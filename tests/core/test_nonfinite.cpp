@@ -1,5 +1,5 @@
 // core/nonfinite.hpp: which outputs a non-finite input reaches, against the direct square footprint read through the
-// border (every mode, reaches past the image, 1-4 channels), and what take_nonfinite records and zeroes.
+// border (every mode, reaches past the image and iir's whole-image reach, 1-4 channels), and what take_nonfinite records and zeroes.
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/nonfinite.hpp"
+#include "core/plan.hpp"
 #include "tests/core/nonfinite_footprint.hpp"
 
 namespace gpublur {
@@ -24,7 +25,7 @@ TEST(Nonfinite, OutputsFollowTheDirectFootprint) {
   for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
     for (const auto& [w, h] : {std::pair{1, 1}, std::pair{7, 3}, std::pair{13, 9}, std::pair{3, 17}})
       for (int c : {1, 2, 3, 4})
-        for (int reach : {0, 1, 2, 5, 20}) {
+        for (int reach : {0, 1, 2, 5, 20, Plan::kWholeImageReach}) {
           SCOPED_TRACE(std::string(border_name(b)) + " " + std::to_string(w) + "x" + std::to_string(h) + "x" +
                        std::to_string(c) + " reach " + std::to_string(reach));
           Image img(w, h, c);
@@ -53,10 +54,16 @@ TEST(Nonfinite, OutputsFollowTheDirectFootprint) {
                 const float got = out.at(x, y, ch);
                 EXPECT_EQ(footprint_of(got), want) << x << "," << y << "," << ch;
                 if (want == Footprint::Finite) EXPECT_EQ(got, 0.25f);
+                // iir's reach: the whole channel, as soon as it holds one.
+                if (reach == Plan::kWholeImageReach) {
+                  bool any = false;
+                  for (int i = 0; i < w * h; ++i) any = any || !std::isfinite(in.data[size_t(i) * c + ch]);
+                  EXPECT_EQ(std::isfinite(got), !any) << x << "," << y << "," << ch;
+                }
               }
           ++cases;
         }
-  EXPECT_EQ(cases, 4 * 4 * 4 * 5);
+  EXPECT_EQ(cases, 4 * 4 * 4 * 6);
 }
 
 TEST(Nonfinite, FiniteImagesAreLeftAlone) {
