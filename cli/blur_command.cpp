@@ -204,39 +204,45 @@ int run_blur(BlurArgs& a) {
     run.backend_init_ms = backend_init_ms;
   };
   // Run by the pipeline on this thread, which then runs the first backend's stage, while its readers decode.
+  // Whatever it meets, it keeps the promise: a backend that throws while it starts (out of memory, a driver's
+  // exception) fails the run as one that says no; unkept, the pipeline's readers were left running (std::terminate).
   auto open = [&] {
-    // Test hook: a pause before the backends open, so a test can interrupt the run there.
-    if (const char* ms = std::getenv("GPUBLUR_TEST_OPEN_DELAY_MS"))
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
+    std::vector<Backend*> ready;
     const auto init_start = std::chrono::steady_clock::now();
-    // A backend that throws while it starts (out of memory, a driver's exception) fails the run like one that
-    // says no: the promise below must be kept, or the pipeline's readers would be left running (std::terminate).
+    const auto failed = [&](const std::string& why) {
+      ready.clear();
+      backends.clear();
+      open_ok = false, usage_error = false, open_usage.clear();
+      open_error = "backend '" + named + "' did not start: " + why;
+      spdlog::error("{}", open_error);
+    };
     try {
+      // Test hooks: a pause before the backends open, so a test can interrupt the run there; a throw.
+      if (const char* ms = std::getenv("GPUBLUR_TEST_OPEN_DELAY_MS"))
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
       if (std::getenv("GPUBLUR_TEST_OPEN_THROW")) throw std::runtime_error("test hook: GPUBLUR_TEST_OPEN_THROW");
       open_ok = open_backends(a.backend, backends, usage_error, open_error);
-    } catch (const std::exception& e) {
-      backends.clear();
-      open_ok = false, usage_error = false;
-      open_error = std::string("backend '") + a.backend.backend + "' did not start: " + e.what();
-      spdlog::error("{}", open_error);
-    }
-    backend_init_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
-    if (open_ok && !method_on_backend(*find_method(a.method), backends[0]->name())) {
-      open_usage = "method '" + a.method + "' is not implemented on backend '" + backends[0]->name() + "'";
-      open_ok = false;
-    }
-    std::vector<Backend*> ready;
-    if (open_ok) {
-      {
-        std::lock_guard<std::mutex> lock(header_mutex);
-        backend_fields();
+      backend_init_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
+      if (open_ok && !method_on_backend(*find_method(a.method), backends[0]->name())) {
+        open_usage = "method '" + a.method + "' is not implemented on backend '" + backends[0]->name() + "'";
+        open_ok = false;
       }
-      spdlog::debug("start-up: backend ready at a process age of {:.1f} ms ({:.1f} ms to open)",
-                    process_age_now_ms(), backend_init_ms);
-      spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, run.backend, run.device, plan.sigma,
-                   plan.radius, jobs.size());
-      for (auto& bk : backends) ready.push_back(bk.get());
+      if (open_ok) {
+        {
+          std::lock_guard<std::mutex> lock(header_mutex);
+          backend_fields();
+        }
+        spdlog::debug("start-up: backend ready at a process age of {:.1f} ms ({:.1f} ms to open)",
+                      process_age_now_ms(), backend_init_ms);
+        spdlog::info("{} on {} ({}), sigma {}, radius {}, {} image(s)", a.method, run.backend, run.device, plan.sigma,
+                     plan.radius, jobs.size());
+        for (auto& bk : backends) ready.push_back(bk.get());
+      }
+    } catch (const std::exception& e) {
+      failed(e.what());
+    } catch (...) {
+      failed("an exception of unknown type");
     }
     opened.set_value(std::move(ready));
   };

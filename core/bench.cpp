@@ -70,9 +70,9 @@ std::map<std::string, std::string> params_for(const MethodSpec& m, double sigma,
   return p;
 }
 
-// "box:impl=sat:passes=4" -> name "box", {impl: sat, passes: 4}; label: the entry with the spaces around its names
-// and values taken out ("box: impl = sat" -> "box:impl=sat", the table's and the JSON's method). Errors are usage
-// errors.
+// "box:impl=sat:passes=4" -> name "box", {impl: sat, passes: 4}; label: the entry with its settings in name order
+// and no spaces around names and values ("box: passes = 4:impl=sat" -> "box:impl=sat:passes=4"), the table's and
+// the JSON's method, so one variant written two ways runs once. Errors are usage errors.
 Status split_variant(const std::string& entry, std::string& name, std::map<std::string, std::string>& params,
                      std::string& label) {
   std::vector<std::string> parts;
@@ -95,8 +95,8 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
     const std::string value = trimmed(parts[i].substr(eq + 1));
     if (!params.emplace(key, value).second)
       return Status::fail("method variant '" + entry + "': '" + key + "' given twice");
-    label += ":" + key + "=" + value;
   }
+  for (const auto& [key, value] : params) label += ":" + key + "=" + value;
   return Status::success();
 }
 
@@ -225,17 +225,17 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       std::map<std::string, std::string> params = params_for(*find_method(name), sigma, opts.params);
       for (const auto& [k, v] : variant) params[k] = v;  // the variant's own settings win
       if (Status s = resolve_plan(name, params, p.plan); !s) {
-        why = entry + ", sigma " + number(sigma) + ": " + s.error;
+        why = label + ", sigma " + number(sigma) + ": " + s.error;
         break;
       }
       // A case's sigma column is --sigma's: where other parameters decide the blur (box --param width=9), said,
       // as blur says it; the JSON's effective_sigma holds what ran.
-      warn_sigma_overridden(entry, params, p.plan);
+      warn_sigma_overridden(label, params, p.plan);
       mine.push_back(std::move(p));
     }
     if (!why.empty() && !opts.skip_unplannable) return Status::fail(why);
     if (!why.empty()) {
-      spdlog::warn("bench: {} left out: {}", entry, why);
+      spdlog::warn("bench: {} left out: {}", label, why);
       result.left_out.push_back(why);
       continue;
     }

@@ -827,8 +827,15 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
       computed.push(std::move(w));
     }
   };
-  if (pending.open) pending.open();  // the readers decode meanwhile
-  const std::vector<Backend*> backends = pending.ready.get();
+  // The readers decode meanwhile. An open that throws (PendingBackends::open should keep its promise whatever it
+  // meets) runs no backend: the readers stop and are joined below, not left running into std::terminate.
+  std::vector<Backend*> backends;
+  try {
+    if (pending.open) pending.open();
+    backends = pending.ready.get();
+  } catch (const std::exception& e) {
+    spdlog::error("the backends did not open: {}", e.what());
+  }
   if (backends.empty()) {
     next = n;  // no more reads; drop what was read (the caller reports why the backends did not open)
     while (decoded.pop()) {

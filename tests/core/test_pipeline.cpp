@@ -625,6 +625,9 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_EQ(methods, (std::vector<std::string>{"copy", "box", "kawase:offsets=0,1", "gauss-sep"}));
   ASSERT_TRUE(resolve_bench_methods("box: impl = sat,box:impl=sat", "cpu", methods).ok());
   EXPECT_EQ(methods, (std::vector<std::string>{"box:impl=sat"}));
+  // Settings in name order: the same variant with its settings in another order is the same case.
+  ASSERT_TRUE(resolve_bench_methods("box:passes=4:impl=sat,box:impl=sat:passes=4", "cpu", methods).ok());
+  EXPECT_EQ(methods, (std::vector<std::string>{"box:impl=sat:passes=4"}));
   {  // and the setting's value runs without its spaces; the case is named as resolved
     auto cpu = make_cpu_backend(BackendOptions{});
     BenchOptions o;
