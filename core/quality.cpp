@@ -150,18 +150,25 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
   double b = std::clamp(std::isfinite(guess) ? guess : lo, lo * ratio, hi / ratio);
   double a = b / ratio, c = b * ratio;
   double fa, fb, fc;
+  bool to_limit = false;  // the bracket widened to a search limit while still going downhill
   if (Status s = F(a, fa); !s) return s;
   if (Status s = F(b, fb); !s) return s;
   if (Status s = F(c, fc); !s) return s;
   while (!(fb <= fa && fb <= fc)) {
     ratio *= 1.6;
     if (fa < fc) {  // downhill to the left
-      if (a <= lo) break;  // the minimum lies in [lo, b]
+      if (a <= lo) {  // the minimum lies in [lo, b]
+        to_limit = true;
+        break;
+      }
       c = b, fc = fb, b = a, fb = fa;
       a = std::max(lo, b / ratio);
       if (Status s = F(a, fa); !s) return s;
     } else {  // downhill to the right
-      if (c >= hi) break;  // the minimum lies in [b, hi]
+      if (c >= hi) {  // the minimum lies in [b, hi]
+        to_limit = true;
+        break;
+      }
       a = b, fa = fb, b = c, fb = fc;
       c = std::min(hi, b * ratio);
       if (Status s = F(c, fc); !s) return s;
@@ -219,13 +226,16 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
     }
   }
   // x is the lowest point Brent found in the final bracket: a local minimum to the tolerance, or the best
-  // point where MAD(s) steps with ceil(3 s). A seeded point inside the bracket may be lower still (an exact
-  // method: MAD 0 at the requested sigma).
-  f.improve_within(left, right, x, fx);
+  // point where MAD(s) steps with ceil(3 s). The seeded point may be lower still, inside the bracket or not (an
+  // exact method: MAD 0 at the requested sigma; where 3 sigma is a whole number, ceil(3 s) steps there and the
+  // search settled just above it, on the next radius: gauss-sep sigma 3 was fitted 3.0016).
+  f.improve_within(lo, hi, x, fx);
   out.sigma = x;
   out.mad = fx;
   out.evaluations = f.evaluations();
-  out.at_limit = x - lo <= o.tolerance || hi - x <= o.tolerance;
+  // At a limit, or where MAD still fell towards one (a flat MAD: an image smaller than the kernel, where the fit
+  // settled anywhere near 512, e.g. 511.95).
+  out.at_limit = to_limit || x - lo <= o.tolerance || hi - x <= o.tolerance;
   return Status::success();
 }
 
