@@ -151,7 +151,12 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
 
 void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given,
                            const Plan& plan) {
-  if (!given.count("sigma") || !(plan.effective_sigma > 0) || std::fabs(plan.effective_sigma / plan.sigma - 1) <= 0.25)
+  // A kernel that is not a blur (negative weights) has no effective sigma to compare; an identity (box --width 1,
+  // spread --radius 1: effective sigma 0) runs no blur at all, which is said too.
+  // copy, the bandwidth floor, ignores sigma by definition.
+  const MethodSpec* m = find_method(plan.method);
+  if (!given.count("sigma") || !plan.blur || (m && m->bandwidth_floor) || !(plan.effective_sigma >= 0) ||
+      std::fabs(plan.effective_sigma / plan.sigma - 1) <= 0.25)
     return;
   std::string others;
   for (const auto& [name, value] : given)

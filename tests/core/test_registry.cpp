@@ -333,6 +333,12 @@ TEST(Registry, SigmaOverriddenByOtherParametersIsSaid) {
   EXPECT_NE(plan_warnings("gauss-sep", {{"sigma", "0.1"}}), "");
   EXPECT_EQ(plan_warnings("gauss-sep", {{"sigma", "0.1"}}, false), "");
   EXPECT_EQ(plan_warnings("box", {{"sigma", "10"}, {"width", "5"}}, false), "");
+  // An identity runs no blur at all (effective sigma 0): said too (it was left out as "no effective sigma"); a
+  // kernel that is not a blur has none to compare, and copy ignores sigma.
+  EXPECT_NE(plan_warnings("box", {{"sigma", "5"}, {"width", "1"}}).find("its effective sigma is 0"), std::string::npos);
+  EXPECT_NE(plan_warnings("spread", {{"sigma", "5"}, {"radius", "1"}}).find("its effective sigma is 0"),
+            std::string::npos);
+  EXPECT_EQ(plan_warnings("copy", {{"sigma", "5"}}), "");
 }
 
 }  // namespace
