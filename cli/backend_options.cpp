@@ -110,7 +110,7 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
   return true;
 }
 
-std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage) {
+std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage, std::string* why) {
   std::vector<int> devices;
   usage = true;
   if (a.device == "all" || !parse_devices(a.device, a.backend, devices) || devices.size() != 1) {
@@ -119,7 +119,7 @@ std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage) {
     return nullptr;
   }
   usage = false;
-  std::unique_ptr<Backend> backend = open_one(a, devices[0]);
+  std::unique_ptr<Backend> backend = open_one(a, devices[0], why);
   if (backend) warn_unused(a, backend->name());
   return backend;
 }

@@ -21,7 +21,7 @@ struct BackendArgs {
 void add_backend_options(CLI::App* cmd, BackendArgs& a);
 // Creates the backend; on failure logs one clear error line and returns null, `usage` saying whether it is a
 // usage error (exit 2: a --device list or all, which only blur -b cuda takes).
-std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage);
+std::unique_ptr<Backend> open_backend(const BackendArgs& a, bool& usage, std::string* why = nullptr);
 // For blur: one backend per device of --device (an ordinal, a list, or all: CUDA only for more than one).
 // False with one clear error line logged, that line also in `error` (the report names it for each image);
 // `usage` says whether it is a usage error (exit 2).

@@ -58,8 +58,22 @@ int run_bench_command(const BenchArgs& a) {
   if (Status s = check_text_file_target("--json", a.json); !s) return usage(s.error);  // not after the whole bench
 
   bool usage_error = false;
-  std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
-  if (!backend) return usage_error ? kExitUsage : kExitFailed;
+  std::string why;
+  std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error, &why);
+  if (!backend && usage_error) return kExitUsage;
+  if (!backend) {
+    // The JSON file says why, as blur's report does: an earlier bench's results at its path would pass for this
+    // one's.
+    if (!a.json.empty() && a.json != "-") {
+      BenchResult none;
+      none.backend = a.backend.backend;
+      nlohmann::json j = bench_json(none, o);
+      j["error"] = "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why);
+      if (Status s = write_text_file(a.json, json_text(j, 2) + "\n", "--json " + a.json); !s)
+        spdlog::error("{}", s.error);
+    }
+    return kExitFailed;
+  }
   if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods, o.params); !s) return usage(s.error);
   o.skip_unplannable = a.methods == "all";
 

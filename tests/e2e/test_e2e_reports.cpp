@@ -182,6 +182,21 @@ TEST_F(E2E, ABackendThatThrowsWhileOpeningFailsTheRunCleanly) {
   EXPECT_FALSE(fs::exists(at("o")));
 }
 
+// bench --json FILE where the backend does not open: exit 1 and the file says why, as blur's report does (an earlier
+// bench's results stayed at the path and passed for this run's). -b cuda where no CUDA device is usable (CI).
+TEST_F(E2E, BenchJsonSaysTheBackendDidNotOpen) {
+  std::ofstream(at("b.json")) << R"({"old": 1})";
+  const Result r = run("bench -b cuda -m box --size 8 --sigma 2 --json " + quote(at("b.json").string()));
+  if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present here";
+  if (r.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << "built without CUDA";
+  EXPECT_EQ(r.rc, 1) << r.err;
+  const json j = json::parse(slurp(at("b.json")));
+  EXPECT_FALSE(j.contains("old")) << j.dump();
+  EXPECT_NE(j.value("error", "").find("backend 'cuda' did not open"), std::string::npos) << j.dump();
+  EXPECT_TRUE(j["cases"].empty());
+  EXPECT_EQ(j["backend"]["name"], "cuda");
+}
+
 // report merge: a shard whose run was interrupted makes the merge exit 1 naming it (the merged report is written,
 // as for a missing shard); a blur report whose missing input was named twice lists it once, and merges.
 TEST_F(E2E, ReportMergeRefusesAnInterruptedShardAndTakesRepeatedMissingInputs) {
