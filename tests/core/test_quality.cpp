@@ -577,6 +577,17 @@ TEST_F(QualityCli, UsageErrorsAndABadFile) {
   EXPECT_NE(r.out.find("mean of 1"), std::string::npos) << r.out;
 }
 
+// The reference reads past the edges as clamp: another --border is warned of (its edges count as error), clamp not.
+TEST_F(QualityCli, ABorderOtherThanClampIsWarnedOf) {
+  const std::string png = testing::quote(testing::source_dir() + "/testdata/icon_palette.png");
+  const auto wrap = run("quality -m gauss-sep --sigma 1 --border wrap -b cpu --no-impulse " + png);
+  EXPECT_EQ(wrap.rc, 0) << wrap.err;
+  EXPECT_NE(wrap.err.find("the reference Gaussians use the clamp border; with --border wrap"), std::string::npos)
+      << wrap.err;
+  const auto clamp = run("quality -m gauss-sep --sigma 1 -b cpu --no-impulse " + png);
+  EXPECT_EQ(clamp.err.find("clamp border"), std::string::npos) << clamp.err;
+}
+
 // A folder is scanned as blur scans it: a broken symbolic link with an image's name (a missing frame) is that
 // input's failure, not skipped in silence while the mean passes as complete.
 TEST_F(QualityCli, BrokenLinkInAFolderIsThatInputsFailure) {
