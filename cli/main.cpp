@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/startup.hpp"
 #include "core/pipeline.hpp"
+#include "core/registry.hpp"
 
 namespace {
 
@@ -27,6 +28,20 @@ void open_closed_standard_fds() {
       close(null_fd);
     }
   }
+}
+
+// Whether the command word is bench (the first word that is no option, as the check below reads it).
+bool bench_named(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return std::string(argv[i]) == "bench";
+  return false;
+}
+
+// Whether some registry method has a parameter of this name.
+bool registry_param_name(const std::string& name) {
+  for (const auto& m : gpublur::method_registry())
+    if (gpublur::find_param(m, name)) return true;
+  return false;
 }
 
 }  // namespace
@@ -83,6 +98,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help / version / the error
+    // bench runs several methods, so it takes no --NAME VALUE method options (CLI11 said only "not expected").
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && bench_named(argc, argv))
+      for (int i = 1; i < argc; ++i)
+        if (const std::string w = argv[i]; w.rfind("--", 0) == 0 && registry_param_name(w.substr(2))) {
+          std::fprintf(stderr, "gpublur: bench takes method parameters as --param %s=VALUE (every method that has "
+                       "it) or per method as METHOD:%s=VALUE\n", w.substr(2).c_str(), w.substr(2).c_str());
+          break;
+        }
     exit_process(rc == 0 ? kExitOk : kExitUsage);  // help that stdout could not take is not a success
   }
   spdlog::set_level(quiet ? spdlog::level::err

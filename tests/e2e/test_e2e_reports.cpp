@@ -197,6 +197,16 @@ TEST_F(E2E, BenchJsonSaysTheBackendDidNotOpen) {
   EXPECT_EQ(j["backend"]["name"], "cuda");
 }
 
+// bench takes no --NAME VALUE method options (it runs several methods): the usage error says how to give one.
+TEST_F(E2E, BenchSaysHowToGiveAMethodParameter) {
+  const Result r = run("bench -b cpu -m box --passes 5 --size 8");
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("bench takes method parameters as --param passes=VALUE"), std::string::npos) << r.err;
+  const Result other = run("bench -b cpu -m box --frobnicate 5 --size 8");
+  EXPECT_EQ(other.rc, 2);
+  EXPECT_EQ(other.err.find("method parameters"), std::string::npos) << other.err;  // no such parameter: no hint
+}
+
 // report merge: a shard whose run was interrupted makes the merge exit 1 naming it (the merged report is written,
 // as for a missing shard); a blur report whose missing input was named twice lists it once, and merges.
 TEST_F(E2E, ReportMergeRefusesAnInterruptedShardAndTakesRepeatedMissingInputs) {
