@@ -43,6 +43,8 @@ class E2E : public ::testing::Test {
   fs::path at(const std::string& rel) const { return dir_ / rel; }
 
   Image write_nonfinite_exr();
+  // img as in.exr, float R, G, B, A (alpha the last).
+  void write_rgba_exr(const Image& img);
   // in.exr blurred by `args` (a method and its parameters) on cpu, gl and cuda, each where it runs here.
   std::map<std::string, Image> blur_on_every_backend(const std::string& args);
 
