@@ -43,7 +43,8 @@ chmod +x "$dest/gpublur"
 cp "$root/scripts/gpu_check.sh" "$root/scripts/folder_bench.sh" "$root/scripts/pass_times.py" "$dest/"
 mkdir -p "$dest/testdata" "$dest/docs"
 cp -r "$root/testdata/." "$dest/testdata/"
-cp "$root/docs/report.schema.json" "$dest/docs/"  # the e2e tests validate reports against it
+# The e2e tests validate reports against the schema; test_cli_core holds methods.md's parameter table to the registry.
+cp "$root/docs/report.schema.json" "$root/docs/methods.md" "$dest/docs/"
 
 size=$(du -sb "$dest" | cut -f1)
 echo "[bundle] $dest: $((size / 1024 / 1024)) MiB; libraries: $(ls "$dest/lib" | tr '\n' ' ')"
