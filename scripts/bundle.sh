@@ -40,7 +40,7 @@ here=$(dirname "$(readlink -f "$0")")
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/gpublur" "$@"
 LAUNCH
 chmod +x "$dest/gpublur"
-cp "$root/scripts/gpu_check.sh" "$root/scripts/folder_bench.sh" "$root/scripts/pass_times.py" "$dest/"
+cp "$root/scripts/gpu_check.sh" "$root/scripts/gpu_env.sh" "$root/scripts/folder_bench.sh" "$root/scripts/pass_times.py" "$dest/"
 mkdir -p "$dest/testdata" "$dest/docs"
 cp -r "$root/testdata/." "$dest/testdata/"
 # The e2e tests validate reports against the schema; test_cli_core holds methods.md's parameter table to the registry.

@@ -11,22 +11,9 @@
 set -u
 parts=",${GPUBLUR_CHECK_PARTS:-tests,matrix,sanitizer,variants,bench,bench2},"
 want() { [[ $parts == *",$1,"* ]]; }
-export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer
-here=$(dirname "$(readlink -f "$0")")
 out=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$out"
-export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# The test binaries find their files and gpublur in the bundle, not where they were built.
-export GPUBLUR_TESTDATA="$here/testdata" GPUBLUR_SOURCE_DIR="$here" GPUBLUR_BIN="$here/bin/gpublur"
-export GPUBLUR_REQUIRE_GL=1  # on the GPU machine a missing EGL display is a failure, not a skip
-export GPUBLUR_REQUIRE_CUDA=1  # likewise for the registry-driven test's CUDA cases
-export GPUBLUR_MATRIX_LARGE=1  # the registry-driven test at 1023x517 (CI: 203x117)
-if [[ -n ${GPUBLUR_GL_DEBS:-} ]]; then
-  for f in "$GPUBLUR_GL_DEBS"/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[[ -f $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
+. "$(dirname "$(readlink -f "$0")")/gpu_env.sh"  # sets `here`, the bundle's folder
 
 failed=()
 # step NAME LOG CMD...: runs CMD, appends its output to LOG, records a failure by name.

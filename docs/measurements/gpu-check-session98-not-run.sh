@@ -7,14 +7,9 @@
 # size, quality on GL rgba16f judged on the cpu backend, memcheck, then the issue tables. One log ($OUT/c421.txt),
 # in order of importance (a timeout keeps what ran).
 set -u
-root=$PWD
 tar -xJf bundle.tar.xz
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-b=$root/bundle
-export LD_LIBRARY_PATH=$b/lib GPUBLUR_TESTDATA=$b/testdata GPUBLUR_SOURCE_DIR=$b GPUBLUR_BIN=$b/bin/gpublur
-export GPUBLUR_REQUIRE_GL=1 GPUBLUR_REQUIRE_CUDA=1 GPUBLUR_MATRIX_LARGE=1
+GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh  # gpu_check.sh's environment; sets `here`, the bundle
+b=$here
 log=$OUT/c421.txt
 step() {
   echo "=== $* [$(date +%T)]" >>"$log"
