@@ -30,13 +30,6 @@ void open_closed_standard_fds() {
   }
 }
 
-// Whether the command word is bench (the first word that is no option, as the check below reads it).
-bool bench_named(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (argv[i][0] != '-') return std::string(argv[i]) == "bench";
-  return false;
-}
-
 // Whether some registry method has a parameter of this name.
 bool registry_param_name(const std::string& name) {
   for (const auto& m : gpublur::method_registry())
@@ -83,6 +76,7 @@ int main(int argc, char** argv) {
 
   // The first word that is no option names the command: an unknown one is named ("A subcommand is required" said
   // nothing of `gpublur frobnicate`).
+  std::string command;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (!word.empty() && word[0] == '-') continue;
@@ -92,6 +86,7 @@ int main(int argc, char** argv) {
                    word.c_str());
       exit_process(kExitUsage);
     }
+    command = word;
     break;
   }
   try {
@@ -99,7 +94,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help / version / the error
     // bench runs several methods, so it takes no --NAME VALUE method options (CLI11 said only "not expected").
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) && bench_named(argc, argv))
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && command == "bench")
       for (int i = 1; i < argc; ++i)
         if (const std::string w = argv[i]; w.rfind("--", 0) == 0 && registry_param_name(w.substr(2))) {
           std::fprintf(stderr, "gpublur: bench takes method parameters as --param %s=VALUE (every method that has "
