@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Not run: session 98 got no GPU machine (every start failed; its device time went on the tries). For the next
-# session: copy to .device/scripts/, run with carry [bundle.tar.xz, .gl, .device] after scripts/bundle.sh and
-# scripts/fetch_gl_debs.sh. It checks sessions 97 and 98 on the GPU: reshuffle's set order (the constant-image tests on
-# CUDA and NVIDIA GL, its bench against call 402's GL table), test_e2e whole (the report, interrupt, quality,
-# bilateral-alpha, iir non-finite and bench tests with NVIDIA's GL and CUDA), the matrix's bilateral cases at full
-# size, quality on GL rgba16f judged on the cpu backend, memcheck, then the issue tables. One log ($OUT/c421.txt),
-# in order of importance (a timeout keeps what ran).
+# Written in session 98 (no GPU machine then); run in session 99 as call 421 on an NVIDIA H200 (log:
+# h200-gpu-check-session99.txt). It checks sessions 97 and 98 on the GPU: reshuffle's set order (the constant-image
+# tests on CUDA and NVIDIA GL, its bench), test_e2e whole, the matrix's bilateral cases at full size, quality on GL
+# rgba16f judged on the cpu backend, memcheck, then the issue tables. Two faults of its own, both in the log: bench takes
+# one --channels, so the reshuffle benches stopped at the usage error (call 422's script runs them one count at a time),
+# and test_e2e's ABackendThatDoesNotOpenReportsEveryImageNotRun read CUDA opening as a failure (fixed after this run).
 set -u
 tar -xJf bundle.tar.xz
 GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh  # gpu_check.sh's environment; sets `here`, the bundle
