@@ -19,7 +19,7 @@ struct BenchArgs {
   std::string methods = "all";
   std::string sigmas = "3";
   std::string sizes = "1024";
-  int channels = 4;
+  std::string channels = "4";
   int repeat = 20;
   int warmup = 3;
   double warmup_ms = 200;
@@ -36,13 +36,13 @@ int usage(const std::string& message) {
 
 int run_bench_command(const BenchArgs& a) {
   BenchOptions o;
-  o.channels = a.channels;
   o.repeat = a.repeat;
   o.warmup = a.warmup;
   o.warmup_ms = a.warmup_ms;
   o.seed = a.seed;
   if (!parse_bench_sigmas(a.sigmas, o.sigmas)) return usage("--sigma '" + a.sigmas + "' is not a comma list of numbers");
   if (Status s = parse_bench_sizes(a.sizes, o.sizes); !s) return usage(s.error);
+  if (Status s = parse_bench_channels(a.channels, o.channels); !s) return usage(s.error);
   for (const auto& item : a.params) {
     std::string name, value;
     if (!split_param(item, name, value)) return usage("--param '" + item + "' is not name=value");
@@ -112,7 +112,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--sigma", a->sigmas, "comma list of sigmas")->capture_default_str();
   cmd->add_option("--size", a->sizes, "comma list of sizes: N (square) or WxH")->capture_default_str();
-  cmd->add_option("--channels", a->channels, "channels per pixel")->check(CLI::Range(1, 4))->capture_default_str();
+  cmd->add_option("--channels", a->channels, "comma list of channel counts 1..4 (each its own image)")
+      ->capture_default_str();
   cmd->add_option("--repeat", a->repeat, "timed runs per case")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->check(CLI::Range(0, 100000))->capture_default_str();
   cmd->add_option("--warmup-ms", a->warmup_ms,

@@ -7,6 +7,7 @@
 #include <new>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -166,6 +167,19 @@ Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int
   return Status::success();
 }
 
+Status parse_bench_channels(const std::string& list, std::vector<int>& out) {
+  out.clear();
+  for (const std::string& piece : split(list, ',')) {
+    const std::string item = trimmed(piece);
+    if (item.empty()) continue;
+    if (item.size() != 1 || item[0] < '1' || item[0] > '4')
+      return Status::fail("--channels '" + item + "' is not a channel count 1..4");
+    if (std::find(out.begin(), out.end(), item[0] - '0') == out.end()) out.push_back(item[0] - '0');
+  }
+  if (out.empty()) return Status::fail("--channels: no channel count given");
+  return Status::success();
+}
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -179,7 +193,9 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   result.device = backend.device_name();
   result.timer_clock = backend.timer_clock();
   result.storage = backend.storage();
-  if (opts.channels < 1 || opts.channels > 4) return Status::fail("--channels must be 1..4");
+  if (opts.channels.empty()) return Status::fail("--channels: no channel count given");
+  for (int ch : opts.channels)
+    if (ch < 1 || ch > 4) return Status::fail("--channels must be 1..4");
   if (opts.repeat < 1) return Status::fail("--repeat must be at least 1");
   if (opts.warmup < 0) return Status::fail("--warmup must be at least 0");
   if (!(opts.warmup_ms >= 0)) return Status::fail("--warmup-ms must be a number of at least 0");  // NaN too
@@ -244,22 +260,26 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
 
   std::mt19937 rng(opts.seed);
   std::uniform_real_distribution<float> uni(0.0f, 1.0f);
-  for (const auto& [w, h] : opts.sizes) {
+  std::vector<std::tuple<int, int, int>> images;  // width, height, channels: each size with each channel count
+  for (const auto& [w, h] : opts.sizes)
+    for (const int channels : opts.channels) images.emplace_back(w, h, channels);
+  for (const auto& [w, h, channels] : images) {
     double upload_ms = 0;
     Status up;
     try {
-      Image img(w, h, opts.channels);
+      Image img(w, h, channels);
       for (float& v : img.data) v = uni(rng);
       up = backend.upload(img, upload_ms);
-    } catch (const std::bad_alloc&) {  // every case of this size says so; the other sizes still run
+    } catch (const std::bad_alloc&) {  // every case of this image says so; the other images still run
       up = Status::fail("out of host memory for the image");
     }
+    const std::string storage = up ? backend.storage() : "";
     double copy_median = 0;
     for (size_t k = 0; k < planned.size(); ++k) {
       const Planned& p = planned[k];
       BenchCase c;
       c.method = p.label;
-      c.width = w, c.height = h, c.channels = opts.channels;
+      c.width = w, c.height = h, c.channels = channels;
       c.floor = k == 0;  // the plain copy; a listed copy variant (copy:border=wrap) is a case like any other
       c.sigma = c.floor ? 0 : p.sigma;
       c.params = p.plan.params;
@@ -309,7 +329,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       if (c.error.empty()) {
         c.median_ms = median_of(c.times_ms);
         c.min_ms = *std::min_element(c.times_ms.begin(), c.times_ms.end());
-        const double bytes = 2.0 * double(w) * h * opts.channels * sizeof(float);
+        const double bytes = 2.0 * double(w) * h * channels * sizeof(float);
         c.gbps = c.median_ms > 0 ? bytes / (c.median_ms * 1e-3) / 1e9 : 0;
         if (c.floor) copy_median = c.median_ms;
         c.ratio_to_copy = copy_median > 0 ? c.median_ms / copy_median : 0;
@@ -318,11 +338,23 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       } else {
         spdlog::error("bench {} {}x{}x{} sigma {}: {}", c.method, w, h, c.channels, c.sigma, c.error);
       }
+      c.storage = storage;
       result.cases.push_back(std::move(c));
     }
   }
   result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
-  result.storage = backend.storage();          // again: GL's texture format follows the uploaded channels
+  // GL's texture format follows the uploaded channels: one storage where the cases agree, else each count's.
+  std::vector<std::pair<int, std::string>> storages;  // (channels, storage), in the cases' order
+  for (const BenchCase& c : result.cases)
+    if (!c.storage.empty() && std::find(storages.begin(), storages.end(), std::pair(c.channels, c.storage)) ==
+                                  storages.end())
+      storages.emplace_back(c.channels, c.storage);
+  const bool one = std::all_of(storages.begin(), storages.end(),
+                               [&](const auto& s) { return s.second == storages.front().second; });
+  if (!storages.empty()) result.storage = one ? storages.front().second : "";
+  for (size_t k = 0; !one && k < storages.size(); ++k)
+    result.storage += (k ? ", " : "") + storages[k].second + " (" + std::to_string(storages[k].first) +
+                      (storages[k].first == 1 ? " channel)" : " channels)");
   return Status::success();
 }
 
@@ -376,6 +408,7 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
            {"width", c.width},
            {"height", c.height},
            {"channels", c.channels},
+           {"storage", c.storage},
            {"sigma", c.sigma},
            {"radius", c.radius},
            {"effective_sigma", c.effective_sigma},

@@ -19,7 +19,7 @@ struct BenchOptions {
   std::vector<std::string> methods;  // registry names (or name:param=value variants); the floor always runs
   std::vector<double> sigmas{3};
   std::vector<std::pair<int, int>> sizes{{1024, 1024}};
-  int channels = 4;
+  std::vector<int> channels{4};  // each count its own image per size, copy first
   int repeat = 20;
   int warmup = 3;
   double warmup_ms = 200;  // per case, the device kept busy this long first (steady clocks)
@@ -35,6 +35,7 @@ struct BenchCase {
   std::string method;
   bool floor = false;  // the bandwidth-floor method (copy): what ratio_to_copy divides by
   int width = 0, height = 0, channels = 0;
+  std::string storage;  // Backend::storage() for this image (GL's texture format follows its channels)
   double sigma = 0;
   std::map<std::string, std::string> params;  // resolved
   double effective_sigma = 0;
@@ -69,6 +70,7 @@ constexpr double kThrottledShare = 0.01;
 const char* throttled_note(const BenchCase& c);
 
 struct BenchResult {
+  // storage: the cases' storage, or theirs in channel order joined by ", " where it varies with the channels (GL).
   std::string backend, device, timer_clock, storage;
   std::vector<BenchCase> cases;
   std::vector<std::string> left_out;  // "method: why" (BenchOptions::skip_unplannable)
@@ -84,6 +86,8 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
 bool parse_bench_sigmas(const std::string& list, std::vector<double>& out);
 // "1024,4096x2048" -> {1024,1024},{4096,2048}.
 Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out);
+// "1,4" -> {1, 4}: channel counts 1..4, spaces allowed, a count given twice runs once.
+Status parse_bench_channels(const std::string& list, std::vector<int>& out);
 
 // Checks every plan first (a bad parameter is a usage error, returned before anything runs), then runs.
 // Failures of single runs are recorded in their case and the rest go on.

@@ -601,6 +601,12 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_EQ(sigmas, (std::vector<double>{3, 12, 48}));
   EXPECT_FALSE(parse_bench_sigmas("0x3", sigmas)) << "plain decimals only";
   EXPECT_FALSE(parse_bench_sigmas(" , ", sigmas)) << "no sigma given";
+  // Channel counts as a list too (`--channels 1,4` was refused as out of range 1 to 4).
+  std::vector<int> channels;
+  ASSERT_TRUE(parse_bench_channels(" 1, 4,1", channels).ok());
+  EXPECT_EQ(channels, (std::vector<int>{1, 4}));
+  for (const char* bad : {"0", "5", "1,x", "12", "2.0", " , "})
+    EXPECT_FALSE(parse_bench_channels(bad, channels).ok()) << bad;
   ASSERT_TRUE(parse_bench_sizes("65536x1,7X3", sizes).ok());
   EXPECT_EQ(sizes[0], std::make_pair(65536, 1));
   EXPECT_EQ(sizes[1], std::make_pair(7, 3));
@@ -667,13 +673,52 @@ TEST(Bench, AllLeavesOutAMethodThatCannotTakeASigma) {
   EXPECT_EQ(bench_json(r, o)["left_out"].size(), 1u);
 }
 
+// Several channel counts: each size with each count, its own image, copy first and the ratios against that copy; each
+// case names its storage, and the JSON's settings list the counts.
+TEST(Bench, ChannelCountsEachRunAsTheirOwnImages) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  BenchOptions o;
+  o.methods = {"box"};
+  o.sigmas = {2};
+  o.sizes = {{16, 12}, {8, 8}};
+  o.channels = {1, 4};
+  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchResult r;
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  ASSERT_EQ(r.cases.size(), 8u);  // (copy, box) for 16x12 x1, x4, 8x8 x1, x4
+  const int want[4][3] = {{16, 12, 1}, {16, 12, 4}, {8, 8, 1}, {8, 8, 4}};
+  for (size_t i = 0; i < 4; ++i) {
+    const BenchCase& copy = r.cases[2 * i];
+    const BenchCase& box = r.cases[2 * i + 1];
+    EXPECT_TRUE(copy.floor);
+    EXPECT_EQ(box.method, "box");
+    for (const BenchCase* c : {&copy, &box}) {
+      EXPECT_EQ(c->width, want[i][0]);
+      EXPECT_EQ(c->height, want[i][1]);
+      EXPECT_EQ(c->channels, want[i][2]);
+      EXPECT_EQ(c->storage, backend->storage());
+      EXPECT_EQ(c->error, "");
+    }
+    EXPECT_NEAR(box.ratio_to_copy, box.median_ms / copy.median_ms, 1e-12 * box.ratio_to_copy);
+    EXPECT_NEAR(box.gbps, 2.0 * want[i][0] * want[i][1] * want[i][2] * 4 / (box.median_ms * 1e-3) / 1e9,
+                1e-9 * box.gbps);
+  }
+  EXPECT_EQ(r.storage, backend->storage()) << "one storage on cpu whatever the channels";
+  const auto j = bench_json(r, o);
+  EXPECT_EQ(j["settings"]["channels"], nlohmann::json::array({1, 4}));
+  EXPECT_EQ(j["cases"][1]["channels"], 1);
+  EXPECT_EQ(j["cases"][3]["storage"], backend->storage());
+  o.channels = {};
+  EXPECT_FALSE(run_bench(*backend, o, r).ok());
+}
+
 TEST(Bench, CpuRunHasCopyFirstAndRatios) {
   auto backend = make_cpu_backend(BackendOptions{});
   BenchOptions o;
   o.methods = {"gauss-sep", "copy"};
   o.sigmas = {1, 2};
   o.sizes = {{64, 48}};
-  o.channels = 3;
+  o.channels = {3};
   o.repeat = 3;
   o.warmup = 1;
   o.params = {{"border", "mirror"}};

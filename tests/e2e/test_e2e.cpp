@@ -1098,6 +1098,27 @@ TEST_F(E2E, BenchOnCpuPrintsTableAndJson) {
   EXPECT_EQ(j["backend"]["storage"], "float32");
 }
 
+// --channels takes a list (1,4 was refused as out of range). GL stores one channel as R32F and four as RGBA32F: the
+// table's header and the JSON's backend name both, each case its own.
+TEST_F(E2E, BenchTakesChannelCountsAndNamesEachStorage) {
+  const Result r = run("bench -b gl -m box --size 8 --channels 1,4 --repeat 1 --warmup 0 --warmup-ms 0 --json " +
+                       quote(at("b.json").string()));
+  if (r.rc != 0 && (r.err.find("EGL") != std::string::npos || r.err.find(kNotBuiltIn) != std::string::npos))
+    GTEST_SKIP() << "no GL here: " << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("storage r32f (1 channel), rgba32f (4 channels)\n"), std::string::npos) << r.out;
+  const json j = json::parse(slurp(at("b.json")));
+  ASSERT_EQ(j["cases"].size(), 4u);
+  const char* storage[] = {"r32f", "r32f", "rgba32f", "rgba32f"};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(j["cases"][i]["channels"], i < 2 ? 1 : 4);
+    EXPECT_EQ(j["cases"][i]["storage"], storage[i]);
+    EXPECT_EQ(j["cases"][i]["status"], "ok");
+  }
+  EXPECT_EQ(j["backend"]["storage"], "r32f (1 channel), rgba32f (4 channels)");
+  EXPECT_EQ(j["settings"]["channels"], json::array({1, 4}));
+}
+
 // A result stdout cannot take (a full disk) is an error, never exit 0; bench's --json file is checked before the
 // bench runs, not after.
 TEST_F(E2E, LostStdoutFailsAndBenchJsonIsCheckedFirst) {
