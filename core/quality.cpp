@@ -482,6 +482,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
             q.fit_mad = fit.mad;
             q.fit_evaluations = fit.evaluations;
             q.fit_at_limit = fit.at_limit;
+            q.border_dominated = 2.0 * reference.radius + 1 > q.width && 2.0 * reference.radius + 1 > q.height;
             Plan g;
             if (exact_gaussian_plan(fit.sigma, g)) q.fit_kernel_sigma = g.effective_sigma;
           }
@@ -499,6 +500,13 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     out.images.push_back(std::move(q));
   }
 
+  int dominated = 0;
+  for (const ImageQuality& q : out.images) dominated += q.error.empty() && q.border_dominated;
+  if (dominated > 0)
+    spdlog::warn("quality: {} of {} image(s) are smaller than the reference kernel ({} pixels wide at sigma {}) each "
+                 "way: every pixel's window reaches past the edges, so their fits weigh the clamp border as much as "
+                 "the kernel's shape; a larger image measures the method better",
+                 dominated, out.images.size(), 2 * reference.radius + 1, plan.sigma);
   out.mean = quality_mean(out.images);
   out.storage = backend.storage();
   return Status::success();
@@ -554,7 +562,9 @@ std::string quality_table(const QualityResult& r) {
                   fixed(q.effective_sigma, 4).c_str(), fixed(q.fit_kernel_sigma, 4).c_str(),
                   fixed(r.predicted_sigma, 4).c_str(), fixed(q.vs_sigma.psnr_db, 2).c_str(),
                   general(q.vs_sigma.max_abs).c_str(), general(q.vs_sigma.mean_abs).c_str(),
-                  q.fit_at_limit ? "  (at search limit)" : "");
+                  (std::string(q.fit_at_limit ? "  (at search limit)" : "") +
+                   (q.border_dominated ? "  (border-dominated)" : ""))
+                      .c_str());
     o << line;
   }
   const QualityMean& m = r.mean;
@@ -589,6 +599,7 @@ nlohmann::json quality_json(const QualityResult& r) {
       j["fit_mad"] = q.fit_mad;
       j["fit_evaluations"] = q.fit_evaluations;
       j["fit_at_limit"] = q.fit_at_limit;
+      j["border_dominated"] = q.border_dominated;
       j["psnr_db"] = psnr_json(q.vs_sigma.psnr_db);
       j["identical"] = std::isinf(q.vs_sigma.psnr_db);
       j["max_abs"] = q.vs_sigma.max_abs;

@@ -158,6 +158,37 @@ TEST(Quality, AFitThatRunsToTheLimitSaysSo) {
   EXPECT_TRUE(r.images[0].fit_at_limit) << r.images[0].effective_sigma;
 }
 
+// An image narrower than the reference kernel (2 ceil(3 S) + 1) each way is flagged border-dominated, in the JSON too;
+// one as wide as the kernel on either axis is not (some pixel's window stays inside it along that axis).
+TEST(Quality, ImagesSmallerThanTheKernelAreFlaggedBorderDominated) {
+  auto b = cpu();
+  const Plan plan = plan_of("box", {{"sigma", "4"}});  // reference radius 12: a kernel 25 wide
+  std::vector<QualityInput> inputs;
+  for (auto [w, h] : {std::pair(24, 24), std::pair(25, 8), std::pair(8, 25), std::pair(40, 40)}) {
+    QualityInput in;
+    in.name = std::to_string(w) + "x" + std::to_string(h);
+    in.image = Image(w, h, 1);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) in.image.at(x, y, 0) = float(0.5 + 0.4 * std::sin(x * 0.9 + y * 0.4));
+    inputs.push_back(in);
+  }
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan, inputs, o, r).ok());
+  ASSERT_EQ(r.images.size(), 4u);
+  const bool want[] = {true, false, false, false};
+  for (size_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(r.images[i].error.empty()) << r.images[i].error;
+    EXPECT_EQ(r.images[i].border_dominated, want[i]) << r.images[i].name;
+  }
+  const auto j = quality_json(r);
+  EXPECT_EQ(j["images"][0]["border_dominated"], true);
+  EXPECT_EQ(j["images"][3]["border_dominated"], false);
+  EXPECT_NE(quality_table(r).find("24x24x1"), std::string::npos);
+  EXPECT_NE(quality_table(r).find("(border-dominated)"), std::string::npos);
+}
+
 // The same without measure_quality's shortcut (MAD at the requested sigma is already known): the search alone,
 // started 30% off on either side and at small sigmas, finds the sigma to its tolerance.
 TEST(Quality, SearchFindsTheSigmaFromAnyStart) {
