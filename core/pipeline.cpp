@@ -149,8 +149,13 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
     const fs::path p(arg);
     if (fs::is_directory(p, ec)) {
       FolderScan scan = scan_folder(p, opts.recursive, out_real);  // the failed ones are jobs too: the rest goes on
-      for (const auto& [file, rel] : scan.files) jobs.push_back(make_job(file, rel, opts));
-      for (Job& j : scan.failed) jobs.push_back(std::move(j));
+      // In the files' sorted order, the failed ones among them (broken links came last, in the folder's raw order).
+      std::vector<Job> found;
+      for (const auto& [file, rel] : scan.files) found.push_back(make_job(file, rel, opts));
+      for (Job& j : scan.failed) found.push_back(std::move(j));
+      std::stable_sort(found.begin(), found.end(),
+                       [](const Job& x, const Job& y) { return fs::path(x.input) < fs::path(y.input); });
+      for (Job& j : found) jobs.push_back(std::move(j));
     } else if (fs::exists(p, ec)) {
       jobs.push_back(make_job(p, p.filename(), opts));
     } else {

@@ -162,6 +162,23 @@ TEST(Pipeline, BrokenLinkInFolderIsAFailedJob) {
   EXPECT_NE(jobs[1].error.find("frame_0002.exr: broken symbolic link"), std::string::npos) << jobs[1].error;
 }
 
+// The failed names sort among the files: broken links came after every file, in the folder's raw listing order
+// (z.png then a, g, c, h, d, e, f, b on ext4).
+TEST(Pipeline, BrokenLinksSortAmongTheFolderFiles) {
+  TempDir d;
+  touch(d / "in/c.png");
+  touch(d / "in/z.png");
+  for (const char* name : {"h.png", "a.png", "e.png", "b.exr"}) fs::create_symlink("gone", d / "in" / name);
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  std::vector<std::string> names;
+  for (const Job& j : jobs) names.push_back(fs::path(j.input).filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"a.png", "b.exr", "c.png", "e.png", "h.png", "z.png"}));
+  EXPECT_TRUE(jobs[2].error.empty() && jobs[5].error.empty());
+  EXPECT_FALSE(jobs[0].error.empty());
+}
+
 TEST(Pipeline, FormatChangesExtension) {
   TempDir d;
   touch(d / "a.png");
