@@ -276,7 +276,10 @@ int run_blur(BlurArgs& a) {
     po.on_interrupt = [&](RunRecord& finished) {
       {
         std::lock_guard<std::mutex> lock(header_mutex);
+        const std::string storage = finished.storage, clock = finished.timer_clock;  // as of the last image run
         copy_run_header(run, finished);
+        if (!storage.empty()) finished.storage = storage;
+        if (!clock.empty()) finished.timer_clock = clock;
       }
       if (finished.backend.empty() && named != "auto") finished.backend = named;
       // Jobs the run never reached (a backend that did not open, its images not yet named) are absent.

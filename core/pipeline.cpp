@@ -628,6 +628,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   std::mutex log_mutex;  // one line per finished image, whole
   size_t done = 0;
   std::vector<char> finished(n, 0);
+  // The header fields a backend settles while it runs (GL's storage is the texture format of its last image, r32f for
+  // one channel), as of its last image: an interrupted run's report says those, not the ones seen at open. Read on
+  // the backend's own thread, kept under log_mutex for the interrupt hooks.
+  std::string ran_storage, ran_timer_clock;
   auto finish = [&](size_t i, ImageRecord rec) {
     rec.ok = rec.error.empty();
     std::lock_guard<std::mutex> lock(log_mutex);
@@ -645,6 +649,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         std::lock_guard<std::mutex> lock(log_mutex);
         for (size_t i = 0; i < n; ++i)
           if (finished[i]) partial.images.push_back(run.images[i]);
+      }
+      {
+        std::lock_guard<std::mutex> lock(log_mutex);
+        partial.storage = ran_storage, partial.timer_clock = ran_timer_clock;
       }
       partial.io_threads = run.io_threads;
       partial.wall_ms = ms_since(t0);
@@ -829,6 +837,11 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         finish(w.index, std::move(w.rec));
         continue;
       }
+      {
+        std::string storage = backend.storage(), clock = backend.timer_clock();
+        std::lock_guard<std::mutex> lock(log_mutex);
+        ran_storage = std::move(storage), ran_timer_clock = std::move(clock);
+      }
       computed.push(std::move(w));
     }
   };
@@ -864,8 +877,9 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   // Armed on with the whole run until the caller's InterruptReportScope ends (the report is written after this).
   // Its images only: the caller's hook takes the header, which its thread may still change.
   if (opts.on_interrupt)
-    set_interrupt_hook([&run, report = opts.on_interrupt] {
+    set_interrupt_hook([&run, report = opts.on_interrupt, storage = ran_storage, clock = ran_timer_clock] {
       RunRecord whole;
+      whole.storage = storage, whole.timer_clock = clock;
       whole.images = run.images;
       whole.io_threads = run.io_threads;
       whole.wall_ms = run.wall_ms;

@@ -103,8 +103,9 @@ struct PipelineOptions {
   bool log_each_ok = true;  // an info line per finished image (a progress bar turns it off; errors always log)
   // Called once on the interrupt thread (SIGINT/SIGTERM during the run), after the temporaries are removed and
   // before the process exits 130, with the images finished so far (no other field of the run is set; wall_ms
-  // and interrupted are), so the caller can write a report that says what was done. Still called with the whole
-  // run after run_pipeline returns, until the caller's InterruptReportScope ends (which it must hold).
+  // and interrupted are, and storage and timer_clock as the backend gave them after its last image, "" before
+  // any), so the caller can write a report that says what was done. Still called with the whole run after
+  // run_pipeline returns, until the caller's InterruptReportScope ends (which it must hold).
   std::function<void(RunRecord& finished)> on_interrupt;
 };
 

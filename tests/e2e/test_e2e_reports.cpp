@@ -139,6 +139,31 @@ TEST_F(E2E, InterruptWhileTheBackendOpensNamesItAndLeavesNoFolder) {
   EXPECT_FALSE(fs::exists(at("o"))) << "the folders -o made are left behind";
 }
 
+// Interrupted on GL, the report's storage is the texture format of the images run (r32f for one channel), as a
+// finished run's is; it said the rgba32f seen when the backend opened.
+TEST_F(E2E, InterruptedGlRunReportsTheStorageItRan) {
+  make_image("a.png", 16, 12, 1, PixelType::UInt8, 67);
+  const pid_t pid = spawn(dir_,
+                          {"blur", at("a.png").string(), "-o", at("o").string(), "-b", "gl", "--io-threads", "1",
+                           "--report", at("r.json").string()},
+                          {{"GPUBLUR_TEST_WRITE_DELAY_MS", "20000"}});
+  ASSERT_GT(pid, 0);
+  const bool writing = wait_for([&] { return !leftovers(at("o")).empty(); });
+  if (!writing) {  // no GL here: the run ended without writing
+    kill(pid, SIGKILL);
+    exit_status(pid);
+    GTEST_SKIP() << "no GL here: " << slurp(at("err.txt"));
+  }
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  const json rep = json::parse(slurp(at("r.json")));
+  const auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_EQ(rep["summary"]["interrupted"], true);
+  EXPECT_EQ(rep["backend"]["name"], "gl");
+  EXPECT_EQ(rep["backend"]["storage"], "r32f") << rep.dump();
+}
+
 // A backend that does not open exits 1, "an image failed": the report says which and why, each image as not run,
 // instead of leaving an earlier run's "all ok" at its path. -b cuda where no CUDA device is usable (CI); skipped
 // where one is.
