@@ -18,10 +18,12 @@
 namespace {
 
 // A standard descriptor that came closed (`2>&-`) would go to the first file the run opens, and the log lines
-// meant for it into an output image: each closed one is held open on /dev/null instead.
+// meant for it into an output image: each closed one is held open on /dev/null instead. A closed stdout's writes are
+// counted (count_lost_stdout): results written there are lost, and the exit status says so.
 void open_closed_standard_fds() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == 1) gpublur::cli::count_lost_stdout();
     const int null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (null_fd >= 0 && null_fd != fd) {  // a lower descriptor still closed took it: move it
       dup2(null_fd, fd);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <streambuf>
 #include <string>
 
 #include "core/pipeline.hpp"
@@ -18,6 +19,30 @@ namespace gpublur::cli {
 namespace {
 
 double g_before_main = -1;
+
+// std::cout's buffer while stdout is closed: passes everything on (to /dev/null) and counts it.
+class CountingBuf : public std::streambuf {
+ public:
+  explicit CountingBuf(std::streambuf* inner) : inner_(inner) {}
+  size_t count() const { return count_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    ++count_;
+    return inner_->sputc(traits_type::to_char_type(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    count_ += size_t(n);
+    return inner_->sputn(s, n);
+  }
+  int sync() override { return inner_->pubsync(); }
+
+ private:
+  std::streambuf* inner_;
+  size_t count_ = 0;
+};
+CountingBuf* g_lost_stdout = nullptr;
 
 // The process's age in ms, or -1.
 double process_age_ms() {
@@ -52,6 +77,11 @@ double process_age_ms() {
 }  // namespace
 
 void record_main_entry() { g_before_main = process_age_ms(); }
+
+void count_lost_stdout() {
+  if (!g_lost_stdout) g_lost_stdout = new CountingBuf(std::cout.rdbuf());  // lives to the process's end
+  std::cout.rdbuf(g_lost_stdout);
+}
 double before_main_ms() { return g_before_main; }
 double process_age_now_ms() { return process_age_ms(); }
 
@@ -63,6 +93,10 @@ void exit_process(int rc) {
   // lost result: never exit 0 over it.
   if ((!std::cout || std::fflush(stdout) != 0) && rc == 0) {
     spdlog::error("cannot write to stdout: the output is lost");
+    rc = 1;
+  }
+  if (g_lost_stdout && g_lost_stdout->count() > 0 && rc == 0) {
+    spdlog::error("stdout was closed: the command's output ({} bytes) is lost", g_lost_stdout->count());
     rc = 1;
   }
   if (const char* e = std::getenv("GPUBLUR_EXIT_TEARDOWN"); e && *e == '1') std::exit(rc);

@@ -948,6 +948,41 @@ TEST_F(E2E, ClosedStandardDescriptorsAreHeldOnDevNull) {
   EXPECT_EQ(decode(at("o/a.exr")).image.data, decode(at("a.exr")).image.data);
 }
 
+// Started with stdout closed (`>&-`), a command's output (methods --json, bench's table, blur --report -) went to the
+// /dev/null holding descriptor 1, and it exited 0 over the lost result; a run that writes nothing there still passes.
+TEST_F(E2E, OutputToAClosedStdoutIsAFailure) {
+  make_image("a.png", 8, 8, 3, PixelType::UInt8, 68);
+  const std::string bin = gpublur::testing::gpublur_bin(), err = at("err.txt").string();
+  auto run_closed = [&](std::vector<std::string> args) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      close(1);
+      freopen(err.c_str(), "w", stderr);
+      std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
+  };
+  const std::vector<std::vector<std::string>> lost = {
+      {"methods", "--json"},
+      {"bench", "-b", "cpu", "-m", "copy", "--size", "8", "--repeat", "1", "--warmup", "0", "--warmup-ms", "0"},
+      {"blur", at("a.png").string(), "-o", at("o").string(), "-b", "cpu", "--report", "-"}};
+  for (const auto& args : lost) {
+    SCOPED_TRACE(args[0]);
+    EXPECT_EQ(run_closed(args), 1) << slurp(at("err.txt"));
+    EXPECT_NE(slurp(at("err.txt")).find("stdout was closed: the command's output"), std::string::npos)
+        << slurp(at("err.txt"));
+  }
+  EXPECT_EQ(run_closed({"blur", at("a.png").string(), "-o", at("o2").string(), "-b", "cpu"}), 0)
+      << slurp(at("err.txt"));
+  EXPECT_TRUE(fs::exists(at("o2/a.png")));
+}
+
 // The output folder moved while an output is written: that image fails (its rename finds no folder) and its temporary
 // is removed from the moved folder (by its old path it stayed there, hidden).
 TEST_F(E2E, OutputFolderMovedMidWriteLeavesNoTemporary) {
