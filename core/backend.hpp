@@ -23,7 +23,11 @@ struct BackendOptions {
 
 // What one run did, beyond the time: e.g. which interpolation path gauss-linear took.
 struct RunInfo {
-  double compute_ms = 0;
+  double compute_ms = 0;  // the program's time on the backend's clock (device events, GL timer queries)
+  // Host time run() spent before its timed work, preparing it: GL builds its programs and sets up each pass (a new
+  // shape's first image: tens of ms on llvmpipe, 0.1-2 s a program on NVIDIA's cold cache), CUDA allocates the
+  // program's images and scratch. The report counts it in the image's compute stage: it is the backend's time.
+  double prepare_ms = 0;
   std::string path;  // the schedules the backend ran, "+"-joined (e.g. "fused-fixed-64x64", "box1d-tiles")
 };
 

@@ -503,7 +503,7 @@ Status run_backend_packed(Backend& backend, const Plan& plan, Work& w) {
   RunInfo info;
   const Plan& run = plan_for_channels(plan, alpha_channels(w.loaded.meta), 0, 4, scratch);
   if (Status s = backend.run(run, info); !s) return s;
-  w.rec.ms.compute += info.compute_ms;
+  w.rec.ms.compute += info.compute_ms + info.prepare_ms;
   if (!info.path.empty()) w.rec.path = info.path;
   const int width = w.loaded.image.width, height = w.loaded.image.height, channels = w.loaded.image.channels;
   int ow = 0, oh = 0, oc = 0;
@@ -537,7 +537,7 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, const std::ve
     rec.ms.upload += ms;
     RunInfo info;
     if (Status s = backend.run(plan_for_channels(plan, alphas, first, count, scratch), info); !s) return s;
-    rec.ms.compute += info.compute_ms;
+    rec.ms.compute += info.compute_ms + info.prepare_ms;
     if (!info.path.empty()) rec.path = info.path;
     Image out;
     if (Status s = backend.download_take(out, ms); !s) return s;

@@ -170,6 +170,7 @@ class CudaBackend final : public Backend {
 
   Status run(const Plan& plan, RunInfo& info) override {
     info = RunInfo{};
+    const auto entered = std::chrono::steady_clock::now();
     if (!resident_) return Status::fail("CUDA: run before upload");
     cudaSetDevice(device_);
     const Program& prog = plan.program;
@@ -192,6 +193,8 @@ class CudaBackend final : public Backend {
 
     const bool per_pass = pass_times_wanted();
     std::vector<std::string> paths;
+    info.prepare_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - entered).count();
     cudaEventRecord(ev0_, stream_);
     for (size_t i = 0; i < prog.passes.size();) {
       int consumed = 1;

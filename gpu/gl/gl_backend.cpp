@@ -93,12 +93,12 @@ class GlBackend final : public Backend {
     if (src.data.size() != src.value_count()) return Status::fail("gl: image data size does not match its shape");
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
+    glFinish();
+    const auto t0 = Clock::now();  // the textures' (re)allocation for a new shape counts in the upload
     passes_->set_channels(src.channels);  // before ensure_io: the textures' format follows it
     if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
     channels_ = src.channels;
     ran_ = false;
-    glFinish();
-    const auto t0 = Clock::now();
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download.
     glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
@@ -112,7 +112,9 @@ class GlBackend final : public Backend {
 
   Status run(const Plan& plan, RunInfo& info) override {
     info = RunInfo{};
+    const auto t0 = Clock::now();
     return with_work(plan, "running", info.path, [&](const std::function<void()>& work) {
+      info.prepare_ms = ms_since(t0);  // the context made current, the programs built, the passes set up
       timed(work, info.compute_ms);
     });
   }
@@ -185,14 +187,14 @@ class GlBackend final : public Backend {
     ms = 0;
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
+    glFinish();
+    const auto t0 = Clock::now();  // the textures' allocation and the unpacking program's build count in the upload
     passes_->set_channels(src.channels);  // before ensure_io and the program: the format follows it
     if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
     GLuint prog = 0;
     if (Status s = passes_->program({{"unpack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
     channels_ = src.channels;
     ran_ = false;
-    glFinish();
-    const auto t0 = Clock::now();
     if (Status s = packed_buffers(bytes); !s) return s;
     glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(src.samples.size()), src.samples.data());
     upload_tables(colour);
@@ -214,12 +216,12 @@ class GlBackend final : public Backend {
     if (!ran_) return Status::fail("gl: download before run");
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
+    glFinish();
+    const auto t0 = Clock::now();  // the packing program's build counts in the download
     GLuint prog = 0;
     if (Status s = passes_->program({{"pack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
     dst.width = passes_->width(), dst.height = passes_->height(), dst.channels = channels_;
     dst.samples.resize(size_t(n));
-    glFinish();
-    const auto t0 = Clock::now();
     if (Status s = packed_buffers(bytes); !s) return s;
     upload_tables(colour);
     glProgramUniform1i(prog, GlPassContext::uniform(prog, "width"), passes_->width());
@@ -240,9 +242,9 @@ class GlBackend final : public Backend {
     if (!ran_) return Status::fail("gl: download before run");
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
-    dst = Image(passes_->width(), passes_->height(), channels_);
     glFinish();
-    const auto t0 = Clock::now();
+    const auto t0 = Clock::now();  // the host image's allocation counts in the download
+    dst = Image(passes_->width(), passes_->height(), channels_);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glGetTextureImage(passes_->output(), 0, channel_format(channels_), GL_FLOAT, GLsizei(dst.byte_count()),
                       dst.data.data());

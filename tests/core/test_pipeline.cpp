@@ -835,6 +835,35 @@ TEST(Bench, WarmUpKeepsTheDeviceBusyFirst) {
   EXPECT_FALSE(run_bench(be, o, r).ok());
 }
 
+// The host time a backend spends preparing a run (GL's program builds and pass setup) is the image's compute stage
+// too: it fell in no stage (a 256^2 GL iir: 46-48 ms of its run outside every stage with a cold shader cache).
+class PreparingBackend : public CountingBackend {
+ public:
+  Status run(const Plan& plan, RunInfo& info) override {
+    Status s = CountingBackend::run(plan, info);
+    info.compute_ms = 1.5, info.prepare_ms = 2.25;
+    return s;
+  }
+};
+
+TEST(Pipeline, ABackendsPreparationCountsInComputeStage) {
+  if (!make_lean_io()) GTEST_SKIP() << "no lean I/O adapter";
+  TempDir d;
+  const std::vector<Job> jobs = write_inputs(d, 2);
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("box", {}, plan).ok());
+  PreparingBackend be;
+  PipelineOptions po;
+  po.make_io = [] { return make_lean_io(); };
+  RunRecord run;
+  run_pipeline(jobs, be, plan, po, run);
+  ASSERT_EQ(run.images.size(), 2u);
+  for (const auto& im : run.images) {
+    ASSERT_TRUE(im.ok) << im.error;
+    EXPECT_EQ(im.ms.compute, 1.5 + 2.25);
+  }
+}
+
 // After host-side preparation that left the device idle as long as its clock takes to fall, the warm-up runs longer by
 // as much as its clock took to rise again (the H200's numbers, backend.hpp).
 TEST(Bench, WarmUpAfterAnIdleDeviceRunsLonger) {
