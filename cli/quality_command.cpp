@@ -38,19 +38,25 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-// Files as given; a folder stands for its images as blur scans it (scan_folder, not recursive). Names in a folder
-// that cannot be read as files (broken links) and folders that cannot be listed go to `failed`.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<QualityInput>& failed) {
-  std::vector<std::string> out;
+// Files as given; a folder stands for its images as blur scans it (scan_folder, not recursive), in the same order.
+// Names in a folder that cannot be read as files (broken links) and folders that cannot be listed come with their
+// error (QualityInput::error set, nothing to read).
+std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
+  std::vector<QualityInput> out;
   for (const auto& arg : args) {
     std::error_code ec;
     if (!std::filesystem::is_directory(arg, ec)) {
-      out.push_back(arg);  // a missing file is reported as that input's error by the reader
+      out.push_back(QualityInput{arg, Image{}, ""});  // a missing file is reported as that input's error by the reader
       continue;
     }
     FolderScan scan = scan_folder(arg, false);
-    for (const auto& [file, rel] : scan.files) out.push_back(file.string());
-    for (Job& j : scan.failed) failed.push_back(QualityInput{j.input, Image{}, j.error});
+    std::vector<QualityInput> found;
+    for (const auto& [file, rel] : scan.files) found.push_back(QualityInput{file.string(), Image{}, ""});
+    for (Job& j : scan.failed) found.push_back(QualityInput{j.input, Image{}, j.error});
+    std::stable_sort(found.begin(), found.end(), [](const QualityInput& x, const QualityInput& y) {
+      return std::filesystem::path(x.name) < std::filesystem::path(y.name);
+    });
+    for (QualityInput& q : found) out.push_back(std::move(q));
   }
   return out;
 }
@@ -82,8 +88,10 @@ int run_quality(QualityArgs& a) {
     inputs = builtin_quality_inputs(a.size);
   } else {
     if (a.size_opt->count()) spdlog::warn("--size is the built-in images'; images are given: ignored");
-    std::vector<QualityInput> failed;
-    const std::vector<std::string> files = expand_inputs(a.inputs, failed);
+    std::vector<QualityInput> listed = expand_inputs(a.inputs);
+    std::vector<std::string> files;
+    for (const QualityInput& q : listed)
+      if (q.error.empty()) files.push_back(q.name);
     // One image given twice would count twice in the mean (blur refuses it too).
     std::map<std::string, std::string> seen;
     for (const std::string& f : files) {
@@ -93,8 +101,9 @@ int run_quality(QualityArgs& a) {
     ColorOptions color;
     color.linear = !a.no_linear;
     color.premultiply = !a.no_premultiply;
-    inputs = read_quality_inputs(files, *io, color);
-    for (QualityInput& f : failed) inputs.push_back(std::move(f));
+    std::vector<QualityInput> read = read_quality_inputs(files, *io, color);
+    size_t next = 0;  // the inputs in the order listed, the failed names among them
+    for (QualityInput& q : listed) inputs.push_back(q.error.empty() ? std::move(read[next++]) : std::move(q));
   }
   spdlog::info("{} on {} ({}), sigma {}, {} image(s)", a.method, backend->name(), backend->device_name(),
                plan.sigma, inputs.size());

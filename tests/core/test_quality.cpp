@@ -634,6 +634,14 @@ TEST_F(QualityCli, BrokenLinkInAFolderIsThatInputsFailure) {
   EXPECT_EQ(j["images"][1]["name"], (dir_ / "in/b.png").string());
   EXPECT_NE(j["images"][1].dump().find("broken symbolic link"), std::string::npos) << j["images"][1].dump();
   EXPECT_EQ(j["summary"]["failed"], 1);
+  // In the folder's sorted order, as blur lists it: a broken link before a file came after every file.
+  fs::copy_file(testing::source_dir() + "/testdata/icon_palette.png", dir_ / "in/c.png");
+  fs::create_symlink("gone.png", dir_ / "in/0.png");
+  const auto sorted = run("quality -m box --sigma 2 -b cpu --json " + testing::quote((dir_ / "in").string()));
+  const nlohmann::json k = nlohmann::json::parse(sorted.out);
+  std::vector<std::string> names;
+  for (const auto& im : k["images"]) names.push_back(fs::path(im["name"].get<std::string>()).filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"0.png", "a.png", "b.png", "c.png"}));
 }
 
 }  // namespace
