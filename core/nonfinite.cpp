@@ -54,8 +54,19 @@ bool take_nonfinite(Image& img, NonfiniteMarks& marks) {
   return true;
 }
 
-void put_nonfinite(const NonfiniteMarks& marks, int reach, Border b, Image& out) {
-  if (marks.count == 0) return;
+namespace {
+
+constexpr uint8_t kInfs = NonfiniteMarks::kPosInf | NonfiniteMarks::kNegInf;
+
+// A marked kind seen through a weight of sign s (non-zero): a negative weight turns an infinity's sign.
+uint8_t through(uint8_t k, int s) {
+  if (s > 0 || !(k & kInfs)) return k;
+  return uint8_t((k & NonfiniteMarks::kNan) | ((k & NonfiniteMarks::kPosInf) ? NonfiniteMarks::kNegInf : 0) |
+                 ((k & NonfiniteMarks::kNegInf) ? NonfiniteMarks::kPosInf : 0));
+}
+
+// The kinds met by each sample's rectangle of reach (rx, ry): rows first, then columns.
+std::vector<uint8_t> rect_kinds(const NonfiniteMarks& marks, int rx, int ry, Border b) {
   const int W = marks.width, H = marks.height, C = marks.channels;
   const size_t row = size_t(W) * C;
   std::vector<uint8_t> rows(marks.kind.size(), 0), both(marks.kind.size(), 0);
@@ -65,21 +76,109 @@ void put_nonfinite(const NonfiniteMarks& marks, int reach, Border b, Image& out)
     for (size_t i = 0; i < row && !any; ++i) any = line[i] != 0;
     if (!any) continue;  // rows without a mark stay clear
     for (int c = 0; c < C; ++c)
-      window_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, reach, b);
+      window_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, rx, b);
   }
   for (int x = 0; x < W; ++x)
     for (int c = 0; c < C; ++c) {
       const size_t at = size_t(x) * C + c;
-      window_or(rows.data() + at, row, both.data() + at, row, H, reach, b);
+      window_or(rows.data() + at, row, both.data() + at, row, H, ry, b);
     }
+  return both;
+}
+
+// The direct convolution's value for the kinds an output met.
+void set_kind(float& v, uint8_t k) {
+  if (k == 0) return;
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  for (size_t i = 0; i < both.size(); ++i) {
-    const uint8_t k = both[i];
-    if (k == 0) continue;
-    const bool is_nan = (k & NonfiniteMarks::kNan) || (k & (NonfiniteMarks::kPosInf | NonfiniteMarks::kNegInf)) ==
-                                                          (NonfiniteMarks::kPosInf | NonfiniteMarks::kNegInf);
-    out.data[i] = is_nan ? nan : (k & NonfiniteMarks::kPosInf) ? inf : -inf;
+  const bool is_nan = (k & NonfiniteMarks::kNan) || (k & kInfs) == kInfs;
+  v = is_nan ? nan : (k & NonfiniteMarks::kPosInf) ? inf : -inf;
+}
+
+// out[i] = OR over the nonzero taps t (offset d, sign s) of through(in[remap(i + d)], s), for the lines' samples
+// where `near` (the rectangle's kinds, strided like out) is set; in, out and near strided.
+void taps_or(const uint8_t* in, size_t in_stride, uint8_t* out, size_t out_stride, const uint8_t* near,
+             size_t near_stride, int n, const std::vector<std::pair<int, int>>& taps, Border b) {
+  for (int i = 0; i < n; ++i) {
+    if (!near[size_t(i) * near_stride]) continue;
+    uint8_t k = 0;
+    for (const auto& [d, s] : taps) {
+      const int x = remap_index(i + d, n, b);
+      if (x >= 0 && in[size_t(x) * in_stride]) k |= through(in[size_t(x) * in_stride], s);
+    }
+    out[size_t(i) * out_stride] = k;
   }
+}
+
+std::vector<std::pair<int, int>> nonzero(const std::vector<int8_t>& signs, int r) {
+  std::vector<std::pair<int, int>> t;
+  for (int i = 0; i < int(signs.size()); ++i)
+    if (signs[size_t(i)]) t.emplace_back(i - r, signs[size_t(i)]);
+  return t;
+}
+
+}  // namespace
+
+void put_nonfinite(const NonfiniteMarks& marks, int reach, Border b, Image& out) {
+  if (marks.count == 0) return;
+  const std::vector<uint8_t> both = rect_kinds(marks, reach, reach, b);
+  for (size_t i = 0; i < both.size(); ++i) set_kind(out.data[i], both[i]);
+}
+
+bool NonfiniteTaps::all_positive() const {
+  const auto positive = [](const std::vector<int8_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int8_t s) { return s > 0; });
+  };
+  return separable ? positive(sx) && positive(sy) : positive(s2d);
+}
+
+void put_nonfinite(const NonfiniteMarks& marks, const NonfiniteTaps& taps, Border b, Image& out) {
+  if (marks.count == 0) return;
+  // Only outputs whose rectangle meets a mark can meet one through a tap.
+  const std::vector<uint8_t> near = rect_kinds(marks, taps.rx, taps.ry, b);
+  if (taps.all_positive()) {  // every tap of the rectangle weighs: the rectangle's kinds are the taps'
+    for (size_t i = 0; i < near.size(); ++i) set_kind(out.data[i], near[i]);
+    return;
+  }
+  const int W = marks.width, H = marks.height, C = marks.channels;
+  const size_t row = size_t(W) * C;
+  std::vector<uint8_t> met(marks.kind.size(), 0);
+  if (taps.separable) {
+    // Along rows through sx, for the rows that hold a mark (every sample of them: the columns' taps read them),
+    // then along columns through sy, for the samples near one.
+    const auto tx = nonzero(taps.sx, taps.rx), ty = nonzero(taps.sy, taps.ry);
+    std::vector<uint8_t> rows(marks.kind.size(), 0);
+    const std::vector<uint8_t> all(row, 1);
+    for (int y = 0; y < H; ++y) {
+      const uint8_t* line = marks.kind.data() + size_t(y) * row;
+      if (std::none_of(line, line + row, [](uint8_t k) { return k != 0; })) continue;
+      for (int c = 0; c < C; ++c)
+        taps_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), all.data(), size_t(C), W, tx, b);
+    }
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < C; ++c) {
+        const size_t at = size_t(x) * C + c;
+        taps_or(rows.data() + at, row, met.data() + at, row, near.data() + at, row, H, ty, b);
+      }
+  } else {
+    std::vector<std::array<int, 3>> t;  // a, b, sign
+    const int w2 = 2 * taps.rx + 1;
+    for (int i = 0; i < int(taps.s2d.size()); ++i)
+      if (taps.s2d[size_t(i)]) t.push_back({i % w2 - taps.rx, i / w2 - taps.ry, taps.s2d[size_t(i)]});
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x)
+        for (int c = 0; c < C; ++c) {
+          const size_t at = (size_t(y) * W + x) * C + c;
+          if (!near[at]) continue;
+          uint8_t k = 0;
+          for (const auto& [da, db, s] : t) {
+            const int xi = remap_index(x + da, W, b), yi = remap_index(y + db, H, b);
+            if (xi < 0 || yi < 0) continue;
+            if (const uint8_t m = marks.kind[(size_t(yi) * W + xi) * C + c]) k |= through(m, s);
+          }
+          met[at] = k;
+        }
+  }
+  for (size_t i = 0; i < met.size(); ++i) set_kind(out.data[i], met[i]);
 }
 
 }  // namespace gpublur

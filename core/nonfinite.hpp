@@ -28,4 +28,20 @@ bool take_nonfinite(Image& img, NonfiniteMarks& marks);
 // marked sample of its channel: NaN if one of them is a NaN or they hold both infinities, else that infinity.
 void put_nonfinite(const NonfiniteMarks& marks, int reach, Border b, Image& out);
 
+// A linear kernel's taps for the exact fill, where its weights are not all positive or its window is not square (a
+// user's kernel): the sign of each weight, in correlation form (output (x, y) reads input (x + a, y + b) for a in
+// [-rx, rx], b in [-ry, ry]). Separable: sx (2 rx + 1) and sy (2 ry + 1), the weight's sign their product; else s2d,
+// row b + ry, column a + rx. A zero weight reads nothing; a negative one turns an infinity's sign.
+struct NonfiniteTaps {
+  int rx = 0, ry = 0;
+  bool separable = false;
+  std::vector<int8_t> sx, sy, s2d;
+  bool all_positive() const;
+};
+// The direct convolution's non-finite outputs for such taps: each sample of out whose taps' nonzero weights meet a
+// marked sample of its channel (read through border b) becomes NaN where they meet a NaN or infinities of both signs
+// (after the weights' signs), else that infinity. Costs the marked samples' rectangles times the nonzero taps
+// (separable: per axis), against the square fill's O(1) a sample: kernels of positive weights take that one.
+void put_nonfinite(const NonfiniteMarks& marks, const NonfiniteTaps& taps, Border b, Image& out);
+
 }  // namespace gpublur

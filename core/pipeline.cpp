@@ -783,7 +783,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {
-          put_nonfinite(w.nonfinite, plan.nonfinite_reach, plan.border, w.loaded.image);
+          if (plan.nonfinite_taps)
+            put_nonfinite(w.nonfinite, *plan.nonfinite_taps, plan.border, w.loaded.image);
+          else
+            put_nonfinite(w.nonfinite, plan.nonfinite_reach, plan.border, w.loaded.image);
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
           std::error_code ec;
           fs::create_directories(fs::path(job.output).parent_path(), ec);

@@ -3,6 +3,7 @@
 // themselves and never look at the method's name.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "core/status.hpp"
 
 namespace gpublur {
+
+struct NonfiniteTaps;  // core/nonfinite.hpp
 
 struct Plan {
   std::string method;   // registry name (for reports and logs only)
@@ -35,6 +38,9 @@ struct Plan {
   // -1: the program's own arithmetic meets them.
   int nonfinite_reach = -1;
   static constexpr int kWholeImageReach = 1 << 30;
+  // With nonfinite_reach: the kernel's own taps where its weights are not all positive or its window not square (a
+  // user's kernel: zero weights read nothing, negative ones turn an infinity's sign); null: the square of the reach.
+  std::shared_ptr<const NonfiniteTaps> nonfinite_taps;
   // Every registry parameter with its resolved textual value (what the report prints).
   std::map<std::string, std::string> params;
   // What the recipe derived, for the report (e.g. box widths), name -> text.

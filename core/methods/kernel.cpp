@@ -25,6 +25,7 @@
 #include "core/fft.hpp"
 #include "core/kernel_file.hpp"
 #include "core/methods/recipe.hpp"
+#include "core/nonfinite.hpp"
 
 namespace gpublur {
 namespace {
@@ -67,6 +68,20 @@ Pass line_pass(std::vector<float> taps, Border border) {
   return p;
 }
 
+std::vector<int8_t> signs(const std::vector<float>& taps) {
+  std::vector<int8_t> s(taps.size());
+  for (size_t i = 0; i < taps.size(); ++i) s[i] = int8_t(taps[i] > 0 ? 1 : taps[i] < 0 ? -1 : 0);
+  return s;
+}
+
+// Non-finite inputs go through the pipeline's footprint path with the weights that run (correlation form, as the
+// passes take them): each backend's arithmetic had its own way with them (GL's taps padded with zero weights made
+// 0 x Inf = NaN beyond the kernel, CPU's skipped a matrix's zeros), now the direct convolution's on every backend.
+void set_nonfinite_taps(Plan& plan, std::shared_ptr<NonfiniteTaps> t) {
+  plan.nonfinite_reach = std::max(t->rx, t->ry);
+  plan.nonfinite_taps = std::move(t);
+}
+
 double l1(const std::vector<float>& v) {
   double s = 0;
   for (float x : v) s += std::abs(double(x));
@@ -92,6 +107,7 @@ Recipe kernel_recipe() {
                            "kernel: auto (separable for a 1D or rank-1 kernel, FFT from radius 301) or 2d (the "
                            "direct 2D convolution with every weight)"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  r.spec.nonfinite_footprint = true;  // the weights' own taps (set_nonfinite_taps); --downsample: the reach's square
   r.build = [](const Params& p, Plan& plan) {
     const std::string& file = p.text("kernel");
     KernelMatrix m;
@@ -170,6 +186,10 @@ Recipe kernel_recipe() {
           same = same && std::abs(x.taps[i] - y.taps[i]) <= 1e-6f * std::abs(x.taps[i]);
         if (same) y.taps = x.taps;
       }
+      auto taps = std::make_shared<NonfiniteTaps>();
+      taps->rx = int(x.taps.size() / 2), taps->ry = int(y.taps.size() / 2), taps->separable = true;
+      taps->sx = signs(x.taps), taps->sy = signs(y.taps);
+      set_nonfinite_taps(plan, std::move(taps));
       plan.details["path"] = std::string(m.one_d ? "separable (1D kernel)" : "separable (rank 1)") +
                              (x.op == Op::FftConv1d || y.op == Op::FftConv1d
                                   ? ", fft from radius " + std::to_string(fft_min_radius())
@@ -197,6 +217,9 @@ Recipe kernel_recipe() {
         pass.taps[size_t(j) * size_t(kw) + size_t(i)] = float(v);
       }
     if (Status s = weights_fit_float(pass.taps, file); !s) return s;
+    auto taps = std::make_shared<NonfiniteTaps>();
+    taps->rx = kw / 2, taps->ry = kh / 2, taps->s2d = signs(pass.taps);
+    set_nonfinite_taps(plan, std::move(taps));
     plan.tolerance = 1e-5 * std::max(1.0, l1(pass.taps));
     plan.details["path"] = "direct 2D (" + std::to_string(kw) + "x" + std::to_string(kh) + " weights per pixel)";
     prog.passes.push_back(pass);

@@ -52,6 +52,9 @@ Recipe spread_recipe() {
   r.spec.params.push_back({"radius", ParamType::Int, "", true, 1, 2048, {},
                            "spreading radius R: the tent (R - |d|) / R^2, base 2R (default: from sigma)"});
   r.spec.backends = {"cpu", "cuda", "gl"};
+  // Positive on the whole square of its radius R - 1 (the tent): non-finite inputs go through the pipeline's footprint
+  // path, as the tables' sums carried them past it each backend its own way (GL +Inf where cpu had NaN).
+  r.spec.nonfinite_footprint = true;
   r.build = [](const Params& p, Plan& plan) {
     const int R = p.given("radius") ? p.integer("radius") : spread_radius_for_sigma(plan.sigma);
     plan.params["radius"] = std::to_string(R);

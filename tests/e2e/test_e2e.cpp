@@ -499,8 +499,10 @@ std::map<std::string, Image> E2E::blur_on_every_backend(const std::string& args)
 }  // namespace e2e
 namespace {
 
+std::string kGaussKernel() { return gpublur::testing::source_dir() + "/testdata/kernels/gauss_sigma2.txt"; }
+
 // An EXR with NaN, +Inf and -Inf blurred by box (separable and SAT), integral, gauss-2d, gauss-linear, fft, kawase,
-// diffusion and gauss-sep on cpu, gl and cuda (where each runs): every backend gives the non-finite outputs of the
+// diffusion, gauss-sep, iir, spread and a user's Gaussian kernel on cpu, gl and cuda (where each runs): every backend gives the non-finite outputs of the
 // plan's footprint (core/nonfinite.hpp: NaN where it holds a NaN or both infinities, else the infinity) and the CPU's
 // finite ones (to the plan's tolerance). Before the pipeline took them out, cpu and gl (llvmpipe) disagreed on which
 // outputs were NaN for all of these but box's direct 2D impl and gauss-sep, and gauss-sep did on the H200 (gl at
@@ -527,7 +529,13 @@ TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
       {"gauss-sep --sigma 16", {{"sigma", "16"}}},
       // A support with no end: every output of a channel that holds one (here each channel holds a NaN).
       {"iir --sigma 3", {{"sigma", "3"}}},
-      {"iir --sigma 3 --impl deriche --border wrap", {{"sigma", "3"}, {"impl", "deriche"}, {"border", "wrap"}}}};
+      {"iir --sigma 3 --impl deriche --border wrap", {{"sigma", "3"}, {"impl", "deriche"}, {"border", "wrap"}}},
+      // Since the ninety-ninth session (GL +Inf where cpu had NaN past the tent: the tables' sums).
+      {"spread --sigma 3", {{"sigma", "3"}}},
+      // A user's kernel of positive weights: its square (the weights' own taps for others: the test below).
+      {"kernel --kernel " + quote(kGaussKernel()), {{"kernel", kGaussKernel()}}},
+      {"kernel --impl 2d --border mirror --kernel " + quote(kGaussKernel()),
+       {{"kernel", kGaussKernel()}, {"impl", "2d"}, {"border", "mirror"}}}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
     Plan plan;
@@ -590,20 +598,66 @@ TEST_F(E2E, OneInfinityFillsItsChannelThroughIir) {
   }
 }
 
-// The methods that keep their own arithmetic on non-finite inputs (no footprint stated: a user's kernel, whose weights
-// may be zero or negative, and pyramid, spread, reshuffle, bilateral, whose programs resample or weigh by value): every
-// backend gives the CPU's outputs, non-finite ones included (the same kind at the same place), finite ones to the plan's
-// tolerance. GL bilateral masked alpha out of the range weight by multiplying it with 0 (an Inf in alpha made the
-// weight NaN): 196 outputs differed.
+// A user's kernel of zero and negative weights meets infinities as its direct convolution does: a zero weight reads
+// nothing, a negative one turns the infinity's sign, +Inf meeting -Inf is NaN; every other output is finite, as the
+// convolution of the finite pixels. Separable (a 1D row), rank one and 2D, on every backend. GL's taps, padded with
+// zero weights, made NaN of +Inf, and past the kernel (a 12 x 1 line of 8 through "1 2 1": NaN at 7-10 for Inf at 8-10).
+TEST_F(E2E, UserKernelsMeetInfinitiesAsTheirDirectConvolution) {
+  Image img(11, 7, 1);
+  for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = 0.25f + 0.5f * float(i % 5) / 5;
+  const float inf = std::numeric_limits<float>::infinity();
+  img.at(5, 3, 0) = inf, img.at(7, 3, 0) = -inf, img.at(0, 0, 0) = inf;
+  ImageMeta meta;
+  meta.format = "exr", meta.pixel_type = PixelType::Float, meta.channel_names = {"Y"};
+  ASSERT_TRUE(io_->write(at("in.exr").string(), img, meta).ok());
+  struct Kernel {
+    std::string file, text, args;
+  };
+  const std::vector<Kernel> kernels = {{"row.txt", "1 0 -2 0 1\n", ""},
+                                       {"outer.txt", "0 0 0\n1 0 -1\n2 0 -2\n", ""},
+                                       {"plus.txt", "0 1 0\n1 -1 1\n0 1 0\n", ""},
+                                       {"plus.txt", "0 1 0\n1 -1 1\n0 1 0\n", " --border wrap"}};
+  for (const Kernel& k : kernels) {
+    SCOPED_TRACE(k.file + k.args);
+    std::ofstream(at(k.file)) << k.text;
+    // The true convolution of the file: out(x, y) = sum K(a, b) in(x - a, y - b) over its nonzero weights (K(a, b) at
+    // column a + rx, row b + ry; a 1D row along x, then y), clamp or wrap.
+    std::vector<float> w;
+    std::istringstream in(k.text);
+    for (float v; in >> v;) w.push_back(v);
+    const bool one_d = k.file == "row.txt";
+    const int kw = one_d ? int(w.size()) : 3, kh = one_d ? kw : 3, rx = kw / 2, ry = kh / 2;
+    const Border border = k.args.empty() ? Border::Clamp : Border::Wrap;
+    auto weight = [&](int a, int b) {
+      return one_d ? w[size_t(a + rx)] * w[size_t(b + ry)] : w[size_t((b + ry) * kw + a + rx)];
+    };
+    const std::map<std::string, Image> outs = blur_on_every_backend("kernel --kernel " + quote(at(k.file).string()) + k.args);
+    ASSERT_TRUE(outs.count("cpu"));
+    for (const auto& [backend, got] : outs)
+      for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x) {
+          double sum = 0;
+          for (int b = -ry; b <= ry; ++b)
+            for (int a = -rx; a <= rx; ++a)
+              if (const float wt = weight(a, b); wt != 0)
+                sum += double(wt) * img.at(remap_index(x - a, img.width, border), remap_index(y - b, img.height, border), 0);
+          const float v = got.at(x, y, 0);
+          if (std::isfinite(sum))
+            EXPECT_NEAR(v, sum, 1e-5) << backend << " at " << x << "," << y;
+          else
+            EXPECT_EQ(testing::footprint_of(v), testing::footprint_of(float(sum))) << backend << " at " << x << "," << y;
+        }
+  }
+}
+
+// The methods that keep their own arithmetic on non-finite inputs (no footprint stated: pyramid, reshuffle, bilateral,
+// whose programs resample or weigh by value): every backend gives the CPU's outputs, non-finite ones included (the
+// same kind at the same place), finite ones to the plan's tolerance. GL bilateral masked alpha out of the range weight
+// by multiplying it with 0 (an Inf in alpha made the weight NaN): 196 outputs differed.
 TEST_F(E2E, NonfiniteInputsWithoutAFootprintAgreeAcrossBackends) {
   write_nonfinite_exr();
-  const std::string kern = gpublur::testing::source_dir() + "/testdata/kernels/gauss_sigma2.txt";
   const std::vector<std::pair<std::string, std::map<std::string, std::string>>> cases = {
-      {"kernel --kernel " + quote(kern), {{"kernel", kern}}},
-      {"kernel --impl 2d --border mirror --kernel " + quote(kern),
-       {{"kernel", kern}, {"impl", "2d"}, {"border", "mirror"}}},
       {"pyramid --sigma 4", {{"sigma", "4"}}},
-      {"spread --sigma 3", {{"sigma", "3"}}},
       {"reshuffle --sigma 3", {{"sigma", "3"}}},
       {"bilateral --sigma 2", {{"sigma", "2"}}}};
   for (const auto& [args, params] : cases) {
