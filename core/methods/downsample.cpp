@@ -82,9 +82,13 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   if (fixed) {
     inner = std::move(one);  // built at the sigma the small resolution asks for; another build would read the same
   } else {
-    if (inner_var < std::pow(kMinSigma * F, 2))
-      return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.3g}",
-                                      F, std::sqrt(resample_var), downsample_min_sigma(F)));
+    if (inner_var < std::pow(kMinSigma * F, 2)) {
+      // The minimum rounded up in its fourth digit, so that the sigma it names passes ("at least 4.65" refused 4.65:
+      // the minimum is 4.6519).
+      const double m = downsample_min_sigma(F), unit = std::pow(10.0, std::floor(std::log10(m)) - 3);
+      return Status::fail(fmt::format("--downsample {} blurs by sigma {:.3g} itself: --sigma must be at least {:.4g}",
+                                      F, std::sqrt(resample_var), std::ceil(m / unit) * unit));
+    }
     // The method's own effective sigma at the small resolution is what counts: where it differs from the sigma
     // asked for (a sampled Gaussian of sigma 0.5 is narrower), the request is corrected (s *= target / effective)
     // within a bracket that every trial narrows, bisecting where the correction would leave it or has not halved the

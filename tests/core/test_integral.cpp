@@ -136,6 +136,16 @@ TEST(Integral, EffectiveSigmaIsTheKernelsAndExactRuleHitsSigma) {
     }
 }
 
+// --rule picks the width from sigma; with --width it did nothing, in silence: a usage error, --width alone as before.
+TEST(Integral, RuleWithAGivenWidthIsRefused) {
+  Plan plan;
+  const Status s = resolve_plan("integral", {{"width", "3.5"}, {"rule", "kovesi"}}, plan);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("--rule"), std::string::npos) << s.error;
+  ASSERT_TRUE(resolve_plan("integral", {{"width", "3.5"}}, plan).ok());
+  EXPECT_EQ(plan.param("width"), "3.5");
+}
+
 TEST(Integral, IntegerWidthsReduceToBox) {
   for (const std::string border : {"clamp", "mirror", "wrap", "zero"})
     for (const auto& [w, n] : std::vector<std::pair<int, int>>{{1, 2}, {5, 3}, {9, 1}, {3, 8}}) {

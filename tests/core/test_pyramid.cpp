@@ -294,6 +294,19 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   const Status s = resolve_plan("gauss-sep", {{"sigma", "2"}, {"downsample", "8"}}, p);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.error.find("at least"), std::string::npos) << s.error;
+  // The minimum it names passes ("at least 4.65" refused 4.65, the minimum being 4.6519), and just below it fails.
+  for (const int F : {2, 4, 8}) {
+    const Status low = resolve_plan("gauss-sep", {{"sigma", "0.5"}, {"downsample", std::to_string(F)}}, p);
+    ASSERT_FALSE(low.ok());
+    const std::string named = low.error.substr(low.error.rfind(' ') + 1);
+    EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", named}, {"downsample", std::to_string(F)}}, p).ok()) << low.error;
+    EXPECT_LT(std::stod(named) - downsample_min_sigma(F), 1e-3 * downsample_min_sigma(F)) << named;
+    EXPECT_FALSE(resolve_plan("gauss-sep",
+                              {{"sigma", fmt::format("{:.9g}", downsample_min_sigma(F) * (1 - 1e-6))},
+                               {"downsample", std::to_string(F)}},
+                              p)
+                     .ok());
+  }
   // Every method takes it (kawase: the adjusted sigma sets the passes); the bandwidth floor does not.
   EXPECT_TRUE(resolve_plan("kawase", {{"sigma", "20"}, {"downsample", "4"}}, p).ok());
   EXPECT_FALSE(resolve_plan("copy", {{"downsample", "2"}}, p).ok());
