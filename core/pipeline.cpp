@@ -649,9 +649,6 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         std::lock_guard<std::mutex> lock(log_mutex);
         for (size_t i = 0; i < n; ++i)
           if (finished[i]) partial.images.push_back(run.images[i]);
-      }
-      {
-        std::lock_guard<std::mutex> lock(log_mutex);
         partial.storage = ran_storage, partial.timer_clock = ran_timer_clock;
       }
       partial.io_threads = run.io_threads;
