@@ -94,18 +94,18 @@ void set_kind(float& v, uint8_t k) {
   v = is_nan ? nan : (k & NonfiniteMarks::kPosInf) ? inf : -inf;
 }
 
-// out[i] = OR over the nonzero taps t (offset d, sign s) of through(in[remap(i + d)], s), for the lines' samples
-// where `near` (the rectangle's kinds, strided like out) is set; in, out and near strided.
-void taps_or(const uint8_t* in, size_t in_stride, uint8_t* out, size_t out_stride, const uint8_t* near,
-             size_t near_stride, int n, const std::vector<std::pair<int, int>>& taps, Border b) {
-  for (int i = 0; i < n; ++i) {
-    if (!near[size_t(i) * near_stride]) continue;
-    uint8_t k = 0;
-    for (const auto& [d, s] : taps) {
-      const int x = remap_index(i + d, n, b);
-      if (x >= 0 && in[size_t(x) * in_stride]) k |= through(in[size_t(x) * in_stride], s);
-    }
-    out[size_t(i) * out_stride] = k;
+// out[i] |= OR over the nonzero taps (offset d, sign s) of through(in[remap(i + d)], s), on a line of n; in and out
+// strided, r the taps' reach. Scattered from the marks of the border-extended line (each read through the border
+// once), so it costs the marks times the taps: a gather at every output near a mark cost those outputs times the taps
+// (6 s for a 1024^2 RGBA image with 0.1% NaN through a 41 x 41 disc).
+void taps_or(const uint8_t* in, size_t in_stride, uint8_t* out, size_t out_stride, int n, int r,
+             const std::vector<std::pair<int, int>>& taps, Border b) {
+  for (int j = -r; j < n + r; ++j) {
+    const int src = remap_index(j, n, b);
+    if (src < 0) continue;
+    if (const uint8_t k = in[size_t(src) * in_stride])
+      for (const auto& [d, s] : taps)
+        if (const int x = j - d; x >= 0 && x < n) out[size_t(x) * out_stride] |= through(k, s);
   }
 }
 
@@ -133,50 +133,49 @@ bool NonfiniteTaps::all_positive() const {
 
 void put_nonfinite(const NonfiniteMarks& marks, const NonfiniteTaps& taps, Border b, Image& out) {
   if (marks.count == 0) return;
-  // Only outputs whose rectangle meets a mark can meet one through a tap.
-  const std::vector<uint8_t> near = rect_kinds(marks, taps.rx, taps.ry, b);
   if (taps.all_positive()) {  // every tap of the rectangle weighs: the rectangle's kinds are the taps'
+    const std::vector<uint8_t> near = rect_kinds(marks, taps.rx, taps.ry, b);
     for (size_t i = 0; i < near.size(); ++i) set_kind(out.data[i], near[i]);
     return;
   }
   const int W = marks.width, H = marks.height, C = marks.channels;
   const size_t row = size_t(W) * C;
   std::vector<uint8_t> met(marks.kind.size(), 0);
-  if (taps.separable) {
-    // Along rows through sx, for the rows that hold a mark (every sample of them: the columns' taps read them),
-    // then along columns through sy, for the samples near one.
+  if (taps.separable) {  // along rows through sx (the rows that hold a mark), then along columns through sy
     const auto tx = nonzero(taps.sx, taps.rx), ty = nonzero(taps.sy, taps.ry);
     std::vector<uint8_t> rows(marks.kind.size(), 0);
-    const std::vector<uint8_t> all(row, 1);
     for (int y = 0; y < H; ++y) {
       const uint8_t* line = marks.kind.data() + size_t(y) * row;
       if (std::none_of(line, line + row, [](uint8_t k) { return k != 0; })) continue;
       for (int c = 0; c < C; ++c)
-        taps_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), all.data(), size_t(C), W, tx, b);
+        taps_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, taps.rx, tx, b);
     }
     for (int x = 0; x < W; ++x)
       for (int c = 0; c < C; ++c) {
         const size_t at = size_t(x) * C + c;
-        taps_or(rows.data() + at, row, met.data() + at, row, near.data() + at, row, H, ty, b);
+        taps_or(rows.data() + at, row, met.data() + at, row, H, taps.ry, ty, b);
       }
-  } else {
+  } else {  // as taps_or in 2D: from the marks of the border-extended channel
     std::vector<std::array<int, 3>> t;  // a, b, sign
     const int w2 = 2 * taps.rx + 1;
     for (int i = 0; i < int(taps.s2d.size()); ++i)
       if (taps.s2d[size_t(i)]) t.push_back({i % w2 - taps.rx, i / w2 - taps.ry, taps.s2d[size_t(i)]});
-    for (int y = 0; y < H; ++y)
-      for (int x = 0; x < W; ++x)
-        for (int c = 0; c < C; ++c) {
-          const size_t at = (size_t(y) * W + x) * C + c;
-          if (!near[at]) continue;
-          uint8_t k = 0;
+    for (int c = 0; c < C; ++c)
+      for (int Y = -taps.ry; Y < H + taps.ry; ++Y) {
+        const int sy = remap_index(Y, H, b);
+        if (sy < 0) continue;
+        const uint8_t* line = marks.kind.data() + size_t(sy) * row;
+        if (std::none_of(line, line + row, [](uint8_t k) { return k != 0; })) continue;
+        for (int X = -taps.rx; X < W + taps.rx; ++X) {
+          const int sx = remap_index(X, W, b);
+          const uint8_t m = sx < 0 ? 0 : line[size_t(sx) * C + c];
+          if (!m) continue;
           for (const auto& [da, db, s] : t) {
-            const int xi = remap_index(x + da, W, b), yi = remap_index(y + db, H, b);
-            if (xi < 0 || yi < 0) continue;
-            if (const uint8_t m = marks.kind[(size_t(yi) * W + xi) * C + c]) k |= through(m, s);
+            const int x = X - da, y = Y - db;
+            if (x >= 0 && x < W && y >= 0 && y < H) met[(size_t(y) * W + x) * C + c] |= through(m, s);
           }
-          met[at] = k;
         }
+      }
   }
   for (size_t i = 0; i < met.size(); ++i) set_kind(out.data[i], met[i]);
 }

@@ -40,8 +40,8 @@ struct NonfiniteTaps {
 };
 // The direct convolution's non-finite outputs for such taps: each sample of out whose taps' nonzero weights meet a
 // marked sample of its channel (read through border b) becomes NaN where they meet a NaN or infinities of both signs
-// (after the weights' signs), else that infinity. Costs the marked samples' rectangles times the nonzero taps
-// (separable: per axis), against the square fill's O(1) a sample: kernels of positive weights take that one.
+// (after the weights' signs), else that infinity. Costs the marks (of the border-extended image) times the nonzero taps
+// (separable: per axis), against the square fill's O(1) a sample, which kernels of positive weights take.
 void put_nonfinite(const NonfiniteMarks& marks, const NonfiniteTaps& taps, Border b, Image& out);
 
 }  // namespace gpublur

@@ -76,9 +76,10 @@ TEST(Nonfinite, KernelTapsFollowTheDirectConvolution) {
   std::uniform_real_distribution<float> mag(0.25f, 2.0f);
   int cases = 0, changed = 0;
   for (Border b : {Border::Clamp, Border::Mirror, Border::Wrap, Border::Zero})
-    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{9, 4}, std::pair{13, 11}})
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{9, 4}, std::pair{13, 11}, std::pair{40, 30}})
       for (int c : {1, 3})
-        for (const auto& [rx, ry] : {std::pair{0, 0}, std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 3}})
+        for (const auto& [rx, ry] :
+             {std::pair{0, 0}, std::pair{1, 1}, std::pair{2, 1}, std::pair{1, 3}, std::pair{6, 5}})
           for (bool separable : {true, false}) {
             SCOPED_TRACE(std::string(border_name(b)) + " " + std::to_string(w) + "x" + std::to_string(h) + "x" +
                          std::to_string(c) + " taps " + std::to_string(2 * rx + 1) + "x" + std::to_string(2 * ry + 1) +
@@ -130,7 +131,7 @@ TEST(Nonfinite, KernelTapsFollowTheDirectConvolution) {
                 }
             ++cases;
           }
-  EXPECT_EQ(cases, 4 * 3 * 2 * 4 * 2);
+  EXPECT_EQ(cases, 4 * 4 * 2 * 5 * 2);
   EXPECT_GT(changed, 1000);  // (the cases met infinities of each sign and NaNs)
 }
 
