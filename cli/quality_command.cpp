@@ -49,14 +49,8 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
       out.push_back(QualityInput{arg, Image{}, ""});  // a missing file is reported as that input's error by the reader
       continue;
     }
-    FolderScan scan = scan_folder(arg, false);
-    std::vector<QualityInput> found;
-    for (const auto& [file, rel] : scan.files) found.push_back(QualityInput{file.string(), Image{}, ""});
-    for (Job& j : scan.failed) found.push_back(QualityInput{j.input, Image{}, j.error});
-    std::stable_sort(found.begin(), found.end(), [](const QualityInput& x, const QualityInput& y) {
-      return std::filesystem::path(x.name) < std::filesystem::path(y.name);
-    });
-    for (QualityInput& q : found) out.push_back(std::move(q));
+    for (const FolderEntry& e : scan_folder(arg, false).entries)
+      out.push_back(QualityInput{e.file.string(), Image{}, e.error});
   }
   return out;
 }

@@ -133,11 +133,16 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
 }  // namespace
 
 FolderScan scan_folder(const fs::path& dir, bool recursive, const std::string& skip_real) {
+  std::vector<std::pair<fs::path, fs::path>> files;
+  std::vector<Job> failed;
+  list_folder(dir, dir, recursive, skip_real, files, failed);
+  if (files.empty() && failed.empty()) spdlog::warn("{}: no .exr or .png files in this folder", dir.string());
+  // The failed names among the files (they came after every file, in the folder's raw listing order).
   FolderScan scan;
-  list_folder(dir, dir, recursive, skip_real, scan.files, scan.failed);
-  std::sort(scan.files.begin(), scan.files.end());
-  if (scan.files.empty() && scan.failed.empty())
-    spdlog::warn("{}: no .exr or .png files in this folder", dir.string());
+  for (auto& [file, rel] : files) scan.entries.push_back({std::move(file), std::move(rel), ""});
+  for (Job& j : failed) scan.entries.push_back({j.input, fs::path(j.input).filename(), std::move(j.error)});
+  std::stable_sort(scan.entries.begin(), scan.entries.end(),
+                   [](const FolderEntry& x, const FolderEntry& y) { return x.file < y.file; });
   return scan;
 }
 
@@ -148,14 +153,17 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
     std::error_code ec;
     const fs::path p(arg);
     if (fs::is_directory(p, ec)) {
-      FolderScan scan = scan_folder(p, opts.recursive, out_real);  // the failed ones are jobs too: the rest goes on
-      // In the files' sorted order, the failed ones among them (broken links came last, in the folder's raw order).
-      std::vector<Job> found;
-      for (const auto& [file, rel] : scan.files) found.push_back(make_job(file, rel, opts));
-      for (Job& j : scan.failed) found.push_back(std::move(j));
-      std::stable_sort(found.begin(), found.end(),
-                       [](const Job& x, const Job& y) { return fs::path(x.input) < fs::path(y.input); });
-      for (Job& j : found) jobs.push_back(std::move(j));
+      // The failed ones are jobs too: the rest goes on.
+      for (const FolderEntry& e : scan_folder(p, opts.recursive, out_real).entries) {
+        if (e.error.empty()) {
+          jobs.push_back(make_job(e.file, e.rel, opts));
+        } else {
+          Job j;
+          j.input = e.file.string();
+          j.error = e.error;
+          jobs.push_back(std::move(j));
+        }
+      }
     } else if (fs::exists(p, ec)) {
       jobs.push_back(make_job(p, p.filename(), opts));
     } else {

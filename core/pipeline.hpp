@@ -53,9 +53,14 @@ std::vector<std::string> read_path_list(std::istream& in);
 // skip_real). Each file comes with its path relative to `dir`. An image's name that holds no regular file (a broken
 // symbolic link: a missing frame) and a folder that cannot be listed are failed jobs naming them, never skipped in
 // silence. An empty scan is warned about.
+// A folder's images and the names in it that cannot be read as files (broken links) or folders that cannot be
+// listed, those with their error; all in one sorted order (by path), so that blur and quality list them alike.
+struct FolderEntry {
+  std::filesystem::path file, rel;  // rel: the path relative to the folder scanned
+  std::string error;                // set: not an image to read
+};
 struct FolderScan {
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files;  // (file, path relative to dir)
-  std::vector<Job> failed;                                                      // input and error set
+  std::vector<FolderEntry> entries;
 };
 FolderScan scan_folder(const std::filesystem::path& dir, bool recursive, const std::string& skip_real = "");
 
