@@ -388,9 +388,9 @@ std::string bench_table(const BenchResult& r) {
   for (const auto& c : r.cases)
     if (const char* why = throttled_note(c)) {
       char note[512];
-      std::snprintf(note, sizeof note, "note: %s %dx%d sigma %s: the device was held below its clocks (%s) for %.1f "
+      std::snprintf(note, sizeof note, "note: %s %dx%dx%d sigma %s: the device was held below its clocks (%s) for %.1f "
                     "ms by power and %.1f ms by temperature of the %.1f ms this case kept it busy; its times are the "
-                    "throttled device's\n", c.method.c_str(), c.width, c.height,
+                    "throttled device's\n", c.method.c_str(), c.width, c.height, c.channels,
                     c.floor ? "-" : number(c.sigma).c_str(), why, std::min(c.throttled_power_ms, c.busy_ms),
                     std::min(c.throttled_thermal_ms, c.busy_ms), c.busy_ms);  // (the counters advance in steps)
       o << note;

@@ -70,7 +70,8 @@ constexpr double kThrottledShare = 0.01;
 const char* throttled_note(const BenchCase& c);
 
 struct BenchResult {
-  // storage: the cases' storage, or theirs in channel order joined by ", " where it varies with the channels (GL).
+  // storage: the cases' storage, or each channel count's in the cases' order joined by ", " where it varies with the
+  // channels (GL).
   std::string backend, device, timer_clock, storage;
   std::vector<BenchCase> cases;
   std::vector<std::string> left_out;  // "method: why" (BenchOptions::skip_unplannable)

@@ -981,7 +981,7 @@ TEST(Bench, CasesRunOnAThrottledDeviceAreNoted) {
   char want[200];
   std::snprintf(want, sizeof want, "for %.1f ms by power and 2.0 ms by temperature of the %.1f ms",
                 r.cases[1].busy_ms, r.cases[1].busy_ms);
-  EXPECT_NE(table.find(std::string("note: box 16x16 sigma 3: the device was held below its clocks (power limit and "
+  EXPECT_NE(table.find(std::string("note: box 16x16x4 sigma 3: the device was held below its clocks (power limit and "
                                    "temperature) ") + want),
             std::string::npos)
       << table;
