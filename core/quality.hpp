@@ -107,9 +107,10 @@ struct ImageQuality {
   double fit_mad = 0;
   int fit_evaluations = 0;
   bool fit_at_limit = false;
-  // The requested sigma's reference radius reaches past both edges of every pixel on both axes (the image smaller than
-  // 2R+1 each way): the fit then weighs the clamp border as much as the kernel's shape (a 32^2 image at sigma 50: box
-  // fitted 53.2 for a kernel of sd 50.2), so it says less about the method than on a larger image.
+  // The requested sigma's reference kernel is wider than the image each way (2R+1 > width and height): every pixel's
+  // window reaches past an edge along both axes, and the fit weighs the clamp border as much as the kernel's shape (a
+  // 32^2 image at sigma 50: box fitted 53.2 for a kernel of sd 50.2), saying less about the method than on a larger
+  // image. A strip (4096 x 1) is not flagged: along its length the kernel has room.
   bool border_dominated = false;
   ErrorStats vs_sigma;  // method output against the exact Gaussian of the requested sigma
   double ms = 0;        // wall time for this image
