@@ -58,7 +58,16 @@ Status write_and_close(int fd, const std::string& text, const std::string& what)
   return s;
 }
 
+bool g_stdout_closed = false;
+
+// Whether path names this process's descriptor 1 (/dev/null, where main holds a closed stdout, is written as asked).
+bool names_stdout(const std::string& path) {
+  return path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1" ||
+         path == "/proc/" + std::to_string(::getpid()) + "/fd/1";
+}
+
 Status write_directly(const std::string& path, const std::string& text, const std::string& what, bool append) {
+  if (g_stdout_closed && names_stdout(path)) return Status::fail(what + ": stdout was closed: the text would be lost");
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0));
   if (fd < 0) return Status::fail(what + ": cannot open it for writing: " + std::strerror(errno));
   return write_and_close(fd, text, what);
@@ -77,6 +86,8 @@ std::string link_target(const std::string& path) {
 }
 
 }  // namespace
+
+void note_stdout_closed() { g_stdout_closed = true; }
 
 std::string temp_path_for(const std::string& output) {
   const fs::path p(output);
@@ -111,6 +122,7 @@ Status write_text_file(const std::string& path, const std::string& text, const s
 
 Status check_text_file_target(const std::string& option, const std::string& path) {
   if (path.empty() || path == "-") return Status::success();
+  if (g_stdout_closed && names_stdout(path)) return Status::fail(option + " " + path + ": stdout was closed");
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return Status::fail(option + " " + path + " is a folder");

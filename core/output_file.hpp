@@ -17,6 +17,10 @@ std::string temp_path_for(const std::string& output);
 // directly, appending where it is a file behind an open descriptor. `what` begins the errors ("--report x.json").
 Status write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
+// Says that the process started with stdout closed (main holds descriptor 1 on /dev/null): write_text_file then
+// refuses a path that reaches it (/dev/stdout, /dev/fd/1, /proc/self/fd/1), whose text would be lost.
+void note_stdout_closed();
+
 // What `write_text_file` would meet, checked before the work that produces the text, so a report is not refused
 // after the whole run ("" or "-": nothing to check): not a folder; its folder exists and may be written in, or the
 // existing non-regular file may be written. `option` begins the error ("--report").

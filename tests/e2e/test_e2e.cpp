@@ -1035,6 +1035,21 @@ TEST_F(E2E, OutputToAClosedStdoutIsAFailure) {
   EXPECT_EQ(run_closed({"blur", at("a.png").string(), "-o", at("o2").string(), "-b", "cpu"}), 0)
       << slurp(at("err.txt"));
   EXPECT_TRUE(fs::exists(at("o2/a.png")));
+  // A file named for descriptor 1 is refused before the run (it was written to the /dev/null holding it, exit 0);
+  // /dev/null itself is written as asked.
+  for (const char* stdout_name : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}) {
+    EXPECT_EQ(run_closed({"blur", at("a.png").string(), "-o", at("o3").string(), "-b", "cpu", "--report", stdout_name}),
+              2)
+        << stdout_name;
+    EXPECT_NE(slurp(at("err.txt")).find("stdout was closed"), std::string::npos) << slurp(at("err.txt"));
+    EXPECT_EQ(run_closed({"bench", "-b", "cpu", "-m", "copy", "--size", "8", "--repeat", "1", "--warmup", "0",
+                          "--warmup-ms", "0", "--json", stdout_name, "-q"}),
+              2)
+        << stdout_name;
+  }
+  EXPECT_EQ(run_closed({"blur", at("a.png").string(), "-o", at("o4").string(), "-b", "cpu", "--report", "/dev/null"}),
+            0)
+      << slurp(at("err.txt"));
 }
 
 // The output folder moved while an output is written: that image fails (its rename finds no folder) and its temporary
