@@ -46,7 +46,8 @@ Recipe integral_recipe() {
     double w = 0;
     // --rule picks the width from sigma: beside --width it would do nothing (it was ignored in silence), as kawase
     // refuses --levels without dual.
-    if (p.given("width") && p.given("rule")) return Status::fail("--rule picks the width from --sigma: not with --width");
+    if (p.given("width") && p.given("rule"))
+      return Status::fail("--rule picks the width from --sigma: not with --width");
     if (p.given("width"))
       w = p.num("width");
     else if (p.text("rule") == "kovesi")

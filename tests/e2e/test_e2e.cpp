@@ -502,9 +502,9 @@ namespace {
 std::string kGaussKernel() { return gpublur::testing::source_dir() + "/testdata/kernels/gauss_sigma2.txt"; }
 
 // An EXR with NaN, +Inf and -Inf blurred by box (separable and SAT), integral, gauss-2d, gauss-linear, fft, kawase,
-// diffusion, gauss-sep, iir, spread and a user's Gaussian kernel on cpu, gl and cuda (where each runs): every backend gives the non-finite outputs of the
-// plan's footprint (core/nonfinite.hpp: NaN where it holds a NaN or both infinities, else the infinity) and the CPU's
-// finite ones (to the plan's tolerance). Before the pipeline took them out, cpu and gl (llvmpipe) disagreed on which
+// diffusion, gauss-sep, iir, spread and a user's Gaussian kernel on cpu, gl and cuda (where each runs): every backend
+// gives the non-finite outputs of the plan's footprint (core/nonfinite.hpp: NaN where it holds a NaN or both
+// infinities, else the infinity) and the CPU's finite ones (to the plan's tolerance). Before the pipeline took them out, cpu and gl (llvmpipe) disagreed on which
 // outputs were NaN for all of these but box's direct 2D impl and gauss-sep, and gauss-sep did on the H200 (gl at
 // sigma 5, gl and cuda at 16: NaN for one kind of infinity; docs/methods.md, "Non-finite inputs").
 TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
@@ -601,7 +601,8 @@ TEST_F(E2E, OneInfinityFillsItsChannelThroughIir) {
 // A user's kernel of zero and negative weights meets infinities as its direct convolution does: a zero weight reads
 // nothing, a negative one turns the infinity's sign, +Inf meeting -Inf is NaN; every other output is finite, as the
 // convolution of the finite pixels. Separable (a 1D row), rank one and 2D, on every backend. GL's taps, padded with
-// zero weights, made NaN of +Inf, and past the kernel (a 12 x 1 line of 8 through "1 2 1": NaN at 7-10 for Inf at 8-10).
+// zero weights, made NaN of +Inf, and past the kernel (a 12 x 1 line of 8 through "1 2 1": NaN at 7-10 where cpu had
+// Inf at 8-10).
 TEST_F(E2E, UserKernelsMeetInfinitiesAsTheirDirectConvolution) {
   Image img(11, 7, 1);
   for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = 0.25f + 0.5f * float(i % 5) / 5;
@@ -631,7 +632,8 @@ TEST_F(E2E, UserKernelsMeetInfinitiesAsTheirDirectConvolution) {
     auto weight = [&](int a, int b) {
       return one_d ? w[size_t(a + rx)] * w[size_t(b + ry)] : w[size_t((b + ry) * kw + a + rx)];
     };
-    const std::map<std::string, Image> outs = blur_on_every_backend("kernel --kernel " + quote(at(k.file).string()) + k.args);
+    const std::map<std::string, Image> outs =
+        blur_on_every_backend("kernel --kernel " + quote(at(k.file).string()) + k.args);
     ASSERT_TRUE(outs.count("cpu"));
     for (const auto& [backend, got] : outs)
       for (int y = 0; y < img.height; ++y)
@@ -640,12 +642,14 @@ TEST_F(E2E, UserKernelsMeetInfinitiesAsTheirDirectConvolution) {
           for (int b = -ry; b <= ry; ++b)
             for (int a = -rx; a <= rx; ++a)
               if (const float wt = weight(a, b); wt != 0)
-                sum += double(wt) * img.at(remap_index(x - a, img.width, border), remap_index(y - b, img.height, border), 0);
+                sum += double(wt) *
+                       img.at(remap_index(x - a, img.width, border), remap_index(y - b, img.height, border), 0);
           const float v = got.at(x, y, 0);
           if (std::isfinite(sum))
             EXPECT_NEAR(v, sum, 1e-5) << backend << " at " << x << "," << y;
           else
-            EXPECT_EQ(testing::footprint_of(v), testing::footprint_of(float(sum))) << backend << " at " << x << "," << y;
+            EXPECT_EQ(testing::footprint_of(v), testing::footprint_of(float(sum)))
+                << backend << " at " << x << "," << y;
         }
   }
 }
