@@ -236,9 +236,9 @@ class CudaBackend final : public Backend {
     if (!resident_) return Status::fail("CUDA: download before upload");
     if (!has_output_) return Status::fail("CUDA: download before any run");
     cudaSetDevice(device_);
-    dst = Image(w_, h_, c_);
     Status s;
     cudaEventRecord(ev0_, stream_);
+    dst = Image(w_, h_, c_);  // the host image's allocation in the download's span, as GL's
     // 3 channels are packed back into the intermediate buffer (the output stays resident).
     const char* src = static_cast<const char*>(d_out_);
     if (c_ == 3) {
@@ -276,10 +276,10 @@ class CudaBackend final : public Backend {
     if (!resident_) return Status::fail("CUDA: download before upload");
     if (!has_output_) return Status::fail("CUDA: download before any run");
     cudaSetDevice(device_);
-    dst.width = w_, dst.height = h_, dst.channels = c_;
-    dst.samples.resize(dst.value_count());
     Status s;
     cudaEventRecord(ev0_, stream_);
+    dst.width = w_, dst.height = h_, dst.channels = c_;
+    dst.samples.resize(dst.value_count());
     if (!(s = cuda::launch_pack8(static_cast<const float*>(d_out_), static_cast<unsigned char*>(d_tmp_),
                                  size_t(w_) * h_, c_, cd_, colour, stream_)))
       return s;
@@ -300,12 +300,15 @@ class CudaBackend final : public Backend {
 
  private:
   // Every upload: buffers for the new image (nothing resident until it is done), then the timed section.
+  // The upload's time starts before the buffers are (re)allocated for a new shape: the device waits on the host
+  // meanwhile, so the events' span holds the allocation (it was in no stage of the report).
   Status start_upload(int w, int h, int c) {
     resident_ = false;
+    cudaSetDevice(device_);
+    cudaEventRecord(ev0_, stream_);
     Status s = reserve(w, h, c);
     if (!s) return s;
     ++version_;
-    cudaEventRecord(ev0_, stream_);
     return s;
   }
   Status end_upload(double& ms) {
