@@ -12,7 +12,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/startup.hpp"
-#include "core/output_file.hpp"
 #include "core/pipeline.hpp"
 #include "core/registry.hpp"
 
@@ -24,7 +23,7 @@ namespace {
 void open_closed_standard_fds() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-    if (fd == 1) gpublur::cli::count_lost_stdout(), gpublur::note_stdout_closed();
+    if (fd == 1) gpublur::cli::count_lost_stdout();
     const int null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (null_fd >= 0 && null_fd != fd) {  // a lower descriptor still closed took it: move it
       dup2(null_fd, fd);

@@ -49,7 +49,7 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
       out.push_back(QualityInput{arg, Image{}, ""});  // a missing file is reported as that input's error by the reader
       continue;
     }
-    for (const FolderEntry& e : scan_folder(arg, false).entries)
+    for (const FolderEntry& e : scan_folder(arg, false))
       out.push_back(QualityInput{e.file.string(), Image{}, e.error});
   }
   return out;

@@ -12,6 +12,7 @@
 #include <streambuf>
 #include <string>
 
+#include "core/output_file.hpp"
 #include "core/pipeline.hpp"
 
 namespace gpublur::cli {
@@ -81,6 +82,7 @@ void record_main_entry() { g_before_main = process_age_ms(); }
 void count_lost_stdout() {
   if (!g_lost_stdout) g_lost_stdout = new CountingBuf(std::cout.rdbuf());  // lives to the process's end
   std::cout.rdbuf(g_lost_stdout);
+  note_stdout_closed();  // files named for descriptor 1 are refused too (core/output_file.hpp)
 }
 double before_main_ms() { return g_before_main; }
 double process_age_now_ms() { return process_age_ms(); }

@@ -14,7 +14,8 @@ double before_main_ms();
 double process_age_now_ms();
 
 // Started with stdout closed (`>&-`; main holds it on /dev/null): counts what the command writes to std::cout, so
-// that exit_process can say that output was lost instead of exiting 0 over it.
+// that exit_process can say that output was lost instead of exiting 0 over it, and has files named for descriptor 1
+// refused (note_stdout_closed).
 void count_lost_stdout();
 
 // Ends the process with rc once its output is flushed, skipping static destructors and atexit handlers: the

@@ -65,25 +65,37 @@ uint8_t through(uint8_t k, int s) {
                  ((k & NonfiniteMarks::kNegInf) ? NonfiniteMarks::kPosInf : 0));
 }
 
-// The kinds met by each sample's rectangle of reach (rx, ry): rows first, then columns.
-std::vector<uint8_t> rect_kinds(const NonfiniteMarks& marks, int rx, int ry, Border b) {
+// Whether row y of the marks holds one.
+bool row_marked(const NonfiniteMarks& marks, int y) {
+  const size_t row = size_t(marks.width) * marks.channels;
+  const uint8_t* line = marks.kind.data() + size_t(y) * row;
+  return std::any_of(line, line + row, [](uint8_t k) { return k != 0; });
+}
+
+// A separable pass over the marks: line(in, in_stride, out, out_stride, n, axis) along each channel of every row that
+// holds a mark (axis 0; rows without one stay clear), then along each channel of every column of that (axis 1).
+template <typename Line>
+std::vector<uint8_t> rows_then_columns(const NonfiniteMarks& marks, Line line) {
   const int W = marks.width, H = marks.height, C = marks.channels;
   const size_t row = size_t(W) * C;
   std::vector<uint8_t> rows(marks.kind.size(), 0), both(marks.kind.size(), 0);
-  for (int y = 0; y < H; ++y) {
-    const uint8_t* line = marks.kind.data() + size_t(y) * row;
-    bool any = false;
-    for (size_t i = 0; i < row && !any; ++i) any = line[i] != 0;
-    if (!any) continue;  // rows without a mark stay clear
-    for (int c = 0; c < C; ++c)
-      window_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, rx, b);
-  }
+  for (int y = 0; y < H; ++y)
+    if (row_marked(marks, y))
+      for (int c = 0; c < C; ++c)
+        line(marks.kind.data() + size_t(y) * row + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, 0);
   for (int x = 0; x < W; ++x)
     for (int c = 0; c < C; ++c) {
       const size_t at = size_t(x) * C + c;
-      window_or(rows.data() + at, row, both.data() + at, row, H, ry, b);
+      line(rows.data() + at, row, both.data() + at, row, H, 1);
     }
   return both;
+}
+
+// The kinds met by each sample's rectangle of reach (rx, ry).
+std::vector<uint8_t> rect_kinds(const NonfiniteMarks& marks, int rx, int ry, Border b) {
+  return rows_then_columns(marks, [&](const uint8_t* in, size_t is, uint8_t* out, size_t os, int n, int axis) {
+    window_or(in, is, out, os, n, axis ? ry : rx, b);
+  });
 }
 
 // The direct convolution's value for the kinds an output met.
@@ -141,20 +153,11 @@ void put_nonfinite(const NonfiniteMarks& marks, const NonfiniteTaps& taps, Borde
   const int W = marks.width, H = marks.height, C = marks.channels;
   const size_t row = size_t(W) * C;
   std::vector<uint8_t> met(marks.kind.size(), 0);
-  if (taps.separable) {  // along rows through sx (the rows that hold a mark), then along columns through sy
+  if (taps.separable) {  // along rows through sx, then along columns through sy
     const auto tx = nonzero(taps.sx, taps.rx), ty = nonzero(taps.sy, taps.ry);
-    std::vector<uint8_t> rows(marks.kind.size(), 0);
-    for (int y = 0; y < H; ++y) {
-      const uint8_t* line = marks.kind.data() + size_t(y) * row;
-      if (std::none_of(line, line + row, [](uint8_t k) { return k != 0; })) continue;
-      for (int c = 0; c < C; ++c)
-        taps_or(line + c, size_t(C), rows.data() + size_t(y) * row + c, size_t(C), W, taps.rx, tx, b);
-    }
-    for (int x = 0; x < W; ++x)
-      for (int c = 0; c < C; ++c) {
-        const size_t at = size_t(x) * C + c;
-        taps_or(rows.data() + at, row, met.data() + at, row, H, taps.ry, ty, b);
-      }
+    met = rows_then_columns(marks, [&](const uint8_t* in, size_t is, uint8_t* out, size_t os, int n, int axis) {
+      taps_or(in, is, out, os, n, axis ? taps.ry : taps.rx, axis ? ty : tx, b);
+    });
   } else {  // as taps_or in 2D: from the marks of the border-extended channel
     std::vector<std::array<int, 3>> t;  // a, b, sign
     const int w2 = 2 * taps.rx + 1;
@@ -163,9 +166,8 @@ void put_nonfinite(const NonfiniteMarks& marks, const NonfiniteTaps& taps, Borde
     for (int c = 0; c < C; ++c)
       for (int Y = -taps.ry; Y < H + taps.ry; ++Y) {
         const int sy = remap_index(Y, H, b);
-        if (sy < 0) continue;
+        if (sy < 0 || !row_marked(marks, sy)) continue;
         const uint8_t* line = marks.kind.data() + size_t(sy) * row;
-        if (std::none_of(line, line + row, [](uint8_t k) { return k != 0; })) continue;
         for (int X = -taps.rx; X < W + taps.rx; ++X) {
           const int sx = remap_index(X, W, b);
           const uint8_t m = sx < 0 ? 0 : line[size_t(sx) * C + c];

@@ -132,18 +132,18 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
 
 }  // namespace
 
-FolderScan scan_folder(const fs::path& dir, bool recursive, const std::string& skip_real) {
+std::vector<FolderEntry> scan_folder(const fs::path& dir, bool recursive, const std::string& skip_real) {
   std::vector<std::pair<fs::path, fs::path>> files;
   std::vector<Job> failed;
   list_folder(dir, dir, recursive, skip_real, files, failed);
   if (files.empty() && failed.empty()) spdlog::warn("{}: no .exr or .png files in this folder", dir.string());
   // The failed names among the files (they came after every file, in the folder's raw listing order).
-  FolderScan scan;
-  for (auto& [file, rel] : files) scan.entries.push_back({std::move(file), std::move(rel), ""});
-  for (Job& j : failed) scan.entries.push_back({j.input, fs::path(j.input).filename(), std::move(j.error)});
-  std::stable_sort(scan.entries.begin(), scan.entries.end(),
+  std::vector<FolderEntry> entries;
+  for (auto& [file, rel] : files) entries.push_back({std::move(file), std::move(rel), ""});
+  for (Job& j : failed) entries.push_back({j.input, fs::path(j.input).filename(), std::move(j.error)});
+  std::stable_sort(entries.begin(), entries.end(),
                    [](const FolderEntry& x, const FolderEntry& y) { return x.file < y.file; });
-  return scan;
+  return entries;
 }
 
 Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions& opts, std::vector<Job>& jobs) {
@@ -154,7 +154,7 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
     const fs::path p(arg);
     if (fs::is_directory(p, ec)) {
       // The failed ones are jobs too: the rest goes on.
-      for (const FolderEntry& e : scan_folder(p, opts.recursive, out_real).entries) {
+      for (const FolderEntry& e : scan_folder(p, opts.recursive, out_real)) {
         if (e.error.empty()) {
           jobs.push_back(make_job(e.file, e.rel, opts));
         } else {

@@ -48,21 +48,18 @@ std::string real_path(const std::filesystem::path& p);
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
 
-// The image files of folder `dir` as blur and quality scan it: .exr/.png names, dot-files skipped, sorted; when
-// recursive, its sub-folders too (not hidden ones, not through symbolic links, not the folder whose real path is
-// skip_real). Each file comes with its path relative to `dir`. An image's name that holds no regular file (a broken
-// symbolic link: a missing frame) and a folder that cannot be listed are failed jobs naming them, never skipped in
-// silence. An empty scan is warned about.
-// A folder's images and the names in it that cannot be read as files (broken links) or folders that cannot be
-// listed, those with their error; all in one sorted order (by path), so that blur and quality list them alike.
+// One entry of a folder scan: an image file, or a name that cannot be read as one, with its error.
 struct FolderEntry {
   std::filesystem::path file, rel;  // rel: the path relative to the folder scanned
   std::string error;                // set: not an image to read
 };
-struct FolderScan {
-  std::vector<FolderEntry> entries;
-};
-FolderScan scan_folder(const std::filesystem::path& dir, bool recursive, const std::string& skip_real = "");
+// The image files of folder `dir` as blur and quality scan it: .exr/.png names, dot-files skipped; when recursive, its
+// sub-folders too (not hidden ones, not through symbolic links, not the folder whose real path is skip_real). An
+// image's name that holds no regular file (a broken symbolic link: a missing frame) and a folder that cannot be listed
+// are entries with their error, never skipped in silence, sorted by path among the files, so that blur and quality
+// list them alike. An empty scan is warned about.
+std::vector<FolderEntry> scan_folder(const std::filesystem::path& dir, bool recursive,
+                                     const std::string& skip_real = "");
 
 // Expands files and folders into jobs with their output paths. Folder scans are non-recursive unless
 // opts.recursive (then the relative structure under the folder is kept), pick only .exr/.png files, skip
