@@ -100,9 +100,19 @@ class GlBackend final : public Backend {
     channels_ = src.channels;
     ran_ = false;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download.
+    // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download. A three-channel
+    // image's A is then set to 0, as CUDA pads it (alpha_zero.comp says why).
     glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
                         src.data.data());
+    if (src.channels == 3) {
+      GLuint prog = 0;
+      if (Status s = passes_->program({{"alpha_zero.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
+      glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
+      glUseProgram(prog);
+      glBindImageTexture(0, passes_->input(), 0, GL_FALSE, 0, GL_READ_WRITE, passes_->store_format());
+      glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
+      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    }
     GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
     glDeleteSync(fence);
