@@ -1,11 +1,13 @@
 // `gpublur quality`: a method's effective sigma (the thesis's fit) and its error against the exact Gaussian,
 // on image files or the built-in set; a table on stdout, or one JSON document with --json.
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include "cli/backend_options.hpp"
 #include "cli/commands.hpp"
@@ -56,6 +58,15 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
 }
 
 int run_quality(QualityArgs& a) {
+  // --json is a flag here (bench's takes a file): a .json name after it is a file meant for the JSON, not an image.
+  for (const std::string& in : a.inputs) {
+    std::string ext = std::filesystem::path(in).extension().string();
+    for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    std::error_code ec;
+    if (ext == ".json" && !std::filesystem::is_directory(in, ec))
+      return usage("'" + in + "' is not an image: quality's --json writes the JSON to stdout (redirect it: --json > " +
+                   in + ")");
+  }
   std::map<std::string, std::string> given;
   if (Status s = a.method_options.given(given); !s) return usage(s.error);
   Plan plan;
@@ -86,10 +97,15 @@ int run_quality(QualityArgs& a) {
     std::vector<std::string> files;
     for (const QualityInput& q : listed)
       if (q.error.empty()) files.push_back(q.name);
-    // One image given twice would count twice in the mean (blur refuses it too).
+    // One image given twice would count twice in the mean (blur refuses it too): by any name, hard links too (one
+    // file: one device and inode).
     std::map<std::string, std::string> seen;
     for (const std::string& f : files) {
-      if (auto [it, fresh] = seen.emplace(real_path(f), f); !fresh)
+      struct stat st {};
+      const std::string key = ::stat(f.c_str(), &st) == 0
+                                  ? std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino)
+                                  : real_path(f);
+      if (auto [it, fresh] = seen.emplace(key, f); !fresh)
         return usage("inputs " + it->second + " and " + f + " are one image given twice");
     }
     ColorOptions color;

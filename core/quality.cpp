@@ -38,6 +38,7 @@ class Resident {
  public:
   Resident(Backend& backend, const Image& src, std::vector<int> alphas = {})
       : backend_(backend), src_(src), alphas_(std::move(alphas)) {}
+  const Image& source() const { return src_; }
 
   Status run(const Plan& plan, Image& dst) {
     if (src_.channels < 1 || src_.value_count() != src_.data.size())
@@ -115,7 +116,7 @@ class MadFunction {
     mad = mean_abs_difference(target_, out);
     if (!std::isfinite(mad))
       return Status::fail(fmt::format("the difference to the exact Gaussian of sigma {:.6g} is not finite: {}", s,
-                                      overflow_reason(target_)));
+                                      overflow_reason(input_.source())));  // the input's values, not the output's
     cache_[s] = mad;
     ++evaluations_;
     return Status::success();
@@ -175,8 +176,50 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
     }
   }
 
-  // Brent's localmin (Brent 1973, ch. 5) on [a, c], started at the best of the three points. With an
-  // absolute tolerance t it stops when every point of the remaining interval is within 2t of x.
+  // Brent's localmin (Brent 1973, ch. 5) on [left, right] from x: with an absolute tolerance t it stops when
+  // every point of the remaining interval is within 2t of x, which is then the lowest point it found.
+  const double golden = 0.5 * (3 - std::sqrt(5.0));
+  const double t = 0.5 * o.tolerance;
+  auto localmin = [&](double left, double right, double& x, double& fx) -> Status {
+    double w = x, v = x, fw = fx, fv = fx, d = 0, e = 0;
+    for (;;) {
+      const double m = 0.5 * (left + right);
+      const double tol = 1e-10 * std::abs(x) + t, t2 = 2 * tol;
+      if (std::abs(x - m) <= t2 - 0.5 * (right - left)) return Status::success();
+      double p = 0, q = 0, r = 0;
+      if (std::abs(e) > tol) {  // parabola through x, w, v
+        r = (x - w) * (fx - fv);
+        q = (x - v) * (fx - fw);
+        p = (x - v) * q - (x - w) * r;
+        q = 2 * (q - r);
+        if (q > 0) p = -p; else q = -q;
+        r = e;
+        e = d;
+      }
+      if (std::abs(p) < std::abs(0.5 * q * r) && p > q * (left - x) && p < q * (right - x)) {
+        d = p / q;
+        const double u = x + d;
+        if (u - left < t2 || right - u < t2) d = x < m ? tol : -tol;
+      } else {
+        e = (x < m ? right : left) - x;
+        d = golden * e;
+      }
+      const double u = x + (std::abs(d) >= tol ? d : (d > 0 ? tol : -tol));
+      double fu;
+      if (Status s = F(u, fu); !s) return s;
+      if (fu < fx || (fu == fx && u < x)) {  // ties go to the smaller sigma (flat MAD: e.g. no blur at all)
+        (u < x ? right : left) = x;
+        v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
+      } else {
+        (u < x ? left : right) = u;
+        if (fu <= fw || w == x) {
+          v = w, fv = fw, w = u, fw = fu;
+        } else if (fu <= fv || v == x || v == w) {
+          v = u, fv = fu;
+        }
+      }
+    }
+  };
   double x, fx;
   if (fb <= fa && fb <= fc)
     x = b, fx = fb;
@@ -184,46 +227,26 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
     x = a, fx = fa, c = b;  // minimum at the low limit: search [lo, b]
   else
     x = c, fx = fc, a = b;  // at the high limit: search [b, hi]
-  const double golden = 0.5 * (3 - std::sqrt(5.0));
-  const double t = 0.5 * o.tolerance;
-  double w = x, v = x, fw = fx, fv = fx, d = 0, e = 0;
-  double left = a, right = c;
-  for (;;) {
-    const double m = 0.5 * (left + right);
-    const double tol = 1e-10 * std::abs(x) + t, t2 = 2 * tol;
-    if (std::abs(x - m) <= t2 - 0.5 * (right - left)) break;
-    double p = 0, q = 0, r = 0;
-    if (std::abs(e) > tol) {  // parabola through x, w, v
-      r = (x - w) * (fx - fv);
-      q = (x - v) * (fx - fw);
-      p = (x - v) * q - (x - w) * r;
-      q = 2 * (q - r);
-      if (q > 0) p = -p; else q = -q;
-      r = e;
-      e = d;
+  if (Status s = localmin(a, c, x, fx); !s) return s;
+
+  // MAD(s) steps where the reference's radius ceil(3 s) does, at s = k / 3, and Brent's bracket may straddle a step
+  // and settle on one side of it while the other is lower (pyramid sigma 12 on the built-in set: 11.9931 on radius
+  // 36, where 12 + 1e-7 on radius 37 is 3.5% lower). So the neighbouring pieces of constant radius are probed at
+  // their ends next to x's piece, and the search goes on inside any lower one, until none is.
+  const double kEdge = 1e-7;  // s this far inside a piece: ceil(3 s) is that piece's radius whatever k / 3 rounds to
+  for (int round = 0; round < 8; ++round) {
+    const double k = std::ceil(3 * x - 1e-9);  // x's piece: s in ((k - 1) / 3, k / 3], radius k
+    double best = x, fbest = fx;
+    for (double end : {(k - 1) / 3 - kEdge, k / 3 + kEdge}) {
+      if (end < lo || end > hi) continue;
+      double fe;
+      if (Status s = F(end, fe); !s) return s;
+      if (fe < fbest) best = end, fbest = fe;
     }
-    if (std::abs(p) < std::abs(0.5 * q * r) && p > q * (left - x) && p < q * (right - x)) {
-      d = p / q;
-      const double u = x + d;
-      if (u - left < t2 || right - u < t2) d = x < m ? tol : -tol;
-    } else {
-      e = (x < m ? right : left) - x;
-      d = golden * e;
-    }
-    const double u = x + (std::abs(d) >= tol ? d : (d > 0 ? tol : -tol));
-    double fu;
-    if (Status s = F(u, fu); !s) return s;
-    if (fu < fx || (fu == fx && u < x)) {  // ties go to the smaller sigma (flat MAD: e.g. no blur at all)
-      (u < x ? right : left) = x;
-      v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
-    } else {
-      (u < x ? left : right) = u;
-      if (fu <= fw || w == x) {
-        v = w, fv = fw, w = u, fw = fu;
-      } else if (fu <= fv || v == x || v == w) {
-        v = u, fv = fu;
-      }
-    }
+    if (best == x) break;
+    const double kb = std::ceil(3 * best - 1e-9);
+    x = best, fx = fbest;
+    if (Status s = localmin(std::max(lo, (kb - 1) / 3 + kEdge), std::min(hi, kb / 3 - kEdge), x, fx); !s) return s;
   }
   // x is the lowest point Brent found in the final bracket: a local minimum to the tolerance, or the best
   // point where MAD(s) steps with ceil(3 s). The seeded point may be lower still, inside the bracket or not (an
@@ -233,9 +256,16 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
   out.sigma = x;
   out.mad = fx;
   out.evaluations = f.evaluations();
-  // At a limit, or where MAD still fell towards one (a flat MAD: an image smaller than the kernel, where the fit
-  // settled anywhere near 512, e.g. 511.95).
-  out.at_limit = to_limit || x - lo <= o.tolerance || hi - x <= o.tolerance;
+  // At a limit, or where MAD fell towards one and is no higher there than at x (a flat MAD: an image smaller than
+  // the kernel, where the fit settled anywhere near 512, e.g. 511.95). A bracket that ran to a limit while Brent then
+  // found a lower point inside is not at it (bilateral on a 1 x 9 image: 0.2296, MAD 1.5% below the 0.1 limit's).
+  bool flat_to_limit = false;
+  if (to_limit) {
+    double fl;
+    if (Status s = f.eval(fa < fc ? lo : hi, fl); !s) return s;
+    flat_to_limit = fl <= fx * (1 + 1e-3);
+  }
+  out.at_limit = flat_to_limit || x - lo <= o.tolerance || hi - x <= o.tolerance;
   return Status::success();
 }
 
@@ -500,13 +530,14 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     out.images.push_back(std::move(q));
   }
 
-  int dominated = 0;
+  int dominated = 0, measured = 0;  // of the images measured (a failed one is neither)
   for (const ImageQuality& q : out.images) dominated += q.error.empty() && q.border_dominated;
+  for (const ImageQuality& q : out.images) measured += q.error.empty();
   if (dominated > 0)
     spdlog::warn("quality: {} of {} image(s) are smaller than the reference kernel ({} pixels wide at sigma {}) each "
                  "way: every pixel's window reaches past the edges, so their fits weigh the clamp border as much as "
                  "the kernel's shape; a larger image measures the method better",
-                 dominated, out.images.size(), 2 * reference.radius + 1, plan.sigma);
+                 dominated, measured, 2 * reference.radius + 1, plan.sigma);
   out.mean = quality_mean(out.images);
   out.storage = backend.storage();
   return Status::success();

@@ -209,6 +209,56 @@ TEST(Quality, SearchFindsTheSigmaFromAnyStart) {
     }
 }
 
+// MAD(s) steps where ceil(3 s) does, and the minimum can sit just beyond a step: pyramid sigma 12 on the built-in
+// "mixed" image at 128^2 fits 12 + 1e-7 (radius 37); the search had settled at 11.9932 on radius 36, its MAD higher.
+TEST(Quality, SearchCrossesTheRadiusSteps) {
+  auto b = cpu();
+  QualityInput in;
+  in.name = "mixed";
+  in.image = quality_test_images(128)[3].image;
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("pyramid", {{"sigma", "12"}}), {in}, o, r).ok());
+  ASSERT_EQ(r.images.size(), 1u);
+  ASSERT_TRUE(r.images[0].error.empty()) << r.images[0].error;
+  EXPECT_GT(r.images[0].effective_sigma, 12.0);
+  EXPECT_LT(r.images[0].effective_sigma, 12.0 + 1e-3);
+  EXPECT_FALSE(r.images[0].fit_at_limit);
+}
+
+// A bracket that widened to a limit while Brent then found a lower point inside is not at the limit (bilateral sigma
+// 20 on a 1 x 9 image: 0.2296, its MAD 1.5% below the 0.1 limit's, was flagged).
+TEST(Quality, AnInteriorMinimumAfterTheBracketReachedALimitIsNotAtIt) {
+  auto b = cpu();
+  int flagged_inside = 0, cases = 0;
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    QualityInput in;
+    in.name = "1x9";
+    in.image = testing::random_image(9, 1, 3, seed);
+    QualityOptions o;
+    o.impulse = false;
+    QualityResult r;
+    ASSERT_TRUE(measure_quality(*b, plan_of("bilateral", {{"sigma", "20"}}), {in}, o, r).ok());
+    ASSERT_EQ(r.images.size(), 1u);
+    if (!r.images[0].error.empty()) continue;
+    ++cases;
+    const double s = r.images[0].effective_sigma;
+    if (r.images[0].fit_at_limit && s > FitOptions{}.min_sigma + 0.01 && s < FitOptions{}.max_sigma - 0.01) {
+      // flagged although away from both limits: only where MAD there is no lower than at the limit
+      Plan at_s, at_lo;
+      ASSERT_TRUE(exact_gaussian_plan(s, at_s).ok());
+      ASSERT_TRUE(exact_gaussian_plan(FitOptions{}.min_sigma, at_lo).ok());
+      const Image blurred = run_plan(*b, plan_of("bilateral", {{"sigma", "20"}}), in.image);
+      const double mad_s = compare_images(blurred, run_plan(*b, at_s, in.image)).mean_abs;
+      const double mad_lo = compare_images(blurred, run_plan(*b, at_lo, in.image)).mean_abs;
+      if (mad_lo > mad_s * (1 + 1e-3)) ++flagged_inside;
+    }
+  }
+  EXPECT_GT(cases, 6);
+  EXPECT_EQ(flagged_inside, 0);
+}
+
 // A guess far off on either side: the bracket widens until it holds the minimum.
 TEST(Quality, BracketWidensWhenTheMinimumIsAtItsEdge) {
   auto b = cpu();
@@ -475,6 +525,22 @@ TEST(Quality, ValuesThatOverflowTheSumsSaySo) {
   EXPECT_NE(r.images[0].error.find("3.3e+38"), std::string::npos) << r.images[0].error;
 }
 
+// The box's float64 sums keep its output finite, the reference Gaussians' float32 sums overflow: the message gives
+// the input's largest value (it gave the output's, 2.03e38 for an input up to 3e38).
+TEST(Quality, OverflowInTheReferenceNamesTheInputsLargestValue) {
+  auto b = cpu();
+  Image img = testing::random_image(32, 32, 1, 9);
+  for (float& v : img.data) v *= 3e38f;
+  img.data[0] = 3e38f;
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("box", {{"sigma", "3"}}), {{"huge", img, ""}}, o, r).ok());
+  ASSERT_EQ(r.images.size(), 1u);
+  EXPECT_NE(r.images[0].error.find("overflow float32 in the sums"), std::string::npos) << r.images[0].error;
+  EXPECT_NE(r.images[0].error.find("up to 3e+38"), std::string::npos) << r.images[0].error;
+}
+
 TEST(Quality, NonfiniteInputsAreThatImagesError) {
   auto io = make_image_io();
   ASSERT_TRUE(io);
@@ -606,6 +672,20 @@ TEST_F(QualityCli, UsageErrorsAndABadFile) {
   EXPECT_NE(r.err.find("missing.png"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("icon_palette.png"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mean of 1"), std::string::npos) << r.out;
+}
+
+// A hard link is one image by another name (it counted twice in the mean); a .json name among the images is a usage
+// error that says where the JSON goes (it was read as an image and the built-in set not run).
+TEST_F(QualityCli, HardLinksAndJsonNamesAreUsageErrors) {
+  fs::copy_file(testing::source_dir() + "/testdata/icon_palette.png", dir_ / "a.png");
+  fs::create_hard_link(dir_ / "a.png", dir_ / "b.png");
+  const auto twice = run("quality -m box -b cpu --no-impulse " + testing::quote((dir_ / "a.png").string()) + " " +
+                         testing::quote((dir_ / "b.png").string()));
+  EXPECT_EQ(twice.rc, 2) << twice.err;
+  EXPECT_NE(twice.err.find("one image given twice"), std::string::npos) << twice.err;
+  const auto json = run("quality -m box -b cpu --json " + testing::quote((dir_ / "out.json").string()));
+  EXPECT_EQ(json.rc, 2) << json.err;
+  EXPECT_NE(json.err.find("--json writes the JSON to stdout"), std::string::npos) << json.err;
 }
 
 // The reference reads past the edges as clamp: another --border is warned of (its edges count as error), clamp not.
