@@ -73,11 +73,16 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   // resolution: its effective sigma does not follow the sigma it is built at, from the one it would be asked for to
   // 4 times it, so there is no sigma to correct or to check against the resampling's own blur. (A probe that fails:
   // not fixed.)
-  Plan one = plan, two = plan;
+  // Where both probes are the identity (box's widths of 1 below sigma 0.5), a third at sigma 4 tells a method that
+  // is the identity only at small sigma (box --downsample 2 --sigma 0.1 ran, reporting effective sigma 1, where
+  // gauss-sep refused it) from one fixed at the identity (a kernel file of one tap).
+  Plan one = plan, two = plan, three = plan;
   one.sigma = std::max(kMinSigma, (inner_var > 0 ? std::sqrt(inner_var) : plan.sigma) / F);
   two.sigma = 4 * one.sigma;  // far enough apart that a discrete method (kawase's offsets at small sigma) moves
+  three.sigma = std::max(4.0, two.sigma);
   const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() &&
-                     std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma);
+                     std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma) &&
+                     (two.effective_sigma != 0 || (r.build(p, three).ok() && three.effective_sigma == 0));
   Plan inner;
   if (fixed) {
     inner = std::move(one);  // built at the sigma the small resolution asks for; another build would read the same

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <string>
 #include <tuple>
@@ -339,6 +340,16 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   }
   ASSERT_TRUE(resolve_plan("box", {{"width", "9"}, {"downsample", "2"}}, p).ok());
   EXPECT_NEAR(p.effective_sigma, 9.0, 1e-9);  // sqrt(4 x 20 + 1), as methods.md says
+  // An identity at small sigma is not a fixed size: box's widths of 1 at sigma 0.1 are refused as gauss-sep is (it
+  // ran, effective sigma 1, the resampling's alone); a kernel of one tap is the identity at every sigma, fixed.
+  for (const char* method : {"box", "integral", "gauss-sep"}) {
+    const Status low = resolve_plan(method, {{"sigma", "0.1"}, {"downsample", "2"}}, p);
+    EXPECT_NE(low.error.find("--sigma must be at least 1.02"), std::string::npos) << method << ": " << low.error;
+  }
+  const std::string one_tap = ::testing::TempDir() + "/one_tap.txt";
+  std::ofstream(one_tap) << "1\n";
+  ASSERT_TRUE(resolve_plan("kernel", {{"kernel", one_tap}, {"downsample", "2"}}, p).ok());
+  EXPECT_EQ(p.details.at("method_sigma"), "none (its parameters fix its size)");
   // Levels given still leave sigma its say (the rest goes to the coarsest level's Gaussian): corrected as before.
   // (Probing at sigma 1 and 2, below the levels' own blur, took pyramid --levels 4 --sigma 60 for fixed: 119.9.)
   for (const auto& [method, levels, sigma] : {std::tuple<const char*, const char*, double>{"pyramid", "4", 60.0},
