@@ -201,3 +201,26 @@ TEST(Diffusion, ConstantStaysConstantExceptZeroBorder) {
 
 }  // namespace
 }  // namespace gpublur
+
+namespace gpublur {
+namespace {
+
+// Clamp and zero step the padding N times whatever the image: where that alone passes 1e10 cell updates the plan
+// warns (a 2 x 2 image at sigma 200 ran about 40 minutes on the cpu backend with nothing said); mirror and wrap, which
+// step the image alone, and small sigmas do not.
+TEST(Diffusion, PaddingThatCostsMinutesIsWarnedOf) {
+  Plan p;
+  ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "100"}}, p).ok());
+  ASSERT_TRUE(p.details.count("warning"));
+  EXPECT_NE(p.details.at("warning").find("padded by 603 pixels a side 25000 times"), std::string::npos)
+      << p.details.at("warning");
+  ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "100"}, {"border", "zero"}}, p).ok());
+  EXPECT_TRUE(p.details.count("warning"));
+  ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "100"}, {"border", "mirror"}}, p).ok());
+  EXPECT_FALSE(p.details.count("warning"));
+  ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "12"}}, p).ok());
+  EXPECT_FALSE(p.details.count("warning"));
+}
+
+}  // namespace
+}  // namespace gpublur
