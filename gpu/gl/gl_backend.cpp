@@ -100,18 +100,13 @@ class GlBackend final : public Backend {
     channels_ = src.channels;
     ran_ = false;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download. A three-channel
-    // image's A is then set to 0, as CUDA pads it (alpha_zero.comp says why).
-    glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
-                        src.data.data());
+    // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download. Three channels go
+    // through rgb_upload.comp instead (A = 0, as CUDA pads it; the driver's RGB conversion was 4x slower than RGBA).
     if (src.channels == 3) {
-      GLuint prog = 0;
-      if (Status s = passes_->program({{"alpha_zero.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
-      glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
-      glUseProgram(prog);
-      glBindImageTexture(0, passes_->input(), 0, GL_FALSE, 0, GL_READ_WRITE, passes_->store_format());
-      glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
-      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+      if (Status s = upload_rgb(src); !s) return s;
+    } else {
+      glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
+                          src.data.data());
     }
     GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
@@ -264,13 +259,39 @@ class GlBackend final : public Backend {
 
  private:
   // The samples' buffer (at least `bytes`, kept across images) and the tables' buffer.
+  // A three-channel image into the RGBA input texture with A = 0: its floats through a storage buffer where they fit
+  // one (the 8-bit path's buffer), else the driver's RGB upload and A set to 0 in place.
+  Status upload_rgb(const Image& src) {
+    const long long bytes = static_cast<long long>(src.byte_count());
+    // (Half storage keeps the driver's conversion to half, as the 8-bit path does: upload_packed.)
+    const bool from_buffer = bytes <= passes_->limits().max_ssbo && !passes_->half();
+    GLuint prog = 0;
+    if (Status s = passes_->program({{"rgb_upload.comp", GL_COMPUTE_SHADER}},
+                                    from_buffer ? "#define FROM_BUFFER 1\n" : "#define FROM_BUFFER 0\n", prog);
+        !s)
+      return s;
+    if (from_buffer) {
+      if (Status s = packed_buffers(bytes); !s) return s;
+      glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(bytes), src.data.data());
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
+    } else {
+      glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, GL_RGB, GL_FLOAT, src.data.data());
+    }
+    glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
+    glUseProgram(prog);
+    glBindImageTexture(0, passes_->input(), 0, GL_FALSE, 0, from_buffer ? GL_WRITE_ONLY : GL_READ_WRITE,
+                       passes_->store_format());
+    glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    return gl_errors("uploading the three-channel image");
+  }
   Status packed_buffers(long long bytes) {
     if (!packed_bufs_[0]) glCreateBuffers(2, packed_bufs_);
     if (bytes > packed_cap_) {
       glNamedBufferData(packed_bufs_[0], GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
       packed_cap_ = bytes;
     }
-    return gl_errors("allocating the 8-bit image's buffer");
+    return gl_errors("allocating the upload buffer");
   }
   // unpack8/pack8's common state: the image's channels and alpha, the colour flags, the two buffers.
   void use_packed(GLuint prog, const PackedColour& colour) {
