@@ -1,7 +1,7 @@
 // unpack8: an 8-bit image's samples (a storage buffer of bytes, 4 per uint, interleaved channels, rows without
 // padding) into the input texture through the colour tables of core/packed.hpp: colour channels by `decode`,
 // alpha by `decode_alpha`, colour times alpha where premultiplying. Missing channels are 0, as the float upload
-// leaves them (rgb_upload.comp) and CUDA's layout pads them. One invocation per pixel.
+// leaves them (upload_float.comp) and CUDA's layout pads them. One invocation per pixel.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0, STORE_FORMAT) writeonly uniform image2D dst;
 layout(std430, binding = 0) readonly buffer Samples { uint samples[]; };

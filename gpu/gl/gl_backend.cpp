@@ -100,14 +100,7 @@ class GlBackend final : public Backend {
     channels_ = src.channels;
     ran_ = false;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    // GL pads the missing channels (G, B = 0, A = 1); they are computed and dropped on download. Three channels go
-    // through rgb_upload.comp instead (A = 0, as CUDA pads it; the driver's RGB conversion was 4x slower than RGBA).
-    if (src.channels == 3) {
-      if (Status s = upload_rgb(src); !s) return s;
-    } else {
-      glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
-                          src.data.data());
-    }
+    if (Status s = upload_values(src); !s) return s;
     GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, std::numeric_limits<GLuint64>::max());
     glDeleteSync(fence);
@@ -259,23 +252,30 @@ class GlBackend final : public Backend {
 
  private:
   // The samples' buffer (at least `bytes`, kept across images) and the tables' buffer.
-  // A three-channel image into the RGBA input texture with A = 0: its floats through a storage buffer where they fit
-  // one (the 8-bit path's buffer), else the driver's RGB upload and A set to 0 in place.
-  Status upload_rgb(const Image& src) {
+  // The image's floats into the input texture through a storage buffer and upload_float.comp where they fit one (the
+  // 8-bit path's buffer): faster than the driver's texture upload on NVIDIA (measured for RGB: docs/performance.md,
+  // "GL uploads through a storage buffer"). Past that limit, and with half storage (whose conversion to half stays the
+  // driver's, as for 8-bit images: upload_packed), glTextureSubImage2D, which pads missing channels with G, B = 0,
+  // A = 1; a three-channel image's A is then set to 0 in place, as CUDA pads it.
+  Status upload_values(const Image& src) {
     const long long bytes = static_cast<long long>(src.byte_count());
-    // (Half storage keeps the driver's conversion to half, as the 8-bit path does: upload_packed.)
     const bool from_buffer = bytes <= passes_->limits().max_ssbo && !passes_->half();
+    if (!from_buffer) {
+      glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
+                          src.data.data());
+      if (src.channels != 3) return gl_errors("uploading the image");
+    }
     GLuint prog = 0;
-    if (Status s = passes_->program({{"rgb_upload.comp", GL_COMPUTE_SHADER}},
-                                    from_buffer ? "#define FROM_BUFFER 1\n" : "#define FROM_BUFFER 0\n", prog);
+    if (Status s = passes_->program({{"upload_float.comp", GL_COMPUTE_SHADER}},
+                                    fmt::format("#define FROM_BUFFER {}\n#define CH {}\n", from_buffer ? 1 : 0,
+                                                src.channels),
+                                    prog);
         !s)
       return s;
     if (from_buffer) {
       if (Status s = packed_buffers(bytes); !s) return s;
       glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(bytes), src.data.data());
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
-    } else {
-      glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, GL_RGB, GL_FLOAT, src.data.data());
     }
     glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
     glUseProgram(prog);
@@ -283,7 +283,7 @@ class GlBackend final : public Backend {
                        passes_->store_format());
     glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    return gl_errors("uploading the three-channel image");
+    return gl_errors("uploading the image");
   }
   Status packed_buffers(long long bytes) {
     if (!packed_bufs_[0]) glCreateBuffers(2, packed_bufs_);
