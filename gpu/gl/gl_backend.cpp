@@ -251,7 +251,6 @@ class GlBackend final : public Backend {
   }
 
  private:
-  // The samples' buffer (at least `bytes`, kept across images) and the tables' buffer.
   // The image's floats into the input texture through a storage buffer and upload_float.comp where they fit one (the
   // 8-bit path's buffer): faster than the driver's texture upload on NVIDIA (measured for RGB: docs/performance.md,
   // "GL uploads through a storage buffer"). Past that limit, and with half storage (whose conversion to half stays the
@@ -285,6 +284,7 @@ class GlBackend final : public Backend {
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
     return gl_errors("uploading the image");
   }
+  // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {
     if (!packed_bufs_[0]) glCreateBuffers(2, packed_bufs_);
     if (bytes > packed_cap_) {
