@@ -258,7 +258,11 @@ class GlBackend final : public Backend {
   // A = 1; a three-channel image's A is then set to 0 in place, as CUDA pads it.
   Status upload_values(const Image& src) {
     const long long bytes = static_cast<long long>(src.byte_count());
-    const bool from_buffer = bytes <= passes_->limits().max_ssbo && !passes_->half();
+    bool from_buffer = bytes <= passes_->limits().max_ssbo && !passes_->half();
+    if (from_buffer && !packed_buffers(bytes)) {  // no memory for the buffer beside the textures: the driver's upload
+      packed_cap_ = 0;
+      from_buffer = false;
+    }
     if (!from_buffer) {
       glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
                           src.data.data());
@@ -272,7 +276,6 @@ class GlBackend final : public Backend {
         !s)
       return s;
     if (from_buffer) {
-      if (Status s = packed_buffers(bytes); !s) return s;
       glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(bytes), src.data.data());
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
     }
