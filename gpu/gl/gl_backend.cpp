@@ -63,6 +63,7 @@ class GlBackend final : public Backend {
     passes_.reset();
     glDeleteQueries(1, &query_);
     glDeleteBuffers(2, packed_bufs_);
+    glDeleteBuffers(1, &download_buf_);
   }
 
   Status init() {
@@ -243,9 +244,7 @@ class GlBackend final : public Backend {
     glFinish();
     const auto t0 = Clock::now();  // the host image's allocation counts in the download
     dst = Image(passes_->width(), passes_->height(), channels_);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glGetTextureImage(passes_->output(), 0, channel_format(channels_), GL_FLOAT, GLsizei(dst.byte_count()),
-                      dst.data.data());
+    if (Status s = download_values(dst); !s) return s;
     ms = ms_since(t0);
     return gl_errors("downloading the result");
   }
@@ -286,6 +285,38 @@ class GlBackend final : public Backend {
     glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
     return gl_errors("uploading the image");
+  }
+  // The output texture's floats into `dst` (sized) through a storage buffer and download_float.comp where they fit one,
+  // as upload_values (4096^2 RGB 97-113 -> 63-72 ms on an H100, RGBA 81-119 -> 76-90, one channel the same: calls
+  // 433-434); else (half storage, past the limit, no memory for the buffer) glGetTextureImage.
+  Status download_values(Image& dst) {
+    const long long bytes = static_cast<long long>(dst.byte_count());
+    bool from_buffer = bytes <= passes_->limits().max_ssbo && !passes_->half();
+    if (from_buffer && bytes > download_cap_) {
+      if (!download_buf_) glCreateBuffers(1, &download_buf_);
+      glNamedBufferData(download_buf_, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+      download_cap_ = bytes;
+      if (!gl_errors("allocating the download buffer")) download_cap_ = 0, from_buffer = false;
+    }
+    if (!from_buffer) {
+      glPixelStorei(GL_PACK_ALIGNMENT, 1);
+      glGetTextureImage(passes_->output(), 0, channel_format(channels_), GL_FLOAT, GLsizei(bytes), dst.data.data());
+      return gl_errors("downloading the result");
+    }
+    GLuint prog = 0;
+    if (Status s = passes_->program({{"download_float.comp", GL_COMPUTE_SHADER}},
+                                    fmt::format("#define CH {}\n", channels_), prog);
+        !s)
+      return s;
+    glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), dst.width, dst.height);
+    glUseProgram(prog);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, download_buf_);
+    glBindTextureUnit(0, passes_->output());
+    glDispatchCompute(groups(dst.width, 16), groups(dst.height, 16), 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glGetNamedBufferSubData(download_buf_, 0, GLsizeiptr(bytes), dst.data.data());
+    glBindTextureUnit(0, 0);
+    return gl_errors("downloading the result");
   }
   // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {
@@ -479,6 +510,10 @@ class GlBackend final : public Backend {
   GLuint query_ = 0;
   GLuint packed_bufs_[2] = {0, 0};  // the 8-bit samples, the colour tables (upload_packed/download_packed)
   long long packed_cap_ = 0;
+  // download_values' own buffer: sharing the uploads' slowed them 1.5-2x (an H100, call 433; likely the driver placing
+  // a buffer the host reads back where the GPU reads it slower).
+  GLuint download_buf_ = 0;
+  long long download_cap_ = 0;
 };
 
 }  // namespace
