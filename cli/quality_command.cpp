@@ -1,6 +1,9 @@
 // `gpublur quality`: a method's effective sigma (the thesis's fit) and its error against the exact Gaussian,
 // on image files or the built-in set; a table on stdout, or one JSON document with --json.
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -93,7 +96,19 @@ int run_quality(QualityArgs& a) {
     inputs = builtin_quality_inputs(a.size);
   } else {
     if (a.size_opt->count()) spdlog::warn("--size is the built-in images'; images are given: ignored");
-    std::vector<QualityInput> listed = expand_inputs(a.inputs);
+    // `-` reads a list of inputs from stdin, as blur does (newline- or NUL-separated: read_path_list).
+    std::vector<std::string> args;
+    for (const std::string& in : a.inputs) {
+      if (in != "-") {
+        args.push_back(in);
+        continue;
+      }
+      errno = 0;
+      for (auto& p : read_path_list(std::cin)) args.push_back(std::move(p));
+      if (std::ferror(stdin))
+        return usage(std::string("cannot read the list of inputs from stdin: ") + std::strerror(errno ? errno : EIO));
+    }
+    std::vector<QualityInput> listed = expand_inputs(args);
     std::vector<std::string> files;
     for (const QualityInput& q : listed)
       if (q.error.empty()) files.push_back(q.name);
@@ -160,8 +175,9 @@ std::function<int()> add_quality_command(CLI::App& app) {
       "effective sigma of a method (the sigma of the exact Gaussian closest in mean abs difference) and its "
       "PSNR / max / mean abs error against the exact Gaussian of --sigma, per image and as a mean");
   cmd->add_option("images", a->inputs,
-                  "EXR/PNG files or folders, read as blur reads them (linear light, premultiplied alpha); "
-                  "none: the built-in set (1/f noise, hard edges, fine texture, a mixed scene)")
+                  "EXR/PNG files or folders, read as blur reads them (linear light, premultiplied alpha); `-`: a list "
+                  "of them from stdin, as blur takes; none: the built-in set (1/f noise, hard edges, fine texture, a "
+                  "mixed scene)")
       ->type_name("IMAGE");
   cmd->add_option("-m,--method", a->method, "the method to measure (list below)")->required();
   add_backend_options(cmd, a->backend);

@@ -688,6 +688,15 @@ TEST_F(QualityCli, HardLinksAndJsonNamesAreUsageErrors) {
   EXPECT_NE(json.err.find("--json writes the JSON to stdout"), std::string::npos) << json.err;
 }
 
+// `-` reads the images from a stdin list, as blur does (it was taken for a file named "-").
+TEST_F(QualityCli, AStdinListOfImages) {
+  const std::string png = testing::source_dir() + "/testdata/icon_palette.png";
+  const auto r = testing::run_gpublur("quality -m box -b cpu --no-impulse -", dir_, png + "\n");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("icon_palette.png"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mean of 1"), std::string::npos) << r.out;
+}
+
 // The reference reads past the edges as clamp: another --border is warned of (its edges count as error), clamp not.
 TEST_F(QualityCli, ABorderOtherThanClampIsWarnedOf) {
   const std::string png = testing::quote(testing::source_dir() + "/testdata/icon_palette.png");
