@@ -1,15 +1,12 @@
 // `gpublur blur`: files, folders and stdin lists -> blurred files in -o DIR, plus a report.
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <future>
 #include <unistd.h>
-#include <iostream>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -112,17 +109,7 @@ int run_blur(BlurArgs& a) {
   if (!make_image_io(a.io)) return usage("image I/O adapter '" + a.io + "' is not built into this binary");
 
   std::vector<std::string> inputs;
-  for (const auto& in : a.inputs) {
-    if (in == "-") {
-      errno = 0;
-      for (auto& p : read_path_list(std::cin)) inputs.push_back(std::move(p));
-      if (std::ferror(stdin))  // e.g. stdin a folder (< dir): not an empty list
-        return usage(std::string("cannot read the list of inputs from stdin: ") +
-                     std::strerror(errno ? errno : EIO));
-    } else {
-      inputs.push_back(in);
-    }
-  }
+  if (Status s = expand_stdin_lists(a.inputs, inputs); !s) return usage(s.error);
   std::vector<Job> jobs;
   CollectOptions co{a.output_dir, a.recursive, a.format, a.report};
   if (Status s = collect_jobs(inputs, co, jobs); !s) return usage(s.error);

@@ -1,9 +1,6 @@
 // `gpublur quality`: a method's effective sigma (the thesis's fit) and its error against the exact Gaussian,
 // on image files or the built-in set; a table on stdout, or one JSON document with --json.
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -96,18 +93,8 @@ int run_quality(QualityArgs& a) {
     inputs = builtin_quality_inputs(a.size);
   } else {
     if (a.size_opt->count()) spdlog::warn("--size is the built-in images'; images are given: ignored");
-    // `-` reads a list of inputs from stdin, as blur does (newline- or NUL-separated: read_path_list).
-    std::vector<std::string> args;
-    for (const std::string& in : a.inputs) {
-      if (in != "-") {
-        args.push_back(in);
-        continue;
-      }
-      errno = 0;
-      for (auto& p : read_path_list(std::cin)) args.push_back(std::move(p));
-      if (std::ferror(stdin))
-        return usage(std::string("cannot read the list of inputs from stdin: ") + std::strerror(errno ? errno : EIO));
-    }
+    std::vector<std::string> args;  // `-`: a list from stdin, as blur takes it
+    if (Status s = expand_stdin_lists(a.inputs, args); !s) return usage(s.error);
     std::vector<QualityInput> listed = expand_inputs(args);
     std::vector<std::string> files;
     for (const QualityInput& q : listed)

@@ -14,6 +14,7 @@
 #include <exception>
 #include <fcntl.h>
 #include <filesystem>
+#include <iostream>
 #include <iterator>
 #include <map>
 #include <new>
@@ -58,6 +59,22 @@ std::vector<std::string> read_path_list(std::istream& in) {
     if (!name.empty()) out.push_back(std::move(name));
   }
   return out;
+}
+
+Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std::string>& out) {
+  out.clear();
+  for (const std::string& in : args) {
+    if (in != "-") {
+      out.push_back(in);
+      continue;
+    }
+    errno = 0;
+    for (auto& p : read_path_list(std::cin)) out.push_back(std::move(p));
+    if (std::ferror(stdin))
+      return Status::fail(std::string("cannot read the list of inputs from stdin: ") +
+                          std::strerror(errno ? errno : EIO));
+  }
+  return Status::success();
 }
 
 std::string real_path(const fs::path& p) {

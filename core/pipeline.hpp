@@ -47,6 +47,9 @@ std::string real_path(const std::filesystem::path& p);
 // A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
+// The inputs as given, each `-` replaced by the list read_path_list reads from stdin (blur and quality take it).
+// Fails where stdin cannot be read (stdin a folder: `< dir`), which is not an empty list.
+Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std::string>& out);
 
 // One entry of a folder scan: an image file, or a name that cannot be read as one, with its error.
 struct FolderEntry {

@@ -504,9 +504,10 @@ std::string kGaussKernel() { return gpublur::testing::source_dir() + "/testdata/
 // An EXR with NaN, +Inf and -Inf blurred by box (separable and SAT), integral, gauss-2d, gauss-linear, fft, kawase,
 // diffusion, gauss-sep, iir, spread and a user's Gaussian kernel on cpu, gl and cuda (where each runs): every backend
 // gives the non-finite outputs of the plan's footprint (core/nonfinite.hpp: NaN where it holds a NaN or both
-// infinities, else the infinity) and the CPU's finite ones (to the plan's tolerance). Before the pipeline took them out, cpu and gl (llvmpipe) disagreed on which
-// outputs were NaN for all of these but box's direct 2D impl and gauss-sep, and gauss-sep did on the H200 (gl at
-// sigma 5, gl and cuda at 16: NaN for one kind of infinity; docs/methods.md, "Non-finite inputs").
+// infinities, else the infinity) and the CPU's finite ones (to the plan's tolerance). Before the pipeline took them
+// out, cpu and gl (llvmpipe) disagreed on which outputs were NaN for all of these but box's direct 2D impl and
+// gauss-sep, and gauss-sep did on the H200 (gl at sigma 5, gl and cuda at 16: NaN for one kind of infinity;
+// docs/methods.md, "Non-finite inputs").
 TEST_F(E2E, NonfiniteInputsGiveTheSameOutputsOnEveryBackend) {
   const Image img = write_nonfinite_exr();
   struct Case {
