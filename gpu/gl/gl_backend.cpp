@@ -258,14 +258,12 @@ class GlBackend final : public Backend {
   Status upload_values(const Image& src) {
     const long long bytes = static_cast<long long>(src.byte_count());
     bool from_buffer = bytes <= passes_->limits().max_ssbo && !passes_->half();
-    if (from_buffer && !packed_buffers(bytes)) {  // no memory for the buffer beside the textures: the driver's upload
-      packed_cap_ = 0;
-      from_buffer = false;
-    }
+    // No memory for the buffer beside the textures: the driver's upload.
+    if (from_buffer && !packed_buffers(bytes)) from_buffer = false;
     if (!from_buffer) {
       glTextureSubImage2D(passes_->input(), 0, 0, 0, src.width, src.height, channel_format(src.channels), GL_FLOAT,
                           src.data.data());
-      if (src.channels != 3) return gl_errors("uploading the image");
+      if (src.channels != 3) return Status::success();  // upload() checks the GL errors
     }
     GLuint prog = 0;
     if (Status s = passes_->program({{"upload_float.comp", GL_COMPUTE_SHADER}},
@@ -284,7 +282,7 @@ class GlBackend final : public Backend {
                        passes_->store_format());
     glDispatchCompute(groups(src.width, 16), groups(src.height, 16), 1);
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    return gl_errors("uploading the image");
+    return Status::success();  // upload() checks the GL errors
   }
   // The output texture's floats into `dst` (sized) through a storage buffer and download_float.comp where they fit one,
   // as upload_values (4096^2 RGB 97-113 -> 63-72 ms on an H100, RGBA 81-119 -> 76-90, one channel the same: calls
@@ -301,7 +299,7 @@ class GlBackend final : public Backend {
     if (!from_buffer) {
       glPixelStorei(GL_PACK_ALIGNMENT, 1);
       glGetTextureImage(passes_->output(), 0, channel_format(channels_), GL_FLOAT, GLsizei(bytes), dst.data.data());
-      return gl_errors("downloading the result");
+      return Status::success();  // download() checks the GL errors
     }
     GLuint prog = 0;
     if (Status s = passes_->program({{"download_float.comp", GL_COMPUTE_SHADER}},
@@ -316,7 +314,7 @@ class GlBackend final : public Backend {
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glGetNamedBufferSubData(download_buf_, 0, GLsizeiptr(bytes), dst.data.data());
     glBindTextureUnit(0, 0);
-    return gl_errors("downloading the result");
+    return Status::success();  // download() checks the GL errors
   }
   // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {
@@ -325,7 +323,9 @@ class GlBackend final : public Backend {
       glNamedBufferData(packed_bufs_[0], GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
       packed_cap_ = bytes;
     }
-    return gl_errors("allocating the upload buffer");
+    Status s = gl_errors("allocating the upload buffer");
+    if (!s) packed_cap_ = 0;  // the buffer's store is undefined after a failed allocation: allocated again next time
+    return s;
   }
   // unpack8/pack8's common state: the image's channels and alpha, the colour flags, the two buffers.
   void use_packed(GLuint prog, const PackedColour& colour) {
