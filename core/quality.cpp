@@ -531,8 +531,8 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
   }
 
   int dominated = 0, measured = 0;  // of the images measured (a failed one is neither)
-  for (const ImageQuality& q : out.images) dominated += q.error.empty() && q.border_dominated;
-  for (const ImageQuality& q : out.images) measured += q.error.empty();
+  for (const ImageQuality& q : out.images)
+    if (q.error.empty()) ++measured, dominated += q.border_dominated;
   if (dominated > 0)
     spdlog::warn("quality: {} of {} image(s) are smaller than the reference kernel ({} pixels wide at sigma {}) each "
                  "way: every pixel's window reaches past the edges, so their fits weigh the clamp border as much as "
