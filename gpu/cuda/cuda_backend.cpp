@@ -153,6 +153,7 @@ class CudaBackend final : public Backend {
 
   Status upload(const Image& src, double& ms) override {
     ms = 0;
+    resident_ = false;  // a refused upload leaves nothing to run or download, not the last image
     if (src.data.size() != src.value_count())
       return Status::fail("CUDA: image data holds " + std::to_string(src.data.size()) + " values, expected " +
                           std::to_string(src.value_count()));
@@ -257,6 +258,7 @@ class CudaBackend final : public Backend {
 
   Status upload_packed(const PackedImage& src, const PackedColour& colour, double& ms) override {
     ms = 0;
+    resident_ = false;  // as upload()
     if (src.samples.size() != src.value_count())
       return Status::fail("CUDA: 8-bit image holds " + std::to_string(src.samples.size()) + " samples, expected " +
                           std::to_string(src.value_count()));

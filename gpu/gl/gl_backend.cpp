@@ -26,6 +26,9 @@ namespace gpublur {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// The driver's read-backs go in bands of rows of at most this many bytes (read_texture_rows): under GLsizei's 2 GiB.
+// Smaller images keep one call, as before (bands of 64 MiB measured no faster, maybe slower: docs/performance.md).
+constexpr long long kReadBandBytes = 1LL << 30;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -84,6 +87,7 @@ class GlBackend final : public Backend {
 
   Status upload(const Image& src, double& ms) override {
     ms = 0;
+    ran_ = false;  // a failed upload leaves no result to download, not the last image's
     const GlLimits& lim = passes_->limits();
     if (src.channels < 1 || src.channels > 4)
       return Status::fail(fmt::format("gl: images have 1..4 channels, got {}", src.channels));
@@ -99,7 +103,6 @@ class GlBackend final : public Backend {
     passes_->set_channels(src.channels);  // before ensure_io: the textures' format follows it
     if (Status s = passes_->ensure_io(src.width, src.height); !s) return s;
     channels_ = src.channels;
-    ran_ = false;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     if (Status s = upload_values(src); !s) return s;
     GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -178,8 +181,9 @@ class GlBackend final : public Backend {
   bool prefers_packed() const override { return !passes_->limits().llvmpipe && !passes_->half(); }
 
   Status upload_packed(const PackedImage& src, const PackedColour& colour, double& ms) override {
+    ran_ = false;  // as upload()
     const long long bytes = (static_cast<long long>(src.value_count()) + 3) / 4 * 4;
-    if (passes_->half() || src.channels < 1 || src.channels > 4 || bytes > passes_->limits().max_ssbo ||
+    if (passes_->half() || src.channels < 1 || src.channels > 4 || bytes > packed_limit() ||
         src.width < 1 || src.height < 1 || src.width > passes_->limits().max_texture ||
         src.height > passes_->limits().max_texture || src.samples.size() != src.value_count())
       return Backend::upload_packed(src, colour, ms);
@@ -193,7 +197,6 @@ class GlBackend final : public Backend {
     GLuint prog = 0;
     if (Status s = passes_->program({{"unpack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
     channels_ = src.channels;
-    ran_ = false;
     if (Status s = packed_buffers(bytes); !s) return s;
     glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(src.samples.size()), src.samples.data());
     upload_tables(colour);
@@ -210,7 +213,7 @@ class GlBackend final : public Backend {
   Status download_packed(PackedImage& dst, const PackedColour& colour, double& ms) override {
     const long long n = static_cast<long long>(passes_->width()) * passes_->height() * channels_;
     const long long bytes = (n + 3) / 4 * 4;
-    if (passes_->half() || bytes > passes_->limits().max_ssbo) return Backend::download_packed(dst, colour, ms);
+    if (passes_->half() || bytes > packed_limit()) return Backend::download_packed(dst, colour, ms);
     ms = 0;
     if (!ran_) return Status::fail("gl: download before run");
     GlCurrent cur(*ctx_);
@@ -297,8 +300,7 @@ class GlBackend final : public Backend {
       if (!gl_errors("allocating the download buffer")) download_cap_ = 0, from_buffer = false;
     }
     if (!from_buffer) {
-      glPixelStorei(GL_PACK_ALIGNMENT, 1);
-      glGetTextureImage(passes_->output(), 0, channel_format(channels_), GL_FLOAT, GLsizei(bytes), dst.data.data());
+      read_texture_rows(passes_->output(), dst);
       return Status::success();  // download() checks the GL errors
     }
     GLuint prog = 0;
@@ -316,6 +318,20 @@ class GlBackend final : public Backend {
     glBindTextureUnit(0, 0);
     return Status::success();  // download() checks the GL errors
   }
+  // The driver's read-back of `tex` into `dst` (sized), in bands of rows: its size argument is a GLsizei, so one call
+  // cannot take 2 GiB (16384 x 8192 RGBA with half storage, whose download is always this one; NVIDIA's and Mesa's
+  // drivers read the wrapped size loosely, even 0 for 4 GiB on NVIDIA, but the specification makes it an error).
+  void read_texture_rows(GLuint tex, Image& dst) const {
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    const long long row = static_cast<long long>(dst.width) * dst.channels * static_cast<long long>(sizeof(float));
+    const int band = static_cast<int>(std::max<long long>(1, kReadBandBytes / row));
+    for (int y = 0; y < dst.height; y += band) {
+      const int h = std::min(band, dst.height - y);
+      float* at = dst.data.data() + static_cast<size_t>(y) * dst.width * dst.channels;
+      glGetTextureSubImage(tex, 0, 0, y, 0, dst.width, h, 1, channel_format(dst.channels), GL_FLOAT,
+                           static_cast<GLsizei>(row * h), at);
+    }
+  }
   // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {
     if (!packed_bufs_[0]) glCreateBuffers(2, packed_bufs_);
@@ -327,6 +343,9 @@ class GlBackend final : public Backend {
     if (!s) packed_cap_ = 0;  // the buffer's store is undefined after a failed allocation: allocated again next time
     return s;
   }
+  // The 8-bit paths' largest buffer: the storage-buffer limit, and below 2^31 samples, which unpack8 / pack8 index as
+  // uint and the sample count crosses as one (a driver's limit of 4 GiB or more would wrap them).
+  long long packed_limit() const { return std::min(passes_->limits().max_ssbo, (1LL << 31) - 4); }
   // unpack8/pack8's common state: the image's channels and alpha, the colour flags, the two buffers.
   void use_packed(GLuint prog, const PackedColour& colour) {
     glProgramUniform1i(prog, GlPassContext::uniform(prog, "channels"), channels_);

@@ -76,6 +76,12 @@ TEST(CudaBackend, MisuseIsAnError) {
   Image lying(4, 4, 2);
   lying.data.resize(3);
   EXPECT_FALSE(fresh->upload(lying, ms).ok());
+  // A refused upload after a good image's run leaves nothing to download: not that image's result.
+  ASSERT_TRUE(fresh->upload(Image(4, 4, 2), ms).ok());
+  ASSERT_TRUE(fresh->run(make_plan("copy", 1, "clamp"), info).ok());
+  EXPECT_FALSE(fresh->upload(lying, ms).ok());
+  EXPECT_FALSE(fresh->download(out, ms).ok());
+  EXPECT_FALSE(fresh->run(make_plan("copy", 1, "clamp"), info).ok());
 }
 
 TEST(CudaBackend, TimesAndRoundTripAllChannelCounts) {

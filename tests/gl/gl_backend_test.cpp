@@ -194,6 +194,32 @@ TEST(GlBackend, RejectsMisuse) {
   EXPECT_FALSE(be->upload(Image(0, 0, 1), ms).ok());
   const Status big = be->upload(Image(1 << 20, 1, 1), ms);
   EXPECT_NE(big.error.find("texture limit"), std::string::npos) << big.error;
+  // A refused upload after a good image's run leaves nothing to download: not that image's result.
+  ASSERT_TRUE(be->upload(Image(4, 4, 2), ms).ok());
+  ASSERT_TRUE(be->run(make_plan("copy", {}), info).ok());
+  ASSERT_TRUE(be->download(out, ms).ok());
+  EXPECT_FALSE(be->upload(Image(4, 4, 5), ms).ok());
+  EXPECT_FALSE(be->download(out, ms).ok());
+  PackedImage packed;
+  EXPECT_FALSE(be->download_packed(packed, PackedColour{}, ms).ok());
+}
+
+// An image of 4 GiB of floats (16384^2 RGBA) with half storage: its download is the driver's read-back, whose size
+// argument is a GLsizei, which one call of 2^32 bytes wraps to 0 (NVIDIA and Mesa read 2^31 and 3 GiB, wrapped, as
+// unsigned). Values k / 1024 are exact in half, so the copy comes back bit for bit.
+TEST(GlBackend, DownloadsFourGiB) {
+  std::string error;
+  Backend* be = shared_gl(true, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  // A 2 GiB case took 44-52 s and 8.5 GB on llvmpipe: twice that is too much for CI's machine.
+  if (on_llvmpipe(*be)) GTEST_SKIP() << "llvmpipe: minutes and 17 GB for this image";
+  Image src(16384, 16384, 4);
+  ASSERT_EQ(src.byte_count(), size_t(1) << 32);
+  for (size_t i = 0; i < src.data.size(); ++i) src.data[i] = float((i * 7919) % 1024) / 1024.0f;
+  Image out;
+  const Status s = gl_run(*be, make_plan("copy", {}), src, out);
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_TRUE(out.data == src.data);
 }
 
 // Where EGL finds no vendor library at all, one clear line instead of a crash. Run in a fresh process
