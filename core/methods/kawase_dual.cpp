@@ -24,7 +24,7 @@
 //   V(L) = (17/6) (4^L - 1) / 3  (sigma 1.68, 3.76, 7.71, 15.5, 31.1, 62.2 for L = 1 .. 6).
 // Sigma control: the number of levels grows the blur by ~2x in sigma per level, so --sigma takes the most
 // levels whose V(L) <= sigma^2 and fills the rest, sigma^2 - V(L), with an exact sampled Gaussian of
-// variance (sigma^2 - V(L)) / 4^L (coarse pixels^2, ~1.3-1.5 at sigma >= 6) on the coarsest image (Conv1d x, y
+// variance (sigma^2 - V(L)) / 4^L (coarse pixels^2, 0 to 17/6 by sigma) on the coarsest image (Conv1d x, y
 // between the last down and the first up pass): it adds its variance exactly (scaled by 4^L) and costs a
 // separable pass over 1/4^L of the pixels. Below sigma 1.68 (one level) the plan is one level and predicts 1.68.
 #include "core/methods/kawase_dual.hpp"
