@@ -27,9 +27,9 @@ namespace {
 // kernel is not a Gaussian: quasi and box4 look ~3% wider to the fit than their variance says, box2's aliasing
 // ~5% narrower from 4 levels on.
 double fitted_ratio(DownFilter f, int levels) {
-  static const double quasi[] = {1.0335, 1.0259, 1.0260, 1.0256, 1.0273, 1.0283, 1.0295};
-  static const double box2[] = {1.0064, 1.0152, 0.9851, 0.9521, 0.9397, 0.9428, 0.9280};
-  static const double box4[] = {1.0467, 1.0346, 1.0304, 1.0308, 1.0330, 1.0339, 1.0391};
+  static const double quasi[] = {1.0335, 1.0259, 1.0260, 1.0251, 1.0273, 1.0274, 1.0292};
+  static const double box2[] = {1.0064, 1.0152, 0.9833, 0.9521, 0.9397, 0.9424, 0.9300};
+  static const double box4[] = {1.0467, 1.0353, 1.0304, 1.0299, 1.0330, 1.0339, 1.0382};
   if (levels < 1) return 1.0;
   const double* t = f == DownFilter::Quasi ? quasi : f == DownFilter::Box4 ? box4 : box2;
   return t[std::min(levels, 7) - 1];
