@@ -54,6 +54,15 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 
+// Grids of more than 65535 tile rows (gridDim.y's limit: an image over 524280 rows in tiles of 8) spread the rows over
+// y and z. A kernel launched so reads its tile row as grid_row(); the last z slice's blocks past the grid's rows land
+// on rows past the image, which the kernels skip (whole blocks, before any barrier).
+inline dim3 tall_grid(unsigned gx, long long rows) {
+  const long long y = std::min<long long>(std::max<long long>(rows, 1), 65535);
+  return dim3(gx, unsigned(y), unsigned((std::max<long long>(rows, 1) + y - 1) / y));
+}
+__device__ __forceinline__ int grid_row() { return int(blockIdx.z * gridDim.y + blockIdx.y); }
+
 // Pixel-vector helpers (host and device: tests/cuda emulate the box kernels' block logic on the host).
 template <typename T> __host__ __device__ __forceinline__ T vzero();
 template <> __host__ __device__ __forceinline__ float vzero<float>() { return 0.f; }

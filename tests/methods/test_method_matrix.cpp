@@ -179,6 +179,24 @@ std::vector<Case> all_cases() {
                 k.variant = "downsample_auto";
                 cases.push_back(k);
               }
+  // Tall images on CUDA: more tile rows than gridDim.y's 65535 (tiles of 64 rows from 4194240 rows on; the GL backend
+  // refuses sides past its texture limit). Every method and variant at sigma 1.5 (radius 5: the fixed-radius and
+  // 8- to 32-row tiles), gauss-sep also at sigma 5 (the 16-row pass tiles). gauss-linear's sampler arrays take at most
+  // 65536 rows (a clean refusal: cudaMallocArray's error).
+  for (const MethodSpec& m : method_registry())
+    if (m.name != "gauss-linear" && std::find(m.backends.begin(), m.backends.end(), "cuda") != m.backends.end())
+      for (const auto& var : variants(m))
+        for (double sigma : {1.5, 5.0}) {
+          if (sigma != 1.5 && m.name != "gauss-sep") continue;
+          Case k;
+          k.method = m.name, k.backend = "cuda", k.channels = 1, k.width = 2, k.height = 4200007;
+          k.params = var;
+          k.params["border"] = "clamp";
+          k.params["sigma"] = std::to_string(sigma);
+          k.variant = "tall";
+          for (const auto& [name, value] : var) k.variant += "_" + name + "_" + value_name(name, value);
+          cases.push_back(k);
+        }
   return cases;
 }
 

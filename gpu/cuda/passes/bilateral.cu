@@ -42,7 +42,7 @@ __device__ __forceinline__ T read(const T* __restrict__ in, int x, int y, int W,
 template <typename T, bool kUsual>
 __global__ void bilateral_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int r,
                                  int axis, float range, int colour) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = grid_row() * blockDim.y + threadIdx.y;
   if (x >= W || y >= H) return;
   const T centre = in[size_t(y) * W + x];
   const int ry = axis != 0 ? r : 0, rx = axis != 1 ? r : 0;
@@ -67,7 +67,7 @@ template <typename T>
 Status run(const Pass& pass, int axis, const DevImage& src, const DevImage& dst, cudaStream_t st) {
   const int W = dst.width, H = dst.height, r = pass.radius();
   if (Status s = upload_taps(c_w, pass.taps, int(pass.taps.size()), st); !s) return s;
-  const dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  const dim3 block(32, 8), grid = tall_grid((W + 31) / 32, (H + 7) / 8);
   // The image's channels, not the device's: an RGB image's w (0) is no colour, and its mask the usual 7.
   const int channels = dst.image_channels > 0 ? dst.image_channels : dst.channels;
   const int alpha = pass_alpha(pass, channels);

@@ -252,7 +252,8 @@ __global__ void __launch_bounds__(kLineThreads)
   char* sm = reinterpret_cast<char*>(smem4);
   T* s = reinterpret_cast<T*>(sm);
   const int R = bw.reach, rows = kFusedTH + 2 * R, cols = kFusedTW + 2 * R, pitch = cols | 1;
-  const int x0 = blockIdx.x * kFusedTW, y0 = blockIdx.y * kFusedTH;
+  const int x0 = blockIdx.x * kFusedTW, y0 = grid_row() * kFusedTH;
+  if (y0 >= H) return;  // tall_grid's blocks past the image
   for (int i = threadIdx.x; i < rows * cols; i += blockDim.x) {
     const int ry = i / cols, rx = i % cols;
     const int gy = remap_index(y0 - R + ry, H, b), gx = remap_index(x0 - R + rx, W, b);
@@ -483,7 +484,7 @@ Status run_fused(const DevImage& src, const DevImage& dst, Border b, const BoxWi
                  cudaStream_t st, std::string& path) {
   auto k = box_fused_kernel<T, box_smax<T>()>;
   if (Status s = allow_smem(k, p.smem.bytes, true); !s) return s;
-  const dim3 grid((src.width + kFusedTW - 1) / kFusedTW, (src.height + kFusedTH - 1) / kFusedTH);
+  const dim3 grid = tall_grid((src.width + kFusedTW - 1) / kFusedTW, (src.height + kFusedTH - 1) / kFusedTH);
   k<<<grid, kLineThreads, p.smem.bytes, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width,
                                               src.height, b, bw, p.S_rows, p.S_cols, unsigned(p.smem.base_off),
                                               unsigned(p.smem.tot_off));

@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(kTile * 8) box2d_smem_kernel(const T* __restri
   const int n = kTile + w - 1, pitch = n | 1;
   const int h = w / 2;
   // Tile origin in dst's stored coordinates; the input tile starts h pixels up and left of it.
-  const int ox = blockIdx.x * kTile, oy = blockIdx.y * kTile;
+  const int ox = blockIdx.x * kTile, oy = grid_row() * kTile;
+  if (oy >= drows) return;  // tall_grid's blocks past the image
   const int tid = threadIdx.y * kTile + threadIdx.x;
   for (int i = tid; i < n * n; i += kTile * 8) {
     const int ty = i / n, tx = i % n;
@@ -57,7 +58,7 @@ __global__ void __launch_bounds__(kTile * 8) box2d_smem_kernel(const T* __restri
 template <typename T>
 __global__ void box2d_global_kernel(const T* __restrict__ src, int sstride, int spad, int W, int H, Border b,
                                     T* __restrict__ dst, int dstride, int drows, int dpad, int w) {
-  const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x, row = grid_row() * blockDim.y + threadIdx.y;
   if (col >= dstride || row >= drows) return;
   const int h = w / 2, x = col - dpad - h, y = row - dpad - h;
   DSum<T> sum;
@@ -71,16 +72,16 @@ Status run_box2d(int w, Border b, const DevImage& src, const DevImage& dst, cuda
   T* dp = static_cast<T*>(dst.data);
   const int n = kTile + w - 1;
   const size_t bytes = size_t(n) * size_t(n | 1) * sizeof(T);
-  if (bytes <= size_t(max_smem_optin()) && dst.rows() / kTile < 65535) {
+  if (bytes <= size_t(max_smem_optin())) {
     auto k = box2d_smem_kernel<T>;
     Status s = allow_smem(k, bytes);
     if (!s) return s;
-    const dim3 grid((dst.stride() + kTile - 1) / kTile, (dst.rows() + kTile - 1) / kTile);
+    const dim3 grid = tall_grid((dst.stride() + kTile - 1) / kTile, (dst.rows() + kTile - 1) / kTile);
     k<<<grid, dim3(kTile, 8), bytes, st>>>(sp, src.stride(), src.pad, src.width, src.height, b, dp, dst.stride(),
                                            dst.rows(), dst.pad, w);
     path = "box2d-smem";
   } else {
-    const dim3 grid((dst.stride() + 31) / 32, (dst.rows() + 7) / 8);
+    const dim3 grid = tall_grid((dst.stride() + 31) / 32, (dst.rows() + 7) / 8);
     box2d_global_kernel<T><<<grid, dim3(32, 8), 0, st>>>(sp, src.stride(), src.pad, src.width, src.height, b, dp,
                                                          dst.stride(), dst.rows(), dst.pad, w);
     path = "box2d-global";

@@ -69,7 +69,8 @@ __global__ void __launch_bounds__(kThreads) sep_fused_kernel(const T* __restrict
   const int pin = cols | 1;         // odd pitch: lanes on consecutive rows hit distinct banks
   constexpr int pmid = TW + 1;
   T* s_mid = s_in + rows * pin;
-  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+  const int x0 = blockIdx.x * TW, y0 = grid_row() * TH;
+  if (y0 >= H) return;  // tall_grid's blocks past the image
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   constexpr int nwarps = kThreads / 32;
 
@@ -130,7 +131,8 @@ __global__ void __launch_bounds__(kThreads, 2) sep_fused_fixed_kernel(const T* _
   static_assert(TW / K == kThreads / 32, "one warp per horizontal chunk");
   extern __shared__ float4 smem4[];
   T* s = reinterpret_cast<T*>(smem4);
-  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+  const int x0 = blockIdx.x * TW, y0 = grid_row() * TH;
+  if (y0 >= H) return;  // tall_grid's blocks past the image
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 
   load_tile_async(in, s, pitch, rows, cols, x0 - R, y0 - R, W, H, b);
@@ -188,7 +190,7 @@ Status launch_fixed(int r, const T* in, T* out, int W, int H, Border b, size_t o
     auto k = sep_fused_fixed_kernel<T, R, TH>;
     Status s = allow_smem(k, bytes);
     if (!s) return s;
-    const dim3 grid((W + kFixedTW - 1) / kFixedTW, (H + TH - 1) / TH);
+    const dim3 grid = tall_grid((W + kFixedTW - 1) / kFixedTW, (H + TH - 1) / TH);
     k<<<grid, kThreads, bytes, st>>>(in, out, W, H, b);
     return cuda_status(cudaGetLastError(), "launching conv1d pair (fused, fixed radius)");
   }
@@ -258,8 +260,9 @@ __device__ __forceinline__ void pass_tile(const T* __restrict__ in, T* __restric
   // HORIZ: [line][pos] with an odd pitch; VERT: [pos][line]. Either way lanes of a quarter warp read
   // distinct banks in the tap loop.
   const int pitch = HORIZ ? (npos | 1) : TL;
-  const int a0 = (HORIZ ? blockIdx.x : blockIdx.y) * TA;
-  const int l0 = (HORIZ ? blockIdx.y : blockIdx.x) * TL;
+  const int a0 = (HORIZ ? int(blockIdx.x) : grid_row()) * TA;  // the rows on y (and z: tall_grid)
+  const int l0 = (HORIZ ? grid_row() : int(blockIdx.x)) * TL;
+  if ((HORIZ ? l0 : a0) >= H) return;  // tall_grid's blocks past the image
 
   pass_load<T, TL, TA, HORIZ, threads>(in, s, W, H, b, r, npos, pitch, a0, l0);
   cp_async_wait_all();
@@ -383,7 +386,7 @@ __global__ void __launch_bounds__(TL * TA / kPassK) sep_pass_pipe_kernel(const T
 template <typename T, bool HORIZ>
 __global__ void sep_global_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
                                   int r) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = grid_row() * blockDim.y + threadIdx.y;
   if (x >= W || y >= H) return;
   T acc = vzero<T>();
   for (int t = 0; t <= 2 * r; ++t) {
@@ -412,8 +415,10 @@ Status launch_pass_lb(const T* h_in, T* h_out, const T* v_in, T* v_out, int axes
   // MINB blocks need most of the SM's shared memory: ask for the largest carveout.
   if (!(s = allow_smem(kh, bytes, true)) || !(s = allow_smem(kv, bytes, true))) return s;
   constexpr int threads = TL * TA / K;
-  if (axes & 1) kh<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), threads, bytes, st>>>(h_in, h_out, W, H, b, r, ntaps);
-  if (axes & 2) kv<<<dim3((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(v_in, v_out, W, H, b, r, ntaps);
+  if (axes & 1)
+    kh<<<tall_grid((W + TA - 1) / TA, (H + TL - 1) / TL), threads, bytes, st>>>(h_in, h_out, W, H, b, r, ntaps);
+  if (axes & 2)
+    kv<<<tall_grid((W + TL - 1) / TL, (H + TA - 1) / TA), threads, bytes, st>>>(v_in, v_out, W, H, b, r, ntaps);
   launched = true;
   return cuda_status(cudaGetLastError(), "launching conv1d (two passes, 8-line tiles)");
 }
@@ -456,7 +461,7 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
       Status s = upload_taps(c_w, taps, fntaps, st);
       if (!s) return s;
       const int th = tall ? 64 : 32;
-      const dim3 grid((W + FW - 1) / FW, (H + th - 1) / th);
+      const dim3 grid = tall_grid((W + FW - 1) / FW, (H + th - 1) / th);
       if (tall) {
         auto k = sep_fused_kernel<T, FK, FW, 64>;
         if (!(s = allow_smem(k, bytes))) return s;
@@ -530,11 +535,11 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
     if (!(s = allow_smem(kh, bytes_wide)) || !(s = allow_smem(kv, bytes_wide))) return s;
     constexpr int threads = kPassTL * TA / kPassK;
     if (do_h)
-      kh<<<dim3((W + TA - 1) / TA, (H + kPassTL - 1) / kPassTL), threads, bytes_wide, st>>>(h_in, h_out, W, H, b,
-                                                                                           r, ntaps);
+      kh<<<tall_grid((W + TA - 1) / TA, (H + kPassTL - 1) / kPassTL), threads, bytes_wide, st>>>(h_in, h_out, W,
+                                                                                                H, b, r, ntaps);
     if (do_v)
-      kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + TA - 1) / TA), threads, bytes_wide, st>>>(v_in, v_out, W, H, b,
-                                                                                           r, ntaps);
+      kv<<<tall_grid((W + kPassTL - 1) / kPassTL, (H + TA - 1) / TA), threads, bytes_wide, st>>>(v_in, v_out, W,
+                                                                                                H, b, r, ntaps);
     path = std::string("two-pass-smem-wide") + suffix;
     return cuda_status(cudaGetLastError(), "launching conv1d (two passes, wide tiles)");
   }
@@ -544,15 +549,15 @@ Status run_sep(const std::vector<float>& taps, Border b, const DevImage& in, con
     if (!(s = allow_smem(kh, bytes)) || !(s = allow_smem(kv, bytes))) return s;
     constexpr int threads = kPassTL * kPassTA / kPassK;
     if (do_h)
-      kh<<<dim3((W + kPassTA - 1) / kPassTA, (H + kPassTL - 1) / kPassTL), threads, bytes, st>>>(h_in, h_out, W,
-                                                                                                 H, b, r, ntaps);
+      kh<<<tall_grid((W + kPassTA - 1) / kPassTA, (H + kPassTL - 1) / kPassTL), threads, bytes, st>>>(
+          h_in, h_out, W, H, b, r, ntaps);
     if (do_v)
-      kv<<<dim3((W + kPassTL - 1) / kPassTL, (H + kPassTA - 1) / kPassTA), threads, bytes, st>>>(v_in, v_out, W,
-                                                                                                 H, b, r, ntaps);
+      kv<<<tall_grid((W + kPassTL - 1) / kPassTL, (H + kPassTA - 1) / kPassTA), threads, bytes, st>>>(
+          v_in, v_out, W, H, b, r, ntaps);
     path = std::string("two-pass-smem") + suffix;
     return cuda_status(cudaGetLastError(), "launching conv1d (two passes)");
   }
-  const dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  const dim3 block(32, 8), grid = tall_grid((W + 31) / 32, (H + 7) / 8);
   if (do_h) sep_global_kernel<T, true><<<grid, block, 0, st>>>(h_in, h_out, W, H, b, r);
   if (do_v) sep_global_kernel<T, false><<<grid, block, 0, st>>>(v_in, v_out, W, H, b, r);
   path = std::string("two-pass-global") + suffix;

@@ -114,8 +114,9 @@ __global__ void __launch_bounds__(kThreads, 3) sep_pass_tc16_kernel(const float4
   const int dmax = tc16_dmax(r), chunks = tc16_chunks(r), npos = tc16_npos(r);
   const int pitch = npos | 1;
   const int n_axis = HORIZ ? W : H, n_lines = HORIZ ? H : W;
-  const int a0 = (HORIZ ? blockIdx.x : blockIdx.y) * kTA;
-  const int l0 = (HORIZ ? blockIdx.y : blockIdx.x) * kTL;
+  const int a0 = (HORIZ ? int(blockIdx.x) : grid_row()) * kTA;  // the rows on y (and z: tall_grid)
+  const int l0 = (HORIZ ? grid_row() : int(blockIdx.x)) * kTL;
+  if ((HORIZ ? l0 : a0) >= H) return;  // tall_grid's blocks past the image
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 
   // Tile: lines l0.., positions a0 - r.. (border remapped here only; lines past the image repeat the last).
@@ -240,9 +241,9 @@ Status launch_sep_tc16(const float4* h_in, float4* h_out, const float4* v_in, fl
   auto kv = sep_pass_tc16_kernel<false>;
   if (!(s = allow_smem(kh, bytes, true)) || !(s = allow_smem(kv, bytes, true))) return s;
   if (axes & 1)
-    kh<<<dim3((W + kTA - 1) / kTA, (H + kTL - 1) / kTL), kThreads, bytes, st>>>(h_in, h_out, W, H, b, r, unscale);
+    kh<<<tall_grid((W + kTA - 1) / kTA, (H + kTL - 1) / kTL), kThreads, bytes, st>>>(h_in, h_out, W, H, b, r, unscale);
   if (axes & 2)
-    kv<<<dim3((W + kTL - 1) / kTL, (H + kTA - 1) / kTA), kThreads, bytes, st>>>(v_in, v_out, W, H, b, r, unscale);
+    kv<<<tall_grid((W + kTL - 1) / kTL, (H + kTA - 1) / kTA), kThreads, bytes, st>>>(v_in, v_out, W, H, b, r, unscale);
   launched = true;
   return cuda_status(cudaGetLastError(), "launching conv1d (two passes, tensor cores 2xFP16)");
 }

@@ -28,7 +28,7 @@ struct GaussWeights {
 template <typename T>
 __global__ void conv2d_global_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b,
                                       int r) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = grid_row() * blockDim.y + threadIdx.y;
   if (x >= W || y >= H) return;
   T total = vzero<T>();
   for (int j = 0; j <= 2 * r; ++j) {
@@ -64,8 +64,8 @@ Status run_2d(const std::vector<float>& taps, Border border, const DevImage& in,
     if (!s) return s;
     path = "direct-2d-smem";
   } else {
-    conv2d_global_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
-                                                                                       border, r);
+    conv2d_global_kernel<T><<<tall_grid((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
+                                                                                            border, r);
     path = "direct-2d-global";
   }
   return cuda_status(cudaGetLastError(), "launching conv2d");

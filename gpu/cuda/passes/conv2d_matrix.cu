@@ -42,7 +42,7 @@ struct MatrixWeights {
 template <typename T, bool CONST>
 __global__ void conv2d_matrix_global(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int kw,
                                      int kh, const float* __restrict__ gw) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = grid_row() * blockDim.y + threadIdx.y;
   if (x >= W || y >= H) return;
   const int rx = kw / 2, ry = kh / 2;
   T total = vzero<T>();
@@ -71,8 +71,8 @@ Status run(const Pass& pass, const DevImage& in, const DevImage& out, const floa
       return s;
     path = CONST ? "matrix-2d-ring-const" : "matrix-2d-ring-global-weights";
   } else {
-    conv2d_matrix_global<T, CONST><<<dim3((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(src, dst, W, H,
-                                                                                             pass.border, kw, kh, gw);
+    conv2d_matrix_global<T, CONST><<<tall_grid((W + 31) / 32, (H + 7) / 8), dim3(32, 8), 0, st>>>(
+        src, dst, W, H, pass.border, kw, kh, gw);
     path = CONST ? "matrix-2d-global-const" : "matrix-2d-global";
   }
   return cuda_status(cudaGetLastError(), "launching conv2d-matrix");

@@ -38,7 +38,8 @@ __global__ void __launch_bounds__(kThreads) kernel(const T* __restrict__ in, T* 
   T* s = reinterpret_cast<T*>(smem4);
   const int npos = TA + ntaps - 1;
   const int pitch = npos | 1;
-  const int a0 = blockIdx.x * TA, l0 = blockIdx.y * TL;
+  const int a0 = blockIdx.x * TA, l0 = grid_row() * TL;
+  if (l0 >= H) return;  // tall_grid's blocks past the image
   const int line = threadIdx.x % TL, chunk = threadIdx.x / TL;
 
   // Slot (j + line) % kSlots holds input row l0 - ry + j + line at tap row j.
@@ -83,7 +84,8 @@ Status launch(const T* src, T* dst, int W, int H, Border b, int rx, int ry, int 
   auto k = kernel<T, PADDED, Weights>;
   const size_t bytes = ring_bytes<T>(ntaps);
   if (Status s = allow_smem(k, bytes); !s) return s;
-  k<<<dim3((W + TA - 1) / TA, (H + TL - 1) / TL), kThreads, bytes, st>>>(src, dst, W, H, b, rx, ry, ntaps, weights);
+  k<<<tall_grid((W + TA - 1) / TA, (H + TL - 1) / TL), kThreads, bytes, st>>>(src, dst, W, H, b, rx, ry, ntaps,
+                                                                              weights);
   return Status::success();
 }
 

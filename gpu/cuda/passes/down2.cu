@@ -26,7 +26,7 @@ template <typename T>
 __global__ void down2_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, int spad, int CW, int CH,
                              int dpad, Border b, int n, int first, Taps t) {
   wait_for_previous_grid();
-  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
+  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = grid_row() * blockDim.y + threadIdx.y;
   const int dstride = CW + 2 * dpad;
   if (tx >= dstride || ty >= CH + 2 * dpad) return;
   out[size_t(ty) * dstride + tx] = resample::down2_at(in, W, H, spad, tx, ty, dpad, b, n, first, t.w);
@@ -37,7 +37,7 @@ template <typename T>
 __global__ void down2_rows_kernel(const T* __restrict__ in, T* __restrict__ rows, int W, int H, int spad, int dstride,
                                   int dpad, Border b, int n, int first, Taps t) {
   wait_for_previous_grid();
-  const int tx = blockIdx.x * blockDim.x + threadIdx.x, sy = blockIdx.y * blockDim.y + threadIdx.y;
+  const int tx = blockIdx.x * blockDim.x + threadIdx.x, sy = grid_row() * blockDim.y + threadIdx.y;
   if (tx >= dstride || sy >= H + 2 * spad) return;
   rows[size_t(sy) * dstride + tx] = resample::down2_rows_at(in, W, spad, tx, sy, dpad, b, n, first, t.w);
 }
@@ -46,7 +46,7 @@ template <typename T>
 __global__ void down2_cols_kernel(const T* __restrict__ rows, T* __restrict__ out, int H, int spad, int CW, int CH,
                                   int dpad, Border b, int n, int first, Taps t) {
   wait_for_previous_grid();
-  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
+  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = grid_row() * blockDim.y + threadIdx.y;
   const int dstride = CW + 2 * dpad;
   if (tx >= dstride || ty >= CH + 2 * dpad) return;
   out[size_t(ty) * dstride + tx] = resample::down2_cols_at(rows, H, spad, dstride, tx, ty, dpad, b, n, first, t.w);
@@ -54,19 +54,19 @@ __global__ void down2_cols_kernel(const T* __restrict__ rows, T* __restrict__ ou
 
 // Two Down2 passes as one (resample_fused.cuh): the level-1 window in shared memory, level 1 never written.
 template <typename T, int N1>
-__global__ void __launch_bounds__(resample::kFuseThreads, 2) down2x2_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                     resample::Level l0, resample::Level l1,
-                                                                     resample::Level l2, Border b1, int first1,
-                                                                     Taps t1, Border b2, int n2, int first2, Taps t2) {
+__global__ void __launch_bounds__(resample::kFuseThreads, 2)
+    down2x2_kernel(const T* __restrict__ in, T* __restrict__ out, resample::Level l0, resample::Level l1,
+                   resample::Level l2, Border b1, int first1, Taps t1, Border b2, int n2, int first2, Taps t2) {
   __shared__ T win[resample::kDownWinX * resample::kDownWinY];
-  const int tid = threadIdx.y * resample::kFuseThreadsX + threadIdx.x;
-  resample::down2x2_fill<T, N1>(in, l0, l1, l2, b1, first1, t1.w, b2, n2, first2, int(blockIdx.x), int(blockIdx.y),
-                                tid, resample::kFuseThreads, win);
-  __syncthreads();
+  const int tid = threadIdx.y * resample::kFuseThreadsX + threadIdx.x, by = grid_row();
   const int dstride = l2.w + 2 * l2.p, drows = l2.h + 2 * l2.p;
+  if (by * resample::kDownTileY >= drows) return;  // tall_grid's blocks past the image
+  resample::down2x2_fill<T, N1>(in, l0, l1, l2, b1, first1, t1.w, b2, n2, first2, int(blockIdx.x), by, tid,
+                                resample::kFuseThreads, win);
+  __syncthreads();
   const int tx = blockIdx.x * resample::kDownTileX + threadIdx.x;
   for (int ly = threadIdx.y; ly < resample::kDownTileY; ly += resample::kFuseThreadsY) {
-    const int ty = blockIdx.y * resample::kDownTileY + ly;
+    const int ty = by * resample::kDownTileY + ly;
     if (tx < dstride && ty < drows)
       out[size_t(ty) * dstride + tx] = resample::down2x2_out(win, int(threadIdx.x), ly, n2, t2.w);
   }
@@ -83,12 +83,12 @@ Status run_rows_cols(const Pass& pass, const DevImage& src, const DevImage& dst,
   const Taps t = taps_of(pass);
   const int n = int(pass.taps.size()), first = pass.widths[0];
   T* rows = static_cast<T*>(scratch);
-  if (cudaError_t e = launch_dependent(down2_rows_kernel<T>, dim3((dst.stride() + 31) / 32, (src.rows() + 7) / 8),
+  if (cudaError_t e = launch_dependent(down2_rows_kernel<T>, tall_grid((dst.stride() + 31) / 32, (src.rows() + 7) / 8),
                                       dim3(32, 8), 0, st, static_cast<const T*>(src.data), rows, src.width,
                                       src.height, src.pad, dst.stride(), dst.pad, pass.border, n, first, t);
       e != cudaSuccess)
     return cuda_status(e, "launching down2 rows");
-  return cuda_status(launch_dependent(down2_cols_kernel<T>, dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
+  return cuda_status(launch_dependent(down2_cols_kernel<T>, tall_grid((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
                                       dim3(32, 8), 0, st, static_cast<const T*>(rows), static_cast<T*>(dst.data),
                                       src.height, src.pad, dst.width, dst.height, dst.pad, pass.border, n, first, t),
                      "launching down2 columns");
@@ -99,9 +99,9 @@ Status run_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImag
                 cudaStream_t st) {
   const resample::Level l0{src.width, src.height, src.pad}, l1{mid.width, mid.height, mid.pad},
       l2{dst.width, dst.height, dst.pad};
-  const dim3 grid((dst.stride() + resample::kDownTileX - 1) / resample::kDownTileX,
-                  (dst.rows() + resample::kDownTileY - 1) / resample::kDownTileY),
-      block(resample::kFuseThreadsX, resample::kFuseThreadsY);
+  const dim3 grid = tall_grid((dst.stride() + resample::kDownTileX - 1) / resample::kDownTileX,
+                              (dst.rows() + resample::kDownTileY - 1) / resample::kDownTileY),
+             block(resample::kFuseThreadsX, resample::kFuseThreadsY);
   const T* in = static_cast<const T*>(src.data);
   T* out = static_cast<T*>(dst.data);
   const int n2 = int(q.taps.size());
@@ -120,7 +120,7 @@ template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
   Taps t{};
   for (size_t i = 0; i < pass.taps.size(); ++i) t.w[i] = pass.taps[i];
-  return cuda_status(launch_dependent(down2_kernel<T>, dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
+  return cuda_status(launch_dependent(down2_kernel<T>, tall_grid((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
                                       dim3(32, 8), 0, st, static_cast<const T*>(src.data), static_cast<T*>(dst.data),
                                       src.width, src.height, src.pad, dst.width, dst.height, dst.pad, pass.border,
                                       int(pass.taps.size()), pass.widths[0], t),

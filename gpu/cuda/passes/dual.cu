@@ -17,7 +17,7 @@ namespace {
 template <typename T>
 __global__ void dual_down_kernel(const T* __restrict__ in, T* __restrict__ out, int Ws, int Hs, int Wd, int Hd,
                                  Border b) {
-  const int X = blockIdx.x * blockDim.x + threadIdx.x, Y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int X = blockIdx.x * blockDim.x + threadIdx.x, Y = grid_row() * blockDim.y + threadIdx.y;
   if (X >= Wd || Y >= Hd) return;
   dual::down_pixel(in, out, X, Y, Ws, Hs, Wd, b);
 }
@@ -25,7 +25,7 @@ __global__ void dual_down_kernel(const T* __restrict__ in, T* __restrict__ out, 
 template <typename T>
 __global__ void dual_up_kernel(const T* __restrict__ in, T* __restrict__ out, int Ws, int Hs, int Wd, int Hd,
                                Border b) {
-  const int X = blockIdx.x * blockDim.x + threadIdx.x, Y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int X = blockIdx.x * blockDim.x + threadIdx.x, Y = grid_row() * blockDim.y + threadIdx.y;
   if (2 * X >= Wd || 2 * Y >= Hd) return;
   dual::up_quad(in, out, X, Y, Ws, Hs, Wd, Hd, b);
 }
@@ -34,7 +34,7 @@ template <typename T>
 Status run(bool down, const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
   const int Wd = dst.width, Hd = dst.height;
   const int gw = down ? Wd : (Wd + 1) / 2, gh = down ? Hd : (Hd + 1) / 2;  // threads per axis
-  const dim3 block(32, 8), grid((gw + 31) / 32, (gh + 7) / 8);
+  const dim3 block(32, 8), grid = tall_grid((gw + 31) / 32, (gh + 7) / 8);
   if (down)
     dual_down_kernel<T><<<grid, block, 0, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data),
                                                 src.width, src.height, Wd, Hd, pass.border);
@@ -50,12 +50,13 @@ __global__ void __launch_bounds__(dual::kFuseThreads) dual_down2x_kernel(const T
                                                                        dual::Size l0, dual::Size l1, dual::Size l2,
                                                                        Border b1, Border b2) {
   __shared__ T win[dual::kDownWinX * dual::kDownWinY];
-  const int tid = threadIdx.y * dual::kFuseThreadsX + threadIdx.x;
-  dual::down2x2_fill(in, l0, l1, b1, b2, int(blockIdx.x), int(blockIdx.y), tid, dual::kFuseThreads, win);
+  const int tid = threadIdx.y * dual::kFuseThreadsX + threadIdx.x, by = grid_row();
+  if (by * dual::kDownTileY >= l2.h) return;  // tall_grid's blocks past the image
+  dual::down2x2_fill(in, l0, l1, b1, b2, int(blockIdx.x), by, tid, dual::kFuseThreads, win);
   __syncthreads();
   const int X = blockIdx.x * dual::kDownTileX + threadIdx.x;
   for (int ly = threadIdx.y; ly < dual::kDownTileY; ly += dual::kFuseThreadsY) {
-    const int Y = blockIdx.y * dual::kDownTileY + ly;
+    const int Y = by * dual::kDownTileY + ly;
     if (X < l2.w && Y < l2.h) out[size_t(Y) * l2.w + X] = dual::down2x2_out(win, int(threadIdx.x), ly);
   }
 }
@@ -65,7 +66,8 @@ Status run_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImag
                 cudaStream_t st) {
   const dual::Size a{src.width, src.height}, m{mid.width, mid.height}, d{dst.width, dst.height};
   const dim3 block(dual::kFuseThreadsX, dual::kFuseThreadsY);
-  const dim3 grid((d.w + dual::kDownTileX - 1) / dual::kDownTileX, (d.h + dual::kDownTileY - 1) / dual::kDownTileY);
+  const dim3 grid = tall_grid((d.w + dual::kDownTileX - 1) / dual::kDownTileX,
+                              (d.h + dual::kDownTileY - 1) / dual::kDownTileY);
   dual_down2x_kernel<T><<<grid, block, 0, st>>>(static_cast<const T*>(src.data), static_cast<T*>(dst.data), a, m, d,
                                                 p.border, q.border);
   return cuda_status(cudaGetLastError(), "launching dual-down x 2 (fused)");

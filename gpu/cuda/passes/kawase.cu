@@ -12,13 +12,13 @@ namespace {
 
 template <typename T>
 __global__ void kawase_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int k) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = grid_row() * blockDim.y + threadIdx.y;
   if (x < W && y < H) kawase::pixel(in, out, W, H, b, k, x, y);
 }
 
 template <typename T, int KK>
 __global__ void kawase_run_kernel(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kawase::kRun;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = (grid_row() * blockDim.y + threadIdx.y) * kawase::kRun;
   if (x < W && y0 < H) kawase::run<T, KK>(in, out, W, H, b, x, y0);
 }
 
@@ -27,7 +27,7 @@ Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStrea
   const int W = dst.width, H = dst.height;
   const T* in = static_cast<const T*>(src.data);
   T* out = static_cast<T*>(dst.data);
-  const dim3 block(32, 8), runs((W + 31) / 32, (H + 8 * kawase::kRun - 1) / (8 * kawase::kRun));
+  const dim3 block(32, 8), runs = tall_grid((W + 31) / 32, (H + 8 * kawase::kRun - 1) / (8 * kawase::kRun));
   // Runs where they still fill the GPU (a thread per kRun pixels, half the SMs' resident threads or more): on an H200
   // 1024^2 and up 1.2-2.4x faster, 128^2-256^2 (kawase's working images at sigma 12-48 from 1024^2) 16-20% slower.
   const bool fills = 1LL * W * H >= 1024LL * kawase::kRun * sm_count();
@@ -37,8 +37,8 @@ Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStrea
     case 2: kawase_run_kernel<T, 2><<<runs, block, 0, st>>>(in, out, W, H, pass.border); break;
     case 3: kawase_run_kernel<T, 3><<<runs, block, 0, st>>>(in, out, W, H, pass.border); break;
     default:
-      kawase_kernel<T><<<dim3((W + 31) / 32, (H + 7) / 8), block, 0, st>>>(in, out, W, H, pass.border,
-                                                                           pass.widths[0]);
+      kawase_kernel<T><<<tall_grid((W + 31) / 32, (H + 7) / 8), block, 0, st>>>(in, out, W, H, pass.border,
+                                                                                pass.widths[0]);
   }
   return cuda_status(cudaGetLastError(), "launching kawase");
 }

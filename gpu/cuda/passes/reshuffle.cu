@@ -43,17 +43,18 @@ __global__ void __launch_bounds__(BX * BY) reshuffle_tile(const T* __restrict__ 
                                                           Border b, int R, int U, Tables<CONST> t) {
   extern __shared__ float4 smem4[];
   T* s = reinterpret_cast<T*>(smem4);
-  tile::load_tile(in, s, int(threadIdx.y * BX + threadIdx.x), int(blockIdx.x), int(blockIdx.y), W, H, b, 2 * R + 1,
-                    2 * R + 1);
+  const int by = grid_row();
+  if (by * TH >= H) return;  // tall_grid's blocks past the image
+  tile::load_tile(in, s, int(threadIdx.y * BX + threadIdx.x), int(blockIdx.x), by, W, H, b, 2 * R + 1, 2 * R + 1);
   __syncthreads();
-  reshuffle::compute(s, out, int(threadIdx.x), int(threadIdx.y), int(blockIdx.x), int(blockIdx.y), W, H, R, U,
+  reshuffle::compute(s, out, int(threadIdx.x), int(threadIdx.y), int(blockIdx.x), by, W, H, R, U,
                      [t](int i) { return t.link(i); }, [t](int u) { return t.weight(u); });
 }
 
 template <typename T, bool CONST>
 __global__ void reshuffle_global(const T* __restrict__ in, T* __restrict__ out, int W, int H, Border b, int R, int U,
                                  Tables<CONST> t) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = grid_row() * blockDim.y + threadIdx.y;
   if (x >= W || y >= H) return;
   out[size_t(y) * W + x] =
       reshuffle::pixel(in, x, y, W, H, b, R, U, [t](int i) { return t.link(i); }, [t](int u) { return t.weight(u); });
@@ -104,7 +105,7 @@ Status run(const Pass& pass, const DevImage& in, const DevImage& out, void* scra
   T* dst = static_cast<T*>(out.data);
   if (tile) {
     const size_t bytes = size_t(reshuffle::tile_values(R)) * sizeof(T);
-    const dim3 grid((W + TW - 1) / TW, (H + TH - 1) / TH), block(BX, BY);
+    const dim3 grid = tall_grid((W + TW - 1) / TW, (H + TH - 1) / TH), block(BX, BY);
     if (in_const) {
       auto k = reshuffle_tile<T, true>;
       if (Status s = allow_smem(k, bytes); !s) return s;
@@ -116,7 +117,7 @@ Status run(const Pass& pass, const DevImage& in, const DevImage& out, void* scra
     }
     path = in_const ? "reshuffle-smem-const" : "reshuffle-smem-global-links";
   } else {
-    const dim3 grid((W + 31) / 32, (H + 7) / 8), block(32, 8);
+    const dim3 grid = tall_grid((W + 31) / 32, (H + 7) / 8), block(32, 8);
     if (in_const)
       reshuffle_global<T, true><<<grid, block, 0, st>>>(src, dst, W, H, pass.border, R, U, ct);
     else

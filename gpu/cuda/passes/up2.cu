@@ -16,7 +16,7 @@ template <typename T>
 __global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW, int CH, int spad, int W, int H,
                            int dpad, Border b) {
   wait_for_previous_grid();
-  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
+  const int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = grid_row() * blockDim.y + threadIdx.y;
   const int dstride = W + 2 * dpad;
   if (tx >= dstride || ty >= H + 2 * dpad) return;
   out[size_t(ty) * dstride + tx] = resample::up2_at(in, CW, CH, spad, tx, ty, dpad, b);
@@ -24,9 +24,9 @@ __global__ void up2_kernel(const T* __restrict__ in, T* __restrict__ out, int CW
 
 template <typename T>
 Status run(const Pass& pass, const DevImage& src, const DevImage& dst, cudaStream_t st) {
-  return cuda_status(launch_dependent(up2_kernel<T>, dim3((dst.stride() + 31) / 32, (dst.rows() + 7) / 8), dim3(32, 8),
-                                     0, st, static_cast<const T*>(src.data), static_cast<T*>(dst.data), src.width,
-                                     src.height, src.pad, dst.width, dst.height, dst.pad, pass.border),
+  return cuda_status(launch_dependent(up2_kernel<T>, tall_grid((dst.stride() + 31) / 32, (dst.rows() + 7) / 8),
+                                     dim3(32, 8), 0, st, static_cast<const T*>(src.data), static_cast<T*>(dst.data),
+                                     src.width, src.height, src.pad, dst.width, dst.height, dst.pad, pass.border),
                      "launching up2");
 }
 
@@ -37,10 +37,11 @@ __global__ void __launch_bounds__(resample::kFuseThreads) up2x2_kernel(const T* 
                                                                    resample::Level l0, Border b1, Border b2) {
   __shared__ T win[resample::kUpWinX * resample::kUpWinY];
   const int tid = threadIdx.y * resample::kFuseThreadsX + threadIdx.x;
-  const int bx = int(blockIdx.x), by = int(blockIdx.y);
+  const int bx = int(blockIdx.x), by = grid_row();
+  const int dstride = l0.w + 2 * l0.p, drows = l0.h + 2 * l0.p;
+  if (by * resample::kUpTileY >= drows) return;  // tall_grid's blocks past the image
   resample::up2x2_fill(in, l2, l1, l0.p, b1, b2, bx, by, tid, resample::kFuseThreads, win);
   __syncthreads();
-  const int dstride = l0.w + 2 * l0.p, drows = l0.h + 2 * l0.p;
   for (int ly = threadIdx.y; ly < resample::kUpTileY; ly += resample::kFuseThreadsY) {
     const int ty = by * resample::kUpTileY + ly;
     for (int lx = threadIdx.x; lx < resample::kUpTileX; lx += resample::kFuseThreadsX) {
@@ -55,8 +56,8 @@ Status run_pair(const Pass& p, const Pass& q, const DevImage& src, const DevImag
                 cudaStream_t st) {
   const resample::Level l2{src.width, src.height, src.pad}, l1{mid.width, mid.height, mid.pad},
       l0{dst.width, dst.height, dst.pad};
-  up2x2_kernel<T><<<dim3((dst.stride() + resample::kUpTileX - 1) / resample::kUpTileX,
-                         (dst.rows() + resample::kUpTileY - 1) / resample::kUpTileY),
+  up2x2_kernel<T><<<tall_grid((dst.stride() + resample::kUpTileX - 1) / resample::kUpTileX,
+                              (dst.rows() + resample::kUpTileY - 1) / resample::kUpTileY),
                     dim3(resample::kFuseThreadsX, resample::kFuseThreadsY), 0, st>>>(
       static_cast<const T*>(src.data), static_cast<T*>(dst.data), l2, l1, l0, p.border, q.border);
   return cuda_status(cudaGetLastError(), "launching up2 x 2 (fused)");
