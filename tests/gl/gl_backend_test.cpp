@@ -204,9 +204,10 @@ TEST(GlBackend, RejectsMisuse) {
   EXPECT_FALSE(be->download_packed(packed, PackedColour{}, ms).ok());
 }
 
-// An image of 4 GiB of floats (16384^2 RGBA) with half storage: its download is the driver's read-back, whose size
-// argument is a GLsizei, which one call of 2^32 bytes wraps to 0 (NVIDIA and Mesa read 2^31 and 3 GiB, wrapped, as
-// unsigned). Values k / 1024 are exact in half, so the copy comes back bit for bit.
+// An image of 4 GiB of floats (16384^2 RGBA) with half storage: its download is the driver's read-back, in bands of
+// rows since one call's GLsizei size cannot state it (NVIDIA's driver returned it whole from one call with the size
+// wrapped to 0 too: docs/performance.md, session 101). Values k / 1024 are exact in half: the copy comes back bit for
+// bit, every band in its place.
 TEST(GlBackend, DownloadsFourGiB) {
   std::string error;
   Backend* be = shared_gl(true, error);
