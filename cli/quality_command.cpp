@@ -1,6 +1,5 @@
 // `gpublur quality`: a method's effective sigma (the thesis's fit) and its error against the exact Gaussian,
 // on image files or the built-in set; a table on stdout, or one JSON document with --json.
-#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -60,10 +59,8 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
 int run_quality(QualityArgs& a) {
   // --json is a flag here (bench's takes a file): a .json name after it is a file meant for the JSON, not an image.
   for (const std::string& in : a.inputs) {
-    std::string ext = std::filesystem::path(in).extension().string();
-    for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     std::error_code ec;
-    if (ext == ".json" && !std::filesystem::is_directory(in, ec))
+    if (lowercase_extension(in) == "json" && !std::filesystem::is_directory(in, ec))
       return usage("'" + in + "' is not an image: quality's --json writes the JSON to stdout (redirect it: --json > " +
                    in + ")");
   }

@@ -40,12 +40,7 @@ Status check_shape(const KernelMatrix& m, const std::string& name, int first_lin
   return Status::success();
 }
 
-bool ends_with_exr(const std::string& path) {
-  if (path.size() < 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".exr";
-}
+bool ends_with_exr(const std::string& path) { return lowercase_extension(path) == "exr"; }
 
 }  // namespace
 

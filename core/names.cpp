@@ -39,12 +39,17 @@ bool parse_pixel_type(const std::string& s, PixelType& out) {
 }
 
 // Pure name logic, so it lives in gpublur_core: the pipeline maps names without linking the adapters.
-std::string format_from_extension(const std::string& path) {
+std::string lowercase_extension(const std::string& path) {
   auto slash = path.find_last_of('/');
   auto dot = path.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
   std::string ext = path.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext;
+}
+
+std::string format_from_extension(const std::string& path) {
+  const std::string ext = lowercase_extension(path);
   if (ext == "exr") return "exr";
   if (ext == "png") return "png";
   return "";

@@ -70,6 +70,9 @@ std::unique_ptr<ImageIO> make_image_io(const std::string& name = "");
 // its queues by. False when the file cannot be read or is neither PNG nor EXR.
 bool probe_image(const std::string& path, int& width, int& height, int& channels);
 
+// A file name's extension after its last dot, lower-cased ("" where its last component has no dot): "EXR" for
+// "a/b.EXR" reads "exr".
+std::string lowercase_extension(const std::string& path);
 // "exr" / "png" from a file name's extension (case-insensitive), "" if neither.
 std::string format_from_extension(const std::string& path);
 

@@ -577,6 +577,11 @@ TEST(IoFactory, FormatFromExtension) {
   EXPECT_EQ(format_from_extension("dir.png/file"), "");
   EXPECT_EQ(format_from_extension("noext"), "");
   EXPECT_EQ(format_from_extension(".exr"), "exr");
+  // The one lower-casing of extensions (kernel files' .exr, quality's .json refusal use it too).
+  EXPECT_EQ(lowercase_extension("a/b.JSON"), "json");
+  EXPECT_EQ(lowercase_extension("k.tar.GZ"), "gz");
+  EXPECT_EQ(lowercase_extension("dir.exr/kernel"), "");
+  EXPECT_EQ(lowercase_extension("trailing."), "");
 }
 
 }  // namespace
