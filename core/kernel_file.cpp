@@ -40,8 +40,6 @@ Status check_shape(const KernelMatrix& m, const std::string& name, int first_lin
   return Status::success();
 }
 
-bool ends_with_exr(const std::string& path) { return lowercase_extension(path) == "exr"; }
-
 }  // namespace
 
 Status parse_kernel_text(const std::string& text, const std::string& name, KernelMatrix& out) {
@@ -113,7 +111,7 @@ Status read_kernel_file(const std::string& path, KernelMatrix& out) {
   if (std::filesystem::is_directory(path, ec)) return Status::fail(where(path, 0) + "is a folder, not a file");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::fail(where(path, 0) + "cannot be opened (" + std::strerror(errno) + ")");
-  if (ends_with_exr(path)) {
+  if (format_from_extension(path) == "exr") {
     f.close();
     std::unique_ptr<ImageIO> io = make_image_io();
     if (!io) return Status::fail(where(path, 0) + "no image I/O in this build to read an EXR");
