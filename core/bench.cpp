@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/io/image_io.hpp"
 #include "core/plan.hpp"
 #include "core/registry.hpp"
 
@@ -160,6 +161,10 @@ Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int
     const bool ok = x == std::string::npos ? side(item, w) && side(item, h)
                                            : side(item.substr(0, x), w) && side(item.substr(x + 1), h);
     if (!ok) return Status::fail("--size '" + item + "' is not N or WxH with 1 <= N <= 65536");
+    // The readers' pixel limit (ReadLimits): a size no image file may have is not benched either.
+    if (uint64_t(w) * uint64_t(h) > ReadLimits{}.max_pixels)
+      return Status::fail(fmt::format("--size '{}' is {} pixels, over the {} an image may hold", item,
+                                      uint64_t(w) * uint64_t(h), ReadLimits{}.max_pixels));
     if (std::find(out.begin(), out.end(), std::pair<int, int>(int(w), int(h))) == out.end())  // once, as methods
       out.emplace_back(int(w), int(h));
   }

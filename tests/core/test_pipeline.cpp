@@ -609,6 +609,14 @@ TEST(Bench, SizesMethodsAndMedian) {
   // Numbers past int are refused, not wrapped round (4294967328 was benched as 32).
   for (const char* bad : {"4294967328", "16x4294967304", "65537", "-5", "12x", "x12", "1x2x3", "+7"})
     EXPECT_FALSE(parse_bench_sizes(bad, sizes).ok()) << bad;
+  // The readers' limit of 2^28 pixels: 16384^2 and 65536 x 4096 are the largest, one more row is refused.
+  for (const char* good : {"16384", "65536x4096", "4096x65536"})
+    EXPECT_TRUE(parse_bench_sizes(good, sizes).ok()) << good;
+  for (const char* big : {"16385x16384", "65536", "65536x4097"}) {
+    const Status s = parse_bench_sizes(big, sizes);
+    EXPECT_FALSE(s.ok()) << big;
+    EXPECT_NE(s.error.find("over the 268435456"), std::string::npos) << s.error;
+  }
   // Spaces around items as --sigma takes them; a size given twice runs once, as a method named twice does.
   ASSERT_TRUE(parse_bench_sizes(" 16, 32 x 8,16", sizes).ok());
   ASSERT_EQ(sizes.size(), 2u);
