@@ -59,6 +59,12 @@ Status GlPassContext::init(const std::string& renderer) {
   glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &limits_.max_invocations);
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &limits_.max_texture);
   glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &limits_.max_ubo);
+  GLint viewport[2] = {0, 0}, fb_w = 0, fb_h = 0;
+  glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+  glGetIntegerv(GL_MAX_FRAMEBUFFER_WIDTH, &fb_w);
+  glGetIntegerv(GL_MAX_FRAMEBUFFER_HEIGHT, &fb_h);
+  limits_.max_draw_w = std::min(viewport[0], fb_w);
+  limits_.max_draw_h = std::min(viewport[1], fb_h);
   GLint64 ssbo = 0;
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
   limits_.max_ssbo = ssbo;

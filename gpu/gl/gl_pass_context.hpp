@@ -46,9 +46,15 @@ constexpr GLbitfield kStepBarrier = GL_TEXTURE_FETCH_BARRIER_BIT;
 struct GlLimits {
   int max_shared = 0, max_invocations = 0, max_texture = 0, max_ubo = 0;
   long long max_ssbo = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+  // The largest draw: GL_MAX_VIEWPORT_DIMS and GL_MAX_FRAMEBUFFER_WIDTH / HEIGHT, the lesser of each (the fragment
+  // form draws whole images; a driver may allow textures larger than either).
+  int max_draw_w = 0, max_draw_h = 0;
   bool llvmpipe = false;   // Mesa's CPU driver: it ends a shader's loops after 65535 iterations in all
   std::string renderer;
 };
+
+// Whether one draw covers a w x h target (GlLimits::max_draw_w / h).
+inline bool draw_fits(const GlLimits& l, int w, int h) { return w <= l.max_draw_w && h <= l.max_draw_h; }
 
 // Loop iterations per invocation and dispatch on llvmpipe (see GlLimits::llvmpipe), counted as if no loop
 // were unrolled; setups whose loops grow with a kernel split their work over dispatches to stay under it.

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "gpu/gl/gl_context.hpp"
+#include "gpu/gl/gl_pass_context.hpp"
 #include "gpu/gl/gl_program.hpp"
 #include "gpu/gl/gl_tiles.hpp"
 #include "gpu/gl/shaders.hpp"
@@ -31,6 +32,35 @@ TEST(GlBackend, DescribesItself) {
   std::printf("[ device   ] %s, clock %s\n", be->device_name().c_str(), clock.c_str());
   std::string why;
   EXPECT_TRUE(gl_available(&why)) << why;
+}
+
+// The fragment form's draws are bounded by the viewport and framebuffer limits, which a driver may set below its
+// texture limit: they are read (positive, the lesser of the two) and a draw past either is refused.
+TEST(GlBackend, DrawLimits) {
+  GlLimits l;
+  l.max_draw_w = 16384, l.max_draw_h = 8192;
+  EXPECT_TRUE(draw_fits(l, 16384, 8192));
+  EXPECT_FALSE(draw_fits(l, 16385, 1));
+  EXPECT_FALSE(draw_fits(l, 1, 8193));
+  std::string error;
+  std::unique_ptr<GlContext> gl = GlContext::create(0, error);
+  GPUBLUR_GL_OR_SKIP(gl, error);
+  ASSERT_TRUE(gl->make_current().ok());
+  {
+    GlPassContext ctx(false);
+    ASSERT_TRUE(ctx.init(gl->renderer()).ok());
+    GLint viewport[2] = {0, 0}, fb_w = 0, fb_h = 0;
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+    glGetIntegerv(GL_MAX_FRAMEBUFFER_WIDTH, &fb_w);
+    glGetIntegerv(GL_MAX_FRAMEBUFFER_HEIGHT, &fb_h);
+    EXPECT_GT(ctx.limits().max_draw_w, 0);
+    EXPECT_GT(ctx.limits().max_draw_h, 0);
+    EXPECT_EQ(ctx.limits().max_draw_w, std::min(viewport[0], fb_w));
+    EXPECT_EQ(ctx.limits().max_draw_h, std::min(viewport[1], fb_h));
+    std::printf("[ limits   ] texture %d, draws %dx%d\n", ctx.limits().max_texture, ctx.limits().max_draw_w,
+                ctx.limits().max_draw_h);
+  }
+  gl->release();
 }
 
 TEST(GlBackend, ReportsTimes) {

@@ -211,6 +211,12 @@ Status fragment(GlPassContext& ctx, size_t index, const Pass& pass, const std::v
   };
   std::vector<Draw> draws;
   for (size_t k = 0; k < axes.size(); ++k) {
+    const GlImage& t = chain[k + 1];
+    if (!draw_fits(ctx.limits(), t.w, t.h))
+      return Status::fail(fmt::format("GL: the fragment form draws {}x{}, more than {} draws at once ({}x{}); "
+                                      "--impl compute runs any size",
+                                      t.w, t.h, ctx.limits().renderer, ctx.limits().max_draw_w,
+                                      ctx.limits().max_draw_h));
     Draw d;
     if (Status s = ctx.program({{"fullscreen.vert", GL_VERTEX_SHADER}, {"conv1d.frag", GL_FRAGMENT_SHADER}},
                                defines + fmt::format("#define AXIS {}\n", axes[k]), d.prog);
