@@ -31,25 +31,96 @@ FftLine fft_line(int n, int radius, Border b, FftSizes sizes) {
   return l;
 }
 
-std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft) {
-  const long long N = n_fft;
-  const int r = int(taps.size() / 2);
-  const double pi = std::acos(-1.0);
-  std::vector<double> c(static_cast<size_t>(N)), s(static_cast<size_t>(N));  // cos, sin of 2 pi m / N
-  for (long long m = 0; m < N; ++m) {
-    c[size_t(m)] = std::cos(2.0 * pi * double(m) / double(N));
-    s[size_t(m)] = std::sin(2.0 * pi * double(m) / double(N));
+namespace {
+
+using cd = std::complex<double>;
+
+long long smallest_factor(long long m) {
+  for (long long f = 2; f * f <= m; ++f)
+    if (m % f == 0) return f;
+  return m;
+}
+
+// X[b] = sum_m x[m * stride] w^(b m), w = exp(+2 pi i / M), by mixed-radix decimation in time (a prime factor p
+// costs M p). W holds exp(+2 pi i x / T) for x in [0, T); M divides T and tstep = T / M, so every twiddle is an
+// exact-angle table entry.
+void dft_plus(const cd* x, long long stride, cd* X, long long M, long long tstep, const std::vector<cd>& W) {
+  if (M == 1) {
+    X[0] = x[0];
+    return;
   }
-  std::vector<std::complex<double>> g(static_cast<size_t>(N));
-  for (long long j = 0; j < N; ++j) {
-    double re = 0, im = 0;
-    for (int k = -r; k <= r; ++k) {
-      long long m = (j * k) % N;
-      if (m < 0) m += N;
-      re += double(taps[size_t(k + r)]) * c[size_t(m)];
-      im += double(taps[size_t(k + r)]) * s[size_t(m)];
+  const long long p = smallest_factor(M), q = M / p;
+  for (long long m1 = 0; m1 < p; ++m1) dft_plus(x + m1 * stride, stride * p, X + m1 * q, q, tstep * p, W);
+  if (p == 2) {  // the usual case, as a plain butterfly
+    for (long long b1 = 0; b1 < q; ++b1) {
+      const cd a = X[b1], b = W[size_t(b1 * tstep)] * X[q + b1];
+      X[b1] = a + b, X[b1 + q] = a - b;
     }
-    g[size_t(j)] = {re / double(N), im / double(N)};
+    return;
+  }
+  cd small[8];
+  std::vector<cd> big(p > 8 ? size_t(p) : 0);
+  cd* t = p > 8 ? big.data() : small;
+  for (long long b1 = 0; b1 < q; ++b1) {
+    for (long long m1 = 0; m1 < p; ++m1) t[m1] = W[size_t((b1 * m1 % M) * tstep)] * X[m1 * q + b1];
+    for (long long b2 = 0; b2 < p; ++b2) {
+      cd s = 0;
+      for (long long m1 = 0; m1 < p; ++m1) s += W[size_t((b2 * m1 % p) * q * tstep)] * t[m1];
+      X[b1 + q * b2] = s;
+    }
+  }
+}
+
+}  // namespace
+
+// exp(+2 pi i x / n) at the exact angle (0 <= x < n).
+cd unit_root(long long x, long long n) {
+  const double t = 2.0 * std::acos(-1.0) * double(x) / double(n);
+  return {std::cos(t), std::sin(t)};
+}
+
+// G[a + P b] = (1/N) sum_k taps[k + r] w_N^(a k) w_M^(b k) for M dividing N and P = N / M: one M-point transform
+// of the taps twiddled by w_N^(a k) (folded mod M) for each of the P residues a. With M the least divisor of N that
+// is at least the kernel's length this costs about N log M instead of the direct N (2r + 1). The twiddles w_N^e come
+// from two tables of about sqrt(N) exact angles (one product, within an ulp or two) and the residues go in batches
+// whose outputs are written together: a table of N angles and G's stride-P writes made a line of 2^28 take a minute.
+std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft) {
+  const long long N = n_fft, r = (long long)(taps.size() / 2), L = 2 * r + 1;
+  long long M = N;
+  for (long long d = 1; d * d <= N; ++d)
+    if (N % d == 0) {
+      if (d >= L && d < M) M = d;
+      if (N / d >= L && N / d < M) M = N / d;
+    }
+  const long long P = N / M;
+  std::vector<cd> WM(static_cast<size_t>(M));  // w_M's powers, conjugate-symmetric: the transforms' twiddles
+  for (long long x = 0; x <= M / 2; ++x) {
+    WM[size_t(x)] = unit_root(x, M);
+    if (x > 0) WM[size_t(M - x)] = std::conj(WM[size_t(x)]);
+  }
+  long long S = 1;  // w_N^e = hi[e / S] lo[e % S]
+  while (S * S < N) ++S;
+  std::vector<cd> lo(static_cast<size_t>(S)), hi(static_cast<size_t>(N / S + 1));
+  for (long long x = 0; x < S; ++x) lo[size_t(x)] = unit_root(x, N);
+  for (long long x = 0; x * S < N; ++x) hi[size_t(x)] = unit_root(x * S, N);
+  const long long B = std::min<long long>(P, 16);  // residues a batch
+  std::vector<cd> h(static_cast<size_t>(M)), H(static_cast<size_t>(B * M));
+  std::vector<cd> g(static_cast<size_t>(N));
+  for (long long a0 = 0; a0 < P; a0 += B) {
+    const long long nb = std::min(B, P - a0);
+    for (long long i = 0; i < nb; ++i) {
+      const long long a = a0 + i;
+      std::fill(h.begin(), h.end(), cd(0));
+      for (long long k = -r; k <= r; ++k) {
+        long long e = (a * k) % N, f = k % M;
+        e += e < 0 ? N : 0, f += f < 0 ? M : 0;
+        const cd w = e == 0 ? cd(1) : hi[size_t(e / S)] * lo[size_t(e % S)];
+        h[size_t(f)] += double(taps[size_t(k + r)]) * w;
+      }
+      dft_plus(h.data(), 1, H.data() + i * M, M, 1, WM);
+    }
+    for (long long b = 0; b < M; ++b)
+      for (long long i = 0; i < nb; ++i) g[size_t(a0 + i + P * b)] = H[size_t(i * M + b)] / double(N);
   }
   return g;
 }

@@ -5,6 +5,7 @@
 // recipe applies exactly gauss-sep's taps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <complex>
@@ -75,6 +76,32 @@ std::vector<double> by_dft(const std::vector<double>& line, const std::vector<fl
     out[size_t(x)] = y.real();
   }
   return out;
+}
+
+// fft_kernel_spectrum's transforms against the defining sum, in float64: transform lengths of every kind (powers of
+// two, 7-smooth, prime, shorter than the kernel so that taps fold), asymmetric taps.
+TEST(Fft, SpectrumIsTheDefiningSum) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double pi = std::acos(-1.0);
+  for (int N : {1, 2, 3, 7, 12, 41, 64, 97, 210, 1000, 1024, 2401, 6561})
+    for (int r : {0, 1, 5, 40, 300}) {
+      std::vector<float> taps(size_t(2 * r + 1));
+      for (float& t : taps) t = float(u(rng));
+      const std::vector<cd> g = fft_kernel_spectrum(taps, N);
+      ASSERT_EQ(g.size(), size_t(N));
+      double worst = 0;
+      for (int j = 0; j < N; ++j) {
+        long double re = 0, im = 0;
+        for (int k = -r; k <= r; ++k) {
+          const long long m = ((long long)j * k % N + N) % N;
+          re += (long double)taps[size_t(k + r)] * std::cos(2.0 * pi * double(m) / N);
+          im += (long double)taps[size_t(k + r)] * std::sin(2.0 * pi * double(m) / N);
+        }
+        worst = std::max(worst, std::abs(g[size_t(j)] - cd(double(re), double(im)) / double(N)));
+      }
+      EXPECT_LT(worst, 1e-13) << "N " << N << " r " << r;
+    }
 }
 
 TEST(Fft, SpectrumTimesExtendedLineIsTheDirectConvolution) {
