@@ -58,8 +58,8 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
 // y and z. A kernel launched so reads its tile row as grid_row(); the last z slice's blocks past the grid's rows land
 // on rows past the image, which the kernels skip (whole blocks, before any barrier).
 inline dim3 tall_grid(unsigned gx, long long rows) {
-  const long long y = std::min<long long>(std::max<long long>(rows, 1), 65535);
-  return dim3(gx, unsigned(y), unsigned((std::max<long long>(rows, 1) + y - 1) / y));
+  const long long n = std::max<long long>(rows, 1), y = std::min<long long>(n, 65535);
+  return dim3(gx, unsigned(y), unsigned((n + y - 1) / y));
 }
 __device__ __forceinline__ int grid_row() { return int(blockIdx.z * gridDim.y + blockIdx.y); }
 
