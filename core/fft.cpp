@@ -71,19 +71,20 @@ void dft_plus(const cd* x, long long stride, cd* X, long long M, long long tstep
   }
 }
 
-}  // namespace
-
 // exp(+2 pi i x / n) at the exact angle (0 <= x < n).
 cd unit_root(long long x, long long n) {
   const double t = 2.0 * std::acos(-1.0) * double(x) / double(n);
   return {std::cos(t), std::sin(t)};
 }
 
+}  // namespace
+
 // G[a + P b] = (1/N) sum_k taps[k + r] w_N^(a k) w_M^(b k) for M dividing N and P = N / M: one M-point transform
 // of the taps twiddled by w_N^(a k) (folded mod M) for each of the P residues a. With M the least divisor of N that
 // is at least the kernel's length this costs about N log M instead of the direct N (2r + 1). The twiddles w_N^e come
 // from two tables of about sqrt(N) exact angles (one product, within an ulp or two) and the residues go in batches
-// whose outputs are written together: a table of N angles and G's stride-P writes made a line of 2^28 take a minute.
+// whose outputs are written together (a table of N angles read at random and G's stride-P writes, one residue at a
+// time, took 58-68 s against 24.5 for N = 2^28 on the 2-core build machine).
 std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft) {
   const long long N = n_fft, r = (long long)(taps.size() / 2), L = 2 * r + 1;
   long long M = N;

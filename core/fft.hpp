@@ -32,7 +32,7 @@ FftLine fft_line(int n, int radius, Border b, FftSizes sizes);
 // The spectrum G of the correlation with `taps` (offsets -r..r) for transform length N, scaled by 1/N:
 // G[j] = (1/N) sum_k taps[k + r] exp(+2 pi i j k / N), so that the unnormalised inverse DFT of DFT(line) * G
 // (forward exp(-2 pi i ...), inverse exp(+2 pi i ...): cuFFT's and the GL shader's conventions) is
-// out(x) = sum_k taps[k + r] line((x + k) mod N). Computed in float64 from a table of exact angles, in about
+// out(x) = sum_k taps[k + r] line((x + k) mod N). Computed in float64 from tables of exact angles, in about
 // N log(2r + 1) steps (a transform of the kernel's length for each residue; the direct sum took N (2r + 1): hours on
 // a line of 2^28 with radius 3072).
 std::vector<std::complex<double>> fft_kernel_spectrum(const std::vector<float>& taps, int n_fft);
