@@ -1,9 +1,11 @@
 // `gpublur blur`: files, folders and stdin lists -> blurred files in -o DIR, plus a report.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <unistd.h>
@@ -149,6 +151,13 @@ int run_blur(BlurArgs& a) {
   if (ec || !std::filesystem::is_directory(a.output_dir)) {  // -o names a file, or a folder we may not make
     unmake();
     return usage("cannot create output folder " + a.output_dir + ": " + (ec ? ec.message() : "not a folder"));
+  }
+  // A folder that exists but takes no files (permissions, a read-only mount) fails every write; found here, before
+  // any image is read and blurred.
+  if (access(a.output_dir.c_str(), W_OK | X_OK) != 0) {
+    const int e = errno;
+    unmake();
+    return usage("cannot write into output folder " + a.output_dir + ": " + std::strerror(e));
   }
   if (Status s = check_text_file_target("--report", a.report); !s) {
     unmake();

@@ -23,6 +23,7 @@ namespace {
 void open_closed_standard_fds() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == 0) gpublur::note_stdin_closed();
     if (fd == 1) gpublur::cli::count_lost_stdout();
     const int null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (null_fd >= 0 && null_fd != fd) {  // a lower descriptor still closed took it: move it

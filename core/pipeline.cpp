@@ -61,6 +61,12 @@ std::vector<std::string> read_path_list(std::istream& in) {
   return out;
 }
 
+namespace {
+std::atomic<bool> g_stdin_closed{false};
+}  // namespace
+
+void note_stdin_closed() { g_stdin_closed = true; }
+
 Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std::string>& out) {
   out.clear();
   for (const std::string& in : args) {
@@ -68,6 +74,7 @@ Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std:
       out.push_back(in);
       continue;
     }
+    if (g_stdin_closed) return Status::fail("cannot read the list of inputs from stdin: it is closed");
     errno = 0;
     for (auto& p : read_path_list(std::cin)) out.push_back(std::move(p));
     if (std::ferror(stdin))

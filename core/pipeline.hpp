@@ -48,8 +48,11 @@ std::string real_path(const std::filesystem::path& p);
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
 // The inputs as given, each `-` replaced by the list read_path_list reads from stdin (blur and quality take it).
-// Fails where stdin cannot be read (stdin a folder: `< dir`), which is not an empty list.
+// Fails where stdin cannot be read (stdin a folder: `< dir`, or closed: `<&-`), which is not an empty list.
 Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std::string>& out);
+// main() found stdin closed and holds /dev/null there (so that no file the run opens takes descriptor 0): a `-` list
+// is then an error, not an empty list.
+void note_stdin_closed();
 
 // One entry of a folder scan: an image file, or a name that cannot be read as one, with its error.
 struct FolderEntry {

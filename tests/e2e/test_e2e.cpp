@@ -1135,6 +1135,15 @@ TEST_F(E2E, ReportLinksUnreadableStdinAndLongNames) {
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_NE(slurp(at("err.txt")).find("cannot read the list of inputs from stdin"), std::string::npos)
       << slurp(at("err.txt"));
+  // A closed stdin (`<&-`) is not an empty list either (it had run no image, exit 0, and made the folder).
+  const std::string closed = quote(gpublur::testing::gpublur_bin()) + " blur - -o " + quote(at("o3").string()) +
+                             " -b cpu <&- 2>" + quote(at("err.txt").string());
+  const int closed_status = std::system(closed.c_str());
+  ASSERT_TRUE(WIFEXITED(closed_status));
+  EXPECT_EQ(WEXITSTATUS(closed_status), 2) << slurp(at("err.txt"));
+  EXPECT_NE(slurp(at("err.txt")).find("cannot read the list of inputs from stdin: it is closed"), std::string::npos)
+      << slurp(at("err.txt"));
+  EXPECT_FALSE(fs::exists(at("o3")));
 }
 
 // A process limit (ulimit -u) that refuses threads: fewer threads, or one clear error; never an abort. The limit
@@ -1278,6 +1287,36 @@ TEST_F(E2E, ARefusedRunLeavesNoFolderItMade) {
     EXPECT_NE(r.err.find("cannot create output folder " + refused + ": "), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("not a folder"), std::string::npos) << r.err;
   }
+}
+
+// An output folder that exists but takes no files is a usage error before any image is read (every image had been
+// read and blurred, then each write failed). Root may write anywhere, so as root the run is nobody's.
+TEST_F(E2E, AnUnwritableOutputFolderIsRefusedFirst) {
+  make_image("in/a.png", 8, 8, 3, PixelType::UInt8, 19);
+  fs::create_directories(at("ro"));
+  fs::permissions(dir_, fs::perms::all);
+  fs::permissions(at("in"), fs::perms::all);
+  fs::permissions(at("ro"), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const std::string bin = gpublur::testing::gpublur_bin(), err = at("err.txt").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    freopen(err.c_str(), "w", stderr);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
+    const std::string in = at("in").string(), out = at("ro").string();
+    execl(bin.c_str(), bin.c_str(), "blur", in.c_str(), "-o", out.c_str(), "-b", "cpu", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = -1;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  const std::string said = slurp(err);
+  EXPECT_EQ(WEXITSTATUS(status), 2) << said;
+  EXPECT_NE(said.find("cannot write into output folder " + at("ro").string() + ": Permission denied"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("a.png"), std::string::npos) << "no image was read: " << said;
+  EXPECT_TRUE(fs::is_empty(at("ro")));
 }
 
 TEST_F(E2E, CudaWithoutDeviceIsOneClearError) {
