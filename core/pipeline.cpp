@@ -498,16 +498,24 @@ InterruptHold::~InterruptHold() {
 // ---------------------------------------------------------------------------------------------------------
 // The pipeline
 
+// Backend and I/O messages usually name the file; where one does not, say which file it was. The name counts only
+// as a whole path in the message: "in/a.png" inside "out/in/a.png: interrupted" is the output's name, not the input's.
+std::string error_naming_input(const std::string& input, const std::string& msg) {
+  auto bounds = [](char c) {
+    return c == ' ' || c == '\'' || c == '"' || c == '(' || c == ':' || c == ',' || c == ')';
+  };
+  for (size_t at = msg.find(input); !input.empty() && at != std::string::npos; at = msg.find(input, at + 1)) {
+    const size_t end = at + input.size();
+    if ((at == 0 || bounds(msg[at - 1])) && (end == msg.size() || bounds(msg[end]))) return msg;
+  }
+  return input + ": " + msg;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// Backend and I/O messages usually name the file; where one does not, say which file it was.
-std::string naming(const std::string& input, const std::string& msg) {
-  return msg.find(input) != std::string::npos ? msg : input + ": " + msg;
 }
 
 struct Work {
@@ -749,7 +757,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           w.rec.pixel_type = pixel_type_name(w.loaded.meta.pixel_type);
         }
         if (!s) {
-          w.rec.error = naming(job.input, s.error);
+          w.rec.error = error_naming_input(job.input, s.error);
           w.rec.ms.read = ms_since(tr);  // a failed read took its time too
           finish(i, std::move(w.rec));
           continue;
@@ -774,7 +782,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         finish(i, std::move(w.rec));
         continue;
       } catch (const std::exception& e) {
-        w.rec.error = naming(job.input, e.what());
+        w.rec.error = error_naming_input(job.input, e.what());
         w.rec.ms.read = ms_since(tr);
         finish(i, std::move(w.rec));
         continue;
@@ -823,9 +831,9 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
                             [&](const std::string& tmp) { return io->write(tmp, w.loaded.image, meta); });
         }
         w.rec.ms.write = ms_since(tw);
-        if (!s) w.rec.error = naming(job.input, s.error);
+        if (!s) w.rec.error = error_naming_input(job.input, s.error);
       } catch (const std::exception& e) {
-        w.rec.error = naming(job.input, e.what());
+        w.rec.error = error_naming_input(job.input, e.what());
       }
       w.loaded = LoadedImage{};  // free the pixels before the next image
       w.result = PackedImage{};
@@ -865,7 +873,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
                         : run_backend(backend, plan, w.loaded.image, alpha_channels(w.loaded.meta), w.rec);
       });
       if (!s) {
-        w.rec.error = naming(w.rec.input, s.error);
+        w.rec.error = error_naming_input(w.rec.input, s.error);
         finish(w.index, std::move(w.rec));
         continue;
       }

@@ -50,6 +50,9 @@ std::vector<std::string> read_path_list(std::istream& in);
 // The inputs as given, each `-` replaced by the list read_path_list reads from stdin (blur and quality take it).
 // Fails where stdin cannot be read (stdin a folder: `< dir`, or closed: `<&-`), which is not an empty list.
 Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std::string>& out);
+// An image's error message as the report gives it: msg, prefixed with the input's name unless msg names the input
+// as a whole path.
+std::string error_naming_input(const std::string& input, const std::string& msg);
 // main() found stdin closed and holds /dev/null there (so that no file the run opens takes descriptor 0): a `-` list
 // is then an error, not an empty list.
 void note_stdin_closed();

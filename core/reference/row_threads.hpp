@@ -18,7 +18,8 @@ template <class F>
 void for_rows(int rows, int threads, F&& body) {
   int n = threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
   n = std::max(1, std::min(n, rows));
-  if (n > 1 && run_rows_on_pool(rows, n - 1, [](void* c, int y) { (*static_cast<std::remove_reference_t<F>*>(c))(y); }, &body)) return;
+  auto row = [](void* c, int y) { (*static_cast<std::remove_reference_t<F>*>(c))(y); };
+  if (n > 1 && run_rows_on_pool(rows, n - 1, row, &body)) return;
   for (int y = 0; y < rows; ++y) body(y);
 }
 

@@ -598,6 +598,18 @@ TEST(Pipeline, BackendsThatFailToOpenEndThePipeline) {
   EXPECT_FALSE(fs::exists(d / "out")) << "nothing written";
 }
 
+// An error names its input once: kept where the message names it as a whole path, prefixed otherwise (an output
+// name ending in the input's, "o/a.png: interrupted" for input "a.png", had passed for naming it).
+TEST(Pipeline, ErrorsNameTheirInput) {
+  EXPECT_EQ(error_naming_input("a.png", "o/a.png: interrupted"), "a.png: o/a.png: interrupted");
+  EXPECT_EQ(error_naming_input("in/a.png", "out/in/a.png: interrupted"), "in/a.png: out/in/a.png: interrupted");
+  EXPECT_EQ(error_naming_input("a.png", "a.png: not a PNG"), "a.png: not a PNG");
+  EXPECT_EQ(error_naming_input("a.png", "cannot open 'a.png': No such file"), "cannot open 'a.png': No such file");
+  EXPECT_EQ(error_naming_input("a.png", "decode failed (a.png)"), "decode failed (a.png)");
+  EXPECT_EQ(error_naming_input("a.png", "a.pngx: odd"), "a.png: a.pngx: odd");
+  EXPECT_EQ(error_naming_input("a.png", "backend error"), "a.png: backend error");
+}
+
 TEST(Bench, SizesMethodsAndMedian) {
   std::vector<std::pair<int, int>> sizes;
   ASSERT_TRUE(parse_bench_sizes("1024,640x480", sizes).ok());
