@@ -298,6 +298,7 @@ struct TempRegistry {
   int reports_writing = 0;  // of `writing`, the report's (InterruptHold(true))
   bool cancelled = false;
   std::function<void()> on_interrupt;  // the running pipeline's (run_pipeline sets and clears it)
+  std::vector<std::string> made_folders;  // the output folders the writers made, outermost first
 };
 
 TempRegistry& temps() {
@@ -312,6 +313,26 @@ int write_delay_ms() {
     return s ? std::atoi(s) : 0;
   }();
   return ms;
+}
+
+// The folder an output goes in (-r mirrors the input's sub-folders), noting the ones it makes: a folder whose every
+// write failed or was interrupted is removed at the run's end, not left behind empty.
+void make_output_folder(const fs::path& dir) {
+  if (dir.empty()) return;
+  TempRegistry& r = temps();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::error_code ec;
+  std::vector<fs::path> missing;  // innermost first
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+    missing.push_back(p);
+  fs::create_directories(dir, ec);
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    if (fs::is_directory(*it, ec)) r.made_folders.push_back(it->string());
+}
+// Removes the folders make_output_folder made that are empty, innermost first (the registry's mutex held).
+void remove_empty_made_folders(TempRegistry& r) {
+  for (auto it = r.made_folders.rbegin(); it != r.made_folders.rend(); ++it) ::rmdir(it->c_str());
+  r.made_folders.clear();
 }
 
 // Moves tmp to final; without overwrite, refuses an existing final atomically where the filesystem can.
@@ -426,6 +447,7 @@ void install_interrupt_handler() {
         if (sigtimedwait(&set, nullptr, &no_wait) > 0) break;
       }
       for (const auto& t : r.temps) ::unlink(t.c_str());
+      remove_empty_made_folders(r);
       // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
       // Not where a second signal cut a report's write short: the two would write at once (stdout interleaved).
       if (r.on_interrupt && r.reports_writing == 0) r.on_interrupt();
@@ -815,8 +837,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         if (opts.has_pixel_type || job.format != w.loaded.meta.format) meta.channel_types.clear();
         if (s && w.packed_out) {
           meta.srgb = w.packed_colour.out_srgb;
-          std::error_code ec;
-          fs::create_directories(fs::path(job.output).parent_path(), ec);
+          make_output_folder(fs::path(job.output).parent_path());
           s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {
@@ -825,8 +846,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           else
             put_nonfinite(w.nonfinite, plan.nonfinite_reach, plan.border, w.loaded.image);
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
-          std::error_code ec;
-          fs::create_directories(fs::path(job.output).parent_path(), ec);
+          make_output_folder(fs::path(job.output).parent_path());
           s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return io->write(tmp, w.loaded.image, meta); });
         }
@@ -913,6 +933,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   }
   computed.close();
   for (auto& t : pool) t.join();
+  {
+    std::lock_guard<std::mutex> lock(temps().mutex);
+    remove_empty_made_folders(temps());
+  }
   run.wall_ms = ms_since(t0);
   // Armed on with the whole run until the caller's InterruptReportScope ends (the report is written after this).
   // Its images only: the caller's hook takes the header, which its thread may still change.

@@ -967,6 +967,43 @@ TEST_F(E2E, InterruptLeavesNoPartialOutput) {
   }
 }
 
+// Sub-folders a recursive run makes for its outputs do not outlive every write into them failing: one interrupted
+// (its temporary removed), and one whose only image cannot be a PNG (five channels). They had stayed, empty.
+TEST_F(E2E, NoEmptyOutputFoldersAreLeft) {
+  make_image("in/s2/a.png", 32, 32, 3, PixelType::UInt8, 18);
+  const std::string bin = gpublur::testing::gpublur_bin();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("GPUBLUR_TEST_WRITE_DELAY_MS", "20000", 1);
+    const std::string in = at("in").string(), out = at("o").string();
+    freopen("/dev/null", "w", stderr);
+    execl(bin.c_str(), bin.c_str(), "blur", in.c_str(), "-r", "-o", out.c_str(), "-b", "cpu", (char*)nullptr);
+    _exit(127);
+  }
+  bool seen = false;
+  for (int i = 0; i < 1000 && !seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen = fs::is_directory(at("o/s2")) && !leftovers(at("o/s2")).empty();
+  }
+  EXPECT_TRUE(seen) << "no temporary output appeared";
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(fs::is_directory(at("o")));
+  EXPECT_FALSE(fs::exists(at("o/s2")));
+
+  make_image("in2/sub/deep/five.exr", 8, 8, 5, PixelType::Float, 3);
+  make_image("in2/ok.exr", 8, 8, 3, PixelType::Float, 4);
+  const Result r = run("blur " + quote(at("in2").string()) + " -r -o " + quote(at("o2").string()) +
+                       " -b cpu --format png");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_TRUE(fs::exists(at("o2/ok.png"))) << r.err;
+  EXPECT_FALSE(fs::exists(at("o2/sub"))) << r.err;
+}
+
 // Started with stderr closed (`2>&-`), the first file the run opens would take descriptor 2 and the log lines
 // would land in it (an output image): the closed descriptors are held on /dev/null from the start.
 TEST_F(E2E, ClosedStandardDescriptorsAreHeldOnDevNull) {
