@@ -30,6 +30,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/io/image_io.hpp"
+#include "core/io/io_common.hpp"
 #include "core/memory.hpp"
 #include "core/nonfinite.hpp"
 #include "core/parallel.hpp"
@@ -778,6 +779,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           w.rec.width = img.width, w.rec.height = img.height, w.rec.channels = img.channels;
           w.rec.pixel_type = pixel_type_name(w.loaded.meta.pixel_type);
         }
+        // An output PNG cannot take (more than four channels, colours out of PNG's order) fails here, before the
+        // blur, with the message the writer would give (a hunt's layered EXRs were blurred, then refused).
+        if (s && job.format == "png")
+          s = io::png_layout_fits(job.output, w.loaded.image.channels, w.loaded.meta.channel_names);
         if (!s) {
           w.rec.error = error_naming_input(job.input, s.error);
           w.rec.ms.read = ms_since(tr);  // a failed read took its time too

@@ -331,6 +331,32 @@ std::vector<std::string> png_channel_names(int channels) {
   }
 }
 
+Status png_layout_fits(const std::string& path, int channels, const std::vector<std::string>& channel_names) {
+  if (channels > 4)
+    return Status::fail(fmt::format(
+        "cannot write '{}': PNG holds 1 to 4 channels (gray, gray+alpha, RGB, RGBA), this image has {}; "
+        "write EXR instead",
+        path, channels));
+  const std::vector<std::string> names = png_channel_names(channels);
+  // PNG's channels are positional: where the image's names give colour roles (R, G, B, Y, A, in any layer or
+  // case) that are not PNG's order, writing them would scramble the colours (an EXR of A, diffuse.R, diffuse.G,
+  // diffuse.B put alpha into red). Names without a colour role (Z, N.x) are taken as they come in the colour
+  // slots, but not as PNG's alpha: R, G, B, Z made a PNG whose coverage was the depth, sRGB-encoded.
+  if (int(channel_names.size()) == channels)
+    for (int c = 0; c < channels; ++c) {
+      const std::string role = colour_role(channel_names[size_t(c)]);
+      // A lone channel is gray whatever it is (a matte named A too); gray + alpha's gray takes any colour.
+      const std::string& slot = names[size_t(c)];
+      const bool fits = (role.empty() && slot != "A") || role == slot || channels == 1 || (slot == "Y" && role != "A");
+      if (!fits)
+        return Status::fail(fmt::format(
+            "cannot write '{}': its channel {} ('{}') would be PNG's {}; PNG takes gray, gray + alpha, RGB or RGBA "
+            "in that order: write EXR instead",
+            path, c, channel_names[size_t(c)], names[size_t(c)]));
+    }
+  return Status::success();
+}
+
 Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,
                      std::vector<std::string>& names) {
   format = meta.format.empty() ? format_from_extension(path) : meta.format;
@@ -344,29 +370,8 @@ Status prepare_write(const std::string& path, const Image& img, const ImageMeta&
     return Status::fail(fmt::format("cannot write '{}': the image holds {} values, expected {}x{}x{}", path,
                                     img.data.size(), img.width, img.height, img.channels));
   if (format == "png") {
-    if (img.channels > 4)
-      return Status::fail(fmt::format(
-          "cannot write '{}': PNG holds 1 to 4 channels (gray, gray+alpha, RGB, RGBA), this image has {}; "
-          "write EXR instead",
-          path, img.channels));
+    if (Status fit = png_layout_fits(path, img.channels, meta.channel_names); !fit) return fit;
     names = png_channel_names(img.channels);
-    // PNG's channels are positional: where the image's names give colour roles (R, G, B, Y, A, in any layer or
-    // case) that are not PNG's order, writing them would scramble the colours (an EXR of A, diffuse.R, diffuse.G,
-    // diffuse.B put alpha into red). Names without a colour role (Z, N.x) are taken as they come in the colour
-    // slots, but not as PNG's alpha: R, G, B, Z made a PNG whose coverage was the depth, sRGB-encoded.
-    if (int(meta.channel_names.size()) == img.channels)
-      for (int c = 0; c < img.channels; ++c) {
-        const std::string role = colour_role(meta.channel_names[size_t(c)]);
-        // A lone channel is gray whatever it is (a matte named A too); gray + alpha's gray takes any colour.
-        const std::string& slot = names[size_t(c)];
-        const bool fits = (role.empty() && slot != "A") || role == slot || img.channels == 1 ||
-                          (slot == "Y" && role != "A");
-        if (!fits)
-          return Status::fail(fmt::format(
-              "cannot write '{}': its channel {} ('{}') would be PNG's {}; PNG takes gray, gray + alpha, RGB or RGBA "
-              "in that order: write EXR instead",
-              path, c, meta.channel_names[size_t(c)], names[size_t(c)]));
-      }
     return Status::success();
   }
   names = meta.channel_names;

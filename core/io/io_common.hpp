@@ -62,6 +62,10 @@ int find_alpha(const std::vector<std::string>& names);
 // PNG channel names for a channel count: Y / Y,A / R,G,B / R,G,B,A.
 std::vector<std::string> png_channel_names(int channels);
 
+// Whether an image of `channels` channels named so (names may be empty) can be written as a PNG: 1 to 4 channels,
+// colour roles in PNG's order (gray, gray + alpha, RGB, RGBA). prepare_write's check, and the pipeline's before the
+// blur (an output that cannot be written fails as soon as the input is read).
+Status png_layout_fits(const std::string& path, int channels, const std::vector<std::string>& channel_names);
 // Write-side checks shared by both adapters: sizes, data length, channel names (filled in if empty).
 // `format` is meta.format, or the extension's when empty.
 Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,

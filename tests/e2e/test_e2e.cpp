@@ -968,7 +968,8 @@ TEST_F(E2E, InterruptLeavesNoPartialOutput) {
 }
 
 // Sub-folders a recursive run makes for its outputs do not outlive every write into them failing: one interrupted
-// (its temporary removed), and one whose only image cannot be a PNG (five channels). They had stayed, empty.
+// (its temporary removed), and one whose only image cannot be a PNG (five channels: now refused once read, so its
+// folder is never made). They had stayed, empty.
 TEST_F(E2E, NoEmptyOutputFoldersAreLeft) {
   make_image("in/s2/a.png", 32, 32, 3, PixelType::UInt8, 18);
   const std::string bin = gpublur::testing::gpublur_bin();
@@ -998,10 +999,21 @@ TEST_F(E2E, NoEmptyOutputFoldersAreLeft) {
   make_image("in2/sub/deep/five.exr", 8, 8, 5, PixelType::Float, 3);
   make_image("in2/ok.exr", 8, 8, 3, PixelType::Float, 4);
   const Result r = run("blur " + quote(at("in2").string()) + " -r -o " + quote(at("o2").string()) +
-                       " -b cpu --format png");
+                       " -b cpu --format png --report " + quote(at("r2.json").string()));
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_TRUE(fs::exists(at("o2/ok.png"))) << r.err;
   EXPECT_FALSE(fs::exists(at("o2/sub"))) << r.err;
+  // The five channels fail as soon as they are read, with the writer's message: nothing blurred or uploaded.
+  const json rep = json::parse(slurp(at("r2.json")));
+  bool found = false;
+  for (const auto& im : rep["images"])
+    if (im["input"].get<std::string>().find("five.exr") != std::string::npos) {
+      found = true;
+      EXPECT_NE(im["error"].get<std::string>().find("PNG holds 1 to 4 channels"), std::string::npos) << im.dump();
+      EXPECT_EQ(im["timings_ms"]["compute"], 0.0) << im.dump();
+      EXPECT_EQ(im["timings_ms"]["upload"], 0.0) << im.dump();
+    }
+  EXPECT_TRUE(found) << rep.dump();
 }
 
 // Started with stderr closed (`2>&-`), the first file the run opens would take descriptor 2 and the log lines
