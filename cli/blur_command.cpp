@@ -38,7 +38,7 @@ struct BlurArgs {
   std::string format;
   std::string pixel_type;
   bool no_linear = false, no_premultiply = false;
-  bool recursive = false, overwrite = false;
+  bool recursive = false, overwrite = false, skip_existing = false;
   std::string report;
   std::string report_format = "json";
   int io_threads = 0;
@@ -89,6 +89,7 @@ int run_blur(BlurArgs& a) {
   po.color.linear = !a.no_linear;
   po.color.premultiply = !a.no_premultiply;
   po.overwrite = a.overwrite;
+  po.skip_existing = a.skip_existing;
   po.io_threads = a.io_threads;
   po.png_compression = a.png_compression;
   po.exr_compression = a.exr_compression;
@@ -329,7 +330,11 @@ int run_blur(BlurArgs& a) {
   }
 
   const int failed = run.failed();
-  spdlog::info("{} image(s), {} failed, {:.1f} ms", run.images.size(), failed, run.wall_ms);
+  if (run.skipped() > 0)
+    spdlog::info("{} image(s), {} failed, {} skipped (their outputs exist), {:.1f} ms", run.images.size(), failed,
+                 run.skipped(), run.wall_ms);
+  else
+    spdlog::info("{} image(s), {} failed, {:.1f} ms", run.images.size(), failed, run.wall_ms);
   if (!a.report.empty() && !write_final_report(a.report, run, report_format)) return kExitFailed;
   const auto close_start = std::chrono::steady_clock::now();
   backends.clear();
@@ -363,8 +368,12 @@ std::function<int()> add_blur_command(CLI::App& app) {
   cmd->add_flag("--no-linear", args->no_linear, "blur sRGB (PNG) data as encoded, not in linear light");
   cmd->add_flag("--no-premultiply", args->no_premultiply,
                 "do not premultiply straight (PNG) alpha for the blur");
-  cmd->add_flag("--overwrite", args->overwrite,
-                "replace existing output files (without it an existing output is an error for that file)");
+  auto* overwrite = cmd->add_flag("--overwrite", args->overwrite,
+                                  "replace existing output files (without it an existing output is an error for that "
+                                  "file)");
+  cmd->add_flag("--skip-existing", args->skip_existing,
+                "an input whose output exists is not read, and counts as skipped, not failed (resuming a batch)")
+      ->excludes(overwrite);
   cmd->add_option("--report", args->report, "write the run report to FILE ('-' = stdout; logs stay on stderr)")
       ->type_name("FILE")
       ->check(kNamesAFile);

@@ -617,7 +617,9 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, const std::ve
 }
 
 void log_result(const ImageRecord& r) {
-  if (r.ok)
+  if (r.skipped)
+    spdlog::info("{}: output {} exists: skipped", r.input, r.output);
+  else if (r.ok)
     spdlog::info("{} -> {}  ({}x{}x{}, {:.1f} ms)", r.input, r.output, r.width, r.height, r.channels,
                  r.ms.total());
   else
@@ -760,7 +762,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
       }
       std::error_code ec;
       if (!opts.overwrite && fs::exists(job.output, ec)) {
-        w.rec.error = job.input + ": output " + job.output + " exists (use --overwrite to replace it)";
+        if (opts.skip_existing)
+          w.rec.skipped = true;
+        else
+          w.rec.error = job.input + ": output " + job.output + " exists (use --overwrite to replace it)";
         finish(i, std::move(w.rec));
         continue;
       }

@@ -98,6 +98,7 @@ struct PipelineOptions {
   bool has_pixel_type = false;
   PixelType pixel_type = PixelType::Float;
   bool overwrite = false;  // replace existing outputs; without it an existing output is an error for that file
+  bool skip_existing = false;  // an existing output's input is not read: recorded as skipped (resuming a batch)
   int png_compression = 6;      // zlib level of PNG outputs (libvips's default too)
   std::string exr_compression;  // EXR outputs: "" keeps the input's (zip for PNG inputs), else OpenEXR's name
   int io_threads = 0;      // decode threads and, as many again, encode threads; 0: auto_io_threads()

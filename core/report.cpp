@@ -23,6 +23,14 @@ int RunRecord::failed() const {
   return n;
 }
 
+int RunRecord::skipped() const {
+  int n = 0;
+  for (const auto& i : images) n += i.skipped ? 1 : 0;
+  return n;
+}
+
+const char* image_status(const ImageRecord& r) { return r.skipped ? "skipped" : r.ok ? "ok" : "error"; }
+
 bool parse_report_format(const std::string& s, ReportFormat& out) {
   if (s == "json") return out = ReportFormat::Json, true;
   if (s == "jsonl") return out = ReportFormat::Jsonl, true;
@@ -41,7 +49,7 @@ json image_json(const ImageRecord& r) {
               {"height", r.height},
               {"channels", r.channels},
               {"pixel_type", r.pixel_type},
-              {"status", r.ok ? "ok" : "error"},
+              {"status", image_status(r)},
               {"error", r.error},
               {"path", r.path},
               {"timings_ms",
@@ -85,7 +93,8 @@ json summary_json(const RunRecord& run) {
   json s = json{{"images", n},
               {"failed", run.failed()},
               {"wall_ms", run.wall_ms},
-              {"images_per_second", run.wall_ms > 0 ? (n - run.failed()) * 1000.0 / run.wall_ms : 0.0},
+              {"images_per_second",
+               run.wall_ms > 0 ? (n - run.failed() - run.skipped()) * 1000.0 / run.wall_ms : 0.0},
               {"io_threads", run.io_threads},
               {"stage_totals_ms",
                {{"read", t.read}, {"upload", t.upload}, {"compute", t.compute}, {"download", t.download},
@@ -96,6 +105,7 @@ json summary_json(const RunRecord& run) {
   if (run.backend_init_ms >= 0) startup["backend_init"] = run.backend_init_ms;
   if (!startup.empty()) s["startup_ms"] = startup;
   if (run.interrupted) s["interrupted"] = true;
+  if (run.skipped() > 0) s["skipped"] = run.skipped();
   return s;
 }
 
@@ -140,8 +150,8 @@ std::string image_entry_error(const json& im) {
   for (const char* k : {"input", "output", "pixel_type", "status", "error", "path"})
     if (!im.contains(k) || !im[k].is_string()) return std::string("an image entry's ") + k + " is not a string";
   const std::string status = im["status"].get<std::string>();
-  if (status != "ok" && status != "error") return "image " + im["input"].get<std::string>() + ": status '" + status +
-                                                  "' is neither ok nor error";
+  if (status != "ok" && status != "error" && status != "skipped")
+    return "image " + im["input"].get<std::string>() + ": status '" + status + "' is not ok, skipped or error";
   for (const char* k : {"width", "height", "channels"})
     if (!im.contains(k) || !im[k].is_number_integer() || im[k].get<long long>() < 0)
       return "image " + im["input"].get<std::string>() + ": " + k + " is not an integer >= 0";
@@ -288,7 +298,8 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
                               "; give each shard's report once");
         images.push_back(im);
         ImageRecord rec;
-        rec.ok = im["status"] == "ok";
+        rec.ok = im["status"] == "ok" || im["status"] == "skipped";
+        rec.skipped = im["status"] == "skipped";
         const json t = im.value("timings_ms", json::object());
         rec.ms = {t.value("read", 0.0), t.value("upload", 0.0), t.value("compute", 0.0), t.value("download", 0.0),
                   t.value("write", 0.0)};
@@ -341,7 +352,7 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
       const auto ms = [](double v) { return fmt::format("{}", v); };
       for (const auto& r : run.images) {
         os << csv_field(r.input) << ',' << csv_field(r.output) << ',' << r.width << ',' << r.height << ','
-           << r.channels << ',' << r.pixel_type << ',' << (r.ok ? "ok" : "error") << ',' << csv_field(r.error)
+           << r.channels << ',' << r.pixel_type << ',' << image_status(r) << ',' << csv_field(r.error)
            << ',' << csv_field(r.path) << ',' << ms(r.ms.read) << ',' << ms(r.ms.upload) << ',' << ms(r.ms.compute)
            << ',' << ms(r.ms.download) << ',' << ms(r.ms.write) << ',' << ms(r.ms.total()) << "\n";
       }

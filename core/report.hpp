@@ -25,6 +25,7 @@ struct ImageRecord {
   int width = 0, height = 0, channels = 0;
   std::string pixel_type;  // of the input file, "" if it could not be read
   bool ok = false;
+  bool skipped = false;    // --skip-existing: its output existed, so it was not read (ok, status "skipped")
   std::string error;       // "" when ok
   std::string path;        // RunInfo.path of the backend run(s)
   StageTimes ms;
@@ -51,7 +52,10 @@ struct RunRecord {
   size_t shard_jobs = 0;
 
   int failed() const;
+  int skipped() const;  // images whose existing output --skip-existing kept
 };
+// An image's status in reports: "ok", "skipped" or "error".
+const char* image_status(const ImageRecord& r);
 // Every field of `from` but its images and what the pipeline measures (io_threads, wall_ms, interrupted).
 void copy_run_header(const RunRecord& from, RunRecord& to);
 

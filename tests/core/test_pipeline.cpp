@@ -570,9 +570,8 @@ TEST(Pipeline, AWriteThatThrowsLeavesNoTemporary) {
     EXPECT_FALSE(im.ok);
     EXPECT_NE(im.error.find("bad_alloc"), std::string::npos) << im.error;
   }
-  std::vector<std::string> left;
-  for (const auto& e : fs::directory_iterator(d / "out")) left.push_back(e.path().filename().string());
-  EXPECT_TRUE(left.empty()) << left.front();
+  // The output folder the writers made held only the temporaries: it is gone with them.
+  EXPECT_FALSE(fs::exists(d / "out"));
 }
 
 // Backends that fail to open: the readers stop, nothing is written or recorded, and the pipeline returns.

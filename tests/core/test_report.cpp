@@ -267,7 +267,7 @@ TEST(Report, MergeRefusesImageEntriesTheSchemaDoesNotAllow) {
   nlohmann::json m;
   ASSERT_TRUE(merge_reports({ja, jb}, {"a.json", "b.json"}, m).ok());
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"/images/0/status", "neither ok nor error"}, {"/images/0/width", "width is not an integer"},
+      {"/images/0/status", "is not ok, skipped or error"}, {"/images/0/width", "width is not an integer"},
       {"/images/1/timings_ms", "timings_ms.read"}, {"/images/0/output", "output is not a string"},
       {"/images/0/colour", "unknown fields"}};
   for (const auto& [at, expect] : cases) {

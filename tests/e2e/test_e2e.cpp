@@ -967,6 +967,55 @@ TEST_F(E2E, InterruptLeavesNoPartialOutput) {
   }
 }
 
+// --skip-existing resumes a batch: inputs whose outputs exist are not read (status "skipped", counted apart, no
+// failure), the rest are blurred; the existing outputs stay as they were. It does not go with --overwrite.
+TEST_F(E2E, SkipExistingResumesABatch) {
+  make_image("in/a.png", 16, 12, 3, PixelType::UInt8, 1);
+  make_image("in/b.png", 16, 12, 3, PixelType::UInt8, 2);
+  make_image("in/c.exr", 16, 12, 4, PixelType::Float, 3);
+  const std::string in = quote(at("in").string()), out = quote(at("o").string());
+  fs::create_directories(at("o"));
+  std::ofstream(at("o/a.png")) << "a finished output";  // not even a PNG: it must not be read or replaced
+  Result r = run("blur " + in + " -o " + out + " -b cpu");
+  EXPECT_EQ(r.rc, 1) << "without the flag an existing output is an error: " << r.err;
+  fs::remove(at("o/b.png"));
+  fs::remove(at("o/c.exr"));
+  r = run("blur " + in + " -o " + out + " -b cpu --skip-existing --report " + quote(at("r.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(slurp(at("o/a.png")), "a finished output");
+  EXPECT_TRUE(fs::exists(at("o/b.png")));
+  EXPECT_TRUE(fs::exists(at("o/c.exr")));
+  json rep = json::parse(slurp(at("r.json")));
+  auto errors = testing::schema_errors(load_schema(), rep);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  ASSERT_EQ(rep["images"].size(), 3u);
+  EXPECT_EQ(rep["images"][0]["status"], "skipped");
+  EXPECT_EQ(rep["images"][0]["error"], "");
+  EXPECT_EQ(rep["images"][0]["timings_ms"]["read"], 0.0);
+  EXPECT_EQ(rep["images"][1]["status"], "ok");
+  EXPECT_EQ(rep["summary"]["skipped"], 1);
+  EXPECT_EQ(rep["summary"]["failed"], 0);
+  EXPECT_NE(r.err.find("1 skipped"), std::string::npos) << r.err;
+  // Everything done: all skipped, exit 0; the CSV says skipped too; a merge keeps the status and the count.
+  r = run("blur " + in + " -o " + out + " -b cpu --skip-existing --report " + quote(at("r2.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  rep = json::parse(slurp(at("r2.json")));
+  EXPECT_EQ(rep["summary"]["skipped"], 3);
+  EXPECT_EQ(rep["summary"]["images_per_second"], 0.0);
+  r = run("blur " + in + " -o " + out + " -b cpu --skip-existing --report-format csv --report " +
+          quote(at("r.csv").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(slurp(at("r.csv")).find(",skipped,"), std::string::npos) << slurp(at("r.csv"));
+  r = run("report merge " + quote(at("r.json").string()) + " -o " + quote(at("m.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  rep = json::parse(slurp(at("m.json")));
+  EXPECT_EQ(rep["images"][0]["status"], "skipped");
+  EXPECT_EQ(rep["summary"]["skipped"], 1);
+  EXPECT_EQ(rep["summary"]["failed"], 0);
+  r = run("blur " + in + " -o " + out + " -b cpu --skip-existing --overwrite");
+  EXPECT_EQ(r.rc, 2) << r.err;
+}
+
 // Sub-folders a recursive run makes for its outputs do not outlive every write into them failing: one interrupted
 // (its temporary removed), and one whose only image cannot be a PNG (five channels: now refused once read, so its
 // folder is never made). They had stayed, empty.
