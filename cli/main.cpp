@@ -14,6 +14,7 @@
 #include "cli/startup.hpp"
 #include "core/pipeline.hpp"
 #include "core/registry.hpp"
+#include "core/warning_capture.hpp"
 
 namespace {
 
@@ -106,10 +107,11 @@ int main(int argc, char** argv) {
         }
     exit_process(rc == 0 ? kExitOk : kExitUsage);  // help that stdout could not take is not a success
   }
-  spdlog::set_level(quiet ? spdlog::level::err
-                    : verbose >= 2 ? spdlog::level::trace
-                    : verbose == 1 ? spdlog::level::debug
-                                   : spdlog::level::info);
+  // stderr shows from this level; warnings reach the report's per-image lists whatever it is (-q too).
+  gpublur::capture_warnings(*logger, quiet          ? spdlog::level::err
+                                     : verbose >= 2 ? spdlog::level::trace
+                                     : verbose == 1 ? spdlog::level::debug
+                                                    : spdlog::level::info);
 
   int rc = kExitUsage;
   try {

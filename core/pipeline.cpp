@@ -34,6 +34,7 @@
 #include "core/memory.hpp"
 #include "core/nonfinite.hpp"
 #include "core/parallel.hpp"
+#include "core/warning_capture.hpp"
 
 namespace fs = std::filesystem;
 
@@ -778,7 +779,11 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
       try {
         ReadLimits limits = opts.limits;
         limits.keep_packed = keep_packed();
-        Status s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour, &w.packed_colour);
+        Status s;
+        {
+          WarningCapture capture(w.rec.warnings);
+          s = read_working(*io, job.input, limits, opts.color, w.loaded, w.colour, &w.packed_colour);
+        }
         if (w.loaded.image.width > 0 || w.loaded.image.channels > 0) {  // read, if inconsistent
           const Image& img = w.loaded.image;
           w.rec.width = img.width, w.rec.height = img.height, w.rec.channels = img.channels;
@@ -836,6 +841,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         continue;
       }
       try {
+        WarningCapture capture(w.rec.warnings);  // ends before `finish` moves the record
         const auto tw = Clock::now();
         ImageMeta meta = w.loaded.meta;
         meta.format = job.format;
@@ -898,10 +904,14 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
   auto stage = [&](Backend& backend) {
     while (auto item = decoded.pop()) {
       Work& w = *item;
-      const Status s = guarded_run(backend, plan, w.rec.width, w.rec.height, [&] {
-        return w.packed ? run_backend_packed(backend, plan, w)
-                        : run_backend(backend, plan, w.loaded.image, alpha_channels(w.loaded.meta), w.rec);
-      });
+      Status s;
+      {
+        WarningCapture capture(w.rec.warnings);
+        s = guarded_run(backend, plan, w.rec.width, w.rec.height, [&] {
+          return w.packed ? run_backend_packed(backend, plan, w)
+                          : run_backend(backend, plan, w.loaded.image, alpha_channels(w.loaded.meta), w.rec);
+        });
+      }
       if (!s) {
         w.rec.error = error_naming_input(w.rec.input, s.error);
         finish(w.index, std::move(w.rec));

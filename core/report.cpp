@@ -43,22 +43,24 @@ std::string json_text(const json& j, int indent) {
 }
 
 json image_json(const ImageRecord& r) {
-  return json{{"input", r.input},
-              {"output", r.output},
-              {"width", r.width},
-              {"height", r.height},
-              {"channels", r.channels},
-              {"pixel_type", r.pixel_type},
-              {"status", image_status(r)},
-              {"error", r.error},
-              {"path", r.path},
-              {"timings_ms",
-               {{"read", r.ms.read},
-                {"upload", r.ms.upload},
-                {"compute", r.ms.compute},
-                {"download", r.ms.download},
-                {"write", r.ms.write},
-                {"total", r.ms.total()}}}};
+  json j{{"input", r.input},
+        {"output", r.output},
+        {"width", r.width},
+        {"height", r.height},
+        {"channels", r.channels},
+        {"pixel_type", r.pixel_type},
+        {"status", image_status(r)},
+        {"error", r.error},
+        {"path", r.path},
+        {"timings_ms",
+         {{"read", r.ms.read},
+          {"upload", r.ms.upload},
+          {"compute", r.ms.compute},
+          {"download", r.ms.download},
+          {"write", r.ms.write},
+          {"total", r.ms.total()}}}};
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
+  return j;
 }
 
 std::string bottleneck_stage(const RunRecord& run) {

@@ -29,6 +29,7 @@ struct ImageRecord {
   std::string error;       // "" when ok
   std::string path;        // RunInfo.path of the backend run(s)
   StageTimes ms;
+  std::vector<std::string> warnings;  // logged while it was read, blurred or written (WarningCapture)
 };
 
 struct RunRecord {

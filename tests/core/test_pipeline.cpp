@@ -13,12 +13,16 @@
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "core/bench.hpp"
 #include "core/io/image_io.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference/reference.hpp"
+#include "core/report.hpp"
+#include "core/warning_capture.hpp"
 #include "tests/core/nonfinite_footprint.hpp"
 #include "tests/core/random_image.hpp"
 
@@ -572,6 +576,58 @@ TEST(Pipeline, AWriteThatThrowsLeavesNoTemporary) {
   }
   // The output folder the writers made held only the temporaries: it is gone with them.
   EXPECT_FALSE(fs::exists(d / "out"));
+}
+
+// An adapter that warns as it reads and writes the second image, as OpenEXR's multi-part or uint reads do.
+class WarningIO final : public ImageIO {
+ public:
+  WarningIO() : io_(make_lean_io()) {}
+  std::string name() const override { return io_->name(); }
+  Status read(const std::string& path, const ReadLimits& limits, LoadedImage& out) override {
+    if (path.find("in_1") != std::string::npos) spdlog::warn("'{}': read with a loss", path);
+    return io_->read(path, limits, out);
+  }
+  Status write(const std::string& path, const Image& img, const ImageMeta& meta) override {
+    if (meta.shown_name.find("in_1") != std::string::npos) spdlog::warn("'{}': written with a loss", meta.shown_name);
+    return io_->write(path, img, meta);
+  }
+
+ private:
+  std::unique_ptr<ImageIO> io_;
+};
+
+// Warnings logged while an image is read or written go into its record and the report's image entry (under -q
+// too: capture_warnings lets them past the level stderr shows), not into another image's.
+TEST(Pipeline, WarningsGoToTheirImage) {
+  if (!make_lean_io()) GTEST_SKIP() << "no lean I/O adapter";
+  std::ostringstream shown;
+  auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>("w", std::make_shared<spdlog::sinks::ostream_sink_mt>(shown));
+  capture_warnings(*logger, spdlog::level::err);  // as -q
+  spdlog::set_default_logger(logger);
+  TempDir d;
+  const std::vector<Job> jobs = write_inputs(d, 3);
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("copy", {}, plan).ok());
+  auto backend = make_cpu_backend(BackendOptions{});
+  PipelineOptions po;
+  po.io_threads = 2;
+  po.make_io = [] { return std::make_unique<WarningIO>(); };
+  RunRecord run;
+  run_pipeline(jobs, *backend, plan, po, run);
+  spdlog::warn("a warning of no image's");
+  spdlog::set_default_logger(previous);
+  ASSERT_EQ(run.images.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(run.images[i].ok) << run.images[i].error;
+    EXPECT_EQ(run.images[i].warnings.size(), i == 1 ? 2u : 0u) << i;
+  }
+  ASSERT_EQ(run.images[1].warnings.size(), 2u);
+  EXPECT_NE(run.images[1].warnings[0].find("read with a loss"), std::string::npos) << run.images[1].warnings[0];
+  EXPECT_NE(run.images[1].warnings[1].find("written with a loss"), std::string::npos) << run.images[1].warnings[1];
+  EXPECT_EQ(image_json(run.images[1])["warnings"].size(), 2u);
+  EXPECT_FALSE(image_json(run.images[0]).contains("warnings"));
+  EXPECT_EQ(shown.str(), "") << "stderr shows errors only";
 }
 
 // Backends that fail to open: the readers stop, nothing is written or recorded, and the pipeline returns.
