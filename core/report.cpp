@@ -161,8 +161,16 @@ std::string image_entry_error(const json& im) {
   for (const char* k : {"read", "upload", "compute", "download", "write", "total"})
     if (!t || !t->contains(k) || !(*t)[k].is_number() || (*t)[k].get<double>() < 0)
       return "image " + im["input"].get<std::string>() + ": timings_ms." + k + " is not a number >= 0";
-  // Nothing else: the schema allows no other fields (10 in an entry, 6 in its timings).
-  if (im.size() != 10 || t->size() != 6) return "image " + im["input"].get<std::string>() + ": unknown fields";
+  // warnings: present only where there are some, each a string.
+  const bool warned = im.contains("warnings");
+  if (warned) {
+    const json& w = im["warnings"];
+    if (!w.is_array() || w.empty() || !std::all_of(w.begin(), w.end(), [](const json& x) { return x.is_string(); }))
+      return "image " + im["input"].get<std::string>() + ": warnings is not a list of strings";
+  }
+  // Nothing else: the schema allows no other fields (10 in an entry, 11 with warnings, 6 in its timings).
+  if (im.size() != (warned ? 11u : 10u) || t->size() != 6)
+    return "image " + im["input"].get<std::string>() + ": unknown fields";
   return "";
 }
 

@@ -282,6 +282,19 @@ TEST(Report, MergeRefusesImageEntriesTheSchemaDoesNotAllow) {
     EXPECT_NE(s.error.find("b.json: "), std::string::npos) << s.error;
     EXPECT_NE(s.error.find(expect), std::string::npos) << s.error;
   }
+  // An image's warnings go through a merge as they are; warnings that are no list of strings are refused.
+  nlohmann::json warned = jb;
+  warned["images"][0]["warnings"] = nlohmann::json::array({"'x.exr': a loss"});
+  ASSERT_TRUE(merge_reports({ja, warned}, {"a.json", "b.json"}, m).ok());
+  int kept = 0;
+  for (const auto& im : m["images"]) kept += im.contains("warnings") && im["warnings"][0] == "'x.exr': a loss";
+  EXPECT_EQ(kept, 1) << m.dump();
+  for (const nlohmann::json& bad : {nlohmann::json::array({1}), nlohmann::json::array(), nlohmann::json("a loss")}) {
+    warned["images"][0]["warnings"] = bad;
+    const Status s = merge_reports({ja, warned}, {"a.json", "b.json"}, m);
+    EXPECT_FALSE(s.ok()) << bad.dump();
+    EXPECT_NE(s.error.find("warnings is not a list of strings"), std::string::npos) << s.error;
+  }
 }
 
 // Shards must agree on what changes the pixels (colour handling, GL storage) and on the build; where they ran
