@@ -15,8 +15,13 @@ namespace {
 class RowPool {
  public:
   bool run(int rows, int helpers, void (*fn)(void*, int), void* ctx) {
-    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
-    if (!busy.owns_lock()) return false;
+    // A flag, not a mutex: a row's body on the calling thread may call for_rows again, and a mutex's try_lock by
+    // its owner is undefined.
+    if (busy_.exchange(true, std::memory_order_acquire)) return false;
+    struct Release {
+      std::atomic<bool>& b;
+      ~Release() { b.store(false, std::memory_order_release); }
+    } release{busy_};
     grow(helpers);
     helpers = std::min<int>(helpers, int(threads_.size()));
     if (helpers < 1) return false;
@@ -40,7 +45,7 @@ class RowPool {
   void take_rows(void (*fn)(void*, int), void* ctx, int rows) {
     for (int y; (y = next_.fetch_add(1, std::memory_order_relaxed)) < rows;) fn(ctx, y);
   }
-  // Up to `n` threads (under busy_: no job is running, gen_ is stable). A process limit (ulimit -u) leaves fewer.
+  // Up to `n` threads (busy_ held: no job is running, gen_ is stable). A process limit (ulimit -u) leaves fewer.
   void grow(int n) {
     while (int(threads_.size()) < n) {
       try {
@@ -68,7 +73,8 @@ class RowPool {
     }
   }
 
-  std::mutex busy_, m_;
+  std::atomic<bool> busy_{false};
+  std::mutex m_;
   std::condition_variable start_, done_;
   std::vector<std::thread> threads_;  // detached; kept for their count
   void (*fn_)(void*, int) = nullptr;
