@@ -15,7 +15,8 @@ thread_local std::vector<std::string>* t_capture = nullptr;
 class CaptureSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
-    if (t_capture && msg.level == spdlog::level::warn) t_capture->emplace_back(msg.payload.begin(), msg.payload.end());
+    if (t_capture && msg.level == spdlog::level::warn)
+      t_capture->emplace_back(msg.payload.begin(), msg.payload.end());
   }
   void flush_() override {}
 };
