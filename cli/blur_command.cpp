@@ -139,11 +139,9 @@ int run_blur(BlurArgs& a) {
   if (a.output_dir.empty()) return usage("-o: the output folder is empty");
   // The folders -o makes, innermost first: a run that ends before any image (a report path refused, a backend
   // that does not open) takes them away again, so it leaves nothing behind.
-  std::vector<std::filesystem::path> made;
   std::error_code ec;
-  for (std::filesystem::path p = std::filesystem::absolute(a.output_dir, ec).lexically_normal();
-       !p.empty() && !std::filesystem::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
-    made.push_back(p);
+  const std::vector<std::filesystem::path> made =
+      missing_folders(std::filesystem::absolute(a.output_dir, ec).lexically_normal());
   auto unmake = [&] {
     std::error_code ignored;  // `ec` keeps the reason that may be reported after this
     for (const auto& p : made) std::filesystem::remove(p, ignored);  // only while empty

@@ -69,6 +69,14 @@ std::atomic<bool> g_stdin_closed{false};
 
 void note_stdin_closed() { g_stdin_closed = true; }
 
+std::vector<fs::path> missing_folders(const fs::path& dir) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+    missing.push_back(p);
+  return missing;
+}
+
 Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std::string>& out) {
   out.clear();
   for (const std::string& in : args) {
@@ -323,10 +331,8 @@ void make_output_folder(const fs::path& dir) {
   if (dir.empty()) return;
   TempRegistry& r = temps();
   std::lock_guard<std::mutex> lock(r.mutex);
+  const std::vector<fs::path> missing = missing_folders(dir);
   std::error_code ec;
-  std::vector<fs::path> missing;  // innermost first
-  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
-    missing.push_back(p);
   fs::create_directories(dir, ec);
   for (auto it = missing.rbegin(); it != missing.rend(); ++it)
     if (fs::is_directory(*it, ec)) r.made_folders.push_back(it->string());
@@ -851,9 +857,9 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
                                      meta.pixel_type);
         if (opts.has_pixel_type || job.format != w.loaded.meta.format) meta.channel_types.clear();
+        if (s) make_output_folder(fs::path(job.output).parent_path());
         if (s && w.packed_out) {
           meta.srgb = w.packed_colour.out_srgb;
-          make_output_folder(fs::path(job.output).parent_path());
           s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {
@@ -862,7 +868,6 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
           else
             put_nonfinite(w.nonfinite, plan.nonfinite_reach, plan.border, w.loaded.image);
           from_working(w.loaded.image, w.colour, job.format, opts.color, meta);
-          make_output_folder(fs::path(job.output).parent_path());
           s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return io->write(tmp, w.loaded.image, meta); });
         }

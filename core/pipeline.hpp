@@ -53,6 +53,8 @@ Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std:
 // An image's error message as the report gives it: msg, prefixed with the input's name unless msg names the input
 // as a whole path.
 std::string error_naming_input(const std::string& input, const std::string& msg);
+// `dir` and those of its parents that do not exist, innermost first: the folders creating `dir` would make.
+std::vector<std::filesystem::path> missing_folders(const std::filesystem::path& dir);
 // main() found stdin closed and holds /dev/null there (so that no file the run opens takes descriptor 0): a `-` list
 // is then an error, not an empty list.
 void note_stdin_closed();

@@ -11,7 +11,8 @@ namespace {
 
 thread_local std::vector<std::string>* t_capture = nullptr;
 
-// Appends the thread's warnings to its capture (errors are the image's error already), if it has one (the list is the thread's own: no lock).
+// Appends the thread's warnings to its capture, if it has one (errors are the image's error already; the list is the
+// thread's own: no lock).
 class CaptureSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
