@@ -338,6 +338,17 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+// csv's warnings column: an image's warnings in one field, " | " between them and line breaks as spaces, so that a
+// row stays one line for line-based readers (JSON keeps them as a list).
+static std::string join_warnings(const std::vector<std::string>& warnings) {
+  std::string out;
+  for (const auto& w : warnings) {
+    if (!out.empty()) out += " | ";
+    for (char c : w) out += c == '\n' || c == '\r' ? ' ' : c;
+  }
+  return out;
+}
+
 void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
   switch (format) {
     case ReportFormat::Json: os << json_text(report_json(run), 2) << "\n"; break;
@@ -356,7 +367,7 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
     }
     case ReportFormat::Csv: {
       os << "input,output,width,height,channels,pixel_type,status,error,path,read_ms,upload_ms,compute_ms,"
-            "download_ms,write_ms,total_ms\n";
+            "download_ms,write_ms,total_ms,warnings\n";
       // Times as JSON writes them (shortest text that reads back the same double): the stream's 6 digits made
       // total_ms differ from the sum of its columns and wrote 1e+06 for a long write.
       const auto ms = [](double v) { return fmt::format("{}", v); };
@@ -364,14 +375,15 @@ void write_report(std::ostream& os, const RunRecord& run, ReportFormat format) {
         os << csv_field(r.input) << ',' << csv_field(r.output) << ',' << r.width << ',' << r.height << ','
            << r.channels << ',' << r.pixel_type << ',' << image_status(r) << ',' << csv_field(r.error)
            << ',' << csv_field(r.path) << ',' << ms(r.ms.read) << ',' << ms(r.ms.upload) << ',' << ms(r.ms.compute)
-           << ',' << ms(r.ms.download) << ',' << ms(r.ms.write) << ',' << ms(r.ms.total()) << "\n";
+           << ',' << ms(r.ms.download) << ',' << ms(r.ms.write) << ',' << ms(r.ms.total()) << ','
+           << csv_field(join_warnings(r.warnings)) << "\n";
       }
       // csv has no summary: an interrupted run says so in a last row of its own status (JSON's summary.interrupted),
       // or its rows would pass for a whole run's.
       if (run.interrupted)
         os << ",,0,0,0,,interrupted,"
            << csv_field("the run was interrupted: images it did not reach have no row above")
-           << ",,0,0,0,0,0,0\n";
+           << ",,0,0,0,0,0,0,\n";
       break;
     }
   }
