@@ -28,6 +28,16 @@ struct Image {
   float at(int x, int y, int c) const { return data[(size_t(y) * width + x) * channels + c]; }
 };
 
+// Shapes dst as w x h x c for a download that overwrites every value, keeping its buffer where it holds as many (the
+// pipeline downloads into the image it uploaded): a fresh buffer's zero fill and first-touch page faults are a pass
+// over the bytes before the copy's own.
+inline void shape_for_download(Image& dst, int w, int h, int c) {
+  if (dst.data.size() == size_t(w) * h * c)
+    dst.width = w, dst.height = h, dst.channels = c;
+  else
+    dst = Image(w, h, c);
+}
+
 // An EXR attribute of a type other than string, as OpenEXR serialises it: the type's name ("chromaticities", "v2f",
 // "rational", ...) and the value's bytes.
 struct ExrAttribute {

@@ -609,16 +609,15 @@ Status run_backend(Backend& backend, const Plan& plan, Image& img, const std::ve
     if (Status s = backend.run(plan_for_channels(plan, alphas, first, count, scratch), info); !s) return s;
     rec.ms.compute += info.compute_ms + info.prepare_ms;
     if (!info.path.empty()) rec.path = info.path;
-    Image out;
+    // A whole image comes back into its own buffer (a GPU backend's upload left it as it was): no allocation.
+    Image part_out;
+    Image& out = whole ? img : part_out;
     if (Status s = backend.download_take(out, ms); !s) return s;
     rec.ms.download += ms;
     if (out.width != width || out.height != height || out.channels != count)
       return Status::fail("backend returned a " + std::to_string(out.width) + "x" + std::to_string(out.height) +
                           "x" + std::to_string(out.channels) + " image");
-    if (whole)
-      img = std::move(out);
-    else
-      insert_channels(out, first, img);
+    if (!whole) insert_channels(out, first, img);
   }
   return Status::success();
 }

@@ -239,7 +239,7 @@ class CudaBackend final : public Backend {
     cudaSetDevice(device_);
     Status s;
     cudaEventRecord(ev0_, stream_);
-    dst = Image(w_, h_, c_);  // the host image's allocation in the download's span, as GL's
+    shape_for_download(dst, w_, h_, c_);  // any new allocation in the download's span, as GL's
     // 3 channels are packed back into the intermediate buffer (the output stays resident).
     const char* src = static_cast<const char*>(d_out_);
     if (c_ == 3) {

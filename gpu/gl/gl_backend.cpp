@@ -245,8 +245,8 @@ class GlBackend final : public Backend {
     GlCurrent cur(*ctx_);
     if (!cur.status()) return cur.status();
     glFinish();
-    const auto t0 = Clock::now();  // the host image's allocation counts in the download
-    dst = Image(passes_->width(), passes_->height(), channels_);
+    const auto t0 = Clock::now();  // the host image's allocation, where it needs one, counts in the download
+    shape_for_download(dst, passes_->width(), passes_->height(), channels_);
     if (Status s = download_values(dst); !s) return s;
     ms = ms_since(t0);
     return gl_errors("downloading the result");

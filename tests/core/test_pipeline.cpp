@@ -59,6 +59,24 @@ std::map<std::string, std::string> outputs_by_input(const std::vector<Job>& jobs
   return m;
 }
 
+// A download's host image keeps its buffer where it holds as many values (the pipeline downloads into the image it
+// uploaded), else a new one of the shape.
+TEST(Pipeline, DownloadShapeKeepsABufferOfTheSameCount) {
+  Image img(6, 4, 3);
+  img.data[5] = 7.0f;
+  const float* buffer = img.data.data();
+  shape_for_download(img, 8, 3, 3);
+  EXPECT_EQ(img.data.data(), buffer);
+  EXPECT_EQ(img.width, 8);
+  EXPECT_EQ(img.height, 3);
+  EXPECT_EQ(img.channels, 3);
+  shape_for_download(img, 8, 3, 4);
+  EXPECT_EQ(img.width, 8);
+  EXPECT_EQ(img.channels, 4);
+  ASSERT_EQ(img.data.size(), 96u);
+  EXPECT_EQ(img.data[5], 0.0f);
+}
+
 TEST(Pipeline, ImageNamesAreExrOrPngAnyCase) {
   EXPECT_TRUE(is_image_name("a/b.PNG"));
   EXPECT_TRUE(is_image_name("x.Exr"));

@@ -97,6 +97,15 @@ TEST(CudaBackend, TimesAndRoundTripAllChannelCounts) {
     Image got;
     ASSERT_TRUE(backend->download(got, down).ok());
     EXPECT_EQ(got.data, src.data) << c << " channels";
+    // Into a host image of as many values in another shape: its buffer kept (shape_for_download), every value set.
+    Image other(1100, 1500, c);
+    for (float& v : other.data) v = NAN;
+    const float* buffer = other.data.data();
+    ASSERT_TRUE(backend->download(other, down).ok());
+    EXPECT_EQ(other.data.data(), buffer);
+    EXPECT_EQ(other.width, 1500);
+    EXPECT_EQ(other.height, 1100);
+    EXPECT_EQ(other.data, src.data) << c << " channels";
     EXPECT_GT(up, 0.0);
     EXPECT_GT(down, 0.0);
     EXPECT_GT(info.compute_ms, 0.0);

@@ -107,6 +107,16 @@ TEST(GlBackend, RenderTargetsAndImagesAreExact) {
     Image out;
     ASSERT_TRUE(gl_run(*be, make_plan("copy", {}), src, out).ok());
     EXPECT_EQ(std::memcmp(out.data.data(), src.data.data(), src.byte_count()), 0);
+    // A host image of as many values in another shape keeps its buffer (shape_for_download) and takes the result's.
+    Image other(37, 61, channels);
+    for (float& v : other.data) v = NAN;
+    const float* buffer = other.data.data();
+    double ms = 0;
+    ASSERT_TRUE(be->download(other, ms).ok());
+    EXPECT_EQ(other.data.data(), buffer);
+    EXPECT_EQ(other.width, 61);
+    EXPECT_EQ(other.height, 37);
+    EXPECT_EQ(std::memcmp(other.data.data(), src.data.data(), src.byte_count()), 0);
   }
 }
 
