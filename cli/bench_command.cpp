@@ -1,6 +1,7 @@
 // `gpublur bench`: device-timed methods on synthetic images; a table on stdout and optionally JSON.
 #include <iostream>
 #include <memory>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 
@@ -63,10 +64,11 @@ int run_bench_command(const BenchArgs& a) {
   if (!backend && usage_error) return kExitUsage;
   if (!backend) {
     // The JSON file says why, as blur's report does: an earlier bench's results at its path would pass for this
-    // one's.
+    // one's. Its settings name the methods asked for (as the named backend would run them, where they resolve).
     if (!a.json.empty() && a.json != "-") {
       BenchResult none;
       none.backend = a.backend.backend;
+      if (!resolve_bench_methods(a.methods, a.backend.backend, o.methods, o.params)) o.methods.clear();
       nlohmann::json j = bench_json(none, o);
       j["error"] = "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why);
       if (Status s = write_text_file(a.json, json_text(j, 2) + "\n", "--json " + a.json); !s)
@@ -77,23 +79,49 @@ int run_bench_command(const BenchArgs& a) {
   if (Status s = resolve_bench_methods(a.methods, backend->name(), o.methods, o.params); !s) return usage(s.error);
   o.skip_unplannable = a.methods == "all";
 
+  // Interrupted, --json still says what was done: the cases finished before the signal and summary "interrupted" (an
+  // earlier bench's file at the path would otherwise pass for this run's).
+  std::mutex done_mutex;
+  BenchResult done;
+  if (!a.json.empty())
+    arm_interrupt_report([&] {
+      std::lock_guard<std::mutex> lock(done_mutex);
+      done.interrupted = true;
+      const std::string text = json_text(bench_json(done, o), 2) + "\n";
+      if (a.json == "-") {
+        std::cout << text << std::flush;
+      } else if (Status s = write_text_file(a.json, text, "--json " + a.json); !s) {
+        spdlog::error("{}", s.error);
+      } else {
+        spdlog::warn("the {} case(s) finished before the interrupt written to {}", done.cases.size(), a.json);
+      }
+    });
+  const InterruptReportScope json_scope;  // the hook writes the JSON until the JSON below is written
   BenchResult r;
-  if (Status s = run_bench(*backend, o, r); !s) return usage(s.error);
+  if (Status s = run_bench(*backend, o, r, [&](const BenchResult& so_far) {
+        std::lock_guard<std::mutex> lock(done_mutex);
+        done = so_far;
+      });
+      !s)
+    return usage(s.error);
   // With --json - stdout carries only the JSON; the table then goes to stderr, unless -q (errors only there).
   if (a.json != "-")
     std::cout << bench_table(r) << std::flush;
   else if (spdlog::get_level() <= spdlog::level::info)
     std::cerr << bench_table(r) << std::flush;
   if (!a.json.empty()) {
+    const InterruptHold hold(true);  // a signal now waits for the write, then changes the exit status only
+    if (!hold) return kExitFailed;   // it came first: the interrupt thread writes the JSON and exits 130
     const std::string text = json_text(bench_json(r, o), 2) + "\n";
     if (a.json == "-") {
-      std::cout << text;
+      std::cout << text << std::flush;
     } else {
       if (Status s = write_text_file(a.json, text, "--json " + a.json); !s) {
         spdlog::error("{}", s.error);
         return kExitFailed;
       }
     }
+    InterruptReportScope::report_written();
   }
   return r.failed() ? kExitFailed : kExitOk;
 }

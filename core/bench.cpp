@@ -192,7 +192,8 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result) {
+Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result,
+                 const std::function<void(const BenchResult&)>& progress) {
   result = BenchResult{};
   result.backend = backend.name();
   result.device = backend.device_name();
@@ -345,6 +346,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       }
       c.storage = storage;
       result.cases.push_back(std::move(c));
+      if (progress) progress(result);
     }
   }
   result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
@@ -429,6 +431,10 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
            {"ratio_to_copy", c.ratio_to_copy},
            {"status", c.error.empty() ? "ok" : "error"},
            {"error", c.error}};
+    if (!c.error.empty())
+      for (const char* k : {"median_ms", "min_ms", "gbps", "ratio_to_copy"}) j[k] = nullptr;
+    else if (!(c.ratio_to_copy > 0))
+      j["ratio_to_copy"] = nullptr;  // its size's copy failed: nothing to divide by
     if (c.throttled_power_ms >= 0)
       j["throttled_ms"] = {{"power", c.throttled_power_ms}, {"thermal", c.throttled_thermal_ms}};
     cases.push_back(std::move(j));
@@ -451,7 +457,8 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
                 {"gbps_definition", "2 * width * height * channels * 4 bytes / median_ms"}}},
               {"cases", cases},
               {"left_out", r.left_out},
-              {"summary", {{"cases", r.cases.size()}, {"failed", r.failed()}}}};
+              {"summary", r.interrupted ? json{{"cases", r.cases.size()}, {"failed", r.failed()}, {"interrupted", true}}
+                                        : json{{"cases", r.cases.size()}, {"failed", r.failed()}}}};
 }
 
 }  // namespace gpublur

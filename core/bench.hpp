@@ -3,6 +3,7 @@
 // (method, sigma) case: Backend::warm_up for warmup_ms, `warmup` untimed runs, then `repeat` timed runs; median
 // and min of RunInfo.compute_ms.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -75,6 +76,7 @@ struct BenchResult {
   std::string backend, device, timer_clock, storage;
   std::vector<BenchCase> cases;
   std::vector<std::string> left_out;  // "method: why" (BenchOptions::skip_unplannable)
+  bool interrupted = false;            // a signal ended the bench: cases holds those finished before it
   int failed() const;
 };
 
@@ -92,10 +94,13 @@ Status parse_bench_channels(const std::string& list, std::vector<int>& out);
 
 // Checks every plan first (a bad parameter is a usage error, returned before anything runs), then runs.
 // Failures of single runs are recorded in their case and the rest go on.
-Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result);
+// progress, where given, sees the result after each case (the CLI keeps it for the JSON of an interrupted run).
+Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result,
+                 const std::function<void(const BenchResult&)>& progress = {});
 
 double median_of(std::vector<double> v);
 std::string bench_table(const BenchResult& r);
+// A failed case's times and ratios are null (0 read as a time a script could take for the fastest).
 nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts);
 
 }  // namespace gpublur

@@ -499,6 +499,8 @@ void set_interrupt_hook(std::function<void()> hook) {
 
 }  // namespace
 
+void arm_interrupt_report(std::function<void()> hook) { set_interrupt_hook(std::move(hook)); }
+
 InterruptReportScope::~InterruptReportScope() { set_interrupt_hook(nullptr); }
 
 void InterruptReportScope::report_written() {

@@ -181,6 +181,11 @@ class InterruptReportScope {
   static void report_written();
 };
 
+// For a command with no pipeline (bench): from now on a signal runs `hook` on the interrupt thread before the process
+// exits 130, until the caller's InterruptReportScope ends or report_written() is called (the final write under an
+// InterruptHold(true)). The hook may run while the caller works: what it reads needs a lock of its own.
+void arm_interrupt_report(std::function<void()> hook);
+
 // While one lives, a signal waits for it before the interrupt thread acts (as it waits for image writes under way):
 // a report's write is not cut off with its temporary left behind. False where a signal came first (the interrupt
 // thread is reporting: write nothing). `report`: the report itself, or what its hook reads, is being written; a

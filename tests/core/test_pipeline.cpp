@@ -1131,12 +1131,23 @@ TEST(Bench, ACaseThatThrowsFailsAlone) {
   EXPECT_TRUE(r.cases[2].error.empty()) << r.cases[2].error;
   EXPECT_GT(r.cases[2].median_ms, 0);
 
+  // In JSON the failed case has no times or ratios (null, not 0: a script taking the fastest median took it); the
+  // progress callback saw each case as it finished.
+  const nlohmann::json j = bench_json(r, o);
+  for (const char* k : {"median_ms", "min_ms", "gbps", "ratio_to_copy"}) {
+    EXPECT_TRUE(j["cases"][1][k].is_null()) << k;
+    EXPECT_TRUE(j["cases"][2][k].is_number()) << k;
+  }
+  EXPECT_FALSE(j["summary"].contains("interrupted"));
+
   be.in_warm_up = true;  // what else a warm-up throws is its message
   o.warmup_ms = 1;
-  ASSERT_TRUE(run_bench(be, o, r).ok());
+  std::vector<size_t> seen;
+  ASSERT_TRUE(run_bench(be, o, r, [&](const BenchResult& so_far) { seen.push_back(so_far.cases.size()); }).ok());
   ASSERT_EQ(r.cases.size(), 3u);
   EXPECT_EQ(r.cases[1].error, "driver said no");
   EXPECT_TRUE(r.cases[2].error.empty()) << r.cases[2].error;
+  EXPECT_EQ(seen, (std::vector<size_t>{1, 2, 3}));
 }
 
 TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {

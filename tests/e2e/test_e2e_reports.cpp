@@ -139,6 +139,29 @@ TEST_F(E2E, InterruptWhileTheBackendOpensNamesItAndLeavesNoFolder) {
   EXPECT_FALSE(fs::exists(at("o"))) << "the folders -o made are left behind";
 }
 
+// An interrupted bench with --json FILE leaves this run's JSON there: the cases finished before the signal and
+// summary.interrupted (the file kept an earlier bench's results, which passed for this run's).
+TEST_F(E2E, InterruptedBenchWritesTheCasesItFinished) {
+  std::ofstream(at("b.json")) << "an earlier bench's results";
+  // copy ends at once; gauss-2d at sigma 40 on the cpu backend runs for minutes.
+  const pid_t pid = spawn(dir_,
+                          {"bench", "-b", "cpu", "-v", "--method", "copy,gauss-2d", "--sigma", "40", "--size", "256",
+                           "--repeat", "5", "--json", at("b.json").string()},
+                          {});
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return slurp(at("err.txt")).find("bench copy 256x256x4") != std::string::npos; }));
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  const std::string text = slurp(at("b.json"));
+  ASSERT_TRUE(json::accept(text)) << text;
+  const json j = json::parse(text);
+  EXPECT_EQ(j["summary"]["interrupted"], true);
+  ASSERT_EQ(j["cases"].size(), 1u) << text;
+  EXPECT_EQ(j["cases"][0]["method"], "copy");
+  EXPECT_EQ(j["settings"]["methods"], json::array({"copy", "gauss-2d"}));
+  EXPECT_TRUE(leftovers(dir_).empty()) << leftovers(dir_).front();
+}
+
 // Interrupted on GL, the report's storage is the texture format of the images run (r32f for one channel), as a
 // finished run's is; it said the rgba32f seen when the backend opened.
 TEST_F(E2E, InterruptedGlRunReportsTheStorageItRan) {
