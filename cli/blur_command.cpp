@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -75,9 +74,6 @@ bool write_final_report(const std::string& path, const RunRecord& run, ReportFor
 }
 
 int run_blur(BlurArgs& a) {
-  // A log pipe that closes (`2>&1 | head`) must not kill the batch midway, its temporaries left behind: the
-  // writes to it fail quietly and the images are all written; a report on stdout that cannot go is an error.
-  std::signal(SIGPIPE, SIG_IGN);
   // Everything that can be a usage error is checked before any work starts.
   std::map<std::string, std::string> given;
   if (Status s = a.method_options.given(given); !s) return usage(s.error);

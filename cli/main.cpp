@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -54,6 +55,10 @@ int main(int argc, char** argv) {
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // A pipe that closes (`2>&1 | head`, `methods --json | true`) must not kill a command midway (a batch's temporaries
+  // left behind, exit 141 with nothing said): writes to it fail, logs quietly, and output on stdout that cannot go is
+  // an error, exit 1 (exit_process), for every command alike.
+  std::signal(SIGPIPE, SIG_IGN);
   // Before any thread exists, so every thread inherits the blocked SIGINT/SIGTERM (see the handler).
   gpublur::install_interrupt_handler();
 
