@@ -56,6 +56,21 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
   return out;
 }
 
+// A run that measures nothing exits 1; with --json stdout still holds one document, saying why (a script reading it
+// met empty input).
+int fail_run(const QualityArgs& a, const std::string& backend, const std::string& message) {
+  spdlog::error("{}", message);
+  if (a.json) {
+    const nlohmann::json j{{"schema_version", 1},
+                           {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
+                           {"method", a.method},
+                           {"backend", backend},
+                           {"error", message}};
+    std::cout << json_text(j, 2) << "\n";
+  }
+  return kExitFailed;
+}
+
 int run_quality(QualityArgs& a) {
   // --json is a flag here (bench's takes a file): a .json name after it is a file meant for the JSON, not an image.
   for (const std::string& in : a.inputs) {
@@ -79,8 +94,12 @@ int run_quality(QualityArgs& a) {
   if (!io) return usage("image I/O adapter '" + a.io + "' is not built into this binary");
 
   bool usage_error = false;
-  std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error);
-  if (!backend) return usage_error ? kExitUsage : kExitFailed;
+  std::string why;
+  std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error, &why);
+  if (!backend && usage_error) return kExitUsage;
+  if (!backend)
+    return fail_run(a, a.backend.backend,
+                "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why));
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
 
@@ -113,6 +132,8 @@ int run_quality(QualityArgs& a) {
     std::vector<QualityInput> read = read_quality_inputs(files, *io, color);
     size_t next = 0;  // the inputs in the order listed, the failed names among them
     for (QualityInput& q : listed) inputs.push_back(q.error.empty() ? std::move(read[next++]) : std::move(q));
+    if (inputs.empty())
+      return fail_run(a, backend->name(), "no image to measure: the folders and lists named hold no .exr or .png file");
   }
   spdlog::info("{} on {} ({}), sigma {}, {} image(s)", a.method, backend->name(), backend->device_name(),
                plan.sigma, inputs.size());
@@ -125,18 +146,13 @@ int run_quality(QualityArgs& a) {
   if (a.backend.gl_storage == "rgba16f" && backend->name() == "gl") {
     std::string error;
     judge = make_backend("cpu", BackendOptions{}, error);
-    if (!judge) {
-      spdlog::error("the float32 reference for --gl-storage rgba16f (cpu backend): {}", error);
-      return kExitFailed;
-    }
+    if (!judge)
+      return fail_run(a, backend->name(), "the float32 reference for --gl-storage rgba16f (cpu backend): " + error);
     spdlog::info("--gl-storage rgba16f: the reference Gaussians run on the cpu backend in float32");
     qo.reference_backend = judge.get();
   }
   QualityResult r;
-  if (Status s = measure_quality(*backend, plan, inputs, qo, r); !s) {
-    spdlog::error("{}", s.error);
-    return kExitFailed;
-  }
+  if (Status s = measure_quality(*backend, plan, inputs, qo, r); !s) return fail_run(a, backend->name(), s.error);
   r.linear = !a.no_linear;
   r.premultiply = !a.no_premultiply;
   r.io = io->name();

@@ -259,11 +259,15 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
   // At a limit, or where MAD fell towards one and is no higher there than at x (a flat MAD: an image smaller than
   // the kernel, where the fit settled anywhere near 512, e.g. 511.95). A bracket that ran to a limit while Brent then
   // found a lower point inside is not at it (bilateral on a 1 x 9 image: 0.2296, MAD 1.5% below the 0.1 limit's).
+  // A fit within 1% of a limit is probed there too: where MAD is flat from the start the bracket never runs to a limit
+  // (gauss-sep --downsample 8 on a 2 x 2 image: 511.9939, MAD the same at 512, was not flagged).
   bool flat_to_limit = false;
-  if (to_limit) {
+  const bool near_lo = x <= lo * 1.01, near_hi = x >= hi / 1.01;
+  if (to_limit || near_lo || near_hi) {
     double fl;
-    if (Status s = f.eval(fa < fc ? lo : hi, fl); !s) return s;
-    flat_to_limit = fl <= fx * (1 + 1e-3);
+    if (Status s = f.eval(to_limit ? (fa < fc ? lo : hi) : near_lo ? lo : hi, fl); !s) return s;
+    // Near a limit, within 1% of MAD: MAD 7.8e-5 at 511.58 and 0.19% more at 512 in that case, a fit of nothing.
+    flat_to_limit = fl <= fx * (near_lo || near_hi ? 1 + 1e-2 : 1 + 1e-3);
   }
   out.at_limit = flat_to_limit || x - lo <= o.tolerance || hi - x <= o.tolerance;
   return Status::success();
@@ -423,6 +427,7 @@ QualityMean quality_mean(const std::vector<ImageQuality>& images) {
       mean.psnr_db += q.vs_sigma.psnr_db;
     mean.max_abs += q.vs_sigma.max_abs;
     mean.mean_abs += q.vs_sigma.mean_abs;
+    mean.at_limit += q.fit_at_limit;
   }
   if (mean.count > 0) {
     const double n = mean.count;
@@ -471,6 +476,11 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     // The recipe warned of its cost (a direct 2D window past its bound): the impulse image, some 8 sigma a side,
     // would cost that window at every pixel (gauss-2d at sigma 512 on a 4105^2 impulse: hours), for a side measure.
     spdlog::warn("impulse response of {} skipped: its plan warns of its cost; impulse_sigma null", plan.method);
+  } else if (opts.impulse && !find_method(plan.method)->linear) {
+    // Not a linear filter: its response to an impulse is no kernel (bilateral gives the impulse back, sd 0).
+    spdlog::warn("impulse response of {} skipped: it is not a linear filter (its weights depend on the image), so an "
+                 "impulse's response is no kernel; impulse_sigma null",
+                 plan.method);
   } else if (opts.impulse) {  // a side measure: where it cannot be had, said, and the images are still measured
     if (Status s = kernel_sigma_of_method(plan, backend, out.impulse_sigma); !s)
       spdlog::warn("impulse response of {}: {}; impulse_sigma null", plan.method, s.error);
@@ -609,6 +619,9 @@ std::string quality_table(const QualityResult& r) {
     if (m.count > 1)
       o << "effective sigma: median " << fixed(m.effective_sigma_median, 4) << ", standard deviation "
         << fixed(m.effective_sigma_stddev, 4) << "\n";
+    if (m.at_limit > 0)
+      o << m.at_limit << " of the " << m.count << " fits in the mean are at a search limit (the true effective sigma "
+        << "may lie beyond it)\n";
   }
   return o.str();
 }
@@ -652,6 +665,7 @@ nlohmann::json quality_json(const QualityResult& r) {
     mean["identical_images"] = m.identical;
     mean["max_abs"] = m.max_abs;
     mean["mean_abs"] = m.mean_abs;
+    mean["fits_at_limit"] = m.at_limit;  // images whose fit is at a search limit (each fit_at_limit), in the mean
   }
   return json{{"schema_version", 1},
               {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},

@@ -125,6 +125,7 @@ struct QualityMean {
   double psnr_db = 0;
   int identical = 0;
   double max_abs = 0, mean_abs = 0;  // means of the images' values
+  int at_limit = 0;                   // images whose fit is at a search limit (QualityImage::fit_at_limit)
 };
 
 struct QualityResult {

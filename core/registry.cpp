@@ -121,6 +121,7 @@ std::string registry_json() {
                  {"sigma_mapping", m.sigma_mapping},
                  {"exact_gaussian", m.exact_gaussian},
                  {"bandwidth_floor", m.bandwidth_floor},
+                 {"linear", m.linear},
                  {"backends", m.backends},
                  {"params", params}});
   }

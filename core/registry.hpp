@@ -38,6 +38,9 @@ struct MethodSpec {
   // Non-finite inputs go through the blur pipeline's footprint handling (core/nonfinite.hpp): the kernel lies within
   // the square of Plan::radius, so resolve_plan sets Plan::nonfinite_reach to it.
   bool nonfinite_footprint = false;
+  // A linear filter: its impulse response is its kernel, whose standard deviation `quality` reports. Bilateral's
+  // weights depend on the image (an impulse comes back as itself, sd 0, whatever its sigma).
+  bool linear = true;
   std::vector<ParamSpec> params;       // includes the common ones (sigma, radius, border)
   std::vector<std::string> backends;   // "cpu", "cuda", "gl"
 };

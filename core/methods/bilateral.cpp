@@ -16,6 +16,7 @@ Recipe bilateral_recipe() {
   r.spec.sigma_mapping =
       "spatial weights as gauss-2d (radius ceil(3*sigma)); range weights exp(-d^2 / (2 sigma_range^2)); "
       "effective sigma = sigma where colours are flat";
+  r.spec.linear = false;  // the range weight makes it depend on the image
   r.spec.params = {sigma_param(), radius_param(), border_param()};
   r.spec.params.push_back({"sigma-range", ParamType::Float, "0.1", false, 1e-4, 1e9, {},
                            "standard deviation of the range Gaussian, in the image's linear units (huge: no edge "

@@ -158,6 +158,28 @@ TEST(Quality, AFitThatRunsToTheLimitSaysSo) {
   EXPECT_TRUE(r.images[0].fit_at_limit) << r.images[0].effective_sigma;
 }
 
+// Where MAD is flat from the start (a 2 x 2 image, a method far wider than it) the bracket never runs to a limit and
+// the fit settles near one: within 1% of it and as low there, it is at the limit (gauss-sep --downsample 8 at sigma 40
+// fitted 511.9939, not flagged, and pulled the mean to 174 where the median was 8). The mean counts such fits.
+TEST(Quality, AFitNearALimitWithAFlatMadIsAtIt) {
+  auto b = cpu();
+  QualityInput in;
+  in.name = "2x2";
+  in.image = Image(2, 2, 1);
+  in.image.data = {0.1f, 0.5f, 0.9f, 0.1f};
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("gauss-sep", {{"sigma", "40"}, {"downsample", "8"}}), {in}, o, r).ok());
+  ASSERT_EQ(r.images.size(), 1u);
+  ASSERT_TRUE(r.images[0].error.empty()) << r.images[0].error;
+  EXPECT_GT(r.images[0].effective_sigma, FitOptions{}.max_sigma / 1.01);
+  EXPECT_TRUE(r.images[0].fit_at_limit) << r.images[0].effective_sigma;
+  EXPECT_EQ(r.mean.at_limit, 1);
+  EXPECT_EQ(quality_json(r)["mean"]["fits_at_limit"], 1);
+  EXPECT_NE(quality_table(r).find("1 of the 1 fits in the mean are at a search limit"), std::string::npos);
+}
+
 // An image narrower than the reference kernel (2 ceil(3 S) + 1) each way is flagged border-dominated, in the JSON too;
 // one as wide as the kernel on either axis is not (some pixel's window stays inside it along that axis).
 TEST(Quality, ImagesSmallerThanTheKernelAreFlaggedBorderDominated) {
@@ -423,6 +445,23 @@ TEST(Quality, ImpulseIsSkippedWhereThePlanWarnsOfItsCost) {
   EXPECT_EQ(warned.images.size(), 1u) << "the images are still measured";
   ASSERT_TRUE(measure_quality(*b, plan_of("gauss-2d", {{"sigma", "2"}, {"radius", "157"}}), inputs, o, plain).ok());
   EXPECT_TRUE(plain.has_impulse);
+}
+
+// bilateral is no linear filter: its response to an impulse is the impulse (sd 1e-10 was printed as its "impulse sd");
+// the impulse measure is skipped, impulse_sigma null, the images still measured.
+TEST(Quality, ImpulseIsSkippedForAMethodThatIsNotLinear) {
+  auto b = cpu();
+  std::vector<QualityInput> inputs = builtin_quality_inputs(16);
+  inputs.resize(1);
+  QualityOptions o;
+  o.impulse = true;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("bilateral", {{"sigma", "2"}}), inputs, o, r).ok());
+  EXPECT_FALSE(r.has_impulse);
+  EXPECT_TRUE(quality_json(r)["impulse_sigma"].is_null());
+  EXPECT_EQ(r.mean.count, 1);
+  ASSERT_TRUE(measure_quality(*b, plan_of("box", {{"sigma", "2"}}), inputs, o, r).ok());
+  EXPECT_TRUE(r.has_impulse);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -695,6 +734,24 @@ TEST_F(QualityCli, AStdinListOfImages) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("icon_palette.png"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mean of 1"), std::string::npos) << r.out;
+}
+
+// A run that measures nothing exits 1, and with --json still writes one document saying why: images named that hold
+// none (an empty folder, an empty list: exit 0, "mean.count": 0) and a backend that does not open (stdout empty).
+TEST_F(QualityCli, ARunThatMeasuresNothingFails) {
+  fs::create_directories(dir_ / "empty");
+  auto r = run("quality -m box -b cpu --json " + testing::quote((dir_ / "empty").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["error"].get<std::string>().find("no image to measure"), std::string::npos) << r.out;
+  r = testing::run_gpublur("quality -m box -b cpu -", dir_, "");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  r = run("quality -m box -b cuda --json");
+  if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.rc, 1) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], "cuda");
+  EXPECT_NE(j["error"].get<std::string>().find("did not open"), std::string::npos) << r.out;
 }
 
 // The reference reads past the edges as clamp: another --border is warned of (its edges count as error), clamp not.
