@@ -25,7 +25,7 @@ std::string describe(const ParamSpec& p) {
   } else if (p.type == ParamType::Path) {
     o << "file";
   } else if (p.type == ParamType::Flag) {
-    o << "flag (--param " << p.name << "=true|false)";
+    o << "flag (--param " << p.name << "=true|false, also 1|0, yes|no, on|off)";
   } else if (!p.choices.empty()) {
     o << "integer, one of ";
     for (size_t i = 0; i < p.choices.size(); ++i) o << (i ? ", " : "") << p.choices[i];

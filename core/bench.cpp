@@ -248,6 +248,12 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       for (const auto& [k, v] : variant) params[k] = v;  // the variant's own settings win
       if (Status s = resolve_plan(name, params, p.plan); !s) {
         why = label + ", sigma " + number(sigma) + ": " + s.error;
+        // --method all leaves out a method that cannot take a sigma; one that plans at no sigma (a kernel file that
+        // does not exist) is the user's error, as a named method's is (it was left out, exit 0).
+        std::map<std::string, std::string> at_one = params_for(*find_method(name), 1.0, opts.params);
+        for (const auto& [k, v] : variant) at_one[k] = v;
+        Plan probe;
+        if (opts.skip_unplannable && !resolve_plan(name, at_one, probe)) return Status::fail(why);
         break;
       }
       // A case's sigma column is --sigma's: where other parameters decide the blur (box --param width=9), said,

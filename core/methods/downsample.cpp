@@ -76,13 +76,18 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   // Where both probes are the identity (box's widths of 1 below sigma 0.5), a third at sigma 4 tells a method that
   // is the identity only at small sigma (box --downsample 2 --sigma 0.1 ran, reporting effective sigma 1, where
   // gauss-sep refused it) from one fixed at the identity (a kernel file of one tap).
+  // The third probe, at sigma 4 or more, also tells a method whose sigma has its say only above a floor (pyramid
+  // --levels 1, kawase --passes 1: the same effective sigma at 0.125 and 0.5, another at 4) from a fixed one: by the
+  // first two alone --sigma 0.5 --downsample 2 ran as fixed where --sigma 1 was refused below the minimum.
   Plan one = plan, two = plan, three = plan;
   one.sigma = std::max(kMinSigma, (inner_var > 0 ? std::sqrt(inner_var) : plan.sigma) / F);
   two.sigma = 4 * one.sigma;  // far enough apart that a discrete method (kawase's offsets at small sigma) moves
   three.sigma = std::max(4.0, two.sigma);
-  const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() &&
-                     std::fabs(one.effective_sigma - two.effective_sigma) <= 1e-9 * std::fabs(two.effective_sigma) &&
-                     (two.effective_sigma != 0 || (r.build(p, three).ok() && three.effective_sigma == 0));
+  const auto same = [](const Plan& a, const Plan& b) {
+    return std::fabs(a.effective_sigma - b.effective_sigma) <= 1e-9 * std::fabs(b.effective_sigma);
+  };
+  const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() && same(one, two) && r.build(p, three).ok() &&
+                     same(two, three);
   Plan inner;
   if (fixed) {
     inner = std::move(one);  // built at the sigma the small resolution asks for; another build would read the same

@@ -123,6 +123,10 @@ Recipe kernel_recipe() {
       for (double v : m.w) sum_u += v / unit, abs_u += std::abs(v) / unit;
     };
     sums();
+    // Every weight 0 (a file of zeros, an EXR of black): the output would be black, written with exit 0 and nothing
+    // said, and quality fitted it a sigma. Not a kernel anyone means.
+    if (abs_u == 0)
+      return Status::fail("kernel file '" + file + "': every weight is 0, so every output pixel would be 0");
     if (p.num("normalize") != 0) {  // divided by the file's sum (1D: the row's, which then runs on both axes)
       if (!(std::abs(sum_u) > kZeroSum * abs_u))
         return Status::fail("kernel file '" + file + "': --normalize: the weights sum to " + num(sum_u * unit) +

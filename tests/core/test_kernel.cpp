@@ -240,6 +240,10 @@ TEST_F(KernelFiles, NormalizeDividesByTheSum) {
   EXPECT_NE(e.find("about 0"), std::string::npos) << e;
   EXPECT_TRUE(plan({{"kernel", zero}}).effective_sigma == 0);  // as written: fine, not a blur
   EXPECT_NE(error({{"kernel", f}, {"normalize", "maybe"}}).find("not true or false"), std::string::npos);
+  // Every weight 0: refused, with or without --normalize (it wrote black images, exit 0, nothing said).
+  const std::string zeros = file("zeros.txt", "0 0 0\n");
+  for (const char* norm : {"false", "true"})
+    EXPECT_NE(error({{"kernel", zeros}, {"normalize", norm}}).find("every weight is 0"), std::string::npos) << norm;
 }
 
 TEST_F(KernelFiles, EffectiveSigmaIsTheKernelsSecondMoment) {

@@ -781,6 +781,11 @@ TEST(Bench, AllLeavesOutAMethodThatCannotTakeASigma) {
   ASSERT_EQ(r.cases.size(), 3u);  // copy, gauss-sep at both sigmas
   for (const auto& c : r.cases) EXPECT_NE(c.method, "diffusion");
   EXPECT_EQ(bench_json(r, o)["left_out"].size(), 1u);
+  // A method that plans at no sigma (a kernel file that does not exist) is an error, not left out.
+  o.methods = {"gauss-sep", "kernel"};
+  o.params = {{"kernel", "/no/such/kernel.txt"}};
+  const Status missing = run_bench(*backend, o, r);
+  EXPECT_NE(missing.error.find("/no/such/kernel.txt"), std::string::npos) << missing.error;
 }
 
 // Several channel counts: each size with each count, its own image, copy first and the ratios against that copy; each

@@ -346,6 +346,23 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
     const Status low = resolve_plan(method, {{"sigma", "0.1"}, {"downsample", "2"}}, p);
     EXPECT_NE(low.error.find("--sigma must be at least 1.02"), std::string::npos) << method << ": " << low.error;
   }
+  // Nor is a method whose sigma has its say only above a floor (pyramid --levels 1, kawase --passes 1 or dual
+  // --levels 1: one effective sigma at sigma 0.125 and 0.5): --sigma 0.5 is refused below the minimum as --sigma 1 is
+  // (it ran as "fixed").
+  for (std::map<std::string, std::string> given :
+       {std::map<std::string, std::string>{{"method", "pyramid"}, {"levels", "1"}},
+        {{"method", "kawase"}, {"passes", "1"}},
+        {{"method", "kawase"}, {"impl", "dual"}, {"levels", "1"}}}) {
+    const std::string method = given["method"];
+    given.erase("method");
+    given["downsample"] = "2";
+    for (const char* sigma : {"0.5", "1"}) {
+      given["sigma"] = sigma;
+      const Status low = resolve_plan(method, given, p);
+      EXPECT_NE(low.error.find("--sigma must be at least 1.02"), std::string::npos)
+          << method << " " << given.begin()->first << " sigma " << sigma << ": " << low.error;
+    }
+  }
   const std::string one_tap = ::testing::TempDir() + "/one_tap.txt";
   std::ofstream(one_tap) << "1\n";
   ASSERT_TRUE(resolve_plan("kernel", {{"kernel", one_tap}, {"downsample", "2"}}, p).ok());
