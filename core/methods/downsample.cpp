@@ -63,7 +63,11 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   if (r.auto_downsample) {
     plan.params["downsample"] = std::to_string(F);
     plan.details["downsample"] = std::to_string(F);
-    plan.details["downsample_choice"] = automatic ? "from sigma" : "given";  // the rule: the parameter's help
+    // The rule: the parameter's help. Where it gives 1 whatever the sigma (kawase --passes, --offsets, dual) the
+    // method's own parameters chose full resolution: "from sigma" said otherwise.
+    plan.details["downsample_choice"] = !automatic                          ? "given"
+                                        : r.auto_downsample(given, 1e9) == 1 ? "by its parameters"
+                                                                             : "from sigma";
   }
   if (F == 1) return r.build(p, plan);
   const int L = levels_of(F);

@@ -110,15 +110,16 @@ void prepare_gl_shader_cache() {
     bool low_space = false;
     const std::string dir =
         choose_shader_cache_dir([](const char* n) { return std::getenv(n); }, getuid(), note, &low_space);
-    if (dir.empty() && low_space) {
+    // No usable folder: the drivers' defaults lie under the same homes (Mesa made /nonexistent/mesa_shader_cache as
+    // root where HOME, XDG_CACHE_HOME and TMPDIR were all /nonexistent), so the caches are turned off.
+    if (dir.empty()) {
       if (nvidia) setenv("__GL_SHADER_DISK_CACHE", "0", 1);
       if (mesa) setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
-      spdlog::warn("GL shader cache off: no folder with {} MiB free ({}); every program is compiled again",
-                   kShaderCacheMinFree >> 20, note);
-      return;
-    }
-    if (dir.empty()) {
-      spdlog::debug("GL shader cache: the drivers' defaults ({})", note);
+      if (low_space)
+        spdlog::warn("GL shader cache off: no folder with {} MiB free ({}); every program is compiled again",
+                     kShaderCacheMinFree >> 20, note);
+      else
+        spdlog::warn("GL shader cache off: no folder to keep it in ({}); every program is compiled again", note);
       return;
     }
     // NVIDIA's driver uses the folder only where it exists (it adds GLCache/ there); Mesa makes its own below it.

@@ -143,6 +143,7 @@ TEST(Kawase, ExplicitDownsampleOneIsFullResolution) {
     EXPECT_EQ(p.param("downsample"), "1");
     EXPECT_EQ(count_ops(p, Op::Down2), 0);
     EXPECT_EQ(p.program.passes.size(), 4u);
+    EXPECT_EQ(p.details.at("downsample_choice"), "by its parameters");  // it said "from sigma"
   }
   p = kawase_plan({{"sigma", "48"}, {"passes", "4"}, {"downsample", "4"}});
   EXPECT_EQ(count_ops(p, Op::Down2), 2);

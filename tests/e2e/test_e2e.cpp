@@ -395,6 +395,16 @@ TEST_F(E2E, GlShaderCacheLivesInGpublursFolder) {
   ASSERT_EQ(n.rc, 0) << n.err;
   EXPECT_FALSE(fs::exists(at("nohome")));
   EXPECT_TRUE(fs::is_directory(at("tmp/gpublur-" + std::to_string(getuid()) + "/gl-shaders")));
+
+  // No folder at all (XDG_CACHE_HOME, home and TMPDIR absent): the caches are off, said, and the drivers' defaults
+  // are not made either (Mesa made XDG_CACHE_HOME, nohome, and its mesa_shader_cache/ there).
+  const Result none = run("blur " + quote(at("in").string()) + " -o " + quote(at("out4").string()) + " -b gl", "",
+                          clean + " XDG_CACHE_HOME=" + quote(at("nohome").string()) +
+                              " HOME=" + quote(at("nohome/x").string()) +
+                              " TMPDIR=" + quote(at("nohome/t").string()));
+  ASSERT_EQ(none.rc, 0) << none.err;
+  EXPECT_FALSE(fs::exists(at("nohome")));
+  EXPECT_NE(none.err.find("GL shader cache off: no folder to keep it in"), std::string::npos) << none.err;
 }
 
 // GPUBLUR_PASS_TIMES=1 on the cpu backend: each run logs its passes by the schedules' names with their host-clock
