@@ -13,10 +13,10 @@ namespace {
 
 using namespace gpublur::e2e;
 
-// Runs `args` (one argument each) in a child with `env` set, stdout to out.txt, stderr to err.txt, stdin from
-// `stdin_fd` where given; returns its pid.
+// Runs `args` (one argument each) in a child with `env` set, stdout to out.txt (or `stdout_fd`), stderr to err.txt,
+// stdin from `stdin_fd` where given; returns its pid.
 pid_t spawn(const fs::path& dir, const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-            int stdin_fd = -1) {
+            int stdin_fd = -1, int stdout_fd = -1) {
   const std::string bin = gpublur::testing::gpublur_bin(), err = (dir / "err.txt").string(),
                     out = (dir / "out.txt").string();
   const pid_t pid = fork();
@@ -24,7 +24,10 @@ pid_t spawn(const fs::path& dir, const std::vector<std::string>& args, const std
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     if (stdin_fd >= 0) dup2(stdin_fd, 0);
     freopen(err.c_str(), "w", stderr);
-    freopen(out.c_str(), "w", stdout);
+    if (stdout_fd >= 0)
+      dup2(stdout_fd, 1);
+    else
+      freopen(out.c_str(), "w", stdout);
     std::vector<char*> argv{const_cast<char*>(bin.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -137,6 +140,27 @@ TEST_F(E2E, InterruptWhileTheBackendOpensNamesItAndLeavesNoFolder) {
   EXPECT_EQ(rep["backend"]["name"], "cpu");
   EXPECT_EQ(rep["backend"]["device"], "");
   EXPECT_FALSE(fs::exists(at("o"))) << "the folders -o made are left behind";
+}
+
+// Output to a stdout pipe whose reader has gone (`methods --json | true`) is an error, exit 1 with the reason, for
+// every command: methods and bench were killed by SIGPIPE (exit 141, nothing said), only blur ignored it.
+TEST_F(E2E, AClosedStdoutPipeIsAnErrorForEveryCommand) {
+  for (const std::vector<std::string> args :
+       {std::vector<std::string>{"methods", "--json"}, {"bench", "-b", "cpu", "-m", "copy", "--size", "8", "--repeat",
+                                                       "1", "--json", "-"},
+        {"quality", "-b", "cpu", "-m", "box", "--size", "16", "--json"}}) {
+    SCOPED_TRACE(args[0]);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    close(fds[0]);  // no reader: the first write fails (EPIPE), or raises SIGPIPE
+    const pid_t pid = spawn(dir_, args, {}, -1, fds[1]);
+    close(fds[1]);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    EXPECT_NE(slurp(at("err.txt")).find("cannot write to stdout"), std::string::npos) << slurp(at("err.txt"));
+  }
 }
 
 // An interrupted bench with --json FILE leaves this run's JSON there: the cases finished before the signal and
