@@ -253,9 +253,11 @@ ColorState to_working(Image& img, const ImageMeta& meta, const ColorOptions& opt
 void from_working(Image& img, const ColorState& s, const std::string& out_format, const ColorOptions& opt,
                   ImageMeta& out_meta) {
   const bool png = out_format == "png";
+  // PNG has an alpha slot only in gray + alpha and RGBA: a lone channel (an EXR matte named A) is gray, encoded as
+  // the gray a PNG reader decodes (it was written linear, and read back darker).
+  const int alpha = png && img.channels % 2 == 1 ? -1 : s.alpha_channel;
   // Un-premultiply in linear light, before encoding, the inverse order of to_working.
-  if (s.alpha_channel >= 0 && s.premultiplied && png && opt.premultiply)
-    unpremultiply_alpha(img, s.alpha_channel);
+  if (alpha >= 0 && s.premultiplied && png && opt.premultiply) unpremultiply_alpha(img, alpha);
   bool encoded = s.srgb_encoded;
   if (png && opt.linear && !encoded) {
     // An integer output: straight to the level the writer would quantise linear_to_srgb(v) to, stored as
@@ -266,13 +268,13 @@ void from_working(Image& img, const ColorState& s, const std::string& out_format
     if (maxval == 255) {
       const EncodeTable& e = encode8();
       const DecodeTable& g = decode8();
-      map_colour(img, s.alpha_channel, [&](float v) { return g.grid[e(v)]; });
+      map_colour(img, alpha, [&](float v) { return g.grid[e(v)]; });
     } else if (maxval == 65535) {
       const EncodeTable& e = encode16();
       const DecodeTable& g = decode16();
-      map_colour(img, s.alpha_channel, [&](float v) { return g.grid[e(v)]; });
+      map_colour(img, alpha, [&](float v) { return g.grid[e(v)]; });
     } else {
-      map_colour(img, s.alpha_channel, linear_to_srgb);
+      map_colour(img, alpha, linear_to_srgb);
     }
     encoded = true;
   }

@@ -892,6 +892,45 @@ TEST_F(E2E, PngIsBlurredInLinearLight) {
   EXPECT_GT(apart, 0.01);
 }
 
+// EXR to PNG: a layer's alpha (diffuse.A, beauty.A beside R, G, B) is PNG's alpha as A is, un-premultiplied and not
+// encoded (it was written as a colour: sRGB-encoded, the colours left premultiplied); a lone matte named A is gray,
+// encoded as a gray PNG is decoded (it was written linear, read back darker than Y's same values).
+TEST_F(E2E, ExrAlphaOfALayerIsPngAlpha) {
+  Image img(4, 1, 4);
+  const float v[] = {0.25f, 0.25f, 0.25f, 0.5f, 0.1f, 0.2f, 0.3f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.3f, 0.1f, 0.05f, 0.75f};
+  img.data.assign(std::begin(v), std::end(v));
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  const std::vector<std::vector<std::string>> layouts = {
+      {"R", "G", "B", "A"}, {"diffuse.R", "diffuse.G", "diffuse.B", "diffuse.A"}, {"R", "G", "B", "beauty.A"}};
+  for (size_t k = 0; k < layouts.size(); ++k) {
+    meta.channel_names = layouts[k];
+    const std::string name = "l" + std::to_string(k);
+    ASSERT_TRUE(io_->write(at(name + ".exr").string(), img, meta).ok());
+    ASSERT_EQ(run("blur " + quote(at(name + ".exr").string()) + " -o " + quote(at("o").string()) +
+                  " -b cpu -m copy --format png --pixel-type uint16")
+                  .rc,
+              0);
+  }
+  const Image plain = decode(at("o/l0.png")).image;
+  EXPECT_NEAR(plain.data[0], linear_to_srgb(0.5f), 1.0 / 65535);  // 0.25 / 0.5, encoded
+  EXPECT_NEAR(plain.data[3], 0.5f, 1.0 / 65535);
+  for (const char* layered : {"o/l1.png", "o/l2.png"}) EXPECT_EQ(decode(at(layered)).image.data, plain.data) << layered;
+
+  Image matte(2, 1, 1);
+  matte.data = {0.5f, 0.2f};
+  for (const char* n : {"A", "Y"}) {
+    meta.channel_names = {n};
+    ASSERT_TRUE(io_->write(at(std::string("m") + n + ".exr").string(), matte, meta).ok());
+    ASSERT_EQ(run("blur " + quote(at(std::string("m") + n + ".exr").string()) + " -o " + quote(at("o").string()) +
+                  " -b cpu -m copy --format png --pixel-type uint16")
+                  .rc,
+              0);
+  }
+  EXPECT_EQ(decode(at("o/mA.png")).image.data, decode(at("o/mY.png")).image.data);
+}
+
 // Straight alpha is premultiplied for the blur: colour of fully transparent pixels must not bleed into
 // opaque ones. Left half: alpha 0 with random strong red; right half: opaque, red 0, random green/blue.
 TEST_F(E2E, TransparentColourDoesNotBleed) {
