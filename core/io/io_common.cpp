@@ -426,6 +426,17 @@ bool is_structural_exr_attribute(const std::string& name) {
   return s.count(name) != 0;
 }
 
+bool is_typed_standard_exr_attribute(const std::string& name) {
+  // OpenEXR's standard attributes (ImfStandardAttributes.h) whose type is not a string: a string of the name makes the
+  // file nonstandard, or the write fail where the writer sets the typed one (xDensity from a pHYs).
+  static const std::set<std::string> s = {
+      "chromaticities", "whiteLuminance", "adoptedNeutral", "xDensity", "utcOffset", "longitude", "latitude",
+      "altitude", "focus", "expTime", "aperture", "isoSpeed", "envmap", "keyCode", "timeCode", "framesPerSecond",
+      "multiView", "worldToCamera", "worldToNDC", "deepImageState", "originalDataWindow", "dwaCompressionLevel",
+      "idManifest", "preview", "imageCounter"};
+  return s.count(name) != 0;
+}
+
 bool is_oiio_bookkeeping(const std::string& name) { return name.rfind("oiio:", 0) == 0; }
 
 bool valid_png_text_key(const std::string& key) {

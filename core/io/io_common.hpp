@@ -86,6 +86,8 @@ std::string exr_compression_name(int id);
 
 // EXR header attributes that are part of the file's structure: never carried in meta.attributes.
 bool is_structural_exr_attribute(const std::string& name);
+// One of OpenEXR's standard attributes of a type other than string (xDensity, chromaticities, multiView, ...).
+bool is_typed_standard_exr_attribute(const std::string& name);
 // OIIO's own bookkeeping ("oiio:ColorSpace", ...), which OIIO also stores in files it writes: neither adapter
 // reports or writes these, so meta.attributes holds the same set whichever adapter wrote or reads a file.
 bool is_oiio_bookkeeping(const std::string& name);

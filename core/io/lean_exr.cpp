@@ -280,10 +280,19 @@ Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta
           unsigned(meta.exr_tile_w), unsigned(meta.exr_tile_h), meta.exr_mipmap ? Imf::MIPMAP_LEVELS : Imf::ONE_LEVEL,
           meta.exr_mip_round_up ? Imf::ROUND_UP : Imf::ROUND_DOWN));
     std::set<std::string> written;
-    for (const auto& [key, value] : meta.attributes) {
-      if (key.empty() || is_structural_exr_attribute(key) || is_oiio_bookkeeping(key)) {
-        spdlog::debug("'{}': attribute '{}' not written (part of the EXR structure)", path, key);
+    for (const auto& [text_key, value] : meta.attributes) {
+      if (text_key.empty() || is_oiio_bookkeeping(text_key)) {
+        spdlog::debug("'{}': attribute '{}' not written (OpenImageIO's own)", path, text_key);
         continue;
+      }
+      // A text (a PNG's) named as a part of the EXR's structure (type, name, channels) or a typed standard attribute
+      // (xDensity: the write failed where a pHYs set it; chromaticities) goes under "png:" and its name: it was
+      // dropped, or written as a string of the wrong type.
+      std::string key = text_key;
+      if (is_structural_exr_attribute(key) || is_typed_standard_exr_attribute(key)) {
+        key = "png:" + text_key;
+        spdlog::warn("'{}': text '{}' written as '{}': the EXR's '{}' is {}", shown_name(meta, path), text_key, key,
+                     text_key, is_structural_exr_attribute(text_key) ? "part of its structure" : "not a string");
       }
       // A PNG may hold several text chunks of one keyword; an EXR one attribute of a name: the first is kept, the
       // others said (they were replaced in silence).

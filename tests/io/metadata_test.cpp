@@ -562,6 +562,36 @@ TEST_P(IoMetadata, PngSafeToCopyChunksCarried) {
   EXPECT_NE(said.find("PNG chunks an EXR cannot hold not written: oFFs, prVt, prVt"), std::string::npos) << said;
 }
 
+// PNG text named as an EXR's structure or one of its typed standard attributes goes under "png:" and its name, said:
+// xDensity beside a pHYs made the write fail (a string where OpenEXR sets a float), type and channels were dropped at
+// debug level, chromaticities written as a string.
+TEST_P(IoMetadata, ExrOutputRenamesTextThatNamesItsOwnAttributes) {
+  using namespace std::string_literals;
+  const std::string png = plain_png("named.png", test::random_image(4, 3, 3, 15));
+  add_chunks_after_ihdr(png, {{"pHYs", "\0\0\x0b\x13\0\0\x0b\x13\x01"s}});
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(png, {}, back).ok());
+  ImageMeta exr = back.meta;
+  exr.format = "exr";
+  exr.pixel_type = PixelType::Half;
+  exr.attributes = {{"xDensity", "three hundred"}, {"type", "photo"}, {"chromaticities", "sRGB"}, {"Title", "t"}};
+  const std::string path = tmp_.path("named.exr");
+  Status st;
+  const std::string said = write_logging(*io_, path, back.image, exr, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("text 'xDensity' written as 'png:xDensity'"), std::string::npos) << said;
+  Imf::InputFile file(path.c_str());
+  const Imf::Header& h = file.header();
+  ASSERT_TRUE(Imf::hasXDensity(h));  // the pHYs's, a float
+  for (const auto& [key, value] : exr.attributes) {
+    const std::string name = key == "Title" ? key : "png:" + key;
+    const auto* a = h.findTypedAttribute<Imf::StringAttribute>(name);
+    ASSERT_NE(a, nullptr) << name;
+    EXPECT_EQ(a->value(), value);
+  }
+  EXPECT_EQ(h.findTypedAttribute<Imf::StringAttribute>("chromaticities"), nullptr);
+}
+
 // Pixel density between the formats: a PNG's pHYs becomes the EXR's pixelAspectRatio and xDensity (pixels per inch),
 // and an EXR's become a PNG's pHYs, both ways round; PNG to EXR to PNG gives the pHYs back. The density was dropped
 // with a warning each way.
