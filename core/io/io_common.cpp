@@ -374,6 +374,16 @@ Status prepare_write(const std::string& path, const Image& img, const ImageMeta&
   if (format == "png") {
     if (Status fit = png_layout_fits(path, img.channels, meta.channel_names); !fit) return fit;
     names = png_channel_names(img.channels);
+    // PNG holds [0, 1]: what lies outside (an EXR's highlights, a sharpening kernel's overshoot, NaN) is clipped by
+    // quantize; said, as an image's loss (it was silent). Within half a level of the ends nothing is lost (a blur's
+    // float rounding puts 1 at 1.0000001): not counted.
+    const float half_level = 0.5f / float(png_bit_depth(meta.pixel_type) == 16 ? 65535 : 255);
+    size_t below = 0, above = 0, nan = 0;
+    for (float v : img.data) below += v < -half_level, above += v > 1.0f + half_level, nan += v != v;
+    if (below + above + nan > 0)
+      spdlog::warn("'{}': {} value(s) above 1, {} below 0 and {} NaN clipped to PNG's [0, 1] (NaN as 0); EXR keeps "
+                   "them",
+                   shown_name(meta, path), above, below, nan);
     return Status::success();
   }
   names = meta.channel_names;

@@ -592,6 +592,28 @@ TEST_P(IoMetadata, ExrOutputRenamesTextThatNamesItsOwnAttributes) {
   EXPECT_EQ(h.findTypedAttribute<Imf::StringAttribute>("chromaticities"), nullptr);
 }
 
+// PNG holds [0, 1]: values outside it and NaN are clipped (NaN as 0), and the write says how many (it was silent);
+// values inside say nothing.
+TEST_P(IoMetadata, PngOutputSaysWhatItClips) {
+  Image img(3, 1, 1);
+  img.data = {1.5f, -0.25f, std::nanf("")};
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt16;
+  meta.channel_names = {"Y"};
+  Status st;
+  std::string said = write_logging(*io_, tmp_.path("hdr.png"), img, meta, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("1 value(s) above 1, 1 below 0 and 1 NaN clipped to PNG's [0, 1]"), std::string::npos) << said;
+  LoadedImage back;
+  ASSERT_TRUE(io_->read(tmp_.path("hdr.png"), {}, back).ok());
+  EXPECT_EQ(back.image.data, (std::vector<float>{1.0f, 0.0f, 0.0f}));
+  img.data = {1.0f, 0.0f, 0.5f};
+  said = write_logging(*io_, tmp_.path("ldr.png"), img, meta, st);
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_EQ(said.find("clipped"), std::string::npos) << said;
+}
+
 // Pixel density between the formats: a PNG's pHYs becomes the EXR's pixelAspectRatio and xDensity (pixels per inch),
 // and an EXR's become a PNG's pHYs, both ways round; PNG to EXR to PNG gives the pHYs back. The density was dropped
 // with a warning each way.
