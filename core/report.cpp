@@ -291,6 +291,12 @@ Status merge_reports(const std::vector<json>& reports, const std::vector<std::st
                               theirs.dump() + "; merge reports of one job's shards only");
       }
       const json& s = r["summary"];
+      // A report whose images are not those its summary counts (cut, or edited) is not one run's: it merged as whole.
+      if (s.value("images", -1) != int(r["images"].size()))
+        return Status::fail(name(i) + ": its summary counts " + s.value("images", json(nullptr)).dump() +
+                            " image(s) and it lists " + std::to_string(r["images"].size()) + "; not a whole report");
+      if (!(s.value("wall_ms", 0.0) >= 0))
+        return Status::fail(name(i) + ": summary wall_ms " + s["wall_ms"].dump() + " is negative");
       wall = std::max(wall, s.value("wall_ms", 0.0));
       totals.interrupted = totals.interrupted || s.value("interrupted", false);
       io_threads = std::max(io_threads, s.value("io_threads", 0));

@@ -315,6 +315,16 @@ TEST(Report, MergeRefusesImageEntriesTheSchemaDoesNotAllow) {
     EXPECT_FALSE(s.ok()) << bad.dump();
     EXPECT_NE(s.error.find("warnings is not a list of strings"), std::string::npos) << s.error;
   }
+  // A report whose images are not those its summary counts (cut, edited: it merged as whole) or whose wall time is
+  // negative is refused, naming it.
+  nlohmann::json cut = jb;
+  cut["images"] = nlohmann::json::array();
+  Status s = merge_reports({ja, cut}, {"a.json", "b.json"}, m);
+  EXPECT_NE(s.error.find("b.json: its summary counts 2 image(s) and it lists 0"), std::string::npos) << s.error;
+  nlohmann::json negative = jb;
+  negative["summary"]["wall_ms"] = -5;
+  s = merge_reports({ja, negative}, {"a.json", "b.json"}, m);
+  EXPECT_NE(s.error.find("b.json: summary wall_ms -5"), std::string::npos) << s.error;
 }
 
 // Shards must agree on what changes the pixels (colour handling, GL storage) and on the build; where they ran
