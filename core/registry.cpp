@@ -93,6 +93,20 @@ std::string registry_text() {
   return o.str();
 }
 
+// A default as JSON of its type, so that a program compares it with choices, min and max: integers and numbers as
+// numbers, flags as booleans, the rest (enums, lists, files) as text. (Every default was text: "1" was not among
+// downsample's choices [1, 2, 4, 8].)
+static nlohmann::json typed_value(const ParamSpec& p, const std::string& v) {
+  try {
+    if (p.type == ParamType::Int) return std::stoll(v);
+    if (p.type == ParamType::Float) return std::stod(v);
+  } catch (const std::exception&) {
+    return v;
+  }
+  if (p.type == ParamType::Flag && (v == "true" || v == "false")) return v == "true";
+  return v;
+}
+
 std::string registry_json() {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& m : method_registry()) {
@@ -104,9 +118,11 @@ std::string registry_json() {
       else if (p.required())
         pj["default"] = nullptr, pj["required"] = true;
       else
-        pj["default"] = p.default_value;
+        pj["default"] = typed_value(p, p.default_value);
       if (p.type == ParamType::Enum)
         pj["choices"] = p.choices;
+      else if (p.type == ParamType::Int || p.type == ParamType::IntList)  // integers as integers (4096, not 4096.0)
+        pj["min"] = static_cast<long long>(p.min), pj["max"] = static_cast<long long>(p.max);
       else if (p.type != ParamType::Path && p.type != ParamType::Flag)
         pj["min"] = p.min, pj["max"] = p.max;
       if (p.type == ParamType::Int && !p.choices.empty()) {  // the only values allowed, as numbers

@@ -70,7 +70,8 @@ TEST(Registry, DownsampleDefaultsToOneButForKawase) {
     }
     EXPECT_FALSE(d->derived) << m.name;
     EXPECT_EQ(d->default_value, "1") << m.name;
-    EXPECT_EQ(pj["default"], "1") << m.name;
+    EXPECT_EQ(pj["default"], 1) << m.name;  // a number, as its choices are
+    EXPECT_NE(std::find(pj["choices"].begin(), pj["choices"].end(), pj["default"]), pj["choices"].end()) << m.name;
     bool needs_file = false;
     for (const ParamSpec& q : m.params) needs_file = needs_file || q.required();
     if (needs_file) continue;
