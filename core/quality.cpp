@@ -522,9 +522,14 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
             q.fit_mad = fit.mad;
             q.fit_evaluations = fit.evaluations;
             q.fit_at_limit = fit.at_limit;
-            q.border_dominated = 2.0 * reference.radius + 1 > q.width && 2.0 * reference.radius + 1 > q.height;
             Plan g;
+            int reach = reference.radius;
             if (exact_gaussian_plan(fit.sigma, g)) q.fit_kernel_sigma = g.effective_sigma;
+            // Against S's kernel, or the fit's where the fit is over 1.25 S: a method far wider than S (box --width
+            // 4097 on a 16^2 image, S 2) was not flagged. (Not at every fit above S: one a hair above moved images
+            // as wide as S's kernel across the line.)
+            if (fit.sigma > 1.25 * plan.sigma) reach = std::max(reach, g.radius);
+            q.border_dominated = 2.0 * reach + 1 > q.width && 2.0 * reach + 1 > q.height;
           }
         }
         return s;
@@ -544,9 +549,10 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
   for (const ImageQuality& q : out.images)
     if (q.error.empty()) ++measured, dominated += q.border_dominated;
   if (dominated > 0)
-    spdlog::warn("quality: {} of {} image(s) are smaller than the reference kernel ({} pixels wide at sigma {}) each "
-                 "way: every pixel's window reaches past the edges, so their fits weigh the clamp border as much as "
-                 "the kernel's shape; a larger image measures the method better",
+    spdlog::warn("quality: {} of {} image(s) are smaller than the reference kernel ({} pixels wide at sigma {}, or "
+                 "the fitted sigma's where over 1.25 times it) each way: every pixel's window reaches past the "
+                 "edges, so their fits weigh the clamp border as much as the kernel's shape; a larger image measures "
+                 "the method better",
                  dominated, measured, 2 * reference.radius + 1, plan.sigma);
   out.mean = quality_mean(out.images);
   out.storage = backend.storage();

@@ -212,6 +212,11 @@ TEST(Quality, ImagesSmallerThanTheKernelAreFlaggedBorderDominated) {
   EXPECT_EQ(j["images"][3]["border_dominated"], false);
   EXPECT_NE(quality_table(r).find("24x24x1"), std::string::npos);
   EXPECT_NE(quality_table(r).find("(border-dominated)"), std::string::npos);
+  // A method far wider than S: flagged by its fit's kernel (box --width 4097 at S 2 on a 40^2 image was not).
+  ASSERT_TRUE(measure_quality(*b, plan_of("box", {{"width", "401"}, {"passes", "1"}}), {inputs[3]}, o, r).ok());
+  ASSERT_TRUE(r.images[0].error.empty()) << r.images[0].error;
+  EXPECT_GT(r.images[0].effective_sigma, 7.0);
+  EXPECT_TRUE(r.images[0].border_dominated) << r.images[0].effective_sigma;
 }
 
 // The same without measure_quality's shortcut (MAD at the requested sigma is already known): the search alone,
