@@ -84,8 +84,9 @@ struct BenchResult {
 // `given`, --param's) or a comma list; errors are usage errors.
 Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out,
                              const std::map<std::string, std::string>& given = {});
-// "3, 12,48" -> {3, 12, 48}: decimals, exponents allowed (strtod alone took "0x3" as 3), spaces around each allowed; a sigma given
-// twice runs once, as a method named twice does. False where an item is no such number or none is given.
+// "3, 12,48" -> {3, 12, 48}: decimals, exponents allowed (strtod alone took "0x3" as 3), spaces around each allowed,
+// empty items skipped; a sigma given twice runs once, as a method named twice does. False where an item is no such
+// number or none is given.
 bool parse_bench_sigmas(const std::string& list, std::vector<double>& out);
 // "1024,4096x2048" -> {1024,1024},{4096,2048}.
 Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int>>& out);
