@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/io/io_common.hpp"
 #include "core/methods/recipe.hpp"
 #include "core/registry.hpp"
 
@@ -176,11 +177,8 @@ bool parse_decimal(const std::string& text, double& v) {
 
 std::vector<int> alpha_channels(const ImageMeta& meta) {
   std::vector<int> v;
-  for (size_t i = 0; i < meta.channel_names.size(); ++i) {
-    const std::string& n = meta.channel_names[i];
-    const size_t base = n.find_last_of('.') + 1;  // 0 without a layer
-    if (n.size() == base + 1 && (n[base] == 'A' || n[base] == 'a')) v.push_back(int(i));
-  }
+  for (size_t i = 0; i < meta.channel_names.size(); ++i)
+    if (io::is_alpha_name(meta.channel_names[i])) v.push_back(int(i));
   if (v.empty() && meta.alpha_channel >= 0) v.push_back(meta.alpha_channel);
   return v;
 }

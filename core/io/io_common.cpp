@@ -315,11 +315,13 @@ std::vector<int> exr_channel_order(const std::vector<std::string>& names) {
   return order;
 }
 
+bool is_alpha_name(const std::string& name) { return colour_role(name) == "A"; }
+
 int find_alpha(const std::vector<std::string>& names) {
   // A, or a layer's (diffuse.A): PNG's alpha slot takes either (png_layout_fits), so the colour steps must too (a
   // layer's alpha was written to PNG as colour, sRGB-encoded, its colours left premultiplied).
   for (size_t i = 0; i < names.size(); ++i)
-    if (colour_role(names[i]) == "A") return int(i);
+    if (is_alpha_name(names[i])) return int(i);
   return -1;
 }
 

@@ -57,7 +57,9 @@ int png_color_type(const std::string& path);
 // layers by name; inside a layer R, G, B, Y, A first (in that order), then the rest by name.
 // Example: {A,B,G,N.x,R,Z} -> R,G,B,A,Z,N.x. Returns the permutation: result[i] = input index of channel i.
 std::vector<int> exr_channel_order(const std::vector<std::string>& names);
-// Index of the channel named exactly "A", -1 if none.
+// A channel name that is an alpha: A or a, alone or a layer's (diffuse.A).
+bool is_alpha_name(const std::string& name);
+// Index of the first alpha channel (is_alpha_name), -1 if none.
 int find_alpha(const std::vector<std::string>& names);
 // PNG channel names for a channel count: Y / Y,A / R,G,B / R,G,B,A.
 std::vector<std::string> png_channel_names(int channels);
