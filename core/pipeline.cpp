@@ -858,6 +858,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         Status s = output_pixel_type(job.format, w.loaded.meta, opts.has_pixel_type ? &opts.pixel_type : nullptr,
                                      meta.pixel_type);
         if (opts.has_pixel_type || job.format != w.loaded.meta.format) meta.channel_types.clear();
+        if (job.format == "exr" && w.loaded.meta.format == "png") io::png_text_to_utf8(meta);
         if (s) make_output_folder(fs::path(job.output).parent_path());
         if (s && w.packed_out) {
           meta.srgb = w.packed_colour.out_srgb;

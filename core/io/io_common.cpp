@@ -584,6 +584,27 @@ bool png_text_needs_itxt(const std::string& key, const std::string& value) {
   return (!ascii || key == "XML:com.adobe.xmp") && valid_utf8(value);
 }
 
+std::string latin1_to_utf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  for (unsigned char c : s) {
+    if (c < 0x80) {
+      out += char(c);
+    } else {
+      out += char(0xc0 | (c >> 6));
+      out += char(0x80 | (c & 0x3f));
+    }
+  }
+  return out;
+}
+
+void png_text_to_utf8(ImageMeta& meta) {
+  for (auto& [key, value] : meta.attributes) {
+    if (!valid_utf8(key)) key = latin1_to_utf8(key);
+    if (!valid_utf8(value)) value = latin1_to_utf8(value);
+  }
+}
+
 void remove_partial(const std::string& path) { std::remove(path.c_str()); }
 
 Status write_whole_file(const std::string& path, const void* bytes, size_t size) {

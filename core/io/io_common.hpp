@@ -129,6 +129,13 @@ std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& me
 // XML:com.adobe.xmp), which the XMP specification puts in iTXt.
 bool png_text_needs_itxt(const std::string& key, const std::string& value);
 
+// Latin-1 bytes as UTF-8 (every byte is its own code point).
+std::string latin1_to_utf8(const std::string& s);
+// A PNG's text keys and values for an EXR: those not UTF-8 are a tEXt or zTXt chunk's Latin-1 (as
+// png_text_needs_itxt reads them) and are transcoded; EXR readers take string attributes as UTF-8, and the raw
+// bytes were invalid there. An EXR's own strings are never passed through this (they stay as the file had them).
+void png_text_to_utf8(ImageMeta& meta);
+
 // Removes a partly written output file after a failed write (best effort).
 void remove_partial(const std::string& path);
 // Writes `bytes` as the whole file at path, every write and the close checked (a full disk fails here, not later);

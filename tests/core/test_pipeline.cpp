@@ -5,6 +5,7 @@
 #include <chrono>
 #include <future>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
@@ -366,6 +367,33 @@ TEST(Pipeline, WideExrIsBlurredInGroupsAllChannels) {
   EXPECT_NE(out.image.data, in.image.data);  // it was blurred
   // No temporary left beside the output.
   for (const auto& e : fs::directory_iterator(d / "out")) EXPECT_EQ(e.path().filename(), "wide.exr");
+}
+
+// A PNG's text that is not UTF-8 is a tEXt chunk's Latin-1: an EXR made from it gets the text as UTF-8 (its raw
+// bytes were invalid UTF-8 there), key and value; UTF-8 text (an iTXt's) goes over as it is.
+TEST(Pipeline, PngLatin1TextBecomesUtf8InAnExr) {
+  auto io = make_lean_io();
+  ASSERT_TRUE(io);
+  TempDir d;
+  ImageMeta meta;
+  meta.format = "png";
+  meta.pixel_type = PixelType::UInt8;
+  meta.attributes = {{"Latin1", "caf\xe9"}, {"Utf8", "caf\xc3\xa9"}, {"\xc9tat", "ok"}};
+  ASSERT_TRUE(io->write((d / "t.png").string(), testing::random_image(5, 4, 3, 2), meta).ok());
+  std::vector<Job> jobs;
+  ASSERT_TRUE(collect_jobs({(d / "t.png").string()}, {(d / "out").string(), false, "exr"}, jobs).ok());
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("copy", {}, plan).ok());
+  const RunRecord run = run_on_cpu(jobs, plan);
+  ASSERT_EQ(run.images.size(), 1u);
+  ASSERT_TRUE(run.images[0].ok) << run.images[0].error;
+  LoadedImage out;
+  ASSERT_TRUE(io->read((d / "out/t.exr").string(), ReadLimits{}, out).ok());
+  std::map<std::string, std::string> got(out.meta.attributes.begin(), out.meta.attributes.end());
+  EXPECT_EQ(got["Latin1"], "caf\xc3\xa9");
+  EXPECT_EQ(got["Utf8"], "caf\xc3\xa9");
+  EXPECT_EQ(got["\xc3\x89tat"], "ok");
+  EXPECT_EQ(got.count("\xc9tat"), 0u);
 }
 
 // Every image of the run is ok and its output file is the CPU reference's blur of its input (1e-6).
