@@ -42,17 +42,27 @@ std::string trimmed(const std::string& s) {
 }
 
 // --method's list: entries split at commas, except where a comma continues a variant's list value (no method
-// name starts with a digit or a sign): "kawase:offsets=1,2,box" is kawase:offsets=1,2 and box.
+// name starts with a digit or a sign): "kawase:offsets=1,2,box" is kawase:offsets=1,2 and box. An empty item inside
+// such a value stays in it ("kawase:offsets=1,,2"), so that the method refuses it as it refuses --param offsets=1,,2;
+// between entries ("copy,,box") it is skipped.
 std::vector<std::string> split_method_list(const std::string& list) {
   std::vector<std::string> out;
-  for (std::string piece : split(list, ',')) {
-    if ((piece = trimmed(piece)).empty()) continue;
+  std::string cur;
+  std::istringstream in(list);
+  int empties = 0;  // empty items since the last entry
+  while (std::getline(in, cur, ',')) {
+    const std::string piece = trimmed(cur);
+    if (piece.empty()) {
+      ++empties;
+      continue;
+    }
     const bool continues = !out.empty() && out.back().find('=') != std::string::npos &&
                            (std::isdigit(static_cast<unsigned char>(piece[0])) || piece[0] == '-' || piece[0] == '+');
     if (continues)
-      out.back() += "," + piece;
+      out.back() += std::string(size_t(empties) + 1, ',') + piece;
     else
-      out.push_back(std::move(piece));
+      out.push_back(piece);
+    empties = 0;
   }
   return out;
 }

@@ -763,6 +763,10 @@ TEST(Bench, SizesMethodsAndMedian) {
   // A variant's list value keeps its commas; the next name starts the next entry.
   ASSERT_TRUE(resolve_bench_methods("kawase:offsets=0,1,2,box,gauss-sep", "cpu", methods).ok());
   EXPECT_EQ(methods, (std::vector<std::string>{"kawase:offsets=0,1,2", "box", "gauss-sep"}));
+  // An empty item stays inside a list value (for kawase to refuse, as it refuses --param offsets=1,,2: it was dropped
+  // and offsets 1,2 ran); between entries it is skipped.
+  ASSERT_TRUE(resolve_bench_methods("kawase:offsets=1,,2,copy,,box", "cpu", methods).ok());
+  EXPECT_EQ(methods, (std::vector<std::string>{"kawase:offsets=1,,2", "copy", "box"}));
   // Spaces around the methods and their settings, as around sizes and sigmas (" box" was an unknown method).
   ASSERT_TRUE(resolve_bench_methods("copy, box ,\tkawase: offsets = 0, 1,gauss-sep", "cpu", methods).ok());
   // The table and the JSON name a variant without them (it kept the user's spacing), and one written twice runs once.
