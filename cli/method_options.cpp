@@ -80,9 +80,11 @@ void MethodOptions::add_to(CLI::App& cmd) {
         help += " only]";
       }
     }
-    if (spec->type == ParamType::Flag) {  // --name alone sets it; --param name=false clears it
-      options_[name] = cmd.add_flag("--" + name)->description(help)->group("Method parameters (from the registry)");
-      flags_.insert(name);
+    if (spec->type == ParamType::Flag) {  // --name alone sets it; --name=false and --param name=false clear it
+      options_[name] = cmd.add_flag("--" + name, flag_values_[name])
+                           ->description(help)
+                           ->multi_option_policy(CLI::MultiOptionPolicy::Throw)  // given twice: as --sigma's
+                           ->group("Method parameters (from the registry)");
       continue;
     }
     options_[name] = cmd.add_option("--" + name, values_[name], help)
@@ -105,8 +107,11 @@ void MethodOptions::add_to(CLI::App& cmd) {
 
 Status MethodOptions::given(std::map<std::string, std::string>& out) const {
   out.clear();
-  for (const auto& [name, opt] : options_)
-    if (opt->count() > 0) out[name] = flags_.count(name) ? "true" : values_.at(name);
+  for (const auto& [name, opt] : options_) {
+    if (opt->count() == 0) continue;
+    const auto flag = flag_values_.find(name);
+    out[name] = flag == flag_values_.end() ? values_.at(name) : flag->second ? "true" : "false";
+  }
   for (const auto& item : param_list_) {
     std::string name, value;
     if (!split_param(item, name, value)) return Status::fail("--param '" + item + "' is not name=value");

@@ -24,7 +24,7 @@ class MethodOptions {
   std::map<std::string, std::string> values_;
   std::map<std::string, CLI::Option*> options_;
   std::vector<std::string> param_list_;
-  std::set<std::string> flags_;  // Flag parameters: options without a value
+  std::map<std::string, bool> flag_values_;  // Flag parameters: --name, or --name=true|false
 };
 
 // Help footer: the registry's methods, one line each.

@@ -47,10 +47,17 @@ std::string num(double v) {
 // The weights run in float: one beyond its range (|w| > 3.4e38, after --normalize's scale) would make every output
 // it touches infinite.
 Status weights_fit_float(const std::vector<float>& taps, const std::string& file) {
-  for (float w : taps)
+  bool any = false;
+  for (float w : taps) {
     if (!std::isfinite(w))
       return Status::fail("kernel file '" + file + "': a weight (after --normalize, if given) is beyond float's "
                           "range (|w| > 3.4e38)");
+    any = any || w != 0;
+  }
+  // Weights below float's smallest (1e-50) run as 0: the output would be black (the file's zeros are refused so).
+  if (!any)
+    return Status::fail("kernel file '" + file + "': every weight is below float's smallest (1.4e-45 after "
+                        "--normalize, if given) and would run as 0; scale the file or give --normalize");
   return Status::success();
 }
 
@@ -226,6 +233,13 @@ Recipe kernel_recipe() {
     set_nonfinite_taps(plan, std::move(taps));
     plan.tolerance = 1e-5 * std::max(1.0, l1(pass.taps));
     plan.details["path"] = "direct 2D (" + std::to_string(kw) + "x" + std::to_string(kh) + " weights per pixel)";
+    // Its cost is the matrix's area at every pixel, as gauss-2d's (quality then skips the impulse response, whose
+    // image grows with the kernel: a 351 x 351 matrix took 23 s on 16^2 images, nearly all of it that).
+    std::vector<double> c1, r1;
+    warn_direct_2d_window(plan, force_2d ? "kernel --impl 2d" : "kernel (a matrix that is not rank 1)", kw, kh,
+                          force_2d && (m.one_d || rank_one(m, c1, r1))
+                              ? "--impl auto runs this kernel as two 1D passes"
+                              : "a separable kernel (one row, or a rank-1 matrix) runs as two 1D passes");
     prog.passes.push_back(pass);
     return Status::success();
   };

@@ -61,6 +61,9 @@ Recipe pyramid_recipe() {
     int L = 0;
     if (p.given("levels")) {
       L = p.integer("levels");
+      // No level, no analysis filter: a --down given beside it would be ignored in silence.
+      if (L == 0 && p.given("down"))
+        return Status::fail("pyramid: --down filters the levels, and --levels 0 has none");
     } else {
       while (L < 12 && std::pow(fitted_ratio(f, L + 1), 2) * pyramid_variance(v, L + 1) <= want) ++L;
     }
@@ -120,7 +123,9 @@ Recipe pyramid_recipe() {
     const int blur_radius = R;
     plan.params["levels"] = std::to_string(L);
     plan.effective_sigma = std::sqrt(pyramid_variance(v, L) + scale2 * kernel_var);
-    plan.radius = (1 << L) * (blur_radius + 2) + 2;
+    // The reach: at L = 0 the Gaussian's own (it runs alone); else each level's taps and resampling margin.
+    plan.radius = L == 0 ? blur_radius : (1 << L) * (blur_radius + 2) + 2;
+    if (L == 0 && p.given("down")) plan.details["down"] = "not used: sigma is below one level's blur";
     plan.details["fitted_sigma"] = std::to_string(std::sqrt(fitted_var + scale2 * kernel_var));
     plan.details["pyramid_sigma"] = std::to_string(std::sqrt(pyramid_variance(v, L)));
     plan.details["coarse_gaussian_sigma"] = std::to_string(std::sqrt(kernel_var));

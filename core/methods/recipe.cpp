@@ -90,6 +90,14 @@ void warn_direct_2d_cost(Plan& plan, const std::string& method, int radius, cons
                             " pixels for each output (the cost grows with the radius squared); " + faster;
 }
 
+void warn_direct_2d_window(Plan& plan, const std::string& method, int width, int height, const std::string& faster) {
+  const long long taps = (long long)width * height;
+  if (taps <= kDirect2dWarnTaps) return;
+  plan.details["warning"] = method + " reads " + std::to_string(width) + " x " + std::to_string(height) + " = " +
+                            std::to_string(taps) + " pixels for each output (the cost grows with the kernel's area); " +
+                            faster;
+}
+
 void separable_passes(Plan& plan, Pass pass) {
   const int mid = plan.program.add_image({});
   pass.border = plan.border;

@@ -64,6 +64,8 @@ Pass gaussian_pass(const Params& p, Plan& plan, Op op);
 // resolve_plan logs it (once a plan: a batch, a bench case, a quality run) and the report keeps it.
 constexpr long long kDirect2dWarnTaps = 100000;  // radius 158 and up (sigma above 52.3 by the 3-sigma rule)
 void warn_direct_2d_cost(Plan& plan, const std::string& method, int radius, const std::string& faster);
+// The same for a window of width x height reads (a user kernel's matrix).
+void warn_direct_2d_window(Plan& plan, const std::string& method, int width, int height, const std::string& faster);
 // `faster` for the sampled Gaussian's direct windows (gauss-2d, reshuffle).
 inline constexpr const char* kGaussianFasterWays =
     "gauss-sep computes the same kernel separably (by FFT at large radii), iir and integral in time independent of "

@@ -359,10 +359,43 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
   // Without --normalize, a rank-1 matrix of 1e300 weights is beyond float's range as written: said, not inf taps.
   const std::string e300 = error({{"kernel", file("e300.txt", "1e300 1e300 1e300\n1e300 1e300 1e300\n1e300 1e300 1e300\n")}});
   EXPECT_NE(e300.find("beyond float's range"), std::string::npos) << e300;
+  // Weights below float's smallest run as zeros: refused as a file of zeros is (it wrote black images, exit 0); on
+  // every path, and with --normalize they run.
+  for (const char* impl : {"auto", "2d"}) {
+    const std::string tiny = error({{"kernel", file("tiny.txt", "1e-50 1e-50 1e-50\n")}, {"impl", impl}});
+    EXPECT_NE(tiny.find("below float's smallest"), std::string::npos) << impl << ": " << tiny;
+    EXPECT_FALSE(plan({{"kernel", file("tiny.txt", "1e-50 1e-50 1e-50\n")}, {"normalize", "true"}, {"impl", impl}})
+                     .program.passes.empty());
+  }
+  const std::string tiny2d = error({{"kernel", file("tiny2d.txt", "1e-50 0 1e-50\n0 1e-50 0\n1e-50 0 1e-50\n")}});
+  EXPECT_NE(tiny2d.find("below float's smallest"), std::string::npos) << tiny2d;
   // No --kernel at all.
   Plan p;
   const Status none = resolve_plan("kernel", {}, p);
   EXPECT_NE(none.error.find("needs --kernel FILE"), std::string::npos) << none.error;
+}
+
+// The direct 2D path past kDirect2dWarnTaps reads a pixel warns as gauss-2d does (and quality then skips its impulse
+// response); a rank-1 matrix on it is told of --impl auto; below the bound, and on the separable path, no warning.
+TEST_F(KernelFiles, LargeDirectTwoDKernelsWarnOfTheirCost) {
+  auto square = [](int n, bool rank1) {
+    std::string t;
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) t += (rank1 || (i + j) % 3 ? "1 " : "2 ");
+      t += "\n";
+    }
+    return t;
+  };
+  const Plan big = plan({{"kernel", file("big.txt", square(317, false))}});  // 100489 reads a pixel
+  ASSERT_TRUE(big.details.count("warning"));
+  EXPECT_NE(big.details.at("warning").find("317 x 317 = 100489"), std::string::npos) << big.details.at("warning");
+  EXPECT_NE(big.details.at("warning").find("not rank 1"), std::string::npos) << big.details.at("warning");
+  EXPECT_FALSE(plan({{"kernel", file("small.txt", square(315, false))}}).details.count("warning"));  // 99225
+  const std::string flat = file("flat.txt", square(317, true));
+  EXPECT_FALSE(plan({{"kernel", flat}}).details.count("warning"));  // separable: two passes of 317
+  const Plan forced = plan({{"kernel", flat}, {"impl", "2d"}});
+  ASSERT_TRUE(forced.details.count("warning"));
+  EXPECT_NE(forced.details.at("warning").find("--impl auto"), std::string::npos) << forced.details.at("warning");
 }
 
 TEST_F(KernelFiles, TextFormat) {

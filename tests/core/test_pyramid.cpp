@@ -228,6 +228,22 @@ TEST(Pyramid, SigmaControlHitsTheRequest) {
   EXPECT_EQ(make_plan("pyramid", {{"sigma", "12"}, {"down", "box2"}}).param("levels"), "4");
 }
 
+// Below one level's blur the Gaussian runs alone: the report's reach is its radius (it added a level's resampling
+// margin: 5 for 3 taps). --levels 0 with --down names a filter that cannot run: refused; from sigma, noted.
+TEST(Pyramid, NoLevelsReachIsTheGaussiansAndDownIsRefused) {
+  for (const char* sigma : {"0.5", "3"}) {
+    const Plan plan = make_plan("pyramid", {{"sigma", sigma}, {"levels", "0"}});
+    ASSERT_FALSE(plan.program.passes.empty());
+    EXPECT_EQ(plan.radius, int(plan.program.passes.front().taps.size() / 2)) << sigma;
+  }
+  Plan p;
+  const Status s = resolve_plan("pyramid", {{"sigma", "3"}, {"levels", "0"}, {"down", "box4"}}, p);
+  EXPECT_NE(s.error.find("--levels 0 has none"), std::string::npos) << s.error;
+  const Plan autod = make_plan("pyramid", {{"sigma", "0.5"}, {"down", "box4"}});
+  EXPECT_EQ(autod.param("levels"), "0");
+  EXPECT_TRUE(autod.details.count("down"));
+}
+
 TEST(Pyramid, OddSizesAndBordersKeepAConstant) {
   for (const char* border : {"clamp", "mirror", "wrap"})
     for (const char* down : {"quasi", "box2", "box4"}) {

@@ -295,6 +295,8 @@ TEST_F(E2E, KernelFileErrorsAndReport) {
       {"blur " + in + out + k("missing.txt"), "missing.txt': cannot be opened"},
       {"blur " + in + out + k("zero.txt") + " --normalize", "about 0"},
       {"blur " + in + out + " --method kernel", "needs --kernel FILE"},
+      {"blur " + in + out + k("good.txt") + " --normalize --normalize", "received 2"},  // as --sigma 3 --sigma 4
+      {"blur " + in + out + k("good.txt") + " --normalize=maybe", "--normalize"},
       {"quality -b cpu" + k("word.txt"), "line 2"},
       {"bench -b cpu --size 16 --method kernel --param kernel=" + quote(at("ragged.txt").string()), "line 3"},
   };
@@ -317,6 +319,11 @@ TEST_F(E2E, KernelFileErrorsAndReport) {
   EXPECT_EQ(rep["method"]["radius"], 1);
   // 1 2 1 (x) 1 2 1 / 16: variance 1/2 per axis.
   EXPECT_NEAR(rep["method"]["effective_sigma"].get<double>(), std::sqrt(0.5), 1e-9);
+  // --normalize=false clears the flag (any value had turned it on).
+  const Result off = run("blur " + in + out + k("good.txt") + " --normalize=false --overwrite --report " +
+                         quote(at("off.json").string()));
+  ASSERT_EQ(off.rc, 0) << off.err;
+  EXPECT_EQ(json::parse(slurp(at("off.json")))["method"]["params"]["normalize"], "false");
 }
 
 // The report's backend.storage on GL is the last image's texture format (docs/cli.md): it read rgba32f whatever
