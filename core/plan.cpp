@@ -22,10 +22,15 @@ const std::string& Plan::param(const std::string& name) const {
 
 namespace {
 
+// `text` without the spaces around it.
+std::string spaces_trimmed(const std::string& text) {
+  const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
+  return a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
+}
+
 // `text` without the spaces around it, or "" where it holds anything but a plain decimal's characters.
 std::string decimal_text(const std::string& text) {
-  const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
-  const std::string s = a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
+  const std::string s = spaces_trimmed(text);
   return s.find_first_not_of("0123456789.eE+-") == std::string::npos ? s : std::string();
 }
 
@@ -69,8 +74,8 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     auto it = given.find(p.name);
     const bool set = it != given.end();
     if (set) params.given_.insert(p.name);
-    if (p.type == ParamType::Enum) {
-      const std::string v = set ? it->second : p.default_value;
+    if (p.type == ParamType::Enum) {  // spaces around the word taken off, as around numbers (decimal_text)
+      const std::string v = set ? spaces_trimmed(it->second) : p.default_value;
       bool known = false;
       for (const auto& c : p.choices) known = known || c == v;
       if (!known) {
@@ -90,7 +95,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
       continue;
     }
     if (p.type == ParamType::Flag) {
-      const std::string v = set ? it->second : p.default_value;
+      const std::string v = set ? spaces_trimmed(it->second) : p.default_value;
       bool on = false;
       if (!parse_flag(v, on)) return Status::fail("--" + p.name + " '" + v + "' is not true or false");
       params.nums[p.name] = on ? 1 : 0;
@@ -164,7 +169,7 @@ void warn_sigma_overridden(const std::string& method, const std::map<std::string
     if (name != "sigma" && name != "border") others += (others.empty() ? "--" : ", --") + name + " " + value;
   spdlog::warn("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}", method,
                number_text(plan.sigma, ParamType::Float), plan.effective_sigma,
-               others.empty() ? std::string() : " (set by " + others + ")");
+               others.empty() ? std::string() : " (given with " + others + ")");
 }
 
 bool parse_decimal(const std::string& text, double& v) {

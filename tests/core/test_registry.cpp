@@ -182,6 +182,10 @@ TEST(Plan, ValidationErrorsNameTheParameter) {
   EXPECT_NE(s.error.find("not a number"), std::string::npos) << s.error;
   EXPECT_TRUE(resolve_plan("gauss-sep", {{"sigma", " 2.5e0 "}}, p).ok());
   EXPECT_EQ(p.sigma, 2.5);
+  // So are a choice's and a flag's (`--param 'impl= sat'` was refused where `passes= 3` ran).
+  ASSERT_TRUE(resolve_plan("box", {{"impl", " sat "}, {"border", " wrap"}}, p).ok());
+  EXPECT_EQ(p.param("impl"), "sat");
+  EXPECT_EQ(p.border, Border::Wrap);
   // An integer of a few values: the registry lists them (methods --json "choices"), resolve_plan holds to them.
   s = resolve_plan("box", {{"downsample", "3"}}, p);
   EXPECT_NE(s.error.find("--downsample 3 is not one of: 1, 2, 4, 8"), std::string::npos) << s.error;
@@ -321,7 +325,7 @@ std::string plan_warnings(const std::string& method, const std::map<std::string,
 // none where the method runs about the sigma asked for.
 TEST(Registry, SigmaOverriddenByOtherParametersIsSaid) {
   const std::string w = plan_warnings("box", {{"sigma", "10"}, {"width", "5"}});
-  EXPECT_NE(w.find("box: --sigma 10 is not the blur that runs: its effective sigma is 2.449 (set by --width 5)"),
+  EXPECT_NE(w.find("box: --sigma 10 is not the blur that runs: its effective sigma is 2.449 (given with --width 5)"),
             std::string::npos)
       << w;
   EXPECT_NE(plan_warnings("diffusion", {{"sigma", "5"}, {"iterations", "10"}, {"rate", "0.1"}}).find("1.414"),
