@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -38,6 +39,23 @@ Status check_shape(const KernelMatrix& m, const std::string& name, int first_lin
     return Status::fail(where(name, last_line) + std::to_string(m.height) +
                         " rows: an even height has no centre pixel (use an odd size, e.g. pad with a zero row)");
   return Status::success();
+}
+
+// A token as a message shows it: bytes outside printable ASCII as \xNN (a binary file, a PNG given as --kernel,
+// printed its raw bytes to the terminal), at most 40 characters.
+std::string shown_token(const std::string& tok) {
+  std::string out;
+  for (unsigned char c : tok) {
+    if (out.size() >= 40) return out + "...";
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -75,7 +93,7 @@ Status parse_kernel_text(const std::string& text, const std::string& name, Kerne
       double v = 0;
       errno = 0;  // strtod's overflow (ERANGE, an infinity) refused; its underflow (1e-320: 0 or subnormal) taken
       if (!parse_decimal(tok, v) || (errno == ERANGE && std::isinf(v)))
-        return Status::fail(where(name, lineno) + "'" + tok + "' is not a finite number");
+        return Status::fail(where(name, lineno) + "'" + shown_token(tok) + "' is not a finite number");
       row.push_back(v);
       want_value = false;
       i = j;

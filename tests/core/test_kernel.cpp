@@ -295,6 +295,8 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
       {"nan.txt", "1 2 3\n4 abc 6\n7 8 9\n", "line 2: 'abc' is not a finite number"},
       {"inf.txt", "1 inf 3\n", "line 1: 'inf' is not a finite number"},
       {"hex.txt", "1 0x10 1\n", "line 1: '0x10' is not a finite number"},  // decimal only, as on the command line
+      // A binary file's bytes shown escaped, not sent raw to the terminal.
+      {"binary.txt", std::string("\x89PNG\r\n\x1a\n", 8), "line 1: '\\x89PNG' is not a finite number"},
       {"hexfloat.txt", "0x1p3 1 1\n", "line 1: '0x1p3' is not a finite number"},
       {"commas.txt", "1,,2\n", "line 1: a ',' with no number"},
       {"evenw.txt", "# c\n1 2 3 4\n5 6 7 8\n1 1 1 1\n", "line 2: 4 columns: an even width has no centre"},
