@@ -277,6 +277,21 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       result.left_out.push_back(why);
       continue;
     }
+    // A variant that resolves as an earlier one at every sigma (box and box:passes=3, normalize=true and =yes) is the
+    // same function: benched once, as a variant written twice is (it ran twice, two rows for one case).
+    const auto same_as = std::find_if(planned.begin(), planned.end(), [&](const Planned& q) {
+      if (q.label == copy->name || q.plan.method != name) return false;
+      for (const Planned& m : mine) {
+        const auto at = std::find_if(planned.begin(), planned.end(),
+                                     [&](const Planned& r) { return r.label == q.label && r.sigma == m.sigma; });
+        if (at == planned.end() || at->plan.params != m.plan.params) return false;
+      }
+      return true;
+    });
+    if (same_as != planned.end()) {
+      spdlog::warn("bench: {} runs as {} (the same parameters): benched once", label, same_as->label);
+      continue;
+    }
     for (Planned& p : mine) planned.push_back(std::move(p));
   }
 

@@ -820,6 +820,26 @@ TEST(Bench, AllLeavesOutAMethodThatCannotTakeASigma) {
   EXPECT_NE(missing.error.find("/no/such/kernel.txt"), std::string::npos) << missing.error;
 }
 
+// Variants that resolve alike at every sigma run once, under the first's name; --param counts (box:passes=3 under
+// --param passes=4 is not box).
+TEST(Bench, VariantsOfTheSameParametersRunOnce) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  BenchOptions o;
+  o.methods = {"box", "box:passes=3", "box:passes=4", "box:impl=separable:passes=4"};
+  o.sigmas = {3, 12};
+  o.sizes = {{8, 8}};
+  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchResult r;
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  std::vector<std::string> names;
+  for (const auto& c : r.cases) names.push_back(c.method);
+  EXPECT_EQ(names, (std::vector<std::string>{"copy", "box", "box", "box:passes=4", "box:passes=4"}));
+  o.methods = {"box", "box:passes=3"};
+  o.params = {{"passes", "4"}};
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  EXPECT_EQ(r.cases.size(), 5u);  // copy, box (4 passes) and box:passes=3 at two sigmas
+}
+
 // Several channel counts: each size with each count, its own image, copy first and the ratios against that copy; each
 // case names its storage, and the JSON's settings list the counts.
 TEST(Bench, ChannelCountsEachRunAsTheirOwnImages) {
