@@ -250,6 +250,19 @@ ColorState to_working(Image& img, const ImageMeta& meta, const ColorOptions& opt
   return s;
 }
 
+ClipBounds png_clip_bounds(uint32_t maxval, bool srgb) {
+  const double h = 0.5 / double(maxval);
+  if (!srgb) return {float(-h), float(1 + h)};
+  return {float(-h / 12.92), float(std::pow((1 + h + 0.055) / 1.055, 2.4))};
+}
+
+void count_clipping(const Image& img, int alpha_channel, ClipBounds b, ClipCounts& c) {
+  const int ch = img.channels;
+  const size_t n = img.value_count();
+  for (size_t i = 0; i < n; ++i)
+    if (alpha_channel < 0 || int(i % size_t(ch)) != alpha_channel) count_clipped_value(img.data[i], b, c);
+}
+
 void from_working(Image& img, const ColorState& s, const std::string& out_format, const ColorOptions& opt,
                   ImageMeta& out_meta) {
   const bool png = out_format == "png";
@@ -265,6 +278,7 @@ void from_working(Image& img, const ColorState& s, const std::string& out_format
     // the pow-based path writes. Other pixel types get linear_to_srgb itself.
     const PixelType t = out_meta.pixel_type;
     const uint32_t maxval = t == PixelType::UInt8 ? 255 : t == PixelType::UInt16 ? 65535 : 0;
+    if (maxval > 0) count_clipping(img, alpha, png_clip_bounds(maxval, true), out_meta.clipped);
     if (maxval == 255) {
       const EncodeTable& e = encode8();
       const DecodeTable& g = decode8();

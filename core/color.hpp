@@ -21,6 +21,19 @@ float linear_to_srgb(float v);
 float srgb_decode_fast(float v, PixelType source);
 uint32_t srgb_encode_level(float v, uint32_t maxval);
 
+// Where a value written to a PNG of maxval + 1 levels (255, 65535) is clipped by more than half a level: below
+// `below` or above `above` (NaN too). Plain: the value is the level's fraction (-h, 1 + h, h = 0.5 / maxval);
+// sRGB: a linear value, through the encoding's curve extended past [0, 1] (-h / 12.92, its inverse at 1 + h).
+struct ClipBounds {
+  float below = 0, above = 1;
+};
+ClipBounds png_clip_bounds(uint32_t maxval, bool srgb);
+// Adds to `c` the values of every channel but alpha_channel (-1: every channel) outside b, and the NaNs.
+void count_clipping(const Image& img, int alpha_channel, ClipBounds b, ClipCounts& c);
+inline void count_clipped_value(float v, ClipBounds b, ClipCounts& c) {
+  c.below += v < b.below, c.above += v > b.above, c.nan += v != v;
+}
+
 struct ColorOptions {
   bool linear = true;       // --no-linear turns off: sRGB data is blurred as encoded
   bool premultiply = true;  // --no-premultiply turns off: alpha is left as it is
@@ -39,7 +52,8 @@ ColorState to_working(Image& img, const ImageMeta& meta, const ColorOptions& opt
 // Converts working pixels to what `out_format` ("png": sRGB, straight alpha; "exr": linear, premultiplied)
 // expects, in place, and sets out_meta.srgb to whether the written values are sRGB-encoded. When
 // out_meta.pixel_type is UInt8/UInt16 the sRGB values are snapped to the level the writer will store (the
-// file is the same; it saves the writer's work and the pow per value).
+// file is the same; it saves the writer's work and the pow per value); the colour values that encoding clips are
+// added to out_meta.clipped (the writer then sees them in range).
 void from_working(Image& img, const ColorState& state, const std::string& out_format, const ColorOptions& opt,
                   ImageMeta& out_meta);
 

@@ -38,6 +38,19 @@ inline void shape_for_download(Image& dst, int w, int h, int c) {
     dst = Image(w, h, c);
 }
 
+// Values a PNG's encoding clips by more than half a level (outside [0, 1] after un-premultiplying, NaN): counted
+// where the encoding happens (core/color's from_working, core/packed's pack steps on every backend), and said by
+// the PNG writer with what it clips itself (they were clipped in silence).
+struct ClipCounts {
+  unsigned long long above = 0, below = 0, nan = 0;
+  unsigned long long total() const { return above + below + nan; }
+  ClipCounts& operator+=(const ClipCounts& o) {
+    above += o.above, below += o.below, nan += o.nan;
+    return *this;
+  }
+  bool operator==(const ClipCounts& o) const { return above == o.above && below == o.below && nan == o.nan; }
+};
+
 // An EXR attribute of a type other than string, as OpenEXR serialises it: the type's name ("chromaticities", "v2f",
 // "rational", ...) and the value's bytes.
 struct ExrAttribute {
@@ -76,6 +89,8 @@ struct ImageMeta {
   std::vector<std::pair<std::string, std::string>> png_chunks;
   // The name messages give the file being written, where the bytes go to a temporary first (the output's).
   std::string shown_name;
+  // Write: what the colour encoding clipped before the writer saw the values (ClipCounts).
+  ClipCounts clipped;
 };
 
 // An 8-bit image as its file holds it: interleaved samples, rows without padding. The folder job keeps 8-bit
@@ -86,6 +101,7 @@ struct PackedImage {
   int height = 0;
   int channels = 0;
   std::vector<unsigned char> samples;  // width * height * channels
+  ClipCounts clipped;                  // a download's: what packing the floats clipped
   size_t value_count() const { return size_t(width) * height * channels; }
 };
 

@@ -70,6 +70,8 @@ PackedColour packed_colour(const ImageMeta& meta, int channels, const ColorOptio
   c.out_srgb = state.srgb_encoded || encode_srgb;
   std::memcpy(c.encode, encode_srgb ? tables().srgb : tables().plain, sizeof c.encode);
   std::memcpy(c.encode_alpha, tables().plain, sizeof c.encode_alpha);
+  c.clip = png_clip_bounds(255, encode_srgb);
+  c.clip_alpha = png_clip_bounds(255, false);
   return c;
 }
 
@@ -109,6 +111,7 @@ void pack_image(const Image& src, const PackedColour& c, PackedImage& dst) {
   const int ch = src.channels, a = c.alpha_channel;
   dst.width = src.width, dst.height = src.height, dst.channels = ch;
   dst.samples.resize(src.value_count());
+  dst.clipped = ClipCounts{};
   const float* s = src.data.data();
   unsigned char* d = dst.samples.data();
   const size_t n = src.pixel_count();
@@ -117,9 +120,11 @@ void pack_image(const Image& src, const PackedColour& c, PackedImage& dst) {
     for (int k = 0; k < ch; ++k) {
       if (k == a) {
         d[k] = (unsigned char)packed_level(s[k], c.encode_alpha);
+        count_clipped_value(s[k], c.clip_alpha, dst.clipped);
       } else {
         const float v = !c.premultiply ? s[k] : alpha > 0 ? s[k] / alpha : 0.0f;
         d[k] = (unsigned char)packed_level(v, c.encode);
+        count_clipped_value(v, c.clip, dst.clipped);
       }
     }
   }

@@ -21,6 +21,9 @@ struct PackedColour {
   // float whose level is k + 1 (found by bisection over float bit patterns: exact, not approximated).
   float encode[255];          // colour channels
   float encode_alpha[255];    // the alpha channel (the writer's plain rounding)
+  // Where packing clips by more than half a level (core/color.hpp's png_clip_bounds): the download counts those
+  // values into PackedImage::clipped, as the float path's from_working and writer do.
+  ClipBounds clip, clip_alpha;
 };
 
 // The steps for an 8-bit PNG read as `meta` (channels 1..4) and written back as an 8-bit PNG; `state` is what
@@ -30,7 +33,7 @@ PackedColour packed_colour(const ImageMeta& meta, int channels, const ColorOptio
 // level(v) as defined above, by binary search over 255 thresholds.
 uint32_t packed_level(float v, const float* thresholds);
 
-// Host forms: samples -> working float pixels, and working float pixels -> samples.
+// Host forms: samples -> working float pixels, and working float pixels -> samples (dst.clipped counted).
 void unpack_image(const PackedImage& src, const PackedColour& c, Image& dst);
 void pack_image(const Image& src, const PackedColour& c, PackedImage& dst);
 

@@ -862,6 +862,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         if (s) make_output_folder(fs::path(job.output).parent_path());
         if (s && w.packed_out) {
           meta.srgb = w.packed_colour.out_srgb;
+          meta.clipped = w.result.clipped;  // what the backend's packing clipped, said by the writer
           s = guarded_write(slot, job.output, opts.overwrite,
                             [&](const std::string& tmp) { return write_packed_png(*io, tmp, std::move(w.result), meta); });
         } else if (s) {

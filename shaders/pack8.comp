@@ -9,7 +9,11 @@ layout(std430, binding = 1) readonly buffer Tables {
   float encode[255];
   float encode_alpha[255];
 };
+// Values packing clips by more than half a level (core/packed.hpp's clip bounds): below 0, above 1, NaN.
+layout(std430, binding = 2) buffer Clipped { uint clipped[3]; };
 layout(binding = 0) uniform sampler2D src;
+uniform vec2 clip;        // colour: below, above
+uniform vec2 clip_alpha;  // alpha: below, above
 uniform int width;
 uniform int channels;
 uniform int alpha;        // -1: none
@@ -33,6 +37,7 @@ void main() {
   uint first = word * 4u;
   if (first >= n_samples) return;
   uint word_bits = 0u;
+  uvec3 n = uvec3(0u);  // below, above, NaN among this word's samples
   for (uint j = 0u; j < 4u; ++j) {
     uint i = first + j;
     if (i >= n_samples) break;
@@ -40,8 +45,12 @@ void main() {
     int k = int(i - pixel * uint(channels));
     vec4 t = texelFetch(src, ivec2(int(pixel % uint(width)), int(pixel / uint(width))), 0);
     uint q;
+    float counted;
+    vec2 bounds;
     if (k == alpha) {
       q = level(t[k], true);
+      counted = t[k];
+      bounds = clip_alpha;
     } else {
       float c = t[k];
       if (premultiply) {
@@ -51,8 +60,15 @@ void main() {
         c = a > 0.0 ? float(double(c) / double(a)) : 0.0;
       }
       q = level(c, false);
+      counted = c;
+      bounds = clip;
     }
+    n += uvec3(counted < bounds.x ? 1u : 0u, counted > bounds.y ? 1u : 0u, isnan(counted) ? 1u : 0u);
     word_bits |= q << (j * 8u);
   }
   samples[word] = word_bits;
+  // Rare in a blur (overshoot, a kernel's gain): an atomic only for a word that clips.
+  if (n.x > 0u) atomicAdd(clipped[0], n.x);
+  if (n.y > 0u) atomicAdd(clipped[1], n.y);
+  if (n.z > 0u) atomicAdd(clipped[2], n.z);
 }

@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "core/color.hpp"
 #include "core/io/image_io.hpp"
 
 #ifndef GPUBLUR_IO_DEFAULT
@@ -361,6 +362,13 @@ Status png_layout_fits(const std::string& path, int channels, const std::vector<
   return Status::success();
 }
 
+void warn_png_clipping(const std::string& shown, const ClipCounts& c) {
+  if (c.total() > 0)
+    spdlog::warn("'{}': {} value(s) above 1, {} below 0 and {} NaN clipped to PNG's [0, 1] (NaN as 0); EXR keeps "
+                 "them",
+                 shown, c.above, c.below, c.nan);
+}
+
 Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,
                      std::vector<std::string>& names) {
   format = meta.format.empty() ? format_from_extension(path) : meta.format;
@@ -379,13 +387,10 @@ Status prepare_write(const std::string& path, const Image& img, const ImageMeta&
     // PNG holds [0, 1]: what lies outside (an EXR's highlights, a sharpening kernel's overshoot, NaN) is clipped by
     // quantize; said, as an image's loss (it was silent). Within half a level of the ends nothing is lost (a blur's
     // float rounding puts 1 at 1.0000001): not counted.
-    const float half_level = 0.5f / float(png_bit_depth(meta.pixel_type) == 16 ? 65535 : 255);
-    size_t below = 0, above = 0, nan = 0;
-    for (float v : img.data) below += v < -half_level, above += v > 1.0f + half_level, nan += v != v;
-    if (below + above + nan > 0)
-      spdlog::warn("'{}': {} value(s) above 1, {} below 0 and {} NaN clipped to PNG's [0, 1] (NaN as 0); EXR keeps "
-                   "them",
-                   shown_name(meta, path), above, below, nan);
+    // With meta.clipped: what the colour encoding clipped before (from_working).
+    ClipCounts clipped = meta.clipped;
+    count_clipping(img, -1, png_clip_bounds(png_bit_depth(meta.pixel_type) == 16 ? 65535 : 255, false), clipped);
+    warn_png_clipping(shown_name(meta, path), clipped);
     return Status::success();
   }
   names = meta.channel_names;

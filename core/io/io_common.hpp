@@ -68,8 +68,10 @@ std::vector<std::string> png_channel_names(int channels);
 // colour roles in PNG's order (gray, gray + alpha, RGB, RGBA). prepare_write's check, and the pipeline's before the
 // blur (an output that cannot be written fails as soon as the input is read).
 Status png_layout_fits(const std::string& path, int channels, const std::vector<std::string>& channel_names);
-// Write-side checks shared by both adapters: sizes, data length, channel names (filled in if empty).
-// `format` is meta.format, or the extension's when empty.
+// The warning a PNG write gives for the values it clips (ClipCounts), naming the output `shown`; none for none.
+void warn_png_clipping(const std::string& shown, const ClipCounts& c);
+// Write-side checks shared by both adapters: sizes, data length, channel names (filled in if empty); a PNG's
+// clipped values (its own and meta.clipped) are said. `format` is meta.format, or the extension's when empty.
 Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,
                      std::vector<std::string>& names);
 // PNG bit depth for a pixel type: 16 for uint16 (and half/float, which PNG cannot hold), else 8.

@@ -557,6 +557,7 @@ Status write_packed_png(ImageIO& io, const std::string& path, PackedImage&& px, 
     m.pixel_type = PixelType::UInt8;
     return io.write(path, img, m);
   }
+  io::warn_png_clipping(io::shown_name(meta, path), meta.clipped);  // what packing clipped (meta.clipped)
   io::PngRaw raw;
   raw.width = uint32_t(px.width), raw.height = uint32_t(px.height), raw.channels = px.channels, raw.bit_depth = 8;
   raw.samples = std::move(px.samples);

@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
     free_buffers();
     for (Buffer& b : slots_) b.free();
     scratch_.free();
+    clip_counts_.free();
     for (int i = 0; i < 2; ++i) {
       if (pinned_[i]) cudaFreeHost(pinned_[i]);
       if (chunk_done_[i]) cudaEventDestroy(chunk_done_[i]);
@@ -282,13 +283,20 @@ class CudaBackend final : public Backend {
     cudaEventRecord(ev0_, stream_);
     dst.width = w_, dst.height = h_, dst.channels = c_;
     dst.samples.resize(dst.value_count());
+    if (!(s = clip_counts_.ensure(3 * sizeof(unsigned long long), "the 8-bit pack's counts", name_))) return s;
+    auto* counts = static_cast<unsigned long long*>(clip_counts_.p);
     if (!(s = cuda::launch_pack8(static_cast<const float*>(d_out_), static_cast<unsigned char*>(d_tmp_),
-                                 size_t(w_) * h_, c_, cd_, colour, stream_)))
+                                 size_t(w_) * h_, c_, cd_, colour, counts, stream_)))
       return s;
     if (!(s = stage_down(static_cast<const char*>(d_tmp_), reinterpret_cast<char*>(dst.samples.data()),
                          dst.samples.size())))
       return s;
-    return finish("download", ms);
+    if (!(s = finish("download", ms))) return s;
+    unsigned long long n[3] = {0, 0, 0};
+    if (!(s = cuda_status(cudaMemcpy(n, counts, sizeof n, cudaMemcpyDeviceToHost), "the 8-bit pack's counts")))
+      return s;
+    dst.clipped.below = n[0], dst.clipped.above = n[1], dst.clipped.nan = n[2];
+    return s;
   }
 
   Status fill_output(float value) {
@@ -492,6 +500,7 @@ class CudaBackend final : public Backend {
   cuda::FftState fft_;
   std::vector<Buffer> slots_;  // intermediate images
   Buffer scratch_;
+  Buffer clip_counts_;  // download_packed's counts of clipped values (three)
   std::vector<cuda::DevImage> images_;
 };
 

@@ -62,8 +62,9 @@ Status launch_fill(float* data, size_t values, float value, cudaStream_t s);
 // packed.cu: 8-bit samples (c channels) <-> device pixels (cd channels: 4 for 3) through core/packed.hpp's tables.
 Status launch_unpack8(const unsigned char* in, float* out, size_t pixels, int c, int cd, const PackedColour& colour,
                       cudaStream_t s);
+// counts: three on the device, set to what packing clips (below 0, above 1, NaN: PackedImage::clipped).
 Status launch_pack8(const float* in, unsigned char* out, size_t pixels, int c, int cd, const PackedColour& colour,
-                    cudaStream_t s);
+                    unsigned long long* counts, cudaStream_t s);
 
 // passes/copy.cu: dst = src over dst's stored area (an unpadded source read with the border mode outside).
 // Same shape, no padding: the bandwidth floor (one 16-byte vector copy, path "copy-kernel").

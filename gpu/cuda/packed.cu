@@ -51,11 +51,20 @@ __device__ unsigned level(float v, const float* t) {
   return lo;
 }
 
+// Counts (below, above, NaN) of a value beyond its bounds (core/color.hpp's count_clipped_value).
+__device__ void count_clip(float v, float below, float above, unsigned (&n)[3]) {
+  n[0] += v < below, n[1] += v > above, n[2] += v != v;
+}
+
+// Also counts the values packing clips by more than half a level (PackedColour::clip, clip_alpha) into
+// counts[0..2] (below, above, NaN): each thread's own, summed over its warp, one atomic a warp.
 __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __restrict__ out, size_t pixels, int c,
-                             int cd, int alpha, bool premultiply, EncodeTables t) {
+                             int cd, int alpha, bool premultiply, EncodeTables t, ClipBounds clip,
+                             ClipBounds clip_alpha, unsigned long long* __restrict__ counts) {
   __shared__ float colour[255], alpha_t[255];
   for (int i = threadIdx.x; i < 255; i += blockDim.x) colour[i] = t.colour[i], alpha_t[i] = t.alpha[i];
   __syncthreads();
+  unsigned n[3] = {0, 0, 0};
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += stride) {
     const float* s = in + i * cd;
@@ -64,11 +73,17 @@ __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __rest
     for (int k = 0; k < c; ++k) {
       if (k == alpha) {
         d[k] = (unsigned char)level(s[k], alpha_t);
+        count_clip(s[k], clip_alpha.below, clip_alpha.above, n);
       } else {
         const float v = !premultiply ? s[k] : a > 0.0f ? __fdiv_rn(s[k], a) : 0.0f;
         d[k] = (unsigned char)level(v, colour);
+        count_clip(v, clip.below, clip.above, n);
       }
     }
+  }
+  for (int k = 0; k < 3; ++k) {  // every lane of every warp gets here (blocks of whole warps, no early return)
+    const unsigned sum = __reduce_add_sync(0xffffffffu, n[k]);
+    if ((threadIdx.x & 31) == 0 && sum > 0) atomicAdd(counts + k, (unsigned long long)sum);
   }
 }
 
@@ -84,11 +99,13 @@ Status launch_unpack8(const unsigned char* in, float* out, size_t pixels, int c,
 }
 
 Status launch_pack8(const float* in, unsigned char* out, size_t pixels, int c, int cd, const PackedColour& colour,
-                    cudaStream_t s) {
+                    unsigned long long* counts, cudaStream_t s) {
   EncodeTables t;
   for (int i = 0; i < 255; ++i) t.colour[i] = colour.encode[i], t.alpha[i] = colour.encode_alpha[i];
+  if (Status st = cuda_status(cudaMemsetAsync(counts, 0, 3 * sizeof(unsigned long long), s), "the 8-bit pack"); !st)
+    return st;
   pack8_kernel<<<grid_for(pixels, 256), 256, 0, s>>>(in, out, pixels, c, cd, colour.alpha_channel,
-                                                      colour.premultiply, t);
+                                                      colour.premultiply, t, colour.clip, colour.clip_alpha, counts);
   return cuda_status(cudaGetLastError(), "launching the 8-bit pack");
 }
 

@@ -65,7 +65,7 @@ class GlBackend final : public Backend {
     }
     passes_.reset();
     glDeleteQueries(1, &query_);
-    glDeleteBuffers(2, packed_bufs_);
+    glDeleteBuffers(3, packed_bufs_);
     glDeleteBuffers(1, &download_buf_);
   }
 
@@ -229,11 +229,21 @@ class GlBackend final : public Backend {
     glProgramUniform1i(prog, GlPassContext::uniform(prog, "width"), passes_->width());
     glProgramUniform1ui(prog, GlPassContext::uniform(prog, "n_samples"), GLuint(n));
     use_packed(prog, colour);
+    // The values packing clips (below 0, above 1, NaN: PackedImage::clipped), counted by pack8.
+    const GLuint zero[3] = {0, 0, 0};
+    glNamedBufferData(packed_bufs_[2], sizeof zero, zero, GL_STREAM_READ);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, packed_bufs_[2]);
+    glProgramUniform2f(prog, GlPassContext::uniform(prog, "clip"), colour.clip.below, colour.clip.above);
+    glProgramUniform2f(prog, GlPassContext::uniform(prog, "clip_alpha"), colour.clip_alpha.below,
+                       colour.clip_alpha.above);
     glBindTextureUnit(0, passes_->output());
     const GLuint total = groups(int(bytes / 4), 256), gx = std::min<GLuint>(total, 32768);
     glDispatchCompute(gx, (total + gx - 1) / gx, 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glGetNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(n), dst.samples.data());
+    GLuint counts[3] = {0, 0, 0};
+    glGetNamedBufferSubData(packed_bufs_[2], 0, sizeof counts, counts);
+    dst.clipped.below = counts[0], dst.clipped.above = counts[1], dst.clipped.nan = counts[2];
     glBindTextureUnit(0, 0);
     ms = ms_since(t0);
     return gl_errors("downloading the 8-bit result");
@@ -334,7 +344,7 @@ class GlBackend final : public Backend {
   }
   // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {
-    if (!packed_bufs_[0]) glCreateBuffers(2, packed_bufs_);
+    if (!packed_bufs_[0]) glCreateBuffers(3, packed_bufs_);
     if (bytes > packed_cap_) {
       glNamedBufferData(packed_bufs_[0], GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
       packed_cap_ = bytes;
@@ -527,7 +537,7 @@ class GlBackend final : public Backend {
   bool ran_ = false;
   int channels_ = 0;
   GLuint query_ = 0;
-  GLuint packed_bufs_[2] = {0, 0};  // the 8-bit samples, the colour tables (upload_packed/download_packed)
+  GLuint packed_bufs_[3] = {0, 0, 0};  // the 8-bit samples, the colour tables, pack8's clip counts
   long long packed_cap_ = 0;
   // download_values' own buffer: sharing the uploads' slowed them 1.5-2x (an H100, call 433; likely the driver placing
   // a buffer the host reads back where the GPU reads it slower).

@@ -6,6 +6,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -87,6 +88,25 @@ inline int expect_packed_matches_host(Backend& be, const std::string& method,
         EXPECT_EQ(differ, 0u) << "first at sample " << first << ": " << int(got.samples[first]) << " vs "
                               << int(want.samples[first]);
         EXPECT_EQ(got.samples.size(), want.samples.size());
+        // The clipped values' counts (PackedImage::clipped) as the host form counts them, on values beyond [0, 1]
+        // and NaN put on the device by a float upload and the registry's bandwidth-floor method (copy).
+        Image wild = host_out;
+        for (size_t i = 0; i < wild.data.size(); i += 3)
+          wild.data[i] = i % 9 == 0 ? 1.5f : i % 9 == 3 ? -0.25f : std::nanf("");
+        Plan copy;
+        EXPECT_TRUE(resolve_plan(bandwidth_floor_method()->name, {}, copy).ok());
+        PackedImage wild_want, wild_got;
+        pack_image(wild, colour, wild_want);
+        EXPECT_TRUE(be.upload(wild, ms).ok());
+        EXPECT_TRUE(be.run(copy, info).ok());
+        s = be.download_packed(wild_got, colour, ms);
+        EXPECT_TRUE(s.ok()) << s.error;
+        EXPECT_TRUE(wild_got.samples == wild_want.samples);
+        EXPECT_GT(wild_want.clipped.total(), 0u);
+        EXPECT_EQ(wild_got.clipped.below, wild_want.clipped.below);
+        EXPECT_EQ(wild_got.clipped.above, wild_want.clipped.above);
+        EXPECT_EQ(wild_got.clipped.nan, wild_want.clipped.nan);
+        EXPECT_TRUE(got.clipped == want.clipped);
         // The float download after an 8-bit upload (e.g. written as EXR).
         Image as_float;
         EXPECT_TRUE(be.upload_packed(src, colour, ms).ok());

@@ -98,7 +98,40 @@ TEST(Packed, HostFormsEqualTheFloatPath) {
       ASSERT_EQ(packed.samples.size(), written.data.size());
       for (size_t i = 0; i < written.data.size(); ++i)
         ASSERT_EQ(packed.samples[i], writer_level(written.data[i])) << "sample " << i << " value " << out.data[i];
+      // The values clipped by more than half a level: packing counts what from_working's encoding and the writer
+      // count (from_working's in out_meta.clipped, the writer's on what it is given, prepare_write's bounds).
+      ClipCounts floats = out_meta.clipped;
+      count_clipping(written, -1, png_clip_bounds(255, false), floats);
+      EXPECT_GT(packed.clipped.total(), 0u);
+      EXPECT_EQ(packed.clipped.below, floats.below);
+      EXPECT_EQ(packed.clipped.above, floats.above);
+      EXPECT_EQ(packed.clipped.nan, floats.nan);
     }
+}
+
+// The bounds are half a level beyond the ends, in the value's own domain: through sRGB's curve for a linear value.
+TEST(Packed, ClipBoundsAreHalfALevelOut) {
+  const ClipBounds plain = png_clip_bounds(255, false), srgb = png_clip_bounds(255, true);
+  EXPECT_FLOAT_EQ(plain.below, -0.5f / 255);
+  EXPECT_FLOAT_EQ(plain.above, 1 + 0.5f / 255);
+  EXPECT_FLOAT_EQ(srgb.below, -0.5f / 255 / 12.92f);
+  // Encoded, the sRGB bound is 1 + half a level; the writer's level there is still the top one.
+  EXPECT_NEAR(1.055 * std::pow(double(srgb.above), 1 / 2.4) - 0.055, 1 + 0.5 / 255, 1e-6);
+  EXPECT_EQ(srgb_encode_level(srgb.above, 255), 255u);
+  ClipCounts c;
+  Image img(5, 1, 1);
+  img.data = {srgb.below, std::nextafter(srgb.below, -1.0f), srgb.above, std::nextafter(srgb.above, 2.0f),
+              std::nanf("")};
+  count_clipping(img, -1, srgb, c);
+  EXPECT_EQ(c.below, 1u);
+  EXPECT_EQ(c.above, 1u);
+  EXPECT_EQ(c.nan, 1u);
+  // Alpha is skipped where named.
+  ClipCounts a;
+  Image two(1, 1, 2);
+  two.data = {2.0f, 2.0f};
+  count_clipping(two, 1, plain, a);
+  EXPECT_EQ(a.above, 1u);
 }
 
 TEST(Packed, CpuBackendThroughTheDefaultForms) {

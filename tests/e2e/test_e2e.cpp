@@ -469,6 +469,49 @@ TEST_F(E2E, EightBitPathWritesTheSameFiles) {
     }
 }
 
+// A PNG written from values beyond [0, 1] says how many it clipped, in the default colour mode too: an EXR's
+// highlights and NaN through the sRGB encoding, a sharpening kernel's overshoot from an 8-bit PNG on the float path
+// (cpu) and the 8-bit path (gl, packed), both counting alike. The encoding had clipped them before the writer counted
+// (only --no-linear said so), and the 8-bit path counted nothing.
+TEST_F(E2E, PngOutputsSayWhatTheEncodingClips) {
+  Image hdr(4, 1, 3);
+  hdr.data = {4.0f, 0.5f, 0.5f, std::nanf(""), 0.5f, 0.5f, -2.0f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"R", "G", "B"};
+  ASSERT_TRUE(io_->write(at("hdr.exr").string(), hdr, meta).ok());
+  for (const std::string opts : {"", " --no-linear"}) {
+    const Result r = run("blur " + quote(at("hdr.exr").string()) + " -o " + quote(at("o").string()) +
+                         " -b cpu -m copy --format png --overwrite" + opts);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("1 value(s) above 1, 1 below 0 and 1 NaN clipped"), std::string::npos) << opts << r.err;
+  }
+  // An edge from 20 to 240 under a kernel that overshoots: outputs below 0 and above 1 in linear light.
+  Image edge(8, 3, 3);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 8; ++x)
+      for (int c = 0; c < 3; ++c) edge.at(x, y, c) = x < 4 ? 20.0f / 255 : 240.0f / 255;
+  ImageMeta pm;
+  pm.format = "png";
+  pm.pixel_type = PixelType::UInt8;
+  pm.srgb = true;
+  fs::create_directories(at("in"));
+  ASSERT_TRUE(io_->write(at("in/edge.png").string(), edge, pm).ok());
+  std::ofstream(at("sharpen.txt")) << "-1 3 -1\n";
+  for (const std::string backend : {"cpu", "gl"}) {
+    const Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("s_" + backend).string()) + " -b " +
+                             backend + " -m kernel --kernel " + quote(at("sharpen.txt").string()),
+                         "", "GPUBLUR_PACKED_IO=1");
+    if (backend == "gl" && r.rc != 0 &&
+        (r.err.find("EGL") != std::string::npos || r.err.find(kNotBuiltIn) != std::string::npos))
+      GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.rc, 0) << r.err;
+    // Each row's pixel each side of the edge, in 3 channels, on 3 rows: 9 above (2b - d), 9 below (2d - b).
+    EXPECT_NE(r.err.find("9 value(s) above 1, 9 below 0 and 0 NaN clipped"), std::string::npos) << backend << r.err;
+  }
+}
+
 }  // namespace
 namespace e2e {  // the fixture's helpers (e2e_fixture.hpp)
 
