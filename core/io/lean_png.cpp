@@ -55,6 +55,9 @@ bool read_header(PngContext& ctx, PngHeader& h) {
   // of inflating a large zTXt, iTXt or iCCP a second time (it kept nothing of them; gpublur does not colour-manage).
   static constexpr png_byte kSkipped[] = "tEXt\0zTXt\0iTXt\0cHRM\0gAMA\0iCCP\0sRGB\0cICP\0mDCV\0cLLI\0pHYs\0eXIf";
   png_set_keep_unknown_chunks(ctx.png, PNG_HANDLE_CHUNK_NEVER, kSkipped, int(sizeof kSkipped / 5));
+  // PNG's own limit a side (2^31 - 1), not libpng's default of a million: a 1000001 x 1 PNG (which gpublur writes)
+  // was refused as "bad PNG header". The readers' limit of 2^28 pixels is ReadLimits', checked on the header.
+  png_set_user_limits(ctx.png, 0x7fffffff, 0x7fffffff);
   png_read_info(ctx.png, ctx.info);
   int interlace = 0, compression = 0, filter = 0;
   png_get_IHDR(ctx.png, ctx.info, &h.width, &h.height, &h.bit_depth, &h.color_type, &interlace, &compression,

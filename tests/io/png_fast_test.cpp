@@ -84,6 +84,27 @@ size_t libpng_size(const Image& img, int level) {
 
 // The fast reader's parse hands a file whose IDAT chunks another chunk splits to libpng, which refuses it ("Not enough
 // image data"): the fast read (GPUBLUR_PNG_FAST_READ=1) read it, so one file passed or failed by the path.
+// Sides past libpng's default user limit of a million: PNG allows 2^31 - 1, gpublur writes them, and libpng's read
+// refused them as "bad PNG header" (readers' limit: 2^28 pixels, ReadLimits).
+TEST(PngFast, SidesOverAMillionReadBack) {
+  for (const auto& [w, h] : {std::pair<int, int>{1000001, 1}, {1, 1000003}}) {
+    Image img(w, h, 1);
+    for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = float(i % 256) / 255;
+    ImageMeta meta;
+    meta.format = "png";
+    meta.pixel_type = PixelType::UInt8;
+    const std::string path = temp_name("long");
+    ASSERT_TRUE(write_png_fast(path, img, meta, 1).ok());
+    LoadedImage back;
+    const Status s = read_png_lean(path, ReadLimits{}, back);
+    std::remove(path.c_str());
+    ASSERT_TRUE(s.ok()) << w << "x" << h << ": " << s.error;
+    ASSERT_EQ(back.image.width, w);
+    ASSERT_EQ(back.image.height, h);
+    EXPECT_EQ(back.image.data, img.data);
+  }
+}
+
 TEST(PngFast, SplitImageDataGoesToLibpng) {
   PngRaw raw;
   raw.width = 64, raw.height = 64, raw.channels = 3, raw.bit_depth = 8;
