@@ -258,9 +258,11 @@ ClipBounds png_clip_bounds(uint32_t maxval, bool srgb) {
 
 void count_clipping(const Image& img, int alpha_channel, ClipBounds b, ClipCounts& c) {
   const int ch = img.channels;
-  const size_t n = img.value_count();
-  for (size_t i = 0; i < n; ++i)
-    if (alpha_channel < 0 || int(i % size_t(ch)) != alpha_channel) count_clipped_value(img.data[i], b, c);
+  const size_t pixels = img.pixel_count();
+  const float* d = img.data.data();
+  for (size_t i = 0; i < pixels; ++i, d += ch)
+    for (int k = 0; k < ch; ++k)
+      if (k != alpha_channel) count_clipped_value(d[k], b, c);
 }
 
 void from_working(Image& img, const ColorState& s, const std::string& out_format, const ColorOptions& opt,

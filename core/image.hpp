@@ -44,10 +44,6 @@ inline void shape_for_download(Image& dst, int w, int h, int c) {
 struct ClipCounts {
   unsigned long long above = 0, below = 0, nan = 0;
   unsigned long long total() const { return above + below + nan; }
-  ClipCounts& operator+=(const ClipCounts& o) {
-    above += o.above, below += o.below, nan += o.nan;
-    return *this;
-  }
   bool operator==(const ClipCounts& o) const { return above == o.above && below == o.below && nan == o.nan; }
 };
 

@@ -54,7 +54,7 @@ Status weights_fit_float(const std::vector<float>& taps, const std::string& file
                           "range (|w| > 3.4e38)");
     any = any || w != 0;
   }
-  // Weights below float's smallest (1e-50) run as 0: the output would be black (the file's zeros are refused so).
+  // Weights below float's smallest (1.4e-45: a file of 1e-50) run as 0: black outputs, as a file of zeros gives.
   if (!any)
     return Status::fail("kernel file '" + file + "': every weight is below float's smallest (1.4e-45 after "
                         "--normalize, if given) and would run as 0; scale the file or give --normalize");
