@@ -35,11 +35,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// Without the spaces and tabs around it: the lists take spaces around their items ("copy, box"), as --sigma's.
-std::string trimmed(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
-  return first == std::string::npos ? std::string() : s.substr(first, last - first + 1);
-}
+// The lists take spaces and tabs around their items ("copy, box"), as --sigma's.
+constexpr const char* kListSpace = " \t";
 
 // --method's list: entries split at commas, except where a comma continues a variant's list value (no method
 // name starts with a digit or a sign): "kawase:offsets=1,2,box" is kawase:offsets=1,2 and box. An empty item inside
@@ -51,7 +48,7 @@ std::vector<std::string> split_method_list(const std::string& list) {
   std::istringstream in(list);
   int empties = 0;  // empty items since the last entry
   while (std::getline(in, cur, ',')) {
-    const std::string piece = trimmed(cur);
+    const std::string piece = trimmed(cur, kListSpace);
     if (piece.empty()) {
       ++empties;
       continue;
@@ -90,7 +87,7 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
   std::vector<std::string> parts;
   std::string cur;
   std::istringstream in(entry);
-  while (std::getline(in, cur, ':')) parts.push_back(trimmed(cur));
+  while (std::getline(in, cur, ':')) parts.push_back(trimmed(cur, kListSpace));
   name = parts.empty() ? "" : parts[0];
   label = name;
   params.clear();
@@ -100,11 +97,11 @@ Status split_variant(const std::string& entry, std::string& name, std::map<std::
     const auto eq = parts[i].find('=');
     if (eq == std::string::npos || eq == 0)
       return Status::fail("method variant '" + entry + "': '" + parts[i] + "' is not name=value");
-    const std::string key = trimmed(parts[i].substr(0, eq));
+    const std::string key = trimmed(parts[i].substr(0, eq), kListSpace);
     // sigma comes from --sigma (the table's and the JSON's sigma column); a variant's own was run but not shown.
     if (key == "sigma")
       return Status::fail("method variant '" + entry + "': use --sigma for the sigma list, not :sigma=");
-    const std::string value = trimmed(parts[i].substr(eq + 1));
+    const std::string value = trimmed(parts[i].substr(eq + 1), kListSpace);
     if (!params.emplace(key, value).second)
       return Status::fail("method variant '" + entry + "': '" + key + "' given twice");
   }
@@ -145,7 +142,7 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
 bool parse_bench_sigmas(const std::string& list, std::vector<double>& out) {
   out.clear();
   for (const std::string& piece : split(list, ',')) {
-    const std::string item = trimmed(piece);
+    const std::string item = trimmed(piece, kListSpace);
     if (item.empty()) continue;
     double v = 0;
     if (!parse_decimal(item, v)) return false;
@@ -185,7 +182,7 @@ Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int
 Status parse_bench_channels(const std::string& list, std::vector<int>& out) {
   out.clear();
   for (const std::string& piece : split(list, ',')) {
-    const std::string item = trimmed(piece);
+    const std::string item = trimmed(piece, kListSpace);
     if (item.empty()) continue;
     if (item.size() != 1 || item[0] < '1' || item[0] > '4')
       return Status::fail("--channels '" + item + "' is not a channel count 1..4");

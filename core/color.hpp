@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/border.hpp"  // GPUBLUR_HD
 #include "core/image.hpp"
 
 namespace gpublur {
@@ -30,7 +31,8 @@ struct ClipBounds {
 ClipBounds png_clip_bounds(uint32_t maxval, bool srgb);
 // Adds to `c` the values of every channel but alpha_channel (-1: every channel) outside b, and the NaNs.
 void count_clipping(const Image& img, int alpha_channel, ClipBounds b, ClipCounts& c);
-inline void count_clipped_value(float v, ClipBounds b, ClipCounts& c) {
+// One value (host, and CUDA's pack8: the same rule on every backend but GL's shader).
+GPUBLUR_HD void count_clipped_value(float v, ClipBounds b, ClipCounts& c) {
   c.below += v < b.below, c.above += v > b.above, c.nan += v != v;
 }
 

@@ -22,15 +22,9 @@ const std::string& Plan::param(const std::string& name) const {
 
 namespace {
 
-// `text` without the spaces around it.
-std::string spaces_trimmed(const std::string& text) {
-  const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
-  return a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
-}
-
 // `text` without the spaces around it, or "" where it holds anything but a plain decimal's characters.
 std::string decimal_text(const std::string& text) {
-  const std::string s = spaces_trimmed(text);
+  const std::string s = trimmed(text);
   return s.find_first_not_of("0123456789.eE+-") == std::string::npos ? s : std::string();
 }
 
@@ -75,7 +69,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
     const bool set = it != given.end();
     if (set) params.given_.insert(p.name);
     if (p.type == ParamType::Enum) {  // spaces around the word taken off, as around numbers (decimal_text)
-      const std::string v = set ? spaces_trimmed(it->second) : p.default_value;
+      const std::string v = set ? trimmed(it->second) : p.default_value;
       bool known = false;
       for (const auto& c : p.choices) known = known || c == v;
       if (!known) {
@@ -95,7 +89,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
       continue;
     }
     if (p.type == ParamType::Flag) {
-      const std::string v = set ? spaces_trimmed(it->second) : p.default_value;
+      const std::string v = set ? trimmed(it->second) : p.default_value;
       bool on = false;
       if (!parse_flag(v, on)) return Status::fail("--" + p.name + " '" + v + "' is not true or false");
       params.nums[p.name] = on ? 1 : 0;
@@ -170,6 +164,11 @@ void warn_sigma_overridden(const std::string& method, const std::map<std::string
   spdlog::warn("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}", method,
                number_text(plan.sigma, ParamType::Float), plan.effective_sigma,
                others.empty() ? std::string() : " (given with " + others + ")");
+}
+
+std::string trimmed(const std::string& text, const char* around) {
+  const size_t a = text.find_first_not_of(around), b = text.find_last_not_of(around);
+  return a == std::string::npos ? std::string() : text.substr(a, b - a + 1);
 }
 
 bool parse_decimal(const std::string& text, double& v) {

@@ -75,5 +75,8 @@ std::string program_text(const Program& p);
 // A plain decimal number (digits, '.', an exponent, a sign: not hex, nan or inf), spaces around it allowed, finite:
 // the one reading of numbers on the command line, in bench lists and in kernel files (strtod alone took 0x10 as 16).
 bool parse_decimal(const std::string& text, double& v);
+// `text` without the characters of `around` at its ends: parameter values take spaces (" sat"), bench lists spaces
+// and tabs.
+std::string trimmed(const std::string& text, const char* around = " ");
 
 }  // namespace gpublur

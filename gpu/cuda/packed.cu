@@ -51,11 +51,6 @@ __device__ unsigned level(float v, const float* t) {
   return lo;
 }
 
-// Counts (below, above, NaN) of a value beyond its bounds (core/color.hpp's count_clipped_value).
-__device__ void count_clip(float v, float below, float above, unsigned (&n)[3]) {
-  n[0] += v < below, n[1] += v > above, n[2] += v != v;
-}
-
 // Also counts the values packing clips by more than half a level (PackedColour::clip, clip_alpha) into
 // counts[0..2] (below, above, NaN): each thread's own, summed over its warp, one atomic a warp.
 __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __restrict__ out, size_t pixels, int c,
@@ -64,7 +59,7 @@ __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __rest
   __shared__ float colour[255], alpha_t[255];
   for (int i = threadIdx.x; i < 255; i += blockDim.x) colour[i] = t.colour[i], alpha_t[i] = t.alpha[i];
   __syncthreads();
-  unsigned n[3] = {0, 0, 0};
+  ClipCounts n;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += stride) {
     const float* s = in + i * cd;
@@ -73,16 +68,19 @@ __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __rest
     for (int k = 0; k < c; ++k) {
       if (k == alpha) {
         d[k] = (unsigned char)level(s[k], alpha_t);
-        count_clip(s[k], clip_alpha.below, clip_alpha.above, n);
+        count_clipped_value(s[k], clip_alpha, n);
       } else {
         const float v = !premultiply ? s[k] : a > 0.0f ? __fdiv_rn(s[k], a) : 0.0f;
         d[k] = (unsigned char)level(v, colour);
-        count_clip(v, clip.below, clip.above, n);
+        count_clipped_value(v, clip, n);
       }
     }
   }
-  for (int k = 0; k < 3; ++k) {  // every lane of every warp gets here (blocks of whole warps, no early return)
-    const unsigned sum = __reduce_add_sync(0xffffffffu, n[k]);
+  // Every lane of every warp gets here (blocks of whole warps, no early return); a thread's counts fit 32 bits (at
+  // most 2^30 values an image).
+  const unsigned long long mine[3] = {n.below, n.above, n.nan};
+  for (int k = 0; k < 3; ++k) {
+    const unsigned sum = __reduce_add_sync(0xffffffffu, unsigned(mine[k]));
     if ((threadIdx.x & 31) == 0 && sum > 0) atomicAdd(counts + k, (unsigned long long)sum);
   }
 }
