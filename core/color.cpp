@@ -181,12 +181,12 @@ void premultiply_fixed(float* data, size_t begin, size_t end, int a) {
 }
 
 template <int C>
-void unpremultiply_fixed(float* data, size_t begin, size_t end, int a) {
+void unpremultiply_fixed(float* data, size_t begin, size_t end, int a, float one, ClipCounts& n) {
   for (size_t i = begin; i < end; ++i) {
     float* p = data + i * C;
     const float alpha = p[a];
     for (int k = 0; k < C; ++k)
-      if (k != a) p[k] = alpha > 0 ? p[k] / alpha : 0.0f;
+      if (k != a) p[k] = straight_colour(p[k], alpha, one, n);
   }
 }
 
@@ -206,19 +206,27 @@ void premultiply_alpha(Image& img, int a) {
   });
 }
 
-void unpremultiply_alpha(Image& img, int a) {
+void unpremultiply_alpha(Image& img, int a, float one, ClipCounts& n) {
   const int c = img.channels;
   float* data = img.data.data();
   for_pixels(img.pixel_count(), [&](size_t begin, size_t end) {
-    if (c == 4) return unpremultiply_fixed<4>(data, begin, end, a);
-    if (c == 2) return unpremultiply_fixed<2>(data, begin, end, a);
+    if (c == 4) return unpremultiply_fixed<4>(data, begin, end, a, one, n);
+    if (c == 2) return unpremultiply_fixed<2>(data, begin, end, a, one, n);
     for (size_t i = begin; i < end; ++i) {
       float* p = data + i * c;
       const float alpha = p[a];
       for (int k = 0; k < c; ++k)
-        if (k != a) p[k] = alpha > 0 ? p[k] / alpha : 0.0f;
+        if (k != a) p[k] = straight_colour(p[k], alpha, one, n);
     }
   });
+}
+
+float png_alpha_one(uint32_t maxval) {
+  // The writer's rounding: level = floor(a * maxval + 0.5) in double (exact), so level 1 from a * maxval >= 0.5.
+  float a = float(0.5 / double(maxval));
+  while (double(a) * maxval < 0.5) a = std::nextafter(a, 1.0f);
+  while (double(std::nextafter(a, 0.0f)) * maxval >= 0.5) a = std::nextafter(a, 0.0f);
+  return a;
 }
 
 ColorState to_working(Image& img, const ImageMeta& meta, const ColorOptions& opt) {
@@ -271,10 +279,15 @@ void from_working(Image& img, const ColorState& s, const std::string& out_format
   // PNG has an alpha slot only in gray + alpha and RGBA: a lone channel (an EXR matte named A) is gray, encoded as
   // the gray a PNG reader decodes (it was written linear, and read back darker).
   const int alpha = png && img.channels % 2 == 1 ? -1 : s.alpha_channel;
-  // Un-premultiply in linear light, before encoding, the inverse order of to_working.
-  if (alpha >= 0 && s.premultiplied && png && opt.premultiply) unpremultiply_alpha(img, alpha);
   bool encoded = s.srgb_encoded;
-  if (png && opt.linear && !encoded) {
+  const bool encode = png && opt.linear && !encoded;
+  // Un-premultiply in linear light, before encoding, the inverse order of to_working. A PNG is 8 or 16 bits
+  // (io's png_bit_depth): its alpha's level 0 decides which pixels are transparent.
+  if (alpha >= 0 && s.premultiplied && png && opt.premultiply) {
+    const uint32_t levels = out_meta.pixel_type == PixelType::UInt8 ? 255 : 65535;
+    unpremultiply_alpha(img, alpha, png_alpha_one(levels), out_meta.clipped);
+  }
+  if (encode) {
     // An integer output: straight to the level the writer would quantise linear_to_srgb(v) to, stored as
     // that level's exact value (the writer's quantize gives the level back), so the file is bit for bit what
     // the pow-based path writes. Other pixel types get linear_to_srgb itself.

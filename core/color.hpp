@@ -36,6 +36,25 @@ GPUBLUR_HD void count_clipped_value(float v, ClipBounds b, ClipCounts& c) {
   c.below += v < b.below, c.above += v > b.above, c.nan += v != v;
 }
 
+// The smallest alpha a PNG of maxval + 1 levels writes as level 1 (below it, or NaN: level 0).
+float png_alpha_one(uint32_t maxval);
+// A PNG's straight colour from premultiplied colour c at alpha a (host, and CUDA's pack8; GL's shader the same
+// rule). A pixel whose alpha writes as level 0 (a < alpha_one, NaN) is transparent and its colour is written 0:
+// c / a there is mostly a blur's float residue over residue (1e-21 / 1e-22), which differed by backend and counted
+// as clipping. Colour more than such a pixel's coverage explains (|c| >= alpha_one, NaN: an EXR's emission at alpha
+// 0) is counted in n.hidden; a faint fringe (c <= a < alpha_one) loses no more than its alpha's rounding.
+GPUBLUR_HD float straight_colour(float c, float a, float alpha_one, ClipCounts& n) {
+  if (a >= alpha_one) {
+#ifdef __CUDA_ARCH__
+    return __fdiv_rn(c, a);  // correctly rounded whatever the division flags, as on the host
+#else
+    return c / a;
+#endif
+  }
+  n.hidden += !(c > -alpha_one && c < alpha_one);
+  return 0.0f;
+}
+
 struct ColorOptions {
   bool linear = true;       // --no-linear turns off: sRGB data is blurred as encoded
   bool premultiply = true;  // --no-premultiply turns off: alpha is left as it is
@@ -61,7 +80,9 @@ void from_working(Image& img, const ColorState& state, const std::string& out_fo
 
 // In-place helpers (alpha_channel must be valid): colour channels are every channel but alpha.
 void premultiply_alpha(Image& img, int alpha_channel);
-void unpremultiply_alpha(Image& img, int alpha_channel);  // alpha <= 0 gives colour 0
+// straight_colour on every pixel for a PNG: colour 0 where alpha writes as 0 (below alpha_one), emission there
+// counted in counts.hidden.
+void unpremultiply_alpha(Image& img, int alpha_channel, float alpha_one, ClipCounts& counts);
 
 // Channel groups of at most 4 (backends take 1..4 channels): copy channels [first, first+count) out of src,
 // and back into dst (same width/height).

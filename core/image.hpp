@@ -38,13 +38,16 @@ inline void shape_for_download(Image& dst, int w, int h, int c) {
     dst = Image(w, h, c);
 }
 
-// Values a PNG's encoding clips by more than half a level (outside [0, 1] after un-premultiplying, NaN): counted
-// where the encoding happens (core/color's from_working, core/packed's pack steps on every backend), and said by
-// the PNG writer with what it clips itself (they were clipped in silence).
+// Values a PNG's encoding clips by more than half a level (outside [0, 1] after un-premultiplying, NaN), and the
+// colour it drops where alpha writes as 0 (`hidden`: colour that would have shown, such as an EXR's emission at
+// alpha 0): counted where the encoding happens (core/color's from_working, core/packed's pack steps on every
+// backend), and said by the PNG writer with what it clips itself (they were lost in silence).
 struct ClipCounts {
-  unsigned long long above = 0, below = 0, nan = 0;
-  unsigned long long total() const { return above + below + nan; }
-  bool operator==(const ClipCounts& o) const { return above == o.above && below == o.below && nan == o.nan; }
+  unsigned long long above = 0, below = 0, nan = 0, hidden = 0;
+  unsigned long long total() const { return above + below + nan + hidden; }
+  bool operator==(const ClipCounts& o) const {
+    return above == o.above && below == o.below && nan == o.nan && hidden == o.hidden;
+  }
 };
 
 // An EXR attribute of a type other than string, as OpenEXR serialises it: the type's name ("chromaticities", "v2f",

@@ -122,7 +122,7 @@ void pack_image(const Image& src, const PackedColour& c, PackedImage& dst) {
         d[k] = (unsigned char)packed_level(s[k], c.encode_alpha);
         count_clipped_value(s[k], c.clip_alpha, dst.clipped);
       } else {
-        const float v = !c.premultiply ? s[k] : alpha > 0 ? s[k] / alpha : 0.0f;
+        const float v = !c.premultiply ? s[k] : straight_colour(s[k], alpha, c.encode_alpha[0], dst.clipped);
         d[k] = (unsigned char)packed_level(v, c.encode);
         count_clipped_value(v, c.clip, dst.clipped);
       }

@@ -13,7 +13,7 @@ namespace gpublur {
 
 struct PackedColour {
   int alpha_channel = -1;     // -1: none
-  bool premultiply = false;   // colour x alpha after decoding; colour / alpha before encoding (alpha <= 0: 0)
+  bool premultiply = false;   // colour x alpha after decoding; before encoding core/color's straight_colour
   bool out_srgb = false;      // the written values are sRGB-encoded (the PNG's sRGB chunk)
   float decode[256];          // colour channels: sample -> working value
   float decode_alpha[256];    // the alpha channel: q / 255
@@ -22,7 +22,8 @@ struct PackedColour {
   float encode[255];          // colour channels
   float encode_alpha[255];    // the alpha channel (the writer's plain rounding)
   // Where packing clips by more than half a level (core/color.hpp's png_clip_bounds): the download counts those
-  // values into PackedImage::clipped, as the float path's from_working and writer do.
+  // values, and the colour dropped where alpha packs as 0 (encode_alpha[0] is png_alpha_one(255)), into
+  // PackedImage::clipped, as the float path's from_working and writer do.
   ClipBounds clip, clip_alpha;
 };
 

@@ -1,6 +1,6 @@
 // pack8: the output texture back to 8-bit samples (core/packed.hpp): colour divided by alpha where
-// premultiplied (alpha <= 0: 0), then level(v) = how many thresholds are <= v (NaN and v <= 0: 0) by binary
-// search; alpha by its own thresholds. One invocation per uint of the sample buffer (4 samples).
+// premultiplied (core/color.hpp's straight_colour: 0 where alpha packs as 0), then level(v) = how many
+// thresholds are <= v (NaN and v <= 0: 0) by binary search; alpha by its own thresholds. One invocation per uint of the sample buffer (4 samples).
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Samples { uint samples[]; };
 layout(std430, binding = 1) readonly buffer Tables {
@@ -9,8 +9,9 @@ layout(std430, binding = 1) readonly buffer Tables {
   float encode[255];
   float encode_alpha[255];
 };
-// Values packing clips by more than half a level (core/packed.hpp's clip bounds): below 0, above 1, NaN.
-layout(std430, binding = 2) buffer Clipped { uint clipped[3]; };
+// Values packing clips by more than half a level (core/packed.hpp's clip bounds): below 0, above 1, NaN; and
+// emission dropped where alpha packs as 0 (hidden: core/color.hpp's straight_colour).
+layout(std430, binding = 2) buffer Clipped { uint clipped[4]; };
 layout(binding = 0) uniform sampler2D src;
 uniform vec2 clip;        // colour: below, above
 uniform vec2 clip_alpha;  // alpha: below, above
@@ -37,7 +38,7 @@ void main() {
   uint first = word * 4u;
   if (first >= n_samples) return;
   uint word_bits = 0u;
-  uvec3 n = uvec3(0u);  // below, above, NaN among this word's samples
+  uvec4 n = uvec4(0u);  // below, above, NaN, hidden among this word's samples
   for (uint j = 0u; j < 4u; ++j) {
     uint i = first + j;
     if (i >= n_samples) break;
@@ -56,14 +57,19 @@ void main() {
       if (premultiply) {
         float a = t[alpha];
         // In double, then rounded: GLSL's float division may be approximate (NVIDIA: reciprocal and multiply),
-        // and the level must be that of the host's correctly rounded c / a.
-        c = a > 0.0 ? float(double(c) / double(a)) : 0.0;
+        // and the level must be that of the host's correctly rounded c / a. Alpha below its level 1: colour 0.
+        if (a >= encode_alpha[0]) {
+          c = float(double(c) / double(a));
+        } else {
+          n.w += (c > -encode_alpha[0] && c < encode_alpha[0]) ? 0u : 1u;
+          c = 0.0;
+        }
       }
       q = level(c, false);
       counted = c;
       bounds = clip;
     }
-    n += uvec3(counted < bounds.x ? 1u : 0u, counted > bounds.y ? 1u : 0u, isnan(counted) ? 1u : 0u);
+    n.xyz += uvec3(counted < bounds.x ? 1u : 0u, counted > bounds.y ? 1u : 0u, isnan(counted) ? 1u : 0u);
     word_bits |= q << (j * 8u);
   }
   samples[word] = word_bits;
@@ -71,4 +77,5 @@ void main() {
   if (n.x > 0u) atomicAdd(clipped[0], n.x);
   if (n.y > 0u) atomicAdd(clipped[1], n.y);
   if (n.z > 0u) atomicAdd(clipped[2], n.z);
+  if (n.w > 0u) atomicAdd(clipped[3], n.w);
 }

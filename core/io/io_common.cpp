@@ -363,10 +363,14 @@ Status png_layout_fits(const std::string& path, int channels, const std::vector<
 }
 
 void warn_png_clipping(const std::string& shown, const ClipCounts& c) {
-  if (c.total() > 0)
+  if (c.total() - c.hidden > 0)
     spdlog::warn("'{}': {} value(s) above 1, {} below 0 and {} NaN clipped to PNG's [0, 1] (NaN as 0); EXR keeps "
                  "them",
                  shown, c.above, c.below, c.nan);
+  if (c.hidden > 0)
+    spdlog::warn("'{}': {} colour value(s) of pixels whose alpha writes as 0 dropped (written 0: a PNG's transparent "
+                 "pixel has no colour); EXR keeps them",
+                 shown, c.hidden);
 }
 
 Status prepare_write(const std::string& path, const Image& img, const ImageMeta& meta, std::string& format,

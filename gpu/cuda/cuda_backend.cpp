@@ -283,7 +283,7 @@ class CudaBackend final : public Backend {
     cudaEventRecord(ev0_, stream_);
     dst.width = w_, dst.height = h_, dst.channels = c_;
     dst.samples.resize(dst.value_count());
-    if (!(s = clip_counts_.ensure(3 * sizeof(unsigned long long), "the 8-bit pack's counts", name_))) return s;
+    if (!(s = clip_counts_.ensure(4 * sizeof(unsigned long long), "the 8-bit pack's counts", name_))) return s;
     auto* counts = static_cast<unsigned long long*>(clip_counts_.p);
     if (!(s = cuda::launch_pack8(static_cast<const float*>(d_out_), static_cast<unsigned char*>(d_tmp_),
                                  size_t(w_) * h_, c_, cd_, colour, counts, stream_)))
@@ -292,10 +292,10 @@ class CudaBackend final : public Backend {
                          dst.samples.size())))
       return s;
     if (!(s = finish("download", ms))) return s;
-    unsigned long long n[3] = {0, 0, 0};
+    unsigned long long n[4] = {0, 0, 0, 0};
     if (!(s = cuda_status(cudaMemcpy(n, counts, sizeof n, cudaMemcpyDeviceToHost), "the 8-bit pack's counts")))
       return s;
-    dst.clipped.below = n[0], dst.clipped.above = n[1], dst.clipped.nan = n[2];
+    dst.clipped.below = n[0], dst.clipped.above = n[1], dst.clipped.nan = n[2], dst.clipped.hidden = n[3];
     return s;
   }
 
@@ -500,7 +500,7 @@ class CudaBackend final : public Backend {
   cuda::FftState fft_;
   std::vector<Buffer> slots_;  // intermediate images
   Buffer scratch_;
-  Buffer clip_counts_;  // download_packed's counts of clipped values (three)
+  Buffer clip_counts_;  // download_packed's counts of values clipped or dropped (ClipCounts' four)
   std::vector<cuda::DevImage> images_;
 };
 

@@ -51,8 +51,9 @@ __device__ unsigned level(float v, const float* t) {
   return lo;
 }
 
-// Also counts the values packing clips by more than half a level (PackedColour::clip, clip_alpha) into
-// counts[0..2] (below, above, NaN): each thread's own, summed over its warp, one atomic a warp.
+// Also counts the values packing clips by more than half a level (PackedColour::clip, clip_alpha) and the colour
+// it drops where alpha packs as 0 into counts[0..3] (below, above, NaN, hidden): each thread's own, summed over its
+// warp, one atomic a warp.
 __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __restrict__ out, size_t pixels, int c,
                              int cd, int alpha, bool premultiply, EncodeTables t, ClipBounds clip,
                              ClipBounds clip_alpha, unsigned long long* __restrict__ counts) {
@@ -70,7 +71,7 @@ __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __rest
         d[k] = (unsigned char)level(s[k], alpha_t);
         count_clipped_value(s[k], clip_alpha, n);
       } else {
-        const float v = !premultiply ? s[k] : a > 0.0f ? __fdiv_rn(s[k], a) : 0.0f;
+        const float v = !premultiply ? s[k] : straight_colour(s[k], a, alpha_t[0], n);
         d[k] = (unsigned char)level(v, colour);
         count_clipped_value(v, clip, n);
       }
@@ -78,8 +79,8 @@ __global__ void pack8_kernel(const float* __restrict__ in, unsigned char* __rest
   }
   // Every lane of every warp gets here (blocks of whole warps, no early return); a thread's counts fit 32 bits (at
   // most 2^30 values an image).
-  const unsigned long long mine[3] = {n.below, n.above, n.nan};
-  for (int k = 0; k < 3; ++k) {
+  const unsigned long long mine[4] = {n.below, n.above, n.nan, n.hidden};
+  for (int k = 0; k < 4; ++k) {
     const unsigned sum = __reduce_add_sync(0xffffffffu, unsigned(mine[k]));
     if ((threadIdx.x & 31) == 0 && sum > 0) atomicAdd(counts + k, (unsigned long long)sum);
   }
@@ -100,7 +101,7 @@ Status launch_pack8(const float* in, unsigned char* out, size_t pixels, int c, i
                     unsigned long long* counts, cudaStream_t s) {
   EncodeTables t;
   for (int i = 0; i < 255; ++i) t.colour[i] = colour.encode[i], t.alpha[i] = colour.encode_alpha[i];
-  if (Status st = cuda_status(cudaMemsetAsync(counts, 0, 3 * sizeof(unsigned long long), s), "the 8-bit pack"); !st)
+  if (Status st = cuda_status(cudaMemsetAsync(counts, 0, 4 * sizeof(unsigned long long), s), "the 8-bit pack"); !st)
     return st;
   pack8_kernel<<<grid_for(pixels, 256), 256, 0, s>>>(in, out, pixels, c, cd, colour.alpha_channel,
                                                       colour.premultiply, t, colour.clip, colour.clip_alpha, counts);

@@ -229,8 +229,8 @@ class GlBackend final : public Backend {
     glProgramUniform1i(prog, GlPassContext::uniform(prog, "width"), passes_->width());
     glProgramUniform1ui(prog, GlPassContext::uniform(prog, "n_samples"), GLuint(n));
     use_packed(prog, colour);
-    // The values packing clips (below 0, above 1, NaN: PackedImage::clipped), counted by pack8.
-    const GLuint zero[3] = {0, 0, 0};
+    // The values packing clips or drops (below 0, above 1, NaN, hidden: PackedImage::clipped), counted by pack8.
+    const GLuint zero[4] = {0, 0, 0, 0};
     glNamedBufferData(packed_bufs_[2], sizeof zero, zero, GL_STREAM_READ);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, packed_bufs_[2]);
     glProgramUniform2f(prog, GlPassContext::uniform(prog, "clip"), colour.clip.below, colour.clip.above);
@@ -241,9 +241,10 @@ class GlBackend final : public Backend {
     glDispatchCompute(gx, (total + gx - 1) / gx, 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glGetNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(n), dst.samples.data());
-    GLuint counts[3] = {0, 0, 0};
+    GLuint counts[4] = {0, 0, 0, 0};
     glGetNamedBufferSubData(packed_bufs_[2], 0, sizeof counts, counts);
     dst.clipped.below = counts[0], dst.clipped.above = counts[1], dst.clipped.nan = counts[2];
+    dst.clipped.hidden = counts[3];
     glBindTextureUnit(0, 0);
     ms = ms_since(t0);
     return gl_errors("downloading the 8-bit result");

@@ -117,17 +117,34 @@ TEST(Color, PremultiplyRoundTrip) {
   premultiply_alpha(img, 3);
   for (size_t i = 0; i < img.pixel_count(); ++i)
     for (int k = 0; k < 3; ++k) EXPECT_FLOAT_EQ(img.data[i * 4 + k], orig.data[i * 4 + k] * orig.data[i * 4 + 3]);
-  unpremultiply_alpha(img, 3);
+  ClipCounts n;
+  unpremultiply_alpha(img, 3, png_alpha_one(255), n);
   for (size_t i = 0; i < img.value_count(); ++i) EXPECT_NEAR(img.data[i], orig.data[i], 1e-6);
+  EXPECT_EQ(n.total(), 0u);
 }
 
-TEST(Color, UnpremultiplyZeroAlphaGivesZeroColour) {
-  Image img(2, 1, 2);  // gray + alpha
-  img.data = {0.3f, 0.0f, 0.2f, 0.5f};
-  unpremultiply_alpha(img, 1);
+// A pixel whose alpha writes as 0 is transparent: colour 0 whatever a blur's residue left (1e-21 / 1e-22 would
+// un-premultiply to 10 and count as clipped), and colour more than its coverage explains (emission) counted as hidden.
+TEST(Color, UnpremultiplyTransparentPixelsGiveZeroColour) {
+  Image img(5, 1, 2);  // gray + alpha
+  const float one = png_alpha_one(255);
+  img.data = {0.3f, 0.0f, 0.2f, 0.5f, 1e-21f, 1e-22f, 0.1f * one, one, 0.9f * one, std::nextafter(one, 0.0f)};
+  ClipCounts n;
+  unpremultiply_alpha(img, 1, one, n);
   EXPECT_EQ(img.data[0], 0.0f);
   EXPECT_EQ(img.data[1], 0.0f);
   EXPECT_FLOAT_EQ(img.data[2], 0.4f);
+  EXPECT_EQ(img.data[4], 0.0f);
+  EXPECT_FLOAT_EQ(img.data[6], 0.1f);  // alpha at its level 1: divided
+  EXPECT_EQ(img.data[8], 0.0f);
+  EXPECT_EQ(n.hidden, 1u);  // the 0.3 at alpha 0; not the residue, not a fringe's 0.9 * one
+  EXPECT_EQ(n.total(), 1u);
+  ClipCounts edge;
+  Image at(3, 1, 2);
+  at.data = {std::nextafter(one, 0.0f), 0.0f, one, 0.0f, std::nanf(""), 0.0f};
+  unpremultiply_alpha(at, 1, one, edge);
+  EXPECT_EQ(edge.hidden, 2u);  // colour of alpha's level 1 or more, and NaN
+  EXPECT_EQ(at.data[4], 0.0f);
 }
 
 ImageMeta png_rgba() {

@@ -89,6 +89,9 @@ TEST(Packed, HostFormsEqualTheFloatPath) {
       std::uniform_real_distribution<float> u(-0.02f, 1.02f);
       for (float& v : out.data) v = (rng() & 15) == 0 ? 0.0f : (rng() & 15) == 1 ? 1.0f : u(rng);
       out.data[0] = std::numeric_limits<float>::quiet_NaN();
+      // Alphas that write as 0 but are not 0 (a blur's residue under colour residue or emission).
+      for (size_t p = 1; state.alpha_channel >= 0 && p < out.pixel_count(); p += 5)
+        out.data[p * c + size_t(state.alpha_channel)] = p % 2 ? 1e-9f : 1.5e-3f;
       PackedImage packed;
       pack_image(out, colour, packed);
       Image written = out;
@@ -106,7 +109,22 @@ TEST(Packed, HostFormsEqualTheFloatPath) {
       EXPECT_EQ(packed.clipped.below, floats.below);
       EXPECT_EQ(packed.clipped.above, floats.above);
       EXPECT_EQ(packed.clipped.nan, floats.nan);
+      EXPECT_EQ(packed.clipped.hidden, floats.hidden);
+      if (state.alpha_channel >= 0 && co.premultiply) EXPECT_GT(packed.clipped.hidden, 0u);
     }
+}
+
+// A pixel is transparent where its alpha writes as level 0: png_alpha_one is the writer's level 1, the packed
+// tables' first alpha threshold at 255.
+TEST(Packed, AlphaOneIsTheWritersLevelOne) {
+  ColorState state;
+  const PackedColour pc = packed_colour(png_meta(4), 4, ColorOptions{}, state);
+  EXPECT_EQ(png_alpha_one(255), pc.encode_alpha[0]);
+  for (uint32_t maxval : {255u, 65535u}) {
+    const float one = png_alpha_one(maxval);
+    EXPECT_EQ(uint32_t(double(one) * maxval + 0.5), 1u) << maxval;
+    EXPECT_EQ(uint32_t(double(std::nextafter(one, 0.0f)) * maxval + 0.5), 0u) << maxval;
+  }
 }
 
 // The bounds are half a level beyond the ends, in the value's own domain: through sRGB's curve for a linear value.

@@ -512,6 +512,58 @@ TEST_F(E2E, PngOutputsSayWhatTheEncodingClips) {
   }
 }
 
+// A PNG's transparent pixels (alpha written as 0) have colour 0 on every backend and path, and say nothing: a box
+// blur's running sums leave residue in both (1e-21 / 1e-22), which un-premultiplied to noise (cpu 255, gl 0) and
+// thousands of "clipped" values on the project's own sprite. Colour that would have shown there (an EXR's emission
+// at alpha 0) is said, as dropped.
+TEST_F(E2E, TransparentPixelsHaveNoColourAndEmissionIsSaid) {
+  const std::string sprite = gpublur::testing::source_dir() + "/testdata/sprites_rgba8.png";
+  for (const std::string backend : {"cpu", "gl"})
+    for (const std::string packed : {"0", "1"}) {
+      SCOPED_TRACE(backend + " packed " + packed);
+      const Result r = run("blur " + quote(sprite) + " -o " + quote(at("s").string()) + " -b " + backend +
+                               " -m box --sigma 5 --overwrite",
+                           "", "GPUBLUR_PACKED_IO=" + packed);
+      if (backend == "gl" && r.rc != 0 &&
+          (r.err.find("EGL") != std::string::npos || r.err.find(kNotBuiltIn) != std::string::npos))
+        GTEST_SKIP() << r.err;
+      ASSERT_EQ(r.rc, 0) << r.err;
+      EXPECT_EQ(r.err.find("clipped"), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("dropped"), std::string::npos) << r.err;
+      LoadedImage out;
+      ASSERT_TRUE(io_->read(at("s/sprites_rgba8.png").string(), ReadLimits{}, out).ok());
+      ASSERT_EQ(out.image.channels, 4);
+      size_t transparent = 0, coloured = 0;
+      for (size_t p = 0; p < out.image.pixel_count(); ++p) {
+        const float* px = out.image.data.data() + p * 4;
+        if (px[3] != 0.0f) continue;
+        ++transparent;
+        coloured += px[0] != 0.0f || px[1] != 0.0f || px[2] != 0.0f;
+      }
+      EXPECT_GT(transparent, 0u);
+      EXPECT_EQ(coloured, 0u) << "of " << transparent << " transparent pixels";
+    }
+  // Emission: colour at alpha 0 in an EXR, and colour over alpha (more than 1 straight).
+  Image glow(2, 1, 4);
+  glow.data = {0.5f, 0.25f, 0.0f, 0.0f, 0.8f, 0.8f, 0.8f, 0.2f};
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Float;
+  meta.channel_names = {"R", "G", "B", "A"};
+  meta.alpha_channel = 3;
+  ASSERT_TRUE(io_->write(at("glow.exr").string(), glow, meta).ok());
+  const Result r = run("blur " + quote(at("glow.exr").string()) + " -o " + quote(at("g").string()) +
+                       " -b cpu -m copy --format png");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("2 colour value(s) of pixels whose alpha writes as 0 dropped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("3 value(s) above 1, 0 below 0 and 0 NaN clipped"), std::string::npos) << r.err;
+  LoadedImage out;
+  ASSERT_TRUE(io_->read(at("g/glow.png").string(), ReadLimits{}, out).ok());
+  EXPECT_EQ(out.image.data[0], 0.0f);
+  EXPECT_EQ(out.image.data[1], 0.0f);
+  EXPECT_EQ(out.image.data[3], 0.0f);
+}
+
 }  // namespace
 namespace e2e {  // the fixture's helpers (e2e_fixture.hpp)
 
