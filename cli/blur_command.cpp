@@ -262,9 +262,9 @@ int run_blur(BlurArgs& a) {
   // Interrupted, the report still says what was done: the images finished before the signal, summary
   // "interrupted" (an earlier report at that path would otherwise look like this run's). While the backends open
   // the header has no backend yet: the one asked for ("" for auto), no device (docs/report.schema.json). The
-  // folders -o made go where still empty, as for any run that ends before its images.
-  if (!a.report.empty())
-    po.on_interrupt = [&](RunRecord& finished) {
+  // folders -o made go where still empty, as for any run that ends before its images, with a report or without.
+  po.on_interrupt = [&](RunRecord& finished) {
+    if (!a.report.empty()) {
       {
         std::lock_guard<std::mutex> lock(header_mutex);
         const std::string storage = finished.storage, clock = finished.timer_clock;  // as of the last image run
@@ -282,8 +282,9 @@ int run_blur(BlurArgs& a) {
       else if (a.report != "-")
         spdlog::warn("report of the {} image(s) finished before the interrupt written to {}", finished.images.size(),
                      a.report);
-      unmake();  // only folders still empty
-    };
+    }
+    unmake();  // only folders still empty
+  };
   const InterruptReportScope report_scope;  // the hook reports the whole run until the report below is written
   try {
     run_pipeline(jobs, pending, plan, po, run);

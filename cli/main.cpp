@@ -103,13 +103,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help / version / the error
     // bench runs several methods, so it takes no --NAME VALUE method options (CLI11 said only "not expected").
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) && command == "bench")
-      for (int i = 1; i < argc; ++i)
-        if (const std::string w = argv[i]; w.rfind("--", 0) == 0 && registry_param_name(w.substr(2))) {
-          std::fprintf(stderr, "gpublur: bench takes method parameters as --param %s=VALUE (every method that has "
-                       "it) or per method as METHOD:%s=VALUE\n", w.substr(2).c_str(), w.substr(2).c_str());
-          break;
-        }
+    // The word named is the first that bench does not take itself (its --sigma and --border are also parameters).
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && command == "bench") {
+      const CLI::App* bench = app.get_subcommand("bench");
+      for (int i = 1; i < argc; ++i) {
+        const std::string w = argv[i];
+        if (w.rfind("--", 0) != 0) continue;
+        const std::string name = w.substr(2, w.find('=') == std::string::npos ? std::string::npos : w.find('=') - 2);
+        if (bench->get_option_no_throw("--" + name) || !registry_param_name(name)) continue;
+        std::fprintf(stderr, "gpublur: bench takes method parameters as --param %s=VALUE (every method that has "
+                     "it) or per method as METHOD:%s=VALUE\n", name.c_str(), name.c_str());
+        break;
+      }
+    }
     exit_process(rc == 0 ? kExitOk : kExitUsage);  // help that stdout could not take is not a success
   }
   // stderr shows from this level; warnings reach the report's per-image lists whatever it is (-q too).

@@ -53,12 +53,17 @@ int run_merge(const MergeArgs& a) {
     spdlog::error("{}", s.error);
     return kExitFailed;
   }
-  if (a.output == "-") {
-    std::cout << json_text(merged, 2) << "\n";
-    if (!std::cout) return kExitFailed;
-  } else if (Status s = write_text_file(a.output, json_text(merged, 2) + "\n", "report merge -o " + a.output); !s) {
-    spdlog::error("{}", s.error);
-    return kExitFailed;
+  {
+    // A signal now waits for the write (the merged report whole, no temporary beside it), then exits 130.
+    const InterruptHold hold;
+    if (!hold) return kExitFailed;  // it came first: the interrupt thread exits 130
+    if (a.output == "-") {
+      std::cout << json_text(merged, 2) << "\n";
+      if (!std::cout) return kExitFailed;
+    } else if (Status s = write_text_file(a.output, json_text(merged, 2) + "\n", "report merge -o " + a.output); !s) {
+      spdlog::error("{}", s.error);
+      return kExitFailed;
+    }
   }
   // Written, and an error all the same: the job's images are not all in it.
   if (merged_shards_missing(merged)) {

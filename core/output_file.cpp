@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <random>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -60,6 +62,10 @@ Status write_and_close(int fd, const std::string& text, const std::string& what)
 
 bool g_stdout_closed = false;
 
+// write_text_file's temporaries while they exist (remove_text_temporaries).
+std::mutex g_temps_mutex;
+std::set<std::string> g_temps;
+
 // Whether path names this process's descriptor 1 (/dev/null, where main holds a closed stdout, is written as asked).
 bool names_stdout(const std::string& path) {
   return path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1" ||
@@ -89,6 +95,12 @@ std::string link_target(const std::string& path) {
 
 void note_stdout_closed() { g_stdout_closed = true; }
 
+void remove_text_temporaries() {
+  std::lock_guard<std::mutex> lock(g_temps_mutex);
+  for (const auto& t : g_temps) ::unlink(t.c_str());
+  g_temps.clear();
+}
+
 std::string temp_path_for(const std::string& output) {
   const fs::path p(output);
   char token[24];
@@ -113,10 +125,18 @@ Status write_text_file(const std::string& path, const std::string& text, const s
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return Status::fail(what + ": cannot create its temporary " + tmp + ": " + std::strerror(errno));
+  {
+    std::lock_guard<std::mutex> lock(g_temps_mutex);
+    g_temps.insert(tmp);
+  }
+  // Test hook: a pause with the temporary made, so a test can interrupt the write.
+  if (const char* ms = std::getenv("GPUBLUR_TEST_TEXT_WRITE_DELAY_MS")) ::usleep(useconds_t(std::atoi(ms)) * 1000);
   Status s = write_and_close(fd, text, what);
   if (s.ok() && std::rename(tmp.c_str(), target.c_str()) != 0)
     s = Status::fail(what + ": cannot rename its temporary " + tmp + " into place: " + std::strerror(errno));
   if (!s.ok()) ::unlink(tmp.c_str());
+  std::lock_guard<std::mutex> lock(g_temps_mutex);
+  g_temps.erase(tmp);
   return s;
 }
 

@@ -17,6 +17,10 @@ std::string temp_path_for(const std::string& output);
 // directly, appending where it is a file behind an open descriptor. `what` begins the errors ("--report x.json").
 Status write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
+// Removes the temporaries write_text_file has open (a report's, bench's JSON): the interrupt thread calls it before the
+// process exits, as it removes images' (a second signal stops its wait for a write; a report merge waited for none).
+void remove_text_temporaries();
+
 // Says that the process started with stdout closed (main holds descriptor 1 on /dev/null): write_text_file then
 // refuses a path that reaches it (/dev/stdout, /dev/fd/1, /proc/self/fd/1), whose text would be lost.
 void note_stdout_closed();

@@ -31,6 +31,7 @@
 
 #include "core/io/image_io.hpp"
 #include "core/io/io_common.hpp"
+#include "core/output_file.hpp"
 #include "core/memory.hpp"
 #include "core/nonfinite.hpp"
 #include "core/parallel.hpp"
@@ -153,9 +154,12 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
         // failure, not a file to skip in silence.
         Job j;
         j.input = path.string();
-        j.error = path.string() + (it->is_symlink(e2) && !it->exists(e2) ? ": broken symbolic link (its target "
-                                                                           "does not exist)"
-                                                                         : ": not a regular file");
+        std::error_code why;  // ENOENT: a missing target; another (ELOOP: a link loop) is said as it is
+        const bool target = it->exists(why);
+        const bool missing = !why || why == std::errc::no_such_file_or_directory;
+        j.error = path.string() + (!it->is_symlink(e2) || target ? ": not a regular file"
+                                   : missing ? ": broken symbolic link (its target does not exist)"
+                                             : ": symbolic link that cannot be followed: " + why.message());
         unlisted.push_back(std::move(j));
       }
     }
@@ -432,9 +436,16 @@ void install_interrupt_handler() {
   std::signal(SIGXFSZ, SIG_IGN);
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);  // the terminal closed: stop as for Ctrl-C
+  int waited = 0;
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {  // SIGHUP: the terminal closed, stop as for Ctrl-C
+    // One the caller ignores (nohup, `trap '' INT`, a shell's background job) stays ignored: blocked and waited
+    // for, it would still come (a nohup'd batch stopped when its terminal closed).
+    struct sigaction was {};
+    if (sigaction(sig, nullptr, &was) == 0 && was.sa_handler == SIG_IGN) continue;
+    sigaddset(&set, sig);
+    ++waited;
+  }
+  if (waited == 0) return;
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   try {
     std::thread([set] {
@@ -455,6 +466,7 @@ void install_interrupt_handler() {
         if (sigtimedwait(&set, nullptr, &no_wait) > 0) break;
       }
       for (const auto& t : r.temps) ::unlink(t.c_str());
+      remove_text_temporaries();
       remove_empty_made_folders(r);
       // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
       // Not where a second signal cut a report's write short: the two would write at once (stdout interleaved).

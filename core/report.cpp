@@ -64,6 +64,8 @@ json image_json(const ImageRecord& r) {
 }
 
 std::string bottleneck_stage(const RunRecord& run) {
+  // No image ran through (every one failed or was skipped): no stage limited a throughput (failed reads take time).
+  if (std::none_of(run.images.begin(), run.images.end(), [](const ImageRecord& r) { return r.ok; })) return "none";
   StageTimes t;
   for (const auto& r : run.images) {
     t.read += r.ms.read, t.upload += r.ms.upload, t.compute += r.ms.compute, t.download += r.ms.download;

@@ -182,10 +182,12 @@ Status preflight_read(const std::string& path, std::string& format) {
   const std::string content = describe_content(head, std::min<size_t>(n, 16));
   if (content != format) {
     const char* want = format == "exr" ? "EXR" : "PNG";
+    const char* article = format == "exr" ? "an" : "a";
     if (content == "png" || content == "exr")
       return Status::fail(fmt::format("cannot read '{}': the name says {} but the content is {} (mislabelled file)",
                                       path, want, content == "png" ? "PNG" : "EXR"));
-    return Status::fail(fmt::format("cannot read '{}': not a {} file; the content is {}", path, want, content));
+    return Status::fail(
+        fmt::format("cannot read '{}': not {} {} file; the content is {}", path, article, want, content));
   }
   if (format == "exr") return check_exr_size(path, uint64_t(st.st_size));
   return check_png_size(path, head, n, uint64_t(st.st_size));

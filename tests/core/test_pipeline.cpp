@@ -183,6 +183,14 @@ TEST(Pipeline, BrokenLinkInFolderIsAFailedJob) {
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_TRUE(jobs[0].error.empty()) << jobs[0].error;
   EXPECT_NE(jobs[1].error.find("frame_0002.exr: broken symbolic link"), std::string::npos) << jobs[1].error;
+  // A link to itself is no missing target: the error says why it cannot be followed (ELOOP).
+  fs::create_symlink("loop.png", d / "in/loop.png");
+  jobs.clear();
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_NE(jobs[2].error.find("loop.png: symbolic link that cannot be followed: Too many levels of symbolic links"),
+            std::string::npos)
+      << jobs[2].error;
 }
 
 // The failed names sort among the files: broken links came after every file, in the folder's raw listing order

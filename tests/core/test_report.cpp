@@ -69,6 +69,15 @@ TEST(Report, JsonHasEveryFieldAndMatchesSchema) {
   EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
+// Every image failed (their reads took time): no stage limited a throughput, as cli.md says ("decode" before).
+TEST(Report, BottleneckIsNoneWhereNoImageRan) {
+  RunRecord run = sample_run();
+  run.images[0].ok = false;
+  run.images[0].error = "in/a.exr: truncated";
+  run.images[1].ms.read = 4.0;
+  EXPECT_EQ(report_json(run)["summary"]["bottleneck"], "none");
+}
+
 TEST(Report, BottleneckWeighsStagesByTheirThreads) {
   RunRecord run = sample_run();
   run.images[0].ms = {8.0, 0.5, 1.0, 0.5, 6.0};

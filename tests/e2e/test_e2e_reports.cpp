@@ -142,6 +142,72 @@ TEST_F(E2E, InterruptWhileTheBackendOpensNamesItAndLeavesNoFolder) {
   EXPECT_FALSE(fs::exists(at("o"))) << "the folders -o made are left behind";
 }
 
+// Without --report too: a signal while the backend opens takes away the folders -o made (they stayed, empty).
+TEST_F(E2E, InterruptWithoutAReportLeavesNoFolder) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 63);
+  const pid_t pid = spawn(dir_, {"blur", at("a.png").string(), "-o", at("o/new").string(), "-b", "cpu"},
+                          {{"GPUBLUR_TEST_OPEN_DELAY_MS", "20000"}});
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return fs::exists(at("o/new")); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the open's pause
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  EXPECT_FALSE(fs::exists(at("o"))) << "the folders -o made are left behind";
+}
+
+// A signal the caller ignores (nohup, `trap '' INT`) stays ignored: the run goes on to the end (it stopped, exit 130,
+// a nohup'd batch ended by its terminal closing).
+TEST_F(E2E, SignalsTheCallerIgnoresStayIgnored) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 64);
+  struct sigaction ignore {}, hup {}, intr {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGHUP, &ignore, &hup);
+  sigaction(SIGINT, &ignore, &intr);
+  const pid_t pid = spawn(dir_, {"blur", at("a.png").string(), "-o", at("o").string(), "-b", "cpu"},
+                          {{"GPUBLUR_TEST_OPEN_DELAY_MS", "1500"}});
+  sigaction(SIGHUP, &hup, nullptr);
+  sigaction(SIGINT, &intr, nullptr);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return fs::exists(at("o")); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the open's pause
+  kill(pid, SIGHUP);
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 0) << slurp(at("err.txt"));
+  EXPECT_TRUE(fs::exists(at("o/a.png")));
+}
+
+// No report's temporary stays beside it: report merge's write waits for a signal (it was cut off, its temporary left),
+// and a second signal that stops blur's wait for its report removes the report's temporary too.
+TEST_F(E2E, InterruptedReportWritesLeaveNoTemporary) {
+  make_image("in/a.png", 8, 6, 3, PixelType::UInt8, 80);
+  make_image("in/b.png", 8, 6, 3, PixelType::UInt8, 81);
+  for (const char* k : {"1", "2"}) {
+    const Result r = run("blur " + quote(at("in").string()) + " -o " + quote(at("o").string()) + " -b cpu --shard " +
+                         k + "/2 --overwrite --report " + quote(at(std::string("s") + k + ".json").string()));
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  fs::create_directories(at("rep"));
+  const std::map<std::string, std::string> slow = {{"GPUBLUR_TEST_TEXT_WRITE_DELAY_MS", "1500"}};
+  pid_t pid = spawn(dir_, {"report", "merge", at("s1.json").string(), at("s2.json").string(), "-o",
+                           at("rep/m.json").string()}, slow);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return !leftovers(at("rep")).empty(); }));
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  EXPECT_TRUE(leftovers(at("rep")).empty()) << leftovers(at("rep")).front();
+  EXPECT_TRUE(json::accept(slurp(at("rep/m.json")))) << "the merged report is not whole";
+
+  pid = spawn(dir_, {"blur", at("in").string(), "-o", at("o2").string(), "-b", "cpu", "--report",
+                     at("rep/r.json").string()}, slow);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return !leftovers(at("rep")).empty(); }));
+  kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  EXPECT_TRUE(leftovers(at("rep")).empty()) << leftovers(at("rep")).front();
+}
+
 // Output to a stdout pipe whose reader has gone (`methods --json | true`) is an error, exit 1 with the reason, for
 // every command: methods and bench were killed by SIGPIPE (exit 141, nothing said), only blur ignored it.
 TEST_F(E2E, AClosedStdoutPipeIsAnErrorForEveryCommand) {
@@ -274,6 +340,12 @@ TEST_F(E2E, BenchSaysHowToGiveAMethodParameter) {
   const Result r = run("bench -b cpu -m box --passes 5 --size 8");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("bench takes method parameters as --param passes=VALUE"), std::string::npos) << r.err;
+  // bench's own --sigma and --border (registry parameters too) before the one it does not take: that one is named.
+  for (const std::string before : {"--sigma 3", "--border clamp", "--sigma=3"}) {
+    const Result r2 = run("bench -b cpu -m box " + before + " --passes=5 --size 8");
+    EXPECT_EQ(r2.rc, 2) << r2.err;
+    EXPECT_NE(r2.err.find("as --param passes=VALUE"), std::string::npos) << before << r2.err;
+  }
   const Result other = run("bench -b cpu -m box --frobnicate 5 --size 8");
   EXPECT_EQ(other.rc, 2);
   EXPECT_EQ(other.err.find("method parameters"), std::string::npos) << other.err;  // no such parameter: no hint
