@@ -560,9 +560,17 @@ std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& me
   }
   const bool phys = !png_phys_of(meta).empty();  // the density goes to a pHYs chunk
   std::string names;
+  bool primaries = false;
   for (const ExrAttribute& a : meta.exr_attributes)
-    if (!(phys && exr_density_attribute(a))) names += (names.empty() ? "" : ", ") + a.name;
-  if (!names.empty()) spdlog::warn("'{}': EXR attributes a PNG cannot hold not written: {}", shown, names);
+    if (!(phys && exr_density_attribute(a))) {
+      names += (names.empty() ? "" : ", ") + a.name;
+      primaries |= a.name == "chromaticities";
+    }
+  // A PNG could hold primaries (cHRM), but its sRGB chunk names sRGB's: the file says so instead of the EXR's.
+  if (!names.empty())
+    spdlog::warn("'{}': EXR attributes not written to the PNG: {}{}", shown, names,
+                 primaries && meta.srgb ? " (the PNG is tagged sRGB: its primaries, not the EXR's chromaticities)"
+                                        : "");
   return text;
 }
 

@@ -85,6 +85,9 @@ void write_tagged_exr(const std::string& path) {
   file.writePixels(h);
 }
 
+std::string write_logging(ImageIO& io, const std::string& path, const Image& img, const ImageMeta& meta,
+                          Status& status);  // below: what a write logs
+
 TEST_P(IoMetadata, TypedExrAttributesSurviveExrToExr) {
   write_tagged_exr(tmp_.path("in.exr"));
   LoadedImage in;
@@ -116,10 +119,16 @@ TEST_P(IoMetadata, TypedExrAttributesSurviveExrToExr) {
   ASSERT_NE(comments, nullptr);
   EXPECT_EQ(comments->value(), "tagged");
 
-  // A PNG cannot hold them: written all the same (a warning names them).
+  // Not in a PNG: written all the same, a warning naming them; tagged sRGB, the file does not stand for AP0.
   meta.format = "png";
   meta.pixel_type = PixelType::UInt8;
-  EXPECT_TRUE(io_->write(tmp_.path("out.png"), in.image, meta).ok());
+  meta.srgb = true;
+  Status st;
+  const std::string said = write_logging(*io_, tmp_.path("out.png"), in.image, meta, st);
+  EXPECT_TRUE(st.ok()) << st.error;
+  EXPECT_NE(said.find("EXR attributes not written to the PNG: "), std::string::npos) << said;
+  EXPECT_NE(said.find("(the PNG is tagged sRGB: its primaries, not the EXR's chromaticities)"), std::string::npos)
+      << said;
 }
 
 TEST_P(IoMetadata, PngTextBeyondAsciiIsITxt) {
