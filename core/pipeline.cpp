@@ -454,6 +454,7 @@ void install_interrupt_handler() {
       TempRegistry& r = temps();
       std::unique_lock<std::mutex> lock(r.mutex);
       r.cancelled = true;
+      if (::isatty(2)) std::fputs("\r\033[K", stderr);  // off a progress bar's line
       spdlog::warn("interrupted ({}): removing temporary outputs and stopping",
                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
       // Writes under way finish their current call, see `cancelled`, remove their own temporary and record their
