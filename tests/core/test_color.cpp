@@ -65,9 +65,9 @@ TEST(Color, EncodeLevelsEqualQuantisedFunction) {
       const float v = uni(rng);
       ASSERT_EQ(srgb_encode_level(v, maxval), level_by_pow(v, maxval)) << maxval << " " << v;
     }
-    // Every level's boundary: the floats just around the value that encodes to the middle between levels.
-    const uint32_t step = maxval == 255 ? 1 : 97;
-    for (uint32_t q = 1; q <= maxval; q += step) {
+    // Every level's boundary: the floats just around the value that encodes to the middle between levels (the
+    // 16-bit table's thresholds are found from there: each one checked).
+    for (uint32_t q = 1; q <= maxval; ++q) {
       const float mid = srgb_to_linear(float((q - 0.5) / maxval));
       float v = mid;
       for (int k = 0; k < 8; ++k) v = std::nextafter(v, 0.0f);
