@@ -313,7 +313,8 @@ std::vector<int> exr_channel_order(const std::vector<std::string>& names) {
     if (la != lb) return la < lb;  // "" (no layer) sorts first
     int ra = rank(ba), rb = rank(bb);
     if (ra != rb) return ra < rb;
-    return ba < bb;
+    if (ba != bb) return ba < bb;
+    return names[a] < names[b];  // "Z" and ".Z" split alike: the whole name, not the decoder's listing order
   });
   return order;
 }

@@ -4,6 +4,7 @@
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfInputFile.h>
+#include <ImfMultiPartInputFile.h>
 #include <ImfOpaqueAttribute.h>
 #include <ImfOutputFile.h>
 #include <ImfPartType.h>
@@ -135,6 +136,14 @@ bool probe_exr(const std::string& path, int& width, int& height, int& channels) 
 
 Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out) {
   try {
+    {
+      // The first part's header alone: InputFile's constructor throws on a deep tiled part, or a deep one without
+      // A, and the refusal read "corrupt or truncated EXR" (the other adapter says deep).
+      Imf::MultiPartInputFile parts(path.c_str());
+      if (parts.parts() > 0 && is_deep(parts.header(0)))
+        return Status::fail(
+            fmt::format("cannot read '{}': deep EXR images ({}) are not supported", path, parts.header(0).type()));
+    }
     Imf::InputFile file(path.c_str());
     const Imf::Header& header = file.header();
     if (is_deep(header))

@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "core/io/image_io.hpp"
+#include "core/io/io_common.hpp"
 #include "tests/io/io_test_util.hpp"
 #include "tests/io/png_fixtures.hpp"
 
@@ -130,6 +131,21 @@ TEST_P(IoConformance, ExrChannelOrderIsCanonicalWhateverTheWriteOrder) {
     int src = int(std::find(written.begin(), written.end(), expected[c]) - written.begin());
     for (int y = 0; y < 5; ++y)
       for (int x = 0; x < 9; ++x) ASSERT_EQ(got.image.at(x, y, c), img.at(x, y, src)) << expected[c];
+  }
+}
+
+// Names that split alike (".Z": no layer, base Z, as "Z") order by their whole names, not by the decoder's listing:
+// OIIO lists them otherwise than OpenEXR, and a PNG written from W, Z, .Z had its second and third channels swapped
+// by adapter.
+TEST(ExrChannelOrder, NamesThatSplitAlikeOrderByTheWholeName) {
+  for (const std::vector<std::string> names : {std::vector<std::string>{"W", "Z", ".Z"}, {".Z", "W", "Z"},
+                                               {"Z", ".Z", "W"}, {".R", "R", "G"}}) {
+    std::vector<std::string> got;
+    for (int i : io::exr_channel_order(names)) got.push_back(names[size_t(i)]);
+    if (names[0] == ".R" || names[2] == "G")
+      EXPECT_EQ(got, (std::vector<std::string>{".R", "R", "G"}));
+    else
+      EXPECT_EQ(got, (std::vector<std::string>{"W", ".Z", "Z"}));
   }
 }
 
