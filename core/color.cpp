@@ -87,9 +87,8 @@ struct EncodeTable {
       // Bracket the threshold by galloping from its estimate (the curve's inverse at the half level, within a few
       // floats of it), then bisect: a few pow calls a level where bisecting from `lo` to 1.0 took 30 (the 16-bit
       // table took 27 ms, charged to the first 16-bit PNG a process wrote).
-      const double guess = (q - 0.5) / m;
-      const double lin = guess <= 0.04045 ? guess / 12.92 : std::pow((guess + 0.055) / 1.055, 2.4);
-      uint32_t g = std::clamp(float_bits(float(lin)), lo + 1, one), hi = one;
+      const float guess = srgb_to_linear(float((q - 0.5) / m));
+      uint32_t g = std::clamp(float_bits(guess), lo + 1, one), hi = one;
       if (exact_level(bits_float(g), m) >= q) {
         hi = g;
         for (uint32_t step = 1; hi - lo > 1; step *= 2) {

@@ -1,6 +1,7 @@
 // pack8: the output texture back to 8-bit samples (core/packed.hpp): colour divided by alpha where
 // premultiplied (core/color.hpp's straight_colour: 0 where alpha packs as 0), then level(v) = how many
-// thresholds are <= v (NaN and v <= 0: 0) by binary search; alpha by its own thresholds. One invocation per uint of the sample buffer (4 samples).
+// thresholds are <= v (NaN and v <= 0: 0) by binary search; alpha by its own thresholds. One invocation per
+// uint of the sample buffer (4 samples).
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Samples { uint samples[]; };
 layout(std430, binding = 1) readonly buffer Tables {

@@ -146,8 +146,6 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     }
     Imf::InputFile file(path.c_str());
     const Imf::Header& header = file.header();
-    if (is_deep(header))
-      return Status::fail(fmt::format("cannot read '{}': deep EXR images ({}) are not supported", path, header.type()));
     const Imath::Box2i dw = header.dataWindow();
     const int64_t width = int64_t(dw.max.x) - dw.min.x + 1;
     const int64_t height = int64_t(dw.max.y) - dw.min.y + 1;
