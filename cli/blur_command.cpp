@@ -113,8 +113,8 @@ int run_blur(BlurArgs& a) {
   CollectOptions co{a.output_dir, a.recursive, a.format, a.report};
   if (Status s = collect_jobs(inputs, co, jobs); !s) return usage(s.error);
   if (po.has_pixel_type)  // each output's format is known now: a type it cannot hold fails before any decode
-    for (const Job& job : jobs)
-      if (!pixel_type_fits(job.format, po.pixel_type))
+    for (const Job& job : jobs)  // a job already failed (a missing file) has no format: it stays its own error
+      if (job.error.empty() && !pixel_type_fits(job.format, po.pixel_type))
         return usage("--pixel-type " + a.pixel_type + " cannot be written as " + job.format + " (" + job.output +
                      "; png: uint8, uint16; exr: half, float; --format changes the output format)");
   if (a.report.empty() && a.report_format_opt->count())

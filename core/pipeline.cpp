@@ -781,10 +781,18 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
         finish(i, std::move(w.rec));
         continue;
       }
+      // The path itself, not where a link leads: a link to nothing is there for the rename, which would refuse it
+      // after the blur. Only a file (or a link to one) is a finished output to skip.
       std::error_code ec;
-      if (!opts.overwrite && fs::exists(job.output, ec)) {
-        if (opts.skip_existing)
+      if (!opts.overwrite && fs::exists(fs::symlink_status(job.output, ec))) {
+        const fs::file_status target = fs::status(job.output, ec);
+        if (opts.skip_existing && fs::is_regular_file(target))
           w.rec.skipped = true;
+        else if (opts.skip_existing)
+          w.rec.error = job.input + ": output " + job.output + " exists and is no file (" +
+                        (fs::is_directory(target) ? "a folder" : fs::exists(target) ? "not a regular file"
+                                                                                   : "a link to nothing") +
+                        "): not a finished output to skip; remove it";
         else
           w.rec.error = job.input + ": output " + job.output + " exists (use --overwrite to replace it)";
         finish(i, std::move(w.rec));
@@ -872,6 +880,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
                                      meta.pixel_type);
         if (opts.has_pixel_type || job.format != w.loaded.meta.format) meta.channel_types.clear();
         if (job.format == "exr" && w.loaded.meta.format == "png") io::png_text_to_utf8(meta);
+        if (job.format == "png" && w.loaded.meta.format == "exr") io::exr_text_keys_to_latin1(meta, job.output);
         if (s) make_output_folder(fs::path(job.output).parent_path());
         if (s && w.packed_out) {
           meta.srgb = w.packed_colour.out_srgb;

@@ -253,8 +253,8 @@ std::string png_declared_not_srgb(const std::vector<std::pair<std::string, std::
 void warn_non_srgb_png(const std::string& path, const std::vector<std::pair<std::string, std::string>>& chunks) {
   const std::string found = png_declared_not_srgb(chunks);
   if (!found.empty())
-    spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model); a PNG output "
-                 "keeps the declaration",
+    spdlog::warn("'{}': the PNG declares {}, not sRGB: read as sRGB (gpublur's PNG colour model); written as a PNG, "
+                 "the output keeps the declaration",
                  path, found);
 }
 
@@ -622,6 +622,38 @@ void png_text_to_utf8(ImageMeta& meta) {
   for (auto& [key, value] : meta.attributes) {
     if (!valid_utf8(key)) key = latin1_to_utf8(key);
     if (!valid_utf8(value)) value = latin1_to_utf8(value);
+  }
+}
+
+void exr_text_keys_to_latin1(ImageMeta& meta, const std::string& shown) {
+  auto& attrs = meta.attributes;
+  for (auto it = attrs.begin(); it != attrs.end();) {
+    std::string& key = it->first;
+    const bool ascii = std::all_of(key.begin(), key.end(), [](char c) { return (unsigned char)c < 0x80; });
+    if (ascii || !valid_utf8(key)) {  // not UTF-8: left to png_text_of's key check
+      ++it;
+      continue;
+    }
+    std::string latin1;
+    bool fits = true;
+    for (size_t i = 0; i < key.size() && fits; ++i) {
+      const unsigned char c = key[i];
+      if (c < 0x80) {
+        latin1 += char(c);
+      } else if ((c == 0xc2 || c == 0xc3) && i + 1 < key.size()) {  // U+0080-U+00FF: two bytes, the first C2 or C3
+        latin1 += char(((c & 0x03) << 6) | ((unsigned char)key[++i] & 0x3f));
+      } else {
+        fits = false;
+      }
+    }
+    if (fits) {
+      key = std::move(latin1);
+      ++it;
+    } else {
+      spdlog::warn("'{}': attribute '{}' has characters past Latin-1, which a PNG text key cannot; not written", shown,
+                   key);
+      it = attrs.erase(it);
+    }
   }
 }
 

@@ -137,6 +137,10 @@ std::string latin1_to_utf8(const std::string& s);
 // png_text_needs_itxt reads them) and are transcoded; EXR readers take string attributes as UTF-8, and the raw
 // bytes were invalid there. An EXR's own strings are never passed through this (they stay as the file had them).
 void png_text_to_utf8(ImageMeta& meta);
+// The reverse for an EXR's string attributes going to a PNG: their UTF-8 keys become the Latin-1 a PNG keyword is
+// (the bytes as they were read wrong, and those of U+00C0-U+00DF or U+00E0 were refused outright); a key with a
+// character past U+00FF cannot be a PNG keyword: said under `shown` and dropped. Values stay UTF-8 (iTXt).
+void exr_text_keys_to_latin1(ImageMeta& meta, const std::string& shown);
 
 // Removes a partly written output file after a failed write (best effort).
 void remove_partial(const std::string& path);

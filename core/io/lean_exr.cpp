@@ -36,11 +36,12 @@ namespace {
 // InputFile composites a deep file into flat pixels without a word: refused instead, as the other adapter does.
 bool is_deep(const Imf::Header& header) { return header.hasType() && Imf::isDeepData(header.type()); }
 
-// The typed attributes carried: every non-string one but the structure the writer sets itself; of the structural
+// The typed attributes carried: every non-string one but the structure the writer sets itself and the preview (a
+// thumbnail of the unblurred pixels: wrong once they change, as PNG's unsafe-to-copy chunks are); of the structural
 // ones, the geometry the data window does not say (pixel aspect ratio, screen window).
 bool carried_typed(const std::string& name) {
   return name == "pixelAspectRatio" || name == "screenWindowCenter" || name == "screenWindowWidth" ||
-         !(is_structural_exr_attribute(name) || is_oiio_bookkeeping(name));
+         !(is_structural_exr_attribute(name) || is_oiio_bookkeeping(name) || name == "preview");
 }
 
 constexpr int kAttributeVersion = 2;  // EXR_VERSION: what the attribute serialisers are told
@@ -54,7 +55,8 @@ bool at_default(const Imf::Header& header, const std::string& name) {
   return false;
 }
 
-void take_typed_attributes(const Imf::Header& header, ImageMeta& meta) {
+void take_typed_attributes(const Imf::Header& header, const std::string& path, ImageMeta& meta) {
+  if (header.hasPreviewImage()) spdlog::debug("'{}': preview not carried (a thumbnail of the unblurred pixels)", path);
   for (auto it = header.begin(); it != header.end(); ++it) {
     if (dynamic_cast<const Imf::StringAttribute*>(&it.attribute()) || !carried_typed(it.name()) ||
         at_default(header, it.name()))
@@ -111,7 +113,7 @@ Status read_exr_typed_attributes(const std::string& path, ImageMeta& meta) {
   try {
     Imf::InputFile file(path.c_str());
     take_string_attributes(file.header(), meta);
-    take_typed_attributes(file.header(), meta);
+    take_typed_attributes(file.header(), path, meta);
     take_tiles(file.header(), path, meta);
     return Status::success();
   } catch (const std::exception& e) {
@@ -199,7 +201,7 @@ Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     meta.alpha_channel = find_alpha(meta.channel_names);
     meta.exr_compression = exr_compression_name(int(header.compression()));
     take_string_attributes(header, meta);
-    take_typed_attributes(header, meta);
+    take_typed_attributes(header, path, meta);
     take_tiles(header, path, meta);
     file.setFrameBuffer(fb);
     file.readPixels(dw.min.y, dw.max.y);

@@ -404,6 +404,48 @@ TEST(Pipeline, PngLatin1TextBecomesUtf8InAnExr) {
   EXPECT_EQ(got.count("\xc9tat"), 0u);
 }
 
+// The reverse: an EXR's UTF-8 keys become the Latin-1 of a PNG keyword (written as their UTF-8 bytes, "CafÃ©", and
+// those holding U+00C0-U+00DF refused); a key past Latin-1 is said and dropped; UTF-8 values go to iTXt as they are.
+TEST(Pipeline, ExrTextKeysBecomeLatin1InAPng) {
+  auto io = make_lean_io();
+  ASSERT_TRUE(io);
+  TempDir d;
+  ImageMeta meta;
+  meta.format = "exr";
+  meta.pixel_type = PixelType::Half;
+  meta.attributes = {{"Gr\xc3\xb6\xc3\x9f" "e", "gro\xc3\x9f"}, {"Caf\xc3\xa9", "ok"}, {"\xe6\x97\xa5", "day"},
+                     {"plain", "v"}};
+  ASSERT_TRUE(io->write((d / "t.exr").string(), testing::random_image(5, 4, 3, 2), meta).ok());
+  std::vector<Job> jobs;
+  ASSERT_TRUE(collect_jobs({(d / "t.exr").string()}, {(d / "out").string(), false, "png"}, jobs).ok());
+  Plan plan;
+  ASSERT_TRUE(resolve_plan("copy", {}, plan).ok());
+  std::ostringstream shown;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("w", std::make_shared<spdlog::sinks::ostream_sink_mt>(shown)));
+  const RunRecord run = run_on_cpu(jobs, plan);
+  spdlog::set_default_logger(previous);
+  ASSERT_EQ(run.images.size(), 1u);
+  ASSERT_TRUE(run.images[0].ok) << run.images[0].error;
+  EXPECT_NE(shown.str().find("'\xe6\x97\xa5' has characters past Latin-1"), std::string::npos) << shown.str();
+  LoadedImage out;
+  ASSERT_TRUE(io->read((d / "out/t.png").string(), ReadLimits{}, out).ok());
+  std::map<std::string, std::string> got(out.meta.attributes.begin(), out.meta.attributes.end());
+  EXPECT_EQ(got.size(), 3u);
+  EXPECT_EQ(got["Gr\xf6\xdf" "e"], "gro\xc3\x9f");
+  EXPECT_EQ(got["Caf\xe9"], "ok");
+  EXPECT_EQ(got["plain"], "v");
+  // And back to an EXR: the keys as they started.
+  std::vector<Job> back;
+  ASSERT_TRUE(collect_jobs({(d / "out/t.png").string()}, {(d / "back").string(), false, "exr"}, back).ok());
+  ASSERT_TRUE(run_on_cpu(back, plan).images.at(0).ok);
+  ASSERT_TRUE(io->read((d / "back/t.exr").string(), ReadLimits{}, out).ok());
+  std::map<std::string, std::string> again(out.meta.attributes.begin(), out.meta.attributes.end());
+  EXPECT_EQ(again["Gr\xc3\xb6\xc3\x9f" "e"], "gro\xc3\x9f");
+  EXPECT_EQ(again["Caf\xc3\xa9"], "ok");
+}
+
 // Every image of the run is ok and its output file is the CPU reference's blur of its input (1e-6).
 void expect_reference_outputs(const RunRecord& run, const Plan& plan) {
   auto io = make_lean_io();

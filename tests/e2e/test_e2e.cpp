@@ -964,6 +964,14 @@ TEST_F(E2E, FormatAndPixelTypeChange) {
   const LoadedImage all_half = decode(at("f/m.exr"));
   EXPECT_EQ(all_half.meta.pixel_type, PixelType::Half);
   EXPECT_TRUE(all_half.meta.channel_types.empty());
+  // A missing input beside it is that file's error, not a usage error of the whole batch (it had no format, and
+  // read "cannot be written as  (").
+  r = run("blur " + quote(at("m.exr").string()) + " " + quote(at("missing.exr").string()) + " -o " +
+          quote(at("g").string()) + " -b cpu --pixel-type half");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_TRUE(fs::exists(at("g/m.exr"))) << r.err;
+  EXPECT_NE(r.err.find("missing.exr"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("cannot be written"), std::string::npos) << r.err;
 }
 
 // PNG data is blurred in linear light and re-encoded: the output equals encode(blur(decode(input))) computed
@@ -1165,6 +1173,26 @@ TEST_F(E2E, SkipExistingResumesABatch) {
   EXPECT_EQ(rep["summary"]["failed"], 0);
   r = run("blur " + in + " -o " + out + " -b cpu --skip-existing --overwrite");
   EXPECT_EQ(r.rc, 2) << r.err;
+  // Only a file is a finished output: a folder or a link to nothing at an output's path is that input's error,
+  // said before it is read (the folder was skipped as done; the link was blurred, then refused by the rename).
+  fs::remove(at("o/b.png"));
+  fs::create_directories(at("o/b.png"));
+  fs::remove(at("o/c.exr"));
+  fs::create_symlink(at("nothing.exr"), at("o/c.exr"));
+  r = run("blur " + in + " -o " + out + " -b cpu --skip-existing --report " + quote(at("r3.json").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("is no file (a folder)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is no file (a link to nothing)"), std::string::npos) << r.err;
+  rep = json::parse(slurp(at("r3.json")));
+  EXPECT_EQ(rep["summary"]["skipped"], 1);
+  EXPECT_EQ(rep["summary"]["failed"], 2);
+  EXPECT_EQ(rep["images"][2]["timings_ms"]["read"], 0.0);
+  // Without the flag the link is there too: refused up front as existing, not after the blur.
+  r = run("blur " + quote(at("in/c.exr").string()) + " -o " + out + " -b cpu --report " + quote(at("r4.json").string()));
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("exists (use --overwrite"), std::string::npos) << r.err;
+  EXPECT_EQ(json::parse(slurp(at("r4.json")))["images"][0]["timings_ms"]["read"], 0.0);
+  EXPECT_TRUE(fs::is_symlink(at("o/c.exr")));
 }
 
 // Sub-folders a recursive run makes for its outputs do not outlive every write into them failing: one interrupted

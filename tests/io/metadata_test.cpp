@@ -11,6 +11,7 @@
 #include <ImfOpaqueAttribute.h>
 #include <ImfOutputFile.h>
 #include <ImfPartType.h>
+#include <ImfPreviewImage.h>
 #include <ImfRationalAttribute.h>
 #include <ImfStandardAttributes.h>
 #include <ImfStdIO.h>
@@ -59,11 +60,14 @@ const Imf::Chromaticities kAp0(Imath::V2f(0.7347f, 0.2653f), Imath::V2f(0.0f, 1.
                                Imath::V2f(0.32168f, 0.33767f));
 
 // An RGB float EXR with typed attributes: ACES AP0 chromaticities, pixel aspect 2, 24000/1001 fps, and one of a
-// type OpenEXR does not know (kept as its bytes).
+// type OpenEXR does not know (kept as its bytes); and a preview (a thumbnail of the input's pixels: not carried).
 void write_tagged_exr(const std::string& path) {
   const int w = 5, h = 3;
   Imf::Header header(w, h);
   header.pixelAspectRatio() = 2.0f;
+  Imf::PreviewImage preview(2, 2);
+  preview.pixel(0, 0) = Imf::PreviewRgba(255, 0, 0, 255);
+  header.setPreviewImage(preview);
   Imf::addChromaticities(header, kAp0);
   Imf::addFramesPerSecond(header, Imf::Rational(24000, 1001));
   header.insert("comments", Imf::StringAttribute("tagged"));
@@ -97,6 +101,7 @@ TEST_P(IoMetadata, TypedExrAttributesSurviveExrToExr) {
   for (const char* want : {"chromaticities", "pixelAspectRatio", "framesPerSecond", "studio"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want << " not read";
   EXPECT_EQ(std::find(names.begin(), names.end(), "dataWindow"), names.end());  // structure is not carried
+  EXPECT_EQ(std::find(names.begin(), names.end(), "preview"), names.end());  // the unblurred image's thumbnail
 
   ImageMeta meta = in.meta;
   meta.pixel_type = PixelType::Half;
@@ -115,6 +120,7 @@ TEST_P(IoMetadata, TypedExrAttributesSurviveExrToExr) {
   EXPECT_STREQ(studio->typeName(), "studioThing");
   EXPECT_EQ(std::string(studio->data(), size_t(studio->dataSize())), "\x01\x02\x03\x04\x05");
   EXPECT_EQ(hd.findTypedAttribute<Imf::StringAttribute>("capDate"), nullptr);  // no write-time stamp added
+  EXPECT_FALSE(hd.hasPreviewImage());
   const auto* comments = hd.findTypedAttribute<Imf::StringAttribute>("comments");
   ASSERT_NE(comments, nullptr);
   EXPECT_EQ(comments->value(), "tagged");
