@@ -407,6 +407,19 @@ TEST_F(E2E, BenchSaysWhereOtherParametersDecideTheSigma) {
   EXPECT_NE(r.err.find("--width 9"), std::string::npos) << r.err;
 }
 
+// blur's start line gives the sigma that runs beside --sigma where the parameters set it apart (under the 25% of the
+// warning above: box --width 5 at sigma 3 is 2.449), and only --sigma where they agree.
+TEST_F(E2E, BlurSaysTheEffectiveSigma) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 67);
+  Result r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("o").string()) + " -b cpu -m box --width 5 "
+                 "--sigma 3");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("sigma 3 (effective 2.449), radius 6"), std::string::npos) << r.err;
+  r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("g").string()) + " -b cpu -m gauss-sep --sigma 3");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("sigma 3, radius 9"), std::string::npos) << r.err;
+}
+
 // quality on GL's half-float textures is judged against float32 Gaussians (the cpu backend's): on the same textures
 // the reference carried the method's rounding and the run read identical to the exact Gaussian.
 TEST_F(E2E, QualityOnHalfTexturesIsJudgedInFloat) {
