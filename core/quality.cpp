@@ -146,7 +146,8 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
     return f.eval(s, v);
   };
 
-  // Bracket: a < b < c with f(b) <= f(a), f(c), widening geometrically while the minimum is at an edge.
+  // Bracket: a < b < c with f(b) <= f(a), f(c), one of them strictly, widening geometrically while the minimum is
+  // at an edge. Three equal values are no bracket: near the lower limit every sigma leaves an image as it was.
   double ratio = 1.15;
   double b = std::clamp(std::isfinite(guess) ? guess : lo, lo * ratio, hi / ratio);
   double a = b / ratio, c = b * ratio;
@@ -155,7 +156,8 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
   if (Status s = F(a, fa); !s) return s;
   if (Status s = F(b, fb); !s) return s;
   if (Status s = F(c, fc); !s) return s;
-  while (!(fb <= fa && fb <= fc)) {
+  auto bracketed = [&] { return fb <= fa && fb <= fc && (fb < fa || fb < fc); };
+  while (!bracketed()) {
     ratio *= 1.6;
     if (fa < fc) {  // downhill to the left
       if (a <= lo) {  // the minimum lies in [lo, b]
@@ -221,7 +223,7 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
     }
   };
   double x, fx;
-  if (fb <= fa && fb <= fc)
+  if (bracketed())
     x = b, fx = fb;
   else if (fa < fc)
     x = a, fx = fa, c = b;  // minimum at the low limit: search [lo, b]
@@ -276,12 +278,15 @@ Status fit_with(MadFunction& f, double guess, const FitOptions& o, SigmaFit& out
 // A starting point for the fit: the family's sigma s whose truncated kernel has the predicted standard
 // deviation (plan.effective_sigma), found by bisection (the kernel's sd grows with s). For exact methods that
 // is the requested sigma; the kernel's sd is below s by ~1.3% at s >= 1 (truncation at ceil(3 s)) and by far
-// more below s ~ 0.4 (s = 0.3, radius 1: sd 0.088). No prediction (0): the lower search limit.
+// more below s ~ 0.4 (s = 0.3, radius 1: sd 0.088). A kernel that is not a blur has no prediction: the requested
+// sigma (from the lower limit, where MAD is flat, a Lanczos row fitted 0.9995 against 1.0647, a shift failed).
+// The identity (copy; box widths 1): the lower search limit.
 double fit_guess(const Plan& plan, const FitOptions& o) {
   auto sd = [](double s) {
     Plan g;
     return exact_gaussian_plan(s, g) ? g.effective_sigma : s;
   };
+  if (!plan.blur) return std::clamp(plan.sigma > 0 ? plan.sigma : o.min_sigma, o.min_sigma, o.max_sigma);
   const double pred = plan.effective_sigma;
   if (!(pred > sd(o.min_sigma))) return o.min_sigma;
   if (!(pred < sd(o.max_sigma))) return o.max_sigma;
@@ -480,6 +485,12 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     // Not a linear filter: its response to an impulse is no kernel (bilateral gives the impulse back, sd 0).
     spdlog::warn("impulse response of {} skipped: it is not a linear filter (its weights depend on the image), so an "
                  "impulse's response is no kernel; impulse_sigma null",
+                 plan.method);
+  } else if (opts.impulse && !plan.blur) {
+    // Negative weights or a zero sum: its response has no standard deviation (negative over a negative sum read as
+    // one: 0.707 for an all-negative 3 x 3), as pred_sd says 0.
+    spdlog::warn("impulse response of {} skipped: its kernel has negative weights or sums to 0, so it is not a blur "
+                 "and has no standard deviation; impulse_sigma null",
                  plan.method);
   } else if (opts.impulse) {  // a side measure: where it cannot be had, said, and the images are still measured
     if (Status s = kernel_sigma_of_method(plan, backend, out.impulse_sigma); !s)

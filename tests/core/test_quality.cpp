@@ -545,6 +545,56 @@ TEST(Quality, ASharpeningKernelHasNoImpulseSigma) {
   EXPECT_FALSE(r.has_impulse);
   EXPECT_TRUE(quality_json(r)["impulse_sigma"].is_null());
   EXPECT_EQ(quality_json(r)["predicted_sigma"], 0.0) << "plan.effective_sigma's 0: not a blur";
+  // Nor has an all-negative one (its response over its negative sum read as an sd, 0.707), or one of mixed signs
+  // whose marginal variance comes out positive (1 -0.1 1: 1.026).
+  for (const char* text : {"-1 -2 -1\n-2 -4 -2\n-1 -2 -1\n", "1 -0.1 1\n"}) {
+    std::ofstream(path) << text;
+    ASSERT_TRUE(measure_quality(*b, plan_of("kernel", {{"kernel", path}}), inputs, o, r).ok());
+    EXPECT_FALSE(r.has_impulse) << text;
+    EXPECT_TRUE(quality_json(r)["impulse_sigma"].is_null()) << text;
+  }
+}
+
+// A kernel that is not a blur has no predicted sigma; its fit starts from the requested one, and three equal MADs are
+// no bracket (near the 0.1 limit every sigma leaves the image as it was): a Lanczos row fitted 0.9995 at the end of a
+// radius piece where 1.0647 is lower, and a 3-pixel shift did not converge in 80 evaluations.
+TEST(Quality, AFitFromAFlatStartFindsTheMinimum) {
+  auto b = cpu();
+  const std::string path = ::testing::TempDir() + "/lanczos.txt";
+  {
+    std::ofstream f(path);
+    for (int k = -11; k <= 11; ++k) {
+      const double x = k / 4.0, pi = 3.14159265358979323846;
+      f << (k == 0 ? 1.0 : 3 * std::sin(pi * x) * std::sin(pi * x / 3) / (pi * pi * x * x)) << ' ';
+    }
+    f << '\n';
+  }
+  std::vector<QualityInput> inputs = builtin_quality_inputs(64);
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("kernel", {{"kernel", path}, {"normalize", "true"}}), inputs, o, r).ok());
+  ASSERT_EQ(r.images.size(), inputs.size());
+  const Plan lanczos = plan_of("kernel", {{"kernel", path}, {"normalize", "true"}});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ImageQuality& q = r.images[i];
+    ASSERT_TRUE(q.error.empty()) << q.name << ": " << q.error;
+    EXPECT_FALSE(q.fit_at_limit) << q.name;
+    // Its MAD no higher than a scan's points in steps of 0.01 from 0.5 to 2.5: the minimum, not a piece's end.
+    Image target;
+    ASSERT_TRUE(run_on_backend(*b, lanczos, inputs[i].image, target).ok());
+    for (double sg = 0.5; sg <= 2.5; sg += 0.01) {
+      Plan g;
+      ASSERT_TRUE(exact_gaussian_plan(sg, g).ok());
+      Image out;
+      ASSERT_TRUE(run_on_backend(*b, g, inputs[i].image, out).ok());
+      EXPECT_GE(compare_images(target, out).mean_abs, q.fit_mad * (1 - 1e-9)) << q.name << " at " << sg << " below "
+                                                                               << q.effective_sigma;
+    }
+  }
+  std::ofstream(path) << "0 0 0 0 0 0 1\n";  // a shift of 3 pixels: every image's fit ends
+  ASSERT_TRUE(measure_quality(*b, plan_of("kernel", {{"kernel", path}}), inputs, o, r).ok());
+  for (const ImageQuality& q : r.images) EXPECT_TRUE(q.error.empty()) << q.name << ": " << q.error;
 }
 
 // Finite values near float32's limit overflow in the sums: the image's error says so (it blamed the reference
