@@ -60,8 +60,16 @@ std::string shown_token(const std::string& tok) {
 
 }  // namespace
 
-Status parse_kernel_text(const std::string& text, const std::string& name, KernelMatrix& out) {
+Status parse_kernel_text(const std::string& raw, const std::string& name, KernelMatrix& out) {
   out = KernelMatrix{};
+  // Lines end in LF, CRLF or CR alone (classic Mac files: as whitespace, a 3 x 3 read as one row of 9).
+  std::string text;
+  text.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i)
+    if (raw[i] != '\r')
+      text += raw[i];
+    else if (i + 1 == raw.size() || raw[i + 1] != '\n')
+      text += '\n';
   std::istringstream in(text);
   std::string line;
   int lineno = 0, first_line = 0, last_line = 0;
@@ -129,6 +137,9 @@ Status read_kernel_file(const std::string& path, KernelMatrix& out) {
   if (std::filesystem::is_directory(path, ec)) return Status::fail(where(path, 0) + "is a folder, not a file");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::fail(where(path, 0) + "cannot be opened (" + std::strerror(errno) + ")");
+  if (format_from_extension(path) == "png")
+    return Status::fail(where(path, 0) + "a PNG cannot hold kernel weights (its levels are 0-1, no signs, 8 or 16 "
+                        "bits); give an EXR of one float channel or a text file");
   if (format_from_extension(path) == "exr") {
     f.close();
     std::unique_ptr<ImageIO> io = make_image_io();

@@ -65,6 +65,10 @@ void main() {
         blk[r * PITCH + cc] = (x < 0 || y < 0) ? VEC(0.0) : pick(texelFetch(src, ivec2(x, y), 0), 0);
       }
       barrier();
+      // The block's rows summed apart, then added: acc takes one term a block, not one a kernel row (a 1001 x 1001
+      // matrix drifted 1.4e-5 from the cpu's float64 sums, past its 1e-5 tolerance; llvmpipe).
+      VEC part[P];
+      for (int p = 0; p < P; ++p) part[p] = VEC(0.0);
       for (int dy = 0; dy < cy; ++dy) {
         int s = (ly + dy) * PITCH + x0;
         int wrow = MATRIX != 0 ? (ylo + dy) * NTAPS : 0;  // the row's weights
@@ -87,12 +91,13 @@ void main() {
           for (int q = 0; q < P; ++q) win[q] = nxt[q];
         }
 #if MATRIX
-        for (int p = 0; p < P; ++p) acc[p] += row[p];
+        for (int p = 0; p < P; ++p) part[p] += row[p];
 #else
         float wy = weight(ylo + dy);
-        for (int p = 0; p < P; ++p) acc[p] += wy * row[p];
+        for (int p = 0; p < P; ++p) part[p] += wy * row[p];
 #endif
       }
+      for (int p = 0; p < P; ++p) acc[p] += part[p];
       barrier();
     }
   }

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/fft.hpp"
@@ -59,6 +60,12 @@ Status weights_fit_float(const std::vector<float>& taps, const std::string& file
     return Status::fail("kernel file '" + file + "': every weight is below float's smallest (1.4e-45 after "
                         "--normalize, if given) and would run as 0; scale the file or give --normalize");
   return Status::success();
+}
+
+double max_abs(const std::vector<float>& v) {
+  double m = 0;
+  for (float w : v) m = std::max(m, double(std::abs(w)));
+  return m;
 }
 
 std::vector<float> flipped(const std::vector<double>& v) {
@@ -189,6 +196,12 @@ Recipe kernel_recipe() {
       Pass y = line_pass(flipped(col), plan.border);
       for (const Pass* axis : {&x, &y})
         if (Status s = weights_fit_float(axis->taps, file); !s) return s;
+      // The 2D weights are the two axes' products: each factor of a 3 x 3 of 1e-50 fits float (balanced, ~1e-25),
+      // their products run as 0 (the second pass's sums underflow: a black output, exit 0).
+      if (max_abs(x.taps) * max_abs(y.taps) < double(std::numeric_limits<float>::denorm_min()))
+        return Status::fail("kernel file '" + file + "': every weight (a product of its row and column, after "
+                            "--normalize, if given) is below float's smallest (1.4e-45) and would run as 0; scale the "
+                            "file or give --normalize");
       plan.tolerance = 1e-5 * std::max(1.0, l1(x.taps) * l1(y.taps));
       bool same = x.taps == y.taps;
       if (!same && x.taps.size() == y.taps.size()) {  // equal within float64 rounding of the balance

@@ -371,6 +371,14 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
   }
   const std::string tiny2d = error({{"kernel", file("tiny2d.txt", "1e-50 0 1e-50\n0 1e-50 0\n1e-50 0 1e-50\n")}});
   EXPECT_NE(tiny2d.find("below float's smallest"), std::string::npos) << tiny2d;
+  // Separable, each factor fits float where their products do not: a rank-1 3 x 3 of 1e-50 (balanced factors
+  // ~1e-25) and a 1D row of 1e-30 (applied on both axes) wrote black images with exit 0.
+  const std::string rank1 = error({{"kernel", file("tiny_r1.txt", "1e-50 1e-50 1e-50\n1e-50 1e-50 1e-50\n"
+                                                                  "1e-50 1e-50 1e-50\n")}});
+  EXPECT_NE(rank1.find("a product of its row and column"), std::string::npos) << rank1;
+  const std::string row30 = error({{"kernel", file("tiny_row.txt", "1e-30 1e-30 1e-30\n")}});
+  EXPECT_NE(row30.find("a product of its row and column"), std::string::npos) << row30;
+  EXPECT_FALSE(plan({{"kernel", file("small_row.txt", "1e-20 1e-20 1e-20\n")}}).program.passes.empty());  // 1e-40
   // No --kernel at all.
   Plan p;
   const Status none = resolve_plan("kernel", {}, p);
@@ -411,6 +419,13 @@ TEST_F(KernelFiles, TextFormat) {
   EXPECT_TRUE(m.one_d);
   ASSERT_TRUE(parse_kernel_text("\xEF\xBB\xBF" "1 2 1\n", "t", m).ok());  // a UTF-8 BOM first (Notepad): skipped
   EXPECT_EQ(m.w, (std::vector<double>{1, 2, 1}));
+  // Line ends of CR alone (classic Mac files) as CRLF and LF: it read as one row of 9, its sum 16 squared.
+  ASSERT_TRUE(parse_kernel_text("1 2 1\r2 4 2\r1 2 1\r", "t", m).ok());
+  EXPECT_EQ(m.width, 3);
+  EXPECT_EQ(m.height, 3);
+  ASSERT_TRUE(parse_kernel_text("1 2 1\r\n2 4 2\r\n1 2 1\r\n", "t", m).ok());
+  EXPECT_EQ(m.height, 3);
+  EXPECT_NE(parse_kernel_text("1 2 1\r\r2 x 2\r", "t", m).error.find("line 3: 'x'"), std::string::npos);
   ASSERT_TRUE(parse_kernel_text("1\n2\n1\n", "t", m).ok());  // a column is a 3 x 1 matrix (rank 1)
   EXPECT_FALSE(m.one_d);
   std::vector<double> col, row;
@@ -423,6 +438,12 @@ TEST_F(KernelFiles, FolderRefusedTextReadWhole) {
   const Status s = read_kernel_file(dir_.string(), m);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("is a folder"), std::string::npos) << s.error;
+  // A PNG is named as one (it read as "'\x89PNG' is not a finite number"): its levels cannot hold weights.
+  const std::string png = (dir_ / "k.png").string();
+  std::ofstream(png, std::ios::binary) << std::string("\x89PNG\r\n\x1a\n", 8);
+  const Status p = read_kernel_file(png, m);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error.find("a PNG cannot hold kernel weights"), std::string::npos) << p.error;
   const std::string f = (dir_ / "long.txt").string();
   {
     std::ofstream o(f);

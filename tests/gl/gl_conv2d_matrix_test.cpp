@@ -37,6 +37,32 @@ TEST(GlConv2dMatrix, WideMatrixEqualsTheReference) {
     }
 }
 
+// A large matrix's sums keep near the reference's: each block of kernel rows is summed apart and then added (one
+// running sum a row of a 501 x 501 matrix drifted 3.2e-6 on llvmpipe, 1.4e-5 at 1001 x 1001, past the plan's 1e-5;
+// 5.4e-7 and 1.2e-7 now). Weights of one sign and a wrapped 3 x 3 image: every tap reads, every sum grows alike.
+TEST(GlConv2dMatrix, LargeMatrixSumsStayNearTheReference) {
+  std::string error;
+  Backend* be = shared_gl(false, error);
+  GPUBLUR_GL_OR_SKIP(be, error);
+  const int n = 501;
+  Pass pass;
+  pass.op = Op::Conv2dMatrix;
+  pass.widths = {n, n};
+  pass.border = Border::Wrap;
+  const double sum = 0.5 * (double(n) * n - 1) + 1;
+  for (int k = 0; k < n * n; ++k) pass.taps.push_back(float((k == n * n / 2 ? 1.0 : 0.5) / sum));
+  Program prog;
+  prog.passes = {pass};
+  const Plan plan = program_plan(prog, Border::Wrap);
+  const Image src = random_image(3, 3, 1, 77u);
+  Image ref, out;
+  ASSERT_TRUE(reference_run(plan, src, ref).ok());
+  RunInfo info;
+  const Status s = gl_run(*be, plan, src, out, &info);
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_LE(max_abs_diff(out, ref), 1.5e-6) << "path " << info.path;
+}
+
 // conv2d.comp's blocks with a full matrix (MATRIX): odd and non-square matrices, 4 and 8 outputs an invocation
 // (GPUBLUR_GL_2D_PER), every border, 1..4 channels, images smaller than the matrix and than a group's outputs; on
 // llvmpipe the 41 x 81 matrix's rows take more than one dispatch, so the accumulator runs too.

@@ -50,10 +50,12 @@ __global__ void conv2d_matrix_global(const T* __restrict__ in, T* __restrict__ o
     const int gy = remap_index(y - ry + j, H, b);
     if (gy < 0) continue;
     const T* row = in + size_t(gy) * W;
+    T part = vzero<T>();  // the row summed apart, as the ring and conv2d_global_kernel do: one rounding a row
     for (int i = 0; i < kw; ++i) {
       const int gx = remap_index(x - rx + i, W, b);
-      if (gx >= 0) vfma(weight<CONST>(gw, j * kw + i), row[gx], total);
+      if (gx >= 0) vfma(weight<CONST>(gw, j * kw + i), row[gx], part);
     }
+    total = vadd(total, part);
   }
   out[size_t(y) * W + x] = total;
 }
