@@ -65,10 +65,12 @@ void main() {
         blk[r * PITCH + cc] = (x < 0 || y < 0) ? VEC(0.0) : pick(texelFetch(src, ivec2(x, y), 0), 0);
       }
       barrier();
-      // The block's rows summed apart, then added: acc takes one term a block, not one a kernel row (a 1001 x 1001
-      // matrix drifted 1.4e-5 from the cpu's float64 sums, past its 1e-5 tolerance; llvmpipe).
+#if MATRIX
+      // A matrix's block of rows is summed apart, then added: acc takes one term a block, not one a kernel row (a
+      // 1001 x 1001 matrix drifted 1.4e-5 from the cpu's float64 sums, past its 1e-5 tolerance; llvmpipe).
       VEC part[P];
       for (int p = 0; p < P; ++p) part[p] = VEC(0.0);
+#endif
       for (int dy = 0; dy < cy; ++dy) {
         int s = (ly + dy) * PITCH + x0;
         int wrow = MATRIX != 0 ? (ylo + dy) * NTAPS : 0;  // the row's weights
@@ -94,10 +96,12 @@ void main() {
         for (int p = 0; p < P; ++p) part[p] += row[p];
 #else
         float wy = weight(ylo + dy);
-        for (int p = 0; p < P; ++p) part[p] += wy * row[p];
+        for (int p = 0; p < P; ++p) acc[p] += wy * row[p];
 #endif
       }
+#if MATRIX
       for (int p = 0; p < P; ++p) acc[p] += part[p];
+#endif
       barrier();
     }
   }
