@@ -31,7 +31,10 @@ enum class Op : int {
   Box2d,          // dst(x, y) = mean of src over the widths[0] x widths[0] window (direct, w^2 reads)
   Integral1d,     // cascade of boxes of REAL widths `taps` (core/integral.hpp) along `axis` on the extended line
   Bilateral,      // brute-force bilateral: spatial weights taps (x) taps over (2r+1)^2, range weight
-                  // exp(-range * |colour difference|^2) against the centre pixel, normalised by the weights' sum
+                  // exp(-range * |colour difference|^2) against the centre pixel, normalised by the weights' sum.
+                  // bilateral_weight_floor: a tap's weight where the difference is finite (d^2 <= FLT_MAX) is at
+                  // least FLT_MIN, on every backend: float's exp underflows past range d^2 ~ 87 (float64's past
+                  // 708), and 0 x an Inf in alpha was NaN on the GPUs where the cpu kept it Inf.
   Bilateral1d,    // the same along `axis` only (the separable approximation runs x then y)
   Diffusion,      // widths[0] explicit heat steps u += taps[0] * (4-neighbour sum - 4 u) over src's whole stored
                   // area (padding included), the border mode read at its edge every step; dst padded as src

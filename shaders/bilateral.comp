@@ -26,7 +26,10 @@ void main() {
       // Selected, not multiplied: a non-finite value in a channel outside the colour (alpha) must not reach the weight
       // (Inf x 0 is NaN; the CPU reference and CUDA leave those channels out of the sum).
       vec4 d = mix(vec4(0.0), q - centre, notEqual(colour, vec4(0.0)));
-      float w = (axis == 1 ? wy : wy * wt[dx + radius]) * exp(-range * dot(d, d));
+      float d2 = dot(d, d);
+      float w = (axis == 1 ? wy : wy * wt[dx + radius]) * exp(-range * d2);
+      // The weight floor (core/program.hpp bilateral_weight_floor): every weight of a finite distance is positive.
+      if (d2 <= 3.40282347e38) w = max(w, 1.17549435e-38);
       total += w;
       sum += w * q;
     }

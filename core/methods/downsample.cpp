@@ -118,7 +118,11 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
     for (int it = 0; it < 60; ++it) {
       Plan trial = plan;
       trial.sigma = ask;
-      if (Status s = r.build(p, trial); !s) return s;
+      // The method's own words name its sigma and sizes at the small resolution: said as such (diffusion's "--sigma
+      // 2.44948974 needs at least 12 steps" read as if the user had asked for 2.449).
+      if (Status s = r.build(p, trial); !s)
+        return Status::fail(fmt::format("--downsample {} runs {} at sigma {:.4g} on an image 1/{} the size, where: {}",
+                                        F, plan.method, ask, F, s.error));
       const double e = trial.effective_sigma;
       if (it == 0 || std::fabs(e - target) < std::fabs(inner.effective_sigma - target)) inner = trial;
       // (A kernel that is not a blur has no sigma to correct; an identity, e = 0, goes on up: e < target.)
@@ -169,6 +173,9 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   plan.params = inner.params;
   plan.params["sigma"] = fmt::format("{:.9g}", plan.sigma);
   plan.details = inner.details;
+  if (auto w = plan.details.find("warning"); w != plan.details.end() && !fixed)
+    w->second = fmt::format("--downsample {} runs {} at sigma {:.4g} on an image 1/{} the size, where: {}", F,
+                            plan.method, inner.sigma, F, w->second);
   plan.details["downsample"] = std::to_string(F);
   plan.details["method_sigma"] = fixed ? "none (its parameters fix its size)" : fmt::format("{:.6g}", inner.sigma);
   plan.details["method_effective_sigma"] = fmt::format("{:.6g}", inner.effective_sigma);

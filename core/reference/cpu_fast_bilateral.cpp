@@ -5,6 +5,7 @@
 // std::exp once a tap. The range weight exp(-range d2) comes from exp_nonpositive (below); images with a
 // non-finite value take the reference (cpu_fast.cpp), whose NaN / inf weights this does not reproduce.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -60,7 +61,7 @@ GPUBLUR_SIMD_CLONES void add_tap(const double* __restrict__ tap, const double* _
       const double d = tap[size_t(c) * plane + x] - centre[size_t(c) * plane + x];
       d2 += d * d;
     }
-    const double w = ws * exp_nonpositive(-range * d2);
+    const double w = std::max(ws * exp_nonpositive(-range * d2), double(FLT_MIN));  // finite d2: the weight floor
     total[x] += w;
     for (int c = 0; c < C; ++c) sum[size_t(c) * sum_plane + x] += w * tap[size_t(c) * plane + x];
   }

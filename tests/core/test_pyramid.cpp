@@ -327,6 +327,16 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   // Every method takes it (kawase: the adjusted sigma sets the passes); the bandwidth floor does not.
   EXPECT_TRUE(resolve_plan("kawase", {{"sigma", "20"}, {"downsample", "4"}}, p).ok());
   EXPECT_FALSE(resolve_plan("copy", {{"downsample", "2"}}, p).ok());
+  // The method's own refusals and warnings at the small resolution say so: its sigma there is not the one given
+  // (diffusion's "--sigma 2.44948974 needs at least 12 diffusion steps" for --sigma 5 --downsample 2).
+  const Status few = resolve_plan("diffusion", {{"sigma", "5"}, {"downsample", "2"}, {"iterations", "4"}}, p);
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.error.rfind("--downsample 2 runs diffusion at sigma 2.449 on an image 1/2 the size, where: ", 0), 0u)
+      << few.error;
+  ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "160"}, {"downsample", "2"}, {"border", "clamp"}}, p).ok());
+  ASSERT_TRUE(p.details.count("warning"));
+  EXPECT_EQ(p.details.at("warning").rfind("--downsample 2 runs diffusion at sigma 80 on an image 1/2", 0), 0u)
+      << p.details.at("warning");
   // Where the method's own parameters fix its size, it keeps that size at the small resolution (docs/methods.md):
   // no sigma is corrected or checked against the resampling's blur (it was a "--sigma must be at least" about a sigma
   // the method ignores), method_sigma says none, and the effective sigma follows from the fixed size whatever

@@ -2,12 +2,16 @@
 // (2r+1)^2 window (bilateral) or the 2r+1 pixels along the pass's axis (bilateral1d), read with the border mode;
 // w_s the product of the 1D taps, w_r = exp(-range * |I(p) - I(q)|^2) over the colour channels (every channel but
 // pass_alpha's). float64.
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include "core/reference/pass_table.hpp"
 
 namespace gpublur {
 namespace {
+
+constexpr double kFloatMin = FLT_MIN, kFloatMax = FLT_MAX;
 
 Status bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads, bool two_d) {
   const int C = src.channels, alpha = pass_alpha(pass, C), r = pass.radius();
@@ -27,7 +31,8 @@ Status bilateral(const Pass& pass, const CpuImage& src, CpuImage& dst, int threa
           }
           const double ws = two_d ? double(pass.taps[size_t(dx + r)]) * double(pass.taps[size_t(dy + r)])
                                   : double(pass.taps[size_t((pass.axis == 0 ? dx : dy) + r)]);
-          const double w = ws * std::exp(-range * d2);
+          double w = ws * std::exp(-range * d2);
+          if (d2 <= kFloatMax) w = std::max(w, kFloatMin);  // bilateral_weight_floor (core/program.hpp)
           total += w;
           for (int c = 0; c < C; ++c) sum[size_t(c)] += w * q[size_t(c)];
         }

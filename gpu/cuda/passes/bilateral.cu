@@ -3,6 +3,7 @@
 // reference: remapped, or 0 with its weight for the zero border. The colour difference is over the components in
 // `colour` (a bit each: every channel of the image but pass_alpha's; a 3-channel image's w, 0, is not one), selected,
 // not multiplied (an Inf in alpha times 0 would be NaN).
+#include <cfloat>
 #include <string>
 
 #include "gpu/cuda/cuda_common.cuh"
@@ -53,7 +54,9 @@ __global__ void bilateral_kernel(const T* __restrict__ in, T* __restrict__ out, 
     for (int dx = -rx; dx <= rx; ++dx) {
       const T q = read(in, x + dx, y + dy, W, H, b);
       const float ws = axis == 1 ? wy : wy * c_w[dx + r];
-      const float w = ws * expf(-range * (kUsual ? usual_d2(q, centre) : colour_d2(q, centre, colour)));
+      const float d2 = kUsual ? usual_d2(q, centre) : colour_d2(q, centre, colour);
+      float w = ws * expf(-range * d2);
+      if (d2 <= FLT_MAX) w = fmaxf(w, FLT_MIN);  // the weight floor (core/program.hpp bilateral_weight_floor)
       total += w;
       vfma(w, q, sum);
     }
