@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Session 106, call 452 (session 105's owed GPU checks, HEAD 4f25090's bundle): compute-sanitizer racecheck on CUDA's
-# packed tests (killed by its 100 s limit in call 451), then a folder of 8 4K RGB8 PNGs through CUDA's 8-bit path,
-# packed and not, two rounds (report download ms); test_cuda's conv2d tests and large matrices' sums (CUDA's global
-# path changed this session); call 453 runs test_gl whole on NVIDIA's GL.
+# Session 106, call 452 (session 105's owed GPU check, and this session's CUDA changes; lean: the device budget's last
+# minutes): compute-sanitizer racecheck on CUDA's packed tests (killed by its 100 s limit in call 451); test_cuda's
+# conv2d tests and large matrices' sums (CUDA conv2d-matrix's global path sums each row apart); the e2e tests of
+# bilateral and non-finite inputs (bilateral's weight floor) on cpu, gl and cuda. The 4K PNG folder's download times
+# are left out (predicted unchanged). Call 453 runs test_gl whole on NVIDIA's GL.
 set -u
 tar -xJf bundle.tar.xz
 GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh
@@ -16,22 +17,9 @@ step() {
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv >>"$log" 2>&1
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-step timeout 400 $CS --tool racecheck --error-exitcode 1 $b/bin/test_cuda --gtest_brief=1 --gtest_filter='*Packed*'
+step timeout 300 $CS --tool racecheck --error-exitcode 1 $b/bin/test_cuda --gtest_brief=1 --gtest_filter='*Packed*'
 step timeout 120 $b/bin/test_cuda --gtest_brief=1 --gtest_filter='*Conv2d*:*Matrix*'
-mkdir -p /tmp/png
-step timeout 120 $b/bin/gpublur_make_bench_images /tmp/png 8 0 3840 2160 6
-for round in 1 2; do
-  for packed in 1 0; do
-    rm -rf /tmp/op
-    GPUBLUR_PACKED_IO=$packed timeout 120 $b/bin/gpublur -q blur /tmp/png -o /tmp/op -b cuda --sigma 8 \
-      --report /tmp/rp.json 2>>"$log"
-    python3 -c "
-import json; r=json.load(open('/tmp/rp.json'))
-d=[round(i['timings_ms']['download'],2) for i in r['images']]
-print('round $round packed $packed download ms', d, 'wall', round(r['summary']['wall_ms'],1))" >>"$log" 2>&1
-  done
-done
-grep -E "^===|PASSED|FAILED|SKIPPED|Failure|ERROR SUMMARY|RACECHECK SUMMARY|download ms|NVIDIA" "$log" | tail -40
+step timeout 120 $b/bin/test_e2e --gtest_brief=1 --gtest_filter='*WithoutAFootprint*:*Bilateral*'
 # Large matrices' float sums (session 106: GL sums blocks of kernel rows apart, CUDA's global path each row): a
 # normalised n x n matrix of 0.5 with a centre of 1 on a 3 x 3 wrapped image, cuda and gl against cpu (max abs).
 d=$PWD/.device/scripts
@@ -49,4 +37,4 @@ with open('/tmp/k$n.txt','w') as f:
     echo "matrix $n $be vs cpu: $(cd $d && python3 cmp2.py /tmp/ok_cpu/s3.exr /tmp/ok_$be/s3.exr)" >>"$log" 2>&1
   done
 done
-grep -E "^matrix" "$log"
+grep -E "^===|PASSED|FAILED|SKIPPED|Failure|ERROR SUMMARY|RACECHECK SUMMARY|^matrix|NVIDIA" "$log" | tail -40
