@@ -85,7 +85,11 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
     return false;
   }
   if (devices.empty()) {
-    error = "--device all: no " + a.backend + " device here";
+    // A build without the backend has none of its devices: said as such (it read "no cuda device here").
+    const std::string built = compiled_backends();
+    const bool compiled = (", " + built + ",").find(", " + a.backend + ",") != std::string::npos;
+    error = compiled ? "--device all: no " + a.backend + " device here"
+                     : "backend '" + a.backend + "' is not compiled into this binary (built with: " + built + ")";
     spdlog::error("{}", error);
     usage = false;
     return false;

@@ -58,8 +58,9 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
 
 // A run that measures nothing exits 1; with --json stdout still holds one document, saying why (a script reading it
 // met empty input).
-int fail_run(const QualityArgs& a, const std::string& backend, const std::string& message) {
-  spdlog::error("{}", message);
+// `logged`: the message was said already (open_one logs why a backend did not open; it was printed twice).
+int fail_run(const QualityArgs& a, const std::string& backend, const std::string& message, bool logged = false) {
+  if (!logged) spdlog::error("{}", message);
   if (a.json) {
     const nlohmann::json j{{"schema_version", 1},
                            {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
@@ -99,7 +100,7 @@ int run_quality(QualityArgs& a) {
   if (!backend && usage_error) return kExitUsage;
   if (!backend)
     return fail_run(a, a.backend.backend,
-                "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why));
+                    "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why), true);
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
 

@@ -157,7 +157,7 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   meta.png_chunks = std::move(extras.chunks);
 
   if (bytes_per_sample == 1 && limits.keep_packed) {
-    out.packed = PackedImage{int(h.width), int(h.height), h.channels, std::move(raw)};
+    out.packed = PackedImage{int(h.width), int(h.height), h.channels, std::move(raw), {}};
     out.image = Image();
     out.image.width = int(h.width), out.image.height = int(h.height), out.image.channels = h.channels;
     out.meta = std::move(meta);

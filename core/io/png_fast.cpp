@@ -415,7 +415,7 @@ bool read_png_fast(const std::string& path, const ReadLimits& limits, LoadedImag
     if (!is_oiio_bookkeeping(k)) meta.attributes.emplace_back(std::move(k), std::move(t));
   meta.png_chunks = read_png_extras(path).chunks;  // as the libpng path takes them
   if (raw.bit_depth == 8 && limits.keep_packed) {
-    out.packed = PackedImage{int(raw.width), int(raw.height), raw.channels, std::move(raw.samples)};
+    out.packed = PackedImage{int(raw.width), int(raw.height), raw.channels, std::move(raw.samples), {}};
     out.image = Image();
     out.image.width = out.packed.width, out.image.height = out.packed.height, out.image.channels = raw.channels;
     out.meta = std::move(meta);
