@@ -2,7 +2,8 @@
 # Session 106, call 453 (owed since session 104): test_gl whole on NVIDIA's GL; then GL's kernel matrices with their
 # block sums (conv2d.comp MATRIX: P more registers an invocation) against the form before (4f25090's conv2d.comp
 # through GPUBLUR_GL_SHADER_DIR), alternated in one call: random 19 x 19 and 73 x 73 matrices, 4096^2, 1 and 4
-# channels.
+# channels (docs/measurements/session106/m19.txt, m73.txt, in .device/scripts/; .device/old_shaders/conv2d.comp is
+# 4f25090's).
 set -u
 tar -xJf bundle.tar.xz
 GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh
