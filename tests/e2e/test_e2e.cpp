@@ -1191,7 +1191,8 @@ TEST_F(E2E, SkipExistingResumesABatch) {
   EXPECT_EQ(rep["summary"]["failed"], 2);
   EXPECT_EQ(rep["images"][2]["timings_ms"]["read"], 0.0);
   // Without the flag the link is there too: refused up front as existing, not after the blur.
-  r = run("blur " + quote(at("in/c.exr").string()) + " -o " + out + " -b cpu --report " + quote(at("r4.json").string()));
+  r = run("blur " + quote(at("in/c.exr").string()) + " -o " + out + " -b cpu --report " +
+          quote(at("r4.json").string()));
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_NE(r.err.find("exists (use --overwrite"), std::string::npos) << r.err;
   EXPECT_EQ(json::parse(slurp(at("r4.json")))["images"][0]["timings_ms"]["read"], 0.0);
