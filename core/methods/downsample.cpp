@@ -93,6 +93,11 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() && same(one, two) && r.build(p, three).ok() &&
                      same(two, three);
   Plan inner;
+  // What the method's own refusals and warnings at the small resolution are prefixed with.
+  const auto at_small_size = [&](double sigma) {
+    return fmt::format("--downsample {} runs {} at sigma {:.4g} on an image 1/{} the size, where: ", F, plan.method,
+                       sigma, F);
+  };
   if (fixed) {
     inner = std::move(one);  // built at the sigma the small resolution asks for; another build would read the same
   } else {
@@ -120,9 +125,7 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
       trial.sigma = ask;
       // The method's own words name its sigma and sizes at the small resolution: said as such (diffusion's "--sigma
       // 2.44948974 needs at least 12 steps" read as if the user had asked for 2.449).
-      if (Status s = r.build(p, trial); !s)
-        return Status::fail(fmt::format("--downsample {} runs {} at sigma {:.4g} on an image 1/{} the size, where: {}",
-                                        F, plan.method, ask, F, s.error));
+      if (Status s = r.build(p, trial); !s) return Status::fail(at_small_size(ask) + s.error);
       const double e = trial.effective_sigma;
       if (it == 0 || std::fabs(e - target) < std::fabs(inner.effective_sigma - target)) inner = trial;
       // (A kernel that is not a blur has no sigma to correct; an identity, e = 0, goes on up: e < target.)
@@ -174,8 +177,7 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   plan.params["sigma"] = fmt::format("{:.9g}", plan.sigma);
   plan.details = inner.details;
   if (auto w = plan.details.find("warning"); w != plan.details.end() && !fixed)
-    w->second = fmt::format("--downsample {} runs {} at sigma {:.4g} on an image 1/{} the size, where: {}", F,
-                            plan.method, inner.sigma, F, w->second);
+    w->second = at_small_size(inner.sigma) + w->second;
   plan.details["downsample"] = std::to_string(F);
   plan.details["method_sigma"] = fixed ? "none (its parameters fix its size)" : fmt::format("{:.6g}", inner.sigma);
   plan.details["method_effective_sigma"] = fmt::format("{:.6g}", inner.effective_sigma);

@@ -61,7 +61,8 @@ GPUBLUR_SIMD_CLONES void add_tap(const double* __restrict__ tap, const double* _
       const double d = tap[size_t(c) * plane + x] - centre[size_t(c) * plane + x];
       d2 += d * d;
     }
-    const double w = std::max(ws * exp_nonpositive(-range * d2), double(FLT_MIN));  // finite d2: the weight floor
+    const double wr = ws * exp_nonpositive(-range * d2);
+    const double w = d2 <= double(FLT_MAX) ? std::max(wr, double(FLT_MIN)) : wr;  // the reference's weight floor
     total[x] += w;
     for (int c = 0; c < C; ++c) sum[size_t(c) * sum_plane + x] += w * tap[size_t(c) * plane + x];
   }
