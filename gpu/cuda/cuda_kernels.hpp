@@ -303,6 +303,9 @@ struct IirTuning {
   // RGBA pairs as 2D tiles (iir_2d.cuh): 0 never (whole rows and column tiles), 1 where measured faster (iir1d.cu's
   // plan_2d), 2 always (tests). Env GPUBLUR_CUDA_IIR_2D.
   int two_d = 1;
+  // Columns of up to 1024 positions with whole lines in one block (iir_cols_block.cuh); false: the column tiles. Env
+  // GPUBLUR_CUDA_IIR_COLS_BLOCK=0 turns it off.
+  bool cols_block = true;
 };
 IirTuning& iir_tuning();
 

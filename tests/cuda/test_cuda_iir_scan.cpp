@@ -1,5 +1,6 @@
 // Iir1d's CUDA schedules on the device against the CPU reference: whole rows in shared memory (the product's
-// rows), the tiles (columns; rows of 2-4 channels; the x/y pair with the columns' sums in the rows' last kernel,
+// rows), whole column lines in a block (the product's columns up to 1024 tall), the tiles (columns; rows of 2-4
+// channels; the x/y pair with the columns' sums in the rows' last kernel,
 // and the passes one at a time) and
 // the segment scan (one-channel rows whole in shared memory) at 4096-long lines and odd sizes, every border, 1,
 // 2, 3 and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines); rows longer than
@@ -47,13 +48,15 @@ TEST(CudaIirScan, MatchesTheReference) {
     bool lines, pair, rows;
     int col_tile;  // 0: the product's choice by size (tiles of 32 at these sizes)
     int two_d;     // RGBA pairs as 2D tiles: 1 by the product's rule (not at these sizes), 2 always, 0 never
+    bool cols_block;  // columns of up to 1024 positions as whole lines in a block (iir_cols_block.cuh)
   };
-  const Variant variants[] = {{"product", false, true, true, 0, 1},
-                              {"2D tiles", false, true, true, 0, 2},
-                              {"whole rows, columns in tiles of 64", false, true, true, 64, 1},
-                              {"the pair (rows not whole)", false, true, false, 0, 0},
-                              {"passes one at a time", false, false, false, 0, 0},
-                              {"lines", true, false, false, 0, 0}};
+  const Variant variants[] = {{"product", false, true, true, 0, 1, true},
+                              {"2D tiles", false, true, true, 0, 2, true},
+                              {"whole rows, columns in tiles of 64", false, true, true, 64, 1, false},
+                              {"whole rows, columns in tiles of 32", false, true, true, 32, 1, false},
+                              {"the pair (rows not whole)", false, true, false, 0, 0, true},
+                              {"passes one at a time", false, false, false, 0, 0, true},
+                              {"lines", true, false, false, 0, 0, true}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -72,6 +75,7 @@ TEST(CudaIirScan, MatchesTheReference) {
               cuda::iir_tuning().rows = v.rows;
               cuda::iir_tuning().col_tile = v.col_tile;
               cuda::iir_tuning().two_d = v.two_d;
+              cuda::iir_tuning().cols_block = v.cols_block;
               std::string path;
               const double err =
                   run_vs_reference(*backend, make_plan("iir", sigma, border, {{"impl", impl}}), src, path);
@@ -88,7 +92,11 @@ TEST(CudaIirScan, MatchesTheReference) {
               else if (v.pair && !v.rows && c > 1)  // or rows and columns as tiles
                 EXPECT_EQ(path, "iir1d-tiles-pair") << what;
               else
-                EXPECT_EQ(path, rows + "+" + (v.lines ? "iir1d-cols" : "iir1d-tiles-cols")) << what;
+                EXPECT_EQ(path, rows + "+" +
+                                    (v.lines                         ? "iir1d-cols"
+                                     : v.cols_block && cs.h <= 1024 ? "iir1d-cols-block"
+                                                                     : "iir1d-tiles-cols"))
+                    << what;
               worst = std::max(worst, err);
               ++runs;
             }
@@ -98,7 +106,7 @@ TEST(CudaIirScan, MatchesTheReference) {
 
 // Rows longer than a block holds run as tiles: one channel (40000 values: 1250 tiles, over the whole-rows
 // block's 1024 threads and the scan's shared memory) and RGBA 16384 wide (the pair); RGBA 8192 wide runs whole
-// rows at one block per SM (167 KB of shared memory, 1024 threads).
+// rows at one block per SM (167 KB of shared memory, 1024 threads). Their columns (3 tall) run as column blocks.
 TEST(CudaIirScan, LongRows) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
   if (small_mode()) GTEST_SKIP() << "large image";
@@ -108,8 +116,8 @@ TEST(CudaIirScan, LongRows) {
   };
   IirGuard guard;
   cuda::iir_tuning().two_d = 0;  // (RGBA pairs as 2D tiles: LongColumnTiles)
-  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-tiles-cols"}, Long{16384, 4, "iir1d-tiles-pair"},
-                        Long{8192, 4, "iir1d-whole-rows+iir1d-tiles-cols"}}) {
+  for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-cols-block"}, Long{16384, 4, "iir1d-tiles-pair"},
+                        Long{8192, 4, "iir1d-whole-rows+iir1d-cols-block"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);
     double ms = 0;
     ASSERT_TRUE(backend->upload(src, ms).ok());

@@ -3,7 +3,9 @@
 //  - whole rows (iir_rows.cuh): rows of 1-4 channels up to 1024 tiles x channels (RGBA 8192 wide) in one kernel,
 //    a block holding its rows in shared memory: one read and one write of the image. 4096^2 RGBA rows pass
 //    0.203 ms against a 0.19 ms copy; iir 0.707 -> 0.568 ms with the columns below (one channel 0.415 -> 0.170).
-//  - tiles (iir_tiles.cuh): columns always, and rows whole rows do not hold. A thread per (value line, tile of 32
+//  - whole column lines in a block (iir_cols_block.cuh): columns of up to 1024 positions in one kernel, each thread's
+//    tile in registers from its load to its store (one read and one write of the image).
+//  - tiles (iir_tiles.cuh): taller columns, and rows whole rows do not hold. A thread per (value line, tile of 32
 //    positions; columns of large images 64) in three kernels (sums, chains, outputs): a warp's loads and stores
 //    are 128 contiguous bytes of a row for columns; about 1.3-1.5 copies' worth of bytes per axis, each kernel
 //    at the copy's bandwidth. The x/y pair of 2-4 channels (core's iir_pair) folds the columns' sums into the
@@ -24,6 +26,7 @@
 #include "gpu/cuda/cuda_kernels.hpp"
 #include "gpu/cuda/passes/device_block.cuh"
 #include "gpu/cuda/passes/iir_2d.cuh"
+#include "gpu/cuda/passes/iir_cols_block.cuh"
 #include "gpu/cuda/passes/iir_line.cuh"
 #include "gpu/cuda/passes/iir_rows.cuh"
 #include "gpu/cuda/passes/iir_scan.cuh"
@@ -478,6 +481,43 @@ Status run_rows(const DevImage& src, const DevImage& dst, const IirRowsPlan& P, 
   });
 }
 
+// Columns with whole lines in a block (iir_cols_block.cuh): the tile in registers from its load to its store.
+template <int KT, bool REAL1, int LANES>
+__global__ void __launch_bounds__(kIirColsBlockThreads, 2)
+    iir1d_cols_block_kernel(const float* src, float* dst, IirColsPlan C, IirBorder b, IirCoeffs co, IirPowers pw,
+                            IirRowsChain chain) {
+  wait_for_previous_grid();
+  extern __shared__ float4 smem4[];
+  char* sm = reinterpret_cast<char*>(smem4);
+  float2* agg = reinterpret_cast<float2*>(sm + C.R.agg_off);
+  Cplx* ends = reinterpret_cast<Cplx*>(sm + C.R.ends_off);
+  float* edges = reinterpret_cast<float*>(sm + C.edges_off);
+  const int tid = int(threadIdx.x), block = int(blockIdx.x);
+  float xs[kIirTile];
+  iir_cols_sums<KT, REAL1>(tid, src, xs, agg, edges, C, co, pw, block);
+  __syncthreads();
+  iir_cols_chains<DeviceBlock, LANES>(agg, ends, edges, C, b, co, chain, block);
+  __syncthreads();
+  iir_cols_final<KT, REAL1>(tid, dst, xs, agg, C, co, pw, block);
+}
+
+bool plan_cols_block(const DevImage& img, int k, IirColsPlan& C) {
+  if (!iir_tuning().cols_block || iir_tuning().lines || img.pad != 0 || img.f64) return false;
+  return iir_cols_plan(img.width, img.height, img.channels, k, C) && C.blocks() <= 0x7fffffffLL;
+}
+
+template <int KT, bool REAL1>
+Status run_cols_block(const DevImage& src, const DevImage& dst, const IirColsPlan& C, Border b, const IirCoeffs& co,
+                      cudaStream_t s) {
+  if (C.R.lanes != 32 && C.R.lanes != 8) return Status::fail("CUDA iir1d (column blocks): chains of 32 or 8 lanes only");
+  auto k = C.R.lanes == 8 ? iir1d_cols_block_kernel<KT, REAL1, 8> : iir1d_cols_block_kernel<KT, REAL1, 32>;
+  if (Status st = allow_smem(k, C.bytes, false); !st) return st;
+  launch_dependent(k, unsigned(C.blocks()), unsigned(C.R.nth), C.bytes, s, static_cast<const float*>(src.data),
+                   static_cast<float*>(dst.data), C, iir_border(co, C.R.n, b), co, iir_powers(co),
+                   iir_rows_chain(C.R, co));
+  return cuda_status(cudaGetLastError(), "launching iir1d (column blocks)");
+}
+
 // Shared memory a block may take: two per SM (half an SM less the 1 KiB reserved per block), else the opt-in
 // maximum at one per SM.
 size_t half_sm_budget() { return std::min(size_t(smem_per_sm()) / 2 - 1024, size_t(max_smem_optin())); }
@@ -534,6 +574,7 @@ IirTuning& iir_tuning() {
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_ROWS"); e && *e) d.rows = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLTILE"); e && *e) d.col_tile = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_2D"); e && *e) d.two_d = std::atoi(e);
+    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLS_BLOCK"); e && *e) d.cols_block = std::atoi(e) != 0;
     return d;
   }();
   return t;
@@ -573,6 +614,7 @@ static IirTilePlan tile_plan(int axis, const DevImage& src, int k) {
 size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
   IirCoeffs co;
   if (!iir_coeffs(pass.taps, co).ok() || !use_tiles(pass.axis, src, co.k)) return 0;
+  if (IirColsPlan C; pass.axis == 1 && plan_cols_block(src, co.k, C)) return 0;
   return tile_plan(pass.axis, src, co.k).scratch_bytes();
 }
 
@@ -641,6 +683,12 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
   if (IirRowsPlan R; pass.axis == 0 && plan_rows(src, co.k, R)) {
     path = "iir1d-whole-rows";
     return run_rows(src, dst, R, pass.border, co, s);
+  }
+  if (IirColsPlan C; pass.axis == 1 && plan_cols_block(src, co.k, C)) {
+    path = "iir1d-cols-block";
+    return with_iir_form(co, [&](auto kt, auto r1) {
+      return run_cols_block<decltype(kt)::value, decltype(r1)::value>(src, dst, C, pass.border, co, s);
+    });
   }
   if (use_tiles(pass.axis, src, co.k)) {
     const IirTilePlan P = tile_plan(pass.axis, src, co.k);

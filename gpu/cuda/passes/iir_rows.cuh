@@ -230,11 +230,13 @@ inline IirRowsChain iir_rows_chain(const IirRowsPlan& P, const IirCoeffs& co) {
 // causal chain's end, and in the anticausal order the initial state, which enters separately as Q^sl z0). ends:
 // the chains' totals from zero (wrap and mirror: B and F of each term). Every thread of the block calls it (a
 // barrier inside for wrap and mirror). Groups of fewer lanes let a block with more chains than warps run them in one
-// round (iir_rows_plan picks L; L == P.lanes, a constant here and a kernel of its own, iir1d.cu).
+// round (iir_rows_plan picks L; L == P.lanes, a constant here and a kernel of its own, iir1d.cu). edge(l, back):
+// line l's first (back: last) value, clamp's border value. The column blocks (iir_cols_block.cuh) run the same
+// chains on a plan of one-channel lines.
 #pragma nv_exec_check_disable
-template <typename Blk, int L, typename SP, typename AP, typename EP>
-GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, const IirBorder& b, const IirCoeffs& co,
-                                const IirRowsChain& C, int rows_here) {
+template <typename Blk, int L, typename EDGE, typename AP, typename EP>
+GPUBLUR_HD void iir_block_chains(EDGE edge, AP agg, EP ends, const IirRowsPlan& P, const IirBorder& b,
+                                 const IirCoeffs& co, const IirRowsChain& C, int rows_here) {
   constexpr int G = 32 / L;  // (a constant: the scan's loops unrolled, its multipliers immediate operands)
   const int lane = Blk::tid() & 31, warp = Blk::tid() >> 5, nwarps = Blk::nth() >> 5;
   const int sl = lane & (L - 1), grp = lane / L;
@@ -279,10 +281,9 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, con
         continue;
       }
       if (b.mode != Border::Zero) {  // plus the initial state's share: z0 times the product of the multipliers before
-        const int r = l / P.ch, c = l - r * P.ch;
         Cplx z0;
         if (b.mode == Border::Clamp) {
-          z0 = iir_clamp_state(b, t, double(float(s[long(P.at(r, c, back ? P.n - 1 : 0))])));
+          z0 = iir_clamp_state(b, t, double(edge(l, back)));
         } else {
           Cplx u0, wn;
           iir_periodic_states(b, t, ends[l * k2 + t], ends[l * k2 + P.k + t], u0, wn);
@@ -303,6 +304,18 @@ GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, con
       }
     }
   }
+}
+
+// The whole rows' chains: clamp's border values from the block's rows.
+#pragma nv_exec_check_disable
+template <typename Blk, int L, typename SP, typename AP, typename EP>
+GPUBLUR_HD void iir_rows_chains(SP s, AP agg, EP ends, const IirRowsPlan& P, const IirBorder& b, const IirCoeffs& co,
+                                const IirRowsChain& C, int rows_here) {
+  const auto edge = [&](int l, bool back) {
+    const int r = l / P.ch, c = l - r * P.ch;
+    return float(s[long(P.at(r, c, back ? P.n - 1 : 0))]);
+  };
+  iir_block_chains<Blk, L>(edge, agg, ends, P, b, co, C, rows_here);
 }
 
 // 3. The tile's outputs from its true states (as iir_tile_final_body: the sums' recursions U and W, each output

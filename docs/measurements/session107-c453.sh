@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Session 107, call 453: iir's column pass as one kernel of whole column lines a block (iir_cols_block.cuh) against
+# the column tiles (sums, chains, outputs), one binary, GPUBLUR_CUDA_IIR_COLS_BLOCK=0/1 alternated, two rounds;
+# the passes' times at 1024^2 RGBA; then the device tests of iir (CudaIirScan, the matrix's CUDA iir cases at full
+# size) and compute-sanitizer memcheck and racecheck on the small cases.
+set -u
+tar -xJf bundle.tar.xz
+GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh
+b=$here
+log=$OUT/c453.txt
+step() {
+  echo "=== $* [$(date +%T)]" >>"$log"
+  local t=$SECONDS
+  "$@" >>"$log" 2>&1
+  echo "=== rc=$? ($((SECONDS - t)) s)" >>"$log"
+}
+nvidia-smi --query-gpu=name,driver_version --format=csv >>"$log" 2>&1
+for round in 1 2; do
+  for cb in 0 1; do
+    echo "=== round $round cols_block=$cb [$(date +%T)]" >>"$log"
+    GPUBLUR_CUDA_IIR_COLS_BLOCK=$cb timeout 90 $b/bin/gpublur bench -b cuda --method copy,iir,iir:impl=deriche \
+      --sigma 3,12,48,100,200 --size 512,1024 --channels 1,4 --repeat 11 2>&1 | grep -E "^(copy|iir)" |
+      sed "s/^/r$round cb$cb: /" >>"$log"
+  done
+done
+for cb in 0 1; do
+  echo "=== pass times cols_block=$cb" >>"$log"
+  GPUBLUR_PASS_TIMES=1 GPUBLUR_CUDA_IIR_COLS_BLOCK=$cb timeout 60 $b/bin/gpublur bench -b cuda --method iir \
+    --sigma 12 --size 1024 --channels 4 --repeat 11 2>&1 | grep -iE "pass|^iir" | tail -4 >>"$log"
+done
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+step timeout 200 $b/bin/test_cuda --gtest_brief=1 --gtest_filter='CudaIirScan.*:CudaIirColsBlock*'
+step timeout 150 env GPUBLUR_MATRIX_LARGE=1 $b/bin/test_method_matrix --gtest_brief=1 --gtest_filter='*iir*_cuda_*'
+step timeout 120 env GPUBLUR_CUDA_TEST_SMALL=1 $CS --tool memcheck --error-exitcode 1 $b/bin/test_cuda --gtest_brief=1 \
+  --gtest_filter='CudaIirScan.MatchesTheReference'
+step timeout 150 env GPUBLUR_CUDA_TEST_SMALL=1 $CS --tool racecheck --error-exitcode 1 $b/bin/test_cuda --gtest_brief=1 \
+  --gtest_filter='CudaIirScan.MatchesTheReference'
+grep -E "^===|PASSED|FAILED|SKIPPED|Failure|ERROR SUMMARY|RACECHECK SUMMARY|NVIDIA|^r[12]|measured|pass" "$log" | tail -90
