@@ -227,8 +227,10 @@ int run_blur(BlurArgs& a) {
         }
         spdlog::debug("start-up: backend ready at a process age of {:.1f} ms ({:.1f} ms to open)",
                       process_age_now_ms(), backend_init_ms);
-        // The blur that runs, where the parameters set it apart from --sigma (box --width 5 at sigma 3: 2.449).
-        const bool apart = plan.effective_sigma > 0 && std::abs(plan.effective_sigma - plan.sigma) > 0.01 * plan.sigma;
+        // The blur that runs, where the parameters set it apart from --sigma (box --width 5 at sigma 3: 2.449; an
+        // identity, spread --radius 1, 0). A kernel that is not a blur has none to say.
+        const bool apart = plan.blur && plan.effective_sigma >= 0 &&
+                           std::abs(plan.effective_sigma - plan.sigma) > 0.01 * plan.sigma;
         spdlog::info("{} on {} ({}), sigma {}{}, radius {}, {} image(s)", a.method, run.backend, run.device, plan.sigma,
                      apart ? fmt::format(" (effective {:.4g})", plan.effective_sigma) : "", plan.radius, jobs.size());
         for (auto& bk : backends) ready.push_back(bk.get());

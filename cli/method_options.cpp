@@ -87,8 +87,13 @@ void MethodOptions::add_to(CLI::App& cmd) {
                            ->group("Method parameters (from the registry)");
       continue;
     }
+    // The placeholder by the first method's type, or NUMBER where the methods' types differ (box --width is an
+    // integer, integral's a real number: INT said integral's was one).
+    bool mixed = false;
+    for (const auto& mname : methods) mixed = mixed || find_param(*find_method(mname), name)->type != spec->type;
     options_[name] = cmd.add_option("--" + name, values_[name], help)
-                         ->type_name(spec->type == ParamType::Enum      ? "CHOICE"
+                         ->type_name(mixed                                ? "NUMBER"
+                                     : spec->type == ParamType::Enum      ? "CHOICE"
                                      : spec->type == ParamType::Int     ? "INT"
                                      : spec->type == ParamType::IntList ? "INT,..."
                                      : spec->type == ParamType::Path    ? "FILE"

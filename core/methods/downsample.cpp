@@ -90,8 +90,12 @@ Status build_recipe(const Recipe& r, const Params& given, Plan& plan) {
   const auto same = [](const Plan& a, const Plan& b) {
     return std::fabs(a.effective_sigma - b.effective_sigma) <= 1e-9 * std::fabs(b.effective_sigma);
   };
-  const bool fixed = r.build(p, one).ok() && r.build(p, two).ok() && same(one, two) && r.build(p, three).ok() &&
-                     same(two, three);
+  const Status b1 = r.build(p, one), b2 = r.build(p, two), b3 = r.build(p, three);
+  // Refused in the same words at every probe: its parameters conflict whatever the sigma (kawase --levels without
+  // --impl dual, --passes that do not match --offsets), said as without --downsample. It was reported as the sigma's
+  // minimum, or behind the small resolution's prefix, which named a sigma that had no part in it.
+  if (!b1 && !b2 && !b3 && b1.error == b2.error && b2.error == b3.error) return b1;
+  const bool fixed = b1 && b2 && same(one, two) && b3 && same(two, three);
   Plan inner;
   // What the method's own refusals and warnings at the small resolution are prefixed with.
   const auto at_small_size = [&](double sigma) {

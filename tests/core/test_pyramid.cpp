@@ -333,6 +333,22 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   ASSERT_FALSE(few.ok());
   EXPECT_EQ(few.error.rfind("--downsample 2 runs diffusion at sigma 2.449 on an image 1/2 the size, where: ", 0), 0u)
       << few.error;
+  // Parameters that conflict whatever the sigma are refused as without --downsample: not as the sigma's minimum (no
+  // --sigma given), nor behind the prefix, nor as a minimum that --offsets would not have (its size is fixed).
+  for (const std::map<std::string, std::string>& bad : std::vector<std::map<std::string, std::string>>{
+           {{"levels", "3"}, {"downsample", "4"}},
+           {{"levels", "3"}, {"downsample", "4"}, {"sigma", "3"}},
+           {{"offsets", "0,1"}, {"passes", "3"}, {"downsample", "2"}, {"sigma", "0.5"}}}) {
+    std::map<std::string, std::string> plain = bad;
+    plain.erase("downsample");
+    const Status want = resolve_plan("kawase", plain, p), got = resolve_plan("kawase", bad, p);
+    ASSERT_FALSE(want.ok());
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.error, want.error);
+  }
+  const Status down = resolve_plan("pyramid", {{"down", "box4"}, {"levels", "0"}, {"downsample", "2"}, {"sigma", "0.5"}}, p);
+  ASSERT_FALSE(down.ok());
+  EXPECT_NE(down.error.find("--levels 0"), std::string::npos) << down.error;
   ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "160"}, {"downsample", "2"}, {"border", "clamp"}}, p).ok());
   ASSERT_TRUE(p.details.count("warning"));
   EXPECT_EQ(p.details.at("warning").rfind("--downsample 2 runs diffusion at sigma 80 on an image 1/2", 0), 0u)

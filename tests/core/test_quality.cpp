@@ -289,6 +289,22 @@ TEST(Quality, AnInteriorMinimumAfterTheBracketReachedALimitIsNotAtIt) {
   EXPECT_EQ(flagged_inside, 0);
 }
 
+// An identity on the built-in images: every fit is at the lower limit (copy fitted 0.116 on edges and texture, MAD 0,
+// within the flat stretch up from the limit, and was not flagged).
+TEST(Quality, AnIdentityIsAtTheLowerLimitOnEveryImage) {
+  auto b = cpu();
+  QualityOptions o;
+  o.impulse = false;
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, plan_of("copy", {}), builtin_quality_inputs(kSmall), o, r).ok());
+  ASSERT_EQ(r.images.size(), 4u);
+  for (const auto& q : r.images) {
+    EXPECT_TRUE(q.fit_at_limit) << q.name << " " << q.effective_sigma;
+    EXPECT_LT(q.effective_sigma, 2 * FitOptions{}.min_sigma) << q.name;
+  }
+  EXPECT_EQ(r.mean.at_limit, 4);
+}
+
 // A guess far off on either side: the bracket widens until it holds the minimum.
 TEST(Quality, BracketWidensWhenTheMinimumIsAtItsEdge) {
   auto b = cpu();

@@ -1518,6 +1518,15 @@ TEST_F(E2E, BenchTakesChannelCountsAndNamesEachStorage) {
   EXPECT_EQ(j["settings"]["channels"], json::array({1, 4}));
 }
 
+// A method parameter's placeholder in the help is its type's, or NUMBER where methods declare it with different
+// types (box --width is an integer, integral's a real number).
+TEST_F(E2E, HelpPlaceholdersFollowTheRegistry) {
+  const Result r = run("blur --help");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  for (const char* want : {"--width NUMBER", "--passes INT", "--sigma-range FLOAT", "--kernel FILE", "--impl CHOICE"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+}
+
 // A result stdout cannot take (a full disk) is an error, never exit 0; bench's --json file is checked before the
 // bench runs, not after.
 TEST_F(E2E, LostStdoutFailsAndBenchJsonIsCheckedFirst) {

@@ -418,6 +418,10 @@ TEST_F(E2E, BlurSaysTheEffectiveSigma) {
   r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("g").string()) + " -b cpu -m gauss-sep --sigma 3");
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("sigma 3, radius 9"), std::string::npos) << r.err;
+  // An identity says so (spread --radius 1 without --sigma: the line said sigma 2 alone).
+  r = run("blur " + quote(at("a.png").string()) + " -o " + quote(at("s").string()) + " -b cpu -m spread --radius 1");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("(effective 0), radius"), std::string::npos) << r.err;
 }
 
 // quality on GL's half-float textures is judged against float32 Gaussians (the cpu backend's): on the same textures
