@@ -1,6 +1,6 @@
 // Iir1d's CUDA schedules on the device against the CPU reference: whole rows in shared memory (the product's
-// rows), whole column lines in a block (the product's columns up to 1024 tall), the tiles (columns; rows of 2-4
-// channels; the x/y pair with the columns' sums in the rows' last kernel,
+// rows), whole column lines in a block (columns up to 1024 tall; off in the product until measured), the tiles
+// (columns; rows of 2-4 channels; the x/y pair with the columns' sums in the rows' last kernel,
 // and the passes one at a time) and
 // the segment scan (one-channel rows whole in shared memory) at 4096-long lines and odd sizes, every border, 1,
 // 2, 3 and 4 channels, sigma 3 and 200, both filters; the line kernel (IirTuning::lines); rows longer than
@@ -50,7 +50,9 @@ TEST(CudaIirScan, MatchesTheReference) {
     int two_d;     // RGBA pairs as 2D tiles: 1 by the product's rule (not at these sizes), 2 always, 0 never
     bool cols_block;  // columns of up to 1024 positions as whole lines in a block (iir_cols_block.cuh)
   };
-  const Variant variants[] = {{"product", false, true, true, 0, 1, true},
+  const bool product_cols_block = cuda::IirTuning{}.cols_block;
+  const Variant variants[] = {{"product", false, true, true, 0, 1, product_cols_block},
+                              {"whole rows, columns as whole lines in blocks", false, true, true, 0, 1, true},
                               {"2D tiles", false, true, true, 0, 2, true},
                               {"whole rows, columns in tiles of 64", false, true, true, 64, 1, false},
                               {"whole rows, columns in tiles of 32", false, true, true, 32, 1, false},
@@ -106,7 +108,8 @@ TEST(CudaIirScan, MatchesTheReference) {
 
 // Rows longer than a block holds run as tiles: one channel (40000 values: 1250 tiles, over the whole-rows
 // block's 1024 threads and the scan's shared memory) and RGBA 16384 wide (the pair); RGBA 8192 wide runs whole
-// rows at one block per SM (167 KB of shared memory, 1024 threads). Their columns (3 tall) run as column blocks.
+// rows at one block per SM (167 KB of shared memory, 1024 threads). Their columns (3 tall) run as column blocks
+// (turned on here).
 TEST(CudaIirScan, LongRows) {
   GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
   if (small_mode()) GTEST_SKIP() << "large image";
@@ -116,6 +119,7 @@ TEST(CudaIirScan, LongRows) {
   };
   IirGuard guard;
   cuda::iir_tuning().two_d = 0;  // (RGBA pairs as 2D tiles: LongColumnTiles)
+  cuda::iir_tuning().cols_block = true;
   for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-cols-block"}, Long{16384, 4, "iir1d-tiles-pair"},
                         Long{8192, 4, "iir1d-whole-rows+iir1d-cols-block"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);

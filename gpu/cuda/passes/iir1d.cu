@@ -4,7 +4,8 @@
 //    a block holding its rows in shared memory: one read and one write of the image. 4096^2 RGBA rows pass
 //    0.203 ms against a 0.19 ms copy; iir 0.707 -> 0.568 ms with the columns below (one channel 0.415 -> 0.170).
 //  - whole column lines in a block (iir_cols_block.cuh): columns of up to 1024 positions in one kernel, each thread's
-//    tile in registers from its load to its store (one read and one write of the image).
+//    tile in registers from its load to its store (one read and one write of the image). Off until measured on a GPU
+//    (IirTuning::cols_block).
 //  - tiles (iir_tiles.cuh): taller columns, and rows whole rows do not hold. A thread per (value line, tile of 32
 //    positions; columns of large images 64) in three kernels (sums, chains, outputs): a warp's loads and stores
 //    are 128 contiguous bytes of a row for columns; about 1.3-1.5 copies' worth of bytes per axis, each kernel
