@@ -346,7 +346,8 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
     ASSERT_FALSE(got.ok());
     EXPECT_EQ(got.error, want.error);
   }
-  const Status down = resolve_plan("pyramid", {{"down", "box4"}, {"levels", "0"}, {"downsample", "2"}, {"sigma", "0.5"}}, p);
+  const Status down =
+      resolve_plan("pyramid", {{"down", "box4"}, {"levels", "0"}, {"downsample", "2"}, {"sigma", "0.5"}}, p);
   ASSERT_FALSE(down.ok());
   EXPECT_NE(down.error.find("--levels 0"), std::string::npos) << down.error;
   ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "160"}, {"downsample", "2"}, {"border", "clamp"}}, p).ok());

@@ -510,7 +510,8 @@ bool plan_cols_block(const DevImage& img, int k, IirColsPlan& C) {
 template <int KT, bool REAL1>
 Status run_cols_block(const DevImage& src, const DevImage& dst, const IirColsPlan& C, Border b, const IirCoeffs& co,
                       cudaStream_t s) {
-  if (C.R.lanes != 32 && C.R.lanes != 8) return Status::fail("CUDA iir1d (column blocks): chains of 32 or 8 lanes only");
+  if (C.R.lanes != 32 && C.R.lanes != 8)
+    return Status::fail("CUDA iir1d (column blocks): chains of 32 or 8 lanes only");
   auto k = C.R.lanes == 8 ? iir1d_cols_block_kernel<KT, REAL1, 8> : iir1d_cols_block_kernel<KT, REAL1, 32>;
   if (Status st = allow_smem(k, C.bytes, false); !st) return st;
   launch_dependent(k, unsigned(C.blocks()), unsigned(C.R.nth), C.bytes, s, static_cast<const float*>(src.data),
