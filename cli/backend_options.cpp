@@ -86,10 +86,8 @@ bool open_backends(const BackendArgs& a, std::vector<std::unique_ptr<Backend>>& 
   }
   if (devices.empty()) {
     // A build without the backend has none of its devices: said as such (it read "no cuda device here").
-    const std::string built = compiled_backends();
-    const bool compiled = (", " + built + ",").find(", " + a.backend + ",") != std::string::npos;
-    error = compiled ? "--device all: no " + a.backend + " device here"
-                     : "backend '" + a.backend + "' is not compiled into this binary (built with: " + built + ")";
+    error = backend_not_compiled(a.backend);
+    if (error.empty()) error = "--device all: no " + a.backend + " device here";
     spdlog::error("{}", error);
     usage = false;
     return false;

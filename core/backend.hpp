@@ -120,6 +120,8 @@ Status guarded_run(const Backend& backend, const Plan& plan, int width, int heig
 
 // Backend names compiled into this binary, for help text.
 std::string compiled_backends();
+// For a backend name (cpu, cuda or gl) this binary was built without, the error that says so; else empty.
+std::string backend_not_compiled(const std::string& name);
 // How many devices `--device all` means for a backend: CUDA's device count (0 without one); 1 for the others.
 int backend_device_count(const std::string& name);
 

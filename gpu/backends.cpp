@@ -25,6 +25,18 @@ std::string compiled_backends() {
   return s;
 }
 
+std::string backend_not_compiled(const std::string& name) {
+  bool missing = false;
+#if !GPUBLUR_WITH_CUDA
+  missing = missing || name == "cuda";
+#endif
+#if !GPUBLUR_WITH_GL
+  missing = missing || name == "gl";
+#endif
+  return missing ? "backend '" + name + "' is not compiled into this binary (built with: " + compiled_backends() + ")"
+                 : "";
+}
+
 void prepare_backend_environment(const std::string& name) {
 #if GPUBLUR_WITH_GL
   if (name == "gl" || name == "auto") prepare_gl_shader_cache();
@@ -47,7 +59,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 #if GPUBLUR_WITH_CUDA
     return make_cuda_backend(opts, error);
 #else
-    error = "backend 'cuda' is not compiled into this binary (built with: " + compiled_backends() + ")";
+    error = backend_not_compiled("cuda");
     return nullptr;
 #endif
   }
@@ -55,7 +67,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 #if GPUBLUR_WITH_GL
     return make_gl_backend(opts, error);
 #else
-    error = "backend 'gl' is not compiled into this binary (built with: " + compiled_backends() + ")";
+    error = backend_not_compiled("gl");
     return nullptr;
 #endif
   }

@@ -70,7 +70,17 @@ inline bool iir_cols_plan(int w, int h, int ch, int k, IirColsPlan& C) {
   return true;
 }
 
-// 1. Thread tid's tile of the block's lines (block: the grid's block) into xs (zero past the line's end), its sums
+// Thread tid's tile: line l of the block (block: the grid's block), tile j, its first value's offset in the image and
+// its length; false for the threads past the block's lines or the line's tiles.
+GPUBLUR_HD bool iir_cols_item(const IirColsPlan& C, int tid, int block, int& l, int& j, size_t& at, int& cnt) {
+  l = C.line_of(tid), j = C.tile_of(tid);
+  if (j >= C.R.ntiles || l >= C.lines_here(block)) return false;
+  at = size_t(block) * size_t(C.group()) + size_t(l) + size_t(j) * kIirTile * C.rowv;
+  cnt = C.R.len(j);
+  return true;
+}
+
+// 1. Thread tid's tile of the block's lines into xs (zero past the line's end), its sums
 // into agg, and its line's first (edges[l]) and last value (edges[G + l]). Threads past the lines or tiles idle.
 #pragma nv_exec_check_disable
 template <int KT, bool REAL1, bool FULL, typename AP, typename FP>
@@ -92,10 +102,9 @@ GPUBLUR_HD void iir_cols_sums_tile(const float* src, float (&xs)[kIirTile], AP a
 template <int KT, bool REAL1, typename AP, typename FP>
 GPUBLUR_HD void iir_cols_sums(int tid, const float* src, float (&xs)[kIirTile], AP agg, FP edges, const IirColsPlan& C,
                               const IirCoeffs& co, const IirPowers& pw, int block) {
-  const int l = C.line_of(tid), j = C.tile_of(tid);
-  if (j >= C.R.ntiles || l >= C.lines_here(block)) return;
-  const size_t at = size_t(block) * size_t(C.group()) + size_t(l) + size_t(j) * kIirTile * C.rowv;
-  const int cnt = C.R.len(j);
+  int l, j, cnt;
+  size_t at;
+  if (!iir_cols_item(C, tid, block, l, j, at, cnt)) return;
   if (cnt == kIirTile) iir_cols_sums_tile<KT, REAL1, true>(src, xs, agg, edges, C, co, pw, l, j, at, cnt);
   else iir_cols_sums_tile<KT, REAL1, false>(src, xs, agg, edges, C, co, pw, l, j, at, cnt);
 }
@@ -115,10 +124,9 @@ GPUBLUR_HD void iir_cols_chains(AP agg, EP ends, FP edges, const IirColsPlan& C,
 template <int KT, bool REAL1, typename AP>
 GPUBLUR_HD void iir_cols_final(int tid, float* dst, float (&xs)[kIirTile], AP agg, const IirColsPlan& C,
                                const IirCoeffs& co, const IirPowers& pw, int block) {
-  const int l = C.line_of(tid), j = C.tile_of(tid);
-  if (j >= C.R.ntiles || l >= C.lines_here(block)) return;
-  const size_t at = size_t(block) * size_t(C.group()) + size_t(l) + size_t(j) * kIirTile * C.rowv;
-  const int cnt = C.R.len(j);
+  int l, j, cnt;
+  size_t at;
+  if (!iir_cols_item(C, tid, block, l, j, at, cnt)) return;
   const size_t base = C.R.agg(l, 0, j), stride = size_t(C.R.astride);
   if (cnt == kIirTile) {
     iir_tile_final_inplace<KT, REAL1, true>(xs, 1, cnt, agg, base, stride, co, pw);
