@@ -303,10 +303,10 @@ struct IirTuning {
   // RGBA pairs as 2D tiles (iir_2d.cuh): 0 never (whole rows and column tiles), 1 where measured faster (iir1d.cu's
   // plan_2d), 2 always (tests). Env GPUBLUR_CUDA_IIR_2D.
   int two_d = 1;
-  // Columns of up to 1024 positions with whole lines in one block (iir_cols_block.cuh); false: the column tiles. Off
-  // until measured on a GPU (built and emulated in session 107, when no GPU machine started: docs/performance.md,
-  // iir, "The column pass in one kernel"). Env GPUBLUR_CUDA_IIR_COLS_BLOCK=1 turns it on.
-  bool cols_block = false;
+  // Columns of up to 1024 positions with whole lines in one block (iir_cols_block.cuh) instead of the column tiles:
+  // 0 never, 1 where measured faster (iir1d.cu's plan_cols_block), 2 wherever they fit (tests). Env
+  // GPUBLUR_CUDA_IIR_COLS_BLOCK.
+  int cols_block = 1;
 };
 IirTuning& iir_tuning();
 

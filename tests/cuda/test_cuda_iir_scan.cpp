@@ -29,6 +29,13 @@ struct Case {
   int w, h;
 };
 
+// Whether the columns run as whole lines in blocks (IirTuning::cols_block's modes): 2 wherever a column fits (1024
+// tall), 1 by the product's rule (Young-van Vliet's one real term, columns of 16-32 tiles of 32).
+bool cols_block(int mode, const std::string& impl, int h) {
+  if (mode == 2) return h <= 1024;
+  return mode == 1 && impl == "young-van-vliet" && h > 15 * 32 && h <= 1024;
+}
+
 std::vector<double> sigmas() {
   std::vector<double> s = {3, 200};
   if (const char* e = std::getenv("GPUBLUR_CUDA_TEST_MAX_SIGMA")) {
@@ -48,17 +55,18 @@ TEST(CudaIirScan, MatchesTheReference) {
     bool lines, pair, rows;
     int col_tile;  // 0: the product's choice by size (tiles of 32 at these sizes)
     int two_d;     // RGBA pairs as 2D tiles: 1 by the product's rule (not at these sizes), 2 always, 0 never
-    bool cols_block;  // columns of up to 1024 positions as whole lines in a block (iir_cols_block.cuh)
+    int cols_block;  // columns of up to 1024 positions as whole lines in a block: 0 never, 1 by the product's rule,
+                     // 2 wherever they fit (iir_cols_block.cuh)
   };
-  const bool product_cols_block = cuda::IirTuning{}.cols_block;
+  const int product_cols_block = cuda::IirTuning{}.cols_block;
   const Variant variants[] = {{"product", false, true, true, 0, 1, product_cols_block},
-                              {"whole rows, columns as whole lines in blocks", false, true, true, 0, 1, true},
-                              {"2D tiles", false, true, true, 0, 2, true},
-                              {"whole rows, columns in tiles of 64", false, true, true, 64, 1, false},
-                              {"whole rows, columns in tiles of 32", false, true, true, 32, 1, false},
-                              {"the pair (rows not whole)", false, true, false, 0, 0, true},
-                              {"passes one at a time", false, false, false, 0, 0, true},
-                              {"lines", true, false, false, 0, 0, true}};
+                              {"whole rows, columns as whole lines in blocks", false, true, true, 0, 1, 2},
+                              {"2D tiles", false, true, true, 0, 2, 2},
+                              {"whole rows, columns in tiles of 64", false, true, true, 64, 1, 0},
+                              {"whole rows, columns in tiles of 32", false, true, true, 32, 1, 0},
+                              {"the pair (rows not whole)", false, true, false, 0, 0, 2},
+                              {"passes one at a time", false, false, false, 0, 0, 2},
+                              {"lines", true, false, false, 0, 0, 2}};
   double worst = 0;
   int runs = 0;
   for (const Case& cs : cases)
@@ -96,7 +104,7 @@ TEST(CudaIirScan, MatchesTheReference) {
               else
                 EXPECT_EQ(path, rows + "+" +
                                     (v.lines                         ? "iir1d-cols"
-                                     : v.cols_block && cs.h <= 1024 ? "iir1d-cols-block"
+                                     : cols_block(v.cols_block, impl, cs.h) ? "iir1d-cols-block"
                                                                      : "iir1d-tiles-cols"))
                     << what;
               worst = std::max(worst, err);
@@ -119,7 +127,7 @@ TEST(CudaIirScan, LongRows) {
   };
   IirGuard guard;
   cuda::iir_tuning().two_d = 0;  // (RGBA pairs as 2D tiles: LongColumnTiles)
-  cuda::iir_tuning().cols_block = true;
+  cuda::iir_tuning().cols_block = 2;
   for (const Long lg : {Long{40000, 1, "iir1d-tiles-rows+iir1d-cols-block"}, Long{16384, 4, "iir1d-tiles-pair"},
                         Long{8192, 4, "iir1d-whole-rows+iir1d-cols-block"}}) {
     const Image src = random_image(lg.w, 3, lg.c, 77);

@@ -4,8 +4,8 @@
 //    a block holding its rows in shared memory: one read and one write of the image. 4096^2 RGBA rows pass
 //    0.203 ms against a 0.19 ms copy; iir 0.707 -> 0.568 ms with the columns below (one channel 0.415 -> 0.170).
 //  - whole column lines in a block (iir_cols_block.cuh): columns of up to 1024 positions in one kernel, each thread's
-//    tile in registers from its load to its store (one read and one write of the image). Off until measured on a GPU
-//    (IirTuning::cols_block).
+//    tile in registers from its load to its store (one read and one write of the image). Where measured faster:
+//    Young-van Vliet on columns 481-1024 tall (1024^2 one channel 0.023 -> 0.019 ms, RGBA 0.043 -> 0.041 on an H100).
 //  - tiles (iir_tiles.cuh): taller columns, and rows whole rows do not hold. A thread per (value line, tile of 32
 //    positions; columns of large images 64) in three kernels (sums, chains, outputs): a warp's loads and stores
 //    are 128 contiguous bytes of a row for columns; about 1.3-1.5 copies' worth of bytes per axis, each kernel
@@ -502,9 +502,18 @@ __global__ void __launch_bounds__(kIirColsBlockThreads, 2)
   iir_cols_final<KT, REAL1>(tid, dst, xs, agg, C, co, pw, block);
 }
 
-bool plan_cols_block(const DevImage& img, int k, IirColsPlan& C) {
-  if (!iir_tuning().cols_block || iir_tuning().lines || img.pad != 0 || img.f64) return false;
-  return iir_cols_plan(img.width, img.height, img.channels, k, C) && C.blocks() <= 0x7fffffffLL;
+// The column blocks where measured faster than the column tiles (H100, session 108, calls 455-456): 3-17% for
+// Young-van Vliet's terms (one real) on columns of 16-32 tiles (481-1024 tall); Deriche's (two complex) won at some
+// shapes and lost 4-5% at others (1024^2 RGBA), and columns of 10 tiles or fewer lost up to 16%.
+bool cols_block_measured_faster(int h, const IirCoeffs& co) {
+  return co.k == 2 && iir_term1_real(co) && (h + kIirTile - 1) / kIirTile >= kIirColsBlockMinTiles;
+}
+
+bool plan_cols_block(const DevImage& img, const IirCoeffs& co, IirColsPlan& C) {
+  const int mode = iir_tuning().cols_block;  // 0 never, 1 where measured faster, 2 wherever they fit
+  if (mode == 0 || iir_tuning().lines || img.pad != 0 || img.f64) return false;
+  if (mode == 1 && !cols_block_measured_faster(img.height, co)) return false;
+  return iir_cols_plan(img.width, img.height, img.channels, co.k, C) && C.blocks() <= 0x7fffffffLL;
 }
 
 template <int KT, bool REAL1>
@@ -576,7 +585,7 @@ IirTuning& iir_tuning() {
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_ROWS"); e && *e) d.rows = std::atoi(e) != 0;
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLTILE"); e && *e) d.col_tile = std::atoi(e);
     if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_2D"); e && *e) d.two_d = std::atoi(e);
-    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLS_BLOCK"); e && *e) d.cols_block = std::atoi(e) != 0;
+    if (const char* e = std::getenv("GPUBLUR_CUDA_IIR_COLS_BLOCK"); e && *e) d.cols_block = std::atoi(e);
     return d;
   }();
   return t;
@@ -616,7 +625,7 @@ static IirTilePlan tile_plan(int axis, const DevImage& src, int k) {
 size_t iir1d_scratch(const Pass& pass, const DevImage& src) {
   IirCoeffs co;
   if (!iir_coeffs(pass.taps, co).ok() || !use_tiles(pass.axis, src, co.k)) return 0;
-  if (IirColsPlan C; pass.axis == 1 && plan_cols_block(src, co.k, C)) return 0;
+  if (IirColsPlan C; pass.axis == 1 && plan_cols_block(src, co, C)) return 0;
   return tile_plan(pass.axis, src, co.k).scratch_bytes();
 }
 
@@ -686,7 +695,7 @@ Status launch_iir1d(const Pass& pass, const DevImage& src, const DevImage& dst, 
     path = "iir1d-whole-rows";
     return run_rows(src, dst, R, pass.border, co, s);
   }
-  if (IirColsPlan C; pass.axis == 1 && plan_cols_block(src, co.k, C)) {
+  if (IirColsPlan C; pass.axis == 1 && plan_cols_block(src, co, C)) {
     path = "iir1d-cols-block";
     return with_iir_form(co, [&](auto kt, auto r1) {
       return run_cols_block<decltype(kt)::value, decltype(r1)::value>(src, dst, C, pass.border, co, s);

@@ -19,6 +19,7 @@
 namespace gpublur::cuda {
 
 constexpr int kIirColsBlockMaxTiles = 32;
+constexpr int kIirColsBlockMinTiles = 16;  // the product's rule (iir1d.cu's plan_cols_block): fewer measured slower
 constexpr int kIirColsBlockThreads = 256;  // G lines x up to 256 / G tiles
 constexpr int kIirColsBlockMaxLines = 32;  // G at most: a warp's loads one 128-byte piece of a row
 
