@@ -19,6 +19,8 @@
 #include "core/pass_times.hpp"
 #include "gpu/gl/gl_context.hpp"
 #include "gpu/gl/gl_pass_context.hpp"
+#include "gpu/gl/gl_staging.hpp"
+#include "gpu/gl/gl_tuning.hpp"
 #include "gpu/gl/pass_table.hpp"
 #include "gpu/gl/step_barriers.hpp"
 
@@ -67,6 +69,7 @@ class GlBackend final : public Backend {
     glDeleteQueries(1, &query_);
     glDeleteBuffers(3, packed_bufs_);
     glDeleteBuffers(1, &download_buf_);
+    staging_.release();
   }
 
   Status init() {
@@ -198,7 +201,7 @@ class GlBackend final : public Backend {
     if (Status s = passes_->program({{"unpack8.comp", GL_COMPUTE_SHADER}}, "", prog); !s) return s;
     channels_ = src.channels;
     if (Status s = packed_buffers(bytes); !s) return s;
-    glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(src.samples.size()), src.samples.data());
+    if (Status s = host_to_buffer(src.samples.data(), packed_bufs_[0], src.samples.size()); !s) return s;
     upload_tables(colour);
     glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
     use_packed(prog, colour);
@@ -240,7 +243,7 @@ class GlBackend final : public Backend {
     const GLuint total = groups(int(bytes / 4), 256), gx = std::min<GLuint>(total, 32768);
     glDispatchCompute(gx, (total + gx - 1) / gx, 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glGetNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(n), dst.samples.data());
+    if (Status s = buffer_to_host(packed_bufs_[0], size_t(n), dst.samples.data()); !s) return s;
     GLuint counts[4] = {0, 0, 0, 0};
     glGetNamedBufferSubData(packed_bufs_[2], 0, sizeof counts, counts);
     dst.clipped.below = counts[0], dst.clipped.above = counts[1], dst.clipped.nan = counts[2];
@@ -287,7 +290,7 @@ class GlBackend final : public Backend {
         !s)
       return s;
     if (from_buffer) {
-      glNamedBufferSubData(packed_bufs_[0], 0, GLsizeiptr(bytes), src.data.data());
+      if (Status s = host_to_buffer(src.data.data(), packed_bufs_[0], size_t(bytes)); !s) return s;
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, packed_bufs_[0]);
     }
     glProgramUniform2i(prog, GlPassContext::uniform(prog, "size"), src.width, src.height);
@@ -325,6 +328,8 @@ class GlBackend final : public Backend {
     glBindTextureUnit(0, passes_->output());
     glDispatchCompute(groups(dst.width, 16), groups(dst.height, 16), 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    // The driver's read-back, not the staging: 4096^2 RGBA floats came back 6-13% slower through the staging (H100,
+    // docs/performance.md "GL transfers through pinned staging").
     glGetNamedBufferSubData(download_buf_, 0, GLsizeiptr(bytes), dst.data.data());
     glBindTextureUnit(0, 0);
     return Status::success();  // download() checks the GL errors
@@ -342,6 +347,20 @@ class GlBackend final : public Backend {
       glGetTextureSubImage(tex, 0, 0, y, 0, dst.width, h, 1, channel_format(dst.channels), GL_FLOAT,
                            static_cast<GLsizei>(row * h), at);
     }
+  }
+  // Host memory to a storage buffer and back through the pinned staging (GlStaging), or the driver's copies
+  // (GPUBLUR_GL_STAGING=0). On an H100 in a folder of 4K RGB8 PNGs the staging's 8-bit downloads took 15.6-20.5 ms an
+  // image against the driver's 20.7-28.5, its uploads 22-44% less in all (docs/performance.md "GL transfers through
+  // pinned staging").
+  Status host_to_buffer(const void* host, GLuint buf, size_t bytes) {
+    if (gl_staging()) return staging_.upload(host, buf, bytes);
+    glNamedBufferSubData(buf, 0, GLsizeiptr(bytes), host);
+    return Status::success();
+  }
+  Status buffer_to_host(GLuint buf, size_t bytes, void* host) {
+    if (gl_staging()) return staging_.download(buf, bytes, host);
+    glGetNamedBufferSubData(buf, 0, GLsizeiptr(bytes), host);
+    return Status::success();
   }
   // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {
@@ -538,6 +557,7 @@ class GlBackend final : public Backend {
   bool ran_ = false;
   int channels_ = 0;
   GLuint query_ = 0;
+  GlStaging staging_;  // host -> storage buffers, and the 8-bit path's downloads
   GLuint packed_bufs_[3] = {0, 0, 0};  // the 8-bit samples, the colour tables, pack8's clip counts
   long long packed_cap_ = 0;
   // download_values' own buffer: sharing the uploads' slowed them 1.5-2x (an H100, call 433; likely the driver placing

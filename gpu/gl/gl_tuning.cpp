@@ -195,6 +195,10 @@ bool box_last_groups() {
   const char* env = std::getenv("GPUBLUR_GL_BOX_LAST");
   return !(env && std::string(env) == "0");
 }
+bool gl_staging() {
+  const char* env = std::getenv("GPUBLUR_GL_STAGING");
+  return !(env && std::string(env) == "0");
+}
 // GPUBLUR_GL_DUMP_DIR: each program's driver binary (glGetProgramBinary) is written there once built;
 // NVIDIA's holds its assembly as text (local-memory arrays show as `lmem`).
 void dump_binary(GLuint prog, const std::string& key) {

@@ -57,5 +57,9 @@ constexpr long long kIirTilesMinPixels = 4096LL * 4096;
 constexpr long long kIirPairMinPixels = 2048LL * 2048;
 long long iir_tiles_min_pixels(bool pair);   // GPUBLUR_GL_IIR_TILES_MIN_PIXELS (both)
 void dump_binary(GLuint prog, const std::string& key);  // GPUBLUR_GL_DUMP_DIR=DIR
+// Uploads into storage buffers and the 8-bit path's downloads through pinned staging (gl_staging.hpp);
+// GPUBLUR_GL_STAGING=0: the driver's glNamedBufferSubData / glGetNamedBufferSubData (the form before, for measuring
+// both on one binary).
+bool gl_staging();
 
 }  // namespace gpublur
