@@ -1,6 +1,7 @@
 #include "gpu/gl/gl_staging.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -13,12 +14,13 @@ constexpr GLuint64 kWaitStepNs = 1000000000ull;
 constexpr int kWaitSteps = 60;
 
 Status staging_error(const char* what) {
-  GLenum e = glGetError();
+  const GLenum e = glGetError();
   if (e == GL_NO_ERROR) return Status::success();
   while (glGetError() != GL_NO_ERROR) {
   }
-  return Status::fail(std::string("GL: ") + what + " failed: " +
-                      (e == GL_OUT_OF_MEMORY ? std::string("out of memory") : "GL error " + std::to_string(e)));
+  char code[32];
+  std::snprintf(code, sizeof code, "GL error 0x%04x", unsigned(e));  // (as gl_backend.cpp's gl_errors)
+  return Status::fail(std::string("GL: ") + what + " failed: " + (e == GL_OUT_OF_MEMORY ? "out of memory" : code));
 }
 
 }  // namespace
