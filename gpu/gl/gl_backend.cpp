@@ -352,15 +352,22 @@ class GlBackend final : public Backend {
   // (GPUBLUR_GL_STAGING=0). On an H100 in a folder of 4K RGB8 PNGs the staging's 8-bit downloads took 15.6-20.5 ms an
   // image against the driver's 20.7-28.5, its uploads 22-44% less in all (docs/performance.md "GL transfers through
   // pinned staging").
+  // Where the staging cannot be had (no client storage to allocate or map), the driver's copies.
   Status host_to_buffer(const void* host, GLuint buf, size_t bytes) {
-    if (gl_staging()) return staging_.upload(host, buf, bytes);
+    if (use_staging(bytes)) return staging_.upload(host, buf, bytes);
     glNamedBufferSubData(buf, 0, GLsizeiptr(bytes), host);
     return Status::success();
   }
   Status buffer_to_host(GLuint buf, size_t bytes, void* host) {
-    if (gl_staging()) return staging_.download(buf, bytes, host);
+    if (use_staging(bytes)) return staging_.download(buf, bytes, host);
     glGetNamedBufferSubData(buf, 0, GLsizeiptr(bytes), host);
     return Status::success();
+  }
+  bool use_staging(size_t bytes) {
+    if (!gl_staging()) return false;
+    const Status s = staging_.reserve(bytes);
+    if (!s) spdlog::debug("gl: {}; the driver's copies instead", s.error);
+    return s.ok();
   }
   // The samples' buffer (at least `bytes`, kept across images; the float upload's too) and the tables' buffer.
   Status packed_buffers(long long bytes) {

@@ -13,14 +13,16 @@ namespace {
 constexpr GLuint64 kWaitStepNs = 1000000000ull;
 constexpr int kWaitSteps = 60;
 
-Status staging_error(const char* what) {
-  const GLenum e = glGetError();
-  if (e == GL_NO_ERROR) return Status::success();
-  while (glGetError() != GL_NO_ERROR) {
+// Why an allocation or mapping failed: the GL errors queued (an earlier call's among them, if any was left).
+Status staging_failure(const char* what) {
+  std::string errs;
+  for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
+    char code[32];
+    std::snprintf(code, sizeof code, "GL error 0x%04x", unsigned(e));  // (as gl_backend.cpp's gl_errors)
+    errs += errs.empty() ? "" : ", ";
+    errs += e == GL_OUT_OF_MEMORY ? "out of memory" : code;
   }
-  char code[32];
-  std::snprintf(code, sizeof code, "GL error 0x%04x", unsigned(e));  // (as gl_backend.cpp's gl_errors)
-  return Status::fail(std::string("GL: ") + what + " failed: " + (e == GL_OUT_OF_MEMORY ? "out of memory" : code));
+  return Status::fail(std::string("GL: ") + what + " failed" + (errs.empty() ? "" : ": " + errs));
 }
 
 }  // namespace
@@ -29,10 +31,8 @@ void GlStaging::release() {
   for (int b = 0; b < 2; ++b) {
     if (fences_[b]) glDeleteSync(fences_[b]);
     fences_[b] = nullptr;
-    if (bufs_[b]) {
-      glUnmapNamedBuffer(bufs_[b]);
-      glDeleteBuffers(1, &bufs_[b]);
-    }
+    if (maps_[b]) glUnmapNamedBuffer(bufs_[b]);  // (a buffer whose mapping failed has none to undo)
+    if (bufs_[b]) glDeleteBuffers(1, &bufs_[b]);
     bufs_[b] = 0, maps_[b] = nullptr;
   }
   chunk_ = 0;
@@ -51,10 +51,12 @@ Status GlStaging::reserve(size_t bytes) {
   glCreateBuffers(2, bufs_);
   for (int b = 0; b < 2; ++b) {
     glNamedBufferStorage(bufs_[b], GLsizeiptr(want), nullptr, kMap | GL_CLIENT_STORAGE_BIT);
+    // Null where the storage or the mapping failed; a success leaves the GL error queue as it was.
     maps_[b] = glMapNamedBufferRange(bufs_[b], 0, GLsizeiptr(want), kMap);
-    if (Status s = staging_error("allocating the staging buffers"); !s || !maps_[b]) {
+    if (!maps_[b]) {
+      const Status s = staging_failure("allocating the staging buffers");
       release();
-      return s ? Status::fail("GL: mapping the staging buffers failed") : s;
+      return s;
     }
   }
   chunk_ = want;
@@ -70,6 +72,7 @@ Status GlStaging::wait(int b) {
   glDeleteSync(fences_[b]);
   fences_[b] = nullptr;
   if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) return Status::success();
+  release();  // (a copy may still be queued on these buffers: none of them is reused)
   return Status::fail(r == GL_TIMEOUT_EXPIRED ? "GL: a transfer did not finish in 60 s"
                                               : "GL: waiting for a transfer failed");
 }
@@ -87,7 +90,7 @@ Status GlStaging::upload(const void* host, GLuint buf, size_t bytes) {
     fences_[b] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glFlush();  // (the GPU starts this chunk while the host fills the other)
   }
-  return staging_error("uploading through the staging buffers");
+  return Status::success();
 }
 
 Status GlStaging::download(GLuint buf, size_t bytes, void* host) {
@@ -101,8 +104,9 @@ Status GlStaging::download(GLuint buf, size_t bytes, void* host) {
     glCopyNamedBufferSubData(buf, bufs_[b], GLintptr(off), 0, GLsizeiptr(n));
     fences_[b] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   };
+  // An upload's chunks done first: their fences are free for the copies below (and so not leaked by issue()).
   for (int b = 0; b < 2; ++b)
-    if (Status s = wait(b); !s) return s;  // (an upload's chunks done)
+    if (Status s = wait(b); !s) return s;
   for (size_t i = 0; i < std::min<size_t>(2, chunks); ++i) issue(i);
   glFlush();
   for (size_t i = 0; i < chunks; ++i) {
@@ -115,7 +119,7 @@ Status GlStaging::download(GLuint buf, size_t bytes, void* host) {
       glFlush();
     }
   }
-  return staging_error("downloading through the staging buffers");
+  return Status::success();
 }
 
 }  // namespace gpublur

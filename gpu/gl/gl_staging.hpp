@@ -22,7 +22,11 @@ class GlStaging {
   GlStaging(const GlStaging&) = delete;
   GlStaging& operator=(const GlStaging&) = delete;
 
+  // The staging for transfers of `bytes` (grown as needed); fails, leaving none, where the driver cannot allocate or
+  // map client storage (the caller may then use the driver's copies).
+  Status reserve(size_t bytes);
   // Host bytes into `buf` from offset 0. The copies are queued before any later command, which reads them in order.
+  // GL errors are left to the caller's check; a failed wait for the GPU fails the call.
   Status upload(const void* host, GLuint buf, size_t bytes);
   // `buf`'s first `bytes` into host memory; shader writes to `buf` need GL_BUFFER_UPDATE_BARRIER_BIT first.
   Status download(GLuint buf, size_t bytes, void* host);
@@ -30,7 +34,6 @@ class GlStaging {
   void release();
 
  private:
-  Status reserve(size_t bytes);
   Status wait(int b);
 
   GLuint bufs_[2] = {0, 0};

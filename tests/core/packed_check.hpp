@@ -19,7 +19,7 @@ namespace gpublur::testing {
 
 // Samples with many 0 and 255 alphas (the division's edge) and every byte value somewhere.
 inline PackedImage random_packed(int w, int h, int c, uint32_t seed) {
-  PackedImage p{w, h, c, std::vector<unsigned char>(size_t(w) * h * c)};
+  PackedImage p{w, h, c, std::vector<unsigned char>(size_t(w) * h * c), {}};
   std::mt19937 rng(seed);
   for (size_t i = 0; i < p.samples.size(); ++i) {
     const uint32_t r = rng();
@@ -119,7 +119,9 @@ inline int expect_packed_matches_host(Backend& be, const std::string& method,
         EXPECT_EQ(wild_got.clipped.above, wild_want.clipped.above);
         EXPECT_EQ(wild_got.clipped.nan, wild_want.clipped.nan);
         EXPECT_EQ(wild_got.clipped.hidden, wild_want.clipped.hidden);
-        if (a >= 0 && co.premultiply && sz.w * sz.h > 1) EXPECT_GT(wild_want.clipped.hidden, 0u);
+        if (a >= 0 && co.premultiply && sz.w * sz.h > 1) {
+          EXPECT_GT(wild_want.clipped.hidden, 0u);
+        }
         EXPECT_TRUE(got.clipped == want.clipped);
         // The float download after an 8-bit upload (e.g. written as EXR).
         Image as_float;

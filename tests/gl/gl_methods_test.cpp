@@ -299,7 +299,9 @@ TEST(GlConvSchedules, Conv2dKernelRowSplits) {
     const Status s = gl_error_vs_reference(*be, plan, random_image(1, 1, ch, seed++), err, &info);
     ASSERT_TRUE(s.ok()) << s.error;
     EXPECT_LE(err, 1e-5) << ch << " channels, " << info.path;
-    if (on_llvmpipe(*be)) EXPECT_NE(info.path.find("dispatches"), std::string::npos) << info.path;
+    if (on_llvmpipe(*be)) {
+      EXPECT_NE(info.path.find("dispatches"), std::string::npos) << info.path;
+    }
   }
 }
 

@@ -75,10 +75,14 @@ TEST(GlReshuffle, TileFormsEqualTheReference) {
             const bool tile = info.path.find("reshuffle-tile") != std::string::npos;
             tiles += tile, fetches += !tile, splits += info.path.find("dispatches") != std::string::npos;
             rounds += info.path.find("rounds") != std::string::npos;
-            if (std::string(spec) == "0") EXPECT_FALSE(tile) << info.path;
+            if (std::string(spec) == "0") {
+              EXPECT_FALSE(tile) << info.path;
+            }
             if (reach == 9 && std::string(spec) != "0") {
               EXPECT_TRUE(tile) << info.path;
-              if (*spec) EXPECT_NE(info.path.find(std::string(spec).substr(0, 5)), std::string::npos) << info.path;
+              if (*spec) {
+                EXPECT_NE(info.path.find(std::string(spec).substr(0, 5)), std::string::npos) << info.path;
+              }
             }
             worst = std::max(worst, err);
             EXPECT_LE(err, 5e-6) << spec << " reach " << reach << " " << border_name(b) << " c" << c << " " << w << "x"
@@ -86,7 +90,9 @@ TEST(GlReshuffle, TileFormsEqualTheReference) {
           }
         }
   }
-  if (on_llvmpipe(*be)) EXPECT_GT(splits, 0);
+  if (on_llvmpipe(*be)) {
+    EXPECT_GT(splits, 0);
+  }
   EXPECT_GT(tiles, 0);
   EXPECT_GT(fetches, 0);
   EXPECT_GT(rounds, 0);
