@@ -71,7 +71,7 @@ TEST_F(GlStagingTest, RoundTripsEverySize) {
 }
 
 // A download after the GPU changed the buffer sees the change (the copy runs after earlier commands), and an upload
-// right after a download does not disturb what the download returned.
+// right after a download lands whole.
 TEST_F(GlStagingTest, SeesTheGpusWritesInOrder) {
   const size_t n = 2 * GlStaging::kChunkBytes + 12;
   make_buffer(n);
