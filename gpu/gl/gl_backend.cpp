@@ -18,6 +18,7 @@
 
 #include "core/pass_times.hpp"
 #include "gpu/gl/gl_context.hpp"
+#include "gpu/gl/gl_errors.hpp"
 #include "gpu/gl/gl_pass_context.hpp"
 #include "gpu/gl/gl_staging.hpp"
 #include "gpu/gl/gl_tuning.hpp"
@@ -45,11 +46,7 @@ GLenum channel_format(int channels) {
 }
 
 Status gl_errors(const std::string& what) {
-  std::string errs;
-  for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
-    errs += errs.empty() ? "" : ", ";
-    errs += e == GL_OUT_OF_MEMORY ? "out of GPU memory" : fmt::format("GL error 0x{:04x}", e);
-  }
+  const std::string errs = gl_error_text();
   if (errs.empty()) return Status::success();
   return Status::fail(fmt::format("GL: {} failed: {}", what, errs));
 }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/gl/gl_errors.hpp"
 #include "gpu/gl/gl_program.hpp"
 #include "gpu/gl/gl_tuning.hpp"
 
@@ -19,15 +20,6 @@ GLenum wrap_mode(Border b) {
     case Border::Wrap: return GL_REPEAT;
     default: return GL_CLAMP_TO_BORDER;
   }
-}
-
-std::string gl_error_text() {
-  std::string errs;
-  for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
-    errs += errs.empty() ? "" : ", ";
-    errs += e == GL_OUT_OF_MEMORY ? "out of GPU memory" : fmt::format("GL error 0x{:04x}", e);
-  }
-  return errs;
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 #include "gpu/gl/gl_staging.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <string>
+
+#include "gpu/gl/gl_errors.hpp"
 
 namespace gpublur {
 
@@ -15,13 +16,7 @@ constexpr int kWaitSteps = 60;
 
 // Why an allocation or mapping failed: the GL errors queued (an earlier call's among them, if any was left).
 Status staging_failure(const char* what) {
-  std::string errs;
-  for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
-    char code[32];
-    std::snprintf(code, sizeof code, "GL error 0x%04x", unsigned(e));  // (as gl_backend.cpp's gl_errors)
-    errs += errs.empty() ? "" : ", ";
-    errs += e == GL_OUT_OF_MEMORY ? "out of memory" : code;
-  }
+  const std::string errs = gl_error_text();
   return Status::fail(std::string("GL: ") + what + " failed" + (errs.empty() ? "" : ": " + errs));
 }
 
@@ -44,8 +39,7 @@ Status GlStaging::reserve(size_t bytes) {
   size_t want = size_t(64) << 10;
   while (want < std::min(bytes, kChunkBytes)) want *= 2;
   if (want <= chunk_) return Status::success();
-  for (int b = 0; b < 2; ++b)
-    if (Status s = wait(b); !s) return s;
+  if (Status s = wait_all(); !s) return s;
   release();
   constexpr GLbitfield kMap = GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
   glCreateBuffers(2, bufs_);
@@ -77,6 +71,12 @@ Status GlStaging::wait(int b) {
                                               : "GL: waiting for a transfer failed");
 }
 
+Status GlStaging::wait_all() {
+  for (int b = 0; b < 2; ++b)
+    if (Status s = wait(b); !s) return s;
+  return Status::success();
+}
+
 Status GlStaging::upload(const void* host, GLuint buf, size_t bytes) {
   if (bytes == 0) return Status::success();
   if (Status s = reserve(bytes); !s) return s;
@@ -105,8 +105,7 @@ Status GlStaging::download(GLuint buf, size_t bytes, void* host) {
     fences_[b] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   };
   // An upload's chunks done first: their fences are free for the copies below (and so not leaked by issue()).
-  for (int b = 0; b < 2; ++b)
-    if (Status s = wait(b); !s) return s;
+  if (Status s = wait_all(); !s) return s;
   for (size_t i = 0; i < std::min<size_t>(2, chunks); ++i) issue(i);
   glFlush();
   for (size_t i = 0; i < chunks; ++i) {

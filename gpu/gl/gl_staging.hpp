@@ -35,6 +35,7 @@ class GlStaging {
 
  private:
   Status wait(int b);
+  Status wait_all();
 
   GLuint bufs_[2] = {0, 0};
   void* maps_[2] = {nullptr, nullptr};

@@ -1,5 +1,5 @@
 // Iir1d's CUDA schedules on the device against the CPU reference: whole rows in shared memory (the product's
-// rows), whole column lines in a block (columns up to 1024 tall; off in the product until measured), the tiles
+// rows), whole column lines in a block (the product's Young-van Vliet columns 481-1024 tall), the tiles
 // (columns; rows of 2-4 channels; the x/y pair with the columns' sums in the rows' last kernel,
 // and the passes one at a time) and
 // the segment scan (one-channel rows whole in shared memory) at 4096-long lines and odd sizes, every border, 1,
