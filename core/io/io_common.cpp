@@ -95,9 +95,41 @@ Status check_png_size(const std::string& path, const unsigned char* head, size_t
                                   path, file_size, width, height, pixel_bytes));
 }
 
-// The same for a single-part EXR's pixels: an uncompressed file holds every byte of them, ZIP and ZIPS deflate them
-// (at most 1032:1), RLE packs a run of at most 128 bytes into 2. Other compressions (PIZ, PXR24, B44, DWA) are left to the
-// decoder. A 197 KB file declaring 16384^2 float pixels cost 1.06 GB before "Scan line 1 is missing".
+// The same for an EXR's (first part's) pixels: each compression packs at most so many pixel bytes into a byte of a
+// whole file (its chunk headers and offset table only lower that), so a file too small at that ratio, judged with room,
+// cannot be whole. A 197 KB file declaring 16384^2 float pixels cost 1.06 GB before "Scan line 1 is missing", a 4.8 KB
+// PIZ file declaring 16384^2 x 8 halves 8.4 GB and 50 s. The best ratios, from OpenEXR 3.1's decoders:
+// - RLE: a run of at most 128 bytes in 2 (ImfRle.cpp). ZIP, ZIPS: deflate, a 258-byte match in 2 bits (a constant
+//   image's ZIP blocks come near 1032:1 with their chunk headers).
+// - PIZ: Huffman over 16-bit values (its wavelet and LUT keep their count); the densest code repeats the last value
+//   at most 255 times for a 1-bit run code and an 8-bit count (ImfHuf.cpp getCode, ImfFastHuf.cpp): 510 bytes in
+//   9 bits, 453:1. OpenEXR writes a constant image at up to ~400:1.
+// - PXR24: zlib over floats cut to 24 bits (halves and uints keep theirs): 4/3 of 1032 (written: ~1300:1).
+// - B44, B44A: a 4x4 block of halves (32 bytes) in at least 3 (a flat block, which both decode); float and uint
+//   channels as they are (ImfB44Compressor.cpp).
+// - DWAA, DWAB: RLE'd bytes (alpha-like channels) then zlib, 64 x 1032; a DCT channel's 8x8 block needs a 2-byte DC
+//   and at least one 2-byte AC value, each then zlib'd or Huffman-coded: 256 float bytes in 4 before a 1032:1 stage,
+//   the same 66048:1. OpenEXR writes constant float alphas at 47000:1 (65536x256) to 56000:1 (16384x512 x 8).
+struct ExrPacking {
+  double ratio;      // judged by: above the codec's best
+  const char* says;  // the codec's best, for the message
+};
+
+ExrPacking exr_packing(int compression) {
+  switch (compression) {
+    case 0: return {1, "uncompressed"};
+    case 1: return {200, "RLE packs at most 64:1"};
+    case 2: case 3: return {1500, "deflate packs at most 1032:1"};
+    case 4: return {600, "PIZ packs at most 454:1"};
+    case 5: return {2000, "PXR24 packs at most 1376:1"};
+    case 6: return {16, "B44 packs at most 10.7:1"};
+    case 7: return {16, "B44A packs at most 10.7:1"};
+    case 8: return {100000, "DWAA packs at most 66048:1"};
+    case 9: return {100000, "DWAB packs at most 66048:1"};
+    default: return {0, ""};  // newer than OpenEXR 3.1: the decoder's
+  }
+}
+
 uint32_t le32(const unsigned char* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
@@ -151,15 +183,11 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
   }
   if (per_pixel <= 0 || x1 < x0 || y1 < y0) return Status::success();
   const double w = double(x1 - x0 + 1), hgt = double(y1 - y0 + 1), pixel_bytes = w * hgt * per_pixel;
-  // (With room: a constant image's ZIP blocks come near 1032:1 with their chunk headers.)
-  const double ratio = compression == 0 ? 1 : compression == 1 ? 200 : compression == 2 || compression == 3 ? 1500 : 0;
-  if (ratio == 0 || double(file_size) * ratio + 65536 >= pixel_bytes) return Status::success();
+  const ExrPacking packing = exr_packing(compression);
+  if (packing.ratio == 0 || double(file_size) * packing.ratio + 65536 >= pixel_bytes) return Status::success();
   return Status::fail(fmt::format("cannot read '{}': truncated or corrupt EXR: {} bytes cannot hold the {:.0f}x{:.0f} "
                                   "image its header declares ({:.0f} bytes of pixels, {})",
-                                  path, file_size, w, hgt, pixel_bytes,
-                                  compression == 0   ? "uncompressed"
-                                  : compression == 1 ? "RLE packs at most 64:1"
-                                                     : "deflate packs at most 1032:1"));
+                                  path, file_size, w, hgt, pixel_bytes, packing.says));
 }
 
 }  // namespace

@@ -1,15 +1,22 @@
 // Bad inputs, for each adapter: every failure is a Status (never an abort or a throw) naming the file.
 #include <ImfChannelList.h>
+#include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
 #include <ImfMultiPartOutputFile.h>
 #include <ImfOutputFile.h>
 #include <ImfPartType.h>
+#include <ImfTiledOutputFile.h>
+#include <Imath/half.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
 #include "core/io/image_io.hpp"
+#include "core/io/io_common.hpp"
 #include "tests/io/io_test_util.hpp"
 #include "tests/io/png_fixtures.hpp"
 
@@ -199,6 +206,95 @@ TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
       Imf::MultiPartOutputFile out(multi.c_str(), headers.data(), 2);
     }
     expect_fail(multi, "cannot hold the 8192x8192 image its header declares");
+  }
+}
+
+// A constant image (a codec's best case) of w x h in one channel, as OpenEXR writes it (in 64x64 tiles if `tiled`).
+// One row of values serves every row (a y stride of 0): nothing the size of the image is allocated here.
+void write_constant_exr(const std::string& path, Imf::Compression compression, int w, int h, const char* channel,
+                        Imf::PixelType type, float value, bool tiled) {
+  Imf::Header header(w, h);
+  header.compression() = compression;
+  header.channels().insert(channel, Imf::Channel(type));
+  std::vector<float> row(size_t(w), value);
+  std::vector<half> half_row(type == Imf::HALF ? size_t(w) : 0, half(value));
+  char* base = type == Imf::HALF ? reinterpret_cast<char*>(half_row.data()) : reinterpret_cast<char*>(row.data());
+  Imf::FrameBuffer fb;  // (of the file's type: OutputFile converts none)
+  fb.insert(channel, Imf::Slice(type, base, type == Imf::HALF ? sizeof(half) : sizeof(float), 0));
+  if (tiled) {
+    header.setTileDescription(Imf::TileDescription(64, 64, Imf::ONE_LEVEL));
+    Imf::TiledOutputFile out(path.c_str(), header);
+    out.setFrameBuffer(fb);
+    out.writeTiles(0, out.numXTiles() - 1, 0, out.numYTiles() - 1);
+  } else {
+    Imf::OutputFile out(path.c_str(), header);
+    out.setFrameBuffer(fb);
+    out.writePixels(h);
+  }
+}
+
+// Sets the header's dataWindow to (0,0)-(w-1,h-1) in place, as the measured bomb did (pixels and offsets untouched).
+void patch_data_window(const std::string& path, int w, int h) {
+  std::vector<unsigned char> bytes = test::read_bytes(path);
+  const std::string key("dataWindow\0box2i\0", 17);
+  const auto at = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+  ASSERT_NE(at, bytes.end()) << path;
+  const int32_t box[4] = {0, 0, w - 1, h - 1};  // little-endian, as EXR is, on the hosts we build for
+  std::memcpy(&*at + key.size() + 4, box, sizeof box);
+  test::write_bytes(path, bytes);
+}
+
+// PIZ, PXR24, B44, B44A, DWAA and DWAB: each one's best case, a constant image as OpenEXR writes it, passes the size
+// check at its ratio (`reaches`: a bound below it would refuse this honest file), and the same file with a 16384^2
+// data window patched in (as the 4.8 KB PIZ file that cost 8.4 GB and 50 s) is refused from its header by every
+// adapter, before anything the size of the image is allocated: in far less than a second.
+TEST(ExrSizeCheck, EachCompressionsBestCasePassesAndItsBombIsRefused) {
+  struct Case {
+    Imf::Compression compression;
+    const char* says;
+    int w, h;
+    const char* channel;
+    Imf::PixelType type;
+    float value;
+    bool tiled;
+    double reaches;  // (pixel bytes - the check's 64 KB of slack) / file bytes, at least
+  };
+  const Case cases[] = {
+      {Imf::PIZ_COMPRESSION, "PIZ packs at most 454:1", 32768, 32, "Y", Imf::HALF, 0, false, 330},
+      {Imf::PIZ_COMPRESSION, "PIZ packs at most 454:1", 2048, 512, "Y", Imf::FLOAT, 0, true, 140},
+      {Imf::PXR24_COMPRESSION, "PXR24 packs at most 1376:1", 32768, 16, "Y", Imf::FLOAT, 0, false, 950},
+      // (B44 writes no flat block: its best case written is far under its bound)
+      {Imf::B44_COMPRESSION, "B44 packs at most 10.7:1", 65536, 32, "Y", Imf::HALF, 0, false, 2},
+      {Imf::B44A_COMPRESSION, "B44A packs at most 10.7:1", 65536, 32, "Y", Imf::HALF, 0, false, 10},
+      {Imf::DWAA_COMPRESSION, "DWAA packs at most 66048:1", 524288, 32, "A", Imf::FLOAT, 0.5f, false, 40000},
+      {Imf::DWAB_COMPRESSION, "DWAB packs at most 66048:1", 65536, 256, "A", Imf::FLOAT, 0.5f, false, 40000},
+  };
+  TempDir tmp;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    const std::string path = tmp.path(c.tiled ? "tiled.exr" : "best.exr");
+    write_constant_exr(path, c.compression, c.w, c.h, c.channel, c.type, c.value, c.tiled);
+    const double file_bytes = double(std::filesystem::file_size(path));
+    const double pixel_bytes = double(c.w) * c.h * (c.type == Imf::HALF ? 2 : 4);
+    EXPECT_GE((pixel_bytes - 65536) / file_bytes, c.reaches) << file_bytes << " bytes";
+    std::string format;
+    const Status st = io::preflight_read(path, format);
+    EXPECT_TRUE(st.ok()) << st.error;
+
+    ASSERT_NO_FATAL_FAILURE(patch_data_window(path, 16384, 16384));
+    for (const std::string& adapter : test::built_adapters()) {
+      const auto io = make_image_io(adapter);
+      ASSERT_TRUE(io) << adapter;
+      LoadedImage img;
+      const auto start = std::chrono::steady_clock::now();
+      const Status bomb = io->read(path, {}, img);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ASSERT_FALSE(bomb.ok()) << adapter;
+      EXPECT_NE(bomb.error.find("cannot hold the 16384x16384 image its header declares"), std::string::npos)
+          << adapter << ": " << bomb.error;
+      EXPECT_NE(bomb.error.find(c.says), std::string::npos) << adapter << ": " << bomb.error;
+      EXPECT_LT(seconds, 0.5) << adapter;
+    }
   }
 }
 
