@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdint>
@@ -72,10 +73,16 @@ bool names_stdout(const std::string& path) {
          path == "/proc/" + std::to_string(::getpid()) + "/fd/1";
 }
 
-Status write_directly(const std::string& path, const std::string& text, const std::string& what, bool append) {
+std::atomic<bool> g_interrupted{false};
+
+Status write_directly(const std::string& path, const std::string& text, const std::string& what, bool append,
+                      bool fifo = false) {
   if (g_stdout_closed && names_stdout(path)) return Status::fail(what + ": stdout was closed: the text would be lost");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0));
+  const bool no_wait = fifo && g_interrupted;  // (note_interrupted)
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0) | (no_wait ? O_NONBLOCK : 0));
+  if (fd < 0 && no_wait && errno == ENXIO) return Status::fail(what + ": no reader on the FIFO; not written");
   if (fd < 0) return Status::fail(what + ": cannot open it for writing: " + std::strerror(errno));
+  if (no_wait) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader is there: write it all
   return write_and_close(fd, text, what);
 }
 
@@ -95,8 +102,12 @@ std::string link_target(const std::string& path) {
 
 void note_stdout_closed() { g_stdout_closed = true; }
 
-void remove_text_temporaries() {
-  std::lock_guard<std::mutex> lock(g_temps_mutex);
+void note_interrupted() { g_interrupted = true; }
+
+void remove_text_temporaries(bool wait) {
+  std::unique_lock<std::mutex> lock(g_temps_mutex, std::defer_lock);
+  if (!wait && !lock.try_lock()) return;
+  if (wait) lock.lock();
   for (const auto& t : g_temps) ::unlink(t.c_str());
   g_temps.clear();
 }
@@ -114,7 +125,7 @@ std::string temp_path_for(const std::string& output) {
 Status write_text_file(const std::string& path, const std::string& text, const std::string& what) {
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode)) return write_directly(path, text, what, false);
+  if (exists && !S_ISREG(st.st_mode)) return write_directly(path, text, what, false, S_ISFIFO(st.st_mode));
   if (names_open_descriptor(path)) return write_directly(path, text, what, true);
   const std::string target = link_target(path);  // a link's target is replaced, the link kept
   std::string tmp;

@@ -19,7 +19,13 @@ Status write_text_file(const std::string& path, const std::string& text, const s
 
 // Removes the temporaries write_text_file has open (a report's, bench's JSON): the interrupt thread calls it before the
 // process exits, as it removes images' (a second signal stops its wait for a write; a report merge waited for none).
-void remove_text_temporaries();
+// Without `wait` (a signal that ends the process at once) none is removed where another thread holds their list.
+void remove_text_temporaries(bool wait = true);
+
+// Says that the process is being interrupted (the interrupt thread, before its report's hook): write_text_file then
+// writes a FIFO only where a reader has it open, failing at once where none has ("no reader"), instead of waiting in
+// open() for one that may never come. Before that it waits, as any writer of a FIFO does (a reader may come later).
+void note_interrupted();
 
 // Says that the process started with stdout closed (main holds descriptor 1 on /dev/null): write_text_file then
 // refuses a path that reaches it (/dev/stdout, /dev/fd/1, /proc/self/fd/1), whose text would be lost.

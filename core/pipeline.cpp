@@ -19,9 +19,11 @@
 #include <map>
 #include <new>
 #include <mutex>
+#include <poll.h>
 #include <pthread.h>
 #include <set>
 #include <functional>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <unistd.h>
@@ -428,6 +430,30 @@ Status guarded_write(WriteSlot& slot, const std::string& output, bool overwrite,
   return s;
 }
 
+// From now on the next of these signals ends the process at once, 130: the interrupt thread, which runs the report's
+// hook and flushes stdout next, may block in a write (a FIFO whose reader never reads, a full pipe, a stalled network
+// filesystem) and then waits for no signal (only SIGKILL ended it). A thread of its own, not a handler on the
+// interrupt thread: _exit from another thread also ends a thread stuck in a call that only a fatal signal interrupts
+// (NFS, FUSE), and the text temporaries can be removed under their lock (where it is free: one stuck removing them
+// holds it). Without a thread (a process limit) it runs as before.
+void exit_on_another_signal(const sigset_t& set, bool report) {
+  const std::string_view say = report ? "gpublur: interrupted again; exiting without finishing the report\n"
+                                      : "gpublur: interrupted again; exiting now\n";
+  try {
+    std::thread([set, say] {
+      int sig = 0;
+      sigwait(&set, &sig);
+      pollfd err{STDERR_FILENO, POLLOUT, 0};  // said only where it cannot block (stderr a full pipe too)
+      if (::poll(&err, 1, 0) == 1 && (err.revents & POLLOUT)) {
+        [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, say.data(), say.size());
+      }
+      remove_text_temporaries(false);
+      _exit(130);
+    }).detach();
+  } catch (const std::system_error&) {
+  }
+}
+
 }  // namespace
 
 void install_interrupt_handler() {
@@ -469,9 +495,12 @@ void install_interrupt_handler() {
       for (const auto& t : r.temps) ::unlink(t.c_str());
       remove_text_temporaries();
       remove_empty_made_folders(r);
-      // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
+      note_interrupted();  // the hook's report does not wait for a FIFO's reader to come
       // Not where a second signal cut a report's write short: the two would write at once (stdout interleaved).
-      if (r.on_interrupt && r.reports_writing == 0) r.on_interrupt();
+      const bool report = r.on_interrupt && r.reports_writing == 0;
+      exit_on_another_signal(set, report);
+      // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
+      if (report) r.on_interrupt();
       // stdout and stderr only, and only where free: fflush(nullptr) waited for stdin's lock, which a main thread
       // reading a list from it (`blur -`) holds, and the process never exited.
       for (std::FILE* f : {stdout, stderr})

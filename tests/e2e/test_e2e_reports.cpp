@@ -2,6 +2,9 @@
 // any point, or with a backend that did not open), merges refuse incomplete shards, -q leaves stderr to errors, and
 // quality and bench say what they measured.
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 
@@ -50,6 +53,62 @@ bool wait_for(const std::function<bool()>& ready) {
   }
   return false;
 }
+
+// The exit status of `pid` where it ends within `seconds`, else -1 (or where a signal ended it): it is then killed, so
+// a run that hangs fails the test instead of hanging it.
+int exit_status_within(pid_t pid, int seconds) {
+  int status = 0;
+  for (int i = 0; i < seconds * 100; ++i) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+// Starts a run that a signal then finds under way, its report (blur) or JSON (bench) at `report`: blur in the pause
+// before its backend opens, bench after its first case (copy; gauss-2d at sigma 40 on the cpu backend runs for
+// minutes). Blur reads dir/a.png.
+pid_t start_long_run(const fs::path& dir, bool bench, const std::string& report,
+                     std::map<std::string, std::string> env = {}) {
+  fs::remove_all(dir / "o");
+  fs::remove(dir / "err.txt");
+  std::vector<std::string> args = {"bench", "-b", "cpu", "-v", "--method", "copy,gauss-2d", "--sigma", "40",
+                                   "--size", "256", "--repeat", "5", "--json", report};
+  if (!bench) {
+    args = {"blur", (dir / "a.png").string(), "-o", (dir / "o").string(), "-b", "cpu", "--report", report};
+    env["GPUBLUR_TEST_OPEN_DELAY_MS"] = "20000";
+  }
+  const pid_t pid = spawn(dir, args, env);
+  if (pid <= 0) return pid;
+  if (bench) {
+    EXPECT_TRUE(wait_for([&] { return slurp(dir / "err.txt").find("bench copy 256x256x4") != std::string::npos; }));
+  } else {
+    EXPECT_TRUE(wait_for([&] { return fs::exists(dir / "o"); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the open's pause
+  }
+  return pid;
+}
+
+// A FIFO with a reader that never reads and a full buffer: a write to it blocks (a full pipe, a stalled reader).
+struct StalledFifo {
+  int reader = -1, writer = -1;
+  bool full = false;
+  explicit StalledFifo(const fs::path& path) {
+    if (mkfifo(path.c_str(), 0600) != 0) return;
+    reader = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    writer = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    const std::string block(4096, 'x');
+    while (writer >= 0 && write(writer, block.data(), block.size()) > 0) {
+    }
+    full = reader >= 0 && writer >= 0 && errno == EAGAIN;
+  }
+  ~StalledFifo() {
+    close(reader);
+    close(writer);
+  }
+};
 
 // A signal after every image is written, while the report is being written: the write goes on, whole, and the run
 // exits 130 with no temporary beside the report. (The process ended at once: the earlier report stayed, and a report's
@@ -250,6 +309,54 @@ TEST_F(E2E, InterruptedBenchWritesTheCasesItFinished) {
   EXPECT_EQ(j["cases"][0]["method"], "copy");
   EXPECT_EQ(j["settings"]["methods"], json::array({"copy", "gauss-2d"}));
   EXPECT_TRUE(leftovers(dir_).empty()) << leftovers(dir_).front();
+}
+
+// A second signal while the interrupt thread writes the report ends the process at once, 130, saying so: the write may
+// block for good (a FIFO whose reader stalls, a full pipe, a stalled network filesystem), and nothing waited for
+// signals any more, so only SIGKILL ended the run. A report's temporary is removed (regular file, its write paused).
+TEST_F(E2E, ASecondSignalEndsAnInterruptedRunWhoseReportWriteBlocks) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 65);
+  fs::create_directories(at("rep"));
+  std::ofstream(at("rep/r.json")) << "an earlier run's report";
+  const StalledFifo blur_fifo(at("r.fifo")), bench_fifo(at("b.fifo"));
+  ASSERT_TRUE(blur_fifo.full && bench_fifo.full) << std::strerror(errno);
+  for (const fs::path& report : {at("r.fifo"), at("rep/r.json"), at("b.fifo")}) {
+    SCOPED_TRACE(report);
+    const bool paused = report == at("rep/r.json");
+    std::map<std::string, std::string> env;
+    if (paused) env["GPUBLUR_TEST_TEXT_WRITE_DELAY_MS"] = "20000";
+    const pid_t pid = start_long_run(dir_, report == at("b.fifo"), report.string(), env);
+    ASSERT_GT(pid, 0);
+    kill(pid, SIGINT);
+    // Into the report's write, which blocks (or pauses, its temporary made).
+    if (paused)
+      EXPECT_TRUE(wait_for([&] { return !leftovers(at("rep")).empty(); }));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "ended before the second signal: " << slurp(at("err.txt"));
+    kill(pid, SIGINT);
+    EXPECT_EQ(exit_status_within(pid, 5), 130) << slurp(at("err.txt"));
+    const std::string err = slurp(at("err.txt"));
+    EXPECT_NE(err.find("interrupted again; exiting without finishing the report"), std::string::npos) << err;
+    EXPECT_TRUE(leftovers(at("rep")).empty()) << leftovers(at("rep")).front();
+  }
+}
+
+// Interrupted, a report path that is a FIFO with no reader is not waited for (the interrupt thread blocked in open()
+// for good): the run exits 130 at once, saying the report was not written. Uninterrupted, the write waits for a reader
+// as any FIFO's writer does (one may come later: OutputFile.AFifoOrADeviceIsWrittenNotReplaced).
+TEST_F(E2E, AnInterruptedRunDoesNotWaitForAReportFifosReader) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 66);
+  for (const fs::path& report : {at("r.fifo"), at("b.fifo")}) {
+    SCOPED_TRACE(report);
+    ASSERT_EQ(mkfifo(report.c_str(), 0600), 0);
+    const pid_t pid = start_long_run(dir_, report == at("b.fifo"), report.string());
+    ASSERT_GT(pid, 0);
+    kill(pid, SIGINT);
+    EXPECT_EQ(exit_status_within(pid, 5), 130) << slurp(at("err.txt"));
+    const std::string err = slurp(at("err.txt"));
+    EXPECT_NE(err.find(report.string() + ": no reader on the FIFO; not written"), std::string::npos) << err;
+  }
 }
 
 // Interrupted on GL, the report's storage is the texture format of the images run (r32f for one channel), as a
