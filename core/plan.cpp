@@ -20,6 +20,17 @@ const std::string& Plan::param(const std::string& name) const {
   return it->second;
 }
 
+void set_plan_warning(Plan& plan, PlanWarning kind, const std::string& text) {
+  std::string& w = plan.details["warning"];
+  w = w.empty() ? text : w + "; " + text;
+  if (!plan_warns_of_cost(plan)) plan.details["warning_kind"] = kind == PlanWarning::Cost ? "cost" : "unused";
+}
+
+bool plan_warns_of_cost(const Plan& plan) {
+  const auto k = plan.details.find("warning_kind");
+  return k != plan.details.end() && k->second == "cost";
+}
+
 namespace {
 
 // `text` without the spaces around it, or "" where it holds anything but a plain decimal's characters.

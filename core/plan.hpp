@@ -43,11 +43,22 @@ struct Plan {
   std::shared_ptr<const NonfiniteTaps> nonfinite_taps;
   // Every registry parameter with its resolved textual value (what the report prints).
   std::map<std::string, std::string> params;
-  // What the recipe derived, for the report (e.g. box widths), name -> text.
+  // What the recipe derived, for the report (e.g. box widths), name -> text. A warning among them is set with
+  // set_plan_warning (below).
   std::map<std::string, std::string> details;
 
   const std::string& param(const std::string& name) const;  // resolved value; throws if not declared
 };
+
+// What a recipe's warning is about. Cost: the run is very large (a direct 2D window past its bound, diffusion's
+// padding), so `gpublur quality` skips the impulse response, whose image would cost that again. Unused: a parameter
+// the user gave does nothing in this plan (pyramid's --down where sigma gives no level); quality measures as usual.
+enum class PlanWarning { Cost, Unused };
+// The text goes to details.warning, which resolve_plan logs (once a plan) and the report keeps, and the kind to
+// details.warning_kind ("cost", "unused"): readers act on the kind, not on any warning (quality once skipped the
+// impulse for every one). A second warning joins the first's text, and a cost in either keeps the kind "cost".
+void set_plan_warning(Plan& plan, PlanWarning kind, const std::string& text);
+bool plan_warns_of_cost(const Plan& plan);
 
 // Validates `given` (name -> text) against the registry entry of `method`, then builds the plan with the
 // method's recipe. Errors name the parameter and the allowed range or choices: they are usage errors.

@@ -480,7 +480,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     return Status::fail("method '" + plan.method + "' is not implemented on backend '" + backend.name() + "'");
   Plan reference;
   if (Status s = exact_gaussian_plan(plan.sigma, reference); !s) return s;
-  if (opts.impulse && plan.details.count("warning")) {
+  if (opts.impulse && plan_warns_of_cost(plan)) {
     // The recipe warned of its cost (a direct 2D window past its bound): the impulse image, some 8 sigma a side,
     // would cost that window at every pixel (gauss-2d at sigma 512 on a 4105^2 impulse: hours), for a side measure.
     spdlog::warn("impulse response of {} skipped: its plan warns of its cost; impulse_sigma null", plan.method);

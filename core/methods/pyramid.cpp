@@ -125,7 +125,15 @@ Recipe pyramid_recipe() {
     plan.effective_sigma = std::sqrt(pyramid_variance(v, L) + scale2 * kernel_var);
     // The reach: at L = 0 the Gaussian's own (it runs alone); else each level's taps and resampling margin.
     plan.radius = L == 0 ? blur_radius : (1 << L) * (blur_radius + 2) + 2;
-    if (L == 0 && p.given("down")) plan.details["down"] = "not used: sigma is below one level's blur";
+    if (L == 0 && p.given("down")) {
+      // Said as well as noted: the user who set --down had no word that it did nothing (a default's is not said).
+      const double one_level = fitted_ratio(f, 1) * std::sqrt(pyramid_variance(v, 1));
+      plan.details["down"] = "not used: sigma is below one level's blur";
+      set_plan_warning(plan, PlanWarning::Unused,
+                       fmt::format("pyramid: --down {} is not used: sigma {:.4g} is below one level's blur ({:.4g}), "
+                                   "so the Gaussian runs alone at full resolution",
+                                   p.text("down"), plan.sigma, one_level));
+    }
     plan.details["fitted_sigma"] = std::to_string(std::sqrt(fitted_var + scale2 * kernel_var));
     plan.details["pyramid_sigma"] = std::to_string(std::sqrt(pyramid_variance(v, L)));
     plan.details["coarse_gaussian_sigma"] = std::to_string(std::sqrt(kernel_var));

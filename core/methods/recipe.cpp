@@ -85,17 +85,19 @@ Pass gaussian_pass(const Params& p, Plan& plan, Op op) {
 void warn_direct_2d_cost(Plan& plan, const std::string& method, int radius, const std::string& faster) {
   const long long side = 2LL * radius + 1, taps = side * side;
   if (taps <= kDirect2dWarnTaps) return;
-  plan.details["warning"] = method + " at radius " + std::to_string(radius) + " reads " + std::to_string(side) +
-                            "^2 = " + std::to_string(taps) +
-                            " pixels for each output (the cost grows with the radius squared); " + faster;
+  set_plan_warning(plan, PlanWarning::Cost,
+                   method + " at radius " + std::to_string(radius) + " reads " + std::to_string(side) + "^2 = " +
+                       std::to_string(taps) + " pixels for each output (the cost grows with the radius squared); " +
+                       faster);
 }
 
 void warn_direct_2d_window(Plan& plan, const std::string& method, int width, int height, const std::string& faster) {
   const long long taps = (long long)width * height;
   if (taps <= kDirect2dWarnTaps) return;
-  plan.details["warning"] = method + " reads " + std::to_string(width) + " x " + std::to_string(height) + " = " +
-                            std::to_string(taps) + " pixels for each output (the cost grows with the kernel's area); " +
-                            faster;
+  set_plan_warning(plan, PlanWarning::Cost,
+                   method + " reads " + std::to_string(width) + " x " + std::to_string(height) + " = " +
+                       std::to_string(taps) + " pixels for each output (the cost grows with the kernel's area); " +
+                       faster);
 }
 
 void separable_passes(Plan& plan, Pass pass) {

@@ -60,7 +60,7 @@ Pass gaussian_pass(const Params& p, Plan& plan, Op op);
 
 // Direct 2D windows of (2r+1)^2 reads a pixel cost the radius squared (gauss-2d at sigma 48, radius 144: 215 ms for
 // one 4096^2 RGBA image on an H100; at sigma 300 a 256^2 image ran over 20 minutes on llvmpipe). Above
-// kDirect2dWarnTaps reads a pixel the recipe sets plan.details["warning"] saying so and naming `faster`;
+// kDirect2dWarnTaps reads a pixel the recipe sets a PlanWarning::Cost saying so and naming `faster`;
 // resolve_plan logs it (once a plan: a batch, a bench case, a quality run) and the report keeps it.
 constexpr long long kDirect2dWarnTaps = 100000;  // radius 158 and up (sigma above 52.3 by the 3-sigma rule)
 void warn_direct_2d_cost(Plan& plan, const std::string& method, int radius, const std::string& faster);

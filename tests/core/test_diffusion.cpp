@@ -214,6 +214,7 @@ TEST(Diffusion, PaddingThatCostsMinutesIsWarnedOf) {
   ASSERT_TRUE(p.details.count("warning"));
   EXPECT_NE(p.details.at("warning").find("padded by 603 pixels a side 25000 times"), std::string::npos)
       << p.details.at("warning");
+  EXPECT_TRUE(plan_warns_of_cost(p));
   ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "100"}, {"border", "zero"}}, p).ok());
   EXPECT_TRUE(p.details.count("warning"));
   ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "100"}, {"border", "mirror"}}, p).ok());

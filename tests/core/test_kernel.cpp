@@ -400,6 +400,7 @@ TEST_F(KernelFiles, LargeDirectTwoDKernelsWarnOfTheirCost) {
   ASSERT_TRUE(big.details.count("warning"));
   EXPECT_NE(big.details.at("warning").find("317 x 317 = 100489"), std::string::npos) << big.details.at("warning");
   EXPECT_NE(big.details.at("warning").find("not rank 1"), std::string::npos) << big.details.at("warning");
+  EXPECT_TRUE(plan_warns_of_cost(big));
   EXPECT_FALSE(plan({{"kernel", file("small.txt", square(315, false))}}).details.count("warning"));  // 99225
   const std::string flat = file("flat.txt", square(317, true));
   EXPECT_FALSE(plan({{"kernel", flat}}).details.count("warning"));  // separable: two passes of 317

@@ -8,10 +8,14 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <tuple>
 
 #include <fmt/format.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "core/gauss.hpp"
 #include "core/methods/recipe.hpp"
@@ -244,6 +248,52 @@ TEST(Pyramid, NoLevelsReachIsTheGaussiansAndDownIsRefused) {
   EXPECT_TRUE(autod.details.count("down"));
 }
 
+// The warnings resolve_plan logs for `given`, and its plan.
+std::string logged_warnings(const std::map<std::string, std::string>& given, Plan& p) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+  const Status s = resolve_plan("pyramid", given, p);
+  spdlog::set_default_logger(previous);
+  EXPECT_TRUE(s.ok()) << s.error;
+  return log.str();
+}
+
+size_t count_of(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t i = text.find(part); i != std::string::npos; i = text.find(part, i + 1)) ++n;
+  return n;
+}
+
+// A --down the user gave that sigma leaves unused (no level) is warned of, once, as unused, not as a cost (quality
+// measures the impulse all the same); a default --down is not, nor a --down that filters a level. It was noted in
+// details.down alone: the user who set it had no word.
+TEST(Pyramid, UnusedDownIsWarnedWhereGiven) {
+  Plan p;
+  const std::string w = logged_warnings({{"sigma", "0.5"}, {"down", "box4"}}, p);
+  const std::string said = "pyramid: --down box4 is not used: sigma 0.5 is below one level's blur (1.48)";
+  EXPECT_EQ(count_of(w, said), 1u) << w;
+  ASSERT_TRUE(p.details.count("warning"));
+  EXPECT_EQ(p.details.at("warning").rfind(said, 0), 0u) << p.details.at("warning");
+  EXPECT_EQ(p.details.at("warning_kind"), "unused");
+  EXPECT_FALSE(plan_warns_of_cost(p));
+  for (const std::map<std::string, std::string>& given :
+       {std::map<std::string, std::string>{{"sigma", "0.5"}}, {{"sigma", "6"}, {"down", "box4"}}}) {
+    Plan q;
+    EXPECT_EQ(logged_warnings(given, q), "") << given.size();
+    EXPECT_FALSE(q.details.count("warning")) << given.size();
+    EXPECT_FALSE(q.details.count("warning_kind")) << given.size();
+  }
+  // At --downsample's small resolution: said of the sigma there, behind its prefix, still unused.
+  Plan d;
+  const std::string wd = logged_warnings({{"sigma", "2"}, {"down", "box2"}, {"downsample", "2"}}, d);
+  EXPECT_EQ(count_of(wd, "--down box2 is not used"), 1u) << wd;
+  ASSERT_TRUE(d.details.count("warning"));
+  EXPECT_EQ(d.details.at("warning").rfind("--downsample 2 runs pyramid at sigma", 0), 0u) << d.details.at("warning");
+  EXPECT_EQ(d.details.at("warning_kind"), "unused");
+}
+
 TEST(Pyramid, OddSizesAndBordersKeepAConstant) {
   for (const char* border : {"clamp", "mirror", "wrap"})
     for (const char* down : {"quasi", "box2", "box4"}) {
@@ -354,6 +404,7 @@ TEST(Downsample, KeepsTheEffectiveSigma) {
   ASSERT_TRUE(p.details.count("warning"));
   EXPECT_EQ(p.details.at("warning").rfind("--downsample 2 runs diffusion at sigma 80 on an image 1/2", 0), 0u)
       << p.details.at("warning");
+  EXPECT_TRUE(plan_warns_of_cost(p)) << "the kind goes with the text";
   // Where the method's own parameters fix its size, it keeps that size at the small resolution (docs/methods.md):
   // no sigma is corrected or checked against the resampling's blur (it was a "--sigma must be at least" about a sigma
   // the method ignores), method_sigma says none, and the effective sigma follows from the fixed size whatever

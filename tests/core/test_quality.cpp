@@ -463,6 +463,7 @@ TEST(Quality, ImpulseIsSkippedWhereThePlanWarnsOfItsCost) {
   QualityResult warned, plain;
   const Plan big = plan_of("gauss-2d", {{"sigma", "2"}, {"radius", "158"}});
   ASSERT_TRUE(big.details.count("warning"));
+  EXPECT_TRUE(plan_warns_of_cost(big));
   ASSERT_TRUE(measure_quality(*b, big, inputs, o, warned).ok());
   EXPECT_FALSE(warned.has_impulse);
   EXPECT_TRUE(quality_json(warned)["impulse_sigma"].is_null());
@@ -476,6 +477,26 @@ TEST(Quality, ImpulseIsSkippedWhereThePlanWarnsOfItsCost) {
   EXPECT_FALSE(bilateral.has_impulse);
   EXPECT_TRUE(quality_json(bilateral)["impulse_sigma"].is_null());
   EXPECT_EQ(bilateral.mean.count, 1);
+}
+
+// Only a cost warning skips it: a plan whose warning is of something else (pyramid's --down that sigma leaves
+// unused) is a cheap linear blur, and its impulse response is measured (every warning skipped it, so no warning
+// other than of cost could be added to a plan).
+TEST(Quality, ImpulseIsMeasuredWhereThePlanWarnsOfNoCost) {
+  auto b = cpu();
+  std::vector<QualityInput> inputs = builtin_quality_inputs(16);
+  inputs.resize(1);
+  QualityOptions o;
+  o.impulse = true;
+  const Plan unused = plan_of("pyramid", {{"sigma", "0.5"}, {"down", "box4"}});
+  ASSERT_TRUE(unused.details.count("warning")) << "pyramid warns of a --down that sigma leaves unused";
+  EXPECT_EQ(unused.details.at("warning_kind"), "unused");
+  EXPECT_FALSE(plan_warns_of_cost(unused));
+  QualityResult r;
+  ASSERT_TRUE(measure_quality(*b, unused, inputs, o, r).ok());
+  EXPECT_TRUE(r.has_impulse);
+  EXPECT_NEAR(r.impulse_sigma, unused.effective_sigma, 1e-3);
+  EXPECT_EQ(r.images.size(), 1u);
 }
 
 // ---------------------------------------------------------------------------------------------------------

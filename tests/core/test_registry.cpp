@@ -210,6 +210,7 @@ TEST(Plan, DirectTwoDimensionalCostWarnsAboveItsBound) {
     ASSERT_TRUE(resolve_plan(c.method, given, p)) << c.method;
     ASSERT_TRUE(p.details.count("warning")) << c.method;
     EXPECT_NE(p.details["warning"].find("317^2 = 100489"), std::string::npos) << p.details["warning"];
+    EXPECT_TRUE(plan_warns_of_cost(p)) << c.method;  // quality skips its impulse response
     Plan q;
     given["radius"] = "157";  // 315^2 = 99225
     ASSERT_TRUE(resolve_plan(c.method, given, q)) << c.method;
