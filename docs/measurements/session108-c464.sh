@@ -7,7 +7,7 @@ set -u
 tar -xJf bundle.tar.xz
 GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh
 b=$here
-m=$PWD/.device/mutants
+m=$PWD/.device/mutants; xz -d -f $m/*.xz 2>/dev/null; chmod +x $m/*
 log=$OUT/c464.txt
 nvidia-smi --query-gpu=name,driver_version --format=csv >>"$log" 2>&1
 for t in $b/bin/test_gl $m/test_gl_upload_nowait $m/test_gl_download_nowait; do
