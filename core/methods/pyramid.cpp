@@ -130,8 +130,8 @@ Recipe pyramid_recipe() {
       const double one_level = fitted_ratio(f, 1) * std::sqrt(pyramid_variance(v, 1));
       plan.details["down"] = "not used: sigma is below one level's blur";
       set_plan_warning(plan, PlanWarning::Unused,
-                       fmt::format("pyramid: --down {} is not used: sigma {:.4g} is below one level's blur ({:.4g}), "
-                                   "so the Gaussian runs alone at full resolution",
+                       fmt::format("pyramid: --down {} is not used: sigma {:.6g} is below one level's blur ({:.6g}), "
+                                   "so its Gaussian runs alone, with no level",
                                    p.text("down"), plan.sigma, one_level));
     }
     plan.details["fitted_sigma"] = std::to_string(std::sqrt(fitted_var + scale2 * kernel_var));

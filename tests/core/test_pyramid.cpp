@@ -272,7 +272,8 @@ size_t count_of(const std::string& text, const std::string& part) {
 TEST(Pyramid, UnusedDownIsWarnedWhereGiven) {
   Plan p;
   const std::string w = logged_warnings({{"sigma", "0.5"}, {"down", "box4"}}, p);
-  const std::string said = "pyramid: --down box4 is not used: sigma 0.5 is below one level's blur (1.48)";
+  const std::string said = "pyramid: --down box4 is not used: sigma 0.5 is below one level's blur (1.48026), "
+                           "so its Gaussian runs alone, with no level";
   EXPECT_EQ(count_of(w, said), 1u) << w;
   ASSERT_TRUE(p.details.count("warning"));
   EXPECT_EQ(p.details.at("warning").rfind(said, 0), 0u) << p.details.at("warning");
