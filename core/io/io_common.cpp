@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -135,52 +136,80 @@ uint32_t le32(const unsigned char* p) {
 }
 
 Status check_exr_size(const std::string& path, uint64_t file_size) {
-  std::vector<unsigned char> h(65536);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return Status::success();  // the decoder says what is wrong
-  h.resize(std::fread(h.data(), 1, h.size(), f));
-  std::fclose(f);
-  // Deep files are the decoder's. A multi-part file's first header comes first, and its first part is the one read
-  // (and the file holds at least that part's bytes): its pixels are judged as a single part's (a 10 KB file whose first
-  // part declared 16384^2 x 64 channels made both adapters ask for 68 GB).
-  if (h.size() < 8 || (le32(&h[4]) & 0x800) != 0) return Status::success();
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
+  unsigned char head[8];
+  if (std::fread(head, 1, 8, f) != 8) return Status::success();
+  // The (first) header is read to its end, however long: OpenEXR writes attributes in name order, so a long one
+  // ("AAAApadding", 70 KB) may come before `channels`; a 64 KB look passed such a bomb. The values judged are read,
+  // the rest skipped. A header that does not end within the file, or that OpenEXR would not parse (a name over 255
+  // characters), is the decoder's to refuse.
+  uint64_t at = 8;
+  const auto read_name = [&](std::string& s) {  // NUL-terminated; false at the file's end or past 255 characters
+    s.clear();
+    for (int c; (c = std::getc(f)) != EOF;) {
+      ++at;
+      if (c == 0) return true;
+      if (s.size() == 255) return false;
+      s += char(c);
+    }
+    return false;
+  };
   double per_pixel = -1;  // bytes of one pixel of every channel (subsampled channels by their share)
   int compression = -1;
   long long x0 = 0, y0 = 0, x1 = -1, y1 = -1;
-  size_t at = 8;
-  const auto cstr = [&](size_t& i) {  // a NUL-terminated name within the buffer, or "" past it
-    const size_t start = i;
-    while (i < h.size() && h[i]) ++i;
-    if (i >= h.size()) return std::string();
-    return std::string(reinterpret_cast<const char*>(&h[start]), i++ - start);
-  };
-  while (at < h.size() && h[at]) {
-    size_t i = at;
-    const std::string name = cstr(i), type = cstr(i);
-    if (name.empty() || type.empty() || i + 4 > h.size()) return Status::success();
-    const size_t size = le32(&h[i]), v = i + 4;
-    if (v + size > h.size()) return Status::success();
-    if (name == "channels" && type == "chlist") {
+  std::string part_type;  // the `type` attribute's value (OpenEXR keeps a repeated attribute's last)
+  std::string name, type;
+  std::vector<unsigned char> value;  // an attribute judged
+  while (true) {
+    if (!read_name(name)) return Status::success();
+    if (name.empty()) break;  // the header's terminating NUL
+    unsigned char size_bytes[4];
+    if (!read_name(type) || type.empty() || std::fread(size_bytes, 1, 4, f) != 4) return Status::success();
+    const uint64_t size = le32(size_bytes), v = at + 4;
+    if (v + size > file_size) return Status::success();
+    at = v + size;
+    const bool judged = (name == "channels" && type == "chlist") ||
+                        (name == "compression" && type == "compression" && size >= 1) ||
+                        (name == "type" && type == "string" && size <= 64) ||
+                        (name == "dataWindow" && type == "box2i" && size >= 16);
+    if (!judged) {
+      if (name == "type" && type == "string") part_type.clear();  // too long to be a deep type
+      if (::fseeko(f, off_t(size), SEEK_CUR) != 0) return Status::success();
+      continue;
+    }
+    value.resize(size);
+    if (std::fread(value.data(), 1, size, f) != size) return Status::success();
+    if (name == "channels") {
       per_pixel = 0;
-      for (size_t c = v; c < v + size && h[c];) {
-        if (cstr(c).empty() || c + 16 > v + size) return Status::success();
-        const uint32_t pt = le32(&h[c]);
-        const double xs = std::max<int32_t>(1, int32_t(le32(&h[c + 8])));
-        const double ys = std::max<int32_t>(1, int32_t(le32(&h[c + 12])));
+      for (size_t c = 0; c < size && value[c];) {
+        while (c < size && value[c]) ++c;  // the channel's name
+        if (++c + 16 > size) return Status::success();
+        const uint32_t pt = le32(&value[c]);
+        const double xs = std::max<int32_t>(1, int32_t(le32(&value[c + 8])));
+        const double ys = std::max<int32_t>(1, int32_t(le32(&value[c + 12])));
         per_pixel += (pt == 1 ? 2 : 4) / (xs * ys);
         c += 16;
       }
-    } else if (name == "compression" && type == "compression" && size >= 1) {
-      compression = h[v];
-    } else if (name == "type" && type == "string" && size >= 4 &&
-               std::string(reinterpret_cast<const char*>(&h[v]), 4) == "deep") {
-      return Status::success();  // a multi-part file's deep part: the decoder's
-    } else if (name == "dataWindow" && type == "box2i" && size >= 16) {
-      x0 = int32_t(le32(&h[v])), y0 = int32_t(le32(&h[v + 4]));
-      x1 = int32_t(le32(&h[v + 8])), y1 = int32_t(le32(&h[v + 12]));
+    } else if (name == "compression") {
+      compression = value[0];
+    } else if (name == "type") {
+      part_type.assign(reinterpret_cast<const char*>(value.data()), size);
+    } else {
+      x0 = int32_t(le32(&value[0])), y0 = int32_t(le32(&value[4]));
+      x1 = int32_t(le32(&value[8])), y1 = int32_t(le32(&value[12]));
     }
-    at = v + size;
   }
+  // Deep parts are the decoder's, known by their `type`: OpenEXR reads a single-part file as an image unless the
+  // version's non-image bit (0x800) is set and `type` is deepscanline or deeptile (with the bit set and type
+  // scanlineimage, a patched PIZ bomb decoded 5 GB; without it, a deepscanline type is read as scanlineimage). A
+  // multi-part file (0x1000) has a type for each part; its first header comes first, and its first part is the one
+  // read (and the file holds at least that part's bytes): its pixels are judged as a single part's (a 10 KB file
+  // whose first part declared 16384^2 x 64 channels made both adapters ask for 68 GB).
+  const uint32_t version = le32(&head[4]);
+  const bool deep = (part_type == "deepscanline" || part_type == "deeptile") && (version & 0x1800) != 0;
+  if (deep) return Status::success();
   if (per_pixel <= 0 || x1 < x0 || y1 < y0) return Status::success();
   const double w = double(x1 - x0 + 1), hgt = double(y1 - y0 + 1), pixel_bytes = w * hgt * per_pixel;
   const ExrPacking packing = exr_packing(compression);

@@ -5,6 +5,7 @@
 #include <ImfMultiPartOutputFile.h>
 #include <ImfOutputFile.h>
 #include <ImfPartType.h>
+#include <ImfStringAttribute.h>
 #include <ImfTiledOutputFile.h>
 #include <Imath/half.h>
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "core/io/image_io.hpp"
@@ -209,13 +211,16 @@ TEST_P(IoErrors, BombHeadersAreRejectedBeforeAllocating) {
   }
 }
 
-// A constant image (a codec's best case) of w x h in one channel, as OpenEXR writes it (in 64x64 tiles if `tiled`).
-// One row of values serves every row (a y stride of 0): nothing the size of the image is allocated here.
+// A constant image (a codec's best case) of w x h in one channel, as OpenEXR writes it (in 64x64 tiles if `tiled`;
+// `edit`, if given, adds to its header). One row of values serves every row (a y stride of 0): nothing the size of
+// the image is allocated here.
 void write_constant_exr(const std::string& path, Imf::Compression compression, int w, int h, const char* channel,
-                        Imf::PixelType type, float value, bool tiled) {
+                        Imf::PixelType type, float value, bool tiled,
+                        const std::function<void(Imf::Header&)>& edit = nullptr) {
   Imf::Header header(w, h);
   header.compression() = compression;
   header.channels().insert(channel, Imf::Channel(type));
+  if (edit) edit(header);
   std::vector<float> row(size_t(w), value);
   std::vector<half> half_row(type == Imf::HALF ? size_t(w) : 0, half(value));
   char* base = type == Imf::HALF ? reinterpret_cast<char*>(half_row.data()) : reinterpret_cast<char*>(row.data());
@@ -242,6 +247,51 @@ void patch_data_window(const std::string& path, int w, int h) {
   const int32_t box[4] = {0, 0, w - 1, h - 1};  // little-endian, as EXR is, on the hosts we build for
   std::memcpy(&*at + key.size() + 4, box, sizeof box);
   test::write_bytes(path, bytes);
+}
+
+// Bytes of `path` from `at` on replaced by `with`, in place (the file's length kept).
+void patch_bytes(const std::string& path, size_t at, const std::string& with) {
+  std::vector<unsigned char> bytes = test::read_bytes(path);
+  ASSERT_LE(at + with.size(), bytes.size()) << path;
+  std::memcpy(&bytes[at], with.data(), with.size());
+  test::write_bytes(path, bytes);
+}
+
+// Sets the version field's non-image bit (0x800, deep data) in place.
+void set_non_image_bit(const std::string& path) {
+  std::vector<unsigned char> bytes = test::read_bytes(path);
+  ASSERT_GT(bytes.size(), size_t(8)) << path;
+  bytes[5] |= 0x08;
+  test::write_bytes(path, bytes);
+}
+
+// Where `key` first occurs in the file `path`, or npos.
+size_t find_in_file(const std::string& path, const std::string& key) {
+  const std::vector<unsigned char> bytes = test::read_bytes(path);
+  const auto at = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+  return at == bytes.end() ? std::string::npos : size_t(at - bytes.begin());
+}
+
+// `path`, a 16384^2 bomb, is refused by the size check: by preflight (asserted first, so that a check failing open
+// reads nothing of 512 MB+), then by every adapter, from its header, in far less than a second.
+void expect_bomb_refused(const std::string& path, const std::string& says) {
+  const std::string declares = "cannot hold the 16384x16384 image its header declares";
+  std::string format;
+  const Status pre = io::preflight_read(path, format);
+  ASSERT_FALSE(pre.ok()) << "preflight passed " << path;
+  EXPECT_NE(pre.error.find(declares), std::string::npos) << pre.error;
+  for (const std::string& adapter : test::built_adapters()) {
+    const auto io = make_image_io(adapter);
+    ASSERT_TRUE(io) << adapter;
+    LoadedImage img;
+    const auto start = std::chrono::steady_clock::now();
+    const Status bomb = io->read(path, {}, img);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_FALSE(bomb.ok()) << adapter;
+    EXPECT_NE(bomb.error.find(declares), std::string::npos) << adapter << ": " << bomb.error;
+    EXPECT_NE(bomb.error.find(says), std::string::npos) << adapter << ": " << bomb.error;
+    EXPECT_LT(seconds, 0.5) << adapter;
+  }
 }
 
 // PIZ, PXR24, B44, B44A, DWAA and DWAB: each one's best case, a constant image as OpenEXR writes it, passes the size
@@ -282,20 +332,71 @@ TEST(ExrSizeCheck, EachCompressionsBestCasePassesAndItsBombIsRefused) {
     EXPECT_TRUE(st.ok()) << st.error;
 
     ASSERT_NO_FATAL_FAILURE(patch_data_window(path, 16384, 16384));
-    for (const std::string& adapter : test::built_adapters()) {
-      const auto io = make_image_io(adapter);
-      ASSERT_TRUE(io) << adapter;
-      LoadedImage img;
-      const auto start = std::chrono::steady_clock::now();
-      const Status bomb = io->read(path, {}, img);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ASSERT_FALSE(bomb.ok()) << adapter;
-      EXPECT_NE(bomb.error.find("cannot hold the 16384x16384 image its header declares"), std::string::npos)
-          << adapter << ": " << bomb.error;
-      EXPECT_NE(bomb.error.find(c.says), std::string::npos) << adapter << ": " << bomb.error;
-      EXPECT_LT(seconds, 0.5) << adapter;
-    }
+    ASSERT_NO_FATAL_FAILURE(expect_bomb_refused(path, c.says));
   }
+}
+
+// A header of any length is judged: OpenEXR writes attributes in name order, so a 70 KB string attribute named
+// "AAAApadding" comes before `channels`; a check that looked at the first 64 KB passed such a PIZ bomb, which ran
+// 109 s at 21 GB. The honest file with that attribute still passes and reads.
+TEST(ExrSizeCheck, AHeaderLongerThan64KBIsJudgedToItsEnd) {
+  TempDir tmp;
+  const std::string path = tmp.path("padded.exr");
+  write_constant_exr(path, Imf::PIZ_COMPRESSION, 32768, 32, "Y", Imf::HALF, 0, false, [](Imf::Header& header) {
+    header.insert("AAAApadding", Imf::StringAttribute(std::string(70000, 'x')));
+  });
+  const size_t padding = find_in_file(path, "AAAApadding"), channels = find_in_file(path, "channels");
+  ASSERT_LT(padding, channels);
+  ASSERT_GT(channels, size_t(65536));
+  std::string format;
+  const Status st = io::preflight_read(path, format);
+  EXPECT_TRUE(st.ok()) << st.error;
+  for (const std::string& adapter : test::built_adapters()) {
+    LoadedImage img;
+    const Status read = make_image_io(adapter)->read(path, {}, img);
+    ASSERT_TRUE(read.ok()) << adapter << ": " << read.error;
+    EXPECT_EQ(img.image.width, 32768) << adapter;
+    EXPECT_EQ(img.image.height, 32) << adapter;
+  }
+
+  ASSERT_NO_FATAL_FAILURE(patch_data_window(path, 16384, 16384));
+  ASSERT_NO_FATAL_FAILURE(expect_bomb_refused(path, "PIZ packs at most 454:1"));
+}
+
+// Deep is judged by the part's `type` as OpenEXR reads it, not by the version's non-image bit (0x800) alone: a
+// single-part file is an image unless that bit is set and its type is deepscanline or deeptile. A PIZ bomb with the
+// bit set and type scanlineimage passed and decoded 5 GB in 15 s; one typed deepscanline without the bit is read as
+// a scanline image too. A deep file (bit and type) is still the decoder's, whatever its size.
+TEST(ExrSizeCheck, DeepIsJudgedByThePartsType) {
+  TempDir tmp;
+  const std::string flagged = tmp.path("flagged.exr");
+  write_constant_exr(flagged, Imf::PIZ_COMPRESSION, 32768, 32, "Y", Imf::HALF, 0, false,
+                     [](Imf::Header& header) { header.setType(Imf::SCANLINEIMAGE); });
+  ASSERT_NO_FATAL_FAILURE(patch_data_window(flagged, 16384, 16384));
+  ASSERT_NO_FATAL_FAILURE(set_non_image_bit(flagged));
+  {
+    SCOPED_TRACE("non-image bit, type scanlineimage");
+    ASSERT_NO_FATAL_FAILURE(expect_bomb_refused(flagged, "PIZ packs at most 454:1"));
+  }
+
+  // A string attribute "tape" renamed "type" in place (OutputFile writes no deep type).
+  const std::string typed = tmp.path("typed.exr");
+  write_constant_exr(typed, Imf::PIZ_COMPRESSION, 32768, 32, "Y", Imf::HALF, 0, false, [](Imf::Header& header) {
+    header.insert("tape", Imf::StringAttribute(Imf::DEEPSCANLINE));
+  });
+  ASSERT_NO_FATAL_FAILURE(patch_data_window(typed, 16384, 16384));
+  const size_t tape = find_in_file(typed, std::string("tape\0string\0", 12));
+  ASSERT_NE(tape, std::string::npos);
+  ASSERT_NO_FATAL_FAILURE(patch_bytes(typed, tape, "type"));
+  {
+    SCOPED_TRACE("type deepscanline, no non-image bit");
+    ASSERT_NO_FATAL_FAILURE(expect_bomb_refused(typed, "PIZ packs at most 454:1"));
+  }
+
+  ASSERT_NO_FATAL_FAILURE(set_non_image_bit(typed));  // now deep: the decoder's (which refuses PIZ for deep data)
+  std::string format;
+  const Status deep = io::preflight_read(typed, format);
+  EXPECT_TRUE(deep.ok()) << deep.error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, IoErrors, ::testing::ValuesIn(test::built_adapters()),
