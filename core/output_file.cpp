@@ -15,6 +15,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -78,11 +79,16 @@ std::atomic<bool> g_interrupted{false};
 Status write_directly(const std::string& path, const std::string& text, const std::string& what, bool append,
                       bool fifo = false) {
   if (g_stdout_closed && names_stdout(path)) return Status::fail(what + ": stdout was closed: the text would be lost");
-  const bool no_wait = fifo && g_interrupted;  // (note_interrupted)
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0) | (no_wait ? O_NONBLOCK : 0));
-  if (fd < 0 && no_wait && errno == ENXIO) return Status::fail(what + ": no reader on the FIFO; not written");
+  // A FIFO is opened without waiting, again every 20 ms until a reader has it open, so that a signal ends the wait
+  // (note_interrupted): a blocking open() waited on for good, the first signal waiting for it in turn.
+  const int flags = O_WRONLY | O_CLOEXEC | (append ? O_APPEND : 0) | (fifo ? O_NONBLOCK : 0);
+  int fd;
+  while ((fd = ::open(path.c_str(), flags)) < 0 && fifo && errno == ENXIO) {
+    if (g_interrupted) return Status::fail(what + ": no reader on the FIFO; not written");
+    ::usleep(20000);
+  }
   if (fd < 0) return Status::fail(what + ": cannot open it for writing: " + std::strerror(errno));
-  if (no_wait) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader is there: write it all
+  if (fifo) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader is there: write it all
   return write_and_close(fd, text, what);
 }
 
@@ -104,12 +110,16 @@ void note_stdout_closed() { g_stdout_closed = true; }
 
 void note_interrupted() { g_interrupted = true; }
 
-void remove_text_temporaries(bool wait) {
-  std::unique_lock<std::mutex> lock(g_temps_mutex, std::defer_lock);
-  if (!wait && !lock.try_lock()) return;
-  if (wait) lock.lock();
-  for (const auto& t : g_temps) ::unlink(t.c_str());
-  g_temps.clear();
+void remove_text_temporaries() {
+  // The names are copied under the lock and removed outside it: an unlink that blocks (a stalled network filesystem)
+  // holds no lock another remover waits for. They stay listed: one whose create was under way is removed again by a
+  // later call (each name is unique: removing one already renamed or removed does nothing).
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(g_temps_mutex);
+    names.assign(g_temps.begin(), g_temps.end());
+  }
+  for (const auto& t : names) ::unlink(t.c_str());
 }
 
 std::string temp_path_for(const std::string& output) {
@@ -132,14 +142,24 @@ Status write_text_file(const std::string& path, const std::string& text, const s
   int fd = -1;
   for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
     tmp = temp_path_for(target);
+    // Listed before it is made: a signal that ends the process while open() creates it (a slow network filesystem)
+    // removes it too. (Where the name is another's, EEXIST, it is unlisted at once.)
+    {
+      std::lock_guard<std::mutex> lock(g_temps_mutex);
+      g_temps.insert(tmp);
+    }
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int open_errno = errno;
+    if (fd < 0) {
+      std::lock_guard<std::mutex> lock(g_temps_mutex);
+      g_temps.erase(tmp);
+    }
+    errno = open_errno;
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return Status::fail(what + ": cannot create its temporary " + tmp + ": " + std::strerror(errno));
-  {
-    std::lock_guard<std::mutex> lock(g_temps_mutex);
-    g_temps.insert(tmp);
-  }
+  // Test hook: a pause just after the temporary's create, as a slow one (a network filesystem's) has.
+  if (const char* ms = std::getenv("GPUBLUR_TEST_TEXT_CREATE_DELAY_MS")) ::usleep(useconds_t(std::atoi(ms)) * 1000);
   // Test hook: a pause with the temporary made, so a test can interrupt the write.
   if (const char* ms = std::getenv("GPUBLUR_TEST_TEXT_WRITE_DELAY_MS")) ::usleep(useconds_t(std::atoi(ms)) * 1000);
   Status s = write_and_close(fd, text, what);

@@ -17,14 +17,15 @@ std::string temp_path_for(const std::string& output);
 // directly, appending where it is a file behind an open descriptor. `what` begins the errors ("--report x.json").
 Status write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
-// Removes the temporaries write_text_file has open (a report's, bench's JSON): the interrupt thread calls it before the
-// process exits, as it removes images' (a second signal stops its wait for a write; a report merge waited for none).
-// Without `wait` (a signal that ends the process at once) none is removed where another thread holds their list.
-void remove_text_temporaries(bool wait = true);
+// Removes the temporaries write_text_file has open or is creating (a report's, bench's JSON): the interrupt thread
+// calls it before the process exits, as it removes images' (a second signal stops its wait for a write; a report merge
+// waited for none). Its lock is never held across a call that may block: only an unlink itself can.
+void remove_text_temporaries();
 
-// Says that the process is being interrupted (the interrupt thread, before its report's hook): write_text_file then
-// writes a FIFO only where a reader has it open, failing at once where none has ("no reader"), instead of waiting in
-// open() for one that may never come. Before that it waits, as any writer of a FIFO does (a reader may come later).
+// Says that the process is being interrupted (the interrupt thread, at the signal): write_text_file then writes a FIFO
+// only where a reader has it open, failing at once where none has ("no reader"), one waiting for a reader included,
+// instead of waiting for one that may never come. Before that it waits, as any writer of a FIFO does (a reader may
+// come later).
 void note_interrupted();
 
 // Says that the process started with stdout closed (main holds descriptor 1 on /dev/null): write_text_file then

@@ -430,24 +430,51 @@ Status guarded_write(WriteSlot& slot, const std::string& output, bool overwrite,
   return s;
 }
 
+// Whether the interrupt thread's report hook has returned: its report is written whole (or its error said).
+std::atomic<bool> g_interrupt_report_done{false};
+
 // From now on the next of these signals ends the process at once, 130: the interrupt thread, which runs the report's
 // hook and flushes stdout next, may block in a write (a FIFO whose reader never reads, a full pipe, a stalled network
 // filesystem) and then waits for no signal (only SIGKILL ended it). A thread of its own, not a handler on the
 // interrupt thread: _exit from another thread also ends a thread stuck in a call that only a fatal signal interrupts
-// (NFS, FUSE), and the text temporaries can be removed under their lock (where it is free: one stuck removing them
-// holds it). Without a thread (a process limit) it runs as before.
+// (NFS, FUSE). Without a thread (a process limit) it runs as before.
+// A signal counts only from 100 ms after the hook starts: one sent with the first (Ctrl-C and a wrapper forwarding its
+// own SIGTERM) is still pending here, or comes a moment later, and ended the run before its report was written. Those
+// are taken and dropped, a pending one even where this thread starts late; a second signal from a person comes later.
+// The text temporaries are removed by another thread, waited for at most 200 ms: their unlink on a stalled filesystem
+// blocks as the write does.
 void exit_on_another_signal(const sigset_t& set, bool report) {
-  const std::string_view say = report ? "gpublur: interrupted again; exiting without finishing the report\n"
-                                      : "gpublur: interrupted again; exiting now\n";
+  using std::chrono::steady_clock;
+  const steady_clock::time_point counts_from = steady_clock::now() + std::chrono::milliseconds(100);
   try {
-    std::thread([set, say] {
+    std::thread([set, report, counts_from] {
+      for (;;) {  // until counts_from, then once more without waiting (one still pending)
+        const auto left = std::max(counts_from - steady_clock::now(), steady_clock::duration::zero());
+        const long long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+        const timespec wait{time_t(ns / 1000000000), long(ns % 1000000000)};
+        if (sigtimedwait(&set, nullptr, &wait) < 0 && errno == EAGAIN && ns == 0) break;
+      }
       int sig = 0;
       sigwait(&set, &sig);
+      static std::atomic<bool> removed{false};
+      try {
+        std::thread([] {
+          remove_text_temporaries();
+          removed = true;
+        }).detach();
+      } catch (const std::system_error&) {
+        remove_text_temporaries();
+        removed = true;
+      }
+      for (int i = 0; i < 40 && !removed; ++i) ::usleep(5000);
+      // The report is whole where the hook returned (the interrupt thread flushing stdout next, a full pipe).
+      const std::string_view say = report && !g_interrupt_report_done
+                                       ? "gpublur: interrupted again; exiting without finishing the report\n"
+                                       : "gpublur: interrupted again; exiting now\n";
       pollfd err{STDERR_FILENO, POLLOUT, 0};  // said only where it cannot block (stderr a full pipe too)
       if (::poll(&err, 1, 0) == 1 && (err.revents & POLLOUT)) {
         [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, say.data(), say.size());
       }
-      remove_text_temporaries(false);
       _exit(130);
     }).detach();
   } catch (const std::system_error&) {
@@ -480,6 +507,7 @@ void install_interrupt_handler() {
       TempRegistry& r = temps();
       std::unique_lock<std::mutex> lock(r.mutex);
       r.cancelled = true;
+      note_interrupted();  // a report's write to a FIFO (the hook's, or one under way) does not wait for a reader
       if (::isatty(2)) std::fputs("\r\033[K", stderr);  // off a progress bar's line
       spdlog::warn("interrupted ({}): removing temporary outputs and stopping",
                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
@@ -495,12 +523,12 @@ void install_interrupt_handler() {
       for (const auto& t : r.temps) ::unlink(t.c_str());
       remove_text_temporaries();
       remove_empty_made_folders(r);
-      note_interrupted();  // the hook's report does not wait for a FIFO's reader to come
       // Not where a second signal cut a report's write short: the two would write at once (stdout interleaved).
       const bool report = r.on_interrupt && r.reports_writing == 0;
       exit_on_another_signal(set, report);
       // Still holding the lock: run_pipeline clears the hook under it, so what the hook reads outlives the call.
       if (report) r.on_interrupt();
+      g_interrupt_report_done = true;
       // stdout and stderr only, and only where free: fflush(nullptr) waited for stdin's lock, which a main thread
       // reading a list from it (`blur -`) holds, and the process never exited.
       for (std::FILE* f : {stdout, stderr})

@@ -167,7 +167,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PendingBackends& pending, 
 // a thread that waits for them: it removes every temporary output in flight, waits for writes under way to
 // stop, runs the pipeline's PipelineOptions::on_interrupt if a run is under way, and exits the process with
 // status 130. No partial output is left. A second signal while it waits for writes stops the waiting; one while the
-// hook runs (its write may block: a FIFO nobody reads, a full pipe) ends the process at once, 130, without the report.
+// hook runs (its write may block: a FIFO nobody reads, a full pipe) ends the process at once, 130, without the report
+// (one still pending when the hook starts, or coming in its first 100 ms, is taken as sent with the first: dropped).
 void install_interrupt_handler();
 // A caller that sets PipelineOptions::on_interrupt holds one of these from before run_pipeline until its report is
 // written: run_pipeline returns with the hook still armed, then with the whole run (interrupted: true), so a signal
