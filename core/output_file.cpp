@@ -150,6 +150,10 @@ Status write_text_file(const std::string& path, const std::string& text, const s
     }
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     const int open_errno = errno;
+    // Test hook: the file made, open() not yet returned, as in a slow create (a network filesystem's): the window that
+    // listing the name only after open() left unguarded.
+    if (const char* ms = std::getenv("GPUBLUR_TEST_TEXT_CREATE_DELAY_MS"); ms && fd >= 0)
+      ::usleep(useconds_t(std::atoi(ms)) * 1000);
     if (fd < 0) {
       std::lock_guard<std::mutex> lock(g_temps_mutex);
       g_temps.erase(tmp);
@@ -158,8 +162,6 @@ Status write_text_file(const std::string& path, const std::string& text, const s
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return Status::fail(what + ": cannot create its temporary " + tmp + ": " + std::strerror(errno));
-  // Test hook: a pause just after the temporary's create, as a slow one (a network filesystem's) has.
-  if (const char* ms = std::getenv("GPUBLUR_TEST_TEXT_CREATE_DELAY_MS")) ::usleep(useconds_t(std::atoi(ms)) * 1000);
   // Test hook: a pause with the temporary made, so a test can interrupt the write.
   if (const char* ms = std::getenv("GPUBLUR_TEST_TEXT_WRITE_DELAY_MS")) ::usleep(useconds_t(std::atoi(ms)) * 1000);
   Status s = write_and_close(fd, text, what);
