@@ -317,6 +317,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       c.floor = k == 0;  // the plain copy; a listed copy variant (copy:border=wrap) is a case like any other
       c.sigma = c.floor ? 0 : p.sigma;
       c.params = p.plan.params;
+      c.details = p.plan.details;
       c.effective_sigma = p.plan.effective_sigma;
       c.radius = p.plan.radius;
       c.upload_ms = upload_ms;
@@ -448,6 +449,7 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
            {"radius", c.radius},
            {"effective_sigma", c.effective_sigma},
            {"params", params},
+           {"details", json(c.details)},  // (an object, {} where empty)
            {"path", c.path},
            {"upload_ms", c.upload_ms},
            {"times_ms", c.times_ms},

@@ -39,6 +39,9 @@ struct BenchCase {
   std::string storage;  // Backend::storage() for this image (GL's texture format follows its channels)
   double sigma = 0;
   std::map<std::string, std::string> params;  // resolved
+  // The plan's details (Plan::details: what the recipe derived, and its warning and warning_kind where it warns), as
+  // blur's report has them: a script reading the JSON sees what the table's stderr warning said.
+  std::map<std::string, std::string> details;
   double effective_sigma = 0;
   int radius = 0;
   std::string path;  // RunInfo.path

@@ -471,6 +471,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
   out.reference_backend = judge.name();
   out.method = plan.method;
   out.params = plan.params;
+  out.details = plan.details;
   out.sigma = plan.sigma;
   out.predicted_sigma = plan.effective_sigma;
   out.tolerance = opts.fit.tolerance;
@@ -691,6 +692,7 @@ nlohmann::json quality_json(const QualityResult& r) {
               {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
               {"method", r.method},
               {"params", params},
+              {"details", json(r.details)},
               {"sigma", r.sigma},
               {"predicted_sigma", r.predicted_sigma},
               {"impulse_sigma", r.has_impulse ? json(r.impulse_sigma) : json(nullptr)},

@@ -136,7 +136,8 @@ struct QualityResult {
   bool linear = true, premultiply = true;
   std::string io;
   std::string method;
-  std::map<std::string, std::string> params;  // resolved
+  std::map<std::string, std::string> params;   // resolved
+  std::map<std::string, std::string> details;  // the plan's (its derivations; warning and warning_kind if it warns)
   double sigma = 0;            // requested
   double predicted_sigma = 0;  // plan.effective_sigma
   bool has_impulse = false;

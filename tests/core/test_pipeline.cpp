@@ -890,6 +890,34 @@ TEST(Bench, VariantsOfTheSameParametersRunOnce) {
   EXPECT_EQ(r.cases.size(), 5u);  // copy, box (4 passes) and box:passes=3 at two sigmas
 }
 
+// Each case's JSON holds its plan's details as blur's report does: what the recipe derived, and where the plan warns,
+// the warning and its kind (they were only on stderr, so a script reading the JSON could not tell which case warned).
+TEST(Bench, JsonCasesCarryThePlansDetailsAndWarning) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  BenchOptions o;
+  o.methods = {"box", "pyramid:down=box4"};
+  o.sigmas = {0.5, 4};
+  o.sizes = {{16, 16}};
+  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchResult r;
+  ASSERT_TRUE(run_bench(*backend, o, r).ok());
+  const nlohmann::json j = bench_json(r, o);
+  ASSERT_EQ(j["cases"].size(), 5u);  // copy, box and pyramid at two sigmas
+  for (const auto& c : j["cases"]) {
+    SCOPED_TRACE(c["method"].get<std::string>() + " sigma " + std::to_string(c["sigma"].get<double>()));
+    ASSERT_TRUE(c["details"].is_object());
+    EXPECT_TRUE(c["details"].contains("program"));
+    const bool unused_down = c["method"] == "pyramid:down=box4" && c["sigma"] == 0.5;
+    EXPECT_EQ(c["details"].contains("warning"), unused_down);
+    if (unused_down) {
+      EXPECT_EQ(c["details"]["warning_kind"], "unused");
+      EXPECT_NE(c["details"]["warning"].get<std::string>().find("--down box4 is not used"), std::string::npos);
+    }
+  }
+  EXPECT_NE(j["cases"][1]["details"]["program"].get<std::string>().find("box1d(x, w "), std::string::npos)
+      << "box's program states its widths";
+}
+
 // Several channel counts: each size with each count, its own image, copy first and the ratios against that copy; each
 // case names its storage, and the JSON's settings list the counts.
 TEST(Bench, ChannelCountsEachRunAsTheirOwnImages) {

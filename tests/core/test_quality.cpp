@@ -467,6 +467,9 @@ TEST(Quality, ImpulseIsSkippedWhereThePlanWarnsOfItsCost) {
   ASSERT_TRUE(measure_quality(*b, big, inputs, o, warned).ok());
   EXPECT_FALSE(warned.has_impulse);
   EXPECT_TRUE(quality_json(warned)["impulse_sigma"].is_null());
+  // The JSON says why, as blur's report does (its details had the warning only on stderr).
+  EXPECT_EQ(quality_json(warned)["details"]["warning"], big.details.at("warning"));
+  EXPECT_EQ(quality_json(warned)["details"]["warning_kind"], "cost");
   EXPECT_EQ(warned.images.size(), 1u) << "the images are still measured";
   ASSERT_TRUE(measure_quality(*b, plan_of("gauss-2d", {{"sigma", "2"}, {"radius", "157"}}), inputs, o, plain).ok());
   EXPECT_TRUE(plain.has_impulse);
@@ -497,6 +500,11 @@ TEST(Quality, ImpulseIsMeasuredWhereThePlanWarnsOfNoCost) {
   EXPECT_TRUE(r.has_impulse);
   EXPECT_NEAR(r.impulse_sigma, unused.effective_sigma, 1e-3);
   EXPECT_EQ(r.images.size(), 1u);
+  EXPECT_EQ(quality_json(r)["details"]["warning_kind"], "unused");
+  QualityResult plain;
+  ASSERT_TRUE(measure_quality(*b, plan_of("pyramid", {{"sigma", "4"}, {"down", "box4"}}), inputs, o, plain).ok());
+  EXPECT_FALSE(quality_json(plain)["details"].contains("warning"));
+  EXPECT_TRUE(quality_json(plain)["details"].contains("program"));
 }
 
 // ---------------------------------------------------------------------------------------------------------
