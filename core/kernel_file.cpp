@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/io/image_io.hpp"
+#include "core/io/io_common.hpp"
 #include "core/plan.hpp"
 
 namespace gpublur {
@@ -41,22 +42,8 @@ Status check_shape(const KernelMatrix& m, const std::string& name, int first_lin
   return Status::success();
 }
 
-// A token as a message shows it: bytes outside printable ASCII as \xNN (a binary file, a PNG given as --kernel,
-// printed its raw bytes to the terminal), at most 40 characters.
-std::string shown_token(const std::string& tok) {
-  std::string out;
-  for (unsigned char c : tok) {
-    if (out.size() >= 40) return out + "...";
-    if (c >= 0x20 && c < 0x7f) {
-      out += char(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
+// A token as a message shows it (a binary file, a PNG given as --kernel, printed its raw bytes to the terminal).
+std::string shown_token(const std::string& tok) { return io::shown_bytes(tok, 40); }
 
 }  // namespace
 

@@ -135,17 +135,55 @@ uint32_t le32(const unsigned char* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
+// Natural sizes of OpenEXR 3.1's fixed-size attribute types. OpenEXR reads these at their natural size whatever size
+// the attribute declares, and the next attribute from there, so a declared size of another length would make this walk
+// and the decoder's disagree on where the attributes end.
+struct ExrFixedType {
+  const char* type;
+  uint32_t size;
+};
+constexpr ExrFixedType kExrFixedTypes[] = {
+    {"box2i", 16},     {"box2f", 16},   {"chromaticities", 32}, {"compression", 1}, {"deepImageState", 1},
+    {"double", 8},     {"envmap", 1},   {"float", 4},           {"int", 4},         {"keycode", 28},
+    {"lineOrder", 1},  {"m33f", 36},    {"m33d", 72},           {"m44f", 64},       {"m44d", 128},
+    {"rational", 8},   {"tiledesc", 9}, {"timecode", 8},        {"v2i", 8},         {"v2f", 8},
+    {"v2d", 16},       {"v3i", 12},     {"v3f", 12},            {"v3d", 24}};
+
+}  // namespace
+
+std::string shown_bytes(const std::string& s, size_t max_chars) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i == max_chars) return out + "...";
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    out += c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+namespace {
+
 Status check_exr_size(const std::string& path, uint64_t file_size) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return Status::success();  // the decoder says what is wrong
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
   unsigned char head[8];
   if (std::fread(head, 1, 8, f) != 8) return Status::success();
-  // The (first) header is read to its end, however long: OpenEXR writes attributes in name order, so a long one
-  // ("AAAApadding", 70 KB) may come before `channels`; a 64 KB look passed such a bomb. The values judged are read,
-  // the rest skipped. A header that does not end within the file, or that OpenEXR would not parse (a name over 255
-  // characters), is the decoder's to refuse.
+  const uint32_t version = le32(&head[4]);
+  // The headers are walked to their end, however long, as OpenEXR 3.1 reads them (Header::readFrom): OpenEXR
+  // writes attributes in name order, so a long one ("AAAApadding", 70 KB) may come before `channels`; and a
+  // multi-part file's every header (0x1000; up to its empty one), which OpenEXR reads on opening it. Where the walk
+  // and the decoder could disagree on where an attribute ends, the file is refused, not passed: a fuzzing run found
+  // 1-channel 16384^2 files that passed through such a disagreement (an `int` of declared size 20, an empty type
+  // name, a chlist of size 0, ...) and cost 1.5-2.0 GB before the decoder failed them, a 29-byte file whose string
+  // declared 2 GB (OpenEXR allocates and fills it before finding the file short; from a second part's header too:
+  // 1 KB, 2.1 GB), and a repeated `channels` (OpenEXR adds its channels to the first's: 2.7-4.6 GB).
+  const bool multipart = (version & 0x1000) != 0;
   uint64_t at = 8;
+  std::string name, type, where;
+  const auto bad = [&](const std::string& why) {
+    return Status::fail(fmt::format("cannot read '{}': corrupt EXR header: {}", path, why));
+  };
   const auto read_name = [&](std::string& s) {  // NUL-terminated; false at the file's end or past 255 characters
     s.clear();
     for (int c; (c = std::getc(f)) != EOF;) {
@@ -156,50 +194,95 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
     }
     return false;
   };
+  const auto unread = [&](const std::string& what) {
+    return bad(std::feof(f) ? fmt::format("the file ends within {} (truncated)", what)
+                            : fmt::format("{} runs past 255 characters", what));
+  };
+  // The first part's (the one read) values the size is judged by.
   double per_pixel = -1;  // bytes of one pixel of every channel (subsampled channels by their share)
-  int compression = -1;
-  long long x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+  int compression = 3;                          // OpenEXR's default header, kept where the file has none: ZIP
+  long long x0 = 0, y0 = 0, x1 = 63, y1 = 63;   // and a 64x64 data window
   std::string part_type;  // the `type` attribute's value (OpenEXR keeps a repeated attribute's last)
-  std::string name, type;
   std::vector<unsigned char> value;  // an attribute judged
-  while (true) {
-    if (!read_name(name)) return Status::success();
-    if (name.empty()) break;  // the header's terminating NUL
-    unsigned char size_bytes[4];
-    if (!read_name(type) || type.empty() || std::fread(size_bytes, 1, 4, f) != 4) return Status::success();
-    const uint64_t size = le32(size_bytes), v = at + 4;
-    if (v + size > file_size) return Status::success();
-    at = v + size;
-    const bool judged = (name == "channels" && type == "chlist") ||
-                        (name == "compression" && type == "compression" && size >= 1) ||
-                        (name == "type" && type == "string" && size <= 64) ||
-                        (name == "dataWindow" && type == "box2i" && size >= 16);
-    if (!judged) {
-      if (name == "type" && type == "string") part_type.clear();  // too long to be a deep type
-      if (::fseeko(f, off_t(size), SEEK_CUR) != 0) return Status::success();
-      continue;
-    }
-    value.resize(size);
-    if (std::fread(value.data(), 1, size, f) != size) return Status::success();
-    if (name == "channels") {
-      per_pixel = 0;
-      for (size_t c = 0; c < size && value[c];) {
-        while (c < size && value[c]) ++c;  // the channel's name
-        if (++c + 16 > size) return Status::success();
-        const uint32_t pt = le32(&value[c]);
-        const double xs = std::max<int32_t>(1, int32_t(le32(&value[c + 8])));
-        const double ys = std::max<int32_t>(1, int32_t(le32(&value[c + 12])));
-        per_pixel += (pt == 1 ? 2 : 4) / (xs * ys);
-        c += 16;
+  unsigned char skipped[4096];
+  for (int part = 0;; ++part) {
+    bool seen_channels = false, empty = true;
+    while (true) {
+      if (!read_name(name)) return unread(empty && part > 0 ? "a header" : "an attribute name");
+      if (name.empty()) break;  // the header's terminating NUL
+      empty = false;
+      where = fmt::format("attribute '{}'{}", shown_bytes(name, 64), part ? fmt::format(" of part {}", part + 1) : "");
+      unsigned char size_bytes[4];
+      if (!read_name(type)) return unread("the type of " + where);
+      if (std::fread(size_bytes, 1, 4, f) != 4) return bad(fmt::format("the file ends within {}", where));
+      const uint64_t size = le32(size_bytes), v = at + 4;
+      where += fmt::format(" of type {}", shown_bytes(type, 64));  // (an empty type is opaque to OpenEXR too)
+      if (size > 0x7fffffff) return bad(fmt::format("{}: a negative size", where));
+      if (v + size > file_size) return bad(fmt::format("{} declares {} bytes, past the file's end", where, size));
+      at = v + size;
+      for (const ExrFixedType& k : kExrFixedTypes)
+        if (type == k.type && size != k.size)
+          return bad(fmt::format("{} declares {} bytes, not its type's {}", where, size, k.size));
+      // Read whole: the variable-size types OpenEXR parses (a chlist to its empty name, whatever its size; a preview
+      // or stringvector by what its fields say) and the values the size is judged by.
+      const bool judged = type == "chlist" || type == "preview" || type == "stringvector" ||
+                          (part == 0 && ((name == "compression" && type == "compression") ||
+                                         (name == "type" && type == "string" && size <= 64) ||
+                                         (name == "dataWindow" && type == "box2i")));
+      if (!judged) {
+        if (part == 0 && name == "type" && type == "string") part_type.clear();  // too long to be a deep type
+        if (type == "floatvector" && size % 4) return bad(fmt::format("{}: {} bytes, not whole floats", where, size));
+        // A small one is read past, not sought past: a 50 MB header of 2M v2i took 2.8 s sought, 1.5 s read.
+        if (size <= sizeof skipped ? std::fread(skipped, 1, size, f) != size : ::fseeko(f, off_t(size), SEEK_CUR) != 0)
+          return bad(fmt::format("{}: cannot read past it", where));
+        continue;
       }
-    } else if (name == "compression") {
-      compression = value[0];
-    } else if (name == "type") {
-      part_type.assign(reinterpret_cast<const char*>(value.data()), size);
-    } else {
-      x0 = int32_t(le32(&value[0])), y0 = int32_t(le32(&value[4]));
-      x1 = int32_t(le32(&value[8])), y1 = int32_t(le32(&value[12]));
+      value.resize(size);
+      if (std::fread(value.data(), 1, size, f) != size) return bad(fmt::format("{}: cannot read it", where));
+      const auto mismatch = [&](const char* what) {
+        return bad(fmt::format("{}: its {} disagree with its size ({} bytes)", where, what, size));
+      };
+      if (type == "preview") {
+        if (size < 8 || 8 + 4.0 * le32(&value[0]) * le32(&value[4]) != double(size))
+          return mismatch("width and height");
+      } else if (type == "stringvector") {
+        for (size_t c = 0; c < size;) {
+          if (size - c < 4 || le32(&value[c]) > size - c - 4) return mismatch("string lengths");
+          c += 4 + le32(&value[c]);
+        }
+      } else if (type == "chlist") {
+        double pp = 0;
+        size_t c = 0;
+        while (true) {
+          const size_t start = c;
+          while (c < size && value[c]) ++c;  // the channel's name
+          if (c >= size) return mismatch("channel names");
+          const size_t n = c++ - start;
+          if (n > 255) return bad(fmt::format("{}: a channel name over 255 characters", where));
+          if (n == 0) break;  // the list's end
+          if (c + 16 > size) return mismatch("channels");
+          const uint32_t pt = le32(&value[c]);
+          const double xs = std::max<int32_t>(1, int32_t(le32(&value[c + 8])));
+          const double ys = std::max<int32_t>(1, int32_t(le32(&value[c + 12])));
+          pp += (pt == 1 ? 2 : 4) / (xs * ys);
+          c += 16;
+        }
+        if (c != size) return mismatch("channels");
+        if (name == "channels") {  // OpenEXR adds a repeated list's channels to the first's
+          if (seen_channels) return bad(fmt::format("{} repeated", where));
+          seen_channels = true;
+          if (part == 0) per_pixel = pp;
+        }
+      } else if (name == "compression") {
+        compression = value[0];
+      } else if (name == "type") {
+        part_type.assign(reinterpret_cast<const char*>(value.data()), size);
+      } else {
+        x0 = int32_t(le32(&value[0])), y0 = int32_t(le32(&value[4]));
+        x1 = int32_t(le32(&value[8])), y1 = int32_t(le32(&value[12]));
+      }
     }
+    if (!multipart || empty) break;  // a multi-part file's headers end with an empty one
   }
   // Deep parts are the decoder's, known by their `type`: OpenEXR reads a single-part file as an image unless the
   // version's non-image bit (0x800) is set and `type` is deepscanline or deeptile (with the bit set and type
@@ -207,7 +290,6 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
   // multi-part file (0x1000) has a type for each part; its first header comes first, and its first part is the one
   // read (and the file holds at least that part's bytes): its pixels are judged as a single part's (a 10 KB file
   // whose first part declared 16384^2 x 64 channels made both adapters ask for 68 GB).
-  const uint32_t version = le32(&head[4]);
   const bool deep = (part_type == "deepscanline" || part_type == "deeptile") && (version & 0x1800) != 0;
   if (deep) return Status::success();
   if (per_pixel <= 0 || x1 < x0 || y1 < y0) return Status::success();

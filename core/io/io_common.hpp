@@ -24,6 +24,9 @@ inline const std::string& shown_name(const ImageMeta& meta, const std::string& p
 // What a file's first bytes say it is: "png", "exr", another known format's name ("JPEG", "TIFF", ...),
 // or "unrecognised data (first bytes: 3c 21 44 4f)".
 std::string describe_content(const unsigned char* bytes, size_t n);
+// Text from a file as a message shows it: bytes outside printable ASCII as \xNN (a file's raw bytes, terminal escapes
+// among them, went to the terminal), cut to at most `max_chars` of `s` with "..." after.
+std::string shown_bytes(const std::string& s, size_t max_chars);
 
 // Before decoding: the file exists, is a regular non-empty file, has a supported extension, and its magic
 // bytes match that extension. On success `format` is "exr" or "png".
