@@ -46,6 +46,7 @@ void on_read(png_structp png, png_bytep data, png_size_t length) {
 struct PngHeader {
   png_uint_32 width = 0, height = 0;
   int bit_depth = 0, color_type = 0, channels = 0;
+  bool interlaced = false;
 };
 
 bool read_header(PngContext& ctx, PngHeader& h) {
@@ -62,6 +63,7 @@ bool read_header(PngContext& ctx, PngHeader& h) {
   int interlace = 0, compression = 0, filter = 0;
   png_get_IHDR(ctx.png, ctx.info, &h.width, &h.height, &h.bit_depth, &h.color_type, &interlace, &compression,
                &filter);
+  h.interlaced = interlace != PNG_INTERLACE_NONE;
   // Expand everything to 8 or 16 bits per sample: palettes to RGB, tRNS to a real alpha channel.
   if (h.color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(ctx.png);
   if (h.color_type == PNG_COLOR_TYPE_GRAY && h.bit_depth < 8) png_set_expand_gray_1_2_4_to_8(ctx.png);
@@ -78,6 +80,20 @@ bool read_rows(PngContext& ctx, png_bytepp rows) {
   png_read_image(ctx.png, rows);
   ctx.rows_read = true;
   png_read_end(ctx.png, ctx.info);  // text chunks after the image data, and the file's integrity
+  return true;
+}
+
+// A non-interlaced image row by row into `raw`, reserved whole but grown (zero-filled) as the rows arrive, so that a
+// truncated file touches only the rows it holds: a 32 KB truncated 1-bit palette file declaring 16384^2 filled 1 GiB
+// before failing (palette, tRNS and 1-bit gray expand up to 32x past the bytes the size check judges by).
+bool read_rows_growing(PngContext& ctx, std::vector<unsigned char>& raw, size_t row_bytes, png_uint_32 height) {
+  if (setjmp(png_jmpbuf(ctx.png))) return false;
+  for (png_uint_32 y = 0; y < height; ++y) {
+    raw.resize(raw.size() + row_bytes);  // within the reserve: no copy
+    png_read_row(ctx.png, raw.data() + size_t(y) * row_bytes, nullptr);
+  }
+  ctx.rows_read = true;
+  png_read_end(ctx.png, ctx.info);
   return true;
 }
 
@@ -130,10 +146,16 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
 
   const size_t bytes_per_sample = h.bit_depth == 16 ? 2 : 1;
   const size_t row_bytes = size_t(h.width) * h.channels * bytes_per_sample;
-  std::vector<unsigned char> raw(row_bytes * h.height);
-  std::vector<png_bytep> rows(h.height);
-  for (size_t y = 0; y < h.height; ++y) rows[y] = raw.data() + y * row_bytes;
-  if (!read_rows(ctx, rows.data())) {
+  std::vector<unsigned char> raw;
+  std::vector<png_bytep> rows;
+  if (h.interlaced) {  // (Adam7's passes write rows all over the image: the whole of it first)
+    raw.resize(row_bytes * h.height);
+    rows.resize(h.height);
+    for (size_t y = 0; y < h.height; ++y) rows[y] = raw.data() + y * row_bytes;
+  } else {
+    raw.reserve(row_bytes * h.height);
+  }
+  if (h.interlaced ? !read_rows(ctx, rows.data()) : !read_rows_growing(ctx, raw, row_bytes, h.height)) {
     std::string msg = ctx.message;
     // Every row there and the file ends before IEND: the image is whole (OpenImageIO reads it too), said.
     const bool whole = ctx.rows_read && std::feof(ctx.file);

@@ -20,6 +20,13 @@ namespace {
 
 const unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
+// A chunk type is four ASCII letters (PNG specification 5.4); libpng refuses any other.
+bool png_chunk_type(const unsigned char* t) {
+  for (int i = 0; i < 4; ++i)
+    if (!((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z'))) return false;
+  return true;
+}
+
 void put32(std::vector<unsigned char>& v, uint32_t x) {
   const unsigned char b[4] = {(unsigned char)(x >> 24), (unsigned char)(x >> 16), (unsigned char)(x >> 8),
                               (unsigned char)x};
@@ -199,23 +206,35 @@ PngExtras read_png_extras(const std::string& path) {
   if (!f || std::fread(head, 1, 8, f.get()) != 8 || std::memcmp(head, kSignature, 8) != 0) return extras;
   std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(libdeflate_alloc_decompressor(),
                                                                                   libdeflate_free_decompressor);
-  // A zlib stream inflated into a buffer that grows until it holds it (or passes kMaxText: false).
-  const auto inflate = [&](const unsigned char* z, size_t n, std::string& text) {
+  // A zlib stream inflated into a buffer that grows until it holds it (or passes `limit`: false).
+  const auto inflate_within = [&](const unsigned char* z, size_t n, std::string& text, size_t limit) {
     for (size_t cap = std::max<size_t>(4 * n, 4096);; cap *= 4) {
-      cap = std::min(cap, kMaxText);
+      cap = std::min(cap, limit);
       text.resize(cap);
       size_t got = 0;
       const libdeflate_result r = libdeflate_zlib_decompress(d.get(), z, n, text.data(), cap, &got);
       if (r == LIBDEFLATE_SUCCESS) return text.resize(got), true;
-      if (r != LIBDEFLATE_INSUFFICIENT_SPACE || cap == kMaxText) return false;
+      if (r != LIBDEFLATE_INSUFFICIENT_SPACE || cap == limit) return false;
     }
   };
+  const auto inflate = [&](const unsigned char* z, size_t n, std::string& out) {  // an iCCP profile, checked
+    return inflate_within(z, n, out, kMaxText);
+  };
+  // The text chunks' text together stays within kMaxText: each chunk's own limit let a 514 KB file of 8 zTXt chunks
+  // inflate to 528 MB (612 MB resident), carried into the output too (a fuzzing run's review).
+  size_t text_left = kMaxText;
+  std::fseek(f.get(), 0, SEEK_END);
+  const long file_size = std::ftell(f.get());
+  std::fseek(f.get(), 8, SEEK_SET);
   unsigned char h[8];
   bool after_idat = false;
   while (std::fread(h, 1, 8, f.get()) == 8) {
     const uint32_t len = be32(h);
     const std::string type(reinterpret_cast<const char*>(h + 4), 4);
-    if (type == "IEND") break;
+    if (type == "IEND" || !png_chunk_type(h + 4)) break;  // (an invalid type: libpng refuses the file)
+    // A chunk longer than the rest of the file is not allocated: a 63-byte file's text chunk declaring 64 MiB after
+    // the image data (which libpng reads without IEND) took 69 MB.
+    if (long(len) + 4 > file_size - std::ftell(f.get())) break;
     const bool text_chunk = type == "tEXt" || type == "zTXt" || type == "iTXt";
     const CarriedType* carried = carried_type(type);
     after_idat = after_idat || type == "IDAT";
@@ -279,7 +298,7 @@ PngExtras read_png_extras(const std::string& path) {
     if (type == "tEXt") {
       text.assign(reinterpret_cast<const char*>(v), end - v);
     } else if (type == "zTXt") {
-      ok = v < end && *v == 0 && inflate(v + 1, end - v - 1, text);
+      ok = v < end && *v == 0 && inflate_within(v + 1, end - v - 1, text, text_left);
     } else {  // iTXt: flag, method, language tag, translated keyword, text
       if (end - v < 2) continue;
       const bool compressed = v[0] != 0;
@@ -288,13 +307,14 @@ PngExtras read_png_extras(const std::string& path) {
           lang_end ? static_cast<const unsigned char*>(std::memchr(lang_end + 1, 0, end - lang_end - 1)) : nullptr;
       if (!tkey_end) continue;
       const unsigned char* t = tkey_end + 1;
-      ok = compressed ? v[1] == 0 && inflate(t, end - t, text)
+      ok = compressed ? v[1] == 0 && inflate_within(t, end - t, text, text_left)
                       : (text.assign(reinterpret_cast<const char*>(t), end - t), true);
     }
-    if (!ok) {
-      spdlog::warn("'{}': text chunk '{}' not read (damaged, or more than 64 MiB inflated)", path, key);
+    if (!ok || text.size() > text_left) {
+      spdlog::warn("'{}': text chunk '{}' not read (damaged, or past 64 MiB of text inflated in all)", path, key);
       continue;
     }
+    text_left -= text.size();
     if (!is_oiio_bookkeeping(key)) out.emplace_back(key, std::move(text));
   }
   return extras;
@@ -306,7 +326,7 @@ bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
   srgb = false;
   text.clear();
   size_t idat_total = 0;
-  bool have_header = false, ended = false, last_idat = false;
+  bool have_header = false, ended = false, last_idat = false, seen_idat = false;
   int color_type = 0;
   for (size_t at = 8; at + 12 <= size;) {
     const uint32_t len = be32(data + at);
@@ -314,6 +334,7 @@ bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
     if (len > size - at - 12) return false;  // truncated: libpng says so
     const unsigned char* body = data + at + 8;
     if (libdeflate_crc32(0, type, len + 4) != be32(body + len)) return false;
+    if (!png_chunk_type(type)) return false;  // libpng refuses it ("invalid chunk type"); it was carried on
     const std::string t(reinterpret_cast<const char*>(type), 4);
     if (!have_header) {
       if (t != "IHDR" || len != 13) return false;
@@ -328,7 +349,9 @@ bool decode_png_fast(const unsigned char* data, size_t size, PngRaw& raw,
       raw.channels = by_type[color_type];
       have_header = true;
     } else if (t == "IDAT") {
-      if (idat_total > 0 && !last_idat) return false;  // IDATs must be consecutive: libpng refuses the file
+      // IDATs must be consecutive, an empty one too: libpng refuses the file ("Not enough image data").
+      if (seen_idat && !last_idat) return false;
+      seen_idat = true;
       idat_total += len;
     } else if (t == "IEND") {
       ended = true;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,6 +16,7 @@
 #include "core/io/io_common.hpp"
 #include "core/io/lean_formats.hpp"
 #include "core/io/png_fast.hpp"
+#include "tests/io/io_test_util.hpp"
 
 namespace gpublur::io {
 namespace {
@@ -144,7 +147,119 @@ TEST(PngFast, SplitImageDataGoesToLibpng) {
   }
   LoadedImage back;
   EXPECT_FALSE(read_png_lean(path, ReadLimits{}, back).ok());  // libpng refuses it too
+  // An empty IDAT before the split counts as one (the fast read took the file, libpng refuses "Not enough image
+  // data"), as does a chunk type that is not four letters (the fast read took "a1B2" and carried it to the output,
+  // which neither reader could read back): both go to libpng, which refuses them (a fuzzing run found both).
+  const auto with = [&](std::initializer_list<std::vector<unsigned char>> chunks, const char* tag) {
+    std::vector<unsigned char> f(file.begin(), file.begin() + long(at));
+    for (const auto& c : chunks) f.insert(f.end(), c.begin(), c.end());
+    f.insert(f.end(), file.begin() + long(at + 12 + len), file.end());
+    EXPECT_FALSE(decode_png_fast(f.data(), f.size(), parsed, text, srgb)) << tag;
+    const std::string p = temp_name(tag);
+    {
+      std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(p.c_str(), "wb"), std::fclose);
+      ASSERT_EQ(std::fwrite(f.data(), 1, f.size(), out.get()), f.size());
+    }
+    EXPECT_FALSE(read_png_lean(p, ReadLimits{}, back).ok()) << tag;
+    std::remove(p.c_str());
+  };
+  with({chunk("IDAT", z, 0), chunk("tEXt", (const unsigned char*)"k\0v", 3), chunk("IDAT", z, len)}, "empty");
+  with({chunk("a1B2", (const unsigned char*)"x", 1), chunk("IDAT", z, len)}, "badtype");
+}
+
+// The text chunks' inflated text is limited in all, not only chunk by chunk: eight zTXt chunks of 63 MiB each in a
+// 514 KB file inflated to 528 MB and went into the output. Two of 40 MiB: the first is read, the second is not.
+TEST(PngFast, TextIsLimitedInAll) {
+  PngRaw raw;
+  raw.width = 4, raw.height = 4, raw.channels = 1, raw.bit_depth = 8;
+  raw.samples.assign(16, 7);
+  std::vector<unsigned char> file;
+  ASSERT_TRUE(encode_png_fast(raw, false, {}, 6, file).ok());
+  const std::string zeros(size_t(40) << 20, '\0');
+  std::vector<unsigned char> z(compressBound(uLong(zeros.size())));
+  uLongf zn = uLongf(z.size());
+  ASSERT_EQ(compress2(z.data(), &zn, reinterpret_cast<const Bytef*>(zeros.data()), uLong(zeros.size()), 9), Z_OK);
+  std::vector<unsigned char> png(file.begin(), file.begin() + 33);  // the signature and IHDR
+  for (const char* key : {"first", "second"}) {
+    std::vector<unsigned char> body(key, key + std::strlen(key) + 1);
+    body.push_back(0);  // deflate
+    body.insert(body.end(), z.begin(), z.begin() + long(zn));
+    const uint32_t n = uint32_t(body.size());
+    std::vector<unsigned char> c = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+                                    (unsigned char)n, 'z', 'T', 'X', 't'};
+    c.insert(c.end(), body.begin(), body.end());
+    const uint32_t crc = uint32_t(crc32(0, c.data() + 4, uInt(n + 4)));
+    for (int k = 3; k >= 0; --k) c.push_back((unsigned char)(crc >> (8 * k)));
+    png.insert(png.end(), c.begin(), c.end());
+  }
+  png.insert(png.end(), file.begin() + 33, file.end());
+  const std::string path = temp_name("texts");
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(path.c_str(), "wb"), std::fclose);
+    ASSERT_EQ(std::fwrite(png.data(), 1, png.size(), out.get()), png.size());
+  }
+  const PngExtras extras = read_png_extras(path);
   std::remove(path.c_str());
+  ASSERT_EQ(extras.text.size(), 1u);
+  EXPECT_EQ(extras.text[0].first, "first");
+  EXPECT_EQ(extras.text[0].second.size(), zeros.size());
+}
+
+// Peak resident memory of this process in KiB (VmHWM), after resetting it to the current use; -1 if it cannot.
+long peak_rss_kib(bool reset) {
+  if (reset) {
+    std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+    if (!f) return -1;
+    const bool ok = std::fputs("5", f) >= 0;
+    if (std::fclose(f) != 0 || !ok) return -1;
+  }
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib;
+}
+
+// A truncated PNG's rows are held as they arrive, not zero-filled whole first: a 1-bit image expands 8x (palette with
+// tRNS 32x) past the bytes the size check judges it by, so a 32 KB truncated 1-bit palette file declaring 16384^2
+// filled 1 GiB before failing. Here 1-bit gray 16384^2 (256 MiB as 8-bit), a quarter of its file kept: the read fails
+// having touched about a quarter of that.
+TEST(PngLean, ATruncatedFileTouchesOnlyTheRowsItHolds) {
+  const std::string path = temp_name("trunc1bit");
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_infop info = png_create_info_struct(png);
+    ASSERT_TRUE(png && info);
+    if (setjmp(png_jmpbuf(png))) FAIL() << "libpng write";
+    png_init_io(png, f.get());
+    png_set_IHDR(png, info, 16384, 16384, 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    std::vector<unsigned char> row(16384 / 8);
+    for (int y = 0; y < 16384; ++y) {
+      for (size_t i = 0; i < row.size(); ++i) row[i] = (unsigned char)(i * 37 + y);  // some content: deflate works
+      png_write_row(png, row.data());
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+  }
+  std::vector<unsigned char> bytes = test::read_bytes(path);
+  bytes.resize(bytes.size() / 4);
+  test::write_bytes(path, bytes);
+  std::string format;
+  ASSERT_TRUE(preflight_read(path, format).ok()) << "the quarter still passes the size check";
+  const long before = peak_rss_kib(true);
+  if (before < 0) GTEST_SKIP() << "no /proc/self/clear_refs to reset the peak resident memory";
+  LoadedImage img;
+  EXPECT_FALSE(read_png_lean(path, ReadLimits{}, img).ok());
+  const long grew_mib = (peak_rss_kib(false) - before) / 1024;
+  std::remove(path.c_str());
+  EXPECT_LT(grew_mib, 128) << grew_mib << " MiB touched reading a quarter of a 256 MiB image";
+  EXPECT_GT(grew_mib, 32) << "the rows it holds are read";
 }
 
 TEST(PngFast, SizeAtLevel6WithinTenPercentOfLibpng) {
