@@ -10,6 +10,8 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "core/io/io_common.hpp"
 #include "core/io/lean_formats.hpp"
@@ -147,11 +149,15 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   const size_t bytes_per_sample = h.bit_depth == 16 ? 2 : 1;
   const size_t row_bytes = size_t(h.width) * h.channels * bytes_per_sample;
   std::vector<unsigned char> raw;
+  // Interlaced: Adam7's passes write rows all over the image, so it is allocated whole, but not zero-filled: pages
+  // are touched only as the passes reach them (a truncated 33 KB interlaced 1-bit palette file declaring 16384^2
+  // filled 1 GiB). Such an image is then converted to float from here, never kept packed (which would copy it).
+  std::unique_ptr<unsigned char[]> whole;
   std::vector<png_bytep> rows;
-  if (h.interlaced) {  // (Adam7's passes write rows all over the image: the whole of it first)
-    raw.resize(row_bytes * h.height);
+  if (h.interlaced) {
+    whole.reset(new unsigned char[row_bytes * h.height]);
     rows.resize(h.height);
-    for (size_t y = 0; y < h.height; ++y) rows[y] = raw.data() + y * row_bytes;
+    for (size_t y = 0; y < h.height; ++y) rows[y] = whole.get() + y * row_bytes;
   } else {
     raw.reserve(row_bytes * h.height);
   }
@@ -178,7 +184,7 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   meta.attributes = std::move(extras.text);
   meta.png_chunks = std::move(extras.chunks);
 
-  if (bytes_per_sample == 1 && limits.keep_packed) {
+  if (bytes_per_sample == 1 && limits.keep_packed && !h.interlaced) {
     out.packed = PackedImage{int(h.width), int(h.height), h.channels, std::move(raw), {}};
     out.image = Image();
     out.image.width = int(h.width), out.image.height = int(h.height), out.image.channels = h.channels;
@@ -187,10 +193,11 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   }
   Image img(int(h.width), int(h.height), h.channels);
   const size_t n = img.value_count();
+  const unsigned char* px = h.interlaced ? whole.get() : raw.data();
   if (bytes_per_sample == 2) {
-    for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(uint32_t(raw[2 * i]) << 8 | raw[2 * i + 1], 65535);
+    for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(uint32_t(px[2 * i]) << 8 | px[2 * i + 1], 65535);
   } else {
-    for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(raw[i], 255);
+    for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(px[i], 255);
   }
   out.image = std::move(img);
   out.meta = std::move(meta);

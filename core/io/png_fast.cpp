@@ -210,6 +210,8 @@ PngExtras read_png_extras(const std::string& path) {
   const auto inflate_within = [&](const unsigned char* z, size_t n, std::string& text, size_t limit) {
     for (size_t cap = std::max<size_t>(4 * n, 4096);; cap *= 4) {
       cap = std::min(cap, limit);
+      text.clear();  // the last try's buffer freed first: grown in place, the string doubled it (131 MB for 64 MiB)
+      text.shrink_to_fit();
       text.resize(cap);
       size_t got = 0;
       const libdeflate_result r = libdeflate_zlib_decompress(d.get(), z, n, text.data(), cap, &got);
@@ -220,8 +222,9 @@ PngExtras read_png_extras(const std::string& path) {
   const auto inflate = [&](const unsigned char* z, size_t n, std::string& out) {  // an iCCP profile, checked
     return inflate_within(z, n, out, kMaxText);
   };
-  // The text chunks' text together stays within kMaxText: each chunk's own limit let a 514 KB file of 8 zTXt chunks
-  // inflate to 528 MB (612 MB resident), carried into the output too (a fuzzing run's review).
+  // The text chunks' inflated text together stays within kMaxText: each chunk's own limit let a 514 KB file of 8 zTXt
+  // chunks inflate to 528 MB (612 MB resident), carried into the output too (a fuzzing run's review). Plain text is
+  // not counted: it is no larger than the file (and the fast reader keeps it all too).
   size_t text_left = kMaxText;
   std::fseek(f.get(), 0, SEEK_END);
   const long file_size = std::ftell(f.get());
@@ -234,7 +237,7 @@ PngExtras read_png_extras(const std::string& path) {
     if (type == "IEND" || !png_chunk_type(h + 4)) break;  // (an invalid type: libpng refuses the file)
     // A chunk longer than the rest of the file is not allocated: a 63-byte file's text chunk declaring 64 MiB after
     // the image data (which libpng reads without IEND) took 69 MB.
-    if (long(len) + 4 > file_size - std::ftell(f.get())) break;
+    if (file_size >= 0 && long(len) + 4 > file_size - std::ftell(f.get())) break;
     const bool text_chunk = type == "tEXt" || type == "zTXt" || type == "iTXt";
     const CarriedType* carried = carried_type(type);
     after_idat = after_idat || type == "IDAT";
@@ -294,11 +297,12 @@ PngExtras read_png_extras(const std::string& path) {
     const std::string key(reinterpret_cast<const char*>(b), nul - b);
     const unsigned char* v = nul + 1;
     std::string text;
-    bool ok = true;
+    bool ok = true, inflated = false;
     if (type == "tEXt") {
       text.assign(reinterpret_cast<const char*>(v), end - v);
     } else if (type == "zTXt") {
       ok = v < end && *v == 0 && inflate_within(v + 1, end - v - 1, text, text_left);
+      inflated = true;
     } else {  // iTXt: flag, method, language tag, translated keyword, text
       if (end - v < 2) continue;
       const bool compressed = v[0] != 0;
@@ -309,12 +313,13 @@ PngExtras read_png_extras(const std::string& path) {
       const unsigned char* t = tkey_end + 1;
       ok = compressed ? v[1] == 0 && inflate_within(t, end - t, text, text_left)
                       : (text.assign(reinterpret_cast<const char*>(t), end - t), true);
+      inflated = compressed;
     }
-    if (!ok || text.size() > text_left) {
+    if (!ok) {
       spdlog::warn("'{}': text chunk '{}' not read (damaged, or past 64 MiB of text inflated in all)", path, key);
       continue;
     }
-    text_left -= text.size();
+    if (inflated) text_left -= text.size();
     if (!is_oiio_bookkeeping(key)) out.emplace_back(key, std::move(text));
   }
   return extras;
