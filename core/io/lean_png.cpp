@@ -152,12 +152,12 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   // Interlaced: Adam7's passes write rows all over the image, so it is allocated whole, but not zero-filled: pages
   // are touched only as the passes reach them (a truncated 33 KB interlaced 1-bit palette file declaring 16384^2
   // filled 1 GiB). Such an image is then converted to float from here, never kept packed (which would copy it).
-  std::unique_ptr<unsigned char[]> whole;
+  std::unique_ptr<unsigned char[]> unfilled;
   std::vector<png_bytep> rows;
   if (h.interlaced) {
-    whole.reset(new unsigned char[row_bytes * h.height]);
+    unfilled.reset(new unsigned char[row_bytes * h.height]);
     rows.resize(h.height);
-    for (size_t y = 0; y < h.height; ++y) rows[y] = whole.get() + y * row_bytes;
+    for (size_t y = 0; y < h.height; ++y) rows[y] = unfilled.get() + y * row_bytes;
   } else {
     raw.reserve(row_bytes * h.height);
   }
@@ -193,7 +193,7 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   }
   Image img(int(h.width), int(h.height), h.channels);
   const size_t n = img.value_count();
-  const unsigned char* px = h.interlaced ? whole.get() : raw.data();
+  const unsigned char* px = h.interlaced ? unfilled.get() : raw.data();
   if (bytes_per_sample == 2) {
     for (size_t i = 0; i < n; ++i) img.data[i] = dequantize(uint32_t(px[2 * i]) << 8 | px[2 * i + 1], 65535);
   } else {
