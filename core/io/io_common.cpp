@@ -180,7 +180,14 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
   // 1 KB, 2.1 GB), and a repeated `channels` (OpenEXR adds its channels to the first's: 2.7-4.6 GB).
   const bool multipart = (version & 0x1000) != 0;
   uint64_t at = 8;
-  std::string name, type, where;
+  std::string name, type;
+  int part = 0;
+  // The attribute being read, as messages name it (formatted only for a message: formatted per attribute, a 50 MB
+  // header of 2M attributes took 4.2 s against 2.3 s, both beside a CI build on this 2-core machine).
+  const auto attr = [&](bool with_type) {
+    return fmt::format("attribute '{}'{}{}", shown_bytes(name, 64), part ? fmt::format(" of part {}", part + 1) : "",
+                       with_type ? " of type " + shown_bytes(type, 64) : "");  // (an empty type: opaque to OpenEXR too)
+  };
   const auto bad = [&](const std::string& why) {
     return Status::fail(fmt::format("cannot read '{}': corrupt EXR header: {}", path, why));
   };
@@ -205,24 +212,22 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
   std::string part_type;  // the `type` attribute's value (OpenEXR keeps a repeated attribute's last)
   std::vector<unsigned char> value;  // an attribute judged
   unsigned char skipped[4096];
-  for (int part = 0;; ++part) {
+  for (;; ++part) {
     bool seen_channels = false, empty = true;
     while (true) {
       if (!read_name(name)) return unread(empty && part > 0 ? "a header" : "an attribute name");
       if (name.empty()) break;  // the header's terminating NUL
       empty = false;
-      where = fmt::format("attribute '{}'{}", shown_bytes(name, 64), part ? fmt::format(" of part {}", part + 1) : "");
       unsigned char size_bytes[4];
-      if (!read_name(type)) return unread("the type of " + where);
-      if (std::fread(size_bytes, 1, 4, f) != 4) return bad(fmt::format("the file ends within {}", where));
+      if (!read_name(type)) return unread("the type of " + attr(false));
+      if (std::fread(size_bytes, 1, 4, f) != 4) return bad(fmt::format("the file ends within {}", attr(true)));
       const uint64_t size = le32(size_bytes), v = at + 4;
-      where += fmt::format(" of type {}", shown_bytes(type, 64));  // (an empty type is opaque to OpenEXR too)
-      if (size > 0x7fffffff) return bad(fmt::format("{}: a negative size", where));
-      if (v + size > file_size) return bad(fmt::format("{} declares {} bytes, past the file's end", where, size));
+      if (size > 0x7fffffff) return bad(fmt::format("{}: a negative size", attr(true)));
+      if (v + size > file_size) return bad(fmt::format("{} declares {} bytes, past the file's end", attr(true), size));
       at = v + size;
       for (const ExrFixedType& k : kExrFixedTypes)
         if (type == k.type && size != k.size)
-          return bad(fmt::format("{} declares {} bytes, not its type's {}", where, size, k.size));
+          return bad(fmt::format("{} declares {} bytes, not its type's {}", attr(true), size, k.size));
       // Read whole: the variable-size types OpenEXR parses (a chlist to its empty name, whatever its size; a preview
       // or stringvector by what its fields say) and the values the size is judged by.
       const bool judged = type == "chlist" || type == "preview" || type == "stringvector" ||
@@ -231,16 +236,17 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
                                          (name == "dataWindow" && type == "box2i")));
       if (!judged) {
         if (part == 0 && name == "type" && type == "string") part_type.clear();  // too long to be a deep type
-        if (type == "floatvector" && size % 4) return bad(fmt::format("{}: {} bytes, not whole floats", where, size));
+        if (type == "floatvector" && size % 4)
+          return bad(fmt::format("{}: {} bytes, not whole floats", attr(true), size));
         // A small one is read past, not sought past: a 50 MB header of 2M v2i took 2.8 s sought, 1.5 s read.
         if (size <= sizeof skipped ? std::fread(skipped, 1, size, f) != size : ::fseeko(f, off_t(size), SEEK_CUR) != 0)
-          return bad(fmt::format("{}: cannot read past it", where));
+          return bad(fmt::format("{}: cannot read past it", attr(true)));
         continue;
       }
       value.resize(size);
-      if (std::fread(value.data(), 1, size, f) != size) return bad(fmt::format("{}: cannot read it", where));
+      if (std::fread(value.data(), 1, size, f) != size) return bad(fmt::format("{}: cannot read it", attr(true)));
       const auto mismatch = [&](const char* what) {
-        return bad(fmt::format("{}: its {} disagree with its size ({} bytes)", where, what, size));
+        return bad(fmt::format("{}: its {} disagree with its size ({} bytes)", attr(true), what, size));
       };
       if (type == "preview") {
         if (size < 8 || 8 + 4.0 * le32(&value[0]) * le32(&value[4]) != double(size))
@@ -258,7 +264,7 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
           while (c < size && value[c]) ++c;  // the channel's name
           if (c >= size) return mismatch("channel names");
           const size_t n = c++ - start;
-          if (n > 255) return bad(fmt::format("{}: a channel name over 255 characters", where));
+          if (n > 255) return bad(fmt::format("{}: a channel name over 255 characters", attr(true)));
           if (n == 0) break;  // the list's end
           if (c + 16 > size) return mismatch("channels");
           const uint32_t pt = le32(&value[c]);
@@ -269,7 +275,7 @@ Status check_exr_size(const std::string& path, uint64_t file_size) {
         }
         if (c != size) return mismatch("channels");
         if (name == "channels") {  // OpenEXR adds a repeated list's channels to the first's
-          if (seen_channels) return bad(fmt::format("{} repeated", where));
+          if (seen_channels) return bad(fmt::format("{} repeated", attr(true)));
           seen_channels = true;
           if (part == 0) per_pixel = pp;
         }
