@@ -42,8 +42,6 @@ Status check_shape(const KernelMatrix& m, const std::string& name, int first_lin
   return Status::success();
 }
 
-// A token as a message shows it (a binary file, a PNG given as --kernel, printed its raw bytes to the terminal).
-std::string shown_token(const std::string& tok) { return io::shown_bytes(tok, 40); }
 
 }  // namespace
 
@@ -88,7 +86,7 @@ Status parse_kernel_text(const std::string& raw, const std::string& name, Kernel
       double v = 0;
       errno = 0;  // strtod's overflow (ERANGE, an infinity) refused; its underflow (1e-320: 0 or subnormal) taken
       if (!parse_decimal(tok, v) || (errno == ERANGE && std::isinf(v)))
-        return Status::fail(where(name, lineno) + "'" + shown_token(tok) + "' is not a finite number");
+        return Status::fail(where(name, lineno) + "'" + io::shown_bytes(tok, 40) + "' is not a finite number");
       row.push_back(v);
       want_value = false;
       i = j;

@@ -761,6 +761,17 @@ TEST(Pipeline, ErrorsNameTheirInput) {
   EXPECT_EQ(error_naming_input("a.png", "backend error"), "a.png: backend error");
 }
 
+// A bench of `methods` at `sigmas` on images of `sizes`, one timed run and no warm-up: for what it runs, not its times.
+BenchOptions one_run_bench(std::vector<std::string> methods, std::vector<double> sigmas,
+                           std::vector<std::pair<int, int>> sizes) {
+  BenchOptions o;
+  o.methods = std::move(methods);
+  o.sigmas = std::move(sigmas);
+  o.sizes = std::move(sizes);
+  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  return o;
+}
+
 TEST(Bench, SizesMethodsAndMedian) {
   std::vector<std::pair<int, int>> sizes;
   ASSERT_TRUE(parse_bench_sizes("1024,640x480", sizes).ok());
@@ -828,11 +839,7 @@ TEST(Bench, SizesMethodsAndMedian) {
   EXPECT_EQ(methods, (std::vector<std::string>{"box:impl=sat:passes=4"}));
   {  // and the setting's value runs without its spaces; the case is named as resolved
     auto cpu = make_cpu_backend(BackendOptions{});
-    BenchOptions o;
-    o.methods = {"kawase: offsets = 0,1"};
-    o.sigmas = {2};
-    o.sizes = {{8, 8}};
-    o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+    BenchOptions o = one_run_bench({"kawase: offsets = 0,1"}, {2}, {{8, 8}});
     BenchResult r;
     const Status s = run_bench(*cpu, o, r);
     ASSERT_TRUE(s.ok()) << s.error;
@@ -848,11 +855,7 @@ TEST(Bench, SizesMethodsAndMedian) {
 // 2 with nothing run); a method named in the list still fails the bench.
 TEST(Bench, AllLeavesOutAMethodThatCannotTakeASigma) {
   auto backend = make_cpu_backend(BackendOptions{});
-  BenchOptions o;
-  o.methods = {"gauss-sep", "diffusion"};
-  o.sigmas = {3, 400};
-  o.sizes = {{8, 8}};
-  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchOptions o = one_run_bench({"gauss-sep", "diffusion"}, {3, 400}, {{8, 8}});
   BenchResult r;
   const Status named = run_bench(*backend, o, r);
   EXPECT_NE(named.error.find("diffusion, sigma 400"), std::string::npos) << named.error;
@@ -874,11 +877,8 @@ TEST(Bench, AllLeavesOutAMethodThatCannotTakeASigma) {
 // --param passes=4 is not box).
 TEST(Bench, VariantsOfTheSameParametersRunOnce) {
   auto backend = make_cpu_backend(BackendOptions{});
-  BenchOptions o;
-  o.methods = {"box", "box:passes=3", "box:passes=4", "box:impl=separable:passes=4"};
-  o.sigmas = {3, 12};
-  o.sizes = {{8, 8}};
-  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchOptions o =
+      one_run_bench({"box", "box:passes=3", "box:passes=4", "box:impl=separable:passes=4"}, {3, 12}, {{8, 8}});
   BenchResult r;
   ASSERT_TRUE(run_bench(*backend, o, r).ok());
   std::vector<std::string> names;
@@ -894,11 +894,7 @@ TEST(Bench, VariantsOfTheSameParametersRunOnce) {
 // the warning and its kind (they were only on stderr, so a script reading the JSON could not tell which case warned).
 TEST(Bench, JsonCasesCarryThePlansDetailsAndWarning) {
   auto backend = make_cpu_backend(BackendOptions{});
-  BenchOptions o;
-  o.methods = {"box", "pyramid:down=box4"};
-  o.sigmas = {0.5, 4};
-  o.sizes = {{16, 16}};
-  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
+  BenchOptions o = one_run_bench({"box", "pyramid:down=box4"}, {0.5, 4}, {{16, 16}});
   BenchResult r;
   ASSERT_TRUE(run_bench(*backend, o, r).ok());
   const nlohmann::json j = bench_json(r, o);
@@ -922,12 +918,8 @@ TEST(Bench, JsonCasesCarryThePlansDetailsAndWarning) {
 // case names its storage, and the JSON's settings list the counts.
 TEST(Bench, ChannelCountsEachRunAsTheirOwnImages) {
   auto backend = make_cpu_backend(BackendOptions{});
-  BenchOptions o;
-  o.methods = {"box"};
-  o.sigmas = {2};
-  o.sizes = {{16, 12}, {8, 8}};
+  BenchOptions o = one_run_bench({"box"}, {2}, {{16, 12}, {8, 8}});
   o.channels = {1, 4};
-  o.repeat = 1, o.warmup = 0, o.warmup_ms = 0;
   BenchResult r;
   ASSERT_TRUE(run_bench(*backend, o, r).ok());
   ASSERT_EQ(r.cases.size(), 8u);  // (copy, box) for 16x12 x1, x4, 8x8 x1, x4

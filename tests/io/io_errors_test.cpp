@@ -267,14 +267,6 @@ void patch_data_window(const std::string& path, int w, int h) {
   test::write_bytes(path, bytes);
 }
 
-// Bytes of `path` from `at` on replaced by `with`, in place (the file's length kept).
-void patch_bytes(const std::string& path, size_t at, const std::string& with) {
-  std::vector<unsigned char> bytes = test::read_bytes(path);
-  ASSERT_LE(at + with.size(), bytes.size()) << path;
-  std::memcpy(&bytes[at], with.data(), with.size());
-  test::write_bytes(path, bytes);
-}
-
 // `erase` bytes of `path` from `at` on replaced by `with` (the file's length changes by the difference).
 void splice_bytes(const std::string& path, size_t at, size_t erase, const std::string& with) {
   std::vector<unsigned char> bytes = test::read_bytes(path);
@@ -282,6 +274,11 @@ void splice_bytes(const std::string& path, size_t at, size_t erase, const std::s
   bytes.erase(bytes.begin() + long(at), bytes.begin() + long(at + erase));
   bytes.insert(bytes.begin() + long(at), with.begin(), with.end());
   test::write_bytes(path, bytes);
+}
+
+// Bytes of `path` from `at` on replaced by `with`, in place (the file's length kept).
+void patch_bytes(const std::string& path, size_t at, const std::string& with) {
+  splice_bytes(path, at, with.size(), with);
 }
 
 // A little-endian 32-bit field, as EXR writes sizes.

@@ -108,6 +108,17 @@ TEST(PngFast, SidesOverAMillionReadBack) {
   }
 }
 
+// A PNG chunk of `type` holding data[0 .. n), its CRC made anew.
+std::vector<unsigned char> png_chunk(const std::string& type, const unsigned char* data, size_t n) {
+  std::vector<unsigned char> c = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+                                  (unsigned char)n};
+  for (char t : type) c.push_back((unsigned char)t);
+  c.insert(c.end(), data, data + n);
+  const uint32_t crc = uint32_t(crc32(0, c.data() + 4, uInt(n + 4)));
+  for (int k = 3; k >= 0; --k) c.push_back((unsigned char)(crc >> (8 * k)));
+  return c;
+}
+
 TEST(PngFast, SplitImageDataGoesToLibpng) {
   PngRaw raw;
   raw.width = 64, raw.height = 64, raw.channels = 3, raw.bit_depth = 8;
@@ -119,52 +130,32 @@ TEST(PngFast, SplitImageDataGoesToLibpng) {
   bool srgb = false;
   PngRaw parsed;
   ASSERT_TRUE(decode_png_fast(file.data(), file.size(), parsed, text, srgb));
-  // Split the one IDAT in two around a tEXt chunk, every CRC made anew.
-  const auto chunk = [](const std::string& type, const unsigned char* data, size_t n) {
-    std::vector<unsigned char> c = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
-                                    (unsigned char)n};
-    for (char t : type) c.push_back((unsigned char)t);
-    for (size_t i = 0; i < n; ++i) c.push_back(data[i]);
-    const uint32_t crc = uint32_t(crc32(0, c.data() + 4, uInt(n + 4)));
-    for (int k = 3; k >= 0; --k) c.push_back((unsigned char)(crc >> (8 * k)));
-    return c;
-  };
   size_t at = 8;
   while (std::string(file.begin() + long(at) + 4, file.begin() + long(at) + 8) != "IDAT")
     at += 12 + (size_t(file[at]) << 24 | size_t(file[at + 1]) << 16 | size_t(file[at + 2]) << 8 | file[at + 3]);
   const size_t len = size_t(file[at]) << 24 | size_t(file[at + 1]) << 16 | size_t(file[at + 2]) << 8 | file[at + 3];
   const unsigned char* z = file.data() + at + 8;
-  std::vector<unsigned char> split(file.begin(), file.begin() + long(at));
-  for (const auto& c : {chunk("IDAT", z, len / 2), chunk("tEXt", (const unsigned char*)"k\0v", 3),
-                        chunk("IDAT", z + len / 2, len - len / 2)})
-    split.insert(split.end(), c.begin(), c.end());
-  split.insert(split.end(), file.begin() + long(at + 12 + len), file.end());
-  EXPECT_FALSE(decode_png_fast(split.data(), split.size(), parsed, text, srgb));
-  const std::string path = temp_name("split");
-  {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
-    ASSERT_EQ(std::fwrite(split.data(), 1, split.size(), f.get()), split.size());
-  }
-  LoadedImage back;
-  EXPECT_FALSE(read_png_lean(path, ReadLimits{}, back).ok());  // libpng refuses it too
-  // An empty IDAT before the split counts as one (the fast read took the file, libpng refuses "Not enough image
-  // data"), as does a chunk type that is not four letters (the fast read took "a1B2" and carried it to the output,
-  // which neither reader could read back): both go to libpng, which refuses them (a fuzzing run found both).
+  // The one IDAT replaced by `chunks`: the fast read declines the file and libpng refuses it.
   const auto with = [&](std::initializer_list<std::vector<unsigned char>> chunks, const char* tag) {
     std::vector<unsigned char> f(file.begin(), file.begin() + long(at));
     for (const auto& c : chunks) f.insert(f.end(), c.begin(), c.end());
     f.insert(f.end(), file.begin() + long(at + 12 + len), file.end());
     EXPECT_FALSE(decode_png_fast(f.data(), f.size(), parsed, text, srgb)) << tag;
     const std::string p = temp_name(tag);
-    {
-      std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(p.c_str(), "wb"), std::fclose);
-      ASSERT_EQ(std::fwrite(f.data(), 1, f.size(), out.get()), f.size());
-    }
+    test::write_bytes(p, f);
+    LoadedImage back;
     EXPECT_FALSE(read_png_lean(p, ReadLimits{}, back).ok()) << tag;
     std::remove(p.c_str());
   };
-  with({chunk("IDAT", z, 0), chunk("tEXt", (const unsigned char*)"k\0v", 3), chunk("IDAT", z, len)}, "empty");
-  with({chunk("a1B2", (const unsigned char*)"x", 1), chunk("IDAT", z, len)}, "badtype");
+  const unsigned char* kv = reinterpret_cast<const unsigned char*>("k\0v");
+  // Split in two around a tEXt chunk.
+  with({png_chunk("IDAT", z, len / 2), png_chunk("tEXt", kv, 3), png_chunk("IDAT", z + len / 2, len - len / 2)},
+       "split");
+  // An empty IDAT before the split counts as one (the fast read took the file, libpng refuses "Not enough image
+  // data"), as does a chunk type that is not four letters (the fast read took "a1B2" and carried it to the output,
+  // which neither reader could read back): both go to libpng, which refuses them (a fuzzing run found both).
+  with({png_chunk("IDAT", z, 0), png_chunk("tEXt", kv, 3), png_chunk("IDAT", z, len)}, "empty");
+  with({png_chunk("a1B2", reinterpret_cast<const unsigned char*>("x"), 1), png_chunk("IDAT", z, len)}, "badtype");
 }
 
 // The text chunks' inflated text is limited in all, not only chunk by chunk: eight zTXt chunks of 63 MiB each in a
@@ -191,21 +182,12 @@ TEST(PngFast, TextIsLimitedInAll) {
       body.push_back(0);  // deflate
       body.insert(body.end(), z.begin(), z.begin() + long(zn));
     }
-    const uint32_t n = uint32_t(body.size());
-    std::vector<unsigned char> c = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8),
-                                    (unsigned char)n, 't', 'E', 'X', 't'};
-    if (!plain) std::memcpy(&c[4], "zTXt", 4);
-    c.insert(c.end(), body.begin(), body.end());
-    const uint32_t crc = uint32_t(crc32(0, c.data() + 4, uInt(n + 4)));
-    for (int k = 3; k >= 0; --k) c.push_back((unsigned char)(crc >> (8 * k)));
+    const std::vector<unsigned char> c = png_chunk(plain ? "tEXt" : "zTXt", body.data(), body.size());
     png.insert(png.end(), c.begin(), c.end());
   }
   png.insert(png.end(), file.begin() + 33, file.end());
   const std::string path = temp_name("texts");
-  {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(path.c_str(), "wb"), std::fclose);
-    ASSERT_EQ(std::fwrite(png.data(), 1, png.size(), out.get()), png.size());
-  }
+  test::write_bytes(path, png);
   const PngExtras extras = read_png_extras(path);
   std::remove(path.c_str());
   ASSERT_EQ(extras.text.size(), 2u);
