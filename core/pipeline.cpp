@@ -103,6 +103,12 @@ std::string real_path(const fs::path& p) {
   return ec ? fs::absolute(p).lexically_normal().string() : r.string();
 }
 
+std::string entry_path(const fs::path& p) {
+  const fs::path name = p.filename();
+  if (name.empty() || name == "." || name == "..") return real_path(p);
+  return (fs::path(real_path(p.parent_path().empty() ? fs::path(".") : p.parent_path())) / name).string();
+}
+
 namespace {
 
 bool hidden(const fs::path& p) {
@@ -224,13 +230,19 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
                             }),
              jobs.end());
 
-  // Never write over an input, and never two inputs into one output: both are usage errors.
+  // Never write over an input, and never two inputs into one output: both are usage errors. An output is its folder
+  // entry (entry_path): the rename replaces a link there, not where it leads, so two links to one file are two
+  // outputs (a link in the output folder to another output was "both map to output", and blocked --skip-existing).
+  // An input is where it leads and its entry too: writing either replaces what the user named.
   std::map<std::string, const Job*> input_reals;
-  for (const Job& j : jobs) input_reals.emplace(real_path(j.input), &j);
+  for (const Job& j : jobs) {
+    input_reals.emplace(real_path(j.input), &j);
+    input_reals.emplace(entry_path(j.input), &j);
+  }
   std::map<std::string, const Job*> by_output;
   for (const Job& j : jobs) {
     if (j.output.empty()) continue;
-    const std::string r = real_path(j.output);
+    const std::string r = entry_path(j.output);
     if (input_reals.count(r))
       return Status::fail("output " + j.output + " for input " + j.input +
                           " would overwrite an input; choose another -o folder or --format");

@@ -279,6 +279,28 @@ TEST(Pipeline, TwoInputsOneOutputIsRefused) {
   EXPECT_NE(s.error.find("both map to output"), std::string::npos) << s.error;
 }
 
+// An output is the folder entry the rename replaces: links in the output folder, to another output or to an input,
+// are no collision (the first was "inputs a and b both map to output out/b.png", exit 2, under --skip-existing too).
+TEST(Pipeline, LinksInTheOutputFolderAreTheirOwnOutputs) {
+  TempDir d;
+  touch(d / "in/a.png");
+  touch(d / "in/b.png");
+  touch(d / "in/c.png");
+  touch(d / "out/a.png");
+  fs::create_symlink("a.png", d / "out/b.png");
+  fs::create_symlink(d / "in/c.png", d / "out/c.png");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, ""};
+  const Status s = collect_jobs({(d / "in").string()}, o, jobs);
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(jobs.size(), 3u);
+  // A link as an input, and its output at the link's own entry: still refused (that would replace what was named).
+  fs::create_symlink(d / "in/a.png", d / "out/d.png");
+  jobs.clear();
+  CollectOptions here{(d / "out").string(), false, ""};
+  EXPECT_FALSE(collect_jobs({(d / "out/d.png").string()}, here, jobs).ok());
+}
+
 TEST(Pipeline, MissingAndUnsupportedInputsAreFileErrors) {
   TempDir d;
   touch(d / "a.jpg");
