@@ -342,8 +342,9 @@ void warn_uint_channels(const std::string& path, const std::vector<std::string>&
   if (names.empty()) return;
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-  spdlog::warn("'{}': uint channel(s) {} read and written as float: values above 2^24 (16777216) lose their low bits",
-               path, list);
+  // Read here, written later as the output's type says (float in an EXR unless --pixel-type): the read is what loses.
+  spdlog::warn("'{}': uint channel(s) {} read as float: values above 2^24 (16777216) lose their low bits", path,
+               list);
 }
 
 bool png_colour_chunk(const std::string& type) {
@@ -747,6 +748,10 @@ bool png_text_needs_itxt(const std::string& key, const std::string& value) {
   bool ascii = true;
   for (unsigned char c : value) ascii = ascii && c < 0x80;
   return (!ascii || key == "XML:com.adobe.xmp") && valid_utf8(value);
+}
+
+bool png_text_compressed(const std::string& key, const std::string& value, int level) {
+  return level > 0 && value.size() >= 1024 && key != "XML:com.adobe.xmp";
 }
 
 std::string latin1_to_utf8(const std::string& s) {

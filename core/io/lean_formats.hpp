@@ -16,6 +16,8 @@ bool probe_exr(const std::string& path, int& width, int& height, int& channels);
 
 Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out);
 Status write_png_lean(const std::string& path, const Image& img, const ImageMeta& meta);
+// write_png_lean's libpng path (GPUBLUR_PNG_LIBPNG=1), whatever the environment says: the tests write through both.
+Status write_png_libpng(const std::string& path, const Image& img, const ImageMeta& meta);
 
 Status read_exr_lean(const std::string& path, const ReadLimits& limits, LoadedImage& out);
 Status write_exr_lean(const std::string& path, const Image& img, const ImageMeta& meta,

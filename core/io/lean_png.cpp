@@ -27,6 +27,7 @@ struct PngContext {
   png_infop info = nullptr;
   char message[512] = {};
   bool rows_read = false;  // every row decoded (what follows is png_read_end's)
+  std::string trns_dropped;  // libpng's warning where it dropped a tRNS chunk (the transparency lost)
 };
 
 void on_error(png_structp png, png_const_charp msg) {
@@ -36,6 +37,13 @@ void on_error(png_structp png, png_const_charp msg) {
 }
 
 void on_warning(png_structp, png_const_charp msg) { spdlog::debug("libpng: {}", msg ? msg : ""); }
+// Reading: libpng's warnings are about chunks it drops, most of which read_png_extras names itself (damaged CRCs, colour
+// chunks); a tRNS it drops (its length or values invalid) leaves the image opaque, which only this says.
+void on_read_warning(png_structp png, png_const_charp msg) {
+  const std::string m = msg ? msg : "";
+  if (m.rfind("tRNS", 0) == 0) static_cast<PngContext*>(png_get_error_ptr(png))->trns_dropped = m;
+  on_warning(png, msg);
+}
 
 // Our own read callback so that a short file says "truncated" instead of libpng's bare "Read Error".
 void on_read(png_structp png, png_bytep data, png_size_t length) {
@@ -124,7 +132,7 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   PngContext ctx;
   ctx.file = std::fopen(path.c_str(), "rb");
   if (!ctx.file) return Status::fail(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error, on_warning);
+  ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error, on_read_warning);
   if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
   auto cleanup = [&] {
     png_destroy_read_struct(ctx.png ? &ctx.png : nullptr, ctx.info ? &ctx.info : nullptr, nullptr);
@@ -172,6 +180,9 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     spdlog::warn("'{}': the file ends after its image data (no IEND chunk); read", path);
   }
 
+  if (!ctx.trns_dropped.empty())
+    spdlog::warn("'{}': its tRNS chunk is invalid (libpng: {}) and not read: the image is read as opaque", path,
+                 ctx.trns_dropped);
   ImageMeta meta;
   meta.format = "png";
   meta.srgb = true;
@@ -223,6 +234,7 @@ bool write_all(PngContext& ctx, const PngWriteJob& job) {
   png_set_IHDR(ctx.png, ctx.info, job.width, job.height, job.bit_depth, job.color_type, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (job.srgb) png_set_sRGB(ctx.png, ctx.info, PNG_sRGB_INTENT_PERCEPTUAL);
+  png_set_text_compression_level(ctx.png, job.level);  // before png_set_text, which compresses
   if (job.num_text > 0) png_set_text(ctx.png, ctx.info, job.text, job.num_text);
   png_set_compression_level(ctx.png, job.level);
   png_write_info(ctx.png, ctx.info);
@@ -239,6 +251,10 @@ bool write_all(PngContext& ctx, const PngWriteJob& job) {
 Status write_png_lean(const std::string& path, const Image& img, const ImageMeta& meta) {
   // libdeflate at the same level: about twice zlib's speed, sizes within a few percent (docs/performance.md).
   if (!libpng_forced()) return write_png_fast(path, img, meta, meta.png_compression);
+  return write_png_libpng(path, img, meta);
+}
+
+Status write_png_libpng(const std::string& path, const Image& img, const ImageMeta& meta) {
   const int depth = png_bit_depth(meta.pixel_type);
   const uint32_t maxval = depth == 16 ? 65535 : 255;
   const size_t bytes = depth / 8;
@@ -257,18 +273,19 @@ Status write_png_lean(const std::string& path, const Image& img, const ImageMeta
   for (int y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
 
   // Text chunks (png_text_of: what PNG cannot hold is warned about and skipped, not a failed image): tEXt, or iTXt
-  // for values beyond ASCII.
+  // for values beyond ASCII; compressed from 1 KiB (png_text_compressed).
   const auto kept = png_text_of(meta, shown_name(meta, path));
   std::vector<png_text> text;
   for (const auto& [key, value] : kept) {
     png_text t{};
     t.key = const_cast<char*>(key.c_str());
     t.text = const_cast<char*>(value.c_str());
+    const bool z = png_text_compressed(key, value, std::clamp(meta.png_compression, 0, 9));
     if (png_text_needs_itxt(key, value)) {
-      t.compression = PNG_ITXT_COMPRESSION_NONE;
+      t.compression = z ? PNG_ITXT_COMPRESSION_zTXt : PNG_ITXT_COMPRESSION_NONE;
       t.itxt_length = value.size();
     } else {
-      t.compression = PNG_TEXT_COMPRESSION_NONE;
+      t.compression = z ? PNG_TEXT_COMPRESSION_zTXt : PNG_TEXT_COMPRESSION_NONE;
       t.text_length = value.size();
     }
     text.push_back(t);

@@ -181,11 +181,12 @@ std::string carried_problem(const std::string& type, const unsigned char* b, siz
     std::string icc;
     if (!inflate(nul + 2, len - size_t(nul - b) - 2, icc)) return "its profile does not inflate";
     const auto* u = reinterpret_cast<const unsigned char*>(icc.data());
-    if (icc.size() < 132) return fmt::format("a profile of {} bytes, shorter than an ICC header", icc.size());
+    if (icc.size() < 132) return fmt::format("a profile of {} bytes, under the 132 of an ICC header and its tag count", icc.size());
     // Bytes beyond the header's length are left unread (libpng: "extra compressed data", the profile kept); fewer
     // are a truncated profile.
     if (be32(u) > icc.size()) return fmt::format("a profile of {} bytes whose header says {}", icc.size(), be32(u));
-    if (be32(u) < 132) return fmt::format("a profile whose header says {} bytes, shorter than an ICC header", be32(u));
+    if (be32(u) < 132)
+      return fmt::format("a profile whose header says {} bytes, under the 132 of an ICC header and its tag count", be32(u));
     return std::memcmp(u + 36, "acsp", 4) != 0 ? "no ICC profile signature" : "";
   }
   return "";
@@ -525,11 +526,19 @@ Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair
   for (const auto& [k, v] : text) {
     std::vector<unsigned char> body(k.begin(), k.end());
     body.push_back(0);
-    const bool itxt = png_text_needs_itxt(k, v);
-    // iTXt: no compression (flag 0, method 0), no language tag, no translated keyword.
-    if (itxt) body.insert(body.end(), {0, 0, 0, 0});
-    body.insert(body.end(), v.begin(), v.end());
-    put_chunk(file, itxt ? "iTXt" : "tEXt", body.data(), body.size());
+    const bool itxt = png_text_needs_itxt(k, v), zip = png_text_compressed(k, v, level);
+    // iTXt: compression flag and method 0, no language tag, no translated keyword; zTXt: method 0.
+    if (itxt) body.insert(body.end(), {(unsigned char)(zip ? 1 : 0), 0, 0, 0});
+    if (zip && !itxt) body.push_back(0);
+    if (zip) {
+      std::vector<unsigned char> zt(libdeflate_zlib_compress_bound(c.get(), v.size()));
+      const size_t n = libdeflate_zlib_compress(c.get(), v.data(), v.size(), zt.data(), zt.size());
+      if (n == 0) return Status::fail("compression failed (text)");
+      body.insert(body.end(), zt.begin(), zt.begin() + long(n));
+    } else {
+      body.insert(body.end(), v.begin(), v.end());
+    }
+    put_chunk(file, itxt ? "iTXt" : zip ? "zTXt" : "tEXt", body.data(), body.size());
   }
   // IDAT in 1 MiB chunks: any size is valid; modest ones suit streaming readers.
   const size_t chunk = size_t(1) << 20;

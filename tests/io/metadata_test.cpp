@@ -503,10 +503,11 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
     std::string type, body, said;
   } cases[] = {
       {"iCCP", "Display P3\0\0"s + "not zlib at all", "its profile does not inflate"},
-      {"iCCP", "Display P3\0\0"s + zlib_of("not a profile"), "shorter than an ICC header"},
+      {"iCCP", "Display P3\0\0"s + zlib_of("not a profile"),
+       "a profile of 13 bytes, under the 132 of an ICC header and its tag count"},
       {"iCCP", "Display P3\0\0"s + zlib_of(short_size), "a profile of 132 bytes whose header says 200"},
       {"iCCP", "Display P3\0\0"s + zlib_of(tiny_header),
-       "a profile whose header says 100 bytes, shorter than an ICC header"},
+       "a profile whose header says 100 bytes, under the 132 of an ICC header and its tag count"},
       {"iCCP", "Display P3\0\0"s + zlib_of(unsigned_icc), "no ICC profile signature"},
       {"iCCP", "Display P3\0\x01"s + zlib_of(icc_profile()), "not compression method 0"},
       {"iCCP", "\0\0"s + zlib_of(icc_profile()), "no profile name"},
@@ -551,6 +552,27 @@ TEST_P(IoMetadata, PngChunksWithBadContentsAreNotCarried) {
   LoadedImage back;
   ASSERT_TRUE(io_->read(path, {}, back).ok());
   EXPECT_EQ(back.meta.png_chunks, good);
+}
+
+// A tRNS libpng drops (an RGB image's of 4 bytes, not 6) leaves the image opaque: said (it went to -v only), where a
+// valid one makes the alpha channel.
+TEST_P(IoMetadata, PngTransparencyLibpngDropsIsSaid) {
+  using namespace std::string_literals;
+  const Image img = test::random_image(4, 3, 3, 12);
+  for (const bool valid : {false, true}) {
+    const std::string path = plain_png(valid ? "trns_ok.png" : "trns_bad.png", img);
+    add_chunks_after_ihdr(path, {{"tRNS", valid ? "\0\x01\0\x02\0\x03"s : "\0\x01\0\x02"s}});
+    Status st;
+    const std::string said = read_logging(*io_, path, st);
+    ASSERT_TRUE(st.ok()) << st.error;
+    EXPECT_EQ(said.find("its tRNS chunk is invalid (libpng: tRNS: invalid) and not read: the image is read as "
+                        "opaque") != std::string::npos,
+              !valid)
+        << said;
+    LoadedImage back;
+    ASSERT_TRUE(io_->read(path, {}, back).ok());
+    EXPECT_EQ(back.image.channels, valid ? 4 : 3);
+  }
 }
 
 // The other ancillary chunks are carried PNG to PNG where their type marks them safe to copy into a file whose pixels
