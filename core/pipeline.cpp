@@ -97,16 +97,67 @@ Status expand_stdin_lists(const std::vector<std::string>& args, std::vector<std:
   return Status::success();
 }
 
-std::string real_path(const fs::path& p) {
+namespace {
+
+// Links followed in one path at most (the kernel's own limit is 40; a loop stops here and stays as it is).
+constexpr int kMaxLinks = 40;
+
+// p made absolute and resolved a component at a time: a link is replaced by its target, followed whether or not that
+// exists (weakly_canonical stopped at the first missing component, so a link to a file not written yet was taken as
+// its own name: a report through it landed on an output), and ".." taken from the resolved folder. With final_link
+// false a link in the last component is kept (the entry itself).
+fs::path resolve(const fs::path& p, bool final_link) {
   std::error_code ec;
-  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? fs::absolute(p).lexically_normal().string() : r.string();
+  const fs::path abs = fs::absolute(p, ec);
+  if (ec) return p.lexically_normal();
+  const fs::path rel = abs.relative_path();
+  std::vector<fs::path> todo(rel.begin(), rel.end());
+  std::reverse(todo.begin(), todo.end());
+  fs::path cur = abs.root_path();
+  int links = 0;
+  while (!todo.empty()) {
+    const fs::path c = todo.back();
+    todo.pop_back();
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      cur = cur.parent_path();
+      continue;
+    }
+    const fs::path next = cur / c;
+    const bool last = todo.empty();
+    if ((!last || final_link) && links < kMaxLinks && fs::is_symlink(fs::symlink_status(next, ec))) {
+      const fs::path target = fs::read_symlink(next, ec);
+      if (!ec) {
+        ++links;
+        for (auto it = target.end(); it != target.begin();) todo.push_back(*--it);
+        if (target.is_absolute()) cur = target.root_path();
+        continue;
+      }
+    }
+    cur = next;
+  }
+  return cur;
 }
 
-std::string entry_path(const fs::path& p) {
-  const fs::path name = p.filename();
-  if (name.empty() || name == "." || name == "..") return real_path(p);
-  return (fs::path(real_path(p.parent_path().empty() ? fs::path(".") : p.parent_path())) / name).string();
+}  // namespace
+
+std::string real_path(const fs::path& p) { return resolve(p, true).string(); }
+
+std::string entry_path(const fs::path& p) { return resolve(p, false).string(); }
+
+std::vector<std::string> link_chain(const fs::path& p) {
+  std::vector<std::string> chain{entry_path(p)};
+  for (int i = 0; i < kMaxLinks; ++i) {
+    const fs::path e = chain.back();
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(e, ec))) break;
+    const fs::path target = fs::read_symlink(e, ec);
+    if (ec) break;
+    chain.push_back(entry_path(target.is_absolute() ? target : e.parent_path() / target));
+  }
+  const std::string real = real_path(p);
+  if (chain.back() != real) chain.push_back(real);
+  return chain;
 }
 
 namespace {
@@ -233,12 +284,11 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   // Never write over an input, and never two inputs into one output: both are usage errors. An output is its folder
   // entry (entry_path): the rename replaces a link there, not where it leads, so two links to one file are two
   // outputs (a link in the output folder to another output was "both map to output", and blocked --skip-existing).
-  // An input is where it leads and its entry too: writing either replaces what the user named.
+  // An input is every entry of its link chain and where it ends: an output replacing any of them changes what the
+  // user named (in/a.png -> out/a.png -> data.png would read the blurred image next time).
   std::map<std::string, const Job*> input_reals;
-  for (const Job& j : jobs) {
-    input_reals.emplace(real_path(j.input), &j);
-    input_reals.emplace(entry_path(j.input), &j);
-  }
+  for (const Job& j : jobs)
+    for (const std::string& e : link_chain(j.input)) input_reals.emplace(e, &j);
   std::map<std::string, const Job*> by_output;
   for (const Job& j : jobs) {
     if (j.output.empty()) continue;
@@ -252,12 +302,15 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
                           j.output);
   }
   // Nor the report over either (every shard's jobs: this runs before --shard picks).
+  // The report is written where its link chain ends when it is written, after the outputs: an output replacing any
+  // link of the chain would take the report (out/a.png -> r.json, --report out/a.png wrote the report over the image).
   if (!opts.report.empty() && opts.report != "-") {
-    const std::string r = real_path(opts.report);
-    if (auto it = input_reals.find(r); it != input_reals.end())
-      return Status::fail("--report " + opts.report + " would overwrite the input " + it->second->input);
-    if (auto it = by_output.find(r); it != by_output.end())
-      return Status::fail("--report " + opts.report + " would overwrite the output of " + it->second->input);
+    for (const std::string& r : link_chain(opts.report)) {
+      if (auto it = input_reals.find(r); it != input_reals.end())
+        return Status::fail("--report " + opts.report + " would overwrite the input " + it->second->input);
+      if (auto it = by_output.find(r); it != by_output.end())
+        return Status::fail("--report " + opts.report + " would overwrite the output of " + it->second->input);
+    }
   }
   return Status::success();
 }

@@ -41,12 +41,15 @@ struct CollectOptions {
 
 // True for names ending in .exr or .png (any case): what folder scans pick up.
 bool is_image_name(const std::string& path);
-// A path's real form (symbolic links and . / .. resolved as far as it exists, absolute): one file named two ways gives
-// one string (outputs against inputs, inputs given twice).
+// A path's real form (absolute, symbolic links followed whether or not their targets exist yet, . and .. resolved): one
+// file named two ways gives one string (outputs against inputs, inputs given twice).
 std::string real_path(const std::filesystem::path& p);
 // The real form of a path's folder with its own name kept: the folder entry itself, a link there not followed (what a
 // rename into place replaces).
 std::string entry_path(const std::filesystem::path& p);
+// The entries a path's links pass through (entry_path of each), then its real_path: every name whose replacement
+// changes what the path reads or where a write through it lands.
+std::vector<std::string> link_chain(const std::filesystem::path& p);
 // A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);

@@ -301,6 +301,48 @@ TEST(Pipeline, LinksInTheOutputFolderAreTheirOwnOutputs) {
   EXPECT_FALSE(collect_jobs({(d / "out/d.png").string()}, here, jobs).ok());
 }
 
+// Every link a path passes through counts: an output replacing a link in the middle of an input's chain (in/e.png ->
+// out/e.png -> data.png: the next run would read the blurred image), or of the report's (out/a.png -> r.json with
+// --report out/a.png, or r.json -> out/a.png -> old.png: the report was written over the image), or a link to a file
+// not written yet (r.json -> out/a.png), or an output folder's link to a folder not made yet (out/y -> x: out/x/a.png
+// and out/y/a.png are one file).
+TEST(Pipeline, EveryLinkOfAChainIsThePathsToo) {
+  TempDir d;
+  touch(d / "in/a.png");
+  touch(d / "data.png");
+  touch(d / "old.png");
+  fs::create_directories(d / "out");
+  fs::create_symlink("../out/e.png", d / "in/e.png");
+  fs::create_symlink("../data.png", d / "out/e.png");
+  std::vector<Job> jobs;
+  auto collect = [&](const std::vector<std::string>& inputs, const std::string& report, bool recursive = false) {
+    jobs.clear();
+    CollectOptions o{(d / "out").string(), recursive, "", report};
+    return collect_jobs(inputs, o, jobs);
+  };
+  Status s = collect({(d / "in/e.png").string()}, "");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite an input"), std::string::npos) << s.error;
+  fs::remove(d / "in/e.png");
+  fs::create_symlink("../r.json", d / "out/a.png");
+  s = collect({(d / "in/a.png").string()}, (d / "out/a.png").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite the output of"), std::string::npos) << s.error;
+  fs::remove(d / "out/a.png");
+  fs::create_symlink("../old.png", d / "out/a.png");
+  fs::create_symlink("out/a.png", d / "r.json");
+  EXPECT_FALSE(collect({(d / "in/a.png").string()}, (d / "r.json").string()).ok());
+  fs::remove(d / "out/a.png");  // r.json now leads to a file not written yet
+  EXPECT_FALSE(collect({(d / "in/a.png").string()}, (d / "r.json").string()).ok());
+  EXPECT_TRUE(collect({(d / "in/a.png").string()}, (d / "r2.json").string()).ok());
+  touch(d / "in/x/a.png");
+  touch(d / "in/y/a.png");
+  fs::create_symlink("x", d / "out/y");
+  s = collect({(d / "in").string()}, "", true);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("both map to output"), std::string::npos) << s.error;
+}
+
 TEST(Pipeline, MissingAndUnsupportedInputsAreFileErrors) {
   TempDir d;
   touch(d / "a.jpg");
