@@ -19,7 +19,7 @@
 //   pixelAspectRatio, screenWindow*, types OpenEXR does not know, ...) travel as their serialised bytes in
 //   meta.exr_attributes, EXR to EXR; a PNG output names those it drops. Both adapters write EXRs through OpenEXR
 //   (write_exr_lean). PNG text beyond ASCII is written as iTXt, the rest as tEXt (compressed from 1 KiB:
-//   png_text_compressed); values with a NUL are dropped.
+//   png_texts_compressed); values with a NUL are dropped.
 //   PNG chunks saying what the colours mean, pHYs and eXIf travel as their bytes in meta.png_chunks, PNG to PNG
 //   (read_png_extras); a PNG written with a colour chunk carried gets no sRGB chunk of ours.
 // - PNG: 1 gray (Y), 2 gray+alpha (Y,A), 3 RGB, 4 RGBA; 1/2/4-bit gray scaled to 8 bit; palette and tRNS

@@ -750,8 +750,16 @@ bool png_text_needs_itxt(const std::string& key, const std::string& value) {
   return (!ascii || key == "XML:com.adobe.xmp") && valid_utf8(value);
 }
 
-bool png_text_compressed(const std::string& key, const std::string& value, int level) {
-  return level > 0 && value.size() >= 1024 && key != "XML:com.adobe.xmp";
+std::vector<bool> png_texts_compressed(const std::vector<std::pair<std::string, std::string>>& text, int level) {
+  std::vector<bool> out;
+  size_t total = 0;
+  for (const auto& [key, value] : text) {
+    const bool z = level > 0 && value.size() >= 1024 && key != "XML:com.adobe.xmp" &&
+                   value.size() <= kPngTextInflatedMax - total;
+    if (z) total += value.size();
+    out.push_back(z);
+  }
+  return out;
 }
 
 std::string latin1_to_utf8(const std::string& s) {

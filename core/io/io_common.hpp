@@ -133,10 +133,14 @@ std::vector<std::pair<std::string, std::string>> png_text_of(const ImageMeta& me
 // misread (other such bytes are a tEXt chunk's Latin-1, read as they were: back to tEXt); and an XMP packet (key
 // XML:com.adobe.xmp), which the XMP specification puts in iTXt.
 bool png_text_needs_itxt(const std::string& key, const std::string& value);
-// Whether a text value is written compressed (zTXt, or iTXt's compressed form) at PNG level `level`: from 1 KiB, as
-// libpng's manual advises for text "over 1000 bytes", at every level but 0 (stored); not an XMP packet, which the XMP
-// specification keeps uncompressed. A zTXt carried as plain text grew a 67 KB PNG into a 34.6 MB one.
-bool png_text_compressed(const std::string& key, const std::string& value, int level);
+// The most inflated text (zTXt, compressed iTXt) a PNG read takes, all chunks together (read_png_extras).
+constexpr size_t kPngTextInflatedMax = size_t(64) << 20;
+// Which of a PNG output's texts (png_text_of's, in order) are written compressed (zTXt, or iTXt's compressed form) at
+// level `level`: from 1 KiB, as libpng's manual advises for text "over 1000 bytes", at every level but 0 (stored); not
+// an XMP packet, which the XMP specification keeps uncompressed; and only while their sizes together stay within
+// kPngTextInflatedMax, so that gpublur reads back all it wrote (plain text is not counted there). A zTXt carried as
+// plain text grew a 67 KB PNG into a 34.6 MB one.
+std::vector<bool> png_texts_compressed(const std::vector<std::pair<std::string, std::string>>& text, int level);
 
 // Latin-1 bytes as UTF-8 (every byte is its own code point).
 std::string latin1_to_utf8(const std::string& s);

@@ -38,7 +38,7 @@ void on_error(png_structp png, png_const_charp msg) {
 
 void on_warning(png_structp, png_const_charp msg) { spdlog::debug("libpng: {}", msg ? msg : ""); }
 // Reading: libpng's warnings are about chunks it drops, most of which read_png_extras names itself (damaged CRCs, colour
-// chunks); a tRNS it drops (its length or values invalid) leaves the image opaque, which only this says.
+// chunks); a tRNS it drops (invalid, out of place) can leave the image opaque, which read_png_lean says.
 void on_read_warning(png_structp png, png_const_charp msg) {
   const std::string m = msg ? msg : "";
   if (m.rfind("tRNS", 0) == 0) static_cast<PngContext*>(png_get_error_ptr(png))->trns_dropped = m;
@@ -180,9 +180,11 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     spdlog::warn("'{}': the file ends after its image data (no IEND chunk); read", path);
   }
 
-  if (!ctx.trns_dropped.empty())
-    spdlog::warn("'{}': its tRNS chunk is invalid (libpng: {}) and not read: the image is read as opaque", path,
-                 ctx.trns_dropped);
+  // Said only where the transparency is lost: no tRNS kept (a duplicate leaves the first) and no alpha of the image's
+  // own (an RGBA file's tRNS is invalid but changes nothing).
+  if (!ctx.trns_dropped.empty() && !png_get_valid(ctx.png, ctx.info, PNG_INFO_tRNS) &&
+      (h.color_type & PNG_COLOR_MASK_ALPHA) == 0)
+    spdlog::warn("'{}': libpng did not read its tRNS chunk ({}): the image is read as opaque", path, ctx.trns_dropped);
   ImageMeta meta;
   meta.format = "png";
   meta.srgb = true;
@@ -234,7 +236,7 @@ bool write_all(PngContext& ctx, const PngWriteJob& job) {
   png_set_IHDR(ctx.png, ctx.info, job.width, job.height, job.bit_depth, job.color_type, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (job.srgb) png_set_sRGB(ctx.png, ctx.info, PNG_sRGB_INTENT_PERCEPTUAL);
-  png_set_text_compression_level(ctx.png, job.level);  // before png_set_text, which compresses
+  png_set_text_compression_level(ctx.png, job.level);  // before png_write_info, which compresses the text
   if (job.num_text > 0) png_set_text(ctx.png, ctx.info, job.text, job.num_text);
   png_set_compression_level(ctx.png, job.level);
   png_write_info(ctx.png, ctx.info);
@@ -273,14 +275,15 @@ Status write_png_libpng(const std::string& path, const Image& img, const ImageMe
   for (int y = 0; y < img.height; ++y) rows[y] = raw.data() + y * row_bytes;
 
   // Text chunks (png_text_of: what PNG cannot hold is warned about and skipped, not a failed image): tEXt, or iTXt
-  // for values beyond ASCII; compressed from 1 KiB (png_text_compressed).
+  // for values beyond ASCII; compressed from 1 KiB (png_texts_compressed).
   const auto kept = png_text_of(meta, shown_name(meta, path));
+  const std::vector<bool> zipped = png_texts_compressed(kept, std::clamp(meta.png_compression, 0, 9));
   std::vector<png_text> text;
   for (const auto& [key, value] : kept) {
     png_text t{};
     t.key = const_cast<char*>(key.c_str());
     t.text = const_cast<char*>(value.c_str());
-    const bool z = png_text_compressed(key, value, std::clamp(meta.png_compression, 0, 9));
+    const bool z = zipped[text.size()];
     if (png_text_needs_itxt(key, value)) {
       t.compression = z ? PNG_ITXT_COMPRESSION_zTXt : PNG_ITXT_COMPRESSION_NONE;
       t.itxt_length = value.size();

@@ -199,7 +199,7 @@ bool png_writes_srgb(const ImageMeta& meta) {
 }
 
 PngExtras read_png_extras(const std::string& path) {
-  constexpr size_t kMaxText = size_t(64) << 20;
+  constexpr size_t kMaxText = kPngTextInflatedMax;
   PngExtras extras;
   std::vector<std::pair<std::string, std::string>>& out = extras.text;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
@@ -523,10 +523,12 @@ Status encode_png_fast(const PngRaw& raw, bool srgb, const std::vector<std::pair
     const unsigned char intent = 0;  // perceptual, as write_png_lean says
     put_chunk(file, "sRGB", &intent, 1);
   }
+  const std::vector<bool> zipped = png_texts_compressed(text, level);
+  size_t i = 0;
   for (const auto& [k, v] : text) {
     std::vector<unsigned char> body(k.begin(), k.end());
     body.push_back(0);
-    const bool itxt = png_text_needs_itxt(k, v), zip = png_text_compressed(k, v, level);
+    const bool itxt = png_text_needs_itxt(k, v), zip = zipped[i++];
     // iTXt: compression flag and method 0, no language tag, no translated keyword; zTXt: method 0.
     if (itxt) body.insert(body.end(), {(unsigned char)(zip ? 1 : 0), 0, 0, 0});
     if (zip && !itxt) body.push_back(0);

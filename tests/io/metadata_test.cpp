@@ -565,13 +565,27 @@ TEST_P(IoMetadata, PngTransparencyLibpngDropsIsSaid) {
     Status st;
     const std::string said = read_logging(*io_, path, st);
     ASSERT_TRUE(st.ok()) << st.error;
-    EXPECT_EQ(said.find("its tRNS chunk is invalid (libpng: tRNS: invalid) and not read: the image is read as "
-                        "opaque") != std::string::npos,
+    EXPECT_EQ(said.find("libpng did not read its tRNS chunk (tRNS: invalid): the image is read as opaque") !=
+                  std::string::npos,
               !valid)
         << said;
     LoadedImage back;
     ASSERT_TRUE(io_->read(path, {}, back).ok());
     EXPECT_EQ(back.image.channels, valid ? 4 : 3);
+  }
+  // libpng warns about a second tRNS but keeps the first, and an RGBA file's tRNS changes nothing: neither is said.
+  const std::string twice = plain_png("trns_twice.png", img);
+  add_chunks_after_ihdr(twice, {{"tRNS", "\0\x01\0\x02\0\x03"s}, {"tRNS", "\0\x04\0\x05\0\x06"s}});
+  const std::string rgba = plain_png("trns_rgba.png", test::random_image(4, 3, 4, 13));
+  add_chunks_after_ihdr(rgba, {{"tRNS", "\0\x01\0\x02\0\x03"s}});
+  for (const std::string& path : {twice, rgba}) {
+    Status st;
+    const std::string said = read_logging(*io_, path, st);
+    ASSERT_TRUE(st.ok()) << st.error;
+    EXPECT_EQ(said.find("tRNS"), std::string::npos) << said;
+    LoadedImage back;
+    ASSERT_TRUE(io_->read(path, {}, back).ok());
+    EXPECT_EQ(back.image.channels, 4) << path;
   }
 }
 

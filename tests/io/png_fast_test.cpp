@@ -211,6 +211,16 @@ TEST(PngText, LargeTextIsWrittenCompressedByBothWriters) {
     }
 }
 
+// Compressed text stays within what a read inflates in all (plain text is not counted there), so that gpublur reads back
+// every text it wrote: two texts of 40 MiB were both written as zTXt and the second was not read back.
+TEST(PngText, CompressedTextStaysWithinWhatAReadInflates) {
+  const std::string mib33(size_t(33) << 20, 'a');
+  const std::vector<std::pair<std::string, std::string>> text = {
+      {"one", mib33}, {"two", mib33}, {"small", std::string(2000, 'b')}, {"XML:com.adobe.xmp", std::string(2000, 'c')}};
+  EXPECT_EQ(png_texts_compressed(text, 6), (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(png_texts_compressed(text, 0), (std::vector<bool>{false, false, false, false}));
+}
+
 TEST(PngFast, TextIsLimitedInAll) {
   PngRaw raw;
   raw.width = 4, raw.height = 4, raw.channels = 1, raw.bit_depth = 8;
