@@ -18,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <new>
+#include <sys/stat.h>
 #include <mutex>
 #include <poll.h>
 #include <pthread.h>
@@ -106,7 +107,7 @@ constexpr int kMaxLinks = 40;
 // exists (weakly_canonical stopped at the first missing component, so a link to a file not written yet was taken as
 // its own name: a report through it landed on an output), and ".." taken from the resolved folder. With final_link
 // false a link in the last component is kept (the entry itself).
-fs::path resolve(const fs::path& p, bool final_link) {
+fs::path walk(const fs::path& p, bool final_link) {
   std::error_code ec;
   const fs::path abs = fs::absolute(p, ec);
   if (ec) return p.lexically_normal();
@@ -129,8 +130,11 @@ fs::path resolve(const fs::path& p, bool final_link) {
       const fs::path target = fs::read_symlink(next, ec);
       if (!ec) {
         ++links;
-        for (auto it = target.end(); it != target.begin();) todo.push_back(*--it);
-        if (target.is_absolute()) cur = target.root_path();
+        // Only the target's relative part goes on: a target of slashes alone ("//") is one part that named no
+        // folder and made every later path "//tmp/..." (no string matched it, and an input was overwritten).
+        const fs::path trel = target.relative_path();
+        for (auto it = trel.end(); it != trel.begin();) todo.push_back(*--it);
+        if (target.has_root_directory()) cur = abs.root_path();
         continue;
       }
     }
@@ -141,24 +145,42 @@ fs::path resolve(const fs::path& p, bool final_link) {
 
 }  // namespace
 
-std::string real_path(const fs::path& p) { return resolve(p, true).string(); }
+fs::path PathResolver::resolve(const fs::path& p, bool final_link) {
+  std::error_code ec;
+  const fs::path abs = fs::absolute(p, ec);
+  const fs::path name = abs.filename(), parent = abs.parent_path();
+  if (ec || name.empty() || name == "." || name == ".." || parent == abs) return walk(p, final_link);
+  auto [it, fresh] = dirs_.try_emplace(parent.string());
+  if (fresh) it->second = walk(parent, true);
+  const fs::path next = it->second / name;
+  return final_link && fs::is_symlink(fs::symlink_status(next, ec)) ? walk(next, true) : next;
+}
 
-std::string entry_path(const fs::path& p) { return resolve(p, false).string(); }
+std::string PathResolver::key(const fs::path& resolved) {
+  auto [it, fresh] = dir_keys_.try_emplace(resolved.parent_path().string());
+  if (fresh) {
+    struct stat st {};
+    if (::stat(it->first.c_str(), &st) == 0)
+      it->second = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + "/";
+  }
+  return it->second.empty() ? resolved.string() : it->second + resolved.filename().string();
+}
 
-std::vector<std::string> link_chain(const fs::path& p) {
-  std::vector<std::string> chain{entry_path(p)};
-  for (int i = 0; i < kMaxLinks; ++i) {
-    const fs::path e = chain.back();
-    std::error_code ec;
-    if (!fs::is_symlink(fs::symlink_status(e, ec))) break;
+std::vector<std::string> PathResolver::chain(const fs::path& p) {
+  fs::path e = entry(p);
+  std::vector<std::string> keys{key(e)};
+  std::error_code ec;
+  for (int i = 0; i < kMaxLinks && fs::is_symlink(fs::symlink_status(e, ec)); ++i) {
     const fs::path target = fs::read_symlink(e, ec);
     if (ec) break;
-    chain.push_back(entry_path(target.is_absolute() ? target : e.parent_path() / target));
+    e = entry(target.is_absolute() ? target : e.parent_path() / target);
+    keys.push_back(key(e));
   }
-  const std::string real = real_path(p);
-  if (chain.back() != real) chain.push_back(real);
-  return chain;
+  if (const std::string real = key(resolve(p, true)); real != keys.back()) keys.push_back(real);
+  return keys;
 }
+
+std::string real_path(const fs::path& p) { return walk(p, true).string(); }
 
 namespace {
 
@@ -282,17 +304,20 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
              jobs.end());
 
   // Never write over an input, and never two inputs into one output: both are usage errors. An output is its folder
-  // entry (entry_path): the rename replaces a link there, not where it leads, so two links to one file are two
+  // entry (PathResolver::entry): the rename replaces a link there, not where it leads, so two links to one file are two
   // outputs (a link in the output folder to another output was "both map to output", and blocked --skip-existing).
   // An input is every entry of its link chain and where it ends: an output replacing any of them changes what the
   // user named (in/a.png -> out/a.png -> data.png would read the blurred image next time).
+  // Names are compared by their folder's device and inode and their own name (PathResolver::key): a folder named two
+  // ways, by a bind mount too, is one folder.
+  PathResolver paths;
   std::map<std::string, const Job*> input_reals;
   for (const Job& j : jobs)
-    for (const std::string& e : link_chain(j.input)) input_reals.emplace(e, &j);
+    for (const std::string& e : paths.chain(j.input)) input_reals.emplace(e, &j);
   std::map<std::string, const Job*> by_output;
   for (const Job& j : jobs) {
     if (j.output.empty()) continue;
-    const std::string r = entry_path(j.output);
+    const std::string r = paths.key(paths.entry(j.output));
     if (input_reals.count(r))
       return Status::fail("output " + j.output + " for input " + j.input +
                           " would overwrite an input; choose another -o folder or --format");
@@ -305,7 +330,7 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   // The report is written where its link chain ends when it is written, after the outputs: an output replacing any
   // link of the chain would take the report (out/a.png -> r.json, --report out/a.png wrote the report over the image).
   if (!opts.report.empty() && opts.report != "-") {
-    for (const std::string& r : link_chain(opts.report)) {
+    for (const std::string& r : paths.chain(opts.report)) {
       if (auto it = input_reals.find(r); it != input_reals.end())
         return Status::fail("--report " + opts.report + " would overwrite the input " + it->second->input);
       if (auto it = by_output.find(r); it != by_output.end())

@@ -10,6 +10,7 @@
 #include <functional>
 #include <future>
 #include <istream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,12 +45,24 @@ bool is_image_name(const std::string& path);
 // A path's real form (absolute, symbolic links followed whether or not their targets exist yet, . and .. resolved): one
 // file named two ways gives one string (outputs against inputs, inputs given twice).
 std::string real_path(const std::filesystem::path& p);
-// The real form of a path's folder with its own name kept: the folder entry itself, a link there not followed (what a
-// rename into place replaces).
-std::string entry_path(const std::filesystem::path& p);
-// The entries a path's links pass through (entry_path of each), then its real_path: every name whose replacement
-// changes what the path reads or where a write through it lands.
-std::vector<std::string> link_chain(const std::filesystem::path& p);
+// real_path's resolution for many paths (collect_jobs'), each folder resolved once, and the names' identities.
+class PathResolver {
+ public:
+  // p resolved as real_path does; with final_link false its last component stays as it is, a link there not followed
+  // (the folder entry itself: what a rename into place replaces).
+  std::filesystem::path resolve(const std::filesystem::path& p, bool final_link);
+  std::filesystem::path entry(const std::filesystem::path& p) { return resolve(p, false); }
+  // A resolved name's identity: its folder's device and inode and its own name (a folder named two ways, by a bind
+  // mount too, is one folder), or the path itself where the folder does not exist (yet).
+  std::string key(const std::filesystem::path& resolved);
+  // The keys of the entries a path's links pass through, then of where they end: every name whose replacement changes
+  // what the path reads or where a write through it lands.
+  std::vector<std::string> chain(const std::filesystem::path& p);
+
+ private:
+  std::map<std::string, std::filesystem::path> dirs_;  // folder as given (absolute) -> resolved
+  std::map<std::string, std::string> dir_keys_;        // resolved folder -> "dev:ino/", or "" where it does not exist
+};
 // A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);

@@ -305,7 +305,7 @@ TEST(Pipeline, LinksInTheOutputFolderAreTheirOwnOutputs) {
 // out/e.png -> data.png: the next run would read the blurred image), or of the report's (out/a.png -> r.json with
 // --report out/a.png, or r.json -> out/a.png -> old.png: the report was written over the image), or a link to a file
 // not written yet (r.json -> out/a.png), or an output folder's link to a folder not made yet (out/y -> x: out/x/a.png
-// and out/y/a.png are one file).
+// and out/y/a.png are one file), or through a link to "//".
 TEST(Pipeline, EveryLinkOfAChainIsThePathsToo) {
   TempDir d;
   touch(d / "in/a.png");
@@ -335,6 +335,13 @@ TEST(Pipeline, EveryLinkOfAChainIsThePathsToo) {
   fs::remove(d / "out/a.png");  // r.json now leads to a file not written yet
   EXPECT_FALSE(collect({(d / "in/a.png").string()}, (d / "r.json").string()).ok());
   EXPECT_TRUE(collect({(d / "in/a.png").string()}, (d / "r2.json").string()).ok());
+  // A link to "//" (the root, by slashes alone) names the input's folder like any other spelling.
+  fs::create_symlink("//", d / "root");
+  jobs.clear();
+  CollectOptions via_root{(d / "root").string() + fs::absolute(d / "in").string(), false, ""};
+  s = collect_jobs({(d / "in/a.png").string()}, via_root, jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite an input"), std::string::npos) << s.error;
   touch(d / "in/x/a.png");
   touch(d / "in/y/a.png");
   fs::create_symlink("x", d / "out/y");
