@@ -37,8 +37,8 @@ void on_error(png_structp png, png_const_charp msg) {
 }
 
 void on_warning(png_structp, png_const_charp msg) { spdlog::debug("libpng: {}", msg ? msg : ""); }
-// Reading: libpng's warnings are about chunks it drops, most of which read_png_extras names itself (damaged CRCs, colour
-// chunks); a tRNS it drops (invalid, out of place) can leave the image opaque, which read_png_lean says.
+// Reading: libpng's warnings are about chunks it drops, most of which read_png_extras names itself (damaged CRCs,
+// colour chunks); a tRNS it drops (invalid, out of place) can leave the image opaque, which read_png_lean says.
 void on_read_warning(png_structp png, png_const_charp msg) {
   const std::string m = msg ? msg : "";
   if (m.rfind("tRNS", 0) == 0) static_cast<PngContext*>(png_get_error_ptr(png))->trns_dropped = m;

@@ -181,12 +181,14 @@ std::string carried_problem(const std::string& type, const unsigned char* b, siz
     std::string icc;
     if (!inflate(nul + 2, len - size_t(nul - b) - 2, icc)) return "its profile does not inflate";
     const auto* u = reinterpret_cast<const unsigned char*>(icc.data());
-    if (icc.size() < 132) return fmt::format("a profile of {} bytes, under the 132 of an ICC header and its tag count", icc.size());
+    if (icc.size() < 132)
+      return fmt::format("a profile of {} bytes, under the 132 of an ICC header and its tag count", icc.size());
     // Bytes beyond the header's length are left unread (libpng: "extra compressed data", the profile kept); fewer
     // are a truncated profile.
     if (be32(u) > icc.size()) return fmt::format("a profile of {} bytes whose header says {}", icc.size(), be32(u));
     if (be32(u) < 132)
-      return fmt::format("a profile whose header says {} bytes, under the 132 of an ICC header and its tag count", be32(u));
+      return fmt::format("a profile whose header says {} bytes, under the 132 of an ICC header and its tag count",
+                         be32(u));
     return std::memcmp(u + 36, "acsp", 4) != 0 ? "no ICC profile signature" : "";
   }
   return "";

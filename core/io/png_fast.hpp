@@ -46,8 +46,8 @@ PngExtras read_png_extras(const std::string& path);
 bool png_writes_srgb(const ImageMeta& meta);
 
 // Writes like write_png_lean (same pixels, same chunks: IHDR, the carried chunks, sRGB when png_writes_srgb, tEXt /
-// zTXt / iTXt, IDAT, IEND) at zlib-scale level 0..9; rows filtered by libpng's default heuristic (per row, the filter with
-// the least sum of absolute signed bytes; level 0: no filtering), so sizes match libpng's closely.
+// zTXt / iTXt, IDAT, IEND) at zlib-scale level 0..9; rows filtered by libpng's default heuristic (per row, the filter
+// with the least sum of absolute signed bytes; level 0: no filtering), so sizes match libpng's closely.
 Status write_png_fast(const std::string& path, const Image& img, const ImageMeta& meta, int level);
 
 // The codec pieces, for tests and the codec benchmark: raw big-endian samples <-> PNG file bytes.

@@ -211,8 +211,8 @@ TEST(PngText, LargeTextIsWrittenCompressedByBothWriters) {
     }
 }
 
-// Compressed text stays within what a read inflates in all (plain text is not counted there), so that gpublur reads back
-// every text it wrote: two texts of 40 MiB were both written as zTXt and the second was not read back.
+// Compressed text stays within what a read inflates in all (plain text is not counted there), so that gpublur reads
+// back every text it wrote: two texts of 40 MiB were both written as zTXt and the second was not read back.
 TEST(PngText, CompressedTextStaysWithinWhatAReadInflates) {
   const std::string mib33(size_t(33) << 20, 'a');
   const std::vector<std::pair<std::string, std::string>> text = {
