@@ -106,8 +106,8 @@ constexpr int kMaxLinks = 40;
 // p made absolute and resolved a component at a time: a link is replaced by its target, followed whether or not that
 // exists (weakly_canonical stopped at the first missing component, so a link to a file not written yet was taken as
 // its own name: a report through it landed on an output), and ".." taken from the resolved folder. With final_link
-// false a link in the last component is kept (the entry itself).
-fs::path walk(const fs::path& p, bool final_link) {
+// false a link in the last component is kept (the entry itself). seen, if given, gets each followed link's own entry.
+fs::path walk(const fs::path& p, bool final_link, std::vector<fs::path>* seen = nullptr) {
   std::error_code ec;
   const fs::path abs = fs::absolute(p, ec);
   if (ec) return p.lexically_normal();
@@ -130,6 +130,7 @@ fs::path walk(const fs::path& p, bool final_link) {
       const fs::path target = fs::read_symlink(next, ec);
       if (!ec) {
         ++links;
+        if (seen) seen->push_back(next);
         // Only the target's relative part goes on: a target of slashes alone ("//") is one part that named no
         // folder and made every later path "//tmp/..." (no string matched it, and an input was overwritten).
         const fs::path trel = target.relative_path();
@@ -145,38 +146,43 @@ fs::path walk(const fs::path& p, bool final_link) {
 
 }  // namespace
 
-fs::path PathResolver::resolve(const fs::path& p, bool final_link) {
+fs::path PathResolver::resolve(const fs::path& p, bool final_link, std::vector<fs::path>* seen) {
   std::error_code ec;
   const fs::path abs = fs::absolute(p, ec);
   const fs::path name = abs.filename(), parent = abs.parent_path();
-  if (ec || name.empty() || name == "." || name == ".." || parent == abs) return walk(p, final_link);
+  if (ec || name.empty() || name == "." || name == ".." || parent == abs) return walk(p, final_link, seen);
   auto [it, fresh] = dirs_.try_emplace(parent.string());
-  if (fresh) it->second = walk(parent, true);
-  const fs::path next = it->second / name;
-  return final_link && fs::is_symlink(fs::symlink_status(next, ec)) ? walk(next, true) : next;
+  if (fresh) it->second.resolved = walk(parent, true, &it->second.links);
+  if (seen) seen->insert(seen->end(), it->second.links.begin(), it->second.links.end());
+  const fs::path next = it->second.resolved / name;
+  return final_link && fs::is_symlink(fs::symlink_status(next, ec)) ? walk(next, true, seen) : next;
 }
 
 std::string PathResolver::key(const fs::path& resolved) {
-  auto [it, fresh] = dir_keys_.try_emplace(resolved.parent_path().string());
-  if (fresh) {
-    struct stat st {};
-    if (::stat(it->first.c_str(), &st) == 0)
-      it->second = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + "/";
+  // The nearest folder that exists, then the rest as named: a folder made after the checks (the output folder) is
+  // one folder however it is reached (a report through a bind mount's name for it landed on an output).
+  fs::path dir = resolved.parent_path(), rest = resolved.filename();
+  for (;;) {
+    auto [it, fresh] = dir_keys_.try_emplace(dir.string());
+    if (fresh) {
+      struct stat st {};
+      if (::stat(it->first.c_str(), &st) == 0) it->second = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+    }
+    if (!it->second.empty()) return it->second + "/" + rest.string();
+    if (dir == dir.parent_path()) return resolved.string();
+    rest = dir.filename() / rest;
+    dir = dir.parent_path();
   }
-  return it->second.empty() ? resolved.string() : it->second + resolved.filename().string();
 }
 
 std::vector<std::string> PathResolver::chain(const fs::path& p) {
-  fs::path e = entry(p);
-  std::vector<std::string> keys{key(e)};
-  std::error_code ec;
-  for (int i = 0; i < kMaxLinks && fs::is_symlink(fs::symlink_status(e, ec)); ++i) {
-    const fs::path target = fs::read_symlink(e, ec);
-    if (ec) break;
-    e = entry(target.is_absolute() ? target : e.parent_path() / target);
-    keys.push_back(key(e));
-  }
-  if (const std::string real = key(resolve(p, true)); real != keys.back()) keys.push_back(real);
+  // Every link the resolution follows, in a folder of the path or at its end, is a name an output could replace (a
+  // link out/d.png -> ../rdir under --report out/d.png/r.json was replaced by the image, the report then failing).
+  std::vector<fs::path> seen;
+  const fs::path real = resolve(p, true, &seen);
+  std::vector<std::string> keys;
+  for (const fs::path& e : seen) keys.push_back(key(e));
+  keys.push_back(key(real));
   return keys;
 }
 

@@ -50,18 +50,24 @@ class PathResolver {
  public:
   // p resolved as real_path does; with final_link false its last component stays as it is, a link there not followed
   // (the folder entry itself: what a rename into place replaces).
-  std::filesystem::path resolve(const std::filesystem::path& p, bool final_link);
+  // seen, if given, gets the entry of each link followed.
+  std::filesystem::path resolve(const std::filesystem::path& p, bool final_link,
+                                std::vector<std::filesystem::path>* seen = nullptr);
   std::filesystem::path entry(const std::filesystem::path& p) { return resolve(p, false); }
-  // A resolved name's identity: its folder's device and inode and its own name (a folder named two ways, by a bind
-  // mount too, is one folder), or the path itself where the folder does not exist (yet).
+  // A resolved name's identity: the device and inode of the nearest folder above it that exists and the rest of its
+  // path (a folder named two ways, by a bind mount too, is one folder, made yet or not).
   std::string key(const std::filesystem::path& resolved);
-  // The keys of the entries a path's links pass through, then of where they end: every name whose replacement changes
-  // what the path reads or where a write through it lands.
+  // The keys of the entries of every link a path's resolution follows (in its folders and at its end), then of where
+  // it ends: every name whose replacement changes what the path reads or where a write through it lands.
   std::vector<std::string> chain(const std::filesystem::path& p);
 
  private:
-  std::map<std::string, std::filesystem::path> dirs_;  // folder as given (absolute) -> resolved
-  std::map<std::string, std::string> dir_keys_;        // resolved folder -> "dev:ino/", or "" where it does not exist
+  struct Dir {
+    std::filesystem::path resolved;
+    std::vector<std::filesystem::path> links;  // the entries of the links followed on the way
+  };
+  std::map<std::string, Dir> dirs_;              // folder as given (absolute) -> resolved
+  std::map<std::string, std::string> dir_keys_;  // resolved folder -> "dev:ino", or "" where it does not exist
 };
 // A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.

@@ -305,7 +305,8 @@ TEST(Pipeline, LinksInTheOutputFolderAreTheirOwnOutputs) {
 // out/e.png -> data.png: the next run would read the blurred image), or of the report's (out/a.png -> r.json with
 // --report out/a.png, or r.json -> out/a.png -> old.png: the report was written over the image), or a link to a file
 // not written yet (r.json -> out/a.png), or an output folder's link to a folder not made yet (out/y -> x: out/x/a.png
-// and out/y/a.png are one file), or through a link to "//".
+// and out/y/a.png are one file), or through a link to "//", or a folder link in the middle of a path (out/b.png ->
+// ../rdir with --report out/b.png/r.json: the image replaced the link, then the report failed).
 TEST(Pipeline, EveryLinkOfAChainIsThePathsToo) {
   TempDir d;
   touch(d / "in/a.png");
@@ -342,6 +343,18 @@ TEST(Pipeline, EveryLinkOfAChainIsThePathsToo) {
   s = collect_jobs({(d / "in/a.png").string()}, via_root, jobs);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error.find("would overwrite an input"), std::string::npos) << s.error;
+  // A folder link an output would replace, in the middle of the report's or an input's path.
+  fs::create_directories(d / "rdir");
+  touch(d / "rdir/a.png");
+  fs::create_symlink("../rdir", d / "out/b.png");
+  touch(d / "in/b.png");
+  s = collect({(d / "in/b.png").string()}, (d / "out/b.png/r.json").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite the output of"), std::string::npos) << s.error;
+  s = collect({(d / "in/b.png").string(), (d / "out/b.png/a.png").string()}, "");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite an input"), std::string::npos) << s.error;
+  fs::remove(d / "in/b.png");
   touch(d / "in/x/a.png");
   touch(d / "in/y/a.png");
   fs::create_symlink("x", d / "out/y");
