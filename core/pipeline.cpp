@@ -324,9 +324,10 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   for (const Job& j : jobs) {
     if (j.output.empty()) continue;
     const std::string r = paths.key(paths.entry(j.output));
-    if (input_reals.count(r))
-      return Status::fail("output " + j.output + " for input " + j.input +
-                          " would overwrite an input; choose another -o folder or --format");
+    if (auto hit = input_reals.find(r); hit != input_reals.end())  // the input hit named where it is another
+      return Status::fail("output " + j.output + " for input " + j.input + " would overwrite an input" +
+                          (hit->second != &j ? " (" + hit->second->input + ")" : std::string()) +
+                          "; choose another -o folder or --format");
     auto [it, inserted] = by_output.emplace(r, &j);
     if (!inserted)
       return Status::fail("inputs " + it->second->input + " and " + j.input + " both map to output " +
