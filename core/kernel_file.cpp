@@ -42,7 +42,6 @@ Status check_shape(const KernelMatrix& m, const std::string& name, int first_lin
   return Status::success();
 }
 
-
 }  // namespace
 
 Status parse_kernel_text(const std::string& raw, const std::string& name, KernelMatrix& out) {

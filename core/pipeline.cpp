@@ -144,7 +144,28 @@ fs::path walk(const fs::path& p, bool final_link, std::vector<fs::path>* seen = 
   return cur;
 }
 
-}  // namespace
+// walk for many paths (collect_jobs'), each folder resolved once, and the names' identities.
+class PathResolver {
+ public:
+  // p resolved as real_path does; with final_link false its last component stays as it is, a link there not followed
+  // (the folder entry itself: what a rename into place replaces). seen, if given, gets the entry of each link followed.
+  fs::path resolve(const fs::path& p, bool final_link, std::vector<fs::path>* seen = nullptr);
+  fs::path entry(const fs::path& p) { return resolve(p, false); }
+  // A resolved name's identity: the device and inode of the nearest folder above it that exists and the rest of its
+  // path (a folder named two ways, by a bind mount too, is one folder, made yet or not).
+  std::string key(const fs::path& resolved);
+  // The keys of the entries of every link a path's resolution follows (in its folders and at its end), then of where
+  // it ends: every name whose replacement changes what the path reads or where a write through it lands.
+  std::vector<std::string> chain(const fs::path& p);
+
+ private:
+  struct Dir {
+    fs::path resolved;
+    std::vector<fs::path> links;  // the entries of the links followed on the way
+  };
+  std::map<std::string, Dir> dirs_;              // folder as given (absolute) -> resolved
+  std::map<std::string, std::string> dir_keys_;  // resolved folder -> "dev:ino", or "" where it does not exist
+};
 
 fs::path PathResolver::resolve(const fs::path& p, bool final_link, std::vector<fs::path>* seen) {
   std::error_code ec;
@@ -185,6 +206,8 @@ std::vector<std::string> PathResolver::chain(const fs::path& p) {
   keys.push_back(key(real));
   return keys;
 }
+
+}  // namespace
 
 std::string real_path(const fs::path& p) { return walk(p, true).string(); }
 

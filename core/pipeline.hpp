@@ -10,7 +10,6 @@
 #include <functional>
 #include <future>
 #include <istream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,30 +44,6 @@ bool is_image_name(const std::string& path);
 // A path's real form (absolute, symbolic links followed whether or not their targets exist yet, . and .. resolved): one
 // file named two ways gives one string (outputs against inputs, inputs given twice).
 std::string real_path(const std::filesystem::path& p);
-// real_path's resolution for many paths (collect_jobs'), each folder resolved once, and the names' identities.
-class PathResolver {
- public:
-  // p resolved as real_path does; with final_link false its last component stays as it is, a link there not followed
-  // (the folder entry itself: what a rename into place replaces).
-  // seen, if given, gets the entry of each link followed.
-  std::filesystem::path resolve(const std::filesystem::path& p, bool final_link,
-                                std::vector<std::filesystem::path>* seen = nullptr);
-  std::filesystem::path entry(const std::filesystem::path& p) { return resolve(p, false); }
-  // A resolved name's identity: the device and inode of the nearest folder above it that exists and the rest of its
-  // path (a folder named two ways, by a bind mount too, is one folder, made yet or not).
-  std::string key(const std::filesystem::path& resolved);
-  // The keys of the entries of every link a path's resolution follows (in its folders and at its end), then of where
-  // it ends: every name whose replacement changes what the path reads or where a write through it lands.
-  std::vector<std::string> chain(const std::filesystem::path& p);
-
- private:
-  struct Dir {
-    std::filesystem::path resolved;
-    std::vector<std::filesystem::path> links;  // the entries of the links followed on the way
-  };
-  std::map<std::string, Dir> dirs_;              // folder as given (absolute) -> resolved
-  std::map<std::string, std::string> dir_keys_;  // resolved folder -> "dev:ino", or "" where it does not exist
-};
 // A newline-separated list of paths (stdin for "-"): trailing CR/spaces trimmed, empty lines skipped; or, where it
 // holds a NUL byte, a NUL-separated one (find -print0): names as they are, empty ones skipped.
 std::vector<std::string> read_path_list(std::istream& in);
