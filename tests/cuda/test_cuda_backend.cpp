@@ -1,8 +1,10 @@
 // The CUDA backend's behaviour around the kernels: device selection errors, out-of-memory, timings,
 // reported names, misuse, 3-channel round trips.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "core/random_image.hpp"
 #include "cuda/cuda_test_util.hpp"
@@ -39,6 +41,16 @@ TEST(CudaBackend, NamesAndClock) {
   EXPECT_FALSE(backend->device_name().empty());
   EXPECT_EQ(backend->timer_clock(), "cuda-events");
   std::printf("[ measured ] device: %s\n", backend->device_name().c_str());
+}
+
+// The backend asks for DRAM fetches of 128 bytes into L2 (its column passes' 64-byte strips share them).
+TEST(CudaBackend, AsksForL2FetchesOf128Bytes) {
+  GPUBLUR_CUDA_BACKEND_OR_SKIP(backend);
+  if (const char* e = std::getenv("GPUBLUR_CUDA_L2_FETCH"); e && *e)
+    GTEST_SKIP() << "skipped: GPUBLUR_CUDA_L2_FETCH=" << e << " sets another size";
+  size_t g = 0;
+  ASSERT_EQ(cudaDeviceGetLimit(&g, cudaLimitMaxL2FetchGranularity), cudaSuccess);
+  EXPECT_EQ(g, 128u);
 }
 
 TEST(CudaBackend, OutOfMemoryIsReportedAndRecoverable) {
