@@ -234,11 +234,33 @@ Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& o
   return j;
 }
 
+// The folder a recursive scan skips: known by its device and inode where it exists, so that a second name for it (a
+// bind mount inside the input folder) is skipped too; by its real path as text where it does not exist yet.
+struct SkipFolder {
+  std::string real;
+  bool exists = false;
+  dev_t dev{};
+  ino_t ino{};
+  explicit SkipFolder(std::string r) : real(std::move(r)) {
+    struct stat st {};
+    if (!real.empty() && ::stat(real.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      exists = true;
+      dev = st.st_dev;
+      ino = st.st_ino;
+    }
+  }
+  bool is(const fs::path& folder) const {
+    if (!exists) return real_path(folder) == real;
+    struct stat st {};
+    return ::stat(folder.c_str(), &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+  }
+};
+
 // The image files of folder `dir` (and, when recursive, of its sub-folders: not hidden ones, not the output
 // folder, not through symbolic links, so a link loop cannot recur), each with its path relative to `root`. A
 // folder that cannot be listed, or whose listing fails part way, is a failed job naming it: its images are not
 // dropped in silence; so is an image's name that is no regular file (a broken link).
-void list_folder(const fs::path& dir, const fs::path& root, bool recursive, const std::string& out_real,
+void list_folder(const fs::path& dir, const fs::path& root, bool recursive, const SkipFolder& skip,
                  std::vector<std::pair<fs::path, fs::path>>& found, std::vector<Job>& unlisted) {
   auto fail = [&](const std::error_code& ec) {
     Job j;
@@ -255,7 +277,7 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
     const fs::path& path = it->path();
     if (hidden(path)) continue;
     if (it->is_directory(e2)) {
-      if (recursive && !it->is_symlink(e2) && real_path(path) != out_real) folders.push_back(path);
+      if (recursive && !it->is_symlink(e2) && !skip.is(path)) folders.push_back(path);
     } else if (is_image_name(path.string())) {
       if (it->is_regular_file(e2)) {
         found.emplace_back(path, path.lexically_relative(root));
@@ -275,7 +297,7 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
     }
   }
   if (ec) return fail(ec);
-  for (const fs::path& f : folders) list_folder(f, root, recursive, out_real, found, unlisted);
+  for (const fs::path& f : folders) list_folder(f, root, recursive, skip, found, unlisted);
 }
 
 }  // namespace
@@ -283,7 +305,7 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
 std::vector<FolderEntry> scan_folder(const fs::path& dir, bool recursive, const std::string& skip_real) {
   std::vector<std::pair<fs::path, fs::path>> files;
   std::vector<Job> failed;
-  list_folder(dir, dir, recursive, skip_real, files, failed);
+  list_folder(dir, dir, recursive, SkipFolder(skip_real), files, failed);
   if (files.empty() && failed.empty()) spdlog::warn("{}: no .exr or .png files in this folder", dir.string());
   // The failed names among the files (they came after every file, in the folder's raw listing order).
   std::vector<FolderEntry> entries;

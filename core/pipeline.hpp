@@ -65,7 +65,8 @@ struct FolderEntry {
   std::string error;                // set: not an image to read
 };
 // The image files of folder `dir` as blur and quality scan it: .exr/.png names, dot-files skipped; when recursive, its
-// sub-folders too (not hidden ones, not through symbolic links, not the folder whose real path is skip_real). An
+// sub-folders too (not hidden ones, not through symbolic links, not the folder whose real path is skip_real, by its
+// device and inode where it exists: a bind mount of it is skipped too). An
 // image's name that holds no regular file (a broken symbolic link: a missing frame) and a folder that cannot be listed
 // are entries with their error, never skipped in silence, sorted by path among the files, so that blur and quality
 // list them alike. An empty scan is warned about.

@@ -13,6 +13,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -134,6 +137,37 @@ TEST(Pipeline, RecursiveScanSkipsTheOutputFolderInsideTheInput) {
   ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].output, (d / "in/out/a.png").string());
+}
+
+// The output folder mounted inside the input folder under another name (a bind mount) is the output folder too: the
+// scan compared real paths as text, so a rerun blurred the previous outputs again, into out/view/, and so on. The
+// check runs in a child's own mount namespace (skipped where none can be made).
+TEST(Pipeline, RecursiveScanSkipsTheOutputFolderMountedInsideTheInput) {
+  TempDir d;
+  touch(d / "in/a.png");
+  touch(d / "out/a.png");  // a previous run's output
+  fs::create_directories(d / "in/view");
+  // A mount namespace of its own, private, so that the bind mount stays in the child.
+  auto own_namespace = [] {
+    if (::unshare(CLONE_NEWNS) != 0 && ::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+    return ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+  };
+  const pid_t probe = ::fork();
+  if (probe == 0) ::_exit(own_namespace() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(probe, &status, 0), probe);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) GTEST_SKIP() << "no mount namespace can be made here";
+  auto check = [&] {
+    if (!own_namespace() ||
+        ::mount((d / "out").c_str(), (d / "in/view").c_str(), nullptr, MS_BIND, nullptr) != 0)
+      std::_Exit(3);
+    std::vector<Job> jobs;
+    CollectOptions o{(d / "out").string(), true, ""};
+    if (!collect_jobs({(d / "in").string()}, o, jobs).ok()) std::_Exit(4);
+    for (const Job& j : jobs) std::fprintf(stderr, "job %s -> %s\n", j.input.c_str(), j.output.c_str());
+    std::_Exit(jobs.size() == 1 && jobs[0].input == (d / "in/a.png").string() ? 0 : 5);
+  };
+  EXPECT_EXIT(check(), ::testing::ExitedWithCode(0), "");
 }
 
 // A folder that cannot be listed (here: no read permission; root reads everything, so the check runs as
