@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <csetjmp>
@@ -57,7 +58,25 @@ struct PngHeader {
   png_uint_32 width = 0, height = 0;
   int bit_depth = 0, color_type = 0, channels = 0;
   bool interlaced = false;
+  // A palette image's entries, expanded here, not by libpng: its expansion read an index past the palette as black
+  // and said nothing, and it checks no index where it expands (libpng 1.6.39).
+  std::vector<std::array<unsigned char, 4>> palette;  // RGBA: tRNS alpha, 255 past it
+  size_t bad_indices = 0;                             // indices read past the palette
 };
+
+// A row of palette indices, one byte each at its start, into RGB or RGBA in place (from its end: an output pixel
+// never overwrites an index not yet read). An index past the palette is opaque black, as libpng reads it.
+void expand_palette_row(PngHeader& h, unsigned char* row) {
+  const int c = h.channels;
+  const size_t n = h.palette.size();
+  static constexpr std::array<unsigned char, 4> kBlack = {0, 0, 0, 255};
+  for (size_t x = h.width; x-- > 0;) {
+    const unsigned char i = row[x];
+    if (i >= n) ++h.bad_indices;
+    const std::array<unsigned char, 4>& e = i < n ? h.palette[i] : kBlack;
+    std::memcpy(row + x * c, e.data(), size_t(c));
+  }
+}
 
 bool read_header(PngContext& ctx, PngHeader& h) {
   if (setjmp(png_jmpbuf(ctx.png))) return false;
@@ -74,14 +93,29 @@ bool read_header(PngContext& ctx, PngHeader& h) {
   png_get_IHDR(ctx.png, ctx.info, &h.width, &h.height, &h.bit_depth, &h.color_type, &interlace, &compression,
                &filter);
   h.interlaced = interlace != PNG_INTERLACE_NONE;
-  // Expand everything to 8 or 16 bits per sample: palettes to RGB, tRNS to a real alpha channel.
-  if (h.color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(ctx.png);
+  // Expand everything to 8 or 16 bits per sample: palettes to RGB (here, from one index a byte), tRNS to a real alpha
+  // channel.
+  const bool trns = png_get_valid(ctx.png, ctx.info, PNG_INFO_tRNS);
+  bool palette_alpha = false;
+  if (h.color_type == PNG_COLOR_TYPE_PALETTE) {
+    png_colorp entries = nullptr;
+    int count = 0;
+    png_get_PLTE(ctx.png, ctx.info, &entries, &count);  // libpng refuses a palette image without one
+    png_bytep alpha = nullptr;
+    int alphas = 0;
+    if (trns) png_get_tRNS(ctx.png, ctx.info, &alpha, &alphas, nullptr);
+    for (int i = 0; i < count; ++i)
+      h.palette.push_back({entries[i].red, entries[i].green, entries[i].blue, i < alphas ? alpha[i] : png_byte(255)});
+    if (h.bit_depth < 8) png_set_packing(ctx.png);
+    palette_alpha = alphas > 0;  // libpng's expansion adds alpha where tRNS has an entry
+  }
   if (h.color_type == PNG_COLOR_TYPE_GRAY && h.bit_depth < 8) png_set_expand_gray_1_2_4_to_8(ctx.png);
-  if (png_get_valid(ctx.png, ctx.info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(ctx.png);
+  if (trns && h.color_type != PNG_COLOR_TYPE_PALETTE) png_set_tRNS_to_alpha(ctx.png);
   png_set_interlace_handling(ctx.png);
   png_read_update_info(ctx.png, ctx.info);
   h.channels = png_get_channels(ctx.png, ctx.info);
   h.bit_depth = png_get_bit_depth(ctx.png, ctx.info);
+  if (h.color_type == PNG_COLOR_TYPE_PALETTE) h.channels = palette_alpha ? 4 : 3;
   return true;
 }
 
@@ -96,11 +130,12 @@ bool read_rows(PngContext& ctx, png_bytepp rows) {
 // A non-interlaced image row by row into `raw`, reserved whole but grown (zero-filled) as the rows arrive, so that a
 // truncated file touches only the rows it holds: a 32 KB truncated 1-bit palette file declaring 16384^2 filled 1 GiB
 // before failing (palette, tRNS and 1-bit gray expand up to 32x past the bytes the size check judges by).
-bool read_rows_growing(PngContext& ctx, std::vector<unsigned char>& raw, size_t row_bytes, png_uint_32 height) {
+bool read_rows_growing(PngContext& ctx, PngHeader& h, std::vector<unsigned char>& raw, size_t row_bytes) {
   if (setjmp(png_jmpbuf(ctx.png))) return false;
-  for (png_uint_32 y = 0; y < height; ++y) {
+  for (png_uint_32 y = 0; y < h.height; ++y) {
     raw.resize(raw.size() + row_bytes);  // within the reserve: no copy
     png_read_row(ctx.png, raw.data() + size_t(y) * row_bytes, nullptr);
+    if (!h.palette.empty()) expand_palette_row(h, raw.data() + size_t(y) * row_bytes);
   }
   ctx.rows_read = true;
   png_read_end(ctx.png, ctx.info);
@@ -169,7 +204,7 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
   } else {
     raw.reserve(row_bytes * h.height);
   }
-  if (h.interlaced ? !read_rows(ctx, rows.data()) : !read_rows_growing(ctx, raw, row_bytes, h.height)) {
+  if (h.interlaced ? !read_rows(ctx, rows.data()) : !read_rows_growing(ctx, h, raw, row_bytes)) {
     std::string msg = ctx.message;
     // Every row there and the file ends before IEND: the image is whole (OpenImageIO reads it too), said.
     const bool whole = ctx.rows_read && std::feof(ctx.file);
@@ -179,6 +214,11 @@ Status read_png_lean(const std::string& path, const ReadLimits& limits, LoadedIm
     }
     spdlog::warn("'{}': the file ends after its image data (no IEND chunk); read", path);
   }
+  if (h.interlaced && !h.palette.empty())
+    for (png_bytep row : rows) expand_palette_row(h, row);
+  if (h.bad_indices > 0)
+    spdlog::warn("'{}': {} pixel{} past the palette's {} entries (an invalid PNG): read as opaque black", path,
+                 h.bad_indices, h.bad_indices == 1 ? "'s index is" : "s' indices are", h.palette.size());
 
   // Said only where the transparency is lost: no tRNS kept (a duplicate leaves the first) and no alpha of the image's
   // own (an RGBA file's tRNS is invalid but changes nothing).

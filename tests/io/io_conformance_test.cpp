@@ -337,6 +337,50 @@ TEST_P(IoConformance, PalettePngWithoutTrnsIsRgb) {
       ASSERT_EQ(got.image.data[size_t(i) * 3 + c], float(p.palette[p.indices[i]][c]) / 255.0f);
 }
 
+// An index past the palette (an invalid file) reads as opaque black, as libpng's own expansion read it, and is said
+// with its count: it was read black in silence. Interlaced files too (their rows are expanded after Adam7's passes).
+TEST_P(IoConformance, PaletteIndexPastThePaletteIsBlackAndSaid) {
+  for (const bool interlaced : {false, true})
+    for (const int depth : {2, 8}) {
+      SCOPED_TRACE((interlaced ? "interlaced, depth " : "depth ") + std::to_string(depth));
+      test::PaletteFixture p;
+      p.width = 11;
+      p.height = 9;
+      p.bit_depth = depth;
+      p.interlaced = interlaced;
+      for (int i = 0; i < 3; ++i) p.palette.push_back({uint8_t(40 + i), uint8_t(90 + i), uint8_t(200 - i)});
+      p.trns = {100, 150};  // entry 2 opaque; past the palette opaque too
+      const int range = depth == 2 ? 4 : 7;
+      int bad = 0;
+      for (int i = 0; i < p.width * p.height; ++i) {
+        p.indices.push_back(uint8_t((i * 7 + i / 5) % range));
+        bad += p.indices.back() >= 3;
+      }
+      const std::string path = tmp_.path("pal_bad" + std::to_string(depth) + (interlaced ? "i" : "") + ".png");
+      ASSERT_TRUE(test::write_palette_png(path, p));
+      std::ostringstream log;
+      auto previous = spdlog::default_logger();
+      spdlog::set_default_logger(
+          std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+      LoadedImage got;
+      const Status st = io_->read(path, ReadLimits{}, got);
+      spdlog::set_default_logger(previous);
+      ASSERT_TRUE(st.ok()) << st.error;
+      ASSERT_EQ(got.image.channels, 4);
+      ASSERT_GT(bad, 0);
+      EXPECT_NE(log.str().find(std::to_string(bad) + " pixels' indices are past the palette's 3 entries (an invalid "
+                               "PNG): read as opaque black"),
+                std::string::npos)
+          << log.str();
+      for (int i = 0; i < p.width * p.height; ++i) {
+        const int idx = p.indices[i];
+        for (int c = 0; c < 3; ++c)
+          ASSERT_EQ(got.image.data[size_t(i) * 4 + c], idx < 3 ? float(p.palette[idx][c]) / 255.0f : 0.0f) << i;
+        ASSERT_EQ(got.image.data[size_t(i) * 4 + 3], idx < 2 ? float(p.trns[idx]) / 255.0f : 1.0f) << i;
+      }
+    }
+}
+
 TEST_P(IoConformance, ColorKeyTrnsBecomesAlpha) {
   const int w = 7, h = 5;
   for (int nc : {1, 3}) {

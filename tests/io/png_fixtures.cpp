@@ -15,7 +15,7 @@ namespace {
 // rows holds packed rows; colour type and depth as given. setjmp lives here, with no C++ objects after it.
 bool write_png_rows(const std::string& path, int w, int h, int depth, int color_type, png_colorp palette,
                     int num_palette, png_bytep trns, int num_trns, png_bytepp rows,
-                    png_color_16p trans_color = nullptr) {
+                    png_color_16p trans_color = nullptr, bool interlaced = false) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
@@ -26,9 +26,10 @@ bool write_png_rows(const std::string& path, int w, int h, int depth, int color_
     return false;
   }
   png_init_io(png, f);
-  png_set_IHDR(png, info, w, h, depth, color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, w, h, depth, color_type, interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (palette) png_set_PLTE(png, info, palette, num_palette);
+  png_set_check_for_invalid_index(png, -1);  // indices past the palette are written as given (a reader's test)
   if (num_trns > 0) png_set_tRNS(png, info, trns, num_trns, nullptr);
   if (trans_color) png_set_tRNS(png, info, nullptr, 0, trans_color);
   png_write_info(png, info);
@@ -61,7 +62,7 @@ bool write_palette_png(const std::string& path, const PaletteFixture& p) {
   for (const auto& e : p.palette) pal.push_back(png_color{e[0], e[1], e[2]});
   std::vector<uint8_t> trns = p.trns;
   return write_png_rows(path, p.width, p.height, p.bit_depth, PNG_COLOR_TYPE_PALETTE, pal.data(), int(pal.size()),
-                        trns.empty() ? nullptr : trns.data(), int(trns.size()), rows.data());
+                        trns.empty() ? nullptr : trns.data(), int(trns.size()), rows.data(), nullptr, p.interlaced);
 }
 
 bool write_low_depth_gray_png(const std::string& path, int w, int h, int depth, const std::vector<uint8_t>& v) {

@@ -11,7 +11,8 @@ struct PaletteFixture {
   int width = 0, height = 0, bit_depth = 8;       // bit depth 1, 2, 4 or 8
   std::vector<std::array<uint8_t, 3>> palette;     // RGB entries
   std::vector<uint8_t> trns;                       // alpha per entry (may be shorter than the palette, or empty)
-  std::vector<uint8_t> indices;                    // width * height
+  std::vector<uint8_t> indices;                    // width * height (may point past the palette: an invalid file)
+  bool interlaced = false;                         // Adam7
 };
 
 // Writes a palette PNG; returns false on failure.
