@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/method_options.hpp"
 #include "core/bench.hpp"
+#include "core/output_file.hpp"
 #include "core/pipeline.hpp"
 #include "core/report.hpp"
 
@@ -104,8 +105,9 @@ int run_bench_command(const BenchArgs& a) {
       });
       !s)
     return usage(s.error);
-  // With --json - stdout carries only the JSON; the table then goes to stderr, unless -q (errors only there).
-  if (a.json != "-")
+  // With --json - (or /dev/stdout, or the file stdout goes to) stdout carries only the JSON; the table then goes to
+  // stderr, unless -q (errors only there). A JSON to /dev/stdout followed the table on stdout: no JSON to parse.
+  if (!text_target_is_stdout(a.json))
     std::cout << bench_table(r) << std::flush;
   else if (spdlog::get_level() <= spdlog::level::info)
     std::cerr << bench_table(r) << std::flush;

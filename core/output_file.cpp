@@ -173,6 +173,14 @@ Status write_text_file(const std::string& path, const std::string& text, const s
   return s;
 }
 
+bool text_target_is_stdout(const std::string& path) {
+  if (path == "-") return true;
+  if (path.empty() || g_stdout_closed) return false;
+  struct stat target {}, out {};
+  return names_stdout(path) || (::stat(path.c_str(), &target) == 0 && ::fstat(1, &out) == 0 &&
+                                target.st_dev == out.st_dev && target.st_ino == out.st_ino);
+}
+
 Status check_text_file_target(const std::string& option, const std::string& path) {
   if (path.empty() || path == "-") return Status::success();
   if (g_stdout_closed && names_stdout(path)) return Status::fail(option + " " + path + ": stdout was closed");

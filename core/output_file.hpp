@@ -32,6 +32,11 @@ void note_interrupted();
 // refuses a path that reaches it (/dev/stdout, /dev/fd/1, /proc/self/fd/1), whose text would be lost.
 void note_stdout_closed();
 
+// Whether text written to path lands on this process's stdout: "-", /dev/stdout and its other names, or the file,
+// pipe or terminal stdout is (bench's table then goes to stderr, so that stdout holds only the JSON). False where
+// stdout came closed.
+bool text_target_is_stdout(const std::string& path);
+
 // What `write_text_file` would meet, checked before the work that produces the text, so a report is not refused
 // after the whole run ("" or "-": nothing to check): not a folder; its folder exists and may be written in, or the
 // existing non-regular file may be written. `option` begins the error ("--report").

@@ -563,6 +563,17 @@ TEST_F(E2E, QuietLeavesStderrToErrors) {
   EXPECT_NE(r.err.find("median_ms"), std::string::npos) << r.err;
 }
 
+// bench --json /dev/stdout (or /dev/fd/1) is --json -: the table goes to stderr. It went to stdout before the JSON, so
+// that what a script read there did not parse.
+TEST_F(E2E, BenchJsonToDevStdoutIsOnlyJson) {
+  for (const std::string path : {"/dev/stdout", "/dev/fd/1"}) {
+    const Result r = run("bench -b cpu -m box --size 16 --repeat 2 --warmup 0 --warmup-ms 0 --json " + path);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_TRUE(json::accept(r.out)) << path << ": " << r.out;
+    EXPECT_NE(r.err.find("median_ms"), std::string::npos) << r.err;
+  }
+}
+
 // bench's sigma column is --sigma's: where a parameter decides the blur instead, it says so, as blur does.
 TEST_F(E2E, BenchSaysWhereOtherParametersDecideTheSigma) {
   const Result r = run("bench -b cpu -m box --param width=9 --sigma 1 --size 16 --repeat 2 --warmup 0 --warmup-ms 0");
