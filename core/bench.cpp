@@ -317,6 +317,7 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       c.floor = k == 0;  // the plain copy; a listed copy variant (copy:border=wrap) is a case like any other
       c.sigma = c.floor ? 0 : p.sigma;
       c.params = p.plan.params;
+      if (c.floor) c.params.erase("sigma");  // the copy runs once an image size, for no sigma (its sigma is 0)
       c.details = p.plan.details;
       c.effective_sigma = p.plan.effective_sigma;
       c.radius = p.plan.radius;
@@ -364,7 +365,8 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       if (c.error.empty()) {
         c.median_ms = median_of(c.times_ms);
         c.min_ms = *std::min_element(c.times_ms.begin(), c.times_ms.end());
-        const double bytes = 2.0 * double(w) * h * channels * sizeof(float);
+        // The bytes of the storage the backend moves: half floats (GL rgba16f) are 2 a value.
+        const double bytes = 2.0 * double(w) * h * channels * (is_half_storage(storage) ? 2 : 4);
         c.gbps = c.median_ms > 0 ? bytes / (c.median_ms * 1e-3) / 1e9 : 0;
         if (c.floor) copy_median = c.median_ms;
         c.ratio_to_copy = copy_median > 0 ? c.median_ms / copy_median : 0;
@@ -379,18 +381,23 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     }
   }
   result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
-  // GL's texture format follows the uploaded channels: one storage where the cases agree, else each count's.
-  std::vector<std::pair<int, std::string>> storages;  // (channels, storage), in the cases' order
-  for (const BenchCase& c : result.cases)
-    if (!c.storage.empty() && std::find(storages.begin(), storages.end(), std::pair(c.channels, c.storage)) ==
-                                  storages.end())
-      storages.emplace_back(c.channels, c.storage);
-  const bool one = std::all_of(storages.begin(), storages.end(),
-                               [&](const auto& s) { return s.second == storages.front().second; });
-  if (!storages.empty()) result.storage = one ? storages.front().second : "";
-  for (size_t k = 0; !one && k < storages.size(); ++k)
-    result.storage += (k ? ", " : "") + storages[k].second + " (" + std::to_string(storages[k].first) +
-                      (storages[k].first == 1 ? " channel)" : " channels)");
+  // GL's texture format follows the uploaded channels: one storage where the cases agree, else each with its channel
+  // counts (rgba32f holds both 3 and 4 channels: it was listed twice).
+  std::vector<std::pair<std::string, std::vector<int>>> storages;  // storage -> channel counts, in the cases' order
+  for (const BenchCase& c : result.cases) {
+    if (c.storage.empty()) continue;
+    auto it = std::find_if(storages.begin(), storages.end(), [&](const auto& s) { return s.first == c.storage; });
+    if (it == storages.end()) it = storages.insert(storages.end(), {c.storage, {}});
+    if (std::find(it->second.begin(), it->second.end(), c.channels) == it->second.end()) it->second.push_back(c.channels);
+  }
+  if (!storages.empty()) result.bytes_per_value = is_half_storage(storages.front().first) ? 2 : 4;
+  if (!storages.empty()) result.storage = storages.size() == 1 ? storages.front().first : "";
+  for (size_t k = 0; storages.size() > 1 && k < storages.size(); ++k) {
+    std::string counts;
+    for (int n : storages[k].second) counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+    result.storage += (k ? ", " : "") + storages[k].first + " (" + counts +
+                      (storages[k].second.size() == 1 && storages[k].second[0] == 1 ? " channel)" : " channels)");
+  }
   return Status::success();
 }
 
@@ -483,8 +490,8 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
                 {"warmup", opts.warmup},
                 {"warmup_ms", opts.warmup_ms},
                 {"seed", opts.seed},
-                {"bytes_per_value", 4},
-                {"gbps_definition", "2 * width * height * channels * 4 bytes / median_ms"}}},
+                {"bytes_per_value", r.bytes_per_value},
+                {"gbps_definition", "2 * width * height * channels * bytes_per_value / median_ms"}}},
               {"cases", cases},
               {"left_out", r.left_out},
               {"summary", r.interrupted ? json{{"cases", r.cases.size()}, {"failed", r.failed()}, {"interrupted", true}}

@@ -74,9 +74,10 @@ constexpr double kThrottledShare = 0.01;
 const char* throttled_note(const BenchCase& c);
 
 struct BenchResult {
-  // storage: the cases' storage, or each channel count's in the cases' order joined by ", " where it varies with the
-  // channels (GL).
+  // storage: the cases' storage, or each one with its channel counts in the cases' order joined by ", " where it
+  // varies with the channels (GL: "r32f (1 channel), rgba32f (3, 4 channels)").
   std::string backend, device, timer_clock, storage;
+  int bytes_per_value = 4;  // of the storage: 2 for half floats (GL --gl-storage rgba16f), the bytes GB/s counts
   std::vector<BenchCase> cases;
   std::vector<std::string> left_out;  // "method: why" (BenchOptions::skip_unplannable)
   bool interrupted = false;            // a signal ended the bench: cases holds those finished before it
