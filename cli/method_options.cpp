@@ -4,16 +4,19 @@
 #include <sstream>
 
 #include "core/io/image_io.hpp"
+#include "core/plan.hpp"
 #include "core/registry.hpp"
 
 namespace gpublur::cli {
 
 bool split_param(const std::string& s, std::string& name, std::string& value) {
+  // Spaces around the name and the value go, as in a bench variant's (box: passes = 4): "passes = 4" was a parameter
+  // named "passes ".
   const auto eq = s.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  name = s.substr(0, eq);
-  value = s.substr(eq + 1);
-  return true;
+  if (eq == std::string::npos) return false;
+  name = trimmed(s.substr(0, eq), " \t");
+  value = trimmed(s.substr(eq + 1), " \t");
+  return !name.empty();
 }
 
 namespace {

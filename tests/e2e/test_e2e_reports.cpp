@@ -574,6 +574,15 @@ TEST_F(E2E, BenchJsonToDevStdoutIsOnlyJson) {
   }
 }
 
+// --param takes spaces around its name and value, as a variant's settings do: "passes = 4" was a parameter named
+// "passes " that no method has.
+TEST_F(E2E, ParamTakesSpacesAroundNameAndValue) {
+  const Result r =
+      run("bench -b cpu -m box --param \"passes = 4\" --size 8 --repeat 1 --warmup 0 --warmup-ms 0 --json -");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["cases"][1]["params"]["passes"], "4") << r.out;
+}
+
 // bench's sigma column is --sigma's: where a parameter decides the blur instead, it says so, as blur does.
 TEST_F(E2E, BenchSaysWhereOtherParametersDecideTheSigma) {
   const Result r = run("bench -b cpu -m box --param width=9 --sigma 1 --size 16 --repeat 2 --warmup 0 --warmup-ms 0");
