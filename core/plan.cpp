@@ -23,7 +23,8 @@ const std::string& Plan::param(const std::string& name) const {
 void set_plan_warning(Plan& plan, PlanWarning kind, const std::string& text) {
   std::string& w = plan.details["warning"];
   w = w.empty() ? text : w + "; " + text;
-  if (!plan_warns_of_cost(plan)) plan.details["warning_kind"] = kind == PlanWarning::Cost ? "cost" : "unused";
+  if (!plan_warns_of_cost(plan))
+    plan.details["warning_kind"] = kind == PlanWarning::Cost ? "cost" : kind == PlanWarning::Gain ? "gain" : "unused";
 }
 
 bool plan_warns_of_cost(const Plan& plan) {

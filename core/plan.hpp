@@ -53,9 +53,11 @@ struct Plan {
 // What a recipe's warning is about. Cost: the run is very large (a direct 2D window past its bound, diffusion's
 // padding), so `gpublur quality` skips the impulse response, whose image would cost that again. Unused: a parameter
 // the user gave does nothing in this plan (pyramid's --down where sigma gives no level); quality measures as usual.
-enum class PlanWarning { Cost, Unused };
+// Gain: a blur whose weights do not sum to 1 (a user's kernel file), so flat areas change brightness; quality's fit
+// then compares unlike images, and says so.
+enum class PlanWarning { Cost, Unused, Gain };
 // The text goes to details.warning, which resolve_plan logs (once a plan) and the report keeps, and the kind to
-// details.warning_kind ("cost", "unused"): readers act on the kind, not on any warning (quality once skipped the
+// details.warning_kind ("cost", "unused", "gain"): readers act on the kind, not on any warning (quality once skipped the
 // impulse for every one). A second warning joins the first's text, and a cost in either keeps the kind "cost".
 void set_plan_warning(Plan& plan, PlanWarning kind, const std::string& text);
 bool plan_warns_of_cost(const Plan& plan);

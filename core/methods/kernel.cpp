@@ -38,6 +38,9 @@ int fft_min_radius() {
   return sep_fft_min_radius();
 }
 constexpr double kZeroSum = 1e-6;
+// A blur kernel whose weights sum further than this from 1 is said to change brightness (weights rounded by hand to
+// four decimals stay within it).
+constexpr double kGainTolerance = 1e-3;
 
 std::string num(double v) {
   char buf[32];
@@ -173,6 +176,13 @@ Recipe kernel_recipe() {
       plan.blur = false;
       plan.details["effective_sigma_xy"] = "none: negative weights or a zero sum (not a blur)";
     }
+    // A blur whose weights do not sum to 1 (a file of 1 2 1, not 0.25 0.5 0.25) brightens or darkens every flat area
+    // by that factor: used as written, but said (quality fitted such a 16x kernel a sigma of 0.1 to 13, saying nothing).
+    if (plan.blur && std::abs(sum2d - 1) > kGainTolerance)
+      set_plan_warning(plan, PlanWarning::Gain,
+                       "kernel file '" + file + "': the weights sum to " + num(sum2d) +
+                           ", not 1, so a flat area comes out " + num(sum2d) +
+                           " times as bright (--normalize divides by the sum)");
 
     const bool force_2d = p.text("impl") == "2d";
     std::vector<double> col, row;

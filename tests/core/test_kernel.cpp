@@ -396,17 +396,39 @@ TEST_F(KernelFiles, LargeDirectTwoDKernelsWarnOfTheirCost) {
     }
     return t;
   };
-  const Plan big = plan({{"kernel", file("big.txt", square(317, false))}});  // 100489 reads a pixel
+  // Normalised: these weights of 1 and 2 would also warn of their gain.
+  const Plan big = plan({{"kernel", file("big.txt", square(317, false))}, {"normalize", "true"}});  // 100489 a pixel
   ASSERT_TRUE(big.details.count("warning"));
   EXPECT_NE(big.details.at("warning").find("317 x 317 = 100489"), std::string::npos) << big.details.at("warning");
   EXPECT_NE(big.details.at("warning").find("not rank 1"), std::string::npos) << big.details.at("warning");
   EXPECT_TRUE(plan_warns_of_cost(big));
-  EXPECT_FALSE(plan({{"kernel", file("small.txt", square(315, false))}}).details.count("warning"));  // 99225
+  EXPECT_FALSE(plan({{"kernel", file("small.txt", square(315, false))}, {"normalize", "true"}}).details.count(
+      "warning"));  // 99225
   const std::string flat = file("flat.txt", square(317, true));
-  EXPECT_FALSE(plan({{"kernel", flat}}).details.count("warning"));  // separable: two passes of 317
-  const Plan forced = plan({{"kernel", flat}, {"impl", "2d"}});
+  EXPECT_FALSE(plan({{"kernel", flat}, {"normalize", "true"}}).details.count("warning"));  // two passes of 317
+  const Plan forced = plan({{"kernel", flat}, {"impl", "2d"}, {"normalize", "true"}});
   ASSERT_TRUE(forced.details.count("warning"));
   EXPECT_NE(forced.details.at("warning").find("--impl auto"), std::string::npos) << forced.details.at("warning");
+}
+
+// A blur whose weights do not sum to 1 runs as written but says its gain (quality fitted a kernel of 1 2 1, a gain of
+// 16, sigmas from 0.1 to 13 and said nothing); a sum within 1e-3 of 1, --normalize, and kernels that are no blur
+// (a zero sum, negative weights) say nothing of it.
+TEST_F(KernelFiles, BlurWhoseWeightsDoNotSumToOneSaysItsGain) {
+  const Plan row = plan({{"kernel", file("row.txt", "1 2 1\n")}});  // 1D: 4 along each axis
+  ASSERT_TRUE(row.details.count("warning"));
+  EXPECT_NE(row.details.at("warning").find("the weights sum to 16, not 1, so a flat area comes out 16 times as bright"),
+            std::string::npos)
+      << row.details.at("warning");
+  EXPECT_EQ(row.details.at("warning_kind"), "gain");
+  EXPECT_FALSE(plan_warns_of_cost(row));
+  const Plan dark = plan({{"kernel", file("dark.txt", "0.1 0.2 0.1\n0.2 0.4 0.2\n0.1 0.2 0.1\n")}});
+  ASSERT_TRUE(dark.details.count("warning"));
+  EXPECT_NE(dark.details.at("warning").find("sum to 1.6, not 1"), std::string::npos) << dark.details.at("warning");
+  EXPECT_FALSE(plan({{"kernel", file("row.txt", "1 2 1\n")}, {"normalize", "true"}}).details.count("warning"));
+  EXPECT_FALSE(plan({{"kernel", file("near.txt", "0.2501 0.5 0.2501\n")}}).details.count("warning"));  // 1.0008
+  EXPECT_FALSE(plan({{"kernel", file("edge.txt", "1 -2 1\n")}}).details.count("warning"));
+  EXPECT_FALSE(plan({{"kernel", file("sharp.txt", "0 -1 0\n-1 5 -1\n0 -1 0\n")}}).details.count("warning"));
 }
 
 TEST_F(KernelFiles, TextFormat) {
