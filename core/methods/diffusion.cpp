@@ -95,11 +95,12 @@ Recipe diffusion_recipe() {
     const double floor_cells = double(steps) * std::pow(2.0 * pad + 1, 2);
     if (floor_cells > kDiffusionWarnCells)
       set_plan_warning(plan, PlanWarning::Cost,
-                       fmt::format("diffusion at --sigma {} with --border {} steps the image padded by {} pixels a "
+                       fmt::format("diffusion at sigma {:.4g} with --border {} steps the image padded by {} pixels a "
                                    "side {} times: at least {:.2g} cell updates even for a 1-pixel image (the cost "
                                    "grows as sigma^4); iir or box cost the same at any sigma, and mirror or wrap "
                                    "step the image alone",
-                                   num(plan.sigma), border_name(plan.border), pad, steps, floor_cells));
+                                   // the sigma that runs: --iterations and --rate may set it, not --sigma
+                                   plan.effective_sigma, border_name(plan.border), pad, steps, floor_cells));
     const int a = prog.add_image({pad, 1, false}), b = prog.add_image({pad, 1, false});
     Pass extend;  // Op::Copy: the border extension into the padded domain
     extend.border = plan.border;

@@ -56,7 +56,11 @@ Recipe integral_recipe() {
       w = frac_width_for_variance(plan.sigma * plan.sigma / n);
     const std::vector<float> widths(size_t(n), static_cast<float>(w));  // the backends' width: variance from the float
     plan.params["width"] = fmt::format("{}", widths[0]);  // the float run, shortest (not 2.12345672)
-    plan.details["kovesi width"] = fmt::format("{:.6g}", kovesi_width(plan.sigma, n));
+    // Kovesi's width for this sigma, beside the exact rule's for comparison; none beside --width, whose sigma is
+    // unused (it gave the default sigma's width, 7, under --width 8192).
+    if (!p.given("width"))
+      plan.details[p.text("rule") == "kovesi" ? "kovesi width" : "width by --rule kovesi (not run)"] =
+          fmt::format("{:.6g}", kovesi_width(plan.sigma, n));
     plan.radius = frac_cascade_reach(widths);
     plan.effective_sigma = std::sqrt(frac_cascade_variance(widths));
     Pass pass;

@@ -212,6 +212,12 @@ Recipe kernel_recipe() {
         return Status::fail("kernel file '" + file + "': every weight (a product of its row and column, after "
                             "--normalize, if given) is below float's smallest (1.4e-45) and would run as 0; scale the "
                             "file or give --normalize");
+      // And past float's largest, as the direct 2D path refuses it: a row of 1e20 ran as 1e40 along x then y, every
+      // output inf, exit 0.
+      if (max_abs(x.taps) * max_abs(y.taps) > double(std::numeric_limits<float>::max()))
+        return Status::fail("kernel file '" + file + "': a weight (a product of its row and column, after "
+                            "--normalize, if given) is beyond float's range (|w| > 3.4e38); scale the file or give "
+                            "--normalize");
       plan.tolerance = 1e-5 * std::max(1.0, l1(x.taps) * l1(y.taps));
       bool same = x.taps == y.taps;
       if (!same && x.taps.size() == y.taps.size()) {  // equal within float64 rounding of the balance

@@ -221,6 +221,10 @@ TEST(Diffusion, PaddingThatCostsMinutesIsWarnedOf) {
   EXPECT_FALSE(p.details.count("warning"));
   ASSERT_TRUE(resolve_plan("diffusion", {{"sigma", "12"}}, p).ok());
   EXPECT_FALSE(p.details.count("warning"));
+  // The sigma it names is the one that runs: --iterations and --rate set it here (it named --sigma's default, 2).
+  ASSERT_TRUE(resolve_plan("diffusion", {{"iterations", "16000"}, {"rate", "0.25"}}, p).ok());
+  ASSERT_TRUE(p.details.count("warning"));
+  EXPECT_NE(p.details.at("warning").find("diffusion at sigma 89.44"), std::string::npos) << p.details.at("warning");
 }
 
 }  // namespace

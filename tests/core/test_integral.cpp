@@ -144,6 +144,14 @@ TEST(Integral, RuleWithAGivenWidthIsRefused) {
   EXPECT_NE(s.error.find("--rule"), std::string::npos) << s.error;
   ASSERT_TRUE(resolve_plan("integral", {{"width", "3.5"}}, plan).ok());
   EXPECT_EQ(plan.param("width"), "3.5");
+  // Its details name no width from the unused sigma (they said "kovesi width" 7 beside --width 8192); from sigma,
+  // the rule that ran names its width, the exact rule Kovesi's beside it as not run.
+  for (const auto& [key, value] : plan.details) EXPECT_EQ(key.find("width"), std::string::npos) << key << " " << value;
+  ASSERT_TRUE(resolve_plan("integral", {{"sigma", "3"}, {"passes", "3"}, {"rule", "kovesi"}}, plan).ok());
+  EXPECT_EQ(plan.details.at("kovesi width"), "6.08276");
+  ASSERT_TRUE(resolve_plan("integral", {{"sigma", "3"}, {"passes", "3"}}, plan).ok());
+  EXPECT_EQ(plan.details.count("kovesi width"), 0u);
+  EXPECT_EQ(plan.details.at("width by --rule kovesi (not run)"), "6.08276");
 }
 
 TEST(Integral, IntegerWidthsReduceToBox) {

@@ -317,8 +317,11 @@ TEST_F(KernelFiles, BadFilesNameTheFileAndLine) {
   // Weights beyond float's range (they would make every output infinite) are refused on both paths; the same
   // weights scaled into range by --normalize are fine.
   const std::string huge = file("huge.txt", "1e39 1 1\n"), huge2d = file("huge2d.txt", "1 1 1\n1 1e39 2\n1 1 1\n");
+  // A row whose weights fit float but whose products (it runs along x, then y) do not: every output was inf, exit 0.
+  const std::string square = file("square.txt", "1e20 1e20 1e20\n");
   for (const auto& given : std::vector<std::map<std::string, std::string>>{
-           {{"kernel", huge}}, {{"kernel", huge}, {"impl", "2d"}}, {{"kernel", huge2d}, {"impl", "2d"}}}) {
+           {{"kernel", huge}}, {{"kernel", huge}, {"impl", "2d"}}, {{"kernel", huge2d}, {"impl", "2d"}},
+           {{"kernel", square}}, {{"kernel", square}, {"impl", "2d"}}}) {
     const std::string big = error(given);
     EXPECT_NE(big.find("beyond float's range"), std::string::npos) << big;
   }
