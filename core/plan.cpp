@@ -161,8 +161,7 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
   return Status::success();
 }
 
-void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given,
-                           const Plan& plan) {
+void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given, Plan& plan) {
   // A kernel that is not a blur (negative weights) has no effective sigma to compare; an identity (box --width 1,
   // spread --radius 1: effective sigma 0) runs no blur at all, which is said too.
   // copy, the bandwidth floor, ignores sigma by definition.
@@ -173,9 +172,12 @@ void warn_sigma_overridden(const std::string& method, const std::map<std::string
   std::string others;
   for (const auto& [name, value] : given)
     if (name != "sigma" && name != "border") others += (others.empty() ? "--" : ", --") + name + " " + value;
-  spdlog::warn("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}", method,
-               number_text(plan.sigma, ParamType::Float), plan.effective_sigma,
-               others.empty() ? std::string() : " (given with " + others + ")");
+  const std::string text = fmt::format("{}: --sigma {} is not the blur that runs: its effective sigma is {:.4g}{}",
+                                       method, number_text(plan.sigma, ParamType::Float), plan.effective_sigma,
+                                       others.empty() ? std::string() : " (given with " + others + ")");
+  spdlog::warn("{}", text);
+  // The report keeps it as it keeps the recipe's own warnings (it was only logged).
+  set_plan_warning(plan, PlanWarning::Unused, text);
 }
 
 std::string trimmed(const std::string& text, const char* around) {

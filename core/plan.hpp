@@ -69,9 +69,9 @@ Status resolve_plan(const std::string& method, const std::map<std::string, std::
 // file), so that the plan's effective sigma is more than 25% off it, is said as a warning naming them: the run's blur
 // is far from the one asked for (box --width 5 --sigma 10 ran at 2.45 in silence). For the plan a user asked for
 // (blur, quality), not the ones a command makes for itself (quality's reference Gaussians, which printed it on every
-// run); bench's table states each case's effective sigma.
-void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given,
-                           const Plan& plan);
+// run); bench's table states each case's effective sigma. The warning also joins the plan's details.warning (kind
+// "unused" unless it warns of cost), so that reports keep it.
+void warn_sigma_overridden(const std::string& method, const std::map<std::string, std::string>& given, Plan& plan);
 
 // The channels that are alpha, for bilateral's colour difference: those named A, alone or as a layer's (beauty.A,
 // ViewLayer.Combined.a), else meta.alpha_channel. A multi-layer EXR has one per layer.

@@ -345,6 +345,20 @@ TEST(Registry, SigmaOverriddenByOtherParametersIsSaid) {
   EXPECT_NE(plan_warnings("spread", {{"sigma", "5"}, {"radius", "1"}}).find("its effective sigma is 0"),
             std::string::npos);
   EXPECT_EQ(plan_warnings("copy", {{"sigma", "5"}}), "");
+  // The plan's details keep it, as they keep a recipe's warnings, for the reports (it was only logged); a cost warning
+  // already there keeps its kind.
+  Plan p;
+  ASSERT_TRUE(resolve_plan("box", {{"sigma", "10"}, {"width", "5"}}, p).ok());
+  warn_sigma_overridden("box", {{"sigma", "10"}, {"width", "5"}}, p);
+  EXPECT_EQ(p.details.at("warning"),
+            "box: --sigma 10 is not the blur that runs: its effective sigma is 2.449 (given with --width 5)");
+  EXPECT_EQ(p.details.at("warning_kind"), "unused");
+  const std::map<std::string, std::string> slow = {{"sigma", "1"}, {"iterations", "100000"}, {"rate", "0.25"}};
+  ASSERT_TRUE(resolve_plan("diffusion", slow, p).ok());
+  warn_sigma_overridden("diffusion", slow, p);
+  EXPECT_NE(p.details.at("warning").find("; diffusion: --sigma 1 is not the blur that runs"), std::string::npos)
+      << p.details.at("warning");
+  EXPECT_EQ(p.details.at("warning_kind"), "cost");
 }
 
 }  // namespace
