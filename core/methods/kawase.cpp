@@ -139,7 +139,7 @@ Recipe kawase_recipe() {
     for (int k : ks) variance += pass_variance(k), text += (text.empty() ? "" : ",") + std::to_string(k);
     plan.params["passes"] = std::to_string(ks.size());
     plan.params["offsets"] = text;
-    plan.params["levels"] = "0";  // full resolution (--impl dual's down levels)
+    plan.params["levels"] = "";  // --impl dual's down levels: none here ("0" was outside its own range, 1..16)
     plan.effective_sigma = std::sqrt(variance);
     Program& prog = plan.program;
     const int a = ks.size() > 1 ? prog.add_image({}) : 1, b = ks.size() > 2 ? prog.add_image({}) : 1;

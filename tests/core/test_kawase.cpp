@@ -65,6 +65,7 @@ TEST(Kawase, SigmaScheduleAndOffsets) {
   Plan p = kawase_plan({{"sigma", "3"}});  // full resolution by default at sigma 3
   EXPECT_EQ(p.param("offsets"), "0,1,2");  // 0.5 + 2.5 + 6.5 = 9.5, closest to 9
   EXPECT_EQ(p.param("passes"), "3");
+  EXPECT_EQ(p.param("levels"), "");  // --impl dual's: none here, as dual's offsets are "" (it read 0, outside 1..16)
   p = kawase_plan({{"sigma", "12"}, {"downsample", "1"}});
   EXPECT_EQ(p.param("offsets"), "0,1,2,3,4,5,6,5");  // 115.5 + 30.5 = 146, closest to 144
   EXPECT_NEAR(p.effective_sigma, std::sqrt(146.0), 1e-9);
