@@ -44,7 +44,8 @@ Recipe spread_recipe() {
   Recipe r;
   r.spec.name = "spread";
   r.spec.summary = "Kosloff's polynomial spreading: a tent filter from nine spread weights and two float64 "
-                   "summed-area tables (cost independent of the radius)";
+                   "summed-area tables (cost per pixel independent of the radius while it is small against the "
+                   "image; the margin's fold grows as (w + h) R + R^2)";
   r.spec.sigma_mapping =
       "tent of radius R (box of width R convolved with itself): sigma^2 = (R^2 - 1) / 6; R the integer nearest "
       "sqrt(6 sigma^2 + 1) in variance; --radius R: that R";
