@@ -10,12 +10,12 @@
 namespace gpublur::cli {
 
 bool split_param(const std::string& s, std::string& name, std::string& value) {
-  // Spaces around the name and the value go, as in a bench variant's (box: passes = 4): "passes = 4" was a parameter
-  // named "passes ".
+  // Spaces around the name go ("passes = 4" was a parameter named "passes "); the value is the resolver's to read,
+  // which takes spaces around numbers and keeps a file name's as they are.
   const auto eq = s.find('=');
   if (eq == std::string::npos) return false;
   name = trimmed(s.substr(0, eq), " \t");
-  value = trimmed(s.substr(eq + 1), " \t");
+  value = s.substr(eq + 1);
   return !name.empty();
 }
 

@@ -31,7 +31,7 @@ class MethodOptions {
 std::string methods_footer();
 // --io's help: the adapters and which are built into this binary.
 std::string io_option_help();
-// "name=value" -> (name, value), spaces around each dropped; false when there is no '=' or no name.
+// "name=value" -> (name, value), spaces around the name dropped; false when there is no '=' or no name.
 bool split_param(const std::string& s, std::string& name, std::string& value);
 
 }  // namespace gpublur::cli

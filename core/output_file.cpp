@@ -176,9 +176,12 @@ Status write_text_file(const std::string& path, const std::string& text, const s
 bool text_target_is_stdout(const std::string& path) {
   if (path == "-") return true;
   if (path.empty() || g_stdout_closed) return false;
-  struct stat target {}, out {};
-  return names_stdout(path) || (::stat(path.c_str(), &target) == 0 && ::fstat(1, &out) == 0 &&
-                                target.st_dev == out.st_dev && target.st_ino == out.st_ino);
+  struct stat target {}, out {}, null {};
+  if (names_stdout(path)) return true;
+  if (::stat(path.c_str(), &target) != 0 || ::fstat(1, &out) != 0) return false;
+  // /dev/null for both is no stdout the JSON shares (the table stayed on stdout, unseen, as before).
+  if (S_ISCHR(target.st_mode) && ::stat("/dev/null", &null) == 0 && target.st_rdev == null.st_rdev) return false;
+  return target.st_dev == out.st_dev && target.st_ino == out.st_ino;
 }
 
 Status check_text_file_target(const std::string& option, const std::string& path) {

@@ -277,7 +277,12 @@ void list_folder(const fs::path& dir, const fs::path& root, bool recursive, cons
     const fs::path& path = it->path();
     if (hidden(path)) continue;
     if (it->is_directory(e2)) {
-      if (recursive && !it->is_symlink(e2) && !skip.is(path)) folders.push_back(path);
+      if (recursive && !it->is_symlink(e2)) {
+        if (!skip.is(path))
+          folders.push_back(path);
+        else
+          spdlog::debug("{}: the output folder ({}), not scanned", path.string(), skip.real);
+      }
     } else if (is_image_name(path.string())) {
       if (it->is_regular_file(e2)) {
         found.emplace_back(path, path.lexically_relative(root));

@@ -23,8 +23,15 @@ const std::string& Plan::param(const std::string& name) const {
 void set_plan_warning(Plan& plan, PlanWarning kind, const std::string& text) {
   std::string& w = plan.details["warning"];
   w = w.empty() ? text : w + "; " + text;
-  if (!plan_warns_of_cost(plan))
-    plan.details["warning_kind"] = kind == PlanWarning::Cost ? "cost" : kind == PlanWarning::Gain ? "gain" : "unused";
+  // The kinds rank cost, gain, unused: a later warning of a lower rank keeps the earlier kind (a kernel's gain was
+  // turned into "unused" by the --sigma that bench always gives).
+  static const char* const kNames[] = {"cost", "unused", "gain"};  // by PlanWarning
+  static const int kRank[] = {2, 0, 1};
+  std::string& k = plan.details["warning_kind"];
+  int old_rank = -1;
+  for (int i = 0; i < 3; ++i)
+    if (k == kNames[i]) old_rank = kRank[i];
+  if (kRank[int(kind)] > old_rank) k = kNames[int(kind)];
 }
 
 bool plan_warns_of_cost(const Plan& plan) {

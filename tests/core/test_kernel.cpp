@@ -425,6 +425,12 @@ TEST_F(KernelFiles, BlurWhoseWeightsDoNotSumToOneSaysItsGain) {
       << row.details.at("warning");
   EXPECT_EQ(row.details.at("warning_kind"), "gain");
   EXPECT_FALSE(plan_warns_of_cost(row));
+  // A --sigma the kernel overrides adds its warning and keeps the kind "gain" (bench, which always gives one, turned it
+  // into "unused").
+  Plan with_sigma = plan({{"kernel", file("row.txt", "1 2 1\n")}, {"sigma", "3"}});
+  warn_sigma_overridden("kernel", {{"kernel", file("row.txt", "1 2 1\n")}, {"sigma", "3"}}, with_sigma);
+  EXPECT_NE(with_sigma.details.at("warning").find("is not the blur that runs"), std::string::npos);
+  EXPECT_EQ(with_sigma.details.at("warning_kind"), "gain");
   const Plan dark = plan({{"kernel", file("dark.txt", "0.1 0.2 0.1\n0.2 0.4 0.2\n0.1 0.2 0.1\n")}});
   ASSERT_TRUE(dark.details.count("warning"));
   EXPECT_NE(dark.details.at("warning").find("sum to 1.6, not 1"), std::string::npos) << dark.details.at("warning");

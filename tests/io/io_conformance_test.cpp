@@ -341,7 +341,7 @@ TEST_P(IoConformance, PalettePngWithoutTrnsIsRgb) {
 // with its count: it was read black in silence. Interlaced files too (their rows are expanded after Adam7's passes).
 TEST_P(IoConformance, PaletteIndexPastThePaletteIsBlackAndSaid) {
   for (const bool interlaced : {false, true})
-    for (const int depth : {2, 8}) {
+    for (const int depth : {1, 2, 4, 8}) {
       SCOPED_TRACE((interlaced ? "interlaced, depth " : "depth ") + std::to_string(depth));
       test::PaletteFixture p;
       p.width = 11;
@@ -350,11 +350,12 @@ TEST_P(IoConformance, PaletteIndexPastThePaletteIsBlackAndSaid) {
       p.interlaced = interlaced;
       for (int i = 0; i < 3; ++i) p.palette.push_back({uint8_t(40 + i), uint8_t(90 + i), uint8_t(200 - i)});
       p.trns = {100, 150};  // entry 2 opaque; past the palette opaque too
-      const int range = depth == 2 ? 4 : 7;
+      const int range = depth == 1 ? 2 : depth == 2 ? 4 : 7;
+      if (depth == 1) p.palette.resize(1), p.trns.resize(1);  // one entry: index 1 is past it
       int bad = 0;
       for (int i = 0; i < p.width * p.height; ++i) {
         p.indices.push_back(uint8_t((i * 7 + i / 5) % range));
-        bad += p.indices.back() >= 3;
+        bad += p.indices.back() >= int(p.palette.size());
       }
       const std::string path = tmp_.path("pal_bad" + std::to_string(depth) + (interlaced ? "i" : "") + ".png");
       ASSERT_TRUE(test::write_palette_png(path, p));
@@ -368,16 +369,35 @@ TEST_P(IoConformance, PaletteIndexPastThePaletteIsBlackAndSaid) {
       ASSERT_TRUE(st.ok()) << st.error;
       ASSERT_EQ(got.image.channels, 4);
       ASSERT_GT(bad, 0);
-      EXPECT_NE(log.str().find(std::to_string(bad) + " pixels' indices are past the palette's 3 entries (an invalid "
-                               "PNG): read as opaque black"),
+      const int n = int(p.palette.size());
+      EXPECT_NE(log.str().find(std::to_string(bad) + " pixels' indices are past the palette's " + std::to_string(n) +
+                               " entries (an invalid PNG): read as opaque black"),
                 std::string::npos)
           << log.str();
       for (int i = 0; i < p.width * p.height; ++i) {
         const int idx = p.indices[i];
         for (int c = 0; c < 3; ++c)
-          ASSERT_EQ(got.image.data[size_t(i) * 4 + c], idx < 3 ? float(p.palette[idx][c]) / 255.0f : 0.0f) << i;
-        ASSERT_EQ(got.image.data[size_t(i) * 4 + 3], idx < 2 ? float(p.trns[idx]) / 255.0f : 1.0f) << i;
+          ASSERT_EQ(got.image.data[size_t(i) * 4 + c], idx < n ? float(p.palette[idx][c]) / 255.0f : 0.0f) << i;
+        ASSERT_EQ(got.image.data[size_t(i) * 4 + 3], idx < int(p.trns.size()) ? float(p.trns[idx]) / 255.0f : 1.0f)
+            << i;
       }
+      // Without tRNS: RGB, the same colours; and kept packed (8-bit samples, as blur reads them), the same bytes.
+      p.trns.clear();
+      ASSERT_TRUE(test::write_palette_png(path, p));
+      LoadedImage rgb, packed;
+      ASSERT_TRUE(io_->read(path, ReadLimits{}, rgb).ok());
+      ReadLimits keep;
+      keep.keep_packed = true;
+      ASSERT_TRUE(io_->read(path, keep, packed).ok());
+      ASSERT_EQ(rgb.image.channels, 3);
+      for (int i = 0; i < p.width * p.height; ++i)
+        for (int c = 0; c < 3; ++c) {
+          const int idx = p.indices[i];
+          ASSERT_EQ(rgb.image.data[size_t(i) * 3 + c], idx < n ? float(p.palette[idx][c]) / 255.0f : 0.0f) << i;
+          if (!interlaced)
+            ASSERT_EQ(packed.packed.samples[size_t(i) * 3 + c], idx < n ? p.palette[idx][c] : 0) << i;
+        }
+      if (!interlaced) EXPECT_EQ(packed.packed.value_count(), size_t(p.width) * p.height * 3);
     }
 }
 
