@@ -47,6 +47,13 @@ inline double warm_up_after_idle_ms(double min_ms, double idle_ms) {
 inline bool is_half_storage(const std::string& storage) {
   return storage.size() >= 3 && storage.compare(storage.size() - 3, 3, "16f") == 0;
 }
+// The values a pixel holds on the device: a texture format's channels (r, rg, rgba: GL keeps three channels as
+// rgba), else the image's own.
+inline int storage_values(const std::string& storage, int channels) {
+  const size_t n = storage.find_first_of("0123456789");
+  const std::string letters = storage.substr(0, n);
+  return letters == "r" ? 1 : letters == "rg" ? 2 : letters == "rgb" ? 3 : letters == "rgba" ? 4 : channels;
+}
 
 class Backend {
  public:

@@ -365,8 +365,10 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       if (c.error.empty()) {
         c.median_ms = median_of(c.times_ms);
         c.min_ms = *std::min_element(c.times_ms.begin(), c.times_ms.end());
-        // The bytes of the storage the backend moves: half floats (GL rgba16f) are 2 a value.
-        const double bytes = 2.0 * double(w) * h * channels * (is_half_storage(storage) ? 2 : 4);
+        // The bytes of the storage the backend moves: half floats (GL rgba16f) are 2 a value, and GL keeps three
+        // channels as four.
+        const double bytes =
+            2.0 * double(w) * h * storage_values(storage, channels) * (is_half_storage(storage) ? 2 : 4);
         c.gbps = c.median_ms > 0 ? bytes / (c.median_ms * 1e-3) / 1e9 : 0;
         if (c.floor) copy_median = c.median_ms;
         c.ratio_to_copy = copy_median > 0 ? c.median_ms / copy_median : 0;
@@ -491,7 +493,9 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
                 {"warmup_ms", opts.warmup_ms},
                 {"seed", opts.seed},
                 {"bytes_per_value", r.bytes_per_value},
-                {"gbps_definition", "2 * width * height * channels * bytes_per_value / median_ms"}}},
+                {"gbps_definition",
+                 "2 * width * height * stored values a pixel (channels; 4 for 3 on gl) * bytes_per_value / "
+                 "median_ms"}}},
               {"cases", cases},
               {"left_out", r.left_out},
               {"summary", r.interrupted ? json{{"cases", r.cases.size()}, {"failed", r.failed()}, {"interrupted", true}}
