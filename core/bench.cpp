@@ -390,10 +390,13 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     if (c.storage.empty()) continue;
     auto it = std::find_if(storages.begin(), storages.end(), [&](const auto& s) { return s.first == c.storage; });
     if (it == storages.end()) it = storages.insert(storages.end(), {c.storage, {}});
-    if (std::find(it->second.begin(), it->second.end(), c.channels) == it->second.end()) it->second.push_back(c.channels);
+    if (std::find(it->second.begin(), it->second.end(), c.channels) == it->second.end())
+      it->second.push_back(c.channels);
   }
-  if (!storages.empty()) result.bytes_per_value = is_half_storage(storages.front().first) ? 2 : 4;
-  if (!storages.empty()) result.storage = storages.size() == 1 ? storages.front().first : "";
+  if (!storages.empty()) {
+    result.bytes_per_value = is_half_storage(storages.front().first) ? 2 : 4;
+    result.storage = storages.size() == 1 ? storages.front().first : "";
+  }
   for (size_t k = 0; storages.size() > 1 && k < storages.size(); ++k) {
     std::string counts;
     for (int n : storages[k].second) counts += (counts.empty() ? "" : ", ") + std::to_string(n);

@@ -57,9 +57,9 @@ struct Plan {
 // then compares unlike images, and says so.
 enum class PlanWarning { Cost, Unused, Gain };
 // The text goes to details.warning, which resolve_plan logs (once a plan) and the report keeps, and the kind to
-// details.warning_kind ("cost", "unused", "gain"): readers act on the kind, not on any warning (quality once skipped the
-// impulse for every one). A second warning joins the first's text; the kind is the higher of the two in the order
-// cost, gain, unused.
+// details.warning_kind ("cost", "unused", "gain"): readers act on the kind, not on any warning (quality once skipped
+// the impulse for every one). A second warning joins the first's text; the kind is the higher of the two in the
+// order cost, gain, unused.
 void set_plan_warning(Plan& plan, PlanWarning kind, const std::string& text);
 bool plan_warns_of_cost(const Plan& plan);
 

@@ -177,7 +177,7 @@ Recipe kernel_recipe() {
       plan.details["effective_sigma_xy"] = "none: negative weights or a zero sum (not a blur)";
     }
     // A blur whose weights do not sum to 1 (a file of 1 2 1, not 0.25 0.5 0.25) brightens or darkens every flat area
-    // by that factor: used as written, but said (quality fitted such a 16x kernel a sigma of 0.1 to 13, saying nothing).
+    // by that factor: used as written, but said (quality fitted such a 16x kernel a sigma of 0.1 to 13 in silence).
     if (plan.blur && std::abs(sum2d - 1) > kGainTolerance)
       set_plan_warning(plan, PlanWarning::Gain,
                        "kernel file '" + file + "': the weights sum to " + num(sum2d) +
