@@ -10,8 +10,6 @@
 #include <ImfOutputFile.h>
 #include <Imath/half.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
@@ -21,7 +19,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "core/io/image_io.hpp"
 #include "core/io/io_common.hpp"
@@ -359,21 +356,17 @@ TEST_P(IoConformance, PaletteIndexPastThePaletteIsBlackAndSaid) {
       }
       const std::string path = tmp_.path("pal_bad" + std::to_string(depth) + (interlaced ? "i" : "") + ".png");
       ASSERT_TRUE(test::write_palette_png(path, p));
-      std::ostringstream log;
-      auto previous = spdlog::default_logger();
-      spdlog::set_default_logger(
-          std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
       LoadedImage got;
-      const Status st = io_->read(path, ReadLimits{}, got);
-      spdlog::set_default_logger(previous);
+      Status st;
+      const std::string log = test::read_logging(*io_, path, st, &got);
       ASSERT_TRUE(st.ok()) << st.error;
       ASSERT_EQ(got.image.channels, 4);
       ASSERT_GT(bad, 0);
       const int n = int(p.palette.size());
-      EXPECT_NE(log.str().find(std::to_string(bad) + " pixels' indices are past the palette's " + std::to_string(n) +
-                               " entries (an invalid PNG): read as opaque black"),
+      EXPECT_NE(log.find(std::to_string(bad) + " pixels' indices are past the palette's " + std::to_string(n) +
+                         " entries (an invalid PNG): read as opaque black"),
                 std::string::npos)
-          << log.str();
+          << log;
       for (int i = 0; i < p.width * p.height; ++i) {
         const int idx = p.indices[i];
         for (int c = 0; c < 3; ++c)
@@ -500,15 +493,11 @@ TEST_P(IoConformance, ExrMixedHalfFloatUintChannels) {
     out.writePixels(h);
   }
   LoadedImage got;
-  std::ostringstream log;  // the read's warnings
-  auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(
-      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
-  Status st = io_->read(path, ReadLimits{}, got);
-  spdlog::set_default_logger(previous);
+  Status st;
+  const std::string log = test::read_logging(*io_, path, st, &got);  // the read's warnings
   ASSERT_TRUE(st.ok()) << st.error;
   // float holds them exactly up to 2^24 only: said, naming the channel (ids above it were merged in silence).
-  EXPECT_NE(log.str().find("uint channel(s) id read as float: values above"), std::string::npos) << log.str();
+  EXPECT_NE(log.find("uint channel(s) id read as float: values above"), std::string::npos) << log;
   ASSERT_EQ(got.meta.channel_names, (std::vector<std::string>{"R", "G", "id"}));
   EXPECT_EQ(got.meta.pixel_type, PixelType::Float);
   for (int i = 0; i < w * h; ++i) {
@@ -545,14 +534,10 @@ TEST_P(IoConformance, HalfOverflowWarningCountsTheValuesThatBecomeInfinite) {
   meta.pixel_type = PixelType::Half;
   meta.channel_names = {"Y"};
   const auto write_logged = [&](const Image& im, const std::string& path) {
-    std::ostringstream log;
-    auto previous = spdlog::default_logger();
-    spdlog::set_default_logger(
-        std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
-    const Status st = io_->write(path, im, meta);
-    spdlog::set_default_logger(previous);
+    Status st;
+    const std::string log = test::write_logging(*io_, path, im, meta, st);
     EXPECT_TRUE(st.ok()) << st.error;
-    return log.str();
+    return log;
   };
   const std::string path = tmp_.path("bright.exr");
   const std::string log = write_logged(img, path);

@@ -1,12 +1,15 @@
 #include "tests/test_paths.hpp"
 #include "tests/io/io_test_util.hpp"
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 namespace gpublur::test {
@@ -48,5 +51,31 @@ std::vector<std::string> built_adapters() {
 }
 
 std::string testdata_dir() { return gpublur::testing::testdata_dir_path(); }
+
+namespace {
+
+// Runs `f` with the default logger writing into the returned text.
+template <typename F>
+std::string logged(F&& f) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
+  f();
+  spdlog::set_default_logger(previous);
+  return log.str();
+}
+
+}  // namespace
+
+std::string read_logging(ImageIO& io, const std::string& path, Status& status, LoadedImage* out) {
+  LoadedImage img;
+  return logged([&] { status = io.read(path, {}, out ? *out : img); });
+}
+
+std::string write_logging(ImageIO& io, const std::string& path, const Image& img, const ImageMeta& meta,
+                          Status& status) {
+  return logged([&] { status = io.write(path, img, meta); });
+}
 
 }  // namespace gpublur::test

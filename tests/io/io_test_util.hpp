@@ -34,4 +34,10 @@ std::vector<std::string> built_adapters();
 
 std::string testdata_dir();
 
+// The warnings (and other log lines) a read logs, with its status; the image into `out` where given.
+std::string read_logging(ImageIO& io, const std::string& path, Status& status, LoadedImage* out = nullptr);
+// What a write logs.
+std::string write_logging(ImageIO& io, const std::string& path, const Image& img, const ImageMeta& meta,
+                          Status& status);
+
 }  // namespace gpublur::test

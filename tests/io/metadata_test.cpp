@@ -19,8 +19,6 @@
 #include <ImfTiledInputFile.h>
 #include <ImfTiledOutputFile.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -35,7 +33,9 @@
 namespace gpublur {
 namespace {
 
+using test::read_logging;
 using test::TempDir;
+using test::write_logging;
 
 class IoMetadata : public ::testing::TestWithParam<std::string> {
  protected:
@@ -88,9 +88,6 @@ void write_tagged_exr(const std::string& path) {
   file.setFrameBuffer(fb);
   file.writePixels(h);
 }
-
-std::string write_logging(ImageIO& io, const std::string& path, const Image& img, const ImageMeta& meta,
-                          Status& status);  // below: what a write logs
 
 TEST_P(IoMetadata, TypedExrAttributesSurviveExrToExr) {
   write_tagged_exr(tmp_.path("in.exr"));
@@ -290,18 +287,6 @@ void swap_srgb_chunk(const std::string& path, const std::string& type, const std
   test::write_bytes(path, out);
 }
 
-// The warnings a read logs.
-std::string read_logging(ImageIO& io, const std::string& path, Status& status) {
-  std::ostringstream log;
-  auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(
-      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
-  LoadedImage img;
-  status = io.read(path, {}, img);
-  spdlog::set_default_logger(previous);
-  return log.str();
-}
-
 // The chunks of a PNG file as (type, body), in file order, IHDR to IEND.
 std::vector<std::pair<std::string, std::string>> png_chunks_of(const std::string& path) {
   const std::vector<unsigned char> in = test::read_bytes(path);
@@ -322,18 +307,6 @@ void add_chunks_after_ihdr(const std::string& path, const std::vector<std::pair<
   for (const auto& [type, body] : chunks) append_chunk(out, type, std::vector<unsigned char>(body.begin(), body.end()));
   out.insert(out.end(), in.begin() + 33, in.end());
   test::write_bytes(path, out);
-}
-
-// What a write logs.
-std::string write_logging(ImageIO& io, const std::string& path, const Image& img, const ImageMeta& meta,
-                          Status& status) {
-  std::ostringstream log;
-  auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(
-      std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_st>(log)));
-  status = io.write(path, img, meta);
-  spdlog::set_default_logger(previous);
-  return log.str();
 }
 
 // PNG text of one keyword twice (docs/cli.md: both carried PNG to PNG) into an EXR, which holds one attribute of a
