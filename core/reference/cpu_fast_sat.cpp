@@ -8,6 +8,7 @@
 #include "core/reference/cpu_fast.hpp"
 #include "core/reference/pass_table.hpp"
 #include "core/reference/row_threads.hpp"
+#include "core/spread_fold.hpp"
 
 namespace gpublur {
 namespace {
@@ -88,45 +89,85 @@ void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, in
 }
 
 void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads) {
-  const int R = pass.widths[0], X = pass.extend, C = dst.channels, W = src.width;
-  const int M = X + R - 1;  // the spread is 0 before -M
-  // s(x, y) for x in [-M, W) reads E at x - 1 + (a - 1) R: positions x0 = -M - 1 - R .. W - 2 + R.
-  const int x0 = -M - 1 - R, n = W - 2 + R - x0 + 1;
+  const int R = pass.widths[0], X = pass.extend, C = dst.channels, W = src.width, H = src.height;
+  const Border border = pass.border;
+  // s(x, y) for x in [0, W) reads E at x - 1 + (a - 1) R, a = 0, 1, 2: positions -1 - R .. W - 2 + R in one run
+  // while R <= W, else the three runs of W that are read (a row's work bounded by the image at any R). E's values
+  // for (x, a) sit at base[a] + x.
+  const bool runs = R > W;
+  const int n = runs ? 3 * W : W + 2 * R, base[3] = {0, runs ? W : R, runs ? 2 * W : 2 * R};
   std::vector<int> cols(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const int x = x0 + i;
-    cols[size_t(i)] = x < -X || x >= W + X ? -1 : remap_index(x, W, pass.border);
+    const int x = runs ? i % W - 1 + (i / W - 1) * R : i - 1 - R;
+    cols[size_t(i)] = x < -X || x >= W + X ? -1 : remap_index(x, W, border);
   }
-  const size_t line = size_t(W + 2) * size_t(C);
-  // Source row y's spread, columns -M..-1 folded into the table's columns -2 and -1, added times f to out (the
-  // table's columns -2..W-1); rows: scratch for E's three rows and their weighted sum V.
-  const auto add_folded_row = [&](int y, double f, double* out, std::vector<double> (&rows)[4]) {
-    for (int b = 0; b < 3; ++b) spread_row(src, y - 1 + (b - 1) * R, X, pass.border, cols, rows[b]);
-    std::vector<double>& V = rows[3];  // sum_b w_b E(., y - 1 + (b - 1) R)
-    V.resize(rows[0].size());
-    for (size_t k = 0; k < V.size(); ++k) V[k] = rows[0][k] - 2.0 * rows[1][k] + rows[2][k];
-    // s(x) = V(x - 1 - R) - 2 V(x - 1) + V(x - 1 + R); V's index of position p is (p - x0) C.
-    const auto s = [&](int x, int c) {
-      const size_t k = size_t(x - 1 - x0) * C + size_t(c), r = size_t(R) * C;
-      return V[k - r] - 2.0 * V[k] + V[k + r];
-    };
-    for (int x = 0; x < W; ++x)
-      for (int c = 0; c < C; ++c) out[size_t(x + 2) * C + c] += f * s(x, c);
-    for (int d = 1; d <= M; ++d)
+  // The margin's fold from the rows' and columns' sums over its taps (core/spread_fold.hpp): rs[(t H + j) C + c]
+  // is S_t(j) for the lines t = -1 (0) and -2 (1) before the image along x, cs likewise along y.
+  const std::vector<SpreadFoldTap> tx = spread_fold_taps(R, X, border, W), ty = spread_fold_taps(R, X, border, H);
+  std::vector<double> rs(2 * size_t(H) * C, 0.0), cs(2 * size_t(W) * C, 0.0);
+  for_rows(H, threads, [&](int j) {
+    const float* row = src.f + src.offset(0, j);
+    double s1[4] = {0, 0, 0, 0}, s2[4] = {0, 0, 0, 0};  // in registers: neighbouring rows' sums share cache lines
+    for (const SpreadFoldTap& k : tx)
       for (int c = 0; c < C; ++c) {
-        const double v = f * s(-d, c);
-        out[size_t(C) + c] += (2.0 - d) * v;  // column -1
-        out[size_t(c)] += (d - 1.0) * v;      // column -2
+        const double v = double(row[size_t(k.index) * C + c]);
+        s1[c] += k.w1 * v, s2[c] += k.w2 * v;
       }
-  };
+    for (int c = 0; c < C; ++c) rs[size_t(j) * C + c] = s1[c], rs[(size_t(H) + j) * C + c] = s2[c];
+  });
+  constexpr int kColumnChunk = 256;  // the columns' sums by chunks of columns, each adding the taps' rows in order
+  for_rows((W + kColumnChunk - 1) / kColumnChunk, threads, [&](int chunk) {
+    const int i0 = chunk * kColumnChunk, i1 = std::min(W, i0 + kColumnChunk);
+    double* s1 = cs.data();
+    double* s2 = s1 + size_t(W) * C;
+    for (const SpreadFoldTap& k : ty) {
+      const float* row = src.f + src.offset(0, k.index);
+      for (size_t v = size_t(i0) * C; v < size_t(i1) * C; ++v) {
+        const double x = double(row[v]);
+        s1[v] += k.w1 * x, s2[v] += k.w2 * x;
+      }
+    }
+  });
+  // E's index along an axis of m pixels at q: the border mode's, -1 where E is 0.
+  const auto e_index = [&](int q, int m) { return q < -X || q >= m + X ? -1 : remap_index(q, m, border); };
+  static constexpr double w[3] = {1.0, -2.0, 1.0};
+  const size_t line = size_t(W + 2) * size_t(C);
   for_rows(dst.height + 2, threads, [&](int row) {
-    const int ty = row - 2;
+    const int y = row - 2;
     thread_local std::vector<double> acc, rows[4];
     acc.assign(line, 0.0);
-    if (ty >= 0) {
-      add_folded_row(ty, 1.0, acc.data(), rows);
-    } else {  // rows -M..-1 folded likewise into rows -2 and -1
-      for (int d = 1; d <= M; ++d) add_folded_row(-d, ty == -1 ? 2.0 - d : d - 1.0, acc.data(), rows);
+    if (y >= 0) {
+      for (int b = 0; b < 3; ++b) spread_row(src, y - 1 + (b - 1) * R, X, border, cols, rows[b]);
+      std::vector<double>& V = rows[3];  // sum_b w_b E(., y - 1 + (b - 1) R)
+      V.resize(rows[0].size());
+      for (size_t k = 0; k < V.size(); ++k) V[k] = rows[0][k] - 2.0 * rows[1][k] + rows[2][k];
+      // s(x) = V(x - 1 - R) - 2 V(x - 1) + V(x - 1 + R)
+      const double *v0 = V.data() + size_t(base[0]) * C, *v1 = V.data() + size_t(base[1]) * C,
+                   *v2 = V.data() + size_t(base[2]) * C;
+      for (size_t k = 0; k < size_t(W) * C; ++k) acc[2 * size_t(C) + k] = v0[k] - 2.0 * v1[k] + v2[k];
+      for (int b = 0; b < 3; ++b) {  // columns -1 and -2: T(t, y) = sum_b w_b S_t at E's row y - 1 + (b - 1) R
+        const int j = e_index(y - 1 + (b - 1) * R, H);
+        if (j < 0) continue;
+        for (int c = 0; c < C; ++c) {
+          acc[size_t(C) + c] += w[b] * rs[size_t(j) * C + c];
+          acc[size_t(c)] += w[b] * rs[(size_t(H) + j) * C + c];
+        }
+      }
+    } else {  // the lines before the image along y (u = y): columns' sums, and the corners from the rows' sums
+      const double* su = cs.data() + (y == -1 ? 0 : size_t(W) * C);
+      for (int x = 0; x < W; ++x)
+        for (int a = 0; a < 3; ++a) {
+          const int i = e_index(x - 1 + (a - 1) * R, W);
+          if (i < 0) continue;
+          for (int c = 0; c < C; ++c) acc[size_t(x + 2) * C + c] += w[a] * su[size_t(i) * C + c];
+        }
+      for (const SpreadFoldTap& k : ty) {
+        const double f = y == -1 ? k.w1 : k.w2;
+        for (int c = 0; c < C; ++c) {
+          acc[size_t(C) + c] += f * rs[size_t(k.index) * C + c];
+          acc[size_t(c)] += f * rs[(size_t(H) + k.index) * C + c];
+        }
+      }
     }
     std::copy(acc.begin(), acc.end(), dst.d + dst.offset(-1, row - 1));
   });

@@ -283,6 +283,14 @@ TEST(CpuFast, SatEqualsTheReference) {
         return plan.program;
       },
       "spread-rows+sat-rows+sat-rows+scale-rows");
+  // Radii far beyond the image, where the margin's fold reads it many times over (mirror, wrap).
+  expect_lines_equal_reference(
+      [](Border b, int i) {
+        Plan plan;
+        EXPECT_TRUE(resolve_plan("spread", {{"radius", i % 2 ? "40" : "300"}, {"border", border_name(b)}}, plan).ok());
+        return plan.program;
+      },
+      "spread-rows+sat-rows+sat-rows+scale-rows");
 }
 
 // Diffusion's steps, 1-4 channels, widths of one pixel and more: on the image itself (mirror, wrap) and over a padded

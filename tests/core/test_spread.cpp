@@ -15,6 +15,7 @@
 #include "core/methods/recipe.hpp"
 #include "core/plan.hpp"
 #include "core/reference/reference.hpp"
+#include "core/spread_fold.hpp"
 #include "tests/core/f64_reference.hpp"
 #include "tests/core/impulse.hpp"
 #include "tests/core/random_image.hpp"
@@ -117,6 +118,40 @@ TEST(Spread, FoldWeightsKeepTheDoubleIntegral) {
       const double direct = double(x + d + 1), folded = (2.0 - d) * (x + 2) + (d - 1.0) * (x + 3);
       EXPECT_EQ(direct, folded) << d << " " << x;
     }
+}
+
+// The fold as taps on the source's lines (core/spread_fold.hpp) against the fold written out on one line: the M
+// spread values before it, s(-d) = E(-d - 1 - R) - 2 E(-d - 1) + E(-d - 1 + R), times 2 - d and d - 1. Radii far
+// beyond the line (mirror and wrap read it many times over) and the tap count min(n, 2R - 2) at most.
+TEST(Spread, FoldTapsEqualTheFoldWrittenOut) {
+  for (const char* mode : {"clamp", "mirror", "wrap", "zero"})
+    for (int n : {1, 2, 7, 50})
+      for (int R : {1, 2, 3, 7, 40, 300}) {
+        Border border;
+        ASSERT_TRUE(parse_border(mode, border));
+        const int X = R - 1, M = X + R - 1;
+        std::vector<double> line(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i) line[size_t(i)] = std::sin(1.7 * i + 0.3 * n) + 0.01 * i;
+        const auto E = [&](int p) {
+          const int i = p < -X || p >= n + X ? -1 : testing::f64_border(p, n, mode);
+          return i < 0 ? 0.0 : line[size_t(i)];
+        };
+        double want1 = 0.0, want2 = 0.0;
+        for (int d = 1; d <= M; ++d) {
+          const double s = E(-d - 1 - R) - 2.0 * E(-d - 1) + E(-d - 1 + R);
+          want1 += (2.0 - d) * s, want2 += (d - 1.0) * s;
+        }
+        const std::vector<SpreadFoldTap> taps = spread_fold_taps(R, X, border, n);
+        double got1 = 0.0, got2 = 0.0;
+        for (size_t k = 0; k < taps.size(); ++k) {
+          if (k) EXPECT_LT(taps[k - 1].index, taps[k].index);
+          got1 += taps[k].w1 * line[size_t(taps[k].index)], got2 += taps[k].w2 * line[size_t(taps[k].index)];
+        }
+        const double scale = 1.0 + std::fabs(want1) + std::fabs(want2);
+        EXPECT_NEAR(got1, want1, 1e-12 * scale * M) << mode << " n " << n << " R " << R;
+        EXPECT_NEAR(got2, want2, 1e-12 * scale * M) << mode << " n " << n << " R " << R;
+        EXPECT_LE(taps.size(), size_t(std::min(n, std::max(0, 2 * R - 2)))) << mode << " n " << n << " R " << R;
+      }
 }
 
 TEST(Spread, ImpulseVarianceIsRSquaredMinusOneOverSix) {
