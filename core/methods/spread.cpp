@@ -15,7 +15,8 @@
 // margin into the two lines before the image on each axis, the tables are (w + 2)(h + 2) for every R (stored
 // with padding 1, all of it before the image) and Scale reads them 1 pixel on. (Padding by P on both sides, as
 // first built, cost ((w + 2P) / w)^2, and the one-sided margin ((w + P) / w)^2: measured 1.69x from sigma 3 to
-// 48 at 1024^2 on an H100.)
+// 48 at 1024^2 on an H100.) Backends fold through taps on the source's lines (core/spread_fold.hpp), at most
+// min(w, 2R - 2) a row, so the fold reads at most twice the image at any R; the reference writes the fold out.
 //
 // Precision: the double integration cancels (the tables grow like R^4 times the mean while the spread values
 // alternate in sign): float64 tables throughout (docs/methods.md, spread: the measured error on 4096^2).
@@ -44,8 +45,8 @@ Recipe spread_recipe() {
   Recipe r;
   r.spec.name = "spread";
   r.spec.summary = "Kosloff's polynomial spreading: a tent filter from nine spread weights and two float64 "
-                   "summed-area tables (cost per pixel independent of the radius while it is small against the "
-                   "image; the margin's fold grows as (w + h) R + R^2)";
+                   "summed-area tables (cost per pixel independent of the radius; the margin's fold reads up to "
+                   "min(2R, w) pixels a row and min(2R, h) a column: at most the image twice)";
   r.spec.sigma_mapping =
       "tent of radius R (box of width R convolved with itself): sigma^2 = (R^2 - 1) / 6; R the integer nearest "
       "sqrt(6 sigma^2 + 1) in variance; --radius R: that R";

@@ -1,7 +1,8 @@
 // spread on the device against the CPU reference with radii whose margins the registry test does not reach:
-// the folded lines (a warp per image line, M = 2R - 2 values) and the corners (M^2 values over 64 blocks) at
-// R 6, 40 and 118 (sigma 48), every border, 1, 2 and 4 channels, an image smaller than the tent and a wider one;
-// outputs poisoned with NaN first (run_vs_reference); the two tables as the sat pair. Skips without a device.
+// the fold from core's taps (the rows' and columns' sums, the folded lines, the corners) at R 6, 40, 118 (sigma 48)
+// and 600 (mirror and wrap read the image many times over), every border, 1, 2 and 4 channels, an image smaller
+// than the tent and a wider one; outputs poisoned with NaN first (run_vs_reference); the two tables as the sat
+// pair. The reference keeps the fold written out (every margin pixel). Skips without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ TEST(CudaSpread, FoldedMarginsMatchTheReference) {
       const Image src = random_image(w, h, channels, 71u + unsigned(w + channels));
       double ms = 0;
       ASSERT_TRUE(backend->upload(src, ms).ok());
-      for (int R : {6, 40, 118})
+      for (int R : {6, 40, 118, 600})
         for (const char* border : {"clamp", "mirror", "wrap", "zero"}) {
           const Plan plan = make_plan("spread", 1.0, border, {{"radius", std::to_string(R)}});
           std::string path;

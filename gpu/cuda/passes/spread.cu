@@ -4,13 +4,17 @@
 // The table covers [-2, w) x [-2, h) (stored pixel i is image pixel i - 2); its lines -1 and -2 hold the spread
 // before the image folded in (a value at -d counts 2 - d times at -1 and d - 1 times at -2).
 // Kernels: the image's area, one thread per table pixel (rows grid-strided; the nine reads hit three source
-// rows, L1/L2); the 2 (w + h) folded pixels of the image's lines, a warp per image line summing its M spread
-// values (M = extend + R - 1) into both; the four corners, whose M^2 values before both lines are shared by 64
-// blocks and summed in a fixed order. (One thread per folded pixel would serialise thousands of values; a block
-// per folded pixel measured 0.12 ms of fixed cost at 4096^2 on an H100: the spread pass 0.46 ms against 0.34
-// ms unfolded at sigma 3.)
+// rows, L1/L2); then the fold from core's taps on source lines (core/spread_fold.hpp, uploaded each run into the
+// scratch): the rows' sums S_t(j) (a warp a row, lanes over the taps) and the columns' sums (a block of 32
+// columns, 8 rows of lanes over the taps), then the 2 (w + h) folded pixels from three sums each and the four
+// corners as dot products of a warp each. Every sum is in a fixed order, so the table does not depend on
+// scheduling. Work (h |taps_x| + w |taps_y|) per channel, at most 2 w h: the fold written out (every margin
+// pixel's nine reads, (w + h) M + 4 M^2 of them, M = extend + R - 1) grew with R^2.
 #include <algorithm>
 #include <string>
+#include <vector>
+
+#include "core/spread_fold.hpp"
 
 #include "gpu/cuda/cuda_common.cuh"
 #include "gpu/cuda/cuda_kernels.hpp"
@@ -56,120 +60,182 @@ __global__ void spread_kernel(const T* __restrict__ src, int W, int H, Border b,
   }
 }
 
-// The weight of position -(i + 1) in the folded line t (-1: 2 - d, -2: d - 1, d = i + 1).
-__device__ __forceinline__ double fold_weight(int t, int i) { return t == -1 ? 1.0 - i : double(i); }
-
 __device__ __forceinline__ double warp_sum(double v) {
 #pragma unroll
   for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
 
-// The 2 (w + h) folded pixels of the image's lines, one warp per image column (its rows -1 and -2) and per
-// image row (its columns -1 and -2): each of the M spread values before the line is computed once, a few per
-// lane, and added to both folded pixels.
+// The rows' sums, a warp per source row j: S[(t H + j) K + c] = sum over the taps along x of w_t src(index, j).
 template <typename T>
-__global__ void spread_edge_kernel(const T* __restrict__ src, int W, int H, Border b, int R, int X, int M,
-                                   double* __restrict__ dst, int dstride) {
+__global__ void spread_row_sums(const T* __restrict__ src, int W, int H, const SpreadFoldTap* __restrict__ taps,
+                                int ntaps, double* __restrict__ S) {
   constexpr int K = VecInfo<T>::K;
-  const int g = int(blockIdx.x) * (blockDim.x / 32) + int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  if (g >= W + H) return;
-  const bool column = g < W;  // image column g, else image row g - W
-  double a1[K], a2[K];        // the folded pixels at -1 and -2
+  const int j = int(blockIdx.x) * (blockDim.x / 32) + int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  if (j >= H) return;
+  double s1[K], s2[K];
 #pragma unroll
-  for (int c = 0; c < K; ++c) a1[c] = 0.0, a2[c] = 0.0;
-  for (int i = lane; i < M; i += 32) {
-    double v[K];
+  for (int c = 0; c < K; ++c) s1[c] = 0.0, s2[c] = 0.0;
+  const T* row = src + size_t(j) * size_t(W);
+  for (int k = lane; k < ntaps; k += 32) {
+    const SpreadFoldTap t = taps[k];
+    const T v = row[t.index];
 #pragma unroll
-    for (int c = 0; c < K; ++c) v[c] = 0.0;
-    add_spread(src, W, H, b, R, X, column ? g : -(i + 1), column ? -(i + 1) : g - W, 1.0, v);
-#pragma unroll
-    for (int c = 0; c < K; ++c) a1[c] += fold_weight(-1, i) * v[c], a2[c] += fold_weight(-2, i) * v[c];
+    for (int c = 0; c < K; ++c) s1[c] += t.w1 * double(vget(v, c)), s2[c] += t.w2 * double(vget(v, c));
   }
 #pragma unroll
-  for (int c = 0; c < K; ++c) a1[c] = warp_sum(a1[c]), a2[c] = warp_sum(a2[c]);
-  if (lane == 0) {
-    const size_t at1 = column ? size_t(1) * dstride + size_t(g + 2) : size_t(g - W + 2) * dstride + 1;
-    const size_t at2 = column ? size_t(g + 2) : size_t(g - W + 2) * dstride;
+  for (int c = 0; c < K; ++c) s1[c] = warp_sum(s1[c]), s2[c] = warp_sum(s2[c]);
+  if (lane == 0)
 #pragma unroll
-    for (int c = 0; c < K; ++c) dst[at1 * K + c] = a1[c], dst[at2 * K + c] = a2[c];
-  }
+    for (int c = 0; c < K; ++c) S[size_t(j) * K + c] = s1[c], S[(size_t(H) + j) * K + c] = s2[c];
 }
 
-constexpr int kCornerBlocks = 64, kCornerThreads = 256;
+constexpr int kColLanes = 8;  // rows of lanes a block of 32 columns splits the taps over
 
-// The four corner pixels: the M^2 spread values before both lines, each computed once and added to the four
-// corners with their two fold weights, shared by kCornerBlocks blocks (with one block for them, and a warp per
-// folded pixel of the lines, 1024^2 at sigma 48 took 0.397 ms against 0.317 now on an H100);
-// each block leaves its four sums in the scratch, and spread_corner_sum adds the blocks' sums in block order,
-// so the result does not depend on scheduling.
+// The columns' sums, 32 columns a block: Cs[(u W + i) K + c] = sum over the taps along y of w_u src(i, index);
+// lane row r takes taps r, r + 8, ..., and the 8 partial sums are added in order.
 template <typename T>
-__global__ void __launch_bounds__(kCornerThreads)
-    spread_corner_kernel(const T* __restrict__ src, int W, int H, Border b, int R, int X, int M,
-                         double* __restrict__ partial) {
+__global__ void __launch_bounds__(32 * kColLanes)
+    spread_col_sums(const T* __restrict__ src, int W, const SpreadFoldTap* __restrict__ taps, int ntaps,
+                    double* __restrict__ Cs) {
   constexpr int K = VecInfo<T>::K;
-  __shared__ double red[kCornerThreads / 32][4 * K];
-  double acc[4 * K];
+  __shared__ double part[kColLanes][2 * K][32];
+  const int tx = int(threadIdx.x) % 32, r = int(threadIdx.x) / 32, i = int(blockIdx.x) * 32 + tx;
+  double s1[K], s2[K];
 #pragma unroll
-  for (int c = 0; c < 4 * K; ++c) acc[c] = 0.0;
-  const int n = M * M;  // M <= 2 * 2048 (the registry's largest radius), so M^2 fits an int
-  for (int k = int(blockIdx.x * kCornerThreads + threadIdx.x); k < n; k += kCornerBlocks * kCornerThreads) {
-    const int ix = k % M, iy = k / M;
-    double v[K];
+  for (int c = 0; c < K; ++c) s1[c] = 0.0, s2[c] = 0.0;
+  if (i < W)
+    for (int k = r; k < ntaps; k += kColLanes) {
+      const SpreadFoldTap t = taps[k];
+      const T v = src[size_t(t.index) * size_t(W) + size_t(i)];
 #pragma unroll
-    for (int c = 0; c < K; ++c) v[c] = 0.0;
-    add_spread(src, W, H, b, R, X, -(ix + 1), -(iy + 1), 1.0, v);
+      for (int c = 0; c < K; ++c) s1[c] += t.w1 * double(vget(v, c)), s2[c] += t.w2 * double(vget(v, c));
+    }
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {  // corner q: (tx, ty) = (-1 - (q & 1), -1 - (q >> 1))
-      const double f = fold_weight(-1 - (q & 1), ix) * fold_weight(-1 - (q >> 1), iy);
+  for (int c = 0; c < K; ++c) part[r][c][tx] = s1[c], part[r][K + c][tx] = s2[c];
+  __syncthreads();
+  if (r == 0 && i < W) {
 #pragma unroll
-      for (int c = 0; c < K; ++c) acc[q * K + c] += f * v[c];
+    for (int c = 0; c < 2 * K; ++c) {
+      double t = 0.0;
+      for (int q = 0; q < kColLanes; ++q) t += part[q][c][tx];
+      Cs[(size_t(c / K) * size_t(W) + size_t(i)) * K + size_t(c % K)] = t;
     }
   }
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-#pragma unroll
-  for (int c = 0; c < 4 * K; ++c) {
-    const double t = warp_sum(acc[c]);
-    if (lane == 0) red[warp][c] = t;
-  }
-  __syncthreads();
-  if (int(threadIdx.x) < 4 * K) {
-    double t = 0.0;
-    for (int w = 0; w < kCornerThreads / 32; ++w) t += red[w][threadIdx.x];
-    partial[blockIdx.x * 4 * K + threadIdx.x] = t;
-  }
 }
 
-// One thread per corner value (4 K of them).
+// E's index along an axis of n at q: the border mode's, -1 where E is 0.
+__device__ __forceinline__ int e_index(int q, int n, int X, Border b) {
+  return q < -X || q >= n + X ? -1 : remap_index(q, n, b);
+}
+
+// The 2 (w + h) folded pixels of the image's lines, a thread each: table column t of row y from the rows' sums
+// S_t at E's rows y - 1 + b R, table row u of column x from the columns' sums at E's columns x - 1 + a R.
 template <int K>
-__global__ void spread_corner_sum(const double* __restrict__ partial, double* __restrict__ dst, int dstride) {
-  const int i = int(threadIdx.x), q = i / K, c = i % K;
-  double t = 0.0;
-  for (int g = 0; g < kCornerBlocks; ++g) t += partial[g * 4 * K + i];
-  const int tx = -1 - (q & 1), ty = -1 - (q >> 1);
-  dst[(size_t(ty + 2) * size_t(dstride) + size_t(tx + 2)) * K + c] = t;
+__global__ void spread_fold_lines(int W, int H, Border b, int R, int X, const double* __restrict__ S,
+                                  const double* __restrict__ Cs, double* __restrict__ dst, int dstride) {
+  const int g = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (g >= 2 * (W + H)) return;
+  const bool column = g < 2 * W;  // table rows -1 / -2 at image column x, else columns -1 / -2 at image row y
+  const int line = column ? g / W : (g - 2 * W) / H, at = column ? g % W : (g - 2 * W) % H;  // line 0: -1, 1: -2
+  const int n = column ? W : H;
+  const double* sums = (column ? Cs : S) + size_t(line) * size_t(n) * K;
+  double acc[K];
+#pragma unroll
+  for (int c = 0; c < K; ++c) acc[c] = 0.0;
+#pragma unroll
+  for (int a = -1; a <= 1; ++a) {
+    const int i = e_index(at - 1 + a * R, n, X, b);
+    if (i < 0) continue;
+    const double w = a == 0 ? -2.0 : 1.0;
+#pragma unroll
+    for (int c = 0; c < K; ++c) acc[c] += w * sums[size_t(i) * K + c];
+  }
+  const size_t o = column ? size_t(1 - line) * dstride + size_t(at + 2) : size_t(at + 2) * dstride + size_t(1 - line);
+#pragma unroll
+  for (int c = 0; c < K; ++c) dst[o * K + c] = acc[c];
+}
+
+// The four corners, a warp each: corner (t, u) = sum over the taps along y of w_u S_t(index).
+template <int K>
+__global__ void spread_fold_corners(int H, const SpreadFoldTap* __restrict__ taps, int ntaps,
+                                    const double* __restrict__ S, double* __restrict__ dst, int dstride) {
+  const int q = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;  // q: t = bit 0, u = bit 1 (0: -1, 1: -2)
+  const int t = q & 1, u = q >> 1;
+  const double* st = S + size_t(t) * size_t(H) * K;
+  double acc[K];
+#pragma unroll
+  for (int c = 0; c < K; ++c) acc[c] = 0.0;
+  for (int k = lane; k < ntaps; k += 32) {
+    const SpreadFoldTap tap = taps[k];
+    const double w = u == 0 ? tap.w1 : tap.w2;
+#pragma unroll
+    for (int c = 0; c < K; ++c) acc[c] += w * st[size_t(tap.index) * K + c];
+  }
+#pragma unroll
+  for (int c = 0; c < K; ++c) acc[c] = warp_sum(acc[c]);
+  if (lane == 0)
+#pragma unroll
+    for (int c = 0; c < K; ++c) dst[(size_t(1 - u) * size_t(dstride) + size_t(1 - t)) * K + c] = acc[c];
+}
+
+// The scratch: the taps along x (W at most) and y (H), then the rows' sums (2 H K) and the columns' (2 W K).
+size_t fold_taps_bytes(int W, int H) { return (size_t(W + H) * sizeof(SpreadFoldTap) + 255) / 256 * 256; }
+size_t fold_bytes(int W, int H, int K) { return fold_taps_bytes(W, H) + 2 * size_t(W + H) * K * sizeof(double); }
+struct FoldScratch {
+  SpreadFoldTap* tx;
+  SpreadFoldTap* ty;
+  double* S;
+  double* Cs;
+};
+FoldScratch fold_scratch(void* base, int W, int H, int K) {
+  FoldScratch f{};
+  f.tx = static_cast<SpreadFoldTap*>(base);
+  f.ty = f.tx + W;
+  f.S = reinterpret_cast<double*>(static_cast<char*>(base) + fold_taps_bytes(W, H));
+  f.Cs = f.S + 2 * size_t(H) * K;
+  return f;
 }
 
 template <typename T>
-Status run_spread(const Pass& pass, const DevImage& src, const DevImage& dst, double* partial, cudaStream_t st) {
+Status run_spread(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, cudaStream_t st) {
   constexpr int K = VecInfo<T>::K;
-  const int W = src.width, H = src.height, R = pass.widths[0], X = pass.extend, M = X + R - 1;
+  const int W = src.width, H = src.height, R = pass.widths[0], X = pass.extend;
   const T* in = static_cast<const T*>(src.data);
   double* out = static_cast<double*>(dst.data);
   spread_kernel<T><<<dim3((W + 127) / 128, std::min(H, 65535)), 128, 0, st>>>(in, W, H, pass.border, R, X, out,
                                                                                dst.stride());
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread");
-  spread_edge_kernel<T><<<(W + H + 7) / 8, 256, 0, st>>>(in, W, H, pass.border, R, X, M, out, dst.stride());
+  // The taps, both axes in one upload: a few KB where R is small against the image (at most 24 (w + h) bytes).
+  const std::vector<SpreadFoldTap> tx = spread_fold_taps(R, X, pass.border, W), ty = spread_fold_taps(R, X,
+                                                                                                      pass.border, H);
+  const FoldScratch f = fold_scratch(scratch, W, H, K);
+  std::vector<SpreadFoldTap> both(size_t(W) + ty.size());
+  std::copy(tx.begin(), tx.end(), both.begin());
+  std::copy(ty.begin(), ty.end(), both.begin() + W);
+  // Pageable memory: staged by the driver before the call returns, so `both` may go after it.
+  if (Status s = cuda_status(cudaMemcpyAsync(f.tx, both.data(), both.size() * sizeof(SpreadFoldTap),
+                                             cudaMemcpyHostToDevice, st),
+                             "uploading spread's fold taps");
+      !s)
+    return s;
+  const int ntx = int(tx.size()), nty = int(ty.size());
+  spread_row_sums<T><<<(H + 7) / 8, 256, 0, st>>>(in, W, H, f.tx, ntx, f.S);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (rows' sums)");
+  spread_col_sums<T><<<(W + 31) / 32, 32 * kColLanes, 0, st>>>(in, W, f.ty, nty, f.Cs);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (columns' sums)");
+  spread_fold_lines<K><<<(2 * (W + H) + 255) / 256, 256, 0, st>>>(W, H, pass.border, R, X, f.S, f.Cs, out,
+                                                                   dst.stride());
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (folded lines)");
-  spread_corner_kernel<T><<<kCornerBlocks, kCornerThreads, 0, st>>>(in, W, H, pass.border, R, X, M, partial);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (corners)");
-  spread_corner_sum<K><<<1, 4 * K, 0, st>>>(partial, out, dst.stride());
-  return cuda_status(cudaGetLastError(), "launching spread (corner sums)");
+  spread_fold_corners<K><<<1, 128, 0, st>>>(H, f.ty, nty, f.S, out, dst.stride());
+  return cuda_status(cudaGetLastError(), "launching spread (corners)");
 }
 
 }  // namespace
 
-size_t spread_scratch(const Pass&, const DevImage&) { return size_t(kCornerBlocks) * 4 * 4 * sizeof(double); }
+size_t spread_scratch(const Pass&, const DevImage& src) {
+  return fold_bytes(src.width, src.height, src.channels);
+}
 
 Status launch_spread(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
                      cudaStream_t s, std::string& path) {
@@ -177,12 +243,11 @@ Status launch_spread(const Pass& pass, const DevImage& src, const DevImage& dst,
       dst.channels != src.channels)
     return Status::fail("CUDA spread: needs one radius, an unpadded float32 source and a float64 table of padding 1");
   if (scratch_bytes < spread_scratch(pass, src)) return Status::fail("CUDA spread: scratch too small");
-  double* partial = static_cast<double*>(scratch);
   path = "spread";
   switch (src.channels) {
-    case 1: return run_spread<float>(pass, src, dst, partial, s);
-    case 2: return run_spread<float2>(pass, src, dst, partial, s);
-    case 4: return run_spread<float4>(pass, src, dst, partial, s);
+    case 1: return run_spread<float>(pass, src, dst, scratch, s);
+    case 2: return run_spread<float2>(pass, src, dst, scratch, s);
+    case 4: return run_spread<float4>(pass, src, dst, scratch, s);
     default: return Status::fail("CUDA spread: unsupported device channel count");
   }
 }
