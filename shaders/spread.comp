@@ -3,13 +3,16 @@
 // s(p) = sum w_a w_b E(p - 1 + (a, b) R), w = (1, -2, 1), E the source read with the border mode on the area
 // extended by `extend` pixels and 0 beyond. Its lines -1 and -2 hold the spread before the image folded in (a
 // value at -d counts 2 - d times at -1 and d - 1 times at -2).
-// FOLD 0: one invocation per image pixel. FOLD 1: one work group per folded table pixel (2 (w + h) + 4 of
-// them), whose M or M^2 spread values (M = extend + R - 1) the group sums: values kbegin..kend-1 of them a dispatch,
-// added to the table's value where `resume` (llvmpipe ends an invocation's loops after 65535 iterations in all, so
-// the host splits large margins over dispatches there; on GPUs one dispatch takes all of them).
+// FOLD 0: one invocation per image pixel. The fold goes through the taps on the source's lines
+// (core/spread_fold.hpp, the host's spread_fold_taps), so its work is bounded by the image at any R, where a folded
+// pixel's M or M^2 spread values (M = extend + R - 1) cost 9 reads each (64^2 at R 2048 on llvmpipe: 11.6 s):
+// FOLD 1: the lines' sums S_t(j) (rows over the x taps) and C_u(i) (columns over the y taps) into `sums`, a work
+// group per 16 lines whose invocations stride over the taps, then a fixed-order shared-memory reduction (the
+// results do not depend on scheduling; a line's loop is at most n / 16 iterations, under llvmpipe's loop limit).
+// FOLD 2: the folded pixels from the sums: three of them each on the lines -1 / -2 beside the image, and each
+// corner a work group's fixed-order reduction over the y taps of S_t.
 #if FOLD
 layout(local_size_x = 256) in;
-shared dvec4 red[256];
 #else
 layout(local_size_x = 16, local_size_y = 16) in;
 #endif
@@ -21,11 +24,100 @@ uniform int R;
 uniform int extend;
 uniform int border;
 #if FOLD
-uniform int kbegin;
-uniform int kend;
-uniform bool resume;
+// core/spread_fold.hpp SpreadFoldTap (same std430 layout: 24 bytes): the x taps [0, ntx), then the y taps.
+struct Tap {
+  int index;
+  double w1;
+  double w2;
+};
+layout(std430, binding = 1) readonly buffer Taps { Tap taps[]; };
+// S_-1 (h values), S_-2 (h), C_-1 (w), C_-2 (w).
+layout(std430, binding = 2) buffer Sums { dvec4 sums[]; };
+uniform int ntx;
+uniform int nty;
 #endif
 
+#if FOLD == 1
+shared dvec4 red1[256];
+shared dvec4 red2[256];
+
+void main() {
+  // Groups [0, gx): rows 16 a group, invocation l on row l >> 4 and tap lane l & 15 (neighbours read neighbouring
+  // taps of a row); then columns 16 a group, column l & 15 and tap lane l >> 4 (neighbours read a row's columns).
+  int gx = (size.y + 15) / 16, g = int(gl_WorkGroupID.x), l = int(gl_LocalInvocationID.x);
+  bool rows = g < gx;
+  int lane = rows ? (l & 15) : (l >> 4), unit = rows ? 1 : 16;
+  int line = rows ? g * 16 + (l >> 4) : (g - gx) * 16 + (l & 15);
+  int n = rows ? size.y : size.x;
+  dvec4 s1 = dvec4(0.0), s2 = dvec4(0.0);
+  if (line < n) {
+    int first = rows ? 0 : ntx, count = rows ? ntx : nty;
+    for (int k = lane; k < count; k += 16) {
+      Tap tp = taps[first + k];
+      dvec4 v = dvec4(texelFetch(src, rows ? ivec2(tp.index, line) : ivec2(line, tp.index), 0));
+      s1 += tp.w1 * v;
+      s2 += tp.w2 * v;
+    }
+  }
+  red1[l] = s1;
+  red2[l] = s2;
+  barrier();
+  for (int span = 8; span > 0; span >>= 1) {
+    if (lane < span) {
+      red1[l] += red1[l + span * unit];
+      red2[l] += red2[l + span * unit];
+    }
+    barrier();
+  }
+  if (lane == 0 && line < n) {
+    int base = rows ? 0 : 2 * size.y;
+    sums[base + line] = red1[l];
+    sums[base + n + line] = red2[l];
+  }
+}
+#elif FOLD == 2
+shared dvec4 red[256];
+
+// E's index along an axis of n pixels at q: the border mode's, -1 where E is 0.
+int e_index(int q, int n) { return q < -extend || q >= n + extend ? -1 : remap_index(q, n, border); }
+
+void main() {
+  int g = int(gl_WorkGroupID.x), l = int(gl_LocalInvocationID.x);
+  if (g < 4) {  // corner (t, u) = (-1 - (g & 1), -1 - (g >> 1)): sum over the y taps of w_u S_t
+    int t = g & 1, u = g >> 1;
+    dvec4 acc = dvec4(0.0);
+    for (int k = l; k < nty; k += 256) {
+      Tap tp = taps[ntx + k];
+      acc += (u == 0 ? tp.w1 : tp.w2) * sums[t * size.y + tp.index];
+    }
+    red[l] = acc;
+    barrier();
+    for (int span = 128; span > 0; span >>= 1) {
+      if (l < span) red[l] += red[l + span];
+      barrier();
+    }
+    if (l == 0) dst[(1 - u) * dsize.x + 1 - t] = red[0];
+    return;
+  }
+  int m = (g - 4) * 256 + l;
+  dvec4 acc = dvec4(0.0);
+  if (m < 2 * size.y) {  // column t (0: -1, 1: -2) of row y: sum_b w_b S_t at E's row y - 1 + b R
+    int t = m / size.y, y = m % size.y;
+    for (int b = -1; b <= 1; ++b) {
+      int j = e_index(y - 1 + b * R, size.y);
+      if (j >= 0) acc += double(b == 0 ? -2 : 1) * sums[t * size.y + j];
+    }
+    dst[(y + 2) * dsize.x + 1 - t] = acc;
+  } else if ((m -= 2 * size.y) < 2 * size.x) {  // row u of column x: sum_a w_a C_u at E's column x - 1 + a R
+    int u = m / size.x, x = m % size.x;
+    for (int a = -1; a <= 1; ++a) {
+      int i = e_index(x - 1 + a * R, size.x);
+      if (i >= 0) acc += double(a == 0 ? -2 : 1) * sums[2 * size.y + u * size.x + i];
+    }
+    dst[(1 - u) * dsize.x + x + 2] = acc;
+  }
+}
+#else
 dvec4 spread_at(ivec2 q) {
   ivec2 p = q - 1;
   dvec4 acc = dvec4(0.0);
@@ -43,44 +135,8 @@ dvec4 spread_at(ivec2 q) {
 }
 
 void main() {
-#if FOLD
-  // Split over y where 2 (w + h) + 4 exceeds a dispatch's 65535 groups in x.
-  int m = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-  if (m >= 2 * (size.x + size.y) + 4) return;
-  ivec2 t;
-  if (m < 2 * size.x) {
-    t = ivec2(m % size.x, -1 - m / size.x);
-  } else if ((m -= 2 * size.x) < 2 * size.y) {
-    t = ivec2(-1 - m / size.y, m % size.y);
-  } else {
-    m -= 2 * size.y;
-    t = ivec2(-1 - (m & 1), -1 - (m >> 1));
-  }
-  int M = extend + R - 1;
-  int nx = t.x >= 0 ? 1 : M, ny = t.y >= 0 ? 1 : M;
-  dvec4 acc = dvec4(0.0);
-  int kn = min(nx * ny, kend);
-  for (int k = kbegin + int(gl_LocalInvocationID.x); k < kn; k += 256) {
-    int ix = k % nx, iy = k / nx;
-    ivec2 p = t;
-    double f = 1.0;
-    if (t.x < 0) { p.x = -(ix + 1); f *= t.x == -1 ? double(1 - ix) : double(ix); }
-    if (t.y < 0) { p.y = -(iy + 1); f *= t.y == -1 ? double(1 - iy) : double(iy); }
-    if (f != 0.0) acc += f * spread_at(p);
-  }
-  red[gl_LocalInvocationID.x] = acc;
-  barrier();
-  for (uint span = 128u; span > 0u; span >>= 1) {
-    if (gl_LocalInvocationID.x < span) red[gl_LocalInvocationID.x] += red[gl_LocalInvocationID.x + span];
-    barrier();
-  }
-  if (gl_LocalInvocationID.x == 0u) {
-    int at = (t.y + 2) * dsize.x + t.x + 2;
-    dst[at] = resume ? dst[at] + red[0] : red[0];
-  }
-#else
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   if (p.x >= size.x || p.y >= size.y) return;
   dst[(p.y + 2) * dsize.x + p.x + 2] = spread_at(p);
-#endif
 }
+#endif
