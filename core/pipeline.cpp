@@ -218,7 +218,8 @@ bool hidden(const fs::path& p) {
   return !n.empty() && n[0] == '.';
 }
 
-// rel is the path to mirror under the output folder; the extension changes when the format does.
+// rel is the path to mirror under the output folder; with --format the extension is the format's, in lower case
+// also where the format stays (x.EXR and x.png under --format exr made x.EXR and x.exr: names apart only by case).
 Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& opts) {
   Job j;
   j.input = input.string();
@@ -228,7 +229,7 @@ Job make_job(const fs::path& input, const fs::path& rel, const CollectOptions& o
     return j;
   }
   fs::path out = fs::path(opts.output_dir) / rel;
-  if (!opts.format.empty() && opts.format != in_format) out.replace_extension("." + opts.format);
+  if (!opts.format.empty()) out.replace_extension("." + opts.format);
   j.output = out.lexically_normal().string();
   j.format = opts.format.empty() ? in_format : opts.format;
   return j;

@@ -35,7 +35,7 @@ struct Job {
 struct CollectOptions {
   std::string output_dir;
   bool recursive = false;
-  std::string format;  // "" keeps each file's format; "exr"/"png" changes format and extension
+  std::string format;  // "" keeps each file's format and name; "exr"/"png" sets format and extension (lower case)
   std::string report;  // the --report file ("" or "-": none), which must be no input's or output's file
 };
 

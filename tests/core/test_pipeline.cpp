@@ -128,6 +128,26 @@ TEST(Pipeline, FolderIsFlatUnlessRecursive) {
   for (const auto& j : jobs) EXPECT_EQ(j.error, "");
 }
 
+// --format sets the extension for every input, in lower case: an input already in that format kept its spelling, so
+// x.EXR and x.png under --format exr wrote x.EXR and x.exr (apart only by case: one file on case-insensitive disks).
+TEST(Pipeline, FormatGivesEveryOutputItsLowerCaseExtension) {
+  TempDir d;
+  touch(d / "in/x.EXR");
+  touch(d / "in/y.png");
+  touch(d / "in/z.exr");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "out").string(), false, "exr"};
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  auto m = outputs_by_input(jobs);
+  EXPECT_EQ(m[(d / "in/x.EXR").string()], (d / "out/x.exr").string());
+  EXPECT_EQ(m[(d / "in/y.png").string()], (d / "out/y.exr").string());
+  EXPECT_EQ(m[(d / "in/z.exr").string()], (d / "out/z.exr").string());
+  o.format = "";  // without --format every output keeps its input's name
+  ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
+  m = outputs_by_input(jobs);
+  EXPECT_EQ(m[(d / "in/x.EXR").string()], (d / "out/x.EXR").string());
+}
+
 TEST(Pipeline, RecursiveScanSkipsTheOutputFolderInsideTheInput) {
   TempDir d;
   touch(d / "in/a.png");
