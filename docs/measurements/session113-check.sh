@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Session 113: spread's fold from core's taps (29ce6e9 and the CUDA / GL changes after it) on the GPU, and the checks
 # owed since session 112 (test_gl whole, the matrix, the sanitizer). Run from the repository root with the bundle
-# (bundle.tar.xz) and .device/gpublur-7db1550.xz (the bundle's gpublur before the change, xz) carried, and .gl.
+# (.device/bundle-a.tar.xz) and .device/gpublur-7db1550.xz (the bundle's gpublur before the change, xz) carried, and .gl.
 # PART a: spread's tests on CUDA and GL, the sanitizer over them, and the spread bench old / new (CUDA, GL);
 # PART b: test_gl whole and test_method_matrix whole. Logs under $OUT, written as they go.
 set -u
 part=${1:-a}
-tar -xJf bundle.tar.xz
+tar -xJf .device/bundle-a.tar.xz  # the bundle less cuda_kernel_timing, test_core and test_cli_core (64 MiB carry)
 GPUBLUR_GL_DEBS=$PWD/.gl . bundle/gpu_env.sh
 b=$here
 log=$OUT/s113-$part.txt
@@ -32,9 +32,10 @@ if [[ $part == a ]]; then
     for be in cuda gl; do
       for bin in ./old-gpublur $b/bin/gpublur; do
         echo "=== bench round $round $be $bin [$((SECONDS - t0)) s]" >>"$log"
-        timeout 90 $bin bench -b $be --method copy,spread,spread:radius=512,spread:radius=2048 --sigma 3,12,48 \
-          --size 1024,4096 --channels 4 --repeat 7 2>&1 | grep -E "x(1024|4096) " |
-          sed "s|^|r$round $be $(basename $bin): |" >>"$log"
+        timeout 60 $bin bench -b $be --method copy,spread --sigma 3,12,48 --size 1024,4096 --channels 4 --repeat 7 \
+          2>&1 | grep -E "x(1024|4096) " | sed "s|^|r$round $be $(basename $bin): |" >>"$log"
+        timeout 60 $bin bench -b $be --method spread:radius=512,spread:radius=2048 --size 1024,4096 --channels 4 \
+          --repeat 7 2>&1 | grep -E "x(1024|4096) " | sed "s|^|r$round $be $(basename $bin): |" >>"$log"
       done
     done
   done
