@@ -146,8 +146,8 @@ Recipe kernel_recipe() {
       return Status::fail("kernel file '" + file + "': every weight is 0, so every output pixel would be 0");
     if (p.num("normalize") != 0) {  // divided by the file's sum (1D: the row's, which then runs on both axes)
       if (!(std::abs(sum_u) > kZeroSum * abs_u))
-        return Status::fail("kernel file '" + file + "': --normalize: the weights sum to " + num(sum_u * unit) +
-                            ", about 0: nothing to divide by");
+        return Status::fail("kernel file '" + file + "': --normalize: the " + (m.one_d ? "row's " : "") +
+                            "weights sum to " + num(sum_u * unit) + ", about 0: nothing to divide by");
       // Each weight in units of the largest, then over the sum in those units: 1 / unit overflows for subnormal
       // weights (1e-320 was refused as beyond float's range).
       for (double& v : m.w) v = v / unit / sum_u;
@@ -156,7 +156,9 @@ Recipe kernel_recipe() {
     const double applied_sum = sum_u * unit;  // the sum as it runs (inf where it passes double's range)
     const double sum2d = m.one_d ? applied_sum * applied_sum : applied_sum;
     plan.details["kernel"] = std::to_string(m.width) + "x" + std::to_string(m.height) +
-                             (m.one_d ? " (1D: along x, then y)" : "") + ", weights sum to " + num(sum2d);
+                             (m.one_d ? " (1D: along x, then y; the row's weights sum to " + num(applied_sum) + ")"
+                                      : "") +
+                             ", weights sum to " + num(sum2d);
     const int rx = m.width / 2, ry = m.one_d ? rx : m.height / 2;
     plan.radius = std::max(rx, ry);
 
@@ -181,8 +183,9 @@ Recipe kernel_recipe() {
     if (plan.blur && std::abs(sum2d - 1) > kGainTolerance)
       set_plan_warning(plan, PlanWarning::Gain,
                        "kernel file '" + file + "': the weights sum to " + num(sum2d) +
-                           ", not 1, so a flat area comes out " + num(sum2d) +
-                           " times as bright (--normalize divides by the sum)");
+                           ", not 1, so a flat area comes out " + num(sum2d) + " times as bright (" +
+                           (m.one_d ? "the row's weights sum to " + num(applied_sum) + ", along x then y; " : "") +
+                           "--normalize divides by the sum)");
 
     const bool force_2d = p.text("impl") == "2d";
     std::vector<double> col, row;

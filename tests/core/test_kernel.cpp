@@ -425,6 +425,13 @@ TEST_F(KernelFiles, BlurWhoseWeightsDoNotSumToOneSaysItsGain) {
       << row.details.at("warning");
   EXPECT_EQ(row.details.at("warning_kind"), "gain");
   EXPECT_FALSE(plan_warns_of_cost(row));
+  // A row's 2D sum is its own squared: both said, so that --normalize's error (the row's sum) reads as the same file.
+  EXPECT_NE(row.details.at("warning").find("the row's weights sum to 4, along x then y"), std::string::npos)
+      << row.details.at("warning");
+  EXPECT_NE(row.details.at("kernel").find("the row's weights sum to 4), weights sum to 16"), std::string::npos)
+      << row.details.at("kernel");
+  const std::string flat = error({{"kernel", file("flat.txt", "1 -1 1e-9\n")}, {"normalize", "true"}});
+  EXPECT_NE(flat.find("the row's weights sum to 1e-09, about 0"), std::string::npos) << flat;
   // A --sigma the kernel overrides adds its warning and keeps the kind "gain" (bench, which always gives one, turned it
   // into "unused").
   Plan with_sigma = plan({{"kernel", file("row.txt", "1 2 1\n")}, {"sigma", "3"}});
