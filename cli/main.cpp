@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
   CLI::Option* quiet_opt = app.add_flag("-q,--quiet", quiet, "errors only on stderr");
   app.add_flag("-v,--verbose", verbose, "more detail on stderr (debug messages)")->excludes(quiet_opt);
   app.footer("Exit status: 0 all ok, 1 any image (or case) failed, 2 usage error, 130 interrupted.");
+  // CLI11's own usage errors read as every other error ("--repeat: Value 0 not in range" had no prefix).
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return "gpublur: error: " + CLI::FailureMessage::simple(a, e);
+  });
 
   auto methods = add_methods_command(app);
   auto blur = add_blur_command(app);
@@ -91,7 +95,8 @@ int main(int argc, char** argv) {
     if (!word.empty() && word[0] == '-') continue;
     const auto named = app.get_subcommands([&](const CLI::App* c) { return c->check_name(word); });
     if (named.empty()) {
-      std::fprintf(stderr, "gpublur: unknown command '%s' (choose methods, blur, bench, quality or report; --help)\n",
+      std::fprintf(stderr,
+                   "gpublur: error: unknown command '%s' (choose methods, blur, bench, quality or report; --help)\n",
                    word.c_str());
       exit_process(kExitUsage);
     }
