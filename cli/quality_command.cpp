@@ -18,6 +18,7 @@
 #include "core/quality_images.hpp"
 #include "core/registry.hpp"
 #include "core/report.hpp"
+#include "core/warning_capture.hpp"
 
 namespace gpublur::cli {
 namespace {
@@ -59,20 +60,27 @@ std::vector<QualityInput> expand_inputs(const std::vector<std::string>& args) {
 // A run that measures nothing exits 1; with --json stdout still holds one document, saying why (a script reading it
 // met empty input).
 // `logged`: the message was said already (open_one logs why a backend did not open; it was printed twice).
-int fail_run(const QualityArgs& a, const std::string& backend, const std::string& message, bool logged = false) {
+// `warnings`: those logged before it (--border's, the plan's), in the document too where there are any.
+int fail_run(const QualityArgs& a, const std::string& backend, const std::string& message,
+             const std::vector<std::string>& warnings, bool logged = false) {
   if (!logged) spdlog::error("{}", message);
   if (a.json) {
-    const nlohmann::json j{{"schema_version", 1},
-                           {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
-                           {"method", a.method},
-                           {"backend", backend},
-                           {"error", message}};
+    nlohmann::json j{{"schema_version", 1},
+                     {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
+                     {"method", a.method},
+                     {"backend", backend},
+                     {"error", message}};
+    if (!warnings.empty()) j["warnings"] = warnings;
     std::cout << json_text(j, 2) << "\n";
   }
   return kExitFailed;
 }
 
 int run_quality(QualityArgs& a) {
+  // Every warning of the run reaches the JSON, not only stderr (a script reading the JSON alone missed --border's);
+  // an image's own go to that image (measure_quality's captures, nested in this one).
+  std::vector<std::string> warnings;
+  const WarningCapture capture(warnings);
   // --json is a flag here (bench's takes a file): a .json name after it is a file meant for the JSON, not an image.
   for (const std::string& in : a.inputs) {
     std::error_code ec;
@@ -100,7 +108,8 @@ int run_quality(QualityArgs& a) {
   if (!backend && usage_error) return kExitUsage;
   if (!backend)
     return fail_run(a, a.backend.backend,
-                    "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why), true);
+                    "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why),
+                    warnings, true);
   if (!method_on_backend(*find_method(a.method), backend->name()))
     return usage("method '" + a.method + "' is not implemented on backend '" + backend->name() + "'");
 
@@ -134,7 +143,8 @@ int run_quality(QualityArgs& a) {
     size_t next = 0;  // the inputs in the order listed, the failed names among them
     for (QualityInput& q : listed) inputs.push_back(q.error.empty() ? std::move(read[next++]) : std::move(q));
     if (inputs.empty())
-      return fail_run(a, backend->name(), "no image to measure: the folders and lists named hold no .exr or .png file");
+      return fail_run(a, backend->name(), "no image to measure: the folders and lists named hold no .exr or .png file",
+                      warnings);
   }
   spdlog::info("{} on {} ({}), sigma {}, {} image(s)", a.method, backend->name(), backend->device_name(),
                plan.sigma, inputs.size());
@@ -148,12 +158,15 @@ int run_quality(QualityArgs& a) {
     std::string error;
     judge = make_backend("cpu", BackendOptions{}, error);
     if (!judge)
-      return fail_run(a, backend->name(), "the float32 reference for --gl-storage rgba16f (cpu backend): " + error);
+      return fail_run(a, backend->name(), "the float32 reference for --gl-storage rgba16f (cpu backend): " + error,
+                      warnings);
     spdlog::info("--gl-storage rgba16f: the reference Gaussians run on the cpu backend in float32");
     qo.reference_backend = judge.get();
   }
   QualityResult r;
-  if (Status s = measure_quality(*backend, plan, inputs, qo, r); !s) return fail_run(a, backend->name(), s.error);
+  const Status measured = measure_quality(*backend, plan, inputs, qo, r);
+  r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());  // the run's, in the order logged
+  if (!measured) return fail_run(a, backend->name(), measured.error, r.warnings);
   r.linear = !a.no_linear;
   r.premultiply = !a.no_premultiply;
   r.io = io->name();

@@ -18,6 +18,7 @@
 #include "core/pipeline.hpp"
 #include "core/quality_images.hpp"
 #include "core/registry.hpp"
+#include "core/warning_capture.hpp"
 
 namespace gpublur {
 
@@ -384,6 +385,7 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
   for (const auto& p : paths) {
     QualityInput in;
     in.name = p;
+    const WarningCapture capture(in.warnings);
     try {
       LoadedImage loaded;
       ColorState state;
@@ -465,6 +467,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
                        const QualityOptions& opts, QualityResult& out) {
   using Clock = std::chrono::steady_clock;
   out = QualityResult{};
+  const WarningCapture run_capture(out.warnings);  // an image's own go to the image (nested captures below)
   out.backend = backend.name();
   out.device = backend.device_name();
   Backend& judge = opts.reference_backend ? *opts.reference_backend : backend;
@@ -512,7 +515,9 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     if (q.error.empty() && constant_channels(in.image))
       q.error = in.name + ": every channel is constant: any blur returns it unchanged, so it shows no effective sigma";
     const auto t0 = Clock::now();
+    q.warnings = in.warnings;
     if (q.error.empty()) {
+      const WarningCapture capture(q.warnings);  // ends before q is moved into the result
       const Status s = guarded_run(backend, plan, q.width, q.height, [&] {
         Resident resident(backend, in.image, in.alphas);
         Image target, at_sigma;
@@ -670,6 +675,7 @@ nlohmann::json quality_json(const QualityResult& r) {
       j["max_abs"] = q.vs_sigma.max_abs;
       j["mean_abs"] = q.vs_sigma.mean_abs;
     }
+    if (!q.warnings.empty()) j["warnings"] = q.warnings;  // present where there are any, as in blur's report
     images.push_back(std::move(j));
   }
   json params = json::object();
@@ -688,29 +694,31 @@ nlohmann::json quality_json(const QualityResult& r) {
     mean["mean_abs"] = m.mean_abs;
     mean["fits_at_limit"] = m.at_limit;  // images whose fit is at a search limit (each fit_at_limit), in the mean
   }
-  return json{{"schema_version", 1},
-              {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
-              {"method", r.method},
-              {"params", params},
-              {"details", json(r.details)},
-              {"sigma", r.sigma},
-              {"predicted_sigma", r.predicted_sigma},
-              {"impulse_sigma", r.has_impulse ? json(r.impulse_sigma) : json(nullptr)},
-              {"backend", r.backend},
-              {"device", r.device},
-              {"storage", r.storage},
-              {"colour", {{"linear", r.linear}, {"premultiply", r.premultiply}}},
-              {"io", r.io},
-              {"reference",
-               {{"method", quality_reference_method() ? quality_reference_method()->name : ""},
-                {"backend", r.reference_backend},
-                {"border", "clamp"},
-                {"radius", "ceil(3 sigma)"},
-                {"fit_metric", "mean absolute difference over all pixels and channels"},
-                {"fit_tolerance", r.tolerance}}},
-              {"images", images},
-              {"mean", mean},
-              {"summary", {{"images", r.images.size()}, {"failed", r.failed()}}}};
+  json doc{{"schema_version", 1},
+           {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "quality"}}},
+           {"method", r.method},
+           {"params", params},
+           {"details", json(r.details)},
+           {"sigma", r.sigma},
+           {"predicted_sigma", r.predicted_sigma},
+           {"impulse_sigma", r.has_impulse ? json(r.impulse_sigma) : json(nullptr)},
+           {"backend", r.backend},
+           {"device", r.device},
+           {"storage", r.storage},
+           {"colour", {{"linear", r.linear}, {"premultiply", r.premultiply}}},
+           {"io", r.io},
+           {"reference",
+            {{"method", quality_reference_method() ? quality_reference_method()->name : ""},
+             {"backend", r.reference_backend},
+             {"border", "clamp"},
+             {"radius", "ceil(3 sigma)"},
+             {"fit_metric", "mean absolute difference over all pixels and channels"},
+             {"fit_tolerance", r.tolerance}}},
+           {"images", images},
+           {"mean", mean},
+           {"summary", {{"images", r.images.size()}, {"failed", r.failed()}}}};
+  if (!r.warnings.empty()) doc["warnings"] = r.warnings;
+  return doc;
 }
 
 }  // namespace gpublur

@@ -80,6 +80,7 @@ struct QualityInput {
   Image image;
   std::string error;
   std::vector<int> alphas{};  // the alpha channels (alpha_channels), which bilateral's colour difference leaves out
+  std::vector<std::string> warnings{};  // logged while it was read (WarningCapture): what the read lost
 };
 
 // Reads each file as `gpublur blur` reads it (read_working: linear light, premultiplied alpha as `color`
@@ -114,6 +115,8 @@ struct ImageQuality {
   bool border_dominated = false;
   ErrorStats vs_sigma;  // method output against the exact Gaussian of the requested sigma
   double ms = 0;        // wall time for this image
+  // Logged while it was read or measured (WarningCapture), as blur's report keeps an image's: the JSON says them too.
+  std::vector<std::string> warnings;
 };
 
 struct QualityMean {
@@ -145,6 +148,9 @@ struct QualityResult {
   double tolerance = 0;
   std::vector<ImageQuality> images;
   QualityMean mean;
+  // The run's warnings, logged outside any image (measure_quality's own: impulse skipped, border-dominated; the CLI
+  // puts its own first: --border, --size ignored, the plan's), so a script reading only the JSON sees them.
+  std::vector<std::string> warnings;
   int failed() const;
 };
 

@@ -104,6 +104,9 @@ class E2E : public ::testing::Test {
   std::unique_ptr<ImageIO> io_;
 };
 
-inline json load_schema() { return json::parse(slurp(gpublur::testing::source_dir() + "/docs/report.schema.json")); }
+// docs/NAME.schema.json: report (blur's report), bench (bench --json) or quality (quality --json).
+inline json load_schema(const std::string& name = "report") {
+  return json::parse(slurp(gpublur::testing::source_dir() + "/docs/" + name + ".schema.json"));
+}
 
 }  // namespace gpublur::e2e

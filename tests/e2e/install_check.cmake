@@ -9,7 +9,8 @@ if(NOT rc EQUAL 0)
 endif()
 set(bin ${PREFIX}/${BINDIR}/gpublur)
 foreach(f ${bin} ${PREFIX}/${DOCDIR}/cli.md ${PREFIX}/${DOCDIR}/methods.md
-          ${PREFIX}/${DOCDIR}/report.schema.json ${PREFIX}/${DOCDIR}/README.md)
+          ${PREFIX}/${DOCDIR}/report.schema.json ${PREFIX}/${DOCDIR}/bench.schema.json
+          ${PREFIX}/${DOCDIR}/quality.schema.json ${PREFIX}/${DOCDIR}/README.md)
   if(NOT EXISTS ${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()

@@ -1,6 +1,7 @@
-// A small JSON Schema checker for the subset docs/report.schema.json uses: type, required, properties,
-// additionalProperties, items, enum, minimum, $ref to #/$defs. Enough to hold the report to its schema
-// without another dependency. Returns one message per violation, each with its JSON pointer.
+// A small JSON Schema checker for the subset docs/*.schema.json use: type, required, properties,
+// additionalProperties, items, enum, minimum, oneOf, boolean schemas, $ref to #/$defs. Enough to hold the report, bench
+// and quality documents to their schemas without another dependency. Returns one message per violation, each with its
+// JSON pointer.
 #pragma once
 #include <string>
 #include <vector>
@@ -52,6 +53,20 @@ inline void schema_check(const nlohmann::json& root, const nlohmann::json& schem
     bool found = false;
     for (const auto& e : schema["enum"]) found = found || e == v;
     if (!found) errors.push_back(at + ": " + v.dump() + " not in " + schema["enum"].dump());
+  }
+  // quality's document is a measurement or a failure, its images and mean each of two shapes: exactly one must fit.
+  if (schema.contains("oneOf")) {
+    int fits = 0;
+    std::string why;
+    for (size_t i = 0; i < schema["oneOf"].size(); ++i) {
+      std::vector<std::string> branch;
+      schema_check(root, schema["oneOf"][i], v, at, branch);
+      if (branch.empty())
+        ++fits;
+      else
+        why += " [" + std::to_string(i) + "] " + branch.front();
+    }
+    if (fits != 1) errors.push_back(at + ": fits " + std::to_string(fits) + " of oneOf's schemas, not 1;" + why);
   }
   if (schema.contains("minimum") && v.is_number() && v.get<double>() < schema["minimum"].get<double>())
     errors.push_back(at + ": " + v.dump() + " below minimum " + schema["minimum"].dump());

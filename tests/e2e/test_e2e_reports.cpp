@@ -67,6 +67,14 @@ int exit_status_within(pid_t pid, int seconds) {
   return -1;
 }
 
+// Whether `doc` holds to docs/NAME.schema.json; where not, the first violation and the document.
+::testing::AssertionResult fits_schema(const std::string& name, const json& doc) {
+  const auto errors = testing::schema_errors(load_schema(name), doc);
+  if (errors.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << name << " schema: " << errors.size() << " error(s), the first "
+                                       << errors.front() << "\n" << doc.dump(1);
+}
+
 // Starts a run that a signal then finds under way, its report (blur) or JSON (bench) at `report`: blur in the pause
 // before its backend opens, bench after its first case (copy; gauss-2d at sigma 40 on the cpu backend runs for
 // minutes). Blur reads dir/a.png.
@@ -293,6 +301,7 @@ TEST_F(E2E, InterruptedBenchWritesTheCasesItFinished) {
   const std::string text = slurp(at("b.json"));
   ASSERT_TRUE(json::accept(text)) << text;
   const json j = json::parse(text);
+  EXPECT_TRUE(fits_schema("bench", j));
   EXPECT_EQ(j["summary"]["interrupted"], true);
   ASSERT_EQ(j["cases"].size(), 1u) << text;
   EXPECT_EQ(j["cases"][0]["method"], "copy");
@@ -493,6 +502,7 @@ TEST_F(E2E, BenchJsonSaysTheBackendDidNotOpen) {
   if (r.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << "built without CUDA";
   EXPECT_EQ(r.rc, 1) << r.err;
   const json j = json::parse(slurp(at("b.json")));
+  EXPECT_TRUE(fits_schema("bench", j));
   EXPECT_FALSE(j.contains("old")) << j.dump();
   EXPECT_NE(j.value("error", "").find("backend 'cuda' did not open"), std::string::npos) << j.dump();
   EXPECT_TRUE(j["cases"].empty());
@@ -624,6 +634,198 @@ TEST_F(E2E, QualityOnHalfTexturesIsJudgedInFloat) {
   EXPECT_EQ(im["identical"], false) << im.dump();
   EXPECT_GT(im["max_abs"].get<double>(), 1e-5) << im.dump();  // half floats: ~1e-3 relative
   EXPECT_LT(im["max_abs"].get<double>(), 5e-3) << im.dump();
+}
+
+// bench --json holds to docs/bench.schema.json: several methods (a variant among them), sigmas, sizes and channel
+// counts; --method all with a method left out; cases that failed (null times). The JSON of a backend that did not open
+// and of an interrupted run are checked where those are provoked (BenchJsonSaysTheBackendDidNotOpen,
+// InterruptedBenchWritesTheCasesItFinished).
+TEST_F(E2E, BenchJsonFollowsItsSchema) {
+  Result r = run("bench -b cpu -m box,gauss-sep,box:impl=sat --sigma 1,2 --size 8,12x6 --channels 1,3 --repeat 2 "
+                 "--warmup 0 --warmup-ms 0 --json " + quote(at("b.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(slurp(at("b.json")));
+  EXPECT_TRUE(fits_schema("bench", j));
+  EXPECT_EQ(j["cases"].size(), 2u * 2 * (1 + 3 * 2));  // sizes x channel counts x (copy + methods x sigmas)
+  EXPECT_EQ(j["left_out"], json::array());
+
+  // --method all at sigma 400: diffusion cannot take it (400000 steps) and is left out; the others run.
+  r = run("bench -b cpu -m all --sigma 400 --size 4 --channels 1 --repeat 1 --warmup 0 --warmup-ms 0 --json " +
+          quote(at("all.json").string()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  j = json::parse(slurp(at("all.json")));
+  EXPECT_TRUE(fits_schema("bench", j));
+  ASSERT_FALSE(j["left_out"].empty()) << j.dump(1);
+  EXPECT_NE(j["left_out"].dump().find("diffusion, sigma 400"), std::string::npos) << j["left_out"].dump();
+  EXPECT_GT(j["cases"].size(), 2u);
+
+  // Failed cases: the 16384^2 image (4 GiB of floats) does not fit a 2 GB address space, so its copy and box fail
+  // (null times, no storage); the 8^2 image's run.
+  const std::string cmd = "ulimit -v 2000000; exec " + quote(gpublur::testing::gpublur_bin()) +
+                          " bench -b cpu --threads 1 -m box --sigma 1 --size 8,16384 --repeat 1 --warmup 0 "
+                          "--warmup-ms 0 --json " + quote(at("f.json").string()) + " >/dev/null 2>" +
+                          quote(at("err.txt").string());
+  const int status = std::system(("bash -c " + quote(cmd)).c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << slurp(at("err.txt"));
+  j = json::parse(slurp(at("f.json")));
+  EXPECT_TRUE(fits_schema("bench", j));
+  ASSERT_EQ(j["cases"].size(), 4u) << j.dump(1);
+  for (size_t k = 0; k < 4; ++k) {
+    const json& c = j["cases"][k];
+    EXPECT_EQ(c["status"], k < 2 ? "ok" : "error") << c.dump();
+    EXPECT_EQ(c["median_ms"].is_null(), k >= 2) << c.dump();
+    EXPECT_EQ(c["ratio_to_copy"].is_null(), k >= 2) << c.dump();
+  }
+  EXPECT_EQ(j["summary"]["failed"], 2);
+}
+
+// On GL (llvmpipe here: tiny sizes), each channel count's texture format per case, as the schema lists them.
+TEST_F(E2E, BenchJsonOnGlFollowsItsSchema) {
+  const Result r = run("bench -b gl -m box,gauss-sep --sigma 1 --size 8 --channels 1,3 --repeat 1 --warmup 0 "
+                       "--warmup-ms 0 --json " + quote(at("g.json").string()));
+  if (r.rc != 0 && (r.err.find("EGL") != std::string::npos || r.err.find(kNotBuiltIn) != std::string::npos))
+    GTEST_SKIP() << "no GL here: " << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json j = json::parse(slurp(at("g.json")));
+  EXPECT_TRUE(fits_schema("bench", j));
+  ASSERT_EQ(j["cases"].size(), 6u);
+  EXPECT_EQ(j["cases"][0]["storage"], "r32f");
+  EXPECT_EQ(j["cases"][3]["storage"], "rgba32f");
+}
+
+// quality --json holds to docs/quality.schema.json: measured images beside failed ones (a missing file, a 1x1 image
+// that no blur changes), an image of six channels (measured in groups of 4), an exact method (psnr_db null,
+// identical), a method with no impulse response, no image measured (a mean of count 0), and a run that measures
+// nothing (the document of an error).
+TEST_F(E2E, QualityJsonFollowsItsSchema) {
+  make_image("in/a.png", 16, 12, 3, PixelType::UInt8, 80);
+  make_image("in/b.exr", 10, 14, 6, PixelType::Float, 81);
+  make_image("in/dot.png", 1, 1, 3, PixelType::UInt8, 82);
+  const std::string a = quote(at("in/a.png").string()), gone = quote(at("gone.png").string());
+  Result r = run("quality -b cpu -m box --sigma 1 --no-impulse " + quote(at("in").string()) + " " + gone + " --json");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  json q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  ASSERT_EQ(q["images"].size(), 4u) << q.dump(1);
+  EXPECT_EQ(q["mean"]["count"], 2);
+  EXPECT_EQ(q["summary"]["failed"], 2);
+
+  r = run("quality -b cpu -m gauss-sep --sigma 1 " + a + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  EXPECT_TRUE(q["images"][0]["psnr_db"].is_null()) << q.dump(1);
+  EXPECT_EQ(q["mean"]["identical"], true);
+
+  r = run("quality -b cpu -m bilateral --sigma 1 " + a + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  EXPECT_TRUE(q["impulse_sigma"].is_null());
+
+  r = run("quality -b cpu -m box " + gone + " --json");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  EXPECT_EQ(q["mean"], json({{"count", 0}}));
+
+  fs::create_directories(at("empty"));
+  r = run("quality -b cpu -m box " + quote(at("empty").string()) + " --json");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  EXPECT_TRUE(q.contains("error")) << q.dump(1);
+}
+
+// On GL (llvmpipe: one small image), the storage of a one-channel image, as the schema lists them.
+TEST_F(E2E, QualityJsonOnGlFollowsItsSchema) {
+  make_image("a.png", 12, 10, 1, PixelType::UInt8, 83);
+  const Result r = run("quality -b gl -m box --sigma 1 --no-impulse " + quote(at("a.png").string()) + " --json");
+  if (r.err.find(kNotBuiltIn) != std::string::npos || r.err.find("EGL") != std::string::npos)
+    GTEST_SKIP() << "no GL here: " << r.err;
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  EXPECT_EQ(q["storage"], "r32f");
+}
+
+// The schemas refuse what they should, so that the tests above can fail: a document without a required field, a failed
+// case or image with numbers it cannot have, a measured image without its measurement.
+TEST_F(E2E, TheBenchAndQualitySchemasRefuseIncompleteDocuments) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 84);
+  Result r = run("bench -b cpu -m box --size 8 --repeat 1 --warmup 0 --warmup-ms 0 --json -");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json bench = json::parse(r.out);
+  ASSERT_TRUE(fits_schema("bench", bench));
+  json cut = bench;
+  cut.erase("settings");
+  EXPECT_FALSE(fits_schema("bench", cut));
+  cut = bench;
+  cut["cases"][1].erase("median_ms");
+  EXPECT_FALSE(fits_schema("bench", cut));
+  cut = bench;
+  cut["cases"][1]["times_ms"] = "3";
+  EXPECT_FALSE(fits_schema("bench", cut));
+
+  r = run("quality -b cpu -m box --no-impulse " + quote(at("a.png").string()) + " " +
+          quote(at("gone.png").string()) + " --json");
+  ASSERT_EQ(r.rc, 1) << r.err;
+  const json quality = json::parse(r.out);
+  ASSERT_TRUE(fits_schema("quality", quality));
+  cut = quality;
+  cut.erase("mean");
+  EXPECT_FALSE(fits_schema("quality", cut));
+  cut = quality;
+  cut["images"][0].erase("psnr_db");  // measured: every measurement
+  EXPECT_FALSE(fits_schema("quality", cut));
+  cut = quality;
+  cut["images"][1]["effective_sigma"] = 1.0;  // failed: none
+  EXPECT_FALSE(fits_schema("quality", cut));
+  cut = quality;
+  cut["mean"] = {{"count", 0}, {"psnr_db", 30.0}};
+  EXPECT_FALSE(fits_schema("quality", cut));
+  const json failed{{"schema_version", 1},
+                    {"tool", {{"name", "gpublur"}, {"version", "1"}, {"command", "quality"}}},
+                    {"method", "box"},
+                    {"backend", "cuda"}};
+  EXPECT_FALSE(fits_schema("quality", failed));  // no error
+  json with_error = failed;
+  with_error["error"] = "backend 'cuda' did not open";
+  EXPECT_TRUE(fits_schema("quality", with_error));
+}
+
+// What quality warns of is in its JSON too, as blur's report keeps an image's warnings: the run's (--border mirror
+// against the clamp reference, images smaller than the reference kernel) at the top, an image's (what its read met: a
+// PNG without its IEND chunk) in that image, also under -q; and in the document of a run that measured nothing. They
+// were on stderr only, where a script reading the JSON did not see them.
+TEST_F(E2E, QualityJsonCarriesItsWarnings) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 85);
+  make_image("b.png", 16, 12, 3, PixelType::UInt8, 86);
+  const std::string png = slurp(at("a.png"));
+  ASSERT_EQ(png.substr(png.size() - 8, 4), "IEND");
+  std::ofstream(at("a.png"), std::ios::binary | std::ios::trunc) << png.substr(0, png.size() - 12);
+  const Result r = run("-q quality -b cpu -m box --sigma 4 --border mirror --no-impulse --io lean " +
+                       quote(at("a.png").string()) + " " + quote(at("b.png").string()) + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const json q = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("quality", q));
+  const std::string run_warnings = q.value("warnings", json::array()).dump();
+  EXPECT_NE(run_warnings.find("the reference Gaussians use the clamp border"), std::string::npos) << q.dump(1);
+  EXPECT_NE(run_warnings.find("smaller than the reference kernel"), std::string::npos) << q.dump(1);
+  EXPECT_EQ(run_warnings.find("IEND"), std::string::npos) << "an image's warning is that image's: " << run_warnings;
+  ASSERT_EQ(q["images"].size(), 2u);
+  EXPECT_NE(q["images"][0].value("warnings", json::array()).dump().find("no IEND chunk"), std::string::npos)
+      << q["images"][0].dump();
+  EXPECT_FALSE(q["images"][1].contains("warnings")) << q["images"][1].dump();
+
+  fs::create_directories(at("empty"));
+  const Result none = run("quality -b cpu -m box --border mirror " + quote(at("empty").string()) + " --json");
+  EXPECT_EQ(none.rc, 1) << none.err;
+  const json f = json::parse(none.out);
+  EXPECT_TRUE(fits_schema("quality", f));
+  EXPECT_NE(f.value("warnings", json::array()).dump().find("clamp border"), std::string::npos) << f.dump(1);
 }
 
 }  // namespace
