@@ -12,6 +12,7 @@
 #include "core/output_file.hpp"
 #include "core/pipeline.hpp"
 #include "core/report.hpp"
+#include "core/warning_capture.hpp"
 
 namespace gpublur::cli {
 namespace {
@@ -37,6 +38,10 @@ int usage(const std::string& message) {
 }
 
 int run_bench_command(const BenchArgs& a) {
+  // Every warning of the run reaches the JSON too (the ignored backend options, the plans' cost warnings, a variant
+  // benched once), not only stderr: a script reading the JSON alone missed them.
+  std::vector<std::string> warnings;
+  const WarningCapture capture(warnings);
   BenchOptions o;
   o.repeat = a.repeat;
   o.warmup = a.warmup;
@@ -58,21 +63,33 @@ int run_bench_command(const BenchArgs& a) {
   }
 
   if (Status s = check_text_file_target("--json", a.json); !s) return usage(s.error);  // not after the whole bench
+  // The methods and options before the backend opens: where it does not, a usage error read as exit 1 (the backend's
+  // failure). The named backend's methods; with auto, any backend's (checked again once it has opened).
+  if (Status s = resolve_bench_methods(a.methods, a.backend.backend == "auto" ? "" : a.backend.backend, o.methods,
+                                       o.params);
+      !s)
+    return usage(s.error);
+  if (Status s = check_bench_options(o); !s) return usage(s.error);
 
   bool usage_error = false;
   std::string why;
   std::unique_ptr<Backend> backend = open_backend(a.backend, usage_error, &why);
   if (!backend && usage_error) return kExitUsage;
   if (!backend) {
-    // The JSON file says why, as blur's report does: an earlier bench's results at its path would pass for this
-    // one's. Its settings name the methods asked for (as the named backend would run them, where they resolve).
-    if (!a.json.empty() && a.json != "-") {
+    // The JSON says why, as blur's report does: an earlier bench's results at its path would pass for this one's, and
+    // on stdout a script met empty input. Its settings name the methods asked for (as the named backend would run
+    // them, where they resolve).
+    if (!a.json.empty()) {
       BenchResult none;
       none.backend = a.backend.backend;
+      none.warnings = warnings;
       if (!resolve_bench_methods(a.methods, a.backend.backend, o.methods, o.params)) o.methods.clear();
       nlohmann::json j = bench_json(none, o);
       j["error"] = "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why);
-      if (Status s = write_text_file(a.json, json_text(j, 2) + "\n", "--json " + a.json); !s)
+      const std::string text = json_text(j, 2) + "\n";
+      if (a.json == "-")
+        std::cout << text << std::flush;
+      else if (Status s = write_text_file(a.json, text, "--json " + a.json); !s)
         spdlog::error("{}", s.error);
     }
     return kExitFailed;
@@ -83,7 +100,11 @@ int run_bench_command(const BenchArgs& a) {
   // Interrupted, --json still says what was done: the cases finished before the signal and summary "interrupted" (an
   // earlier bench's file at the path would otherwise pass for this run's).
   std::mutex done_mutex;
-  BenchResult done;
+  BenchResult done;  // before the first case: the backend that opened, no case, no storage
+  done.backend = backend->name();
+  done.device = backend->device_name();
+  done.timer_clock = backend->timer_clock();
+  done.warnings = warnings;
   if (!a.json.empty())
     arm_interrupt_report([&] {
       std::lock_guard<std::mutex> lock(done_mutex);
@@ -102,6 +123,7 @@ int run_bench_command(const BenchArgs& a) {
   if (Status s = run_bench(*backend, o, r, [&](const BenchResult& so_far) {
         std::lock_guard<std::mutex> lock(done_mutex);
         done = so_far;
+        done.warnings = warnings;  // (read here, on the thread that logs them: the hook reads only `done`)
       });
       !s)
     return usage(s.error);
@@ -114,6 +136,7 @@ int run_bench_command(const BenchArgs& a) {
   if (!a.json.empty()) {
     const InterruptHold hold(true);  // a signal now waits for the write, then changes the exit status only
     if (!hold) return kExitFailed;   // it came first: the interrupt thread writes the JSON and exits 130
+    r.warnings = warnings;
     const std::string text = json_text(bench_json(r, o), 2) + "\n";
     if (a.json == "-") {
       std::cout << text << std::flush;

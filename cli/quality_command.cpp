@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -163,21 +164,56 @@ int run_quality(QualityArgs& a) {
     spdlog::info("--gl-storage rgba16f: the reference Gaussians run on the cpu backend in float32");
     qo.reference_backend = judge.get();
   }
+  // What the JSON says beside the measurement: the run's warnings first, in the order logged, and how images were read.
+  auto complete = [&](QualityResult& r) {
+    r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
+    r.linear = !a.no_linear;
+    r.premultiply = !a.no_premultiply;
+    r.io = io->name();
+  };
+  // Interrupted, --json still writes what was measured, as bench does: the images finished before the signal and
+  // summary.interrupted (stdout held nothing: a script met empty input). The hook is armed once measure_quality has
+  // said what it measures; what it reads is kept here on the measuring thread, as the warnings are logged there.
+  std::mutex done_mutex;
+  QualityResult done;
+  bool armed = false;
+  const InterruptReportScope json_scope;  // the hook writes the JSON until the JSON below is written
+  if (a.json)
+    qo.progress = [&](const QualityResult& so_far) {
+      {
+        std::lock_guard<std::mutex> lock(done_mutex);
+        done = so_far;
+        complete(done);
+      }
+      if (armed) return;
+      armed = true;  // (not under done_mutex: the interrupt thread takes it inside the hook)
+      arm_interrupt_report([&] {
+        std::lock_guard<std::mutex> lock(done_mutex);
+        done.interrupted = true;
+        std::cout << json_text(quality_json(done), 2) << "\n" << std::flush;
+      });
+    };
   QualityResult r;
   const Status measured = measure_quality(*backend, plan, inputs, qo, r);
-  r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());  // the run's, in the order logged
-  if (!measured) return fail_run(a, backend->name(), measured.error, r.warnings);
-  r.linear = !a.no_linear;
-  r.premultiply = !a.no_premultiply;
-  r.io = io->name();
-  if (a.json) {
+  complete(r);
+  if (!a.json) {
+    if (!measured) return fail_run(a, backend->name(), measured.error, r.warnings);
+    std::cout << quality_table(r) << std::flush;
+    return r.failed() ? kExitFailed : kExitOk;
+  }
+  const InterruptHold hold(true);  // a signal now waits for the write, then changes the exit status only
+  if (!hold) return kExitFailed;   // it came first: the interrupt thread writes the JSON and exits 130
+  int status = kExitFailed;
+  if (!measured) {
+    fail_run(a, backend->name(), measured.error, r.warnings);
+  } else {
     // As bench does: stdout carries only the JSON; the table goes to stderr unless -q (errors only there).
     if (spdlog::get_level() <= spdlog::level::info) std::cerr << quality_table(r) << std::flush;
-    std::cout << json_text(quality_json(r), 2) << "\n";
-  } else {
-    std::cout << quality_table(r) << std::flush;
+    std::cout << json_text(quality_json(r), 2) << "\n" << std::flush;
+    status = r.failed() ? kExitFailed : kExitOk;
   }
-  return r.failed() ? kExitFailed : kExitOk;
+  InterruptReportScope::report_written();
+  return status;
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
     for (const auto& m : method_registry()) {
       bool missing = false;
       for (const auto& p : m.params) missing = missing || (p.required() && !given.count(p.name));
-      if (method_on_backend(m, backend) && !missing) out.push_back(m.name);
+      if ((backend.empty() || method_on_backend(m, backend)) && !missing) out.push_back(m.name);
     }
     return Status::success();
   }
@@ -129,7 +129,7 @@ Status resolve_bench_methods(const std::string& list, const std::string& backend
     if (Status s = split_variant(entry, name, variant, label); !s) return s;
     const MethodSpec* m = find_method(name);
     if (!m) return Status::fail("unknown method '" + name + "' (see `gpublur methods`)");
-    if (!method_on_backend(*m, backend))
+    if (!backend.empty() && !method_on_backend(*m, backend))
       return Status::fail("method '" + name + "' is not implemented on backend '" + backend + "'");
     for (const auto& [k, v] : variant)
       if (!find_param(*m, k)) return Status::fail("method '" + name + "' has no parameter '" + k + "'");
@@ -199,13 +199,34 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result,
-                 const std::function<void(const BenchResult&)>& progress) {
-  result = BenchResult{};
-  result.backend = backend.name();
-  result.device = backend.device_name();
+namespace {
+
+// The result's header as the cases so far give it: the backend's clock (a backend may settle it on the first runs) and
+// the storage. GL's texture format follows the uploaded channels: one storage where the cases agree, else each with
+// its channel counts (rgba32f holds both 3 and 4 channels: it was listed twice); "" where no case uploaded its image.
+void settle_header(const Backend& backend, BenchResult& result) {
   result.timer_clock = backend.timer_clock();
-  result.storage = backend.storage();
+  std::vector<std::pair<std::string, std::vector<int>>> storages;  // storage -> channel counts, in the cases' order
+  for (const BenchCase& c : result.cases) {
+    if (c.storage.empty()) continue;
+    auto it = std::find_if(storages.begin(), storages.end(), [&](const auto& s) { return s.first == c.storage; });
+    if (it == storages.end()) it = storages.insert(storages.end(), {c.storage, {}});
+    if (std::find(it->second.begin(), it->second.end(), c.channels) == it->second.end())
+      it->second.push_back(c.channels);
+  }
+  result.bytes_per_value = !storages.empty() && is_half_storage(storages.front().first) ? 2 : 4;
+  result.storage = storages.size() == 1 ? storages.front().first : "";
+  for (size_t k = 0; storages.size() > 1 && k < storages.size(); ++k) {
+    std::string counts;
+    for (int n : storages[k].second) counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+    result.storage += (k ? ", " : "") + storages[k].first + " (" + counts +
+                      (storages[k].second.size() == 1 && storages[k].second[0] == 1 ? " channel)" : " channels)");
+  }
+}
+
+}  // namespace
+
+Status check_bench_options(const BenchOptions& opts) {
   if (opts.channels.empty()) return Status::fail("--channels: no channel count given");
   for (int ch : opts.channels)
     if (ch < 1 || ch > 4) return Status::fail("--channels must be 1..4");
@@ -213,6 +234,9 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
   if (opts.warmup < 0) return Status::fail("--warmup must be at least 0");
   if (!(opts.warmup_ms >= 0)) return Status::fail("--warmup-ms must be a number of at least 0");  // NaN too
   if (opts.sigmas.empty()) return Status::fail("--sigma: no sigma given");
+  // No method takes one (blur refuses it too); with --method all it left every method out, and the bench ran copy.
+  for (double sigma : opts.sigmas)
+    if (!(sigma > 0)) return Status::fail("--sigma " + number(sigma) + " is not above 0");
 
   // Extra parameters must belong to at least one method benchmarked (a typo should not pass silently).
   auto spec_of = [](const std::string& entry) {
@@ -228,6 +252,21 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     for (const auto& entry : opts.methods) used = used || find_param(*spec_of(entry), k);
     if (!used) return Status::fail("no benchmarked method has a parameter '" + k + "'");
   }
+  return Status::success();
+}
+
+Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result,
+                 const std::function<void(const BenchResult&)>& progress) {
+  result = BenchResult{};
+  result.backend = backend.name();
+  result.device = backend.device_name();
+  result.timer_clock = backend.timer_clock();
+  if (Status s = check_bench_options(opts); !s) return s;
+  auto report = [&] {
+    if (!progress) return;
+    settle_header(backend, result);
+    progress(result);
+  };
   // The list of cases: copy first (once per size), then each method x sigma. Resolve every plan up front.
   struct Planned {
     Plan plan;
@@ -291,6 +330,10 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
     }
     for (Planned& p : mine) planned.push_back(std::move(p));
   }
+  if (opts.skip_unplannable && !result.left_out.empty() && planned.size() == 1)
+    return Status::fail("--method all: every method but copy was left out (the first: " + result.left_out.front() +
+                        "): nothing but copy would run");
+  report();
 
   std::mt19937 rng(opts.seed);
   std::uniform_real_distribution<float> uni(0.0f, 1.0f);
@@ -379,30 +422,10 @@ Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result
       }
       c.storage = storage;
       result.cases.push_back(std::move(c));
-      if (progress) progress(result);
+      report();
     }
   }
-  result.timer_clock = backend.timer_clock();  // again: a backend may settle its clock on the first runs
-  // GL's texture format follows the uploaded channels: one storage where the cases agree, else each with its channel
-  // counts (rgba32f holds both 3 and 4 channels: it was listed twice).
-  std::vector<std::pair<std::string, std::vector<int>>> storages;  // storage -> channel counts, in the cases' order
-  for (const BenchCase& c : result.cases) {
-    if (c.storage.empty()) continue;
-    auto it = std::find_if(storages.begin(), storages.end(), [&](const auto& s) { return s.first == c.storage; });
-    if (it == storages.end()) it = storages.insert(storages.end(), {c.storage, {}});
-    if (std::find(it->second.begin(), it->second.end(), c.channels) == it->second.end())
-      it->second.push_back(c.channels);
-  }
-  if (!storages.empty()) {
-    result.bytes_per_value = is_half_storage(storages.front().first) ? 2 : 4;
-    result.storage = storages.size() == 1 ? storages.front().first : "";
-  }
-  for (size_t k = 0; storages.size() > 1 && k < storages.size(); ++k) {
-    std::string counts;
-    for (int n : storages[k].second) counts += (counts.empty() ? "" : ", ") + std::to_string(n);
-    result.storage += (k ? ", " : "") + storages[k].first + " (" + counts +
-                      (storages[k].second.size() == 1 && storages[k].second[0] == 1 ? " channel)" : " channels)");
-  }
+  settle_header(backend, result);
   return Status::success();
 }
 
@@ -483,26 +506,29 @@ nlohmann::json bench_json(const BenchResult& r, const BenchOptions& opts) {
   }
   json sizes = json::array();
   for (const auto& [w, h] : opts.sizes) sizes.push_back({w, h});
-  return json{{"schema_version", 1},
-              {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}}},
-              {"backend", {{"name", r.backend}, {"device", r.device}, {"timer_clock", r.timer_clock}, {"storage", r.storage}}},
-              {"settings",
-               {{"methods", opts.methods},
-                {"sigmas", opts.sigmas},
-                {"sizes", sizes},
-                {"channels", opts.channels},
-                {"repeat", opts.repeat},
-                {"warmup", opts.warmup},
-                {"warmup_ms", opts.warmup_ms},
-                {"seed", opts.seed},
-                {"bytes_per_value", r.bytes_per_value},
-                {"gbps_definition",
-                 "2 * width * height * stored values a pixel (channels; 4 for 3 on gl) * bytes_per_value / "
-                 "median_ms"}}},
-              {"cases", cases},
-              {"left_out", r.left_out},
-              {"summary", r.interrupted ? json{{"cases", r.cases.size()}, {"failed", r.failed()}, {"interrupted", true}}
-                                        : json{{"cases", r.cases.size()}, {"failed", r.failed()}}}};
+  json doc{{"schema_version", 1},
+           {"tool", {{"name", "gpublur"}, {"version", GPUBLUR_VERSION}, {"command", "bench"}}},
+           {"backend",
+            {{"name", r.backend}, {"device", r.device}, {"timer_clock", r.timer_clock}, {"storage", r.storage}}},
+           {"settings",
+            {{"methods", opts.methods},
+             {"sigmas", opts.sigmas},
+             {"sizes", sizes},
+             {"channels", opts.channels},
+             {"repeat", opts.repeat},
+             {"warmup", opts.warmup},
+             {"warmup_ms", opts.warmup_ms},
+             {"seed", opts.seed},
+             {"bytes_per_value", r.bytes_per_value},
+             {"gbps_definition",
+              "2 * width * height * stored values a pixel (channels; 4 for 3 on gl) * bytes_per_value / "
+              "median_ms"}}},
+           {"cases", cases},
+           {"left_out", r.left_out},
+           {"summary", r.interrupted ? json{{"cases", r.cases.size()}, {"failed", r.failed()}, {"interrupted", true}}
+                                     : json{{"cases", r.cases.size()}, {"failed", r.failed()}}}};
+  if (!r.warnings.empty()) doc["warnings"] = r.warnings;  // present where there are any, as quality's
+  return doc;
 }
 
 }  // namespace gpublur

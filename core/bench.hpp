@@ -75,17 +75,19 @@ const char* throttled_note(const BenchCase& c);
 
 struct BenchResult {
   // storage: the cases' storage, or each one with its channel counts in the cases' order joined by ", " where it
-  // varies with the channels (GL: "r32f (1 channel), rgba32f (3, 4 channels)").
+  // varies with the channels (GL: "r32f (1 channel), rgba32f (3, 4 channels)"); "" where no case uploaded its image.
   std::string backend, device, timer_clock, storage;
   int bytes_per_value = 4;  // of the storage: 2 for half floats (GL --gl-storage rgba16f), the bytes GB/s counts
   std::vector<BenchCase> cases;
-  std::vector<std::string> left_out;  // "method: why" (BenchOptions::skip_unplannable)
-  bool interrupted = false;            // a signal ended the bench: cases holds those finished before it
+  std::vector<std::string> left_out;  // "method, sigma S: why" (BenchOptions::skip_unplannable)
+  // The run's warnings, as logged (the CLI's WarningCapture; run_bench leaves it alone): the JSON's where any.
+  std::vector<std::string> warnings;
+  bool interrupted = false;  // a signal ended the bench: cases holds those finished before it
   int failed() const;
 };
 
 // "all" (every registry method the backend implements whose required parameters, a user kernel's file, are in
-// `given`, --param's) or a comma list; errors are usage errors.
+// `given`, --param's) or a comma list; errors are usage errors. backend "": any (auto, before it opens).
 Status resolve_bench_methods(const std::string& list, const std::string& backend, std::vector<std::string>& out,
                              const std::map<std::string, std::string>& given = {});
 // "3, 12,48" -> {3, 12, 48}: decimals, exponents allowed (strtod alone took "0x3" as 3), spaces around each allowed,
@@ -97,9 +99,15 @@ Status parse_bench_sizes(const std::string& list, std::vector<std::pair<int, int
 // "1,4" -> {1, 4}: channel counts 1..4, spaces allowed, a count given twice runs once.
 Status parse_bench_channels(const std::string& list, std::vector<int>& out);
 
+// The options' usage errors that need no backend and no plan (counts, sigmas above 0, known methods, --param names
+// that some method has): run_bench's first check, and the CLI's before it opens the backend.
+Status check_bench_options(const BenchOptions& opts);
+
 // Checks every plan first (a bad parameter is a usage error, returned before anything runs), then runs.
-// Failures of single runs are recorded in their case and the rest go on.
-// progress, where given, sees the result after each case (the CLI keeps it for the JSON of an interrupted run).
+// Failures of single runs are recorded in their case and the rest go on. --method all where every method but copy is
+// left out is a usage error (nothing would be benched).
+// progress, where given, sees the result once the plans are made and after each case, its storage, bytes_per_value
+// and timer_clock as the finished result's for the cases so far (the CLI keeps it for an interrupted run's JSON).
 Status run_bench(Backend& backend, const BenchOptions& opts, BenchResult& result,
                  const std::function<void(const BenchResult&)>& progress = {});
 

@@ -484,6 +484,13 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     return Status::fail("method '" + plan.method + "' is not implemented on backend '" + backend.name() + "'");
   Plan reference;
   if (Status s = exact_gaussian_plan(plan.sigma, reference); !s) return s;
+  auto report = [&] {
+    if (!opts.progress) return;
+    out.mean = quality_mean(out.images);
+    out.storage = backend.storage();
+    opts.progress(out);
+  };
+  report();
   if (opts.impulse && plan_warns_of_cost(plan)) {
     // The recipe warned of its cost (a direct 2D window past its bound): the impulse image, some 8 sigma a side,
     // would cost that window at every pixel (gauss-2d at sigma 512 on a 4105^2 impulse: hours), for a side measure.
@@ -563,6 +570,7 @@ Status measure_quality(Backend& backend, const Plan& plan, const std::vector<Qua
     else
       spdlog::error("{}", q.error);
     out.images.push_back(std::move(q));
+    report();
   }
 
   int dominated = 0, measured = 0;  // of the images measured (a failed one is neither)
@@ -716,7 +724,9 @@ nlohmann::json quality_json(const QualityResult& r) {
              {"fit_tolerance", r.tolerance}}},
            {"images", images},
            {"mean", mean},
-           {"summary", {{"images", r.images.size()}, {"failed", r.failed()}}}};
+           {"summary", r.interrupted
+                           ? json{{"images", r.images.size()}, {"failed", r.failed()}, {"interrupted", true}}
+                           : json{{"images", r.images.size()}, {"failed", r.failed()}}}};
   if (!r.warnings.empty()) doc["warnings"] = r.warnings;
   return doc;
 }

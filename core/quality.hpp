@@ -11,6 +11,7 @@
 // Only the stable parts of a Plan are read: method, params, sigma, effective_sigma (the method's predicted
 // effective sigma: the standard deviation of the kernel it applies), border.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -90,6 +91,8 @@ std::vector<QualityInput> read_quality_inputs(const std::vector<std::string>& pa
 // The built-in set (core/quality_images.hpp) as inputs.
 std::vector<QualityInput> builtin_quality_inputs(int size);
 
+struct QualityResult;
+
 struct QualityOptions {
   FitOptions fit;
   bool impulse = true;  // also run kernel_sigma_of_method
@@ -97,6 +100,10 @@ struct QualityOptions {
   // backend. A backend that stores half floats (GL rgba16f) is judged on another: the judge must not share the
   // error it measures (the CLI gives the cpu backend).
   Backend* reference_backend = nullptr;
+  // Where given, sees the result before the impulse response and the images (none measured, impulse_sigma not yet),
+  // then after each image, its mean and storage those of the images so far (the CLI keeps it for an interrupted
+  // run's JSON).
+  std::function<void(const QualityResult&)> progress;
 };
 
 struct ImageQuality {
@@ -151,6 +158,7 @@ struct QualityResult {
   // The run's warnings, logged outside any image (measure_quality's own: impulse skipped, border-dominated; the CLI
   // puts its own first: --border, --size ignored, the plan's), so a script reading only the JSON sees them.
   std::vector<std::string> warnings;
+  bool interrupted = false;  // a signal ended the run: images holds those measured before it
   int failed() const;
 };
 

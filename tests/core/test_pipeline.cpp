@@ -1201,6 +1201,74 @@ TEST(Bench, WarmUpKeepsTheDeviceBusyFirst) {
   EXPECT_FALSE(run_bench(be, o, r).ok());
 }
 
+// Half floats whose format follows the uploaded channels, as GL's with --gl-storage rgba16f: r16f for one channel.
+class HalfStorageBackend : public CountingBackend {
+ public:
+  int channels = 0;  // the last image uploaded's (none yet: the format the backend opens with)
+  std::string storage() const override { return channels == 1 ? "r16f" : "rgba16f"; }
+  Status upload(const Image& src, double& ms) override {
+    channels = src.channels;
+    return CountingBackend::upload(src, ms);
+  }
+};
+
+// What progress sees (an interrupted bench's JSON) has the finished result's header for the cases so far: the backend
+// before any case, then the cases' storage with its bytes a value. It had the storage the backend opened with
+// (rgba16f where the cases ran r16f) and 4 bytes a value, and no backend at all before the first case.
+TEST(Bench, ProgressSeesTheHeaderOfTheCasesSoFar) {
+  HalfStorageBackend be;
+  BenchOptions o = one_run_bench({"box"}, {2}, {{8, 8}});
+  o.channels = {1, 4};
+  std::vector<BenchResult> seen;
+  BenchResult r;
+  ASSERT_TRUE(run_bench(be, o, r, [&](const BenchResult& so_far) { seen.push_back(so_far); }).ok());
+  ASSERT_EQ(seen.size(), 5u);  // once the plans are made, then after copy and box at 1 and at 4 channels
+  EXPECT_EQ(seen[0].backend, "cpu");
+  EXPECT_EQ(seen[0].device, "counting");
+  EXPECT_EQ(seen[0].timer_clock, "host-clock");
+  EXPECT_TRUE(seen[0].cases.empty());
+  EXPECT_EQ(seen[0].storage, "");
+  for (size_t k = 1; k <= 2; ++k) {
+    EXPECT_EQ(seen[k].storage, "r16f") << k;
+    EXPECT_EQ(seen[k].bytes_per_value, 2) << k;
+  }
+  EXPECT_EQ(bench_json(seen[1], o)["settings"]["bytes_per_value"], 2);
+  EXPECT_EQ(seen[4].storage, "r16f (1 channel), rgba16f (4 channels)");
+  EXPECT_EQ(seen[4].storage, r.storage);
+  EXPECT_EQ(seen[4].bytes_per_value, r.bytes_per_value);
+
+  // No image uploaded: no storage, as for a backend that did not open (it said the one the backend opened with).
+  class NoRoomBackend : public CountingBackend {
+    Status upload(const Image&, double&) override { return Status::fail("no room"); }
+  } full;
+  ASSERT_TRUE(run_bench(full, o, r).ok());
+  EXPECT_EQ(r.failed(), 4);
+  EXPECT_EQ(r.storage, "");
+  EXPECT_EQ(r.bytes_per_value, 4);
+}
+
+// --method all where every method but copy is left out (a sigma none takes beside one they do) is an error saying why:
+// it benched copy alone and succeeded. A sigma of 0 or below is refused before any plan, as blur refuses it (with all
+// it left every method out).
+TEST(Bench, AllThatWouldRunOnlyCopyIsAnError) {
+  auto backend = make_cpu_backend(BackendOptions{});
+  BenchOptions o = one_run_bench({"copy", "gauss-sep", "box"}, {3, 600}, {{8, 8}});
+  o.skip_unplannable = true;
+  BenchResult r;
+  const Status s = run_bench(*backend, o, r);
+  EXPECT_NE(s.error.find("nothing but copy would run"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("gauss-sep, sigma 600: "), std::string::npos) << s.error;
+  EXPECT_TRUE(r.cases.empty());
+  for (const double bad : {0.0, -1.0}) {
+    o.sigmas = {1, bad};
+    const Status refused = check_bench_options(o);
+    EXPECT_NE(refused.error.find(" is not above 0"), std::string::npos) << bad << ": " << refused.error;
+    EXPECT_EQ(run_bench(*backend, o, r).error, refused.error);
+  }
+  o.sigmas = {3};
+  EXPECT_TRUE(check_bench_options(o).ok());
+}
+
 // The host time a backend spends preparing a run (GL's program builds and pass setup) is the image's compute stage
 // too: it fell in no stage (a 256^2 GL iir: 46-48 ms of its run outside every stage with a cold shader cache).
 class PreparingBackend : public CountingBackend {
@@ -1405,7 +1473,7 @@ TEST(Bench, ACaseThatThrowsFailsAlone) {
   EXPECT_GT(r.cases[2].median_ms, 0);
 
   // In JSON the failed case has no times or ratios (null, not 0: a script taking the fastest median took it); the
-  // progress callback saw each case as it finished.
+  // progress callback saw the run once its plans were made, then each case as it finished.
   const nlohmann::json j = bench_json(r, o);
   for (const char* k : {"median_ms", "min_ms", "gbps", "ratio_to_copy"}) {
     EXPECT_TRUE(j["cases"][1][k].is_null()) << k;
@@ -1420,7 +1488,7 @@ TEST(Bench, ACaseThatThrowsFailsAlone) {
   ASSERT_EQ(r.cases.size(), 3u);
   EXPECT_EQ(r.cases[1].error, "driver said no");
   EXPECT_TRUE(r.cases[2].error.empty()) << r.cases[2].error;
-  EXPECT_EQ(seen, (std::vector<size_t>{1, 2, 3}));
+  EXPECT_EQ(seen, (std::vector<size_t>{0, 1, 2, 3}));
 }
 
 TEST(Shard, ShardsCoverEveryJobOnceAndAreDeterministic) {

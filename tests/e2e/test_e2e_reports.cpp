@@ -309,6 +309,89 @@ TEST_F(E2E, InterruptedBenchWritesTheCasesItFinished) {
   EXPECT_TRUE(leftovers(dir_).empty()) << leftovers(dir_).front();
 }
 
+// Interrupted before its first case finished (copy's 60-s warm-up), bench's JSON names the backend that opened, with
+// its device and clock, and holds the warnings logged so far (the variant benched once, logged after the hook was
+// armed: the sign to send the signal). Its backend was all "" and it had no warnings.
+TEST_F(E2E, InterruptedBenchBeforeItsFirstCaseNamesTheBackend) {
+  const pid_t pid = spawn(dir_,
+                          {"bench", "-b", "cpu", "--method", "copy,box,box:passes=3", "--size", "64", "--warmup-ms",
+                           "60000", "--json", at("b.json").string()},
+                          {});
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return slurp(at("err.txt")).find("benched once") != std::string::npos; }));
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  const std::string text = slurp(at("b.json"));
+  ASSERT_TRUE(json::accept(text)) << text;
+  const json j = json::parse(text);
+  EXPECT_TRUE(fits_schema("bench", j));
+  EXPECT_EQ(j["summary"]["interrupted"], true);
+  EXPECT_TRUE(j["cases"].empty()) << text;
+  EXPECT_EQ(j["backend"]["name"], "cpu");
+  EXPECT_NE(j["backend"]["device"], "");
+  EXPECT_EQ(j["backend"]["timer_clock"], "host-clock");
+  EXPECT_EQ(j["backend"]["storage"], "") << "no case uploaded";
+  EXPECT_NE(j.value("warnings", json::array()).dump().find("benched once"), std::string::npos) << text;
+}
+
+// Interrupted on GL with --gl-storage rgba16f after a one-channel case, bench's JSON says that case's storage (r16f)
+// and 2 bytes a value, as the finished run's does; it said rgba16f, seen when the backend opened, and 4.
+TEST_F(E2E, InterruptedGlBenchReportsTheStorageItRan) {
+  const pid_t pid = spawn(dir_,
+                          {"bench", "-b", "gl", "--gl-storage", "rgba16f", "-v", "--method", "copy,gauss-2d", "--sigma",
+                           "40", "--size", "256", "--channels", "1", "--repeat", "5", "--json", at("b.json").string()},
+                          {});
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  bool ended = false;
+  EXPECT_TRUE(wait_for([&] {
+    ended = waitpid(pid, &status, WNOHANG) == pid;
+    return ended || slurp(at("err.txt")).find("bench copy 256x256x1") != std::string::npos;
+  }));
+  if (ended) {  // no GL here: the run ended before its first case
+    const std::string err = slurp(at("err.txt"));
+    if (err.find("EGL") != std::string::npos || err.find(kNotBuiltIn) != std::string::npos)
+      GTEST_SKIP() << "no GL here: " << err;
+    FAIL() << "bench ended before its first case: " << err;
+  }
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  const json j = json::parse(slurp(at("b.json")));
+  EXPECT_TRUE(fits_schema("bench", j));
+  EXPECT_EQ(j["summary"]["interrupted"], true);
+  ASSERT_FALSE(j["cases"].empty()) << j.dump(1);
+  EXPECT_EQ(j["cases"][0]["storage"], "r16f");
+  EXPECT_EQ(j["backend"]["storage"], "r16f") << j["backend"].dump();
+  EXPECT_EQ(j["settings"]["bytes_per_value"], 2);
+}
+
+// Interrupted while it measures, quality --json writes what it measured, as bench does: the images finished before the
+// signal, their mean and summary.interrupted (stdout held nothing). a.png is measured at once; gauss-2d at sigma 30 on
+// the cpu backend takes a minute or more on big.png.
+TEST_F(E2E, InterruptedQualityWritesTheImagesItMeasured) {
+  make_image("a.png", 16, 12, 3, PixelType::UInt8, 87);
+  make_image("big.png", 768, 768, 3, PixelType::UInt8, 88);
+  const pid_t pid = spawn(dir_,
+                          {"quality", "-b", "cpu", "-m", "gauss-2d", "--sigma", "30", "--no-impulse",
+                           "--border", "mirror", at("a.png").string(), at("big.png").string(), "--json"},
+                          {});
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for([&] { return slurp(at("err.txt")).find("a.png: effective sigma") != std::string::npos; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past the image's record, logged just before it
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_status(pid), 130) << slurp(at("err.txt"));
+  const std::string text = slurp(at("out.txt"));
+  ASSERT_TRUE(json::accept(text)) << "stdout: '" << text << "'";
+  const json q = json::parse(text);
+  EXPECT_TRUE(fits_schema("quality", q));
+  EXPECT_EQ(q["summary"]["interrupted"], true);
+  ASSERT_EQ(q["images"].size(), 1u) << q.dump(1);
+  EXPECT_EQ(q["images"][0]["status"], "ok");
+  EXPECT_EQ(q["mean"]["count"], 1);
+  EXPECT_EQ(q["method"], "gauss-2d");
+  EXPECT_NE(q.value("warnings", json::array()).dump().find("clamp border"), std::string::npos) << q.dump(1);
+}
+
 // A second signal while the interrupt thread writes the report ends the process at once, 130, saying so: the write may
 // block for good (a FIFO whose reader stalls, a full pipe, a stalled network filesystem), and nothing waited for
 // signals any more, so only SIGKILL ended the run. A report's temporary is removed (regular file, its write paused).
@@ -507,6 +590,78 @@ TEST_F(E2E, BenchJsonSaysTheBackendDidNotOpen) {
   EXPECT_NE(j.value("error", "").find("backend 'cuda' did not open"), std::string::npos) << j.dump();
   EXPECT_TRUE(j["cases"].empty());
   EXPECT_EQ(j["backend"]["name"], "cuda");
+}
+
+// bench --json - where the backend does not open: stdout holds the same document saying why (it held nothing, and a
+// script reading it met empty input; only --json FILE had it). -b cuda where no CUDA device is usable (CI).
+TEST_F(E2E, BenchJsonToStdoutSaysTheBackendDidNotOpen) {
+  const Result r = run("bench -b cuda -m box --size 8 --sigma 2 --json -");
+  if (r.rc == 0) GTEST_SKIP() << "a CUDA device is present here";
+  if (r.err.find(kNotBuiltIn) != std::string::npos) GTEST_SKIP() << "built without CUDA";
+  EXPECT_EQ(r.rc, 1) << r.err;
+  ASSERT_TRUE(json::accept(r.out)) << "stdout: '" << r.out << "'";
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("bench", j));
+  EXPECT_NE(j.value("error", "").find("backend 'cuda' did not open"), std::string::npos) << j.dump();
+  EXPECT_TRUE(j["cases"].empty());
+  EXPECT_EQ(j["backend"]["name"], "cuda");
+  EXPECT_EQ(j["settings"]["methods"], json::array({"box"}));
+}
+
+// The method list and the other options are usage errors (exit 2, no JSON) before the backend opens: with -b cuda and
+// no CUDA device (this machine), an unknown method exited 1 as the backend's failure, its JSON's methods [].
+TEST_F(E2E, BenchChecksUsageBeforeTheBackendOpens) {
+  for (const std::string args : {"-m nope", "-m box:nope=1", "-m box --param nonsense=1", "-m box --sigma 2,-1"}) {
+    SCOPED_TRACE(args);
+    fs::remove(at("b.json"));
+    const Result r = run("bench -b cuda " + args + " --size 8 --repeat 1 --warmup 0 --warmup-ms 0 --json " +
+                         quote(at("b.json").string()));
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(r.err.find("did not open"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(at("b.json")));
+  }
+  const Result r = run("bench -b cuda -m nope --size 8");
+  EXPECT_NE(r.err.find("unknown method 'nope'"), std::string::npos) << r.err;
+}
+
+// A sigma of 0 or below is a usage error, as blur's; so is --method all where every method but copy would be left out
+// (600 is past every method's range). Both ran copy alone and exited 0.
+TEST_F(E2E, BenchRefusesSigmasNoMethodTakes) {
+  const std::string rest = " --size 8 --channels 1 --repeat 1 --warmup 0 --warmup-ms 0 --json " +
+                           quote(at("b.json").string());
+  for (const std::string sigmas : {"1,-1", "0", "-2"}) {
+    const Result r = run("bench -b cpu -m all --sigma " + sigmas + rest);
+    EXPECT_EQ(r.rc, 2) << sigmas << ": " << r.err;
+    EXPECT_NE(r.err.find(" is not above 0"), std::string::npos) << r.err;
+  }
+  const Result r = run("bench -b cpu -m all --sigma 3,600" + rest);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--method all: every method but copy was left out (the first: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing but copy would run"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(at("b.json")));
+  // One method that takes every sigma is a bench (diffusion alone left out at 400: BenchJsonFollowsItsSchema).
+}
+
+// bench's JSON names its command and holds the run's warnings (present where there are any, also under -q): an ignored
+// backend option, a variant benched once as an earlier entry, a plan's cost. They were on stderr only.
+TEST_F(E2E, BenchJsonCarriesItsWarningsAndCommand) {
+  Result r = run("-q bench -b cpu --gl-storage rgba16f -m box,box:passes=3,gauss-2d --sigma 200 --size 8 --channels 1 "
+                 "--repeat 1 --warmup 0 --warmup-ms 0 --json -");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  json j = json::parse(r.out);
+  EXPECT_TRUE(fits_schema("bench", j));
+  EXPECT_EQ(j["tool"]["command"], "bench");
+  const std::string warnings = j.value("warnings", json::array()).dump();
+  EXPECT_NE(warnings.find("--gl-storage rgba16f is for the gl backend"), std::string::npos) << j.dump(1);
+  EXPECT_NE(warnings.find("box:passes=3 runs as box (the same parameters): benched once"), std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("gauss-2d at radius 600 reads 1201^2"), std::string::npos) << warnings;
+  r = run("bench -b cpu -m box --sigma 2 --size 8 --repeat 1 --warmup 0 --warmup-ms 0 --json -");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_FALSE(j.contains("warnings")) << j.dump(1);
+  EXPECT_TRUE(fits_schema("bench", j));
 }
 
 // bench takes no --NAME VALUE method options (it runs several methods): the usage error says how to give one.
