@@ -371,13 +371,37 @@ Status collect_jobs(const std::vector<std::string>& inputs, const CollectOptions
   std::map<std::string, const Job*> input_reals;
   for (const Job& j : jobs)
     for (const std::string& e : paths.chain(j.input)) input_reals.emplace(e, &j);
+  // On a case-insensitive disk (vfat, exFAT, a casefold folder) out/x.exr is the entry in/x.EXR when -o is the input
+  // folder (--format writes lower-case extensions): names that differ only by case in one folder, one file (device
+  // and inode) already there, are taken as one entry. (On a case-sensitive disk that is two hard links, refused
+  // alike.)
+  std::map<std::pair<dev_t, ino_t>, std::vector<std::pair<fs::path, const Job*>>> input_inodes;
+  for (const Job& j : jobs) {
+    const fs::path e = paths.entry(j.input);
+    struct stat st {};
+    if (::lstat(e.c_str(), &st) == 0) input_inodes[{st.st_dev, st.st_ino}].emplace_back(e, &j);
+  }
+  const auto same_but_case = [](const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
   std::map<std::string, const Job*> by_output;
   for (const Job& j : jobs) {
     if (j.output.empty()) continue;
-    const std::string r = paths.key(paths.entry(j.output));
-    if (auto hit = input_reals.find(r); hit != input_reals.end())  // the input hit named where it is another
+    const fs::path entry = paths.entry(j.output);
+    const std::string r = paths.key(entry);
+    const Job* overwritten = nullptr;
+    if (auto hit = input_reals.find(r); hit != input_reals.end()) overwritten = hit->second;
+    struct stat st {};
+    if (!overwritten && ::lstat(entry.c_str(), &st) == 0)
+      if (auto hit = input_inodes.find({st.st_dev, st.st_ino}); hit != input_inodes.end())
+        for (const auto& [e, job] : hit->second)
+          if (e.parent_path() == entry.parent_path() && same_but_case(e.filename(), entry.filename()))
+            overwritten = job;
+    if (overwritten)  // the input hit named where it is another
       return Status::fail("output " + j.output + " for input " + j.input + " would overwrite an input" +
-                          (hit->second != &j ? " (" + hit->second->input + ")" : std::string()) +
+                          (overwritten != &j ? " (" + overwritten->input + ")" : std::string()) +
                           "; choose another -o folder or --format");
     auto [it, inserted] = by_output.emplace(r, &j);
     if (!inserted)

@@ -146,6 +146,29 @@ TEST(Pipeline, FormatGivesEveryOutputItsLowerCaseExtension) {
   ASSERT_TRUE(collect_jobs({(d / "in").string()}, o, jobs).ok());
   m = outputs_by_input(jobs);
   EXPECT_EQ(m[(d / "in/x.EXR").string()], (d / "out/x.EXR").string());
+  touch(d / "in/x.png");  // x.EXR and x.png: one output x.exr under --format exr (it made x.EXR and x.exr)
+  o.format = "exr";
+  const Status both = collect_jobs({(d / "in").string()}, o, jobs);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error.find("both map to output"), std::string::npos) << both.error;
+}
+
+// On a case-insensitive disk x.exr is x.EXR: `blur in/x.EXR -o in --format exr` would replace the input. Names that
+// differ only by case in one folder, one file already there, are one entry; the test makes that file a hard link
+// under the lower-case name (a case-sensitive disk's stand-in), which the check cannot tell from the same entry.
+TEST(Pipeline, FormatsLowerCaseNameOfTheInputItselfIsRefused) {
+  TempDir d;
+  touch(d / "in/x.EXR");
+  std::vector<Job> jobs;
+  CollectOptions o{(d / "in").string(), false, "exr"};
+  ASSERT_TRUE(collect_jobs({(d / "in/x.EXR").string()}, o, jobs).ok());  // no x.exr yet: a new file beside it
+  fs::create_hard_link(d / "in/x.EXR", d / "in/x.exr");
+  const Status s = collect_jobs({(d / "in/x.EXR").string()}, o, jobs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("would overwrite an input"), std::string::npos) << s.error;
+  fs::remove(d / "in/x.exr");
+  touch(d / "in/x.exr");  // another file of that name (a case-sensitive disk): replaced, as any output is
+  EXPECT_TRUE(collect_jobs({(d / "in/x.EXR").string()}, o, jobs).ok());
 }
 
 TEST(Pipeline, RecursiveScanSkipsTheOutputFolderInsideTheInput) {
