@@ -28,8 +28,14 @@ struct SpreadFoldTap {
   double w2;  // and in the line -2
 };
 
+// E's index along an axis of n pixels at position q (host and device): the border mode's index inside the area
+// extended by X, -1 where E is 0 (beyond it, or where the mode reads zero).
+GPUBLUR_HD int spread_e_index(int q, int n, int X, Border b) {
+  return q < -X || q >= n + X ? -1 : remap_index(q, n, b);
+}
+
 // The fold's taps along an axis of n pixels for radius R and extension X (Op::Spread's widths[0] and extend),
-// ascending by index, none with both weights 0.
+// ascending by index, none with both weights 0: at most min(n, R + X - 1) of them (X = R - 1: min(n, 2R - 2)).
 std::vector<SpreadFoldTap> spread_fold_taps(int R, int X, Border border, int n);
 
 }  // namespace gpublur

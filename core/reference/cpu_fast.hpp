@@ -45,8 +45,8 @@ bool all_finite(const CpuImage& img);
 // plain loops over rows (cpu_fast_sat.cpp).
 void cpu_fast_sat(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_sat_box(const Pass& pass, const CpuImage& table, CpuImage& dst, int threads);
-// Spread (an unpadded float32 source, the table padded 1) from three border-extended source rows a table row, and
-// Scale (cpu_fast_sat.cpp).
+// Spread (an unpadded float32 source, the table padded 1) from three border-extended source rows a table row, the
+// margin folded through core's taps (core/spread_fold.hpp), and Scale (cpu_fast_sat.cpp).
 void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 void cpu_fast_scale(const Pass& pass, const CpuImage& src, CpuImage& dst, int threads);
 

@@ -13,9 +13,8 @@
 namespace gpublur {
 namespace {
 
-// Source row y of spread's E (src read with the border mode inside [-X, W + X) x [-X, H + X), 0 beyond) over
-// positions x0 .. x0 + n - 1, float64, interleaved: out[(x - x0) * C + c]; cols: the remapped columns of those
-// positions (-1: 0).
+// Source row y of spread's E (src read with the border mode inside [-X, W + X) x [-X, H + X), 0 beyond) at a list of
+// positions, float64, interleaved: out[i * C + c] for the i-th; cols: E's columns of those positions (-1: 0).
 void spread_row(const CpuImage& src, int y, int X, Border b, const std::vector<int>& cols, std::vector<double>& out) {
   const int C = src.channels;
   out.assign(cols.size() * size_t(C), 0.0);
@@ -99,7 +98,7 @@ void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
   std::vector<int> cols(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     const int x = runs ? i % W - 1 + (i / W - 1) * R : i - 1 - R;
-    cols[size_t(i)] = x < -X || x >= W + X ? -1 : remap_index(x, W, border);
+    cols[size_t(i)] = spread_e_index(x, W, X, border);
   }
   // The margin's fold from the rows' and columns' sums over its taps (core/spread_fold.hpp): rs[(t H + j) C + c]
   // is S_t(j) for the lines t = -1 (0) and -2 (1) before the image along x, cs likewise along y.
@@ -128,8 +127,6 @@ void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
       }
     }
   });
-  // E's index along an axis of m pixels at q: the border mode's, -1 where E is 0.
-  const auto e_index = [&](int q, int m) { return q < -X || q >= m + X ? -1 : remap_index(q, m, border); };
   static constexpr double w[3] = {1.0, -2.0, 1.0};
   const size_t line = size_t(W + 2) * size_t(C);
   for_rows(dst.height + 2, threads, [&](int row) {
@@ -146,7 +143,7 @@ void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
                    *v2 = V.data() + size_t(base[2]) * C;
       for (size_t k = 0; k < size_t(W) * C; ++k) acc[2 * size_t(C) + k] = v0[k] - 2.0 * v1[k] + v2[k];
       for (int b = 0; b < 3; ++b) {  // columns -1 and -2: T(t, y) = sum_b w_b S_t at E's row y - 1 + (b - 1) R
-        const int j = e_index(y - 1 + (b - 1) * R, H);
+        const int j = spread_e_index(y - 1 + (b - 1) * R, H, X, border);
         if (j < 0) continue;
         for (int c = 0; c < C; ++c) {
           acc[size_t(C) + c] += w[b] * rs[size_t(j) * C + c];
@@ -157,7 +154,7 @@ void cpu_fast_spread(const Pass& pass, const CpuImage& src, CpuImage& dst, int t
       const double* su = cs.data() + (y == -1 ? 0 : size_t(W) * C);
       for (int x = 0; x < W; ++x)
         for (int a = 0; a < 3; ++a) {
-          const int i = e_index(x - 1 + (a - 1) * R, W);
+          const int i = spread_e_index(x - 1 + (a - 1) * R, W, X, border);
           if (i < 0) continue;
           for (int c = 0; c < C; ++c) acc[size_t(x + 2) * C + c] += w[a] * su[size_t(i) * C + c];
         }

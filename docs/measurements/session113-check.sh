@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 113: spread's fold from core's taps (29ce6e9 and the CUDA / GL changes after it) on the GPU, and the checks
 # owed since session 112 (test_gl whole, the matrix, the sanitizer). Run from the repository root with the bundle
-# (.device/bundle-a.tar.xz) and .device/gpublur-7db1550.xz (the bundle's gpublur before the change, xz) carried, and .gl.
+# (.device/bundle-a.tar.xz) and .device/gpublur-7db1550.xz (the bundle's gpublur before the change, xz) carried,
+# and .gl.
 # PART a: spread's tests on CUDA and GL, the sanitizer over them, and the spread bench old / new (CUDA, GL);
 # PART b: test_gl whole and test_method_matrix whole. Logs under $OUT, written as they go.
 set -u

@@ -187,7 +187,7 @@ Status launch_sat_pair(const DevImage& src, const DevImage& mid, const DevImage&
 Status launch_sat_box(const Pass& pass, const DevImage& table, const DevImage& dst, cudaStream_t s,
                       std::string& path);
 // passes/spread.cu: Op::Spread, the nine spread weights gathered into a float64 table-sized image, the margin
-// folded in (the scratch holds the corners' partial sums).
+// folded in (the scratch holds the fold's taps and the lines' sums over them).
 size_t spread_scratch(const Pass& pass, const DevImage& src);
 Status launch_spread(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, size_t scratch_bytes,
                      cudaStream_t s, std::string& path);

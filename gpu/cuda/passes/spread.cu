@@ -124,11 +124,6 @@ __global__ void __launch_bounds__(32 * kColLanes)
   }
 }
 
-// E's index along an axis of n at q: the border mode's, -1 where E is 0.
-__device__ __forceinline__ int e_index(int q, int n, int X, Border b) {
-  return q < -X || q >= n + X ? -1 : remap_index(q, n, b);
-}
-
 // The 2 (w + h) folded pixels of the image's lines, a thread each: table column t of row y from the rows' sums
 // S_t at E's rows y - 1 + b R, table row u of column x from the columns' sums at E's columns x - 1 + a R.
 template <int K>
@@ -145,7 +140,7 @@ __global__ void spread_fold_lines(int W, int H, Border b, int R, int X, const do
   for (int c = 0; c < K; ++c) acc[c] = 0.0;
 #pragma unroll
   for (int a = -1; a <= 1; ++a) {
-    const int i = e_index(at - 1 + a * R, n, X, b);
+    const int i = spread_e_index(at - 1 + a * R, n, X, b);
     if (i < 0) continue;
     const double w = a == 0 ? -2.0 : 1.0;
 #pragma unroll
@@ -179,23 +174,10 @@ __global__ void spread_fold_corners(int H, const SpreadFoldTap* __restrict__ tap
     for (int c = 0; c < K; ++c) dst[(size_t(1 - u) * size_t(dstride) + size_t(1 - t)) * K + c] = acc[c];
 }
 
-// The scratch: the taps along x (W at most) and y (H), then the rows' sums (2 H K) and the columns' (2 W K).
+// The scratch: the taps along x then those along y (W + H at most), then the rows' sums (2 H K) and the columns'
+// (2 W K).
 size_t fold_taps_bytes(int W, int H) { return (size_t(W + H) * sizeof(SpreadFoldTap) + 255) / 256 * 256; }
 size_t fold_bytes(int W, int H, int K) { return fold_taps_bytes(W, H) + 2 * size_t(W + H) * K * sizeof(double); }
-struct FoldScratch {
-  SpreadFoldTap* tx;
-  SpreadFoldTap* ty;
-  double* S;
-  double* Cs;
-};
-FoldScratch fold_scratch(void* base, int W, int H, int K) {
-  FoldScratch f{};
-  f.tx = static_cast<SpreadFoldTap*>(base);
-  f.ty = f.tx + W;
-  f.S = reinterpret_cast<double*>(static_cast<char*>(base) + fold_taps_bytes(W, H));
-  f.Cs = f.S + 2 * size_t(H) * K;
-  return f;
-}
 
 template <typename T>
 Status run_spread(const Pass& pass, const DevImage& src, const DevImage& dst, void* scratch, cudaStream_t st) {
@@ -203,31 +185,35 @@ Status run_spread(const Pass& pass, const DevImage& src, const DevImage& dst, vo
   const int W = src.width, H = src.height, R = pass.widths[0], X = pass.extend;
   const T* in = static_cast<const T*>(src.data);
   double* out = static_cast<double*>(dst.data);
+  // The taps, x's then y's, in one upload of their own size (24 bytes a tap: a few KB where R is small against the
+  // image), queued before the kernels: a pageable copy is staged by the driver before the call returns (so `taps`
+  // may go after it) and does not wait on a kernel queued ahead of it.
+  std::vector<SpreadFoldTap> taps = spread_fold_taps(R, X, pass.border, W);
+  const int ntx = int(taps.size());
+  const std::vector<SpreadFoldTap> ty = spread_fold_taps(R, X, pass.border, H);
+  const int nty = int(ty.size());
+  taps.insert(taps.end(), ty.begin(), ty.end());
+  SpreadFoldTap* tx_dev = static_cast<SpreadFoldTap*>(scratch);
+  const SpreadFoldTap* ty_dev = tx_dev + ntx;
+  double* S = reinterpret_cast<double*>(static_cast<char*>(scratch) + fold_taps_bytes(W, H));
+  double* Cs = S + 2 * size_t(H) * K;
+  if (!taps.empty())
+    if (Status s = cuda_status(cudaMemcpyAsync(tx_dev, taps.data(), taps.size() * sizeof(SpreadFoldTap),
+                                               cudaMemcpyHostToDevice, st),
+                               "uploading spread's fold taps");
+        !s)
+      return s;
   spread_kernel<T><<<dim3((W + 127) / 128, std::min(H, 65535)), 128, 0, st>>>(in, W, H, pass.border, R, X, out,
                                                                                dst.stride());
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread");
-  // The taps, both axes in one upload: a few KB where R is small against the image (at most 24 (w + h) bytes).
-  const std::vector<SpreadFoldTap> tx = spread_fold_taps(R, X, pass.border, W), ty = spread_fold_taps(R, X,
-                                                                                                      pass.border, H);
-  const FoldScratch f = fold_scratch(scratch, W, H, K);
-  std::vector<SpreadFoldTap> both(size_t(W) + ty.size());
-  std::copy(tx.begin(), tx.end(), both.begin());
-  std::copy(ty.begin(), ty.end(), both.begin() + W);
-  // Pageable memory: staged by the driver before the call returns, so `both` may go after it.
-  if (Status s = cuda_status(cudaMemcpyAsync(f.tx, both.data(), both.size() * sizeof(SpreadFoldTap),
-                                             cudaMemcpyHostToDevice, st),
-                             "uploading spread's fold taps");
-      !s)
-    return s;
-  const int ntx = int(tx.size()), nty = int(ty.size());
-  spread_row_sums<T><<<(H + 7) / 8, 256, 0, st>>>(in, W, H, f.tx, ntx, f.S);
+  spread_row_sums<T><<<(H + 7) / 8, 256, 0, st>>>(in, W, H, tx_dev, ntx, S);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (rows' sums)");
-  spread_col_sums<T><<<(W + 31) / 32, 32 * kColLanes, 0, st>>>(in, W, f.ty, nty, f.Cs);
+  spread_col_sums<T><<<(W + 31) / 32, 32 * kColLanes, 0, st>>>(in, W, ty_dev, nty, Cs);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (columns' sums)");
-  spread_fold_lines<K><<<(2 * (W + H) + 255) / 256, 256, 0, st>>>(W, H, pass.border, R, X, f.S, f.Cs, out,
+  spread_fold_lines<K><<<(2 * (W + H) + 255) / 256, 256, 0, st>>>(W, H, pass.border, R, X, S, Cs, out,
                                                                    dst.stride());
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_status(e, "launching spread (folded lines)");
-  spread_fold_corners<K><<<1, 128, 0, st>>>(H, f.ty, nty, f.S, out, dst.stride());
+  spread_fold_corners<K><<<1, 128, 0, st>>>(H, ty_dev, nty, S, out, dst.stride());
   return cuda_status(cudaGetLastError(), "launching spread (corners)");
 }
 
