@@ -77,13 +77,12 @@ int run_bench_command(const BenchArgs& a) {
   if (!backend && usage_error) return kExitUsage;
   if (!backend) {
     // The JSON says why, as blur's report does: an earlier bench's results at its path would pass for this one's, and
-    // on stdout a script met empty input. Its settings name the methods asked for (as the named backend would run
-    // them, where they resolve).
+    // on stdout a script met empty input. Its settings name the methods asked for (as resolved before it opened;
+    // `all` with auto: every backend's).
     if (!a.json.empty()) {
       BenchResult none;
       none.backend = a.backend.backend;
       none.warnings = warnings;
-      if (!resolve_bench_methods(a.methods, a.backend.backend, o.methods, o.params)) o.methods.clear();
       nlohmann::json j = bench_json(none, o);
       j["error"] = "backend '" + a.backend.backend + "' did not open: " + (why.empty() ? "see the log" : why);
       const std::string text = json_text(j, 2) + "\n";

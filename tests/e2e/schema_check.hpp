@@ -1,5 +1,6 @@
 // A small JSON Schema checker for the subset docs/*.schema.json use: type, required, properties,
-// additionalProperties, items, enum, minimum, oneOf, boolean schemas, $ref to #/$defs. Enough to hold the report, bench
+// additionalProperties, items, enum, minimum, exclusiveMinimum, maximum, minItems, maxItems, oneOf, boolean schemas,
+// $ref to #/$defs (SchemaCheckerKnowsEveryKeywordTheSchemasUse keeps the list whole). Enough to hold the report, bench
 // and quality documents to their schemas without another dependency. Returns one message per violation, each with its
 // JSON pointer.
 #pragma once
@@ -70,6 +71,15 @@ inline void schema_check(const nlohmann::json& root, const nlohmann::json& schem
   }
   if (schema.contains("minimum") && v.is_number() && v.get<double>() < schema["minimum"].get<double>())
     errors.push_back(at + ": " + v.dump() + " below minimum " + schema["minimum"].dump());
+  if (schema.contains("exclusiveMinimum") && v.is_number() &&
+      !(v.get<double>() > schema["exclusiveMinimum"].get<double>()))
+    errors.push_back(at + ": " + v.dump() + " not above " + schema["exclusiveMinimum"].dump());
+  if (schema.contains("maximum") && v.is_number() && v.get<double>() > schema["maximum"].get<double>())
+    errors.push_back(at + ": " + v.dump() + " above maximum " + schema["maximum"].dump());
+  if (schema.contains("minItems") && v.is_array() && v.size() < schema["minItems"].get<size_t>())
+    errors.push_back(at + ": fewer items than " + schema["minItems"].dump());
+  if (schema.contains("maxItems") && v.is_array() && v.size() > schema["maxItems"].get<size_t>())
+    errors.push_back(at + ": more items than " + schema["maxItems"].dump());
   if (v.is_object()) {
     if (schema.contains("required"))
       for (const auto& k : schema["required"])

@@ -3,7 +3,9 @@
 // quality and bench say what they measured.
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <fcntl.h>
+#include <set>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -903,6 +905,35 @@ TEST_F(E2E, QualityJsonOnGlFollowsItsSchema) {
   const json q = json::parse(r.out);
   EXPECT_TRUE(fits_schema("quality", q));
   EXPECT_EQ(q["storage"], "r32f");
+}
+
+// The tests' checker (schema_check.hpp) skips keywords it does not know, so every keyword the three schemas use must be
+// one it checks: a schema's minItems or exclusiveMinimum was held to nothing.
+TEST_F(E2E, SchemaCheckerKnowsEveryKeywordTheSchemasUse) {
+  const std::set<std::string> known = {"$defs", "$id", "$ref", "$schema", "additionalProperties", "description",
+                                       "enum", "exclusiveMinimum", "items", "maxItems", "maximum", "minItems",
+                                       "minimum", "oneOf", "properties", "required", "title", "type"};
+  std::function<void(const json&, const std::string&)> walk = [&](const json& s, const std::string& at) {
+    if (s.is_array())
+      for (const auto& x : s) walk(x, at);
+    if (!s.is_object()) return;
+    for (const auto& [k, v] : s.items()) {
+      EXPECT_TRUE(known.count(k)) << at << ": keyword " << k << " is not checked by schema_check.hpp";
+      if (k == "properties" || k == "$defs")
+        for (const auto& [name, sub] : v.items()) walk(sub, at + "/" + name);
+      else if (k != "enum" && k != "required")
+        walk(v, at + "/" + k);
+    }
+  };
+  for (const char* name : {"report", "bench", "quality"}) walk(load_schema(name), name);
+  // And the four it learned hold: one of each broken.
+  const json schema = {{"type", "object"},
+                       {"properties",
+                        {{"a", {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3}}},
+                         {"b", {{"type", "array"}, {"minItems", 1}, {"maxItems", 2}}}}}};
+  EXPECT_TRUE(testing::schema_errors(schema, json{{"a", 1}, {"b", {1}}}).empty());
+  for (const json& bad : {json{{"a", 0}}, json{{"a", 4}}, json{{"b", json::array()}}, json{{"b", {1, 2, 3}}}})
+    EXPECT_EQ(testing::schema_errors(schema, bad).size(), 1u) << bad.dump();
 }
 
 // The schemas refuse what they should, so that the tests above can fail: a document without a required field, a failed
