@@ -6,18 +6,12 @@
 namespace gpublur {
 
 std::vector<SpreadFoldTap> spread_fold_taps(int R, int X, Border border, int n) {
-  const int M = X + R - 1;
   std::vector<double> w1(size_t(std::max(n, 0)), 0.0), w2(w1.size(), 0.0);
   // s(-d) reads E at p = -d - 1 + a R (a = -1, 0, 1; weights 1, -2, 1) for d = 1..M: p from -M - 1 - R to R - 2,
   // and E is 0 outside [-X, n + X) (with Op::Spread's X = R - 1 the end is never reached).
   for (int p = -X; p <= std::min(R - 2, n + X - 1); ++p) {
-    double g1 = 0.0, g2 = 0.0;
-    for (int a = -1; a <= 1; ++a) {
-      const int d = -p - 1 + a * R;
-      if (d < 1 || d > M) continue;
-      const double w = a == 0 ? -2.0 : 1.0;
-      g1 += w * (2.0 - d), g2 += w * (d - 1.0);
-    }
+    double g1, g2;
+    spread_fold_weight(p, R, X, g1, g2);
     const int i = spread_e_index(p, n, X, border);
     if (i < 0 || (g1 == 0.0 && g2 == 0.0)) continue;
     w1[size_t(i)] += g1, w2[size_t(i)] += g2;

@@ -34,6 +34,19 @@ GPUBLUR_HD int spread_e_index(int q, int n, int X, Border b) {
   return q < -X || q >= n + X ? -1 : remap_index(q, n, b);
 }
 
+// The fold's weights on margin position p (before the gathering): g_t(p) = sum over a = -1, 0, 1 of w_a f_t(d),
+// d = -p - 1 + a R, the terms with 1 <= d <= M = X + R - 1; g1 for the line -1 (f = 2 - d), g2 for -2 (f = d - 1).
+// Integers below 4 M in magnitude.
+GPUBLUR_HD void spread_fold_weight(int p, int R, int X, double& g1, double& g2) {
+  g1 = 0.0, g2 = 0.0;
+  for (int a = -1; a <= 1; ++a) {
+    const int d = -p - 1 + a * R;
+    if (d < 1 || d > X + R - 1) continue;
+    const double w = a == 0 ? -2.0 : 1.0;
+    g1 += w * (2.0 - d), g2 += w * (d - 1.0);
+  }
+}
+
 // The fold's taps along an axis of n pixels for radius R and extension X (Op::Spread's widths[0] and extend),
 // ascending by index, none with both weights 0: at most min(n, R + X - 1) of them (X = R - 1: min(n, 2R - 2)).
 std::vector<SpreadFoldTap> spread_fold_taps(int R, int X, Border border, int n);
