@@ -22,4 +22,12 @@ std::vector<SpreadFoldTap> spread_fold_taps(int R, int X, Border border, int n) 
   return taps;
 }
 
+std::vector<SpreadFoldTap> spread_fold_taps_xy(int R, int X, Border border, int w, int h, int& ntx) {
+  std::vector<SpreadFoldTap> taps = spread_fold_taps(R, X, border, w);
+  ntx = int(taps.size());
+  const std::vector<SpreadFoldTap> ty = spread_fold_taps(R, X, border, h);
+  taps.insert(taps.end(), ty.begin(), ty.end());
+  return taps;
+}
+
 }  // namespace gpublur

@@ -50,5 +50,8 @@ GPUBLUR_HD void spread_fold_weight(int p, int R, int X, double& g1, double& g2) 
 // The fold's taps along an axis of n pixels for radius R and extension X (Op::Spread's widths[0] and extend),
 // ascending by index, none with both weights 0: at most min(n, R + X - 1) of them (X = R - 1: min(n, 2R - 2)).
 std::vector<SpreadFoldTap> spread_fold_taps(int R, int X, Border border, int n);
+// The taps along x (of w) then those along y (of h) in one list, as the GPU backends upload them; ntx: how many
+// are x's.
+std::vector<SpreadFoldTap> spread_fold_taps_xy(int R, int X, Border border, int w, int h, int& ntx);
 
 }  // namespace gpublur

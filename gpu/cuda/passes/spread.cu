@@ -188,11 +188,9 @@ Status run_spread(const Pass& pass, const DevImage& src, const DevImage& dst, vo
   // The taps, x's then y's, in one upload of their own size (24 bytes a tap: a few KB where R is small against the
   // image), queued before the kernels: a pageable copy is staged by the driver before the call returns (so `taps`
   // may go after it) and does not wait on a kernel queued ahead of it.
-  std::vector<SpreadFoldTap> taps = spread_fold_taps(R, X, pass.border, W);
-  const int ntx = int(taps.size());
-  const std::vector<SpreadFoldTap> ty = spread_fold_taps(R, X, pass.border, H);
-  const int nty = int(ty.size());
-  taps.insert(taps.end(), ty.begin(), ty.end());
+  int ntx = 0;
+  const std::vector<SpreadFoldTap> taps = spread_fold_taps_xy(R, X, pass.border, W, H, ntx);
+  const int nty = int(taps.size()) - ntx;
   SpreadFoldTap* tx_dev = static_cast<SpreadFoldTap*>(scratch);
   const SpreadFoldTap* ty_dev = tx_dev + ntx;
   double* S = reinterpret_cast<double*>(static_cast<char*>(scratch) + fold_taps_bytes(W, H));

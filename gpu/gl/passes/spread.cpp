@@ -40,12 +40,10 @@ Status gl_spread(GlPassContext& ctx, const Program& program, size_t index, GlSte
   GLuint sums = 0;
   if (Status s = ctx.scratch_buffer("spread fold sums", bytes, sums); !s) return s;
   // The x taps then the y taps (they depend on the image's size: uploaded by the work, before its dispatches).
+  int ntx = 0;
   auto taps = std::make_shared<std::vector<SpreadFoldTap>>(
-      spread_fold_taps(pass.widths[0], pass.extend, pass.border, src.w));
-  const int ntx = int(taps->size());
-  const std::vector<SpreadFoldTap> ty = spread_fold_taps(pass.widths[0], pass.extend, pass.border, src.h);
-  const int nty = int(ty.size());
-  taps->insert(taps->end(), ty.begin(), ty.end());
+      spread_fold_taps_xy(pass.widths[0], pass.extend, pass.border, src.w, src.h, ntx));
+  const int nty = int(taps->size()) - ntx;
   if (taps->empty()) taps->push_back({0, 0.0, 0.0});  // no zero-sized buffer to bind
   const GLuint tap_buf = ctx.buffer(fmt::format("spread.taps.{}", index));
   struct Uniforms {
